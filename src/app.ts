@@ -1,0 +1,37 @@
+// createApp(deps) assembles the HTTP application from its parts and never
+// listens: tests drive it with app.handle(new Request(...)), index/cli serve it.
+import { Elysia } from 'elysia'
+import type { Config } from './config'
+import type { DbHandle } from './db/client'
+import { healthModule } from './modules/health'
+import type { Lifecycle } from './modules/health/service'
+import { errorHandler } from './plugins/errors'
+import { jsonBody } from './plugins/json-body'
+import { apiDocs } from './plugins/openapi'
+import { requestContext } from './plugins/request-context'
+import type { Clock } from './shared/clock'
+import type { Logger } from './shared/logger'
+import type { Secrets } from './secrets'
+
+export interface AppDeps {
+  config: Readonly<Config>
+  db: DbHandle
+  secrets: Secrets
+  logger: Logger
+  clock: Clock
+  lifecycle: Lifecycle
+}
+
+export function createApp(deps: AppDeps) {
+  return (
+    new Elysia({ name: 'arena' })
+      // Order matters: the request id and error envelope must wrap everything after them.
+      .use(requestContext(deps.logger))
+      .use(errorHandler(deps.logger))
+      .use(jsonBody)
+      .use(apiDocs)
+      .use(healthModule(deps.db.sqlite, deps.lifecycle))
+  )
+}
+
+export type App = ReturnType<typeof createApp>

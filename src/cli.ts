@@ -1,0 +1,157 @@
+// The subcommands of the one binary. Each command parses its own flags with
+// node:util parseArgs, reads configuration through loadConfig (so the CLI and
+// the server agree on every variable), and returns an exit code.
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { ConfigError, KNOWN_VARIABLES, loadConfig } from './config'
+import { openMigratedDatabase, startServer } from './server'
+import { createLogger } from './shared/logger'
+import { VERSION } from './shared/version'
+
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const
+
+export interface Io {
+  out(text: string): void
+  err(text: string): void
+}
+
+const processIo: Io = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
+}
+
+interface Command {
+  summary: string
+  usage: string
+  options: NonNullable<ParseArgsConfig['options']>
+  /** Whether the command takes positional arguments (sub-actions, ids). */
+  positionals?: boolean
+  run(args: { values: Record<string, unknown>; positionals: string[] }, io: Io): Promise<number>
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'Run the HTTP server (applies pending migrations first)',
+    usage: 'arena serve',
+    options: {},
+    async run(_args, io) {
+      const config = loadConfig()
+      const logger = createLogger(config.logLevel)
+      const server = await startServer(config, logger)
+      await new Promise<void>((resolve) => {
+        const onSignal = (signal: NodeJS.Signals) => {
+          process.off('SIGTERM', onSignal)
+          process.off('SIGINT', onSignal)
+          server.stop(signal).then(resolve, (error: unknown) => {
+            io.err(`arena: error while stopping: ${error instanceof Error ? error.message : String(error)}`)
+            resolve()
+          })
+        }
+        process.on('SIGTERM', onSignal)
+        process.on('SIGINT', onSignal)
+      })
+      return EXIT.ok
+    },
+  },
+
+  migrate: {
+    summary: 'Apply pending database migrations and exit',
+    usage: 'arena migrate [--json]',
+    options: { json: { type: 'boolean' } },
+    async run({ values }, io) {
+      const config = loadConfig()
+      const { handle, report } = openMigratedDatabase(config, createLogger('silent'))
+      handle.close()
+      const summary = { applied: report.applied.length, known: report.known, database: handle.path }
+      io.out(values.json ? JSON.stringify(summary) : `applied ${summary.applied} migration(s) of ${summary.known}; database ${summary.database}`)
+      return EXIT.ok
+    },
+  },
+
+  version: {
+    summary: 'Print the version of this build',
+    usage: 'arena version [--json]',
+    options: { json: { type: 'boolean' } },
+    async run({ values }, io) {
+      io.out(values.json ? JSON.stringify({ version: VERSION, bun: Bun.version }) : `arena ${VERSION}`)
+      return EXIT.ok
+    },
+  },
+
+  healthcheck: {
+    summary: 'Exit 0 when the local server answers /healthz (for container health checks)',
+    usage: 'arena healthcheck [--url http://127.0.0.1:8080]',
+    options: { url: { type: 'string' } },
+    async run({ values }, io) {
+      const url = (values.url as string | undefined) ?? `http://127.0.0.1:${loadConfig().port}`
+      try {
+        const res = await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(3000) })
+        if (res.ok) return EXIT.ok
+        io.err(`arena: ${url}/healthz answered ${res.status}`)
+      } catch (error) {
+        io.err(`arena: ${url}/healthz unreachable: ${error instanceof Error ? error.message : String(error)}`)
+      }
+      return EXIT.failure
+    },
+  },
+}
+
+export function helpText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length))
+  const lines = [
+    `arena ${VERSION}: game platform backend in one binary`,
+    '',
+    'Usage: arena <command> [options]',
+    '',
+    'Commands:',
+    ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
+    '',
+    'Options: --help after a command shows its usage; --version prints the version.',
+    `Configuration comes from the environment: ${KNOWN_VARIABLES.join(', ')}.`,
+    'See README.md for what each one does.',
+  ]
+  return lines.join('\n')
+}
+
+/** Runs one command line (without the program name) and returns the exit code. */
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined) {
+    io.err(helpText())
+    return EXIT.usage
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.out(helpText())
+    return EXIT.ok
+  }
+  if (name === '--version' || name === '-v') return COMMANDS.version!.run({ values: {}, positionals: [] }, io)
+
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (!command) {
+    io.err(`arena: unknown command "${name}"\n\n${helpText()}`)
+    return EXIT.usage
+  }
+  try {
+    const parsed = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: command.positionals ?? false,
+      strict: true,
+    })
+    if (parsed.values.help) {
+      io.out(`${command.summary}\n\nUsage: ${command.usage}`)
+      return EXIT.ok
+    }
+    return await command.run(parsed, io)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(`arena: ${error.message}`)
+      return EXIT.failure
+    }
+    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`arena: ${(error as Error).message}\nUsage: ${command.usage}`)
+      return EXIT.usage
+    }
+    io.err(`arena: ${name} failed: ${error instanceof Error ? error.message : String(error)}`)
+    return EXIT.failure
+  }
+}

@@ -1,0 +1,56 @@
+// One SQLite file per data dir, opened with the pragmas every writer relies on:
+// WAL so readers never block the writer, FULL sync so a committed write
+// survives power loss (money and match results), foreign keys enforced, and a
+// busy timeout so a second connection waits instead of failing at once.
+import { Database } from 'bun:sqlite'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { join } from 'node:path'
+import * as schema from './schema'
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
+
+export interface DbHandle {
+  db: Db
+  sqlite: Database
+  path: string
+  close(): void
+}
+
+export const DB_FILE = 'arena.sqlite'
+export const BUSY_TIMEOUT_MS = 5000
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, DB_FILE)
+}
+
+export function openDatabase(path: string): DbHandle {
+  const sqlite = new Database(path, { create: true, strict: true })
+  sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  sqlite.run('PRAGMA journal_mode = WAL')
+  sqlite.run('PRAGMA synchronous = FULL')
+  sqlite.run('PRAGMA foreign_keys = ON')
+  const db = drizzle({ client: sqlite, schema })
+  let closed = false
+  return {
+    db,
+    sqlite,
+    path,
+    close() {
+      if (closed) return
+      closed = true
+      // Fold the WAL back into the main file so a stopped server leaves one file.
+      try {
+        sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+      } catch {
+        // Another connection may hold the WAL; closing is still safe.
+      }
+      sqlite.close()
+    },
+  }
+}
+
+/** A Drizzle transaction handle, as passed to db.transaction's callback. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+
+/** Anything a write can run on: the database itself or an open transaction. */
+export type Executor = Db | Tx

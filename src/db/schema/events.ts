@@ -1,0 +1,26 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+export const EVENT_TOPICS = ['session', 'wallet', 'status'] as const
+export type EventTopic = (typeof EVENT_TOPICS)[number]
+
+// The event outbox of contract §4. Domains append to it inside the same
+// transaction as the change the event reports, so an event exists exactly
+// when its change committed. `seq` orders events for the event plane's cursor;
+// `id` is the public evt_ id.
+export const outboxEvents = sqliteTable(
+  'outbox_events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    /** The user the event is addressed to; null for events only operators read. */
+    userId: text('user_id'),
+    topic: text('topic', { enum: EVENT_TOPICS }).notNull(),
+    type: text('type').notNull(),
+    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [
+    index('outbox_events_user_seq').on(table.userId, table.seq),
+    index('outbox_events_created_at').on(table.createdAt),
+  ],
+)

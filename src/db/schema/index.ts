@@ -1,0 +1,2 @@
+// Every table, one file per domain; drizzle-kit reads this to generate migrations.
+export * from './events'

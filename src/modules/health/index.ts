@@ -1,0 +1,18 @@
+// Liveness and readiness probes, outside /api/v1 as orchestrators expect.
+import type { Database } from 'bun:sqlite'
+import { Elysia } from 'elysia'
+import { ErrorResponse } from '../../shared/models'
+import { HealthResponse, ReadyResponse } from './model'
+import { checkReady, type Lifecycle } from './service'
+
+export function healthModule(sqlite: Database, lifecycle: Lifecycle) {
+  return new Elysia({ name: 'arena/health' })
+    .get('/healthz', () => ({ status: 'ok' as const }), {
+      response: { 200: HealthResponse },
+      detail: { tags: ['health'], summary: 'Liveness: the process answers' },
+    })
+    .get('/readyz', () => checkReady(sqlite, lifecycle), {
+      response: { 200: ReadyResponse, 503: ErrorResponse },
+      detail: { tags: ['health'], summary: 'Readiness: the database answers and the server is not draining' },
+    })
+}

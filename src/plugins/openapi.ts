@@ -1,0 +1,46 @@
+// The OpenAPI document at /openapi/json and a Swagger UI page at /openapi.
+// The UI's script and stylesheet are embedded in the binary and served from
+// here, so the docs page works on a machine with no internet access.
+import { openapi } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+import swaggerBundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
+import swaggerCssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
+import { VERSION } from '../shared/version'
+
+export const DOCS_PATH = '/openapi'
+export const SPEC_PATH = '/openapi/json'
+const ASSETS = '/openapi/assets'
+
+function asset(path: string, contentType: string) {
+  return () =>
+    new Response(Bun.file(path), {
+      headers: { 'content-type': contentType, 'cache-control': 'public, max-age=86400' },
+    })
+}
+
+export const apiDocs = new Elysia({ name: 'arena/openapi' })
+  .use(
+    openapi({
+      path: DOCS_PATH,
+      specPath: SPEC_PATH,
+      provider: 'swagger-ui',
+      swagger: {
+        cdn: `${ASSETS}/swagger-ui-bundle.js`,
+        theme: `${ASSETS}/swagger-ui.css`,
+        autoDarkMode: true,
+      },
+      documentation: {
+        info: {
+          title: 'arena',
+          version: VERSION,
+          description:
+            'Self-hosted backend for game platforms: player identity, match arbitration, secure purchases. ' +
+            'Errors are always { error: { code, message, status } }.',
+        },
+      },
+    }),
+  )
+  .get(`${ASSETS}/swagger-ui-bundle.js`, asset(swaggerBundlePath, 'application/javascript; charset=utf-8'), {
+    detail: { hide: true },
+  })
+  .get(`${ASSETS}/swagger-ui.css`, asset(swaggerCssPath, 'text/css; charset=utf-8'), { detail: { hide: true } })

@@ -1,0 +1,73 @@
+// Errors are values with a code. Every failure a client can see is an AppError
+// (or becomes one in plugins/errors.ts), and leaves the server as the envelope
+// of contract §0: { error: { code, message, status, details? } }.
+
+/** The codes of contract §0, by status. Modules add theirs here so the list stays one place. */
+export const ERROR_CODES = {
+  malformed_json: 400,
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  session_expired: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  rate_limited: 429,
+  internal: 500,
+  service_unavailable: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export interface ErrorDetail {
+  path: string
+  message: string
+}
+
+export interface ErrorEnvelope {
+  error: {
+    code: string
+    message: string
+    status: number
+    details?: ErrorDetail[]
+  }
+}
+
+export class AppError extends Error {
+  readonly status: number
+  readonly code: string
+  readonly details?: ErrorDetail[]
+  /** Extra response headers, e.g. Retry-After on a 429. */
+  readonly headers?: Record<string, string>
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; status?: number } = {},
+  ) {
+    super(message)
+    this.name = 'AppError'
+    this.code = code
+    this.status = options.status ?? ERROR_CODES[code]
+    if (options.details) this.details = options.details
+    if (options.headers) this.headers = options.headers
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    return envelope(this.status, this.code, this.message, this.details)
+  }
+}
+
+export function envelope(
+  status: number,
+  code: string,
+  message: string,
+  details?: ErrorDetail[],
+): ErrorEnvelope {
+  return details && details.length > 0
+    ? { error: { code, message, status, details } }
+    : { error: { code, message, status } }
+}
