@@ -4,6 +4,7 @@
 // busy timeout so a second connection waits instead of failing at once.
 import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import * as schema from './schema'
 
@@ -25,6 +26,8 @@ export function databasePath(dataDir: string): string {
 
 export function openDatabase(path: string): DbHandle {
   const sqlite = new Database(path, { create: true, strict: true })
+  // Owner-only before WAL mode creates its side files, which copy this mode.
+  chmodSync(path, 0o600)
   sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
   sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA synchronous = FULL')

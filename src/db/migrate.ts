@@ -4,10 +4,10 @@ import type { Db } from './client'
 import { embeddedMigrations } from './embedded-migrations' with { type: 'macro' }
 
 // Inlined at build time: the binary carries its migrations (see embedded-migrations.ts).
-const MIGRATIONS: MigrationMeta[] = embeddedMigrations()
+export const EMBEDDED_MIGRATIONS: readonly MigrationMeta[] = embeddedMigrations()
 
 interface DrizzleInternals {
-  dialect: { migrate(migrations: MigrationMeta[], session: unknown, config: MigrationConfig): void }
+  dialect: { migrate(migrations: readonly MigrationMeta[], session: unknown, config: MigrationConfig): void }
   session: unknown
 }
 
@@ -21,7 +21,7 @@ export interface MigrationReport {
 }
 
 /** The same function runs at server start, in `arena migrate` and in every test database. */
-export function runMigrations(db: Db, migrations: MigrationMeta[] = MIGRATIONS): MigrationReport {
+export function runMigrations(db: Db, migrations: readonly MigrationMeta[] = EMBEDDED_MIGRATIONS): MigrationReport {
   const lastApplied = lastAppliedAt(db.$client)
   const pending = migrations.filter((m) => lastApplied === undefined || m.folderMillis > lastApplied)
   if (pending.length > 0) {

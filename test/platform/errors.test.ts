@@ -22,7 +22,7 @@ const probes = new Elysia()
   })
   .get('/probe/query', ({ query }) => query, { query: t.Object({ limit: t.Numeric({ minimum: 1, maximum: 100 }) }) })
 
-const ctx = createTestApp({ extend: (app) => app.use(probes) })
+const ctx = createTestApp({ probes })
 afterAll(() => ctx.close())
 
 async function expectEnvelope(res: Response, status: number, code: string) {
@@ -79,8 +79,8 @@ describe('error envelope', () => {
       const body = await expectEnvelope(res, 422, 'validation_failed')
       expect((body.error.details as unknown[]).length).toBeGreaterThan(0)
     }
-    const missing = await (await ctx.handle(req('/probe/query'))).json()
-    expect(missing.error.details[0].path).toBe('query/limit')
+    const missing = (await (await ctx.handle(req('/probe/query'))).json()) as { error: { details: { path: string }[] } }
+    expect(missing.error.details[0]!.path).toBe('query/limit')
   })
 
   test('a body that is not JSON is 415', async () => {

@@ -1,0 +1,116 @@
+// The compiled binary is the product: it must start from nothing but itself
+// (migrations and docs assets embedded), serve, and stop cleanly on SIGTERM.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { chmodSync, copyFileSync, existsSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { tempDir } from '../helpers/app'
+import { BINARY, ROOT, run, startServe, type ServerProcess } from '../helpers/process'
+
+const started: ServerProcess[] = []
+
+beforeAll(async () => {
+  const build = await run([process.execPath, 'run', 'build'])
+  if (build.code !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`)
+  expect(existsSync(BINARY)).toBe(true)
+  expect(statSync(BINARY).mode & 0o111).not.toBe(0)
+}, 180_000)
+
+afterAll(() => {
+  for (const server of started) server.proc.kill('SIGKILL')
+})
+
+async function serve(env: Record<string, string>, cwd?: string) {
+  const server = await startServe([cwd ? join(cwd, 'arena') : BINARY, 'serve'], env, cwd ? { cwd } : {})
+  started.push(server)
+  return server
+}
+
+describe('dist/arena', () => {
+  test('serves health, the OpenAPI document, its docs and the error envelope, then stops on SIGTERM with 0 within 5 s; a restart migrates nothing', async () => {
+    // A copy of the binary, run from its own directory with a relative data
+    // dir: no file of the checkout (./drizzle, node_modules) may be needed.
+    const home = tempDir('arena-bin-')
+    copyFileSync(BINARY, join(home, 'arena'))
+    chmodSync(join(home, 'arena'), 0o755)
+    const dataDir = './data'
+    const first = await serve({ ARENA_DATA_DIR: dataDir }, home)
+    expect(first.lines.find((l) => l.msg === 'migrations')).toMatchObject({ applied: 1 })
+
+    const health = await fetch(`${first.url}/healthz`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toEqual({ status: 'ok' })
+    expect(health.headers.get('x-request-id')).toMatch(/^req_/)
+
+    const ready = await fetch(`${first.url}/readyz`)
+    expect(ready.status).toBe(200)
+
+    const spec = await fetch(`${first.url}/openapi/json`)
+    expect(spec.status).toBe(200)
+    const doc = (await spec.json()) as { openapi: string; paths: Record<string, unknown> }
+    expect(doc.openapi).toStartWith('3.')
+    expect(Object.keys(doc.paths)).toContain('/healthz')
+
+    const docsPage = await (await fetch(`${first.url}/openapi`)).text()
+    const script = docsPage.match(/<script src="([^"]+)"/)![1]!
+    const bundle = await fetch(`${first.url}${script}`)
+    expect(bundle.status).toBe(200)
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
+
+    const missing = await fetch(`${first.url}/api/v1/does-not-exist`)
+    expect(missing.status).toBe(404)
+    expect(missing.headers.get('x-request-id')).toMatch(/^req_/)
+    expect(await missing.json()).toEqual({
+      error: { code: 'not_found', message: 'No route for GET /api/v1/does-not-exist', status: 404 },
+    })
+
+    const stop = await first.signal('SIGTERM')
+    expect(stop.code).toBe(0)
+    expect(stop.ms).toBeLessThan(5000)
+    expect(first.lines.some((l) => l.msg === 'stopped')).toBe(true)
+    expect(first.lines.filter((l) => l.msg === 'request').length).toBeGreaterThanOrEqual(5)
+
+    expect(existsSync(join(home, 'data', 'arena.sqlite'))).toBe(true)
+
+    const second = await serve({ ARENA_DATA_DIR: dataDir }, home)
+    expect(second.lines.find((l) => l.msg === 'migrations')).toMatchObject({ applied: 0, known: 1 })
+    expect((await fetch(`${second.url}/healthz`)).status).toBe(200)
+    const again = await second.signal('SIGINT')
+    expect(again.code).toBe(0)
+    expect(again.ms).toBeLessThan(5000)
+  }, 60_000)
+
+  test('healthcheck exits 0 against a live server and 1 when nothing answers', async () => {
+    const server = await serve({ ARENA_DATA_DIR: tempDir('arena-bin-') })
+    expect((await run([BINARY, 'healthcheck', '--url', server.url])).code).toBe(0)
+    expect((await server.signal('SIGTERM')).code).toBe(0)
+    const dead = await run([BINARY, 'healthcheck', '--url', server.url])
+    expect(dead.code).toBe(1)
+    expect(dead.stderr).toContain('unreachable')
+  }, 30_000)
+
+  test('migrate applies the embedded migrations once; version and --help answer', async () => {
+    const dataDir = tempDir('arena-bin-')
+    const first = await run([BINARY, 'migrate', '--json'], { ARENA_DATA_DIR: dataDir })
+    expect(first.code).toBe(0)
+    expect(JSON.parse(first.stdout)).toMatchObject({ applied: 1, known: 1 })
+    const second = await run([BINARY, 'migrate', '--json'], { ARENA_DATA_DIR: dataDir })
+    expect(JSON.parse(second.stdout)).toMatchObject({ applied: 0, known: 1 })
+
+    const pkg = (await Bun.file(join(ROOT, 'package.json')).json()) as { version: string }
+    const version = await run([BINARY, 'version'])
+    expect(version.stdout.trim()).toBe(`arena ${pkg.version}`)
+    const help = await run([BINARY, '--help'])
+    expect(help.code).toBe(0)
+    for (const command of ['serve', 'migrate', 'version']) expect(help.stdout).toContain(command)
+  }, 30_000)
+
+  test('refuses to start on bad configuration, saying why, without a stack trace', async () => {
+    const production = await run([BINARY, 'serve'], { ARENA_ENV: 'production', ARENA_DATA_DIR: tempDir('arena-bin-') })
+    expect(production.code).toBe(1)
+    expect(production.stderr).toContain('ARENA_JWT_SECRET')
+    expect(production.stderr).not.toContain('    at ')
+    const badPort = await run([BINARY, 'serve'], { ARENA_PORT: 'eighty' })
+    expect(badPort.code).toBe(1)
+    expect(badPort.stderr).toContain('ARENA_PORT')
+  }, 30_000)
+})

@@ -1,0 +1,133 @@
+// Configuration is read once, validated as a whole and frozen; production
+// refuses local-only defaults; generated secrets are made once and kept.
+import { describe, expect, test } from 'bun:test'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError, loadConfig, MIN_SECRET_LENGTH } from '../../src/config'
+import { resolveSecrets, SECRETS_FILE } from '../../src/secrets'
+import { createLogger } from '../../src/shared/logger'
+import { tempDir } from '../helpers/app'
+
+const strong = 's'.repeat(MIN_SECRET_LENGTH)
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as ConfigError).problems
+  }
+  throw new Error('expected loadConfig to refuse this environment')
+}
+
+describe('loadConfig', () => {
+  test('defaults are the documented ones', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      env: 'local',
+      host: '0.0.0.0',
+      port: 8080,
+      dataDir: './data',
+      logLevel: 'info',
+      adminToken: undefined,
+      jwtSecret: undefined,
+      accessTtlS: 900,
+      refreshTtlS: 30 * 86_400,
+      pinSessionTtlS: 300,
+      gameSessionTtlS: 1800,
+      eventRetentionDays: 30,
+    })
+    expect(Object.isFrozen(config)).toBe(true)
+  })
+
+  test('reads every variable', () => {
+    const config = loadConfig({
+      ARENA_PORT: '9000',
+      ARENA_HOST: '127.0.0.1',
+      ARENA_DATA_DIR: '/var/lib/arena',
+      ARENA_ENV: 'staging',
+      ARENA_LOG_LEVEL: 'warn',
+      ARENA_ADMIN_TOKEN: 'admin-token',
+      ARENA_JWT_SECRET: strong,
+      ARENA_ACCESS_TTL_S: '60',
+      ARENA_PIN_SESSION_TTL_S: '120',
+      ARENA_GAME_SESSION_TTL_S: '600',
+    })
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '127.0.0.1',
+      dataDir: '/var/lib/arena',
+      env: 'staging',
+      logLevel: 'warn',
+      adminToken: 'admin-token',
+      jwtSecret: strong,
+      accessTtlS: 60,
+      pinSessionTtlS: 120,
+      gameSessionTtlS: 600,
+    })
+  })
+
+  test('reports every problem at once, naming the variable', () => {
+    const problems = problemsOf({ ARENA_PORT: 'eighty', ARENA_ENV: 'prod', ARENA_LOG_LEVEL: 'loud', ARENA_ACCESS_TTL_S: '-5' })
+    expect(problems.length).toBe(4)
+    expect(problems.join('\n')).toContain('ARENA_PORT')
+    expect(problems.join('\n')).toContain('ARENA_ENV')
+    expect(problems.join('\n')).toContain('ARENA_LOG_LEVEL')
+    expect(problems.join('\n')).toContain('ARENA_ACCESS_TTL_S')
+  })
+
+  test('refuses out-of-range numbers and unknown ARENA_ variables (typos)', () => {
+    expect(problemsOf({ ARENA_PORT: '70000' })[0]).toContain('between 0 and 65535')
+    expect(problemsOf({ ARENA_POTR: '8080' })[0]).toContain('ARENA_POTR')
+  })
+
+  test('refuses a short JWT secret in any environment', () => {
+    expect(problemsOf({ ARENA_JWT_SECRET: 'short' })[0]).toContain('ARENA_JWT_SECRET')
+  })
+
+  test('production refuses a generated JWT secret, a short admin token and debug logging', () => {
+    const problems = problemsOf({ ARENA_ENV: 'production', ARENA_ADMIN_TOKEN: 'admin', ARENA_LOG_LEVEL: 'debug' })
+    expect(problems.length).toBe(3)
+    expect(problems.join('\n')).toContain('ARENA_JWT_SECRET')
+    expect(problems.join('\n')).toContain('ARENA_ADMIN_TOKEN')
+    expect(problems.join('\n')).toContain('ARENA_LOG_LEVEL')
+    expect(loadConfig({ ARENA_ENV: 'production', ARENA_JWT_SECRET: strong, ARENA_ADMIN_TOKEN: strong }).env).toBe('production')
+  })
+})
+
+describe('generated secrets', () => {
+  test('are generated once, persisted with mode 0600, and reused', () => {
+    const dataDir = join(tempDir(), 'nested', 'data')
+    const first = resolveSecrets({ dataDir, jwtSecret: undefined })
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(MIN_SECRET_LENGTH)
+    const file = join(dataDir, SECRETS_FILE)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(JSON.parse(readFileSync(file, 'utf8')).jwtSecret).toBe(first.jwtSecret)
+    expect(resolveSecrets({ dataDir, jwtSecret: undefined }).jwtSecret).toBe(first.jwtSecret)
+  })
+
+  test('a provided secret wins and nothing is written', () => {
+    const dataDir = tempDir()
+    expect(resolveSecrets({ dataDir, jwtSecret: strong }).jwtSecret).toBe(strong)
+    expect(() => statSync(join(dataDir, SECRETS_FILE))).toThrow()
+  })
+
+  test('a corrupt secrets file stops start-up with a clear message instead of silently rotating', () => {
+    const dataDir = tempDir()
+    writeFileSync(join(dataDir, SECRETS_FILE), 'not json')
+    expect(() => resolveSecrets({ dataDir, jwtSecret: undefined })).toThrow(/secrets\.json is not a JSON object/)
+  })
+})
+
+describe('logger', () => {
+  test('writes JSON lines at or above its level and redacts credential-named fields', () => {
+    const lines: string[] = []
+    const logger = createLogger('info', (line) => lines.push(line))
+    logger.debug('hidden')
+    logger.info('login', { userId: 'usr_1', password: 'p4ss', refreshToken: 'rt', pin: '1234', authorization: 'Bearer x' })
+    expect(lines.length).toBe(1)
+    const record = JSON.parse(lines[0]!)
+    expect(record).toMatchObject({ level: 'info', msg: 'login', userId: 'usr_1' })
+    for (const key of ['password', 'refreshToken', 'pin', 'authorization']) expect(record[key]).toBe('[redacted]')
+  })
+})

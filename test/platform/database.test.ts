@@ -1,0 +1,96 @@
+// The database is opened with the pragmas durability depends on, migrations
+// are the embedded copy of ./drizzle and apply exactly once, and the outbox
+// shares the fate of the transaction that writes it.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { databasePath, openDatabase } from '../../src/db/client'
+import { EMBEDDED_MIGRATIONS, MIGRATIONS_TABLE, runMigrations } from '../../src/db/migrate'
+import { outboxEvents } from '../../src/db/schema'
+import { appendEvent } from '../../src/modules/events/outbox'
+import { ManualClock } from '../../src/shared/clock'
+import { isId, newId } from '../../src/shared/ids'
+import { tempDir } from '../helpers/app'
+
+const dir = tempDir()
+const handle = openDatabase(databasePath(dir))
+afterAll(() => handle.close())
+
+describe('database client', () => {
+  test('uses WAL, synchronous=FULL, foreign keys and a busy timeout', () => {
+    const pragma = (name: string) => Object.values(handle.sqlite.query(`PRAGMA ${name}`).get() as object)[0]
+    expect(pragma('journal_mode')).toBe('wal')
+    expect(pragma('synchronous')).toBe(2) // FULL
+    expect(pragma('foreign_keys')).toBe(1)
+    expect(pragma('busy_timeout')).toBe(5000)
+  })
+})
+
+describe('migrations', () => {
+  test('apply once, then report nothing to do', () => {
+    const first = runMigrations(handle.db)
+    expect(first.known).toBeGreaterThan(0)
+    expect(first.applied.length).toBe(first.known)
+    const second = runMigrations(handle.db)
+    expect(second.applied).toEqual([])
+    const rows = handle.sqlite.query(`SELECT hash FROM "${MIGRATIONS_TABLE}"`).all()
+    expect(rows.length).toBe(first.known)
+  })
+
+  test('the embedded migrations are exactly the files drizzle-kit wrote', () => {
+    const journal = JSON.parse(readFileSync(join(import.meta.dir, '../../drizzle/meta/_journal.json'), 'utf8')) as {
+      entries: { tag: string }[]
+    }
+    const onDisk = journal.entries.map((entry) =>
+      createHash('sha256').update(readFileSync(join(import.meta.dir, '../../drizzle', `${entry.tag}.sql`))).digest('hex'),
+    )
+    const applied = handle.sqlite.query(`SELECT hash FROM "${MIGRATIONS_TABLE}" ORDER BY created_at`).all() as { hash: string }[]
+    expect(applied.map((row) => row.hash)).toEqual(onDisk)
+  })
+
+  test('a later migration in a new build applies on top, alone', () => {
+    const later = { sql: ['CREATE TABLE probe_later (id integer primary key)'], bps: true, folderMillis: Date.now() + 1000, hash: 'probe' }
+    const report = runMigrations(handle.db, [...EMBEDDED_MIGRATIONS, later])
+    expect(report.applied).toEqual([later.folderMillis])
+    expect(handle.sqlite.query("SELECT name FROM sqlite_master WHERE name = 'probe_later'").get()).not.toBeNull()
+  })
+})
+
+describe('outbox', () => {
+  const clock = new ManualClock('2026-11-22T10:00:00.000Z')
+
+  test('an event appended in a committed transaction is stored', () => {
+    const id = handle.db.transaction((tx) => appendEvent(tx, clock, { userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1' } }))
+    const row = handle.db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()
+    expect(row).toMatchObject({ userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1' } })
+    expect(row!.createdAt.toISOString()).toBe('2026-11-22T10:00:00.000Z')
+  })
+
+  test('an event appended in a rolled-back transaction never appears', () => {
+    let id = ''
+    expect(() =>
+      handle.db.transaction((tx) => {
+        id = appendEvent(tx, clock, { userId: 'usr_b', topic: 'wallet', type: 'wallet.credit', data: {} })
+        throw new Error('the change failed')
+      }),
+    ).toThrow('the change failed')
+    expect(id).not.toBe('')
+    expect(handle.db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()).toBeUndefined()
+  })
+})
+
+describe('ids', () => {
+  test('carry their type prefix and sort by creation time', async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 50; i++) {
+      ids.push(newId('user'))
+      if (i % 10 === 0) await Bun.sleep(2)
+    }
+    for (const id of ids) expect(isId('user', id)).toBe(true)
+    expect(isId('match', ids[0]!)).toBe(false)
+    expect([...ids].sort()).toEqual(ids)
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+})

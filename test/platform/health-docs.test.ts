@@ -1,0 +1,79 @@
+// Probes answer as orchestrators expect; the OpenAPI document and its docs
+// page are served, and the page needs nothing from the internet.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { createTestApp, req } from '../helpers/app'
+
+const ctx = createTestApp()
+afterAll(() => ctx.close())
+
+describe('health', () => {
+  test('/healthz is 200 ok', async () => {
+    const res = await ctx.handle(req('/healthz'))
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ status: 'ok' })
+  })
+
+  test('/readyz is 200 while the database answers', async () => {
+    const res = await ctx.handle(req('/readyz'))
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { status: string; checks: { database: { ok: boolean } } }
+    expect(body.status).toBe('ready')
+    expect(body.checks.database.ok).toBe(true)
+  })
+
+  test('/readyz is a 503 envelope with Retry-After while draining for shutdown', async () => {
+    ctx.lifecycle.draining = true
+    try {
+      const res = await ctx.handle(req('/readyz'))
+      expect(res.status).toBe(503)
+      expect(res.headers.get('retry-after')).toBe('1')
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('service_unavailable')
+      // Liveness is unaffected: the process is alive, just leaving.
+      expect((await ctx.handle(req('/healthz'))).status).toBe(200)
+    } finally {
+      ctx.lifecycle.draining = false
+    }
+  })
+
+  test('/readyz is a 503 envelope when the database is gone', async () => {
+    const local = createTestApp()
+    local.db.sqlite.close()
+    try {
+      const res = await local.handle(req('/readyz'))
+      expect(res.status).toBe(503)
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('service_unavailable')
+    } finally {
+      local.close()
+    }
+  })
+})
+
+describe('OpenAPI', () => {
+  test('/openapi/json is an OpenAPI 3 document describing the routes and their schemas', async () => {
+    const res = await ctx.handle(req('/openapi/json'))
+    expect(res.status).toBe(200)
+    const doc = (await res.json()) as { openapi: string; info: { title: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
+    expect(doc.openapi).toStartWith('3.')
+    expect(doc.info.title).toBe('arena')
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz']))
+    expect(Object.keys(doc.paths['/readyz']!.get!.responses)).toEqual(expect.arrayContaining(['200', '503']))
+    // The docs assets are plumbing, not API.
+    expect(Object.keys(doc.paths).some((p) => p.startsWith('/openapi'))).toBe(false)
+  })
+
+  test('/openapi is an HTML page whose scripts and styles are served by arena itself', async () => {
+    const res = await ctx.handle(req('/openapi'))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/html')
+    const html = await res.text()
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+    expect(refs.length).toBeGreaterThanOrEqual(2)
+    for (const ref of refs) {
+      expect(ref).not.toMatch(/^(https?:)?\/\//)
+      const asset = await ctx.handle(req(ref))
+      expect(asset.status).toBe(200)
+      expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(10_000)
+    }
+    expect(html).toContain('SwaggerUIBundle')
+  })
+})
