@@ -73,10 +73,9 @@ async function load(name: string, server: ServerProcess, path: string): Promise<
   return { name, requests: latencies.length, errors, rps: Math.round(latencies.length / elapsed), p50: at(0.5), p99: at(0.99), peakRssMiB: peak }
 }
 
-if (!(await Bun.file(BINARY).exists())) {
-  const build = await run([process.execPath, 'run', 'build'])
-  if (build.code !== 0) throw new Error(build.stderr)
-}
+// Always measure the current source, never a stale binary.
+const build = await run([process.execPath, 'run', 'build'])
+if (build.code !== 0) throw new Error(build.stderr)
 
 const reference = await startServe(pinned([process.execPath, join(import.meta.dir, 'reference-server.ts')]), {})
 const bare = await load('bare Bun.serve GET', reference, '/')

@@ -29,7 +29,7 @@ export function createApp(deps: AppDeps) {
       .use(requestContext(deps.logger))
       .use(errorHandler(deps.logger))
       .use(jsonBody)
-      .use(apiDocs)
+      .use(apiDocs())
       .use(healthModule(deps.db.sqlite, deps.lifecycle))
   )
 }

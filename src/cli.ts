@@ -36,6 +36,15 @@ const COMMANDS: Record<string, Command> = {
     async run(_args, io) {
       const config = loadConfig()
       const logger = createLogger(config.logLevel)
+      // A stray rejection or exception (a background job's bug, say) is logged
+      // as a JSON line, and the server keeps serving: its state lives in SQLite
+      // transactions, not in whatever the failed code was doing.
+      process.on('unhandledRejection', (reason) => {
+        logger.error('unhandled rejection', { error: String(reason), stack: reason instanceof Error ? reason.stack : undefined })
+      })
+      process.on('uncaughtException', (error) => {
+        logger.error('uncaught exception', { error: String(error), stack: error.stack })
+      })
       const server = await startServer(config, logger)
       await new Promise<void>((resolve) => {
         const onSignal = (signal: NodeJS.Signals) => {

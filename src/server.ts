@@ -1,14 +1,18 @@
 // Boot order for `arena serve`: data dir → secrets → database + migrations →
 // app → listen. Stopping reverses it: drain (readiness fails), stop accepting,
 // let in-flight requests finish within the grace period, close the database.
+import type { AnyElysia } from 'elysia'
 import { createApp } from './app'
 import type { Config } from './config'
 import { databasePath, openDatabase, type DbHandle } from './db/client'
 import { runMigrations, type MigrationReport } from './db/migrate'
 import type { Lifecycle } from './modules/health/service'
+import { INTERNAL_ERROR_BODY, jsonResponse } from './plugins/errors'
 import { MAX_BODY_BYTES } from './plugins/json-body'
+import { REQUEST_ID_HEADER } from './plugins/request-context'
 import { ensureDataDir, resolveSecrets } from './secrets'
 import { systemClock } from './shared/clock'
+import { newId } from './shared/ids'
 import type { Logger } from './shared/logger'
 import { VERSION } from './shared/version'
 
@@ -27,7 +31,7 @@ export function openMigratedDatabase(
   ensureDataDir(config.dataDir)
   const handle = openDatabase(databasePath(config.dataDir))
   try {
-    const report = runMigrations(handle.db)
+    const report = runMigrations(handle.sqlite)
     logger.info('migrations', { applied: report.applied.length, known: report.known, database: handle.path })
     return { handle, report }
   } catch (error) {
@@ -41,7 +45,19 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   const { handle: db } = openMigratedDatabase(config, logger)
   const lifecycle: Lifecycle = { draining: false }
   const app = createApp({ config, db, secrets, logger, clock: systemClock, lifecycle })
+  return listen(app, { config, logger, lifecycle, onStopped: () => db.close() })
+}
 
+/**
+ * Serves an app and owns its graceful stop: readiness fails first, the
+ * listener closes, in-flight requests get the grace period, then whatever is
+ * still open is closed and `onStopped` releases what the app held.
+ */
+export function listen(
+  app: AnyElysia,
+  deps: { config: Readonly<Config>; logger: Logger; lifecycle: Lifecycle; onStopped: () => void },
+): RunningServer {
+  const { config, logger, lifecycle } = deps
   app.listen({
     hostname: config.host,
     port: config.port,
@@ -52,27 +68,47 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
     // port would silently share its traffic. Fail with EADDRINUSE instead.
     reusePort: false,
     development: false,
+    // Long-polls wait up to 30 s (contract §4); Elysia's default of 30 s of
+    // silence would cut them at the boundary.
+    idleTimeout: 45,
+    // Backstop for what Elysia's own error handling cannot turn into a
+    // response (it fails on `throw null`): still the envelope, never Bun's page.
+    error(error: unknown) {
+      const requestId = newId('request')
+      logger.error('unhandled error outside the app', {
+        requestId,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      })
+      return jsonResponse(500, INTERNAL_ERROR_BODY, { [REQUEST_ID_HEADER]: requestId })
+    },
   })
   const server = app.server!
-  const url = `http://${config.host}:${server.port}`
-  logger.info('listening', { url, port: server.port, env: config.env, version: VERSION })
+  const port = server.port ?? config.port
+  const url = `http://${config.host}:${port}`
+  logger.info('listening', { url, port, env: config.env, version: VERSION })
 
   let stopping: Promise<void> | undefined
   const stop = (reason = 'stop') => {
     stopping ??= (async () => {
       logger.info('stopping', { reason, graceS: config.shutdownGraceS })
       lifecycle.draining = true
+      let timer: ReturnType<typeof setTimeout> | undefined
       const graceful = server.stop(false).then(() => 'drained' as const)
-      const timeout = Bun.sleep(config.shutdownGraceS * 1000).then(() => 'timeout' as const)
-      if ((await Promise.race([graceful, timeout])) === 'timeout') {
+      const timeout = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), config.shutdownGraceS * 1000)
+      })
+      const outcome = await Promise.race([graceful, timeout])
+      clearTimeout(timer)
+      if (outcome === 'timeout') {
         logger.warn('grace period over, closing open connections')
         await server.stop(true)
       }
-      db.close()
-      logger.info('stopped', { reason })
+      deps.onStopped()
+      logger.info('stopped', { reason, outcome })
     })()
     return stopping
   }
 
-  return { url, port: server.port ?? config.port, stop }
+  return { url, port, stop }
 }

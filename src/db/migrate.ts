@@ -1,16 +1,11 @@
-import type { MigrationConfig, MigrationMeta } from 'drizzle-orm/migrator'
 import type { Database } from 'bun:sqlite'
-import type { Db } from './client'
+import type { MigrationMeta } from 'drizzle-orm/migrator'
 import { embeddedMigrations } from './embedded-migrations' with { type: 'macro' }
 
 // Inlined at build time: the binary carries its migrations (see embedded-migrations.ts).
 export const EMBEDDED_MIGRATIONS: readonly MigrationMeta[] = embeddedMigrations()
 
-interface DrizzleInternals {
-  dialect: { migrate(migrations: readonly MigrationMeta[], session: unknown, config: MigrationConfig): void }
-  session: unknown
-}
-
+/** drizzle-kit's bookkeeping table, in its own layout, so `drizzle-kit` tooling agrees with us. */
 export const MIGRATIONS_TABLE = '__drizzle_migrations'
 
 export interface MigrationReport {
@@ -20,28 +15,31 @@ export interface MigrationReport {
   known: number
 }
 
-/** The same function runs at server start, in `arena migrate` and in every test database. */
-export function runMigrations(db: Db, migrations: readonly MigrationMeta[] = EMBEDDED_MIGRATIONS): MigrationReport {
-  const lastApplied = lastAppliedAt(db.$client)
-  const pending = migrations.filter((m) => lastApplied === undefined || m.folderMillis > lastApplied)
-  if (pending.length > 0) {
-    // Drizzle's own migrator (what drizzle-orm/bun-sqlite/migrator calls after
-    // reading files from disk): one transaction for all pending migrations and
-    // the bookkeeping table drizzle-kit expects. dialect and session are marked
-    // internal in the typings, hence the cast.
-    const internal = db as unknown as DrizzleInternals
-    internal.dialect.migrate(migrations, internal.session, { migrationsFolder: '', migrationsTable: MIGRATIONS_TABLE })
-  }
-  return { applied: pending.map((m) => m.folderMillis), known: migrations.length }
-}
-
-function lastAppliedAt(sqlite: Database): number | undefined {
-  const table = sqlite
-    .query<{ name: string }, [string]>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?")
-    .get(MIGRATIONS_TABLE)
-  if (!table) return undefined
-  const row = sqlite
-    .query<{ created_at: number | null }, []>(`SELECT MAX(created_at) AS created_at FROM "${MIGRATIONS_TABLE}"`)
-    .get()
-  return row?.created_at == null ? undefined : Number(row.created_at)
+/**
+ * Applies pending migrations: the same function runs at server start, in
+ * `arena migrate` and for every test database.
+ *
+ * Unlike drizzle's own migrator, which reads the last applied migration before
+ * its (deferred) transaction begins, the read and the writes happen in one
+ * IMMEDIATE transaction: two processes starting on the same data dir never
+ * apply a migration twice, and the report says what this call really applied.
+ */
+export function runMigrations(sqlite: Database, migrations: readonly MigrationMeta[] = EMBEDDED_MIGRATIONS): MigrationReport {
+  const apply = sqlite.transaction(() => {
+    sqlite.run(`CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`)
+    const last = sqlite
+      .query<{ created_at: number | null }, []>(`SELECT MAX(created_at) AS created_at FROM "${MIGRATIONS_TABLE}"`)
+      .get()
+    const lastApplied = last?.created_at == null ? undefined : Number(last.created_at)
+    const pending = migrations.filter((m) => lastApplied === undefined || m.folderMillis > lastApplied)
+    const record = sqlite.prepare(`INSERT INTO "${MIGRATIONS_TABLE}" (hash, created_at) VALUES (?, ?)`)
+    for (const migration of pending) {
+      for (const statement of migration.sql) {
+        if (statement.trim() !== '') sqlite.run(statement)
+      }
+      record.run(migration.hash, migration.folderMillis)
+    }
+    return pending.map((m) => m.folderMillis)
+  })
+  return { applied: apply.immediate(), known: migrations.length }
 }

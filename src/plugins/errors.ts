@@ -1,11 +1,12 @@
 // The one place a failure becomes a response. Whatever was thrown — an
-// AppError, an Elysia validation or routing error, a SQLite error, a bug —
-// leaves as the envelope of contract §0, and nothing else: no stack, no SQL,
-// no echo of the submitted values (they may be passwords or PINs).
-import { Elysia, ParseError, ValidationError } from 'elysia'
+// AppError, an Elysia validation or routing error, a thrown status(), a
+// SQLite error, a bug — leaves as the envelope of contract §0, and nothing
+// else: no stack, no SQL, no echo of the submitted values (they may be
+// passwords or PINs). Modules throw AppError; they never return status().
+import { Elysia, ElysiaCustomStatusResponse, ParseError, ValidationError } from 'elysia'
 import { AppError, envelope, type ErrorDetail, type ErrorEnvelope } from '../shared/errors'
 import type { Logger } from '../shared/logger'
-import { requestState } from './request-context'
+import { REQUEST_ID_HEADER, requestState } from './request-context'
 
 interface Mapped {
   status: number
@@ -15,6 +16,8 @@ interface Mapped {
   unexpected?: boolean
 }
 
+const MAX_DETAILS = 20
+
 function validationDetails(error: ValidationError): ErrorDetail[] {
   // body | query | params | headers; Elysia reports a failed coercion of a single
   // value (t.Numeric in a query, say) as 'property' without naming it.
@@ -23,19 +26,53 @@ function validationDetails(error: ValidationError): ErrorDetail[] {
   const details: ErrorDetail[] = []
   for (const issue of error.all) {
     const path = `${where}${'path' in issue && issue.path ? issue.path : ''}`
+    // TypeBox's plain message ("Expected string"); Elysia's summary can quote the value.
     const message = 'message' in issue && typeof issue.message === 'string' ? issue.message : 'Invalid value'
     const key = `${path}\u0000${message}`
     if (seen.has(key)) continue
     seen.add(key)
     details.push({ path, message })
-    if (details.length >= 20) break
+    if (details.length >= MAX_DETAILS) break
   }
   if (details.length === 0) details.push({ path: where, message: 'Invalid value' })
   return details
 }
 
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  410: 'session_expired',
+  413: 'payload_too_large',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+}
+
+function isEnvelope(value: unknown): value is ErrorEnvelope {
+  const inner = (value as { error?: { code?: unknown; message?: unknown } } | null)?.error
+  return typeof inner?.code === 'string' && typeof inner.message === 'string'
+}
+
+/** A thrown Elysia status(): keep its status, and its body if it is already an envelope. */
+function fromStatus(error: ElysiaCustomStatusResponse<number, unknown>): Mapped {
+  const status = Number(error.code)
+  if (!Number.isInteger(status) || status < 400 || status > 599) {
+    return { status: 500, body: envelope(500, 'internal', 'Internal server error'), unexpected: true }
+  }
+  if (isEnvelope(error.response)) {
+    return { status, body: envelope(status, error.response.error.code, error.response.error.message, error.response.error.details) }
+  }
+  const message = typeof error.response === 'string' && error.response.length > 0 ? error.response : `HTTP ${status}`
+  return { status, body: envelope(status, CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal' : 'bad_request'), message) }
+}
+
 // SQLite tells us when the disk, not the request, is the problem.
 const UNAVAILABLE_SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY)/
+
+export const INTERNAL_ERROR_BODY = envelope(500, 'internal', 'Internal server error')
 
 function map(code: string | number, error: unknown, method: string, path: string): Mapped {
   // Elysia wraps anything thrown while parsing the body in a ParseError; our
@@ -44,12 +81,16 @@ function map(code: string | number, error: unknown, method: string, path: string
   if (error instanceof AppError) {
     return { status: error.status, body: error.toEnvelope(), ...(error.headers ? { headers: error.headers } : {}) }
   }
+  if (error instanceof ElysiaCustomStatusResponse) return fromStatus(error)
+  if (error instanceof ValidationError) {
+    // A response that breaks its own schema is our bug, not the client's.
+    if (error.type === 'response') return { status: 500, body: INTERNAL_ERROR_BODY, unexpected: true }
+    return {
+      status: 422,
+      body: envelope(422, 'validation_failed', 'Request failed validation', validationDetails(error)),
+    }
+  }
   switch (code) {
-    case 'VALIDATION':
-      return {
-        status: 422,
-        body: envelope(422, 'validation_failed', 'Request failed validation', validationDetails(error as ValidationError)),
-      }
     case 'PARSE':
       return { status: 400, body: envelope(400, 'malformed_json', 'Request body is not valid JSON') }
     case 'NOT_FOUND':
@@ -67,7 +108,14 @@ function map(code: string | number, error: unknown, method: string, path: string
       unexpected: true,
     }
   }
-  return { status: 500, body: envelope(500, 'internal', 'Internal server error'), unexpected: true }
+  return { status: 500, body: INTERNAL_ERROR_BODY, unexpected: true }
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
+  })
 }
 
 export function errorHandler(logger: Logger) {
@@ -82,15 +130,16 @@ export function errorHandler(logger: Logger) {
         method: request.method,
         path,
         status: mapped.status,
-        error: error instanceof Error ? error.message : String(error),
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
         stack: error instanceof Error ? error.stack : undefined,
       })
     }
-    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' }
-    for (const [name, value] of Object.entries(set.headers)) {
-      if (typeof value === 'string') headers[name] = value
-    }
-    Object.assign(headers, mapped.headers)
-    return new Response(JSON.stringify(mapped.body), { status: mapped.status, headers })
+    // Only the request id and the error's own headers: whatever the handler
+    // set before it threw (a content type, a cache policy) does not apply.
+    // Elysia merges set.headers into the returned response, so clear them.
+    for (const name of Object.keys(set.headers)) delete set.headers[name]
+    const headers: Record<string, string> = { ...mapped.headers }
+    if (state) headers[REQUEST_ID_HEADER] = state.id
+    return jsonResponse(mapped.status, mapped.body, headers)
   })
 }

@@ -9,6 +9,7 @@ export const MAX_BODY_BYTES = 64 * 1024
 
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS'])
 const POLLUTING_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+const MAY_POLLUTE = /__proto__|constructor|prototype|\\u/
 
 function tooLarge(): AppError {
   return new AppError('payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
@@ -48,8 +49,9 @@ function dropPollutingKeys(_key: string, value: unknown): unknown {
 
 export function parseJsonBody(text: string): unknown {
   try {
-    // The reviver costs time; only pay it when a dangerous key could be present.
-    return /"(__proto__|constructor|prototype)"/.test(text) ? JSON.parse(text, dropPollutingKeys) : JSON.parse(text)
+    // The reviver costs time; only pay it when a dangerous key could be present,
+    // spelled out or hidden behind a \u escape.
+    return MAY_POLLUTE.test(text) ? JSON.parse(text, dropPollutingKeys) : JSON.parse(text)
   } catch {
     throw new AppError('malformed_json', 'Request body is not valid JSON')
   }

@@ -18,29 +18,35 @@ function asset(path: string, contentType: string) {
     })
 }
 
-export const apiDocs = new Elysia({ name: 'arena/openapi' })
-  .use(
-    openapi({
-      path: DOCS_PATH,
-      specPath: SPEC_PATH,
-      provider: 'swagger-ui',
-      swagger: {
-        cdn: `${ASSETS}/swagger-ui-bundle.js`,
-        theme: `${ASSETS}/swagger-ui.css`,
-        autoDarkMode: true,
-      },
-      documentation: {
-        info: {
-          title: 'arena',
-          version: VERSION,
-          description:
-            'Self-hosted backend for game platforms: player identity, match arbitration, secure purchases. ' +
-            'Errors are always { error: { code, message, status } }.',
+/** A factory, not a shared instance: the document describes the app it is mounted in. */
+export const apiDocs = () =>
+  new Elysia({ name: 'arena/openapi' })
+    .use(
+      openapi({
+        path: DOCS_PATH,
+        specPath: SPEC_PATH,
+        provider: 'swagger-ui',
+        swagger: {
+          // The plugin points the page at a relative "openapi/json", which breaks
+          // when the page is opened as /openapi/. Its typings omit `url`, but the
+          // value given here is spread over that default.
+          ...({ url: SPEC_PATH } as object),
+          cdn: `${ASSETS}/swagger-ui-bundle.js`,
+          theme: `${ASSETS}/swagger-ui.css`,
+          autoDarkMode: true,
         },
-      },
-    }),
-  )
-  .get(`${ASSETS}/swagger-ui-bundle.js`, asset(swaggerBundlePath, 'application/javascript; charset=utf-8'), {
-    detail: { hide: true },
-  })
-  .get(`${ASSETS}/swagger-ui.css`, asset(swaggerCssPath, 'text/css; charset=utf-8'), { detail: { hide: true } })
+        documentation: {
+          info: {
+            title: 'arena',
+            version: VERSION,
+            description:
+              'Self-hosted backend for game platforms: player identity, match arbitration, secure purchases. ' +
+              'Errors are always { error: { code, message, status } }.',
+          },
+        },
+      }),
+    )
+    .get(`${ASSETS}/swagger-ui-bundle.js`, asset(swaggerBundlePath, 'application/javascript; charset=utf-8'), {
+      detail: { hide: true },
+    })
+    .get(`${ASSETS}/swagger-ui.css`, asset(swaggerCssPath, 'text/css; charset=utf-8'), { detail: { hide: true } })

@@ -32,17 +32,20 @@ export function requestContext(logger: Logger) {
       states.set(request, { id, startedAt: performance.now() })
       set.headers[REQUEST_ID_HEADER] = id
     })
-    .onAfterResponse({ as: 'global' }, ({ request, route, set }) => {
+    .onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
       const state = states.get(request)
       if (!state) return
-      const status = state.errorStatus ?? (typeof set.status === 'number' ? set.status : 200)
-      // Path only: query strings may carry cursors or other values we do not log.
-      const path = pathOf(request.url)
+      // Precedence: the error handler's status, then a Response the handler
+      // returned itself, then the status Elysia set.
+      const status =
+        state.errorStatus ??
+        (responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200)
       logger.info('request', {
         requestId: state.id,
         method: request.method,
         route: route || null,
-        path,
+        // Path only: query strings may carry cursors or other values we do not log.
+        path: pathOf(request.url),
         status,
         durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
       })

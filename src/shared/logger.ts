@@ -1,13 +1,14 @@
 // One JSON object per line on stdout. Callers pass structured fields, never
-// request bodies or headers wholesale; as a second line of defence any field
-// whose name looks like a credential is replaced before it is written.
+// request bodies or headers wholesale; as a second line of defence any field,
+// at any depth, whose name looks like a credential is replaced before it is
+// written. Logging never throws: a value JSON cannot hold is written as text.
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 }
 
-const SECRET_FIELD = /pass(word)?|pin|token|secret|authorization|cookie|api[-_]?key|game[-_]?key/i
+const SECRET_FIELD = /pass(word|phrase)?|pin|token|secret|authorization|cookie|api[-_]?key|game[-_]?key|jwt|bearer|credential|otp|signature|private/i
 
 export type LogFields = Record<string, unknown>
 
@@ -24,20 +25,36 @@ const stdoutSink: LogSink = (line) => {
   process.stdout.write(line + '\n')
 }
 
-function redact(fields: LogFields): LogFields {
-  const out: LogFields = {}
-  for (const [key, value] of Object.entries(fields)) {
-    out[key] = SECRET_FIELD.test(key) ? '[redacted]' : value
+function replacer(this: unknown, key: string, value: unknown): unknown {
+  if (key !== '' && SECRET_FIELD.test(key) && !Array.isArray(this)) return '[redacted]'
+  if (typeof value === 'bigint') return value.toString()
+  if (value instanceof Error) return { name: value.name, message: value.message }
+  return value
+}
+
+/** Serializes a log record; never throws (cycles and the like degrade to a note). */
+export function formatRecord(record: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(record, replacer)
+  } catch (error) {
+    return JSON.stringify({
+      time: record.time,
+      level: record.level,
+      msg: record.msg,
+      logError: `fields could not be serialized: ${error instanceof Error ? error.message : String(error)}`,
+    })
   }
-  return out
 }
 
 export function createLogger(level: LogLevel, sink: LogSink = stdoutSink): Logger {
   const threshold = RANK[level]
   const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
     if (RANK[lvl] < threshold) return
-    const record = { time: new Date().toISOString(), level: lvl, msg, ...(fields ? redact(fields) : {}) }
-    sink(JSON.stringify(record))
+    try {
+      sink(formatRecord({ time: new Date().toISOString(), level: lvl, msg, ...fields }))
+    } catch {
+      // A full or closed stdout must not take a request (or the process) down.
+    }
   }
   return {
     debug: (msg, fields) => write('debug', msg, fields),

@@ -43,7 +43,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   const lines: string[] = []
   const logger = createLogger(config.logLevel, (line) => lines.push(line))
   const db = openDatabase(databasePath(dataDir))
-  runMigrations(db.db)
+  runMigrations(db.sqlite)
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
   const base = createApp({ config, db, secrets: resolveSecrets(config), logger, clock, lifecycle })

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       pinSessionTtlS: 300,
       gameSessionTtlS: 1800,
       eventRetentionDays: 30,
+      shutdownGraceS: 10,
     })
     expect(Object.isFrozen(config)).toBe(true)
   })
@@ -52,6 +53,9 @@ describe('loadConfig', () => {
       ARENA_ACCESS_TTL_S: '60',
       ARENA_PIN_SESSION_TTL_S: '120',
       ARENA_GAME_SESSION_TTL_S: '600',
+      ARENA_REFRESH_TTL_S: '7200',
+      ARENA_EVENT_RETENTION_DAYS: '7',
+      ARENA_SHUTDOWN_GRACE_S: '3',
     })
     expect(config).toMatchObject({
       port: 9000,
@@ -64,6 +68,9 @@ describe('loadConfig', () => {
       accessTtlS: 60,
       pinSessionTtlS: 120,
       gameSessionTtlS: 600,
+      refreshTtlS: 7200,
+      eventRetentionDays: 7,
+      shutdownGraceS: 3,
     })
   })
 
@@ -129,5 +136,32 @@ describe('logger', () => {
     const record = JSON.parse(lines[0]!)
     expect(record).toMatchObject({ level: 'info', msg: 'login', userId: 'usr_1' })
     for (const key of ['password', 'refreshToken', 'pin', 'authorization']) expect(record[key]).toBe('[redacted]')
+  })
+
+  test('redacts at any depth', () => {
+    const lines: string[] = []
+    createLogger('info', (line) => lines.push(line)).info('nested', {
+      request: { headers: { authorization: 'Bearer abc', 'x-game-key': 'gk' }, body: { password: 'hunter2' } },
+      list: [{ jwt: 'eyJ' }],
+    })
+    expect(lines[0]).not.toContain('abc')
+    expect(lines[0]).not.toContain('hunter2')
+    expect(lines[0]).not.toContain('eyJ')
+    expect(lines[0]).not.toContain('"gk"')
+  })
+
+  test('never throws: bigints are written as strings, cycles degrade to a note', () => {
+    const lines: string[] = []
+    const logger = createLogger('info', (line) => lines.push(line))
+    logger.info('money', { amountMinor: 10n ** 20n })
+    expect(JSON.parse(lines[0]!).amountMinor).toBe('100000000000000000000')
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    expect(() => logger.info('cycle', { cyclic })).not.toThrow()
+    expect(JSON.parse(lines[1]!)).toMatchObject({ msg: 'cycle', level: 'info' })
+    const failing = createLogger('info', () => {
+      throw new Error('stdout closed')
+    })
+    expect(() => failing.error('x')).not.toThrow()
   })
 })

@@ -13,6 +13,7 @@ import { appendEvent } from '../../src/modules/events/outbox'
 import { ManualClock } from '../../src/shared/clock'
 import { isId, newId } from '../../src/shared/ids'
 import { tempDir } from '../helpers/app'
+import { run, SOURCE_COMMAND } from '../helpers/process'
 
 const dir = tempDir()
 const handle = openDatabase(databasePath(dir))
@@ -30,10 +31,10 @@ describe('database client', () => {
 
 describe('migrations', () => {
   test('apply once, then report nothing to do', () => {
-    const first = runMigrations(handle.db)
+    const first = runMigrations(handle.sqlite)
     expect(first.known).toBeGreaterThan(0)
     expect(first.applied.length).toBe(first.known)
-    const second = runMigrations(handle.db)
+    const second = runMigrations(handle.sqlite)
     expect(second.applied).toEqual([])
     const rows = handle.sqlite.query(`SELECT hash FROM "${MIGRATIONS_TABLE}"`).all()
     expect(rows.length).toBe(first.known)
@@ -52,10 +53,30 @@ describe('migrations', () => {
 
   test('a later migration in a new build applies on top, alone', () => {
     const later = { sql: ['CREATE TABLE probe_later (id integer primary key)'], bps: true, folderMillis: Date.now() + 1000, hash: 'probe' }
-    const report = runMigrations(handle.db, [...EMBEDDED_MIGRATIONS, later])
+    const report = runMigrations(handle.sqlite, [...EMBEDDED_MIGRATIONS, later])
     expect(report.applied).toEqual([later.folderMillis])
     expect(handle.sqlite.query("SELECT name FROM sqlite_master WHERE name = 'probe_later'").get()).not.toBeNull()
   })
+})
+
+describe('migrations across processes', () => {
+  test('several processes migrating one fresh data dir apply each migration exactly once', async () => {
+    for (let round = 0; round < 3; round++) {
+      const dataDir = tempDir('arena-migrate-race-')
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => run([...SOURCE_COMMAND, 'migrate', '--json'], { ARENA_DATA_DIR: dataDir })),
+      )
+      for (const result of results) expect(result.code).toBe(0)
+      const reports = results.map((r) => JSON.parse(r.stdout) as { applied: number; known: number })
+      expect(reports.reduce((sum, r) => sum + r.applied, 0)).toBe(reports[0]!.known)
+      const check = openDatabase(databasePath(dataDir))
+      try {
+        expect(check.sqlite.query(`SELECT count(*) AS n FROM "${MIGRATIONS_TABLE}"`).get()).toEqual({ n: reports[0]!.known })
+      } finally {
+        check.close()
+      }
+    }
+  }, 30_000)
 })
 
 describe('outbox', () => {

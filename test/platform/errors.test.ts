@@ -1,8 +1,9 @@
 // Every failure leaves as the envelope of contract §0 with the right status,
 // and nothing internal (stack, message of an unexpected error) reaches the client.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { Elysia, t } from 'elysia'
+import { Elysia, status, t } from 'elysia'
 import { MAX_BODY_BYTES } from '../../src/plugins/json-body'
+import { listen } from '../../src/server'
 import { AppError } from '../../src/shared/errors'
 import { createTestApp, postJson, req, settle } from '../helpers/app'
 
@@ -10,12 +11,37 @@ const probes = new Elysia()
   .post('/probe/echo', ({ body }) => ({ received: body }), {
     body: t.Object({ name: t.String({ minLength: 1 }), count: t.Integer({ minimum: 0 }) }),
   })
-  .post('/probe/raw', ({ body }) => ({ isObject: typeof body === 'object', keys: Object.keys(body as object), polluted: ({} as Record<string, unknown>).polluted ?? null }), {
-    body: t.Record(t.String(), t.Unknown()),
-  })
+  .post(
+    '/probe/raw',
+    ({ body }) => ({
+      keys: Object.keys(body as object),
+      // Either the body's own prototype or Object.prototype could be the victim.
+      inherited: (body as Record<string, unknown>).polluted ?? null,
+      global: ({} as Record<string, unknown>).polluted ?? null,
+      plainPrototype: Object.getPrototypeOf(body) === Object.prototype,
+    }),
+    { body: t.Record(t.String(), t.Unknown()) },
+  )
   .post('/probe/no-body', () => ({ ok: true }))
   .get('/probe/boom', () => {
-    throw new Error('connection to db with password hunter2 failed')
+    throw new Error('probe failure with internal detail xyzzy')
+  })
+  .get('/probe/throw-null', () => {
+    throw null
+  })
+  .get('/probe/bad-response', () => ({ a: 1 }) as unknown as { a: string }, {
+    response: { 200: t.Object({ a: t.String() }) },
+  })
+  .get('/probe/status-envelope', () => {
+    throw status(401, { error: { code: 'unauthorized', message: 'Bearer token required', status: 401 } })
+  })
+  .get('/probe/status-text', () => {
+    throw status(403, 'Not yours')
+  })
+  .get('/probe/headers-then-throw', ({ set }) => {
+    set.headers['content-type'] = 'text/csv'
+    set.headers['cache-control'] = 'public, max-age=86400'
+    throw new Error('after setting headers')
   })
   .get('/probe/limited', () => {
     throw new AppError('rate_limited', 'Slow down', { headers: { 'retry-after': '7' } })
@@ -101,10 +127,9 @@ describe('error envelope', () => {
     expect(body.error.status).toBe(res.status)
   })
 
-  test('a declared body over 64 KiB is 413 before anything is read', async () => {
+  test('a body over 64 KiB is 413, on routes with and without a body schema', async () => {
     const big = JSON.stringify({ name: 'x'.repeat(MAX_BODY_BYTES), count: 1 })
     await expectEnvelope(await ctx.handle(postJson('/probe/echo', big)), 413, 'payload_too_large')
-    // Even a route that never reads its body refuses it, on the declared length alone.
     await expectEnvelope(await ctx.handle(postJson('/probe/no-body', big)), 413, 'payload_too_large')
     expect((await ctx.handle(postJson('/probe/no-body', '{}'))).status).toBe(200)
   })
@@ -139,12 +164,38 @@ describe('error envelope', () => {
     expect(res.status).toBe(200)
   })
 
-  test('prototype-pollution keys are dropped at parse time', async () => {
-    const res = await ctx.handle(postJson('/probe/raw', '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"ok":1}'))
-    expect(res.status).toBe(200)
-    const body = (await res.json()) as { keys: string[]; polluted: unknown }
-    expect(body.keys).toEqual(['ok'])
-    expect(body.polluted).toBeNull()
+  test('prototype-pollution keys are dropped at parse time, spelled out or escaped', async () => {
+    for (const text of [
+      '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"ok":1}',
+      '{"\\u005f_proto__":{"polluted":"yes"},"ok":1}',
+      '{"\\u0063onstructor":{"prototype":{"polluted":"yes"}},"ok":1}',
+    ]) {
+      const res = await ctx.handle(postJson('/probe/raw', text))
+      expect(res.status).toBe(200)
+      expect(await res.json()).toEqual({ keys: ['ok'], inherited: null, global: null, plainPrototype: true })
+    }
+  })
+
+  test('a response that breaks its own schema is our 500, not the client\'s 422', async () => {
+    const res = await ctx.handle(req('/probe/bad-response', { headers: { 'x-request-id': 'bad-response-1' } }))
+    const body = await expectEnvelope(res, 500, 'internal')
+    expect(JSON.stringify(body)).not.toContain('response')
+    await settle()
+    expect(ctx.logs.some((l) => l.msg === 'unhandled error' && l.requestId === 'bad-response-1')).toBe(true)
+  })
+
+  test('a thrown status() keeps its status and becomes the envelope', async () => {
+    const withEnvelope = await expectEnvelope(await ctx.handle(req('/probe/status-envelope')), 401, 'unauthorized')
+    expect(withEnvelope.error.message).toBe('Bearer token required')
+    const withText = await expectEnvelope(await ctx.handle(req('/probe/status-text')), 403, 'forbidden')
+    expect(withText.error.message).toBe('Not yours')
+  })
+
+  test('headers a handler set before throwing do not leak into the error response', async () => {
+    const res = await ctx.handle(req('/probe/headers-then-throw'))
+    await expectEnvelope(res, 500, 'internal')
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(res.headers.get('cache-control')).toBeNull()
   })
 
   test('an AppError keeps its status, code and headers', async () => {
@@ -158,14 +209,41 @@ describe('error envelope', () => {
     const text = await res.clone().text()
     const body = await expectEnvelope(res, 500, 'internal')
     expect(body.error.message).toBe('Internal server error')
-    expect(text).not.toContain('hunter2')
+    expect(text).not.toContain('xyzzy')
     expect(text).not.toContain('at ')
     expect(res.headers.get('x-request-id')).toBe('trace-boom-1')
     await settle()
     const line = ctx.logs.find((l) => l.msg === 'unhandled error' && l.requestId === 'trace-boom-1')
     expect(line).toBeDefined()
     expect(String(line!.stack)).toContain('errors.test.ts')
+    expect(String(line!.error)).toContain('xyzzy')
     const access = ctx.logs.find((l) => l.msg === 'request' && l.requestId === 'trace-boom-1')
     expect(access?.status).toBe(500)
+  })
+})
+
+describe('over a real socket', () => {
+  const server = listen(ctx.app, {
+    config: { ...ctx.config, host: '127.0.0.1', port: 0 },
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    lifecycle: { draining: false },
+    onStopped: () => {},
+  })
+  afterAll(() => server.stop('test done'))
+
+  test('a declared Content-Length over 64 KiB is refused before routing, on the length alone', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(MAX_BODY_BYTES) })
+    // An unknown route would be a 404: the 413 comes from the declared length.
+    const res = await fetch(`${server.url}/api/v1/no-such-route`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    })
+    await expectEnvelope(res, 413, 'payload_too_large')
+  })
+
+  test('what Elysia cannot handle (throw null) still answers the 500 envelope with a request id', async () => {
+    const res = await fetch(`${server.url}/probe/throw-null`)
+    await expectEnvelope(res, 500, 'internal')
   })
 })

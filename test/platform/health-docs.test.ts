@@ -1,6 +1,7 @@
 // Probes answer as orchestrators expect; the OpenAPI document and its docs
 // page are served, and the page needs nothing from the internet.
 import { afterAll, describe, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
 import { createTestApp, req } from '../helpers/app'
 
 const ctx = createTestApp()
@@ -75,5 +76,22 @@ describe('OpenAPI', () => {
       expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(10_000)
     }
     expect(html).toContain('SwaggerUIBundle')
+    // The page finds its document from /openapi and /openapi/ alike.
+    expect(html).toContain('"url":"/openapi/json"')
+  })
+
+  test('each app documents its own routes', async () => {
+    const a = createTestApp({ probes: new Elysia().get('/only-in-a', () => 'a') })
+    const b = createTestApp({ probes: new Elysia().get('/only-in-b', () => 'b') })
+    try {
+      const pathsOf = async (app: typeof a) =>
+        Object.keys(((await (await app.handle(req('/openapi/json'))).json()) as { paths: object }).paths)
+      expect(await pathsOf(a)).toContain('/only-in-a')
+      expect(await pathsOf(a)).not.toContain('/only-in-b')
+      expect(await pathsOf(b)).toContain('/only-in-b')
+    } finally {
+      a.close()
+      b.close()
+    }
   })
 })

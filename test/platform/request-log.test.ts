@@ -4,9 +4,11 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { createTestApp, postJson, req, settle } from '../helpers/app'
 
-const probes = new Elysia().post('/probe/login', ({ body }) => ({ ok: body.identifier.length > 0 }), {
-  body: t.Object({ identifier: t.String(), password: t.String(), pin: t.Optional(t.String()) }),
-})
+const probes = new Elysia()
+  .post('/probe/login', ({ body }) => ({ ok: body.identifier.length > 0 }), {
+    body: t.Object({ identifier: t.String(), password: t.String(), pin: t.Optional(t.String()) }),
+  })
+  .get('/probe/raw-response', () => new Response(null, { status: 204 }))
 
 const ctx = createTestApp({ probes })
 afterAll(() => ctx.close())
@@ -48,6 +50,10 @@ describe('access log', () => {
     expect(byId('log-ok')).toMatchObject({ method: 'GET', route: '/healthz', path: '/healthz', status: 200, level: 'info' })
     expect(byId('log-404')).toMatchObject({ method: 'GET', route: null, path: '/nowhere', status: 404 })
     expect(byId('log-422')).toMatchObject({ method: 'POST', route: '/probe/login', status: 422 })
+    await ctx.handle(req('/probe/raw-response', { headers: { 'x-request-id': 'log-204' } }))
+    await settle()
+    // A Response returned by the handler is logged with its own status.
+    expect(ctx.logs.find((l) => l.msg === 'request' && l.requestId === 'log-204')?.status).toBe(204)
     for (const id of ['log-ok', 'log-404', 'log-422']) {
       expect(typeof byId(id).durationMs).toBe('number')
       expect(typeof byId(id).time).toBe('string')

@@ -13,7 +13,8 @@ export function checkReady(sqlite: Database, lifecycle: Lifecycle) {
   }
   const started = performance.now()
   try {
-    sqlite.query('SELECT 1').get()
+    // Reads a page of the database file (SELECT 1 alone would not touch it).
+    sqlite.query('SELECT count(*) FROM sqlite_master').get()
   } catch {
     throw new AppError('service_unavailable', 'Database is not reachable', { headers: { 'retry-after': '1' } })
   }
