@@ -3,6 +3,9 @@
 import { Elysia } from 'elysia'
 import type { Config } from './config'
 import type { DbHandle } from './db/client'
+import { authModule } from './modules/auth'
+import { createAccessTokens } from './modules/auth/access-tokens'
+import { AuthService } from './modules/auth/service'
 import { healthModule } from './modules/health'
 import type { Lifecycle } from './modules/health/service'
 import { errorHandler } from './plugins/errors'
@@ -23,6 +26,15 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps) {
+  const { config, clock } = deps
+  const accessTokens = createAccessTokens({
+    secret: deps.secrets.jwtSecret,
+    ttlS: config.accessTtlS,
+    // /auth/validate accepts an expired access token no older than a session can live.
+    maxExpiredS: config.refreshTtlS,
+    clock,
+  })
+  const auth = new AuthService({ db: deps.db.db, clock, accessTokens, refreshTtlS: config.refreshTtlS })
   return (
     new Elysia({ name: 'arena' })
       // Order matters: the request id and error envelope must wrap everything after them.
@@ -31,6 +43,7 @@ export function createApp(deps: AppDeps) {
       .use(jsonBody)
       .use(apiDocs())
       .use(healthModule(deps.db.sqlite, deps.lifecycle))
+      .use(authModule(auth, { trustProxy: config.trustProxy }))
   )
 }
 

@@ -23,6 +23,8 @@ export interface Config {
   eventRetentionDays: number
   /** How long SIGTERM waits for in-flight requests before closing them. */
   shutdownGraceS: number
+  /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
+  trustProxy: boolean
 }
 
 export class ConfigError extends Error {
@@ -58,6 +60,7 @@ const STRINGS = [
   'ARENA_LOG_LEVEL',
   'ARENA_ADMIN_TOKEN',
   'ARENA_JWT_SECRET',
+  'ARENA_TRUST_PROXY',
 ] as const
 
 /** Every variable arena reads; any other ARENA_* name is a typo and refused. */
@@ -97,6 +100,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     return fallback
   }
 
+  const flag = (name: string): boolean => {
+    const raw = env[name]
+    if (raw === undefined || raw === '') return false
+    if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true
+    if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false
+    problems.push(`${name} must be true or false, got "${raw}"`)
+    return false
+  }
+
   const optional = (name: string): string | undefined => {
     const raw = env[name]
     return raw === undefined || raw === '' ? undefined : raw
@@ -116,6 +128,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     gameSessionTtlS: int('ARENA_GAME_SESSION_TTL_S'),
     eventRetentionDays: int('ARENA_EVENT_RETENTION_DAYS'),
     shutdownGraceS: int('ARENA_SHUTDOWN_GRACE_S'),
+    trustProxy: flag('ARENA_TRUST_PROXY'),
   }
 
   if (config.jwtSecret !== undefined && config.jwtSecret.length < MIN_SECRET_LENGTH) {

@@ -7,6 +7,9 @@ import { tempDir } from '../helpers/app'
 import { BINARY, ROOT, run, startServe, type ServerProcess } from '../helpers/process'
 
 const started: ServerProcess[] = []
+// The migrations drizzle-kit wrote; the binary must carry exactly these.
+const journal = (await Bun.file(join(ROOT, 'drizzle', 'meta', '_journal.json')).json()) as { entries: unknown[] }
+const KNOWN = journal.entries.length
 
 beforeAll(async () => {
   const build = await run([process.execPath, 'run', 'build'])
@@ -34,7 +37,7 @@ describe('dist/arena', () => {
     chmodSync(join(home, 'arena'), 0o755)
     const dataDir = './data'
     const first = await serve({ ARENA_DATA_DIR: dataDir }, home)
-    expect(first.lines.find((l) => l.msg === 'migrations')).toMatchObject({ applied: 1 })
+    expect(first.lines.find((l) => l.msg === 'migrations')).toMatchObject({ applied: KNOWN, known: KNOWN })
 
     const health = await fetch(`${first.url}/healthz`)
     expect(health.status).toBe(200)
@@ -63,6 +66,21 @@ describe('dist/arena', () => {
       error: { code: 'not_found', message: 'No route for GET /api/v1/does-not-exist', status: 404 },
     })
 
+    // Identity through the binary: argon2, JWT signing, the database.
+    const account = { email: 'bin@example.com', username: 'bin_player', password: 'binary password', country: 'NL', accept_terms: true }
+    const json = { 'content-type': 'application/json' }
+    const registered = await fetch(`${first.url}/api/v1/user/register`, { method: 'POST', headers: json, body: JSON.stringify(account) })
+    expect(registered.status).toBe(201)
+    const loggedIn = await fetch(`${first.url}/api/v1/user/login`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ identifier: account.username, password: account.password }),
+    })
+    expect(loggedIn.status).toBe(200)
+    const { accessToken } = (await loggedIn.json()) as { accessToken: string }
+    const meRes = await fetch(`${first.url}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })
+    expect(((await meRes.json()) as { user: { username: string } }).user.username).toBe('bin_player')
+
     const stop = await first.signal('SIGTERM')
     expect(stop.code).toBe(0)
     expect(stop.ms).toBeLessThan(5000)
@@ -72,8 +90,11 @@ describe('dist/arena', () => {
     expect(existsSync(join(home, 'data', 'arena.sqlite'))).toBe(true)
 
     const second = await serve({ ARENA_DATA_DIR: dataDir }, home)
-    expect(second.lines.find((l) => l.msg === 'migrations')).toMatchObject({ applied: 0, known: 1 })
+    expect(second.lines.find((l) => l.msg === 'migrations')).toMatchObject({ applied: 0, known: KNOWN })
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200)
+    // Same data dir, same generated secret: the token issued before the restart still works.
+    const afterRestart = await fetch(`${second.url}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })
+    expect(afterRestart.status).toBe(200)
     const again = await second.signal('SIGINT')
     expect(again.code).toBe(0)
     expect(again.ms).toBeLessThan(5000)
@@ -92,9 +113,9 @@ describe('dist/arena', () => {
     const dataDir = tempDir('arena-bin-')
     const first = await run([BINARY, 'migrate', '--json'], { ARENA_DATA_DIR: dataDir })
     expect(first.code).toBe(0)
-    expect(JSON.parse(first.stdout)).toMatchObject({ applied: 1, known: 1 })
+    expect(JSON.parse(first.stdout)).toMatchObject({ applied: KNOWN, known: KNOWN })
     const second = await run([BINARY, 'migrate', '--json'], { ARENA_DATA_DIR: dataDir })
-    expect(JSON.parse(second.stdout)).toMatchObject({ applied: 0, known: 1 })
+    expect(JSON.parse(second.stdout)).toMatchObject({ applied: 0, known: KNOWN })
 
     const pkg = (await Bun.file(join(ROOT, 'package.json')).json()) as { version: string }
     const version = await run([BINARY, 'version'])

@@ -33,12 +33,14 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>
+  /** Reuse a data dir (a "restart"); it is then left in place by close(). */
+  dataDir?: string
   /** Extra routes mounted after the real modules (probes for the cross-cutting plugins). */
   probes?: AnyElysia
 }
 
 export function createTestApp(options: TestAppOptions = {}): TestApp {
-  const dataDir = tempDir()
+  const dataDir = options.dataDir ?? tempDir()
   const config = loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_LOG_LEVEL: 'debug', ...options.env })
   const lines: string[] = []
   const logger = createLogger(config.logLevel, (line) => lines.push(line))
@@ -62,7 +64,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     logText: () => lines.join('\n'),
     close() {
       db.close()
-      rmSync(dataDir, { recursive: true, force: true })
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

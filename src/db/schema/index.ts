@@ -1,2 +1,3 @@
 // Every table, one file per domain; drizzle-kit reads this to generate migrations.
+export * from './auth'
 export * from './events'

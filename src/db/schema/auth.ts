@@ -1,0 +1,60 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull(),
+  /** Lower-cased email: uniqueness is case-insensitive (contract §1). */
+  emailKey: text('email_key').notNull().unique(),
+  username: text('username').notNull(),
+  /** Lower-cased username, for the same reason. */
+  usernameKey: text('username_key').notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  country: text('country').notNull(),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+})
+
+// One row per login. Access tokens carry its id (`sid`), and every
+// authenticated request checks it is still live, so revoking it ends its
+// tokens at once.
+export const authSessions = sqliteTable(
+  'auth_sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }).notNull(),
+    /** Absolute end of the session: refresh tokens never outlive it. */
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    userAgent: text('user_agent'),
+    revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
+    revokedReason: text('revoked_reason', { enum: ['logout', 'logout_all', 'refresh_token_reused'] }),
+  },
+  (table) => [index('auth_sessions_user').on(table.userId)],
+)
+
+// Every refresh token ever issued for a session, by hash. A spent one that is
+// presented again is a replay: the row is kept so it can be recognised.
+export const refreshTokens = sqliteTable(
+  'refresh_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => authSessions.id, { onDelete: 'cascade' }),
+    issuedAt: integer('issued_at', { mode: 'timestamp_ms' }).notNull(),
+    spentAt: integer('spent_at', { mode: 'timestamp_ms' }),
+  },
+  (table) => [index('refresh_tokens_session').on(table.sessionId)],
+)
+
+// Failed-login counters, per identifier and per client address, in the
+// database so a restart does not reset them.
+export const loginThrottle = sqliteTable('login_throttle', {
+  /** `identifier:<lower-cased identifier>` or `address:<ip>`. */
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  windowStartedAt: integer('window_started_at', { mode: 'timestamp_ms' }).notNull(),
+  blockedUntil: integer('blocked_until', { mode: 'timestamp_ms' }),
+})

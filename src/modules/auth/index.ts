@@ -1,0 +1,79 @@
+// Accounts and auth sessions over HTTP (contract §1).
+import { Elysia } from 'elysia'
+import { authGuard } from '../../plugins/auth'
+import { ErrorResponse } from '../../shared/models'
+import {
+  LoginBody,
+  LogoutBody,
+  LogoutResponse,
+  RefreshBody,
+  RegisterBody,
+  SessionsResponse,
+  TokenResponse,
+  UserResponse,
+} from './model'
+import type { AuthService } from './service'
+
+export interface ClientAddressOptions {
+  /** Take the client address from the left-most X-Forwarded-For entry (behind a trusted proxy). */
+  trustProxy: boolean
+}
+
+export function authModule(auth: AuthService, options: ClientAddressOptions) {
+  return new Elysia({ name: 'arena/auth', prefix: '/api/v1' })
+    .use(authGuard(auth))
+    .post(
+      '/user/register',
+      async ({ body, set }) => {
+        set.status = 201
+        return { user: await auth.register(body) }
+      },
+      {
+        body: RegisterBody,
+        response: { 201: UserResponse, 409: ErrorResponse, 422: ErrorResponse },
+        detail: { tags: ['auth'], summary: 'Create an account (any Authorization header is ignored)' },
+      },
+    )
+    .post(
+      '/user/login',
+      ({ body, request, server }) => {
+        const forwarded = options.trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined
+        const address = forwarded || server?.requestIP(request)?.address || 'unknown'
+        return auth.login({ ...body, address, userAgent: request.headers.get('user-agent') })
+      },
+      {
+        body: LoginBody,
+        response: { 200: TokenResponse, 401: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse },
+        detail: { tags: ['auth'], summary: 'Exchange an email or username and a password for tokens' },
+      },
+    )
+    .post(
+      '/auth/validate',
+      ({ body, auth: { session } }) => auth.rotate({ refreshToken: body.refreshToken, sessionId: session.id, userId: session.userId }),
+      {
+        authAllowExpired: true,
+        body: RefreshBody,
+        response: { 200: TokenResponse, 401: ErrorResponse, 422: ErrorResponse },
+        detail: {
+          tags: ['auth'],
+          summary: 'Rotate a refresh token; the bearer may be expired but must be of the same session',
+        },
+      },
+    )
+    .post('/user/s/logout', ({ body, auth: { session } }) => ({ revoked: auth.logout({ userId: session.userId, sessionId: session.id, all: body?.all === true }) }), {
+      auth: true,
+      body: LogoutBody,
+      response: { 200: LogoutResponse, 401: ErrorResponse, 422: ErrorResponse },
+      detail: { tags: ['auth'], summary: 'Revoke this session, or with { all: true } every session of the user' },
+    })
+    .get('/me', ({ auth: { user } }) => ({ user }), {
+      auth: true,
+      response: { 200: UserResponse, 401: ErrorResponse },
+      detail: { tags: ['auth'], summary: 'The authenticated user' },
+    })
+    .get('/me/sessions', ({ auth: { user, session } }) => ({ sessions: auth.listSessions(user.id, session.id) }), {
+      auth: true,
+      response: { 200: SessionsResponse, 401: ErrorResponse },
+      detail: { tags: ['auth'], summary: 'Where the user is logged in: the live sessions' },
+    })
+}

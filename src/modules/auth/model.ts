@@ -1,0 +1,57 @@
+import { t, type Static } from 'elysia'
+
+export const User = t.Object(
+  {
+    id: t.String(),
+    email: t.String(),
+    username: t.String(),
+    country: t.String(),
+    createdAt: t.String({ description: 'ISO-8601 UTC' }),
+  },
+  { $id: 'User' },
+)
+export type User = Static<typeof User>
+
+export const RegisterBody = t.Object({
+  email: t.String({ format: 'email', maxLength: 254 }),
+  username: t.String({ pattern: '^[A-Za-z0-9_]{3,32}$' }),
+  password: t.String({ minLength: 8, maxLength: 128 }),
+  country: t.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+  accept_terms: t.Literal(true),
+})
+export type RegisterBody = Static<typeof RegisterBody>
+
+export const UserResponse = t.Object({ user: User })
+
+export const LoginBody = t.Object({
+  identifier: t.String({ minLength: 1, maxLength: 254, description: 'email or username' }),
+  password: t.String({ minLength: 1, maxLength: 1024 }),
+})
+
+export const TokenResponse = t.Object(
+  {
+    accessToken: t.String(),
+    refreshToken: t.String(),
+    expiresIn: t.Integer({ description: 'seconds until the access token expires' }),
+    tokenType: t.Literal('Bearer'),
+    user: User,
+  },
+  { $id: 'Tokens' },
+)
+export type TokenResponse = Static<typeof TokenResponse>
+
+export const RefreshBody = t.Object({ refreshToken: t.String({ minLength: 1, maxLength: 512 }) })
+
+export const LogoutBody = t.Optional(t.Nullable(t.Object({ all: t.Optional(t.Boolean()) })))
+
+export const LogoutResponse = t.Object({ revoked: t.Integer() })
+
+export const SessionView = t.Object({
+  id: t.String(),
+  createdAt: t.String(),
+  lastUsedAt: t.String(),
+  userAgent: t.Nullable(t.String()),
+  current: t.Boolean({ description: 'the session of the token that asked' }),
+})
+
+export const SessionsResponse = t.Object({ sessions: t.Array(SessionView) })

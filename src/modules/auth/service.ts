@@ -1,0 +1,272 @@
+// Accounts and auth sessions (contract §1). Knows nothing of HTTP: callers
+// pass plain values and get plain values or AppErrors back.
+import { and, asc, desc, eq, gt, isNull } from 'drizzle-orm'
+import type { Db, Executor } from '../../db/client'
+import { authSessions, refreshTokens, users } from '../../db/schema'
+import type { Clock } from '../../shared/clock'
+import { toIso } from '../../shared/clock'
+import { randomToken, sha256Hex } from '../../shared/crypto'
+import { AppError } from '../../shared/errors'
+import { newId } from '../../shared/ids'
+import { appendEvent } from '../events/outbox'
+import type { AccessTokens } from './access-tokens'
+import { COUNTRY_CODES } from './countries'
+import type { RegisterBody, TokenResponse, User } from './model'
+import { hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
+import { clearFailures, LOGIN_LIMITS, recordFailure, retryAfterSeconds, throttleKey } from './throttle'
+
+type UserRow = typeof users.$inferSelect
+type SessionRow = typeof authSessions.$inferSelect
+
+export interface Authenticated {
+  user: User
+  session: { id: string; userId: string }
+}
+
+export interface AuthServiceDeps {
+  db: Db
+  clock: Clock
+  accessTokens: AccessTokens
+  refreshTtlS: number
+}
+
+/** lastUsedAt is written at most this often per session, so reads stay reads. */
+const LAST_USED_RESOLUTION_MS = 60_000
+const MAX_USER_AGENT = 256
+
+export function toUser(row: UserRow): User {
+  return { id: row.id, email: row.email, username: row.username, country: row.country, createdAt: toIso(row.createdAt) }
+}
+
+function unauthorized(message = 'Missing, invalid or revoked access token'): AppError {
+  return new AppError('unauthorized', message, { headers: { 'www-authenticate': 'Bearer realm="arena"' } })
+}
+
+function isUniqueViolation(error: unknown, column: string): boolean {
+  const e = error as { code?: string; message?: string }
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' && (e.message ?? '').includes(column)
+}
+
+export class AuthService {
+  constructor(private readonly deps: AuthServiceDeps) {}
+
+  async register(input: RegisterBody): Promise<User> {
+    const country = input.country.toUpperCase()
+    if (!COUNTRY_CODES.has(country)) {
+      throw new AppError('validation_failed', 'Request failed validation', {
+        details: [{ path: 'body/country', message: 'Expected an ISO 3166-1 alpha-2 country code' }],
+      })
+    }
+    const email = input.email.trim()
+    const row: UserRow = {
+      id: newId('user'),
+      email,
+      emailKey: email.toLowerCase(),
+      username: input.username,
+      usernameKey: input.username.toLowerCase(),
+      // Hash before the transaction: it is slow and must not hold the write lock.
+      passwordHash: await hashPassword(input.password),
+      country,
+      createdAt: this.deps.clock.now(),
+    }
+    try {
+      this.deps.db.insert(users).values(row).run()
+    } catch (error) {
+      // The unique indexes decide, so two racing registrations cannot both win.
+      if (isUniqueViolation(error, 'users.username_key')) throw new AppError('username_taken', 'That username is taken')
+      if (isUniqueViolation(error, 'users.email_key')) throw new AppError('email_taken', 'That email is already registered')
+      throw error
+    }
+    return toUser(row)
+  }
+
+  async login(input: { identifier: string; password: string; address: string; userAgent: string | null }): Promise<TokenResponse> {
+    const { db, clock } = this.deps
+    const identifierKey = throttleKey('identifier', input.identifier.trim())
+    const addressKey = throttleKey('address', input.address)
+    const retryAfter = retryAfterSeconds(db, [identifierKey, addressKey], clock.now())
+    if (retryAfter !== null) {
+      throw new AppError('rate_limited', 'Too many failed logins; try again later', {
+        headers: { 'retry-after': String(retryAfter) },
+      })
+    }
+
+    const key = input.identifier.trim().toLowerCase()
+    const user = db
+      .select()
+      .from(users)
+      .where(key.includes('@') ? eq(users.emailKey, key) : eq(users.usernameKey, key))
+      .get()
+    const valid = user ? await verifyPassword(input.password, user.passwordHash) : await verifyAgainstDummy(input.password)
+
+    if (!user || !valid) {
+      const now = clock.now()
+      db.transaction(
+        (tx) => {
+          recordFailure(tx, identifierKey, LOGIN_LIMITS.identifier, now)
+          recordFailure(tx, addressKey, LOGIN_LIMITS.address, now)
+        },
+        { behavior: 'immediate' },
+      )
+      throw new AppError('invalid_credentials', 'Invalid identifier or password')
+    }
+
+    const now = clock.now()
+    const sessionId = newId('authSession')
+    const refreshToken = randomToken(32)
+    db.transaction(
+      (tx) => {
+        clearFailures(tx, identifierKey)
+        tx.insert(authSessions)
+          .values({
+            id: sessionId,
+            userId: user.id,
+            createdAt: now,
+            lastUsedAt: now,
+            expiresAt: new Date(now.getTime() + this.deps.refreshTtlS * 1000),
+            userAgent: input.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+          })
+          .run()
+        tx.insert(refreshTokens).values({ tokenHash: sha256Hex(refreshToken), sessionId, issuedAt: now }).run()
+        appendEvent(tx, clock, { userId: user.id, topic: 'session', type: 'session.login', data: { sessionId } })
+      },
+      { behavior: 'immediate' },
+    )
+    return this.tokenResponse(user, sessionId, refreshToken)
+  }
+
+  /**
+   * Rotates a refresh token (contract §1). `sessionId` comes from the bearer
+   * access token, which must belong to the same session. A spent token is a
+   * replay: the whole session is revoked, and that revocation commits even
+   * though the call answers 401.
+   */
+  async rotate(input: { refreshToken: string; sessionId: string; userId: string }): Promise<TokenResponse> {
+    const { db, clock } = this.deps
+    const presentedHash = sha256Hex(input.refreshToken)
+    const next = randomToken(32)
+    const outcome = db.transaction(
+      (tx) => {
+        const now = clock.now()
+        const token = tx.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, presentedHash)).get()
+        if (!token || token.sessionId !== input.sessionId) return { kind: 'invalid' as const }
+        const session = tx.select().from(authSessions).where(eq(authSessions.id, token.sessionId)).get()
+        if (!session || session.userId !== input.userId || !isLive(session, now)) return { kind: 'invalid' as const }
+        if (token.spentAt) {
+          revokeSessions(tx, clock, session.userId, [session.id], 'refresh_token_reused', 'session.reuse_revoked')
+          return { kind: 'reused' as const }
+        }
+        const spent = tx
+          .update(refreshTokens)
+          .set({ spentAt: now })
+          .where(and(eq(refreshTokens.tokenHash, presentedHash), isNull(refreshTokens.spentAt)))
+          .returning({ tokenHash: refreshTokens.tokenHash })
+          .all()
+        if (spent.length !== 1) return { kind: 'invalid' as const }
+        tx.insert(refreshTokens).values({ tokenHash: sha256Hex(next), sessionId: session.id, issuedAt: now }).run()
+        tx.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, session.id)).run()
+        appendEvent(tx, clock, { userId: session.userId, topic: 'session', type: 'session.refreshed', data: { sessionId: session.id } })
+        return { kind: 'rotated' as const, userId: session.userId }
+      },
+      { behavior: 'immediate' },
+    )
+    if (outcome.kind === 'reused') {
+      throw new AppError('refresh_token_reused', 'Refresh token was already used; the session has been revoked')
+    }
+    if (outcome.kind === 'invalid') throw unauthorized('Refresh token is invalid, expired or revoked')
+    const user = db.select().from(users).where(eq(users.id, outcome.userId)).get()
+    if (!user) throw unauthorized()
+    return this.tokenResponse(user, input.sessionId, next)
+  }
+
+  /** Revokes the caller's session, or every live session of the user; returns how many. */
+  logout(input: { userId: string; sessionId: string; all: boolean }): number {
+    const { db, clock } = this.deps
+    return db.transaction(
+      (tx) => {
+        const ids = input.all
+          ? tx
+              .select({ id: authSessions.id })
+              .from(authSessions)
+              .where(and(eq(authSessions.userId, input.userId), isNull(authSessions.revokedAt)))
+              .all()
+              .map((row) => row.id)
+          : [input.sessionId]
+        return revokeSessions(tx, clock, input.userId, ids, input.all ? 'logout_all' : 'logout', 'session.logout')
+      },
+      { behavior: 'immediate' },
+    )
+  }
+
+  /** The bearer check behind every authenticated route. Throws 401 unless the token and its session are live. */
+  async authenticate(token: string | null, options: { allowExpired?: boolean } = {}): Promise<Authenticated> {
+    if (!token) throw unauthorized('Bearer access token required')
+    const claims = await this.deps.accessTokens.verify(token, options)
+    if (!claims) throw unauthorized()
+    const { db, clock } = this.deps
+    const now = clock.now()
+    const row = db
+      .select({ session: authSessions, user: users })
+      .from(authSessions)
+      .innerJoin(users, eq(users.id, authSessions.userId))
+      .where(eq(authSessions.id, claims.sessionId))
+      .get()
+    if (!row || row.session.userId !== claims.userId || !isLive(row.session, now)) throw unauthorized()
+    if (now.getTime() - row.session.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+      db.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, row.session.id)).run()
+    }
+    return { user: toUser(row.user), session: { id: row.session.id, userId: row.session.userId } }
+  }
+
+  /** The user's live sessions, most recently used first. */
+  listSessions(userId: string, currentSessionId: string) {
+    const now = this.deps.clock.now()
+    return this.deps.db
+      .select()
+      .from(authSessions)
+      .where(and(eq(authSessions.userId, userId), isNull(authSessions.revokedAt), gt(authSessions.expiresAt, now)))
+      .orderBy(desc(authSessions.lastUsedAt), asc(authSessions.id))
+      .all()
+      .map((s) => ({
+        id: s.id,
+        createdAt: toIso(s.createdAt),
+        lastUsedAt: toIso(s.lastUsedAt),
+        userAgent: s.userAgent,
+        current: s.id === currentSessionId,
+      }))
+  }
+
+  private async tokenResponse(user: UserRow, sessionId: string, refreshToken: string): Promise<TokenResponse> {
+    const accessToken = await this.deps.accessTokens.sign({ userId: user.id, sessionId })
+    return { accessToken, refreshToken, expiresIn: this.deps.accessTokens.ttlS, tokenType: 'Bearer', user: toUser(user) }
+  }
+}
+
+function isLive(session: SessionRow, now: Date): boolean {
+  return session.revokedAt === null && session.expiresAt.getTime() > now.getTime()
+}
+
+function revokeSessions(
+  tx: Executor,
+  clock: Clock,
+  userId: string,
+  sessionIds: string[],
+  reason: NonNullable<SessionRow['revokedReason']>,
+  eventType: string,
+): number {
+  const now = clock.now()
+  let revoked = 0
+  for (const id of sessionIds) {
+    const changed = tx
+      .update(authSessions)
+      .set({ revokedAt: now, revokedReason: reason })
+      .where(and(eq(authSessions.id, id), eq(authSessions.userId, userId), isNull(authSessions.revokedAt)))
+      .returning({ id: authSessions.id })
+      .all()
+    if (changed.length === 1) {
+      revoked++
+      appendEvent(tx, clock, { userId, topic: 'session', type: eventType, data: { sessionId: id, reason } })
+    }
+  }
+  return revoked
+}

@@ -1,0 +1,86 @@
+// Invariant: password guessing is throttled per identifier (5 failures in 15
+// minutes) and per client address (20), with 429 and Retry-After, in the
+// database so a restart does not reset it, and never permanently.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { createTestApp, postJson, tempDir, type TestApp } from '../helpers/app'
+import { PASSWORD, registerUser } from '../helpers/auth'
+
+const env = { ARENA_TRUST_PROXY: 'true' }
+const apps: TestApp[] = []
+afterAll(() => apps.forEach((a) => a.close()))
+
+function app(dataDir?: string) {
+  const created = createTestApp({ env, ...(dataDir ? { dataDir } : {}) })
+  apps.push(created)
+  return created
+}
+
+function attempt(ctx: TestApp, identifier: string, password: string, address: string) {
+  return ctx.handle(postJson('/api/v1/user/login', { identifier, password }, { 'x-forwarded-for': address }))
+}
+
+describe('per identifier', () => {
+  test('the 6th attempt after 5 failures is 429 with Retry-After, even with the right password; it ends after 15 minutes', async () => {
+    const ctx = app()
+    const user = await registerUser(ctx)
+    for (let i = 0; i < 5; i++) {
+      // Different addresses: only the identifier counter can be what blocks.
+      expect((await attempt(ctx, user.username, 'wrong', `203.0.113.${i}`)).status).toBe(401)
+    }
+    const blocked = await attempt(ctx, user.username, PASSWORD, '203.0.113.99')
+    expect(blocked.status).toBe(429)
+    expect(((await blocked.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
+    expect(Number(blocked.headers.get('retry-after'))).toBe(900)
+
+    // The identifier is matched case-insensitively.
+    expect((await attempt(ctx, user.username.toUpperCase(), PASSWORD, '203.0.113.98')).status).toBe(429)
+
+    ctx.clock.advance(10 * 60_000)
+    const later = await attempt(ctx, user.username, PASSWORD, '203.0.113.97')
+    expect(later.status).toBe(429)
+    expect(Number(later.headers.get('retry-after'))).toBe(300)
+
+    ctx.clock.advance(5 * 60_000)
+    expect((await attempt(ctx, user.username, PASSWORD, '203.0.113.96')).status).toBe(200)
+  })
+
+  test('failures spread over more than the window do not block; a success resets the count', async () => {
+    const ctx = app()
+    const user = await registerUser(ctx)
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 4; i++) expect((await attempt(ctx, user.username, 'wrong', `192.0.2.${round * 10 + i}`)).status).toBe(401)
+      expect((await attempt(ctx, user.username, PASSWORD, `192.0.2.${round * 10 + 9}`)).status).toBe(200)
+    }
+    for (let i = 0; i < 4; i++) expect((await attempt(ctx, user.username, 'wrong', `192.0.2.${100 + i}`)).status).toBe(401)
+    ctx.clock.advance(16 * 60_000)
+    for (let i = 0; i < 4; i++) expect((await attempt(ctx, user.username, 'wrong', `192.0.2.${110 + i}`)).status).toBe(401)
+    expect((await attempt(ctx, user.username, PASSWORD, '192.0.2.200')).status).toBe(200)
+  })
+
+  test('a block survives a restart on the same data dir', async () => {
+    const dataDir = tempDir()
+    const first = app(dataDir)
+    const user = await registerUser(first)
+    for (let i = 0; i < 5; i++) await attempt(first, user.username, 'wrong', `198.18.0.${i}`)
+    first.close()
+    const second = app(dataDir)
+    second.clock.set(first.clock.now())
+    const res = await attempt(second, user.username, PASSWORD, '198.18.0.50')
+    expect(res.status).toBe(429)
+    expect(res.headers.get('retry-after')).toBeTruthy()
+  })
+})
+
+describe('per client address', () => {
+  test('20 failures from one address block it for every identifier; other addresses are unaffected', async () => {
+    const ctx = app()
+    const victim = await registerUser(ctx)
+    for (let i = 0; i < 20; i++) {
+      expect((await attempt(ctx, `sprayed_${i}`, 'guess', '198.51.100.7')).status).toBe(401)
+    }
+    const res = await attempt(ctx, victim.username, PASSWORD, '198.51.100.7')
+    expect(res.status).toBe(429)
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect((await attempt(ctx, victim.username, PASSWORD, '198.51.100.8')).status).toBe(200)
+  })
+})

@@ -1,0 +1,41 @@
+// Invariant: a refresh token is good for exactly one rotation. Presenting a
+// spent one is treated as theft: the whole session is revoked, including the
+// tokens the legitimate rotation just issued.
+import { afterAll, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { authSessions, outboxEvents } from '../../src/db/schema'
+import { createTestApp } from '../helpers/app'
+import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
+
+const ctx = createTestApp()
+afterAll(() => ctx.close())
+
+test('replaying a spent refresh token revokes the session: its newest access and refresh tokens are 401', async () => {
+  const user = await registerUser(ctx)
+  const stolen = await login(ctx, user.username)
+  const rotated = (await (await rotate(ctx, stolen)).json()) as Tokens
+  expect((await me(ctx, rotated.accessToken)).status).toBe(200)
+
+  const replay = await rotate(ctx, stolen)
+  expect(replay.status).toBe(401)
+  expect(((await replay.json()) as { error: { code: string } }).error.code).toBe('refresh_token_reused')
+
+  expect((await me(ctx, rotated.accessToken)).status).toBe(401)
+  expect((await rotate(ctx, rotated)).status).toBe(401)
+  expect((await me(ctx, stolen.accessToken)).status).toBe(401)
+
+  const sid = JSON.parse(Buffer.from(stolen.accessToken.split('.')[1]!, 'base64url').toString()).sid as string
+  const session = ctx.db.db.select().from(authSessions).where(eq(authSessions.id, sid)).get()!
+  expect(session.revokedReason).toBe('refresh_token_reused')
+  const events = ctx.db.db.select().from(outboxEvents).where(eq(outboxEvents.userId, user.id)).all()
+  expect(events.map((e) => e.type)).toContain('session.reuse_revoked')
+})
+
+test('a reuse in one session leaves the user\'s other sessions alone', async () => {
+  const user = await registerUser(ctx)
+  const attacked = await login(ctx, user.username)
+  const other = await login(ctx, user.username)
+  await rotate(ctx, attacked)
+  expect((await rotate(ctx, attacked)).status).toBe(401)
+  expect((await me(ctx, other.accessToken)).status).toBe(200)
+})
