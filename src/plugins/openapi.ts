@@ -8,6 +8,9 @@ import swaggerCssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' 
 import { VERSION } from '../shared/version'
 
 export const DOCS_PATH = '/openapi'
+/** Name of the bearer scheme; routes behind the auth guard list it in `detail.security`. */
+export const BEARER_SCHEME = 'bearer'
+export const BEARER_SECURITY = [{ [BEARER_SCHEME]: [] }]
 export const SPEC_PATH = '/openapi/json'
 const ASSETS = '/openapi/assets'
 
@@ -42,6 +45,11 @@ export const apiDocs = () =>
             description:
               'Self-hosted backend for game platforms: player identity, match arbitration, secure purchases. ' +
               'Errors are always { error: { code, message, status } }.',
+          },
+          components: {
+            securitySchemes: {
+              [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'access token from login or /auth/validate' },
+            },
           },
         },
       }),

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       gameSessionTtlS: 1800,
       eventRetentionDays: 30,
       shutdownGraceS: 10,
+      trustProxy: false,
     })
     expect(Object.isFrozen(config)).toBe(true)
   })
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
       ARENA_REFRESH_TTL_S: '7200',
       ARENA_EVENT_RETENTION_DAYS: '7',
       ARENA_SHUTDOWN_GRACE_S: '3',
+      ARENA_TRUST_PROXY: 'true',
     })
     expect(config).toMatchObject({
       port: 9000,
@@ -71,6 +73,7 @@ describe('loadConfig', () => {
       refreshTtlS: 7200,
       eventRetentionDays: 7,
       shutdownGraceS: 3,
+      trustProxy: true,
     })
   })
 
@@ -81,6 +84,12 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).toContain('ARENA_ENV')
     expect(problems.join('\n')).toContain('ARENA_LOG_LEVEL')
     expect(problems.join('\n')).toContain('ARENA_ACCESS_TTL_S')
+  })
+
+  test('ARENA_TRUST_PROXY takes true/false/1/0/yes/no and nothing else', () => {
+    expect(loadConfig({ ARENA_TRUST_PROXY: '1' }).trustProxy).toBe(true)
+    expect(loadConfig({ ARENA_TRUST_PROXY: 'no' }).trustProxy).toBe(false)
+    expect(problemsOf({ ARENA_TRUST_PROXY: 'maybe' })[0]).toContain('ARENA_TRUST_PROXY')
   })
 
   test('refuses out-of-range numbers and unknown ARENA_ variables (typos)', () => {

@@ -58,6 +58,11 @@ describe('OpenAPI', () => {
     expect(doc.info.title).toBe('arena')
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz']))
     expect(Object.keys(doc.paths['/readyz']!.get!.responses)).toEqual(expect.arrayContaining(['200', '503']))
+    // Authenticated routes declare the bearer scheme.
+    const full = doc as unknown as { components: { securitySchemes: Record<string, { scheme: string }> }; paths: Record<string, Record<string, { security?: unknown[] }>> }
+    expect(full.components.securitySchemes.bearer!.scheme).toBe('bearer')
+    expect(full.paths['/api/v1/me']!.get!.security).toEqual([{ bearer: [] }])
+    expect(full.paths['/api/v1/user/login']!.post!.security).toBeUndefined()
     // The docs assets are plumbing, not API.
     expect(Object.keys(doc.paths).some((p) => p.startsWith('/openapi'))).toBe(false)
   })

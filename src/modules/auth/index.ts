@@ -1,6 +1,7 @@
 // Accounts and auth sessions over HTTP (contract §1).
 import { Elysia } from 'elysia'
 import { authGuard } from '../../plugins/auth'
+import { BEARER_SECURITY } from '../../plugins/openapi'
 import { ErrorResponse } from '../../shared/models'
 import {
   LoginBody,
@@ -57,6 +58,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
         detail: {
           tags: ['auth'],
           summary: 'Rotate a refresh token; the bearer may be expired but must be of the same session',
+          security: BEARER_SECURITY,
         },
       },
     )
@@ -64,16 +66,16 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
       auth: true,
       body: LogoutBody,
       response: { 200: LogoutResponse, 401: ErrorResponse, 422: ErrorResponse },
-      detail: { tags: ['auth'], summary: 'Revoke this session, or with { all: true } every session of the user' },
+      detail: { tags: ['auth'], summary: 'Revoke this session, or with { all: true } every session of the user' , security: BEARER_SECURITY },
     })
     .get('/me', ({ auth: { user } }) => ({ user }), {
       auth: true,
       response: { 200: UserResponse, 401: ErrorResponse },
-      detail: { tags: ['auth'], summary: 'The authenticated user' },
+      detail: { tags: ['auth'], summary: 'The authenticated user' , security: BEARER_SECURITY },
     })
     .get('/me/sessions', ({ auth: { user, session } }) => ({ sessions: auth.listSessions(user.id, session.id) }), {
       auth: true,
       response: { 200: SessionsResponse, 401: ErrorResponse },
-      detail: { tags: ['auth'], summary: 'Where the user is logged in: the live sessions' },
+      detail: { tags: ['auth'], summary: 'Where the user is logged in: the live sessions' , security: BEARER_SECURITY },
     })
 }
