@@ -66,16 +66,16 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
       auth: true,
       body: LogoutBody,
       response: { 200: LogoutResponse, 401: ErrorResponse, 422: ErrorResponse },
-      detail: { tags: ['auth'], summary: 'Revoke this session, or with { all: true } every session of the user' , security: BEARER_SECURITY },
+      detail: { tags: ['auth'], summary: 'Revoke this session, or with { all: true } every session of the user', security: BEARER_SECURITY },
     })
     .get('/me', ({ auth: { user } }) => ({ user }), {
       auth: true,
       response: { 200: UserResponse, 401: ErrorResponse },
-      detail: { tags: ['auth'], summary: 'The authenticated user' , security: BEARER_SECURITY },
+      detail: { tags: ['auth'], summary: 'The authenticated user', security: BEARER_SECURITY },
     })
     .get('/me/sessions', ({ auth: { user, session } }) => ({ sessions: auth.listSessions(user.id, session.id) }), {
       auth: true,
       response: { 200: SessionsResponse, 401: ErrorResponse },
-      detail: { tags: ['auth'], summary: 'Where the user is logged in: the live sessions' , security: BEARER_SECURITY },
+      detail: { tags: ['auth'], summary: 'Where the user is logged in: the live sessions', security: BEARER_SECURITY },
     })
 }
