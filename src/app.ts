@@ -3,10 +3,15 @@
 import { Elysia } from 'elysia'
 import type { Config } from './config'
 import type { DbHandle } from './db/client'
+import { adminModule } from './modules/admin'
 import { authModule } from './modules/auth'
 import { createAccessTokens } from './modules/auth/access-tokens'
 import { AuthService } from './modules/auth/service'
+import { gamesModule } from './modules/games'
+import { GamesService } from './modules/games/service'
 import { healthModule } from './modules/health'
+import { matchesModule } from './modules/matches'
+import { MatchesService } from './modules/matches/service'
 import type { Lifecycle } from './modules/health/service'
 import { errorHandler } from './plugins/errors'
 import { jsonBody } from './plugins/json-body'
@@ -35,8 +40,14 @@ export function createApp(deps: AppDeps) {
     clock,
   })
   const auth = new AuthService({ db: deps.db.db, clock, accessTokens, refreshTtlS: config.refreshTtlS })
-  return (
-    new Elysia({ name: 'arena' })
+  const games = new GamesService({ db: deps.db.db, clock })
+  const matchService = new MatchesService({ db: deps.db.db, clock, games, gameSessionTtlS: config.gameSessionTtlS })
+  const app = (
+    new Elysia({ name: 'arena', normalize: 'typebox' })
+      // normalize 'typebox': Elysia's default (exact-mirror) reshapes a wrong
+      // value into the declared one before validating (123 becomes {}, a string
+      // becomes an object of its characters); TypeBox's cleaning only removes
+      // undeclared properties and lets validation refuse the rest.
       // Order matters: the request id and error envelope must wrap everything after them.
       .use(requestContext(deps.logger))
       .use(errorHandler(deps.logger))
@@ -44,7 +55,11 @@ export function createApp(deps: AppDeps) {
       .use(apiDocs())
       .use(healthModule(deps.db.sqlite, deps.lifecycle))
       .use(authModule(auth, { trustProxy: config.trustProxy }))
+      .use(gamesModule(auth, games))
+      .use(matchesModule(auth, matchService))
   )
+  // No operator token, no operator routes: /api/v1/admin stays a 404.
+  return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService))
 }
 
 export type App = ReturnType<typeof createApp>

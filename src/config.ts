@@ -25,6 +25,8 @@ export interface Config {
   shutdownGraceS: number
   /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
   trustProxy: boolean
+  /** Run background jobs (tournament finalization, ...) in this process. */
+  jobsEnabled: boolean
 }
 
 export class ConfigError extends Error {
@@ -61,6 +63,7 @@ const STRINGS = [
   'ARENA_ADMIN_TOKEN',
   'ARENA_JWT_SECRET',
   'ARENA_TRUST_PROXY',
+  'ARENA_JOBS_ENABLED',
 ] as const
 
 /** Every variable arena reads; any other ARENA_* name is a typo and refused. */
@@ -100,13 +103,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     return fallback
   }
 
-  const flag = (name: string): boolean => {
+  const flag = (name: string, fallback: boolean): boolean => {
     const raw = env[name]
-    if (raw === undefined || raw === '') return false
+    if (raw === undefined || raw === '') return fallback
     if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true
     if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false
     problems.push(`${name} must be true or false, got "${raw}"`)
-    return false
+    return fallback
   }
 
   const optional = (name: string): string | undefined => {
@@ -128,7 +131,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     gameSessionTtlS: int('ARENA_GAME_SESSION_TTL_S'),
     eventRetentionDays: int('ARENA_EVENT_RETENTION_DAYS'),
     shutdownGraceS: int('ARENA_SHUTDOWN_GRACE_S'),
-    trustProxy: flag('ARENA_TRUST_PROXY'),
+    trustProxy: flag('ARENA_TRUST_PROXY', false),
+    jobsEnabled: flag('ARENA_JOBS_ENABLED', true),
   }
 
   if (config.jwtSecret !== undefined && config.jwtSecret.length < MIN_SECRET_LENGTH) {

@@ -3,6 +3,8 @@
 // let in-flight requests finish within the grace period, close the database.
 import type { AnyElysia } from 'elysia'
 import { createApp } from './app'
+import { jobHandlers } from './jobs/handlers'
+import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
 import { databasePath, openDatabase, type DbHandle } from './db/client'
 import { runMigrations, type MigrationReport } from './db/migrate'
@@ -15,6 +17,9 @@ import { systemClock } from './shared/clock'
 import { newId } from './shared/ids'
 import type { Logger } from './shared/logger'
 import { VERSION } from './shared/version'
+
+/** How often the job worker looks for due jobs. */
+export const JOB_POLL_MS = 200
 
 export interface RunningServer {
   url: string
@@ -45,7 +50,21 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   const { handle: db } = openMigratedDatabase(config, logger)
   const lifecycle: Lifecycle = { draining: false }
   const app = createApp({ config, db, secrets, logger, clock: systemClock, lifecycle })
-  return listen(app, { config, logger, lifecycle, onStopped: () => db.close() })
+  const worker = createJobWorker({ db: db.db, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
+  if (config.jobsEnabled) {
+    // Work left by a previous run (a finalization interrupted by a crash) first.
+    worker.runDue()
+    worker.start(JOB_POLL_MS)
+  }
+  return listen(app, {
+    config,
+    logger,
+    lifecycle,
+    onStopped: () => {
+      worker.stop()
+      db.close()
+    },
+  })
 }
 
 /**

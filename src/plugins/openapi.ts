@@ -49,6 +49,7 @@ export const apiDocs = () =>
           components: {
             securitySchemes: {
               [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'access token from login or /auth/validate' },
+              adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token', description: 'ARENA_ADMIN_TOKEN' },
             },
           },
         },

@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   pinSession: 'pns',
   withdrawal: 'wdr',
   event: 'evt',
+  job: 'job',
   request: 'req',
 } as const
 

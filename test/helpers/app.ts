@@ -9,6 +9,8 @@ import { loadConfig, type Config } from '../../src/config'
 import { databasePath, openDatabase, type DbHandle } from '../../src/db/client'
 import { runMigrations } from '../../src/db/migrate'
 import type { Lifecycle } from '../../src/modules/health/service'
+import { jobHandlers } from '../../src/jobs/handlers'
+import { createJobWorker } from '../../src/jobs/worker'
 import { resolveSecrets } from '../../src/secrets'
 import { ManualClock } from '../../src/shared/clock'
 import { createLogger } from '../../src/shared/logger'
@@ -28,6 +30,8 @@ export interface TestApp {
   logs: Record<string, unknown>[]
   /** Raw log text, for "this secret never appears" checks. */
   logText(): string
+  /** Runs the background jobs that are due, as the server's worker would; returns how many succeeded. */
+  runJobs(): number
   close(): void
 }
 
@@ -62,6 +66,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>)
     },
     logText: () => lines.join('\n'),
+    runJobs: () => createJobWorker({ db: db.db, clock, logger, handlers: jobHandlers(clock) }).runDue(),
     close() {
       db.close()
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })

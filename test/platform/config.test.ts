@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       eventRetentionDays: 30,
       shutdownGraceS: 10,
       trustProxy: false,
+      jobsEnabled: true,
     })
     expect(Object.isFrozen(config)).toBe(true)
   })
@@ -58,6 +59,7 @@ describe('loadConfig', () => {
       ARENA_EVENT_RETENTION_DAYS: '7',
       ARENA_SHUTDOWN_GRACE_S: '3',
       ARENA_TRUST_PROXY: 'true',
+      ARENA_JOBS_ENABLED: 'false',
     })
     expect(config).toMatchObject({
       port: 9000,
@@ -74,6 +76,7 @@ describe('loadConfig', () => {
       eventRetentionDays: 7,
       shutdownGraceS: 3,
       trustProxy: true,
+      jobsEnabled: false,
     })
   })
 

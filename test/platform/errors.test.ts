@@ -23,6 +23,9 @@ const probes = new Elysia()
     { body: t.Record(t.String(), t.Unknown()) },
   )
   .post('/probe/no-body', () => ({ ok: true }))
+  .post('/probe/typed', ({ body }) => body, {
+    body: t.Object({ name: t.String(), count: t.Integer(), tags: t.Optional(t.Record(t.String(), t.Unknown())) }),
+  })
   .get('/probe/boom', () => {
     throw new Error('probe failure with internal detail xyzzy')
   })
@@ -97,6 +100,17 @@ describe('error envelope', () => {
   test('a missing body where one is required is 422', async () => {
     const res = await ctx.handle(req('/probe/echo', { method: 'POST' }))
     await expectEnvelope(res, 422, 'validation_failed')
+  })
+
+  test('a value of the wrong type is refused, never reshaped into the declared one', async () => {
+    for (const body of ['123', '"name"', 'true', '[1,2]', '{"name":"ada","count":1,"tags":"abc"}']) {
+      const res = await ctx.handle(postJson('/probe/typed', body))
+      expect(res.status).toBe(422)
+    }
+    const ok = await ctx.handle(postJson('/probe/typed', '{"name":"ada","count":1,"tags":{"a":1},"extra":true}'))
+    expect(ok.status).toBe(200)
+    // Undeclared properties are dropped, not echoed.
+    expect(await ok.json()).toEqual({ name: 'ada', count: 1, tags: { a: 1 } })
   })
 
   test('query validation failures are 422 with details', async () => {

@@ -1,3 +1,4 @@
 // Every table, one file per domain; drizzle-kit reads this to generate migrations.
 export * from './auth'
 export * from './events'
+export * from './games'

@@ -62,8 +62,12 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
         },
       },
     )
-    .post('/user/s/logout', ({ body, auth: { session } }) => ({ revoked: auth.logout({ userId: session.userId, sessionId: session.id, all: body?.all === true }) }), {
+    .post('/user/s/logout', ({ body, auth: { session } }) => ({ revoked: auth.logout({ userId: session.userId, sessionId: session.id, all: body.all === true }) }), {
       auth: true,
+      // No body at all means {}; anything else must be { all?: boolean }.
+      transform(context) {
+        if (context.body === null || context.body === undefined) context.body = {}
+      },
       body: LogoutBody,
       response: { 200: LogoutResponse, 401: ErrorResponse, 422: ErrorResponse },
       detail: { tags: ['auth'], summary: 'Revoke this session, or with { all: true } every session of the user', security: BEARER_SECURITY },

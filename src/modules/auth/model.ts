@@ -42,7 +42,7 @@ export type TokenResponse = Static<typeof TokenResponse>
 
 export const RefreshBody = t.Object({ refreshToken: t.String({ minLength: 1, maxLength: 512 }) })
 
-export const LogoutBody = t.Optional(t.Nullable(t.Object({ all: t.Optional(t.Boolean()) })))
+export const LogoutBody = t.Object({ all: t.Optional(t.Boolean()) })
 
 export const LogoutResponse = t.Object({ revoked: t.Integer() })
 

@@ -1,0 +1,146 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { users } from './auth'
+
+export const games = sqliteTable('games', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  /** SHA-256 of the current game key; the key itself is shown once and never stored. */
+  keyHash: text('key_hash').notNull(),
+  keyRotatedAt: integer('key_rotated_at', { mode: 'timestamp_ms' }).notNull(),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+})
+
+export const TOURNAMENT_STATUSES = ['draft', 'running', 'finalizing', 'completed', 'cancelled'] as const
+export const MATCH_STATUSES = ['waiting', 'running', 'disputed', 'decided'] as const
+
+export const tournaments = sqliteTable(
+  'tournaments',
+  {
+    id: text('id').primaryKey(),
+    gameId: text('game_id')
+      .notNull()
+      .references(() => games.id),
+    name: text('name').notNull(),
+    format: text('format', { enum: ['single_elimination'] }).notNull(),
+    status: text('status', { enum: TOURNAMENT_STATUSES }).notNull(),
+    winnerParticipantId: text('winner_participant_id'),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    startedAt: integer('started_at', { mode: 'timestamp_ms' }),
+    completedAt: integer('completed_at', { mode: 'timestamp_ms' }),
+  },
+  (table) => [index('tournaments_game').on(table.gameId)],
+)
+
+export const participants = sqliteTable(
+  'participants',
+  {
+    id: text('id').primaryKey(),
+    tournamentId: text('tournament_id')
+      .notNull()
+      .references(() => tournaments.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** 1 = top seed; the order the operator listed the players in. */
+    seed: integer('seed').notNull(),
+  },
+  (table) => [
+    uniqueIndex('participants_tournament_user').on(table.tournamentId, table.userId),
+    uniqueIndex('participants_tournament_seed').on(table.tournamentId, table.seed),
+    index('participants_user').on(table.userId),
+  ],
+)
+
+export const matches = sqliteTable(
+  'matches',
+  {
+    id: text('id').primaryKey(),
+    tournamentId: text('tournament_id')
+      .notNull()
+      .references(() => tournaments.id),
+    round: integer('round').notNull(),
+    position: integer('position').notNull(),
+    status: text('status', { enum: MATCH_STATUSES }).notNull(),
+    slot1ParticipantId: text('slot1_participant_id'),
+    slot2ParticipantId: text('slot2_participant_id'),
+    winnerParticipantId: text('winner_participant_id'),
+    nextMatchId: text('next_match_id'),
+    nextSlot: integer('next_slot'),
+    /** Which round of claims is open; a replay starts the next one. */
+    claimRound: integer('claim_round').notNull().default(1),
+    decidedAt: integer('decided_at', { mode: 'timestamp_ms' }),
+  },
+  (table) => [
+    uniqueIndex('matches_tournament_round_position').on(table.tournamentId, table.round, table.position),
+    index('matches_slot1').on(table.slot1ParticipantId),
+    index('matches_slot2').on(table.slot2ParticipantId),
+  ],
+)
+
+// Single-use match sessions: the token is shown once, stored as a hash, bound
+// to one user, one participant, one match and one game, and consumed by the
+// result submission whatever its decision.
+export const gameSessions = sqliteTable(
+  'game_sessions',
+  {
+    id: text('id').primaryKey(),
+    tokenHash: text('token_hash').notNull().unique(),
+    gameId: text('game_id')
+      .notNull()
+      .references(() => games.id),
+    matchId: text('match_id')
+      .notNull()
+      .references(() => matches.id),
+    participantId: text('participant_id')
+      .notNull()
+      .references(() => participants.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    consumedAt: integer('consumed_at', { mode: 'timestamp_ms' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [index('game_sessions_match').on(table.matchId)],
+)
+
+// One claim per participant per round of claims: the primary key is what
+// refuses a second claim (409 already_claimed), even under a race.
+export const matchClaims = sqliteTable(
+  'match_claims',
+  {
+    matchId: text('match_id')
+      .notNull()
+      .references(() => matches.id),
+    claimRound: integer('claim_round').notNull(),
+    participantId: text('participant_id')
+      .notNull()
+      .references(() => participants.id),
+    outcome: text('outcome', { enum: ['WIN', 'DRAW'] }).notNull(),
+    winnerParticipantId: text('winner_participant_id'),
+    score: text('score', { mode: 'json' }).$type<Record<string, unknown>>(),
+    gameSessionId: text('game_session_id').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.matchId, table.claimRound, table.participantId] })],
+)
+
+// Durable background work (tournament finalization, ...). A worker in the
+// server runs each queued job in one transaction with marking it done, so a
+// job interrupted by a crash is still queued after restart.
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(),
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: ['queued', 'done', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    runAfter: integer('run_after', { mode: 'timestamp_ms' }).notNull(),
+    lockedAt: integer('locked_at', { mode: 'timestamp_ms' }),
+    lastError: text('last_error'),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [index('jobs_status_run_after').on(table.status, table.runAfter)],
+)

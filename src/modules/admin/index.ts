@@ -1,0 +1,76 @@
+// Operator routes (contract §6), thin over the same services the CLI calls.
+// Mounted only when ARENA_ADMIN_TOKEN is set: otherwise the whole tree is the
+// router's 404, so nothing is open by accident.
+import { Elysia, t } from 'elysia'
+import { constantTimeEqual } from '../../shared/crypto'
+import { AppError } from '../../shared/errors'
+import { ErrorResponse } from '../../shared/models'
+import { CreateGameBody, CreateGameResponse, CreateTournamentBody, GameKeyResponse, Match, TournamentResponse } from '../games/model'
+import type { GamesService } from '../games/service'
+import { DecisionResponse, ResolveBody } from '../matches/model'
+import type { MatchesService } from '../matches/service'
+
+export const ADMIN_TOKEN_HEADER = 'x-admin-token'
+const ADMIN_SECURITY = [{ adminToken: [] }]
+const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+
+export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService) {
+  const detail = (summary: string) => ({ tags: ['admin'], summary, security: ADMIN_SECURITY })
+  return (
+    new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
+      // transform runs before validation: a caller without the token learns
+      // nothing about what a valid body looks like.
+      .onTransform(({ request }) => {
+        if (!constantTimeEqual(request.headers.get(ADMIN_TOKEN_HEADER) ?? '', adminToken)) {
+          throw new AppError('unauthorized', 'Missing or invalid x-admin-token')
+        }
+      })
+      .post(
+        '/games',
+        ({ body, set }) => {
+          set.status = 201
+          return games.createGame(body.name)
+        },
+        { body: CreateGameBody, response: { 201: CreateGameResponse, 401: ErrorResponse, 422: ErrorResponse }, detail: detail('Create a game; its key is shown once') },
+      )
+      .post('/games/:id/rotate-key', ({ params }) => games.rotateKey(params.id), {
+        params: IdParams,
+        response: { 200: GameKeyResponse, 401: ErrorResponse, 404: ErrorResponse },
+        detail: detail('Issue a new game key; the old one stops working'),
+      })
+      .post(
+        '/tournaments',
+        ({ body, set }) => {
+          set.status = 201
+          return { tournament: games.createTournament(body) }
+        },
+        {
+          body: CreateTournamentBody,
+          response: { 201: TournamentResponse, 401: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse },
+          detail: detail('Create a single-elimination tournament, seeded in the given order'),
+        },
+      )
+      .post('/tournaments/:id/start', ({ params }) => ({ tournament: games.startTournament(params.id) }), {
+        params: IdParams,
+        response: { 200: TournamentResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse },
+        detail: detail('Build the bracket, apply byes, open the first matches'),
+      })
+      .get('/tournaments/:id', ({ params }) => ({ tournament: games.getTournament(params.id) }), {
+        params: IdParams,
+        response: { 200: TournamentResponse, 401: ErrorResponse, 404: ErrorResponse },
+        detail: detail('A tournament with its participants and bracket'),
+      })
+      .post('/matches/:id/resolve', ({ params, body }) => matchService.resolve(params.id, body.winnerParticipantId), {
+        params: IdParams,
+        body: ResolveBody,
+        response: {
+          200: t.Object({ match: Match, decision: DecisionResponse }),
+          401: ErrorResponse,
+          404: ErrorResponse,
+          409: ErrorResponse,
+          422: ErrorResponse,
+        },
+        detail: detail('Decide a disputed (or running) match; advances the bracket'),
+      })
+  )
+}

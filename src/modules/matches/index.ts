@@ -1,0 +1,83 @@
+// The game SDK surface (contract §2) and the player's own matches.
+import { Elysia, t, type Static } from 'elysia'
+import { AppError } from '../../shared/errors'
+import { authGuard } from '../../plugins/auth'
+import { BEARER_SECURITY } from '../../plugins/openapi'
+import { ErrorResponse } from '../../shared/models'
+import type { AuthService } from '../auth/service'
+import { ClaimBody, DecisionResponse, GameIdParams, GameSessionResponse, MyMatch, SessionBody } from './model'
+import type { ClaimInput, MatchesService } from './service'
+
+const GameKeyHeaders = t.Object({ 'x-game-key': t.Optional(t.String({ description: 'the game key from the operator' })) })
+const ResultHeaders = t.Object({
+  'x-game-key': t.Optional(t.String()),
+  'x-session-token': t.Optional(t.String({ description: 'the single-use token from the session issue' })),
+})
+
+/** WIN names a winner, DRAW does not: checked here, where the schema cannot say it. */
+function toClaim(body: Static<typeof ClaimBody>): ClaimInput {
+  const score = body.score ? { score: body.score } : {}
+  if (body.outcome === 'WIN') {
+    if (!body.winnerParticipantId) {
+      throw new AppError('validation_failed', 'Request failed validation', {
+        details: [{ path: 'body/winnerParticipantId', message: 'Required when outcome is WIN' }],
+      })
+    }
+    return { outcome: 'WIN', winnerParticipantId: body.winnerParticipantId, ...score }
+  }
+  if (body.winnerParticipantId !== undefined) {
+    throw new AppError('validation_failed', 'Request failed validation', {
+      details: [{ path: 'body/winnerParticipantId', message: 'Not allowed when outcome is DRAW' }],
+    })
+  }
+  return { outcome: 'DRAW', ...score }
+}
+
+export function matchesModule(auth: AuthService, matchService: MatchesService) {
+  return new Elysia({ name: 'arena/matches', prefix: '/api/v1' })
+    .use(authGuard(auth))
+    .post(
+      '/game-sdk/:gameId/sessions',
+      ({ params, body, request, auth: { user }, set }) => {
+        set.status = 201
+        return matchService.issueSession({
+          userId: user.id,
+          gameId: params.gameId,
+          gameKey: request.headers.get('x-game-key'),
+          matchId: body.matchId,
+        })
+      },
+      {
+        auth: true,
+        params: GameIdParams,
+        headers: GameKeyHeaders,
+        body: SessionBody,
+        response: { 201: GameSessionResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse },
+        detail: { tags: ['game-sdk'], summary: 'Issue a single-use match session for the caller', security: BEARER_SECURITY },
+      },
+    )
+    .post(
+      '/game-sdk/:gameId/results',
+      ({ params, body, request, auth: { user } }) =>
+        matchService.submitResult({
+          userId: user.id,
+          gameId: params.gameId,
+          gameKey: request.headers.get('x-game-key'),
+          sessionToken: request.headers.get('x-session-token'),
+          claim: toClaim(body),
+        }),
+      {
+        auth: true,
+        params: GameIdParams,
+        headers: ResultHeaders,
+        body: ClaimBody,
+        response: { 200: DecisionResponse, 401: ErrorResponse, 403: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse },
+        detail: { tags: ['game-sdk'], summary: 'Submit the caller\'s result claim; consumes the session token', security: BEARER_SECURITY },
+      },
+    )
+    .get('/me/matches', ({ auth: { user } }) => ({ matches: matchService.myMatches(user.id) }), {
+      auth: true,
+      response: { 200: t.Object({ matches: t.Array(MyMatch) }), 401: ErrorResponse },
+      detail: { tags: ['matches'], summary: 'The caller\'s open matches', security: BEARER_SECURITY },
+    })
+}

@@ -1,0 +1,61 @@
+import { t } from 'elysia'
+
+export const GameIdParams = t.Object({ gameId: t.String({ minLength: 1, maxLength: 64 }) })
+
+export const SessionBody = t.Object({ matchId: t.String({ minLength: 1, maxLength: 64 }) })
+
+export const GameSessionResponse = t.Object(
+  {
+    sessionId: t.String(),
+    token: t.String({ description: 'single use; send as x-session-token with the result' }),
+    expiresAt: t.String(),
+    context: t.Object({
+      tournamentId: t.String(),
+      matchId: t.String(),
+      participantId: t.String(),
+      slot: t.Union([t.Literal(1), t.Literal(2)]),
+    }),
+  },
+  { $id: 'GameSession' },
+)
+
+// One object rather than a union: Elysia's normalisation silently dropped an
+// invalid `score` from a union member instead of refusing it.
+export const ClaimBody = t.Object({
+  outcome: t.Union([t.Literal('WIN'), t.Literal('DRAW')]),
+  winnerParticipantId: t.Optional(t.String({ minLength: 1, maxLength: 64, description: 'required with WIN, refused with DRAW' })),
+  score: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'stored, not compared' })),
+})
+
+export const DecisionResponse = t.Object(
+  {
+    decision: t.Union([
+      t.Literal('pending'),
+      t.Literal('replay'),
+      t.Literal('game_advance'),
+      t.Literal('game_advance_pending_finalization'),
+      t.Literal('dispute'),
+    ]),
+    reason: t.String(),
+    matchId: t.String(),
+    tournamentId: t.String(),
+    winnerParticipantId: t.Optional(t.String()),
+    nextMatchId: t.Optional(t.String()),
+  },
+  { $id: 'Decision' },
+)
+
+export const ResolveBody = t.Object({ winnerParticipantId: t.String({ minLength: 1, maxLength: 64 }) })
+
+export const MyMatch = t.Object({
+  matchId: t.String(),
+  tournamentId: t.String(),
+  tournamentName: t.String(),
+  gameId: t.String(),
+  round: t.Integer(),
+  position: t.Integer(),
+  status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed')]),
+  participantId: t.String(),
+  slot: t.Union([t.Literal(1), t.Literal(2)]),
+  opponent: t.Nullable(t.Object({ participantId: t.String(), userId: t.String(), username: t.String() })),
+})

@@ -1,0 +1,107 @@
+// A game with players and a started tournament, built through the real
+// operator and player routes.
+import { expect } from 'bun:test'
+import { createTestApp, postJson, req, type TestApp } from './app'
+import { login, registerUser, type Tokens } from './auth'
+
+export const ADMIN_TOKEN = 'test-admin-token-of-at-least-32-chars!!'
+export const admin = { 'x-admin-token': ADMIN_TOKEN }
+
+export function createArenaApp(env: Record<string, string> = {}): TestApp {
+  return createTestApp({ env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env } })
+}
+
+export interface Player {
+  userId: string
+  username: string
+  tokens: Tokens
+}
+
+export interface MatchView {
+  id: string
+  round: number
+  position: number
+  status: string
+  slot1ParticipantId: string | null
+  slot2ParticipantId: string | null
+  winnerParticipantId: string | null
+  nextMatchId: string | null
+}
+
+export interface TournamentView {
+  id: string
+  gameId: string
+  status: string
+  participants: { id: string; userId: string; seed: number }[]
+  matches: MatchView[]
+  winnerParticipantId: string | null
+}
+
+export async function createGame(ctx: TestApp, name = 'Arena Duel') {
+  const res = await ctx.handle(postJson('/api/v1/admin/games', { name }, admin))
+  expect(res.status).toBe(201)
+  return (await res.json()) as { game: { id: string; name: string }; gameKey: string }
+}
+
+export async function players(ctx: TestApp, count: number): Promise<Player[]> {
+  const out: Player[] = []
+  for (let i = 0; i < count; i++) {
+    const user = await registerUser(ctx)
+    out.push({ userId: user.id, username: user.username, tokens: await login(ctx, user.username) })
+  }
+  return out
+}
+
+export async function startedTournament(ctx: TestApp, gameId: string, people: Player[]): Promise<TournamentView> {
+  const created = await ctx.handle(
+    postJson('/api/v1/admin/tournaments', { gameId, name: 'Cup', format: 'single_elimination', participants: people.map((p) => p.userId) }, admin),
+  )
+  expect(created.status).toBe(201)
+  const { tournament } = (await created.json()) as { tournament: TournamentView }
+  const started = await ctx.handle(postJson(`/api/v1/admin/tournaments/${tournament.id}/start`, {}, admin))
+  expect(started.status).toBe(200)
+  return ((await started.json()) as { tournament: TournamentView }).tournament
+}
+
+export async function tournament(ctx: TestApp, id: string): Promise<TournamentView> {
+  const res = await ctx.handle(req(`/api/v1/admin/tournaments/${id}`, { headers: admin }))
+  expect(res.status).toBe(200)
+  return ((await res.json()) as { tournament: TournamentView }).tournament
+}
+
+/** The player sitting in a participant slot. */
+export function playerOf(t: TournamentView, people: Player[], participantId: string): Player {
+  const userId = t.participants.find((p) => p.id === participantId)!.userId
+  return people.find((p) => p.userId === userId)!
+}
+
+export function openSession(ctx: TestApp, gameId: string, gameKey: string, player: Player, matchId: string) {
+  return ctx.handle(
+    postJson(`/api/v1/game-sdk/${gameId}/sessions`, { matchId }, { authorization: `Bearer ${player.tokens.accessToken}`, 'x-game-key': gameKey }),
+  )
+}
+
+export function submit(ctx: TestApp, gameId: string, gameKey: string, player: Player, token: string | null, claim: unknown) {
+  const headers: Record<string, string> = { authorization: `Bearer ${player.tokens.accessToken}`, 'x-game-key': gameKey }
+  if (token !== null) headers['x-session-token'] = token
+  return ctx.handle(postJson(`/api/v1/game-sdk/${gameId}/results`, claim, headers))
+}
+
+/** Opens a session and submits one claim; returns the decision body. */
+export async function claim(ctx: TestApp, gameId: string, gameKey: string, player: Player, matchId: string, body: unknown) {
+  const session = await openSession(ctx, gameId, gameKey, player, matchId)
+  expect(session.status).toBe(201)
+  const { token } = (await session.json()) as { token: string }
+  const res = await submit(ctx, gameId, gameKey, player, token, body)
+  expect(res.status).toBe(200)
+  return (await res.json()) as { decision: string; reason: string; matchId: string; tournamentId: string; winnerParticipantId?: string; nextMatchId?: string }
+}
+
+/** Both players of a running match agree that `winner` won. */
+export async function playOut(ctx: TestApp, gameId: string, gameKey: string, t: TournamentView, people: Player[], match: MatchView, winner: string) {
+  const a = playerOf(t, people, match.slot1ParticipantId!)
+  const b = playerOf(t, people, match.slot2ParticipantId!)
+  const first = await claim(ctx, gameId, gameKey, a, match.id, { outcome: 'WIN', winnerParticipantId: winner })
+  expect(first.decision).toBe('pending')
+  return claim(ctx, gameId, gameKey, b, match.id, { outcome: 'WIN', winnerParticipantId: winner })
+}
