@@ -3,7 +3,7 @@
 // `{ authAllowExpired: true }` is for /auth/validate alone: a genuine token of
 // a live session whose only fault is its age.
 import { Elysia } from 'elysia'
-import type { AuthService } from '../modules/auth/service'
+import type { Authenticated, AuthService } from '../modules/auth/service'
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */
 export function bearerToken(header: string | undefined): string | null {
@@ -12,22 +12,34 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : null
 }
 
+// Authentication runs in `transform`, before body validation, so a caller
+// without a valid token gets 401 whatever it sent, never a 422 that describes
+// the route. `resolve` then hands the result to the handler.
+//
 // The header is read from `request`, not Elysia's parsed `headers`: Elysia
 // decides which context fields to build by reading the hook's source, and in
-// the minified binary that inference missed `headers` in a macro's resolve.
+// the minified binary that inference missed `headers` in a macro's hook.
+const authenticated = new WeakMap<Request, Authenticated>()
+
 export function authGuard(auth: AuthService) {
+  const check = async (request: Request, allowExpired: boolean) => {
+    const token = bearerToken(request.headers.get('authorization') ?? undefined)
+    authenticated.set(request, await auth.authenticate(token, { allowExpired }))
+  }
+  const result = (request: Request) => {
+    const found = authenticated.get(request)
+    // transform always runs first; reaching here without it is a wiring bug.
+    if (!found) throw new Error('auth guard: resolve ran without transform')
+    return { auth: found }
+  }
   return new Elysia({ name: 'arena/auth-guard' }).macro({
     auth: {
-      async resolve({ request }) {
-        return { auth: await auth.authenticate(bearerToken(request.headers.get('authorization') ?? undefined)) }
-      },
+      transform: ({ request }) => check(request, false),
+      resolve: ({ request }) => result(request),
     },
     authAllowExpired: {
-      async resolve({ request }) {
-        return {
-          auth: await auth.authenticate(bearerToken(request.headers.get('authorization') ?? undefined), { allowExpired: true }),
-        }
-      },
+      transform: ({ request }) => check(request, true),
+      resolve: ({ request }) => result(request),
     },
   })
 }

@@ -97,4 +97,11 @@ describe('me', () => {
     expect(byAgent['ArenaDesktop/2.0']!.id).toBe(decode(desktop.accessToken.split('.')[1]!).sid)
     for (const s of sessions) expect(s.lastUsedAt >= s.createdAt).toBe(true)
   })
+
+  test('a user agent is kept to its first 256 characters', async () => {
+    const user = await registerUser(ctx)
+    const tokens = await login(ctx, user.username, PASSWORD, { 'user-agent': 'U'.repeat(1000) })
+    const { sessions } = (await (await ctx.handle(req('/api/v1/me/sessions', { headers: bearer(tokens.accessToken) }))).json()) as { sessions: { userAgent: string }[] }
+    expect(sessions[0]!.userAgent).toBe('U'.repeat(256))
+  })
 })

@@ -102,6 +102,11 @@ describe('register', () => {
     await expectValidationError(body, `body/${field}`)
   })
 
+  test('password length counts characters, not UTF-16 units', async () => {
+    await expectValidationError(valid({ password: '😀😀😀😀' }), 'body/password')
+    expect((await register(valid({ password: '😀😀😀😀😀😀😀😀' }))).status).toBe(201)
+  })
+
   test('boundary lengths are accepted', async () => {
     expect((await register(valid({ username: 'abc', password: '12345678' }))).status).toBe(201)
     expect((await register(valid({ username: 'y'.repeat(32), password: 'p'.repeat(128) }))).status).toBe(201)

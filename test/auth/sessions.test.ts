@@ -47,12 +47,22 @@ describe('rotation', () => {
     expect((await me(ctx, next.accessToken)).status).toBe(200)
   })
 
-  test('a bearer of another session cannot rotate this session\'s refresh token', async () => {
-    const a = await freshLogin()
-    const b = await freshLogin()
-    const res = await rotate(ctx, { accessToken: b.tokens.accessToken, refreshToken: a.tokens.refreshToken })
+  test('a bearer of another session, even of the same user, cannot rotate this session\'s refresh token', async () => {
+    const { user, tokens: a } = await freshLogin()
+    const b = await login(ctx, user.username)
+    const res = await rotate(ctx, { accessToken: b.accessToken, refreshToken: a.refreshToken })
     expect(res.status).toBe(401)
-    expect((await rotate(ctx, a.tokens)).status).toBe(200)
+    // Refused, not spent: the rightful session can still rotate it.
+    expect((await rotate(ctx, a)).status).toBe(200)
+    const stranger = await freshLogin()
+    expect((await rotate(ctx, { accessToken: stranger.tokens.accessToken, refreshToken: b.refreshToken })).status).toBe(401)
+  })
+
+  test('without a valid bearer the answer is 401 whatever the body, never a 422', async () => {
+    for (const body of ['{}', '{"refreshToken":123}', '[]']) {
+      expect((await ctx.handle(postJson('/api/v1/auth/validate', body))).status).toBe(401)
+      expect((await ctx.handle(postJson('/api/v1/user/s/logout', body, bearer('garbage')))).status).toBe(401)
+    }
   })
 
   test('an unknown refresh token is 401; a malformed body is 422', async () => {
@@ -85,6 +95,22 @@ describe('logout', () => {
     expect((await rotate(ctx, tokens)).status).toBe(401)
     // A second logout with the same access token is a 401 (contract §1).
     expect((await logout(tokens.accessToken)).status).toBe(401)
+  })
+
+  test('writes one session.logout event for the session it ends', async () => {
+    const { user, tokens } = await freshLogin()
+    await logout(tokens.accessToken)
+    const events = ctx.db.db.select().from(outboxEvents).all().filter((e) => e.userId === user.id && e.type === 'session.logout')
+    expect(events.length).toBe(1)
+    expect(events[0]!.data).toMatchObject({ reason: 'logout' })
+  })
+
+  test('{ "all": true } counts only sessions that were still live', async () => {
+    const { user, tokens: old } = await freshLogin()
+    ctx.clock.advance(30 * 86_400_000 + 1000) // the first session has now expired
+    const recent = await login(ctx, user.username)
+    expect((await rotate(ctx, old)).status).toBe(401)
+    expect(await (await logout(recent.accessToken, { all: true })).json()).toEqual({ revoked: 1 })
   })
 
   test('works without a body', async () => {
@@ -120,7 +146,10 @@ describe('logout', () => {
 
   test('a body that is not { all?: boolean } is 422 and revokes nothing', async () => {
     const { tokens } = await freshLogin()
-    expect((await logout(tokens.accessToken, { all: 'yes' })).status).toBe(422)
+    for (const body of [{ all: 'yes' }, { all: null }, 123, '"x"', [1, 2], true]) {
+      const res = await logout(tokens.accessToken, typeof body === 'string' ? body : JSON.stringify(body))
+      expect(res.status).toBe(422)
+    }
     expect((await me(ctx, tokens.accessToken)).status).toBe(200)
   })
 })

@@ -14,7 +14,7 @@ async function attempt(identifier: string, password: string) {
   address++
   const started = performance.now()
   const res = await ctx.handle(
-    postJson('/api/v1/user/login', { identifier, password }, { 'x-forwarded-for': `198.51.100.${address % 250}, 10.0.0.1` }),
+    postJson('/api/v1/user/login', { identifier, password }, { 'x-forwarded-for': `10.0.0.1, 198.51.100.${address % 250}` }),
   )
   const ms = performance.now() - started
   return { status: res.status, body: await res.text(), ms }

@@ -1,6 +1,8 @@
-// Invariant: password guessing is throttled per identifier (5 failures in 15
-// minutes) and per client address (20), with 429 and Retry-After, in the
-// database so a restart does not reset it, and never permanently.
+// Invariant: password guessing is throttled per account (5 attempts in 15
+// minutes, by username and email together) and per client address (20
+// failures), with 429 and Retry-After, in the database so a restart does not
+// reset it, counted before the password is checked so parallel guesses
+// cannot slip through, and never permanently.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createTestApp, postJson, tempDir, type TestApp } from '../helpers/app'
 import { PASSWORD, registerUser } from '../helpers/auth'
@@ -68,6 +70,51 @@ describe('per identifier', () => {
     const res = await attempt(second, user.username, PASSWORD, '198.18.0.50')
     expect(res.status).toBe(429)
     expect(res.headers.get('retry-after')).toBeTruthy()
+  })
+})
+
+describe('races and bypasses', () => {
+  test('parallel guesses: at most 5 are evaluated, the rest are 429, and the block holds', async () => {
+    const ctx = app()
+    const user = await registerUser(ctx)
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => attempt(ctx, user.username, `wrong-${i}`, `100.64.0.${i}`)),
+    )
+    const statuses = results.map((r) => r.status)
+    expect(statuses.filter((s) => s === 401).length).toBe(5)
+    expect(statuses.filter((s) => s === 429).length).toBe(7)
+    expect((await attempt(ctx, user.username, PASSWORD, '100.64.1.1')).status).toBe(429)
+  })
+
+  test('username and email of one account share one counter', async () => {
+    const ctx = app()
+    const user = await registerUser(ctx)
+    for (let i = 0; i < 3; i++) expect((await attempt(ctx, user.username, 'wrong', `100.65.0.${i}`)).status).toBe(401)
+    for (let i = 0; i < 2; i++) expect((await attempt(ctx, user.email.toUpperCase(), 'wrong', `100.65.1.${i}`)).status).toBe(401)
+    expect((await attempt(ctx, user.username, PASSWORD, '100.65.2.1')).status).toBe(429)
+    expect((await attempt(ctx, user.email, PASSWORD, '100.65.2.2')).status).toBe(429)
+  })
+
+  test('failures during a block neither count nor shorten it', async () => {
+    const ctx = app()
+    const user = await registerUser(ctx)
+    for (let i = 0; i < 5; i++) await attempt(ctx, user.username, 'wrong', `100.66.0.${i}`)
+    ctx.clock.advance(5 * 60_000)
+    for (let i = 0; i < 10; i++) expect((await attempt(ctx, user.username, 'wrong', `100.66.1.${i}`)).status).toBe(429)
+    const res = await attempt(ctx, user.username, PASSWORD, '100.66.2.1')
+    expect(res.status).toBe(429)
+    expect(Number(res.headers.get('retry-after'))).toBe(600)
+    ctx.clock.advance(10 * 60_000)
+    expect((await attempt(ctx, user.username, PASSWORD, '100.66.2.2')).status).toBe(200)
+  })
+
+  test('behind a proxy the address is the right-most X-Forwarded-For entry, not one the client wrote', async () => {
+    const ctx = app()
+    for (let i = 0; i < 20; i++) {
+      expect((await attempt(ctx, `spray_${i}`, 'guess', `10.9.${i}.1, 198.51.100.77`)).status).toBe(401)
+    }
+    const victim = await registerUser(ctx)
+    expect((await attempt(ctx, victim.username, PASSWORD, '10.200.0.1, 198.51.100.77')).status).toBe(429)
   })
 })
 

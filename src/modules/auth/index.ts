@@ -16,7 +16,7 @@ import {
 import type { AuthService } from './service'
 
 export interface ClientAddressOptions {
-  /** Take the client address from the left-most X-Forwarded-For entry (behind a trusted proxy). */
+  /** Take the client address from the right-most X-Forwarded-For entry (behind one trusted proxy). */
   trustProxy: boolean
 }
 
@@ -38,7 +38,8 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
     .post(
       '/user/login',
       ({ body, request, server }) => {
-        const forwarded = options.trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined
+        // The right-most entry is the one our proxy appended; anything left of it the client wrote.
+        const forwarded = options.trustProxy ? request.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined
         const address = forwarded || server?.requestIP(request)?.address || 'unknown'
         return auth.login({ ...body, address, userAgent: request.headers.get('user-agent') })
       },

@@ -13,7 +13,7 @@ import type { AccessTokens } from './access-tokens'
 import { COUNTRY_CODES } from './countries'
 import type { RegisterBody, TokenResponse, User } from './model'
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
-import { clearFailures, LOGIN_LIMITS, recordFailure, retryAfterSeconds, throttleKey } from './throttle'
+import { accountKey, addressKey, clearAttempts, countAttempt, LOGIN_LIMITS, retryAfterSeconds } from './throttle'
 
 type UserRow = typeof users.$inferSelect
 type SessionRow = typeof authSessions.$inferSelect
@@ -51,6 +51,13 @@ export class AuthService {
   constructor(private readonly deps: AuthServiceDeps) {}
 
   async register(input: RegisterBody): Promise<User> {
+    // The schema counts UTF-16 units; "8–128 characters" means code points.
+    const passwordLength = [...input.password].length
+    if (passwordLength < 8 || passwordLength > 128) {
+      throw new AppError('validation_failed', 'Request failed validation', {
+        details: [{ path: 'body/password', message: 'Expected 8 to 128 characters' }],
+      })
+    }
     const country = input.country.toUpperCase()
     if (!COUNTRY_CODES.has(country)) {
       throw new AppError('validation_failed', 'Request failed validation', {
@@ -82,32 +89,35 @@ export class AuthService {
 
   async login(input: { identifier: string; password: string; address: string; userAgent: string | null }): Promise<TokenResponse> {
     const { db, clock } = this.deps
-    const identifierKey = throttleKey('identifier', input.identifier.trim())
-    const addressKey = throttleKey('address', input.address)
-    const retryAfter = retryAfterSeconds(db, [identifierKey, addressKey], clock.now())
+    const lookup = input.identifier.trim().toLowerCase()
+    const user = db
+      .select()
+      .from(users)
+      .where(lookup.includes('@') ? eq(users.emailKey, lookup) : eq(users.usernameKey, lookup))
+      .get()
+    const account = accountKey(user?.id, input.identifier)
+    const address = addressKey(input.address)
+
+    // Check and count in one IMMEDIATE transaction, before the slow hash, so
+    // parallel guesses are counted one by one (see throttle.ts).
+    const retryAfter = db.transaction(
+      (tx) => {
+        const now = clock.now()
+        const blocked = retryAfterSeconds(tx, [account, address], now)
+        if (blocked === null) countAttempt(tx, account, LOGIN_LIMITS.account, now)
+        return blocked
+      },
+      { behavior: 'immediate' },
+    )
     if (retryAfter !== null) {
       throw new AppError('rate_limited', 'Too many failed logins; try again later', {
         headers: { 'retry-after': String(retryAfter) },
       })
     }
 
-    const key = input.identifier.trim().toLowerCase()
-    const user = db
-      .select()
-      .from(users)
-      .where(key.includes('@') ? eq(users.emailKey, key) : eq(users.usernameKey, key))
-      .get()
     const valid = user ? await verifyPassword(input.password, user.passwordHash) : await verifyAgainstDummy(input.password)
-
     if (!user || !valid) {
-      const now = clock.now()
-      db.transaction(
-        (tx) => {
-          recordFailure(tx, identifierKey, LOGIN_LIMITS.identifier, now)
-          recordFailure(tx, addressKey, LOGIN_LIMITS.address, now)
-        },
-        { behavior: 'immediate' },
-      )
+      db.transaction((tx) => countAttempt(tx, address, LOGIN_LIMITS.address, clock.now()), { behavior: 'immediate' })
       throw new AppError('invalid_credentials', 'Invalid identifier or password')
     }
 
@@ -116,7 +126,7 @@ export class AuthService {
     const refreshToken = randomToken(32)
     db.transaction(
       (tx) => {
-        clearFailures(tx, identifierKey)
+        clearAttempts(tx, account)
         tx.insert(authSessions)
           .values({
             id: sessionId,
@@ -188,7 +198,7 @@ export class AuthService {
           ? tx
               .select({ id: authSessions.id })
               .from(authSessions)
-              .where(and(eq(authSessions.userId, input.userId), isNull(authSessions.revokedAt)))
+              .where(and(eq(authSessions.userId, input.userId), isNull(authSessions.revokedAt), gt(authSessions.expiresAt, clock.now())))
               .all()
               .map((row) => row.id)
           : [input.sessionId]
