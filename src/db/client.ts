@@ -29,7 +29,18 @@ export function openDatabase(path: string): DbHandle {
   // Owner-only before WAL mode creates its side files, which copy this mode.
   chmodSync(path, 0o600)
   sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
-  sqlite.run('PRAGMA journal_mode = WAL')
+  // Switching a new file to WAL needs a moment of exclusive access; when
+  // several processes open one fresh file together, the loser is told BUSY
+  // without the busy timeout being consulted, so it waits and tries again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      sqlite.run('PRAGMA journal_mode = WAL')
+      break
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 50) throw error
+      Bun.sleepSync(20)
+    }
+  }
   sqlite.run('PRAGMA synchronous = FULL')
   sqlite.run('PRAGMA foreign_keys = ON')
   const db = drizzle({ client: sqlite, schema })

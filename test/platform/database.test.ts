@@ -66,7 +66,7 @@ describe('migrations across processes', () => {
       const results = await Promise.all(
         Array.from({ length: 4 }, () => run([...SOURCE_COMMAND, 'migrate', '--json'], { ARENA_DATA_DIR: dataDir })),
       )
-      for (const result of results) expect(result.code).toBe(0)
+      for (const result of results) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' })
       const reports = results.map((r) => JSON.parse(r.stdout) as { applied: number; known: number })
       expect(reports.reduce((sum, r) => sum + r.applied, 0)).toBe(reports[0]!.known)
       const check = openDatabase(databasePath(dataDir))
