@@ -7,7 +7,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BINARY, run, startServe, type ServerProcess } from '../test/helpers/process'
+import { BINARY, buildBinary, startServe, type ServerProcess } from '../test/helpers/process'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -74,8 +74,7 @@ async function load(name: string, server: ServerProcess, path: string): Promise<
 }
 
 // Always measure the current source, never a stale binary.
-const build = await run([process.execPath, 'run', 'build'])
-if (build.code !== 0) throw new Error(build.stderr)
+await buildBinary()
 
 const reference = await startServe(pinned([process.execPath, join(import.meta.dir, 'reference-server.ts')]), {})
 const bare = await load('bare Bun.serve GET', reference, '/')

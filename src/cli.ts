@@ -1,31 +1,20 @@
 // The subcommands of the one binary. Each command parses its own flags with
 // node:util parseArgs, reads configuration through loadConfig (so the CLI and
 // the server agree on every variable), and returns an exit code.
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { parseArgs } from 'node:util'
+import { UsageError, type Command, type Io } from './cli-types'
 import { ConfigError, KNOWN_VARIABLES, loadConfig } from './config'
+import { OPERATOR_COMMANDS } from './operator-commands'
+import { AppError } from './shared/errors'
 import { openMigratedDatabase, startServer } from './server'
 import { createLogger } from './shared/logger'
 import { VERSION } from './shared/version'
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const
 
-export interface Io {
-  out(text: string): void
-  err(text: string): void
-}
-
 const processIo: Io = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
-}
-
-interface Command {
-  summary: string
-  usage: string
-  options: NonNullable<ParseArgsConfig['options']>
-  /** Whether the command takes positional arguments (sub-actions, ids). */
-  positionals?: boolean
-  run(args: { values: Record<string, unknown>; positionals: string[] }, io: Io): Promise<number>
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -102,6 +91,7 @@ const COMMANDS: Record<string, Command> = {
       return EXIT.failure
     },
   },
+  ...OPERATOR_COMMANDS,
 }
 
 export function helpText(): string {
@@ -156,7 +146,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       io.err(`arena: ${error.message}`)
       return EXIT.failure
     }
-    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof AppError) {
+      io.err(`arena: ${error.message}${error.details ? '\n' + error.details.map((d) => `  ${d.path}: ${d.message}`).join('\n') : ''}`)
+      return EXIT.failure
+    }
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.err(`arena: ${(error as Error).message}\nUsage: ${command.usage}`)
       return EXIT.usage
     }

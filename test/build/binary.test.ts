@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, copyFileSync, existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app'
-import { BINARY, ROOT, run, startServe, type ServerProcess } from '../helpers/process'
+import { BINARY, buildBinary, ROOT, run, startServe, type ServerProcess } from '../helpers/process'
 
 const started: ServerProcess[] = []
 // The migrations drizzle-kit wrote; the binary must carry exactly these.
@@ -12,8 +12,7 @@ const journal = (await Bun.file(join(ROOT, 'drizzle', 'meta', '_journal.json')).
 const KNOWN = journal.entries.length
 
 beforeAll(async () => {
-  const build = await run([process.execPath, 'run', 'build'])
-  if (build.code !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`)
+  await buildBinary()
   expect(existsSync(BINARY)).toBe(true)
   expect(statSync(BINARY).mode & 0o111).not.toBe(0)
 }, 180_000)

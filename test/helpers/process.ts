@@ -16,6 +16,16 @@ export function childEnv(env: Record<string, string>): Record<string, string> {
   return { ...base, ...env }
 }
 
+let built: Promise<void> | undefined
+
+/** Builds dist/arena from the current source once per test run (never trusts a stale binary). */
+export function buildBinary(): Promise<void> {
+  built ??= run([process.execPath, 'run', 'build']).then((build) => {
+    if (build.code !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`)
+  })
+  return built
+}
+
 export interface RunResult {
   code: number
   stdout: string

@@ -1,0 +1,115 @@
+// Operator subcommands (contract §6): the same services the admin routes call,
+// on the data dir's database, without a running server. `--json` prints the
+// same objects the admin API answers.
+import type { Command, Io } from './cli-types'
+import { UsageError } from './cli-types'
+import { loadConfig } from './config'
+import type { Tournament } from './modules/games/model'
+import { GamesService } from './modules/games/service'
+import { MatchesService } from './modules/matches/service'
+import { openMigratedDatabase } from './server'
+import { systemClock } from './shared/clock'
+import { createLogger } from './shared/logger'
+
+function withServices<T>(fn: (services: { games: GamesService; matches: MatchesService }) => T): T {
+  const config = loadConfig()
+  const { handle } = openMigratedDatabase(config, createLogger('silent'))
+  try {
+    const games = new GamesService({ db: handle.db, clock: systemClock })
+    const matches = new MatchesService({ db: handle.db, clock: systemClock, games, gameSessionTtlS: config.gameSessionTtlS })
+    return fn({ games, matches })
+  } finally {
+    handle.close()
+  }
+}
+
+function print(io: Io, json: boolean, value: unknown, text: () => string): number {
+  io.out(json ? JSON.stringify(value) : text())
+  return 0
+}
+
+function tournamentText(t: Tournament): string {
+  const lines = [`${t.id}  ${t.name}  ${t.status}  game ${t.gameId}${t.winnerParticipantId ? `  winner ${t.winnerParticipantId}` : ''}`]
+  for (const p of t.participants) lines.push(`  seed ${String(p.seed).padStart(4)}  ${p.id}  user ${p.userId}`)
+  for (const m of t.matches) {
+    lines.push(
+      `  round ${m.round} #${m.position}  ${m.id}  ${m.status.padEnd(8)}  ${m.slot1ParticipantId ?? '-'} vs ${m.slot2ParticipantId ?? '-'}${m.winnerParticipantId ? `  won by ${m.winnerParticipantId}` : ''}`,
+    )
+  }
+  return lines.join('\n')
+}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`)
+  return value
+}
+
+export const OPERATOR_COMMANDS: Record<string, Command> = {
+  game: {
+    summary: 'Create a game (prints its key once) or rotate its key',
+    usage: 'arena game create --name <name> [--json] | arena game rotate-key <gameId> [--json]',
+    options: { name: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, id] = positionals
+      const json = values.json === true
+      if (action === 'create') {
+        const created = withServices(({ games }) => games.createGame(need(values.name as string | undefined, '--name')))
+        return print(io, json, created, () => `game ${created.game.id} "${created.game.name}"\nkey  ${created.gameKey}  (shown once: store it now)`)
+      }
+      if (action === 'rotate-key') {
+        const rotated = withServices(({ games }) => games.rotateKey(need(id, '<gameId>')))
+        return print(io, json, rotated, () => `new key ${rotated.gameKey}  (the old key no longer works)`)
+      }
+      throw new UsageError(`unknown action "${action ?? ''}"`)
+    },
+  },
+
+  tournament: {
+    summary: 'Create, start or show a single-elimination tournament',
+    usage:
+      'arena tournament create --game <gameId> --name <name> --players <userId|username,...> [--json]\n' +
+      '       arena tournament start <tournamentId> [--json]\n' +
+      '       arena tournament show <tournamentId> [--json]',
+    options: { game: { type: 'string' }, name: { type: 'string' }, players: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, id] = positionals
+      const json = values.json === true
+      const show = (t: Tournament) => print(io, json, { tournament: t }, () => tournamentText(t))
+      if (action === 'create') {
+        const players = need(values.players as string | undefined, '--players')
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean)
+        if (players.length < 2 || players.length > 1024) throw new UsageError('--players takes 2 to 1024 players')
+        return show(
+          withServices(({ games }) =>
+            games.createTournament({
+              gameId: need(values.game as string | undefined, '--game'),
+              name: need(values.name as string | undefined, '--name'),
+              format: 'single_elimination',
+              participants: players,
+            }),
+          ),
+        )
+      }
+      if (action === 'start') return show(withServices(({ games }) => games.startTournament(need(id, '<tournamentId>'))))
+      if (action === 'show') return show(withServices(({ games }) => games.getTournament(need(id, '<tournamentId>'))))
+      throw new UsageError(`unknown action "${action ?? ''}"`)
+    },
+  },
+
+  match: {
+    summary: 'Resolve a disputed (or running) match for a winner',
+    usage: 'arena match resolve <matchId> --winner <participantId> [--json]',
+    options: { winner: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, id] = positionals
+      if (action !== 'resolve') throw new UsageError(`unknown action "${action ?? ''}"`)
+      const result = withServices(({ matches }) => matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner')))
+      return print(io, values.json === true, result, () => `${result.match.id} decided for ${result.match.winnerParticipantId}: ${result.decision.decision}`)
+    },
+  },
+}
