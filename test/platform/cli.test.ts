@@ -53,3 +53,32 @@ describe('command line', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ version: expect.any(String), bun: Bun.version })
   })
 })
+
+describe('operator commands', () => {
+  test('game create prints the game and its key; --json is the admin API shape', async () => {
+    const env = { ARENA_DATA_DIR: tempDir('arena-cli-') }
+    const text = await run([...SOURCE_COMMAND, 'game', 'create', '--name', 'CLI Game'], env)
+    expect(text.code).toBe(0)
+    expect(text.stdout).toMatch(/^game gam_[0-9a-f]{32} "CLI Game"\nkey {2}agk_/)
+    const json = await run([...SOURCE_COMMAND, 'game', 'create', '--name', 'CLI Game 2', '--json'], env)
+    const created = JSON.parse(json.stdout) as { game: { id: string; name: string }; gameKey: string }
+    expect(created.game.name).toBe('CLI Game 2')
+    const rotated = await run([...SOURCE_COMMAND, 'game', 'rotate-key', created.game.id, '--json'], env)
+    expect(JSON.parse(rotated.stdout).gameKey).not.toBe(created.gameKey)
+  })
+
+  test('usage mistakes exit 2; a refused operation exits 1 with the reason', async () => {
+    const env = { ARENA_DATA_DIR: tempDir('arena-cli-') }
+    for (const args of [['game'], ['game', 'create'], ['game', 'explode'], ['tournament', 'create', '--game', 'g', '--name', 'n', '--players', 'solo'], ['match', 'resolve', 'mat_x']]) {
+      const result = await run([...SOURCE_COMMAND, ...args], env)
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('Usage: arena')
+    }
+    const missing = await run([...SOURCE_COMMAND, 'tournament', 'show', 'trn_nope'], env)
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('No such tournament')
+    const unknownUser = await run([...SOURCE_COMMAND, 'tournament', 'create', '--game', 'gam_nope', '--name', 'n', '--players', 'a,b'], env)
+    expect(unknownUser.code).toBe(1)
+    expect(unknownUser.stderr).toContain('No such game')
+  })
+})
