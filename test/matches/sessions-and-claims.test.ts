@@ -175,6 +175,29 @@ describe('decisions', () => {
     expect(completed.length).toBe(1)
   })
 
+  test('two claims racing each other: exactly one decision and one bracket move', async () => {
+    const { people, t } = await fourPlayerCup()
+    const semi = t.matches.find((m) => m.round === 1)!
+    const a = playerOf(t, people, semi.slot1ParticipantId!)
+    const b = playerOf(t, people, semi.slot2ParticipantId!)
+    const tokens = await Promise.all(
+      [a, b].map(async (p) => ((await (await openSession(ctx, game.id, gameKey, p, semi.id)).json()) as { token: string }).token),
+    )
+    const claimBody = { outcome: 'WIN', winnerParticipantId: semi.slot1ParticipantId }
+    const results = await Promise.all([submit(ctx, game.id, gameKey, a, tokens[0]!, claimBody), submit(ctx, game.id, gameKey, b, tokens[1]!, claimBody)])
+    const decisions = (await Promise.all(results.map((r) => r.json()))).map((d) => (d as { decision: string }).decision).sort()
+    expect(decisions).toEqual(['game_advance', 'pending'])
+    const decided = ctx.db.db
+      .select()
+      .from(outboxEvents)
+      .where(and(eq(outboxEvents.type, 'match.decided'), eq(outboxEvents.userId, a.userId)))
+      .all()
+      .filter((e) => (e.data as { matchId: string }).matchId === semi.id)
+    expect(decided.length).toBe(1)
+    const next = (await tournament(ctx, t.id)).matches.find((m) => m.id === semi.nextMatchId)!
+    expect(next.slot1ParticipantId).toBe(semi.slot1ParticipantId)
+  })
+
   test('mutual DRAW: replay, and the match is playable again', async () => {
     const { final, p1, p2 } = await twoPlayerCup()
     expect((await claim(ctx, game.id, gameKey, p1, final.id, { outcome: 'DRAW' })).decision).toBe('pending')
