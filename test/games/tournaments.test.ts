@@ -25,7 +25,8 @@ describe('admin guard', () => {
   })
 
   test('a missing or wrong token is 401 before the body is looked at', async () => {
-    for (const headers of [{}, { 'x-admin-token': 'wrong' }, { 'x-admin-token': ADMIN_TOKEN.slice(0, -1) }]) {
+    const attempts: Record<string, string>[] = [{}, { 'x-admin-token': 'wrong' }, { 'x-admin-token': ADMIN_TOKEN.slice(0, -1) }]
+    for (const headers of attempts) {
       const res = await ctx.handle(postJson('/api/v1/admin/games', { nonsense: true }, headers))
       expect(res.status).toBe(401)
     }
