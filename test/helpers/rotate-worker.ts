@@ -1,0 +1,28 @@
+// One process of the cross-process rotation race: opens the shared database
+// with its own connection, waits for the common start time, rotates once, and
+// prints the outcome as JSON.
+import { databasePath, openDatabase } from '../../src/db/client'
+import { createAccessTokens } from '../../src/modules/auth/access-tokens'
+import { AuthService } from '../../src/modules/auth/service'
+import { systemClock } from '../../src/shared/clock'
+
+const [dataDir, sessionId, userId, refreshToken, startAt] = process.argv.slice(2) as [string, string, string, string, string]
+const secret = (JSON.parse(await Bun.file(`${dataDir}/secrets.json`).text()) as { jwtSecret: string }).jwtSecret
+const handle = openDatabase(databasePath(dataDir))
+const auth = new AuthService({
+  db: handle.db,
+  clock: systemClock,
+  accessTokens: createAccessTokens({ secret, ttlS: 900, maxExpiredS: 86_400, clock: systemClock }),
+  refreshTtlS: 30 * 86_400,
+})
+while (Date.now() < Number(startAt)) {
+  // spin: every process starts its transaction at the same moment
+}
+try {
+  await auth.rotate({ refreshToken, sessionId, userId })
+  console.log(JSON.stringify({ outcome: 'won' }))
+} catch (error) {
+  console.log(JSON.stringify({ outcome: (error as { code?: string }).code ?? String(error) }))
+} finally {
+  handle.close()
+}

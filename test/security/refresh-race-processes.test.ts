@@ -1,0 +1,30 @@
+// Invariant: rotations racing from separate processes, each with its own
+// SQLite connection, still let exactly one win: the IMMEDIATE transaction
+// and the spent-token guard hold across connections, not just within one
+// event loop. The losers see a spent token (a replay) or the session it
+// revoked, never a lock error.
+import { afterAll, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { createTestApp } from '../helpers/app'
+import { login, registerUser } from '../helpers/auth'
+import { run } from '../helpers/process'
+
+const ctx = createTestApp()
+afterAll(() => ctx.close())
+
+test('8 processes rotating one refresh token: exactly one wins', async () => {
+  const user = await registerUser(ctx)
+  const tokens = await login(ctx, user.username)
+  const sid = JSON.parse(Buffer.from(tokens.accessToken.split('.')[1]!, 'base64url').toString()).sid as string
+  const startAt = String(Date.now() + 1500)
+  const worker = join(import.meta.dir, '..', 'helpers', 'rotate-worker.ts')
+  const results = await Promise.all(
+    Array.from({ length: 8 }, () => run([process.execPath, worker, ctx.config.dataDir, sid, user.id, tokens.refreshToken, startAt])),
+  )
+  const outcomes = results.map((r) => (r.code === 0 ? (JSON.parse(r.stdout.trim()) as { outcome: string }).outcome : `exit ${r.code}: ${r.stderr}`))
+  expect(outcomes.filter((o) => o === 'won').length).toBe(1)
+  // The first loser replays the spent token and revokes the session; the
+  // later ones then find it revoked. Every loser is a 401, none a lock error.
+  expect(outcomes).toContain('refresh_token_reused')
+  for (const outcome of outcomes.filter((o) => o !== 'won')) expect(['refresh_token_reused', 'unauthorized']).toContain(outcome)
+}, 30_000)
