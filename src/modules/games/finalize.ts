@@ -1,12 +1,12 @@
 // Finalization of a tournament whose deciding match was agreed: standings,
 // status `completed`, events. Runs as a durable job (src/jobs), so a crash
 // between the decision and this step only delays it.
-import { asc, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
-import { matches, tournaments } from '../../db/schema'
+import { tournaments } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { appendEvent } from '../events/outbox'
-import { participantUserIds } from './service'
+import { loadTournament, participantUserIds } from './service'
 
 export interface Standing {
   participantId: string
@@ -32,15 +32,9 @@ export function standingsOf(bracket: { round: number; slot1ParticipantId: string
 
 /** Idempotent: a tournament that is no longer finalizing is left alone. */
 export function finalizeTournament(tx: Executor, clock: Clock, tournamentId: string): void {
-  const tournament = tx.select().from(tournaments).where(eq(tournaments.id, tournamentId)).get()
+  const tournament = loadTournament(tx, tournamentId)
   if (!tournament || tournament.status !== 'finalizing') return
-  const bracket = tx
-    .select()
-    .from(matches)
-    .where(eq(matches.tournamentId, tournamentId))
-    .orderBy(asc(matches.round), asc(matches.position))
-    .all()
-  const standings = standingsOf(bracket)
+  const standings = standingsOf(tournament.matches)
   const winner = standings[0]?.participantId ?? tournament.winnerParticipantId
   tx.update(tournaments)
     .set({ status: 'completed', winnerParticipantId: winner, completedAt: clock.now() })
