@@ -5,6 +5,7 @@ CREATE TABLE `game_sessions` (
 	`match_id` text NOT NULL,
 	`participant_id` text NOT NULL,
 	`user_id` text NOT NULL,
+	`claim_round` integer NOT NULL,
 	`expires_at` integer NOT NULL,
 	`consumed_at` integer,
 	`created_at` integer NOT NULL,

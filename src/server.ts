@@ -52,8 +52,13 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   const app = createApp({ config, db, secrets, logger, clock: systemClock, lifecycle })
   const worker = createJobWorker({ db: db.db, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
   if (config.jobsEnabled) {
-    // Work left by a previous run (a finalization interrupted by a crash) first.
-    worker.runDue()
+    // Work left by a previous run (a finalization interrupted by a crash) first;
+    // a failure here must not stop the server from starting: the poll retries.
+    try {
+      worker.runDue()
+    } catch (error) {
+      logger.error('job worker error at start', { error: String(error) })
+    }
     worker.start(JOB_POLL_MS)
   }
   return listen(app, {

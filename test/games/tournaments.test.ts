@@ -1,8 +1,9 @@
 // Operator side of contract §2/§6: the admin guard, games and keys,
 // tournaments from creation to completion.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { outboxEvents } from '../../src/db/schema'
+import { finalizeTournament } from '../../src/modules/games/finalize'
 import { createTestApp, postJson, req } from '../helpers/app'
 import { admin, ADMIN_TOKEN, createArenaApp, createGame, openSession, players, playOut, startedTournament, tournament, type TournamentView } from '../helpers/arena'
 
@@ -136,13 +137,20 @@ describe('tournaments', () => {
     const events = ctx.db.db.select().from(outboxEvents).where(eq(outboxEvents.userId, people[0]!.userId)).all()
     const types = events.filter((e) => e.topic === 'status').map((e) => e.type)
     expect(types[0]).toBe('tournament.started')
-    expect(types).toContain('match.decided')
-    expect(types).toContain('tournament.finalizing')
+    for (const type of ['match.decided', 'match.ready', 'tournament.finalizing']) expect(types).toContain(type)
     expect(types.at(-1)).toBe('tournament.completed')
-    const completed = events.find((e) => e.type === 'tournament.completed')!.data as { standings: { participantId: string; place: number }[] }
-    expect(completed.standings.map((s) => s.place)).toEqual([1, 2, 3, 3, 5])
-    // Running the jobs again changes nothing: finalization is idempotent.
+    // Each player learns the winner and their own place.
+    const places = people.map((p) => {
+      const completed = ctx.db.db.select().from(outboxEvents).where(and(eq(outboxEvents.userId, p.userId), eq(outboxEvents.type, 'tournament.completed'))).all()
+      expect(completed.length).toBe(1)
+      return (completed[0]!.data as { place: number }).place
+    })
+    expect(places.sort()).toEqual([1, 2, 3, 3, 5])
+    // Finalization is idempotent: running it again, or its job again, changes nothing.
+    ctx.db.db.transaction((tx) => finalizeTournament(tx, ctx.clock, t.id))
     expect(ctx.runJobs()).toBe(0)
+    const again = ctx.db.db.select().from(outboxEvents).where(and(eq(outboxEvents.userId, people[0]!.userId), eq(outboxEvents.type, 'tournament.completed'))).all()
+    expect(again.length).toBe(1)
   })
 
   test('unknown tournament is 404 for operators and players', async () => {

@@ -123,6 +123,9 @@ describe('result submission', () => {
       const res = await submit(ctx, game.id, gameKey, p1, token, body)
       expect(res.status).toBeGreaterThanOrEqual(400)
       expect(res.status).toBeLessThan(500)
+      const envelope = (await res.json()) as { error: { code: string; message: string; status: number } }
+      expect(envelope.error.status).toBe(res.status)
+      expect(typeof envelope.error.code).toBe('string')
     }
     expect((await submit(ctx, game.id, gameKey, p1, token, { outcome: 'DRAW', score: { p1: 3 } })).status).toBe(200)
   })
@@ -139,11 +142,33 @@ describe('result submission', () => {
 
   test('a second claim by the same participant in one round of claims is 409 already_claimed', async () => {
     const { final, p1 } = await twoPlayerCup()
+    const spare = ((await (await openSession(ctx, game.id, gameKey, p1, final.id)).json()) as { token: string }).token
     await claim(ctx, game.id, gameKey, p1, final.id, { outcome: 'WIN', winnerParticipantId: final.slot1ParticipantId })
-    const { token } = (await (await openSession(ctx, game.id, gameKey, p1, final.id)).json()) as { token: string }
-    const res = await submit(ctx, game.id, gameKey, p1, token, { outcome: 'WIN', winnerParticipantId: final.slot1ParticipantId })
+    const res = await submit(ctx, game.id, gameKey, p1, spare, { outcome: 'WIN', winnerParticipantId: final.slot1ParticipantId })
     expect(res.status).toBe(409)
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('already_claimed')
+    // And no new session is handed out for a claim that could only be refused.
+    const again = await openSession(ctx, game.id, gameKey, p1, final.id)
+    expect(again.status).toBe(409)
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('already_claimed')
+  })
+
+  test('a token is bound to its game: another game\'s path and key do not accept it', async () => {
+    const { final, p1 } = await twoPlayerCup()
+    const { token } = (await (await openSession(ctx, game.id, gameKey, p1, final.id)).json()) as { token: string }
+    const res = await submit(ctx, other.game.id, other.gameKey, p1, token, { outcome: 'DRAW' })
+    expect(res.status).toBe(401)
+    expect((await submit(ctx, game.id, gameKey, p1, token, { outcome: 'DRAW' })).status).toBe(200)
+  })
+
+  test('a session issued before a replay is worthless after it', async () => {
+    const { final, p1, p2 } = await twoPlayerCup()
+    const stale = ((await (await openSession(ctx, game.id, gameKey, p1, final.id)).json()) as { token: string }).token
+    await claim(ctx, game.id, gameKey, p1, final.id, { outcome: 'DRAW' })
+    expect((await claim(ctx, game.id, gameKey, p2, final.id, { outcome: 'DRAW' })).decision).toBe('replay')
+    const res = await submit(ctx, game.id, gameKey, p1, stale, { outcome: 'WIN', winnerParticipantId: final.slot1ParticipantId })
+    expect(res.status).toBe(401)
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('session_token_invalid')
   })
 })
 
@@ -227,8 +252,21 @@ describe('decisions', () => {
     expect(body.decision).toMatchObject({ decision: 'game_advance', nextMatchId: semi.nextMatchId })
     const after = await tournament(ctx, t.id)
     expect(after.matches.find((m) => m.id === semi.nextMatchId)!.slot1ParticipantId).toBe(semi.slot2ParticipantId)
+    const disputedEvents = ctx.db.db.select().from(outboxEvents).where(and(eq(outboxEvents.type, 'match.disputed'), eq(outboxEvents.userId, a.userId))).all()
+    expect(disputedEvents.length).toBe(1)
     // A decided match cannot be resolved again.
     expect((await ctx.handle(postJson(`/api/v1/admin/matches/${semi.id}/resolve`, { winnerParticipantId: semi.slot1ParticipantId }, admin))).status).toBe(409)
+  })
+
+  test('resolve refuses a winner from outside the match (422) and a match still waiting for players (409)', async () => {
+    const { t } = await fourPlayerCup()
+    const [semi, otherSemi] = t.matches.filter((m) => m.round === 1)
+    const outsider = await ctx.handle(postJson(`/api/v1/admin/matches/${semi!.id}/resolve`, { winnerParticipantId: otherSemi!.slot1ParticipantId }, admin))
+    expect(outsider.status).toBe(422)
+    const final = t.matches.find((m) => m.round === 2)!
+    const waiting = await ctx.handle(postJson(`/api/v1/admin/matches/${final.id}/resolve`, { winnerParticipantId: semi!.slot1ParticipantId }, admin))
+    expect(waiting.status).toBe(409)
+    expect((await ctx.handle(postJson('/api/v1/admin/matches/mat_nope/resolve', { winnerParticipantId: 'par_x' }, admin))).status).toBe(404)
   })
 
   test('a winner outside the match is a dispute (winner_not_in_match)', async () => {
@@ -255,5 +293,11 @@ describe('reads', () => {
     expect(matches.length).toBe(1)
     expect(matches[0]).toMatchObject({ round: 1, status: 'running' })
     expect(people.map((p) => p.username)).toContain(matches[0]!.opponent!.username)
+
+    // Once the match is decided it is no longer open.
+    const match = t.matches.find((m) => m.id === matches[0]!.matchId)!
+    await playOut(ctx, game.id, gameKey, t, people, match, match.slot1ParticipantId!)
+    const after = (await (await ctx.handle(req('/api/v1/me/matches', { headers: { authorization: `Bearer ${me.tokens.accessToken}` } }))).json()) as { matches: { matchId: string }[] }
+    expect(after.matches.map((m) => m.matchId)).not.toContain(match.id)
   })
 })

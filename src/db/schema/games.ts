@@ -97,6 +97,8 @@ export const gameSessions = sqliteTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id),
+    /** The round of claims it was issued for: a replay makes older sessions worthless. */
+    claimRound: integer('claim_round').notNull(),
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
     consumedAt: integer('consumed_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
@@ -104,8 +106,8 @@ export const gameSessions = sqliteTable(
   (table) => [index('game_sessions_match').on(table.matchId)],
 )
 
-// One claim per participant per round of claims: the primary key is what
-// refuses a second claim (409 already_claimed), even under a race.
+// One claim per participant per round of claims. The claim path checks first
+// and answers 409 already_claimed; the primary key is the backstop.
 export const matchClaims = sqliteTable(
   'match_claims',
   {

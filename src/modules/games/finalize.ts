@@ -6,7 +6,7 @@ import type { Executor } from '../../db/client'
 import { tournaments } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { appendEvent } from '../events/outbox'
-import { loadTournament, participantUserIds } from './service'
+import { loadTournament } from './service'
 
 export interface Standing {
   participantId: string
@@ -40,7 +40,15 @@ export function finalizeTournament(tx: Executor, clock: Clock, tournamentId: str
     .set({ status: 'completed', winnerParticipantId: winner, completedAt: clock.now() })
     .where(eq(tournaments.id, tournamentId))
     .run()
-  for (const userId of participantUserIds(tx, tournamentId)) {
-    appendEvent(tx, clock, { userId, topic: 'status', type: 'tournament.completed', data: { tournamentId, winnerParticipantId: winner, standings } })
+  // Each player hears the winner and their own place, not the whole table:
+  // the standings of 1024 players copied to 1024 inboxes would be a million rows of data.
+  const placeOf = new Map(standings.map((s) => [s.participantId, s.place]))
+  for (const p of tournament.participants) {
+    appendEvent(tx, clock, {
+      userId: p.userId,
+      topic: 'status',
+      type: 'tournament.completed',
+      data: { tournamentId, winnerParticipantId: winner, participantId: p.id, place: placeOf.get(p.id) ?? null },
+    })
   }
 }

@@ -8,6 +8,7 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { appendEvent } from '../events/outbox'
+import { notifyReady } from '../matches/service'
 import { planSingleElimination } from './bracket'
 import type { CreateTournamentBody, Match, Tournament } from './model'
 
@@ -209,6 +210,20 @@ export class GamesService {
         tx.update(tournaments).set({ status: 'running', startedAt: now }).where(eq(tournaments.id, id)).run()
         for (const userId of participantUserIds(tx, id)) {
           appendEvent(tx, clock, { userId, topic: 'status', type: 'tournament.started', data: { tournamentId: id } })
+        }
+        const userOf = new Map(
+          tx.select({ id: participants.id, userId: participants.userId }).from(participants).where(eq(participants.tournamentId, id)).all().map((p) => [p.id, p.userId]),
+        )
+        for (const row of rows) {
+          if (row.status === 'decided' && row.winnerParticipantId) {
+            appendEvent(tx, clock, {
+              userId: userOf.get(row.winnerParticipantId)!,
+              topic: 'status',
+              type: 'match.decided',
+              data: { tournamentId: id, matchId: row.id, winnerParticipantId: row.winnerParticipantId, reason: 'bye' },
+            })
+          }
+          if (row.status === 'running') notifyReady(tx, clock, row)
         }
       },
       { behavior: 'immediate' },

@@ -59,6 +59,10 @@ export class MatchesService {
     const seat = seatOf(db, row.match, input.userId)
     if (!seat) throw new AppError('not_a_participant', 'You are not a player of this match')
     if (row.match.status !== 'running') throw new AppError('match_not_running', `Match is ${row.match.status}`)
+    // A session that could only ever be refused is not handed out.
+    if (hasClaimed(db, row.match.id, row.match.claimRound, seat.participantId)) {
+      throw new AppError('already_claimed', 'You already claimed a result in this round of claims')
+    }
 
     const token = randomToken(32)
     const now = clock.now()
@@ -72,6 +76,7 @@ export class MatchesService {
         matchId: row.match.id,
         participantId: seat.participantId,
         userId: input.userId,
+        claimRound: row.match.claimRound,
         expiresAt,
         createdAt: now,
       })
@@ -100,33 +105,24 @@ export class MatchesService {
 
         const match = tx.select().from(matches).where(eq(matches.id, session.matchId)).get()!
         if (match.status !== 'running') throw new AppError('match_not_running', `Match is ${match.status}`)
-        const already = tx
-          .select({ participantId: matchClaims.participantId })
-          .from(matchClaims)
-          .where(
-            and(
-              eq(matchClaims.matchId, match.id),
-              eq(matchClaims.claimRound, match.claimRound),
-              eq(matchClaims.participantId, session.participantId),
-            ),
-          )
-          .get()
-        if (already) throw new AppError('already_claimed', 'You already claimed a result in this round of claims')
+        if (hasClaimed(tx, match.id, match.claimRound, session.participantId)) {
+          throw new AppError('already_claimed', 'You already claimed a result in this round of claims')
+        }
+        // Issued before a replay: the players must fetch new sessions (contract §2).
+        if (session.claimRound !== match.claimRound) throw sessionTokenInvalid()
 
         // The token is spent by this call whatever the decision.
         tx.update(gameSessions).set({ consumedAt: now }).where(eq(gameSessions.id, session.id)).run()
-        tx.insert(matchClaims)
-          .values({
-            matchId: match.id,
-            claimRound: match.claimRound,
-            participantId: session.participantId,
-            outcome: input.claim.outcome,
-            winnerParticipantId: input.claim.outcome === 'WIN' ? input.claim.winnerParticipantId : null,
-            score: input.claim.score ?? null,
-            gameSessionId: session.id,
-            createdAt: now,
-          })
-          .run()
+        insertClaim(tx, {
+          matchId: match.id,
+          claimRound: match.claimRound,
+          participantId: session.participantId,
+          outcome: input.claim.outcome,
+          winnerParticipantId: input.claim.outcome === 'WIN' ? input.claim.winnerParticipantId : null,
+          score: input.claim.score ?? null,
+          gameSessionId: session.id,
+          createdAt: now,
+        })
 
         const claims: Claim[] = tx
           .select()
@@ -226,6 +222,40 @@ export class MatchesService {
   }
 }
 
+/** Users seated in the given participant slots. */
+function userIdsOf(db: Executor, participantIds: (string | null)[]): string[] {
+  const ids = participantIds.filter((id): id is string => id !== null)
+  if (ids.length === 0) return []
+  return db.select({ userId: participants.userId }).from(participants).where(inArray(participants.id, ids)).all().map((r) => r.userId)
+}
+
+/** Tells both players that their match can be played now. */
+export function notifyReady(tx: Executor, clock: Clock, match: MatchRow): void {
+  for (const userId of userIdsOf(tx, [match.slot1ParticipantId, match.slot2ParticipantId])) {
+    appendEvent(tx, clock, { userId, topic: 'status', type: 'match.ready', data: { tournamentId: match.tournamentId, matchId: match.id, round: match.round } })
+  }
+}
+
+function insertClaim(tx: Executor, claim: typeof matchClaims.$inferInsert): void {
+  try {
+    tx.insert(matchClaims).values(claim).run()
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      throw new AppError('already_claimed', 'You already claimed a result in this round of claims')
+    }
+    throw error
+  }
+}
+
+function hasClaimed(db: Executor, matchId: string, claimRound: number, participantId: string): boolean {
+  const claim = db
+    .select({ participantId: matchClaims.participantId })
+    .from(matchClaims)
+    .where(and(eq(matchClaims.matchId, matchId), eq(matchClaims.claimRound, claimRound), eq(matchClaims.participantId, participantId)))
+    .get()
+  return claim !== undefined
+}
+
 function seatOf(db: Executor, match: MatchRow, userId: string): { participantId: string; slot: 1 | 2 } | null {
   const ids = [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null)
   if (ids.length === 0) return null
@@ -245,8 +275,10 @@ function seatOf(db: Executor, match: MatchRow, userId: string): { participantId:
 function applyDecision(tx: Executor, clock: Clock, match: MatchRow, decision: Decision): DecisionView {
   const now = clock.now()
   const base = { decision: decision.decision, reason: decision.reason, matchId: match.id, tournamentId: match.tournamentId }
+  // Match events go to the match's two players, not the whole tournament: a
+  // 1024-player bracket must not write a thousand rows per decision.
   const notify = (type: string, data: Record<string, unknown>) => {
-    for (const userId of participantUserIds(tx, match.tournamentId)) {
+    for (const userId of userIdsOf(tx, [match.slot1ParticipantId, match.slot2ParticipantId])) {
       appendEvent(tx, clock, { userId, topic: 'status', type, data: { tournamentId: match.tournamentId, matchId: match.id, ...data } })
     }
   }
@@ -274,13 +306,16 @@ function applyDecision(tx: Executor, clock: Clock, match: MatchRow, decision: De
           .where(eq(tournaments.id, match.tournamentId))
           .run()
         enqueueJob(tx, clock, JOB_KINDS.finalizeTournament, { tournamentId: match.tournamentId })
-        notify('tournament.finalizing', { winnerParticipantId: winner })
+        for (const userId of participantUserIds(tx, match.tournamentId)) {
+          appendEvent(tx, clock, { userId, topic: 'status', type: 'tournament.finalizing', data: { tournamentId: match.tournamentId, winnerParticipantId: winner } })
+        }
         return { ...base, winnerParticipantId: winner }
       }
       const slot = match.nextSlot === 1 ? { slot1ParticipantId: winner } : { slot2ParticipantId: winner }
       tx.update(matches).set(slot).where(eq(matches.id, match.nextMatchId)).run()
       // The next match opens once both of its players are known.
-      tx.update(matches)
+      const opened = tx
+        .update(matches)
         .set({ status: 'running' })
         .where(
           and(
@@ -290,7 +325,9 @@ function applyDecision(tx: Executor, clock: Clock, match: MatchRow, decision: De
             isNotNull(matches.slot2ParticipantId),
           ),
         )
-        .run()
+        .returning()
+        .all()
+      for (const next of opened) notifyReady(tx, clock, next)
       return { ...base, winnerParticipantId: winner, nextMatchId: match.nextMatchId }
     }
   }
