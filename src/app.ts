@@ -12,6 +12,7 @@ import { GamesService } from './modules/games/service'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
 import { MatchesService } from './modules/matches/service'
+import { WalletService } from './modules/wallet/service'
 import type { Lifecycle } from './modules/health/service'
 import { errorHandler } from './plugins/errors'
 import { jsonBody } from './plugins/json-body'
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps) {
   const auth = new AuthService({ db: deps.db.db, clock, accessTokens, refreshTtlS: config.refreshTtlS })
   const games = new GamesService({ db: deps.db.db, clock })
   const matchService = new MatchesService({ db: deps.db.db, clock, games, gameSessionTtlS: config.gameSessionTtlS })
+  const wallet = new WalletService({ db: deps.db.db, clock })
   const app = (
     new Elysia({ name: 'arena', normalize: 'typebox' })
       // normalize 'typebox': Elysia's default (exact-mirror) reshapes a wrong
@@ -59,7 +61,7 @@ export function createApp(deps: AppDeps) {
       .use(matchesModule(auth, matchService))
   )
   // No operator token, no operator routes: /api/v1/admin stays a 404.
-  return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService))
+  return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService, wallet))
 }
 
 export type App = ReturnType<typeof createApp>

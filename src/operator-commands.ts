@@ -3,21 +3,27 @@
 // same objects the admin API answers.
 import type { Command, Io } from './cli-types'
 import { UsageError } from './cli-types'
+import { AppError } from './shared/errors'
 import { loadConfig } from './config'
 import type { Tournament } from './modules/games/model'
 import { GamesService } from './modules/games/service'
 import { MatchesService } from './modules/matches/service'
+import { checkLedger } from './modules/wallet/ledger'
+import { WalletService } from './modules/wallet/service'
+import type { Db } from './db/client'
+import { users } from './db/schema'
+import { eq, or } from 'drizzle-orm'
 import { openMigratedDatabase } from './server'
 import { systemClock } from './shared/clock'
 import { createLogger } from './shared/logger'
 
-function withServices<T>(fn: (services: { games: GamesService; matches: MatchesService }) => T): T {
+function withServices<T>(fn: (services: { games: GamesService; matches: MatchesService; wallet: WalletService; db: Db }) => T): T {
   const config = loadConfig()
   const { handle } = openMigratedDatabase(config, createLogger('silent'))
   try {
     const games = new GamesService({ db: handle.db, clock: systemClock })
     const matches = new MatchesService({ db: handle.db, clock: systemClock, games, gameSessionTtlS: config.gameSessionTtlS })
-    return fn({ games, matches })
+    return fn({ games, matches, wallet: new WalletService({ db: handle.db, clock: systemClock }), db: handle.db })
   } finally {
     handle.close()
   }
@@ -110,6 +116,46 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       if (action !== 'resolve') throw new UsageError(`unknown action "${action ?? ''}"`)
       const result = withServices(({ matches }) => matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner')))
       return print(io, values.json === true, result, () => `${result.match.id} decided for ${result.match.winnerParticipantId}: ${result.decision.decision}`)
+    },
+  },
+
+  wallet: {
+    summary: 'Credit a wallet (idempotent by reference)',
+    usage: 'arena wallet credit <userId|username> --amount <decimal> --reference <ref> [--json]',
+    options: { amount: { type: 'string' }, reference: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, who] = positionals
+      if (action !== 'credit') throw new UsageError(`unknown action "${action ?? ''}"`)
+      const ref = need(who, '<userId|username>')
+      const result = withServices(({ wallet, db }) => {
+        const user = db.select({ id: users.id }).from(users).where(or(eq(users.id, ref), eq(users.usernameKey, ref.toLowerCase()))).get()
+        if (!user) throw new AppError('not_found', `No user ${JSON.stringify(ref)}`)
+        return wallet.credit({
+          userId: user.id,
+          amount: need(values.amount as string | undefined, '--amount'),
+          reference: need(values.reference as string | undefined, '--reference'),
+        })
+      })
+      return print(io, values.json === true, result, () => `balance ${result.balance}`)
+    },
+  },
+
+  ledger: {
+    summary: 'Verify every ledger invariant; exits 1 on any breach',
+    usage: 'arena ledger check [--json]',
+    options: { json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      if (positionals[0] !== 'check') throw new UsageError(`unknown action "${positionals[0] ?? ''}"`)
+      const report = withServices(({ db }) => checkLedger(db))
+      print(io, values.json === true, report, () =>
+        [
+          `${report.ok ? 'ok' : 'BREACH'}: ${report.accounts} accounts, ${report.transactions} transactions, ${report.postings} postings`,
+          ...report.problems.map((p) => `  ${p}`),
+        ].join('\n'),
+      )
+      return report.ok ? 0 : 1
     },
   },
 }

@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   withdrawal: 'wdr',
   event: 'evt',
   job: 'job',
+  ledgerTransaction: 'ltx',
   request: 'req',
 } as const
 

@@ -2,3 +2,4 @@
 export * from './auth'
 export * from './events'
 export * from './games'
+export * from './wallet'

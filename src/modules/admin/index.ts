@@ -9,12 +9,13 @@ import { CreateGameBody, CreateGameResponse, CreateTournamentBody, GameKeyRespon
 import type { GamesService } from '../games/service'
 import { DecisionResponse, ResolveBody } from '../matches/model'
 import type { MatchesService } from '../matches/service'
+import type { WalletService } from '../wallet/service'
 
 export const ADMIN_TOKEN_HEADER = 'x-admin-token'
 const ADMIN_SECURITY = [{ adminToken: [] }]
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 
-export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService) {
+export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService) {
   const detail = (summary: string) => ({ tags: ['admin'], summary, security: ADMIN_SECURITY })
   return (
     new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
@@ -60,6 +61,19 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
         response: { 200: TournamentResponse, 401: ErrorResponse, 404: ErrorResponse },
         detail: detail('A tournament with its participants and bracket'),
       })
+      .post(
+        '/wallets/:userId/credit',
+        ({ params, body }) => wallet.credit({ userId: params.userId, amount: body.amount, reference: body.reference }),
+        {
+          params: t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }),
+          body: t.Object({
+            amount: t.String({ maxLength: 64, description: 'decimal string, e.g. "100.00"' }),
+            reference: t.String({ minLength: 1, maxLength: 128, description: 'the same reference credits once' }),
+          }),
+          response: { 200: t.Object({ balance: t.String() }), 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse },
+          detail: detail('Credit a wallet (idempotent by reference)'),
+        },
+      )
       .post('/matches/:id/resolve', ({ params, body }) => matchService.resolve(params.id, body.winnerParticipantId), {
         params: IdParams,
         body: ResolveBody,

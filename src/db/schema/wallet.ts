@@ -1,0 +1,61 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { users } from './auth'
+
+// Amounts are integer minor units written as decimal TEXT: SQLite's 64-bit
+// integers and JavaScript numbers both fall short of the contract's range,
+// and no float may ever hold money. Arithmetic happens in BigInt.
+
+/** One balance per (owner, asset): users' wallets and the system's own accounts. */
+export const ledgerAccounts = sqliteTable(
+  'ledger_accounts',
+  {
+    /** `user:<userId>:<asset>` or `system:<name>:<asset>`. */
+    id: text('id').primaryKey(),
+    userId: text('user_id').references(() => users.id),
+    asset: text('asset').notNull(),
+    /** Sum of the account's postings; a user account never goes below zero. */
+    balance: text('balance').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [index('ledger_accounts_user').on(table.userId)],
+)
+
+/** A movement of money: its postings sum to zero per asset. */
+export const ledgerTransactions = sqliteTable('ledger_transactions', {
+  id: text('id').primaryKey(),
+  kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal'] }).notNull(),
+  /** Idempotency of operator credits (`credit:<reference>`); unique when set. */
+  reference: text('reference').unique(),
+  memo: text('memo', { mode: 'json' }).$type<Record<string, unknown>>(),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+})
+
+export const ledgerPostings = sqliteTable(
+  'ledger_postings',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    transactionId: text('transaction_id')
+      .notNull()
+      .references(() => ledgerTransactions.id),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => ledgerAccounts.id),
+    asset: text('asset').notNull(),
+    /** Signed minor units: positive credits the account, negative debits it. */
+    amount: text('amount').notNull(),
+  },
+  (table) => [index('ledger_postings_transaction').on(table.transactionId), index('ledger_postings_account').on(table.accountId)],
+)
+
+/** A user's custody wallet: created on first use, its address is the group public key. */
+export const wallets = sqliteTable('wallets', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id),
+  asset: text('asset').notNull(),
+  /** Base58 of the 2-of-3 FROST group public key (Solana-style). */
+  address: text('address').notNull(),
+  /** Which key the custody client signs with; never a share or secret. */
+  keyRef: text('key_ref').notNull(),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+})

@@ -1,0 +1,77 @@
+// Wallet balances and operator credits (contract §3 and §6).
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { ledgerTransactions, users } from '../../db/schema'
+import type { Clock } from '../../shared/clock'
+import { AppError } from '../../shared/errors'
+import { formatAmount, MoneyFormatError, parsePositiveAmount, USDC } from '../../shared/money'
+import { appendEvent } from '../events/outbox'
+import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
+
+export const DEFAULT_ASSET = USDC
+
+/** Parses a request amount, turning a format error into the 422 of contract §0. */
+export function amountFrom(input: unknown, path: string): bigint {
+  try {
+    return parsePositiveAmount(input, DEFAULT_ASSET)
+  } catch (error) {
+    if (error instanceof MoneyFormatError) {
+      throw new AppError('validation_failed', 'Request failed validation', {
+        details: [{ path, message: `Expected a positive decimal string with at most ${DEFAULT_ASSET.decimals} decimals` }],
+      })
+    }
+    throw error
+  }
+}
+
+export class WalletService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+
+  balance(userId: string): string {
+    return formatAmount(balanceOf(this.deps.db, userId, DEFAULT_ASSET.code), DEFAULT_ASSET)
+  }
+
+  /**
+   * Credits a user's wallet from the funding account. The same `reference`
+   * credits once: a repeat with the same user and amount answers the current
+   * balance, a repeat with anything else is 409.
+   */
+  credit(input: { userId: string; amount: string; reference: string }): { balance: string } {
+    const { db, clock } = this.deps
+    const amount = amountFrom(input.amount, 'body/amount')
+    const asset = DEFAULT_ASSET.code
+    const reference = `credit:${input.reference}`
+    db.transaction(
+      (tx) => {
+        const user = tx.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).get()
+        if (!user) throw new AppError('not_found', 'No such user')
+        const earlier = tx.select().from(ledgerTransactions).where(eq(ledgerTransactions.reference, reference)).get()
+        if (earlier) {
+          const memo = earlier.memo as { userId?: string; amount?: string } | null
+          if (memo?.userId !== input.userId || memo?.amount !== amount.toString()) {
+            throw new AppError('conflict', 'This reference was already used for another credit')
+          }
+          return
+        }
+        postMovement(tx, clock, {
+          kind: 'credit',
+          asset,
+          reference,
+          memo: { userId: input.userId, amount: amount.toString(), reference: input.reference },
+          postings: [
+            { accountId: userAccountId(input.userId, asset), userId: input.userId, amount },
+            { accountId: systemAccountId('funding', asset), userId: null, amount: -amount },
+          ],
+        })
+        appendEvent(tx, clock, {
+          userId: input.userId,
+          topic: 'wallet',
+          type: 'wallet.credited',
+          data: { asset, amount: formatAmount(amount, DEFAULT_ASSET), reference: input.reference, balance: formatAmount(balanceOf(tx, input.userId, asset), DEFAULT_ASSET) },
+        })
+      },
+      { behavior: 'immediate' },
+    )
+    return { balance: this.balance(input.userId) }
+  }
+}
