@@ -12,6 +12,9 @@ import { GamesService } from './modules/games/service'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
 import { MatchesService } from './modules/matches/service'
+import { join } from 'node:path'
+import { LocalFrostCustody, type CustodyClient } from './modules/wallet/custody'
+import { walletModule } from './modules/wallet'
 import { WalletService } from './modules/wallet/service'
 import type { Lifecycle } from './modules/health/service'
 import { errorHandler } from './plugins/errors'
@@ -29,6 +32,8 @@ export interface AppDeps {
   logger: Logger
   clock: Clock
   lifecycle: Lifecycle
+  /** Defaults to the local FROST custody in the data dir; tests of a remote provider pass their own. */
+  custody?: CustodyClient
 }
 
 export function createApp(deps: AppDeps) {
@@ -43,7 +48,8 @@ export function createApp(deps: AppDeps) {
   const auth = new AuthService({ db: deps.db.db, clock, accessTokens, refreshTtlS: config.refreshTtlS })
   const games = new GamesService({ db: deps.db.db, clock })
   const matchService = new MatchesService({ db: deps.db.db, clock, games, gameSessionTtlS: config.gameSessionTtlS })
-  const wallet = new WalletService({ db: deps.db.db, clock })
+  const custody = deps.custody ?? new LocalFrostCustody(join(config.dataDir, 'custody'))
+  const wallet = new WalletService({ db: deps.db.db, clock, custody })
   const app = (
     new Elysia({ name: 'arena', normalize: 'typebox' })
       // normalize 'typebox': Elysia's default (exact-mirror) reshapes a wrong
@@ -59,6 +65,7 @@ export function createApp(deps: AppDeps) {
       .use(authModule(auth, { trustProxy: config.trustProxy }))
       .use(gamesModule(auth, games))
       .use(matchesModule(auth, matchService))
+      .use(walletModule(auth, wallet))
   )
   // No operator token, no operator routes: /api/v1/admin stays a 404.
   return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService, wallet))

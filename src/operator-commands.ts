@@ -10,6 +10,8 @@ import { GamesService } from './modules/games/service'
 import { MatchesService } from './modules/matches/service'
 import { checkLedger } from './modules/wallet/ledger'
 import { WalletService } from './modules/wallet/service'
+import { LocalFrostCustody } from './modules/wallet/custody'
+import { join } from 'node:path'
 import type { Db } from './db/client'
 import { users } from './db/schema'
 import { eq, or } from 'drizzle-orm'
@@ -23,7 +25,8 @@ function withServices<T>(fn: (services: { games: GamesService; matches: MatchesS
   try {
     const games = new GamesService({ db: handle.db, clock: systemClock })
     const matches = new MatchesService({ db: handle.db, clock: systemClock, games, gameSessionTtlS: config.gameSessionTtlS })
-    return fn({ games, matches, wallet: new WalletService({ db: handle.db, clock: systemClock }), db: handle.db })
+    const custody = new LocalFrostCustody(join(config.dataDir, 'custody'))
+    return fn({ games, matches, wallet: new WalletService({ db: handle.db, clock: systemClock, custody }), db: handle.db })
   } finally {
     handle.close()
   }

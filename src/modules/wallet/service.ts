@@ -1,11 +1,12 @@
 // Wallet balances and operator credits (contract §3 and §6).
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { ledgerTransactions, users } from '../../db/schema'
+import { ledgerTransactions, users, wallets } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { formatAmount, MoneyFormatError, parsePositiveAmount, USDC } from '../../shared/money'
 import { appendEvent } from '../events/outbox'
+import type { CustodyClient } from './custody'
 import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
 
 export const DEFAULT_ASSET = USDC
@@ -24,8 +25,45 @@ export function amountFrom(input: unknown, path: string): bigint {
   }
 }
 
+export interface WalletView {
+  asset: string
+  balance: string
+  address: string
+}
+
 export class WalletService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  /** In-flight wallet creations per user, so two first requests make one key. */
+  private readonly creating = new Map<string, Promise<{ address: string; keyRef: string }>>()
+
+  constructor(private readonly deps: { db: Db; clock: Clock; custody: CustodyClient }) {}
+
+  /** The user's wallet, created (a custody key, an address) on first use. */
+  async wallet(userId: string): Promise<WalletView> {
+    const row = await this.ensureWallet(userId)
+    return { asset: row.asset, balance: this.balance(userId), address: row.address }
+  }
+
+  async ensureWallet(userId: string): Promise<typeof wallets.$inferSelect> {
+    const { db, clock } = this.deps
+    const existing = db.select().from(wallets).where(eq(wallets.userId, userId)).get()
+    if (existing) return existing
+    let pending = this.creating.get(userId)
+    if (!pending) {
+      pending = this.deps.custody.createWallet()
+      this.creating.set(userId, pending)
+    }
+    try {
+      const key = await pending
+      // Another process may have won the race: the first row stays, ours is unused.
+      db.insert(wallets)
+        .values({ userId, asset: DEFAULT_ASSET.code, address: key.address, keyRef: key.keyRef, createdAt: clock.now() })
+        .onConflictDoNothing()
+        .run()
+    } finally {
+      this.creating.delete(userId)
+    }
+    return db.select().from(wallets).where(eq(wallets.userId, userId)).get()!
+  }
 
   balance(userId: string): string {
     return formatAmount(balanceOf(this.deps.db, userId, DEFAULT_ASSET.code), DEFAULT_ASSET)
