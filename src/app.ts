@@ -16,6 +16,9 @@ import { join } from 'node:path'
 import { LocalFrostCustody, type CustodyClient } from './modules/wallet/custody'
 import { walletModule } from './modules/wallet'
 import { WalletService } from './modules/wallet/service'
+import { WithdrawalService } from './modules/wallet/withdrawals'
+import { securityModule } from './modules/security'
+import { PinService } from './modules/security/pin-service'
 import type { Lifecycle } from './modules/health/service'
 import { errorHandler } from './plugins/errors'
 import { jsonBody } from './plugins/json-body'
@@ -36,8 +39,10 @@ export interface AppDeps {
   custody?: CustodyClient
 }
 
-export function createApp(deps: AppDeps) {
-  const { config, clock } = deps
+/** The services behind the routes, shared with the server's background work. */
+export function createServices(deps: AppDeps) {
+  const { config, clock, logger } = deps
+  const db = deps.db.db
   const accessTokens = createAccessTokens({
     secret: deps.secrets.jwtSecret,
     ttlS: config.accessTtlS,
@@ -45,11 +50,21 @@ export function createApp(deps: AppDeps) {
     maxExpiredS: config.refreshTtlS,
     clock,
   })
-  const auth = new AuthService({ db: deps.db.db, clock, accessTokens, refreshTtlS: config.refreshTtlS })
-  const games = new GamesService({ db: deps.db.db, clock })
-  const matchService = new MatchesService({ db: deps.db.db, clock, games, gameSessionTtlS: config.gameSessionTtlS })
+  const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS })
+  const games = new GamesService({ db, clock })
+  const matches = new MatchesService({ db, clock, games, gameSessionTtlS: config.gameSessionTtlS })
   const custody = deps.custody ?? new LocalFrostCustody(join(config.dataDir, 'custody'))
-  const wallet = new WalletService({ db: deps.db.db, clock, custody })
+  const wallet = new WalletService({ db, clock, custody })
+  const pins = new PinService({ db, clock, pinSessionTtlS: config.pinSessionTtlS })
+  const withdrawals = new WithdrawalService({ db, clock, logger, pins, wallet, custody })
+  return { auth, games, matches, wallet, pins, withdrawals }
+}
+
+export type Services = ReturnType<typeof createServices>
+
+export function createApp(deps: AppDeps, services: Services = createServices(deps)) {
+  const { config } = deps
+  const { auth, games, matches: matchService, wallet, pins, withdrawals } = services
   const app = (
     new Elysia({ name: 'arena', normalize: 'typebox' })
       // normalize 'typebox': Elysia's default (exact-mirror) reshapes a wrong
@@ -66,6 +81,7 @@ export function createApp(deps: AppDeps) {
       .use(gamesModule(auth, games))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet))
+      .use(securityModule(auth, pins, withdrawals))
   )
   // No operator token, no operator routes: /api/v1/admin stays a 404.
   return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService, wallet))

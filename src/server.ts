@@ -2,7 +2,8 @@
 // app → listen. Stopping reverses it: drain (readiness fails), stop accepting,
 // let in-flight requests finish within the grace period, close the database.
 import type { AnyElysia } from 'elysia'
-import { createApp } from './app'
+import { createApp, createServices } from './app'
+import type { WithdrawalService } from './modules/wallet/withdrawals'
 import { jobHandlers } from './jobs/handlers'
 import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
@@ -17,6 +18,32 @@ import { systemClock } from './shared/clock'
 import { newId } from './shared/ids'
 import type { Logger } from './shared/logger'
 import { VERSION } from './shared/version'
+
+/** How often withdrawals left pending (crash, custody away) are signed again. */
+export const WITHDRAWAL_RESUME_MS = 2000
+
+/**
+ * Signs withdrawals left `pending_signature`: once at start (a crash between
+ * debit and signature), then periodically (custody was unreachable).
+ */
+function startWithdrawalResumer(withdrawals: WithdrawalService, logger: Logger) {
+  let running = false
+  const tick = async () => {
+    if (running) return
+    running = true
+    try {
+      const settled = await withdrawals.resumePending()
+      if (settled > 0) logger.info('withdrawals resumed', { settled })
+    } catch (error) {
+      logger.error('withdrawal resume failed', { error: String(error) })
+    } finally {
+      running = false
+    }
+  }
+  void tick()
+  const timer = setInterval(() => void tick(), WITHDRAWAL_RESUME_MS)
+  return { stop: () => clearInterval(timer) }
+}
 
 /** How often the job worker looks for due jobs. */
 export const JOB_POLL_MS = 200
@@ -49,7 +76,10 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   const secrets = resolveSecrets(config)
   const { handle: db } = openMigratedDatabase(config, logger)
   const lifecycle: Lifecycle = { draining: false }
-  const app = createApp({ config, db, secrets, logger, clock: systemClock, lifecycle })
+  const deps = { config, db, secrets, logger, clock: systemClock, lifecycle }
+  const services = createServices(deps)
+  const app = createApp(deps, services)
+  const resumer = startWithdrawalResumer(services.withdrawals, logger)
   const worker = createJobWorker({ db: db.db, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
   if (config.jobsEnabled) {
     // Work left by a previous run (a finalization interrupted by a crash) first;
@@ -67,6 +97,7 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
     lifecycle,
     onStopped: () => {
       worker.stop()
+      resumer.stop()
       db.close()
     },
   })

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AnyElysia } from 'elysia'
-import { createApp } from '../../src/app'
+import { createApp, createServices, type Services } from '../../src/app'
+import type { CustodyClient } from '../../src/modules/wallet/custody'
 import { loadConfig, type Config } from '../../src/config'
 import { databasePath, openDatabase, type DbHandle } from '../../src/db/client'
 import { runMigrations } from '../../src/db/migrate'
@@ -32,6 +33,7 @@ export interface TestApp {
   logText(): string
   /** Runs the background jobs that are due, as the server's worker would; returns how many succeeded. */
   runJobs(): number
+  services: Services
   close(): void
 }
 
@@ -39,6 +41,8 @@ export interface TestAppOptions {
   env?: Record<string, string>
   /** Reuse a data dir (a "restart"); it is then left in place by close(). */
   dataDir?: string
+  /** A custody client standing in for a remote provider. */
+  custody?: CustodyClient
   /** Extra routes mounted after the real modules (probes for the cross-cutting plugins). */
   probes?: AnyElysia
 }
@@ -52,7 +56,9 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   runMigrations(db.sqlite)
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
-  const base = createApp({ config, db, secrets: resolveSecrets(config), logger, clock, lifecycle })
+  const deps = { config, db, secrets: resolveSecrets(config), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}) }
+  const services = createServices(deps)
+  const base = createApp(deps, services)
   // Probe routes change the app's route types; tests only call handle(), so keep the base type.
   const app = options.probes ? (base.use(options.probes) as unknown as typeof base) : base
   return {
@@ -66,6 +72,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>)
     },
     logText: () => lines.join('\n'),
+    services,
     runJobs: () => createJobWorker({ db: db.db, clock, logger, handlers: jobHandlers(clock) }).runDue(),
     close() {
       db.close()

@@ -2,4 +2,5 @@
 export * from './auth'
 export * from './events'
 export * from './games'
+export * from './security'
 export * from './wallet'

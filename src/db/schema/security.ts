@@ -1,0 +1,64 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { users } from './auth'
+
+export const userPins = sqliteTable('user_pins', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id),
+  /** argon2id, like passwords. */
+  pinHash: text('pin_hash').notNull(),
+  updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+})
+
+// PIN failures are counted per user, not per session, so minting new
+// sessions never resets them (contract §3).
+export const pinLocks = sqliteTable('pin_locks', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id),
+  /** Consecutive failures since the last success or lock. */
+  failures: integer('failures').notNull(),
+  /** Locks so far: each lasts twice as long as the one before. */
+  locks: integer('locks').notNull(),
+  lockedUntil: integer('locked_until', { mode: 'timestamp_ms' }),
+})
+
+export const pinSessions = sqliteTable(
+  'pin_sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    consumedAt: integer('consumed_at', { mode: 'timestamp_ms' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [index('pin_sessions_user').on(table.userId)],
+)
+
+export const WITHDRAWAL_STATUSES = ['pending_signature', 'signed', 'failed'] as const
+
+export const withdrawals = sqliteTable(
+  'withdrawals',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    asset: text('asset').notNull(),
+    /** Minor units, decimal TEXT. */
+    amount: text('amount').notNull(),
+    destinationAddress: text('destination_address').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    status: text('status', { enum: WITHDRAWAL_STATUSES }).notNull(),
+    /** base58 Ed25519 signature over the canonical withdrawal message. */
+    signature: text('signature'),
+    failureReason: text('failure_reason'),
+    pinSessionId: text('pin_session_id').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [uniqueIndex('withdrawals_user_key').on(table.userId, table.idempotencyKey), index('withdrawals_status').on(table.status)],
+)

@@ -1,0 +1,15 @@
+// Which PINs are too easy to guess. Pure: no I/O.
+
+const KNOWN_COMMON = new Set([
+  '1212', '1004', '2000', '2580', '0852', '6969', '1122', '1313', '4321', '1010', '2001', '1984', '2020', '5683',
+  '121212', '123123', '112233', '696969', '159753', '147258', '789456', '520520', '131313', '654321',
+])
+
+/** Refuses repeated digits (0000, 777777), runs up or down (1234, 987654, 8901) and a list of common PINs. */
+export function isCommonPin(pin: string): boolean {
+  if (/^(\d)\1+$/.test(pin)) return true
+  const digits = [...pin].map(Number)
+  const steps = digits.slice(1).map((d, i) => (d - digits[i]! + 10) % 10)
+  if (steps.every((s) => s === 1) || steps.every((s) => s === 9)) return true
+  return KNOWN_COMMON.has(pin)
+}

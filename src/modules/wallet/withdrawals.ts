@@ -1,0 +1,244 @@
+// Withdrawals, in recorded phases (contract §3), never awaiting the network
+// inside a transaction:
+//   1. one IMMEDIATE transaction consumes the PIN session, claims the
+//      idempotency key, debits the ledger and records the withdrawal
+//      `pending_signature` (with its outbox event);
+//   2. the custody client signs;
+//   3. a transaction records the signature: `signed`.
+// A crash between 1 and 3 leaves a `pending_signature` withdrawal that
+// resumePending() signs later. A withdrawal custody refuses for good is
+// `failed`, and a compensating ledger transaction gives the money back.
+import { and, asc, eq } from 'drizzle-orm'
+import type { Db, Executor } from '../../db/client'
+import { withdrawals, type WITHDRAWAL_STATUSES } from '../../db/schema'
+import type { Clock } from '../../shared/clock'
+import { toIso } from '../../shared/clock'
+import { AppError } from '../../shared/errors'
+import { newId } from '../../shared/ids'
+import type { Logger } from '../../shared/logger'
+import { formatAmount } from '../../shared/money'
+import { appendEvent } from '../events/outbox'
+import { verifyPassword } from '../auth/passwords'
+import type { PinService } from '../security/pin-service'
+import { CustodyRefusedError, type CustodyClient } from './custody'
+import { isValidAddress, withdrawalMessage } from './frost'
+import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
+import { amountFrom, DEFAULT_ASSET, type WalletService } from './service'
+
+type WithdrawalRow = typeof withdrawals.$inferSelect
+
+export interface WithdrawalView {
+  id: string
+  status: (typeof WITHDRAWAL_STATUSES)[number]
+  amount: string
+  asset: string
+  destinationAddress: string
+  idempotencyKey: string
+  signature?: string
+  createdAt: string
+}
+
+export function toWithdrawal(row: WithdrawalRow): WithdrawalView {
+  return {
+    id: row.id,
+    status: row.status,
+    amount: formatAmount(BigInt(row.amount), DEFAULT_ASSET),
+    asset: row.asset,
+    destinationAddress: row.destinationAddress,
+    idempotencyKey: row.idempotencyKey,
+    ...(row.signature ? { signature: row.signature } : {}),
+    createdAt: toIso(row.createdAt),
+  }
+}
+
+export interface VerifyInput {
+  userId: string
+  sessionId: string
+  sessionToken: string | null
+  pin: string
+  amount: string
+  destinationAddress: string
+  idempotencyKey: string
+}
+
+export type VerifyResult =
+  | { valid: false; locked: boolean; attempt: number }
+  | { valid: true; locked: false; attempt: 0; withdrawal: WithdrawalView }
+
+export interface WithdrawalDeps {
+  db: Db
+  clock: Clock
+  logger: Logger
+  pins: PinService
+  wallet: WalletService
+  custody: CustodyClient
+}
+
+export class WithdrawalService {
+  constructor(private readonly deps: WithdrawalDeps) {}
+
+  /** POST /security/pin-session/{id}/verify: one PIN attempt authorizing one withdrawal. */
+  async verify(input: VerifyInput): Promise<VerifyResult> {
+    const { db, clock, pins } = this.deps
+    const asset = DEFAULT_ASSET.code
+    // Checks that neither consume the session nor count as a PIN failure.
+    pins.checkSession(db, input.userId, input.sessionId, input.sessionToken)
+    const amount = amountFrom(input.amount, 'body/amount')
+    if (!isValidAddress(input.destinationAddress)) {
+      throw new AppError('invalid_destination', 'destinationAddress is not a valid Ed25519 (base58) address')
+    }
+    const earlier = this.byKey(db, input.userId, input.idempotencyKey)
+    if (earlier && !sameRequest(earlier, amount, input.destinationAddress)) throw keyReused()
+    if (!earlier && balanceOf(db, input.userId, asset) < amount) {
+      throw new AppError('insufficient_funds', 'The balance is lower than the amount')
+    }
+    const wallet = await this.deps.wallet.ensureWallet(input.userId)
+
+    // The slow hash runs outside any transaction; everything it decides is
+    // re-checked inside the one below.
+    const pinOk = await verifyPassword(input.pin, pins.pinHashOf(input.userId))
+
+    const outcome = db.transaction(
+      (tx) => {
+        pins.checkSession(tx, input.userId, input.sessionId, input.sessionToken)
+        if (!pinOk) return pins.recordFailure(tx, input.userId)
+        pins.recordSuccess(tx, input.userId)
+        const again = this.byKey(tx, input.userId, input.idempotencyKey)
+        if (again) {
+          if (!sameRequest(again, amount, input.destinationAddress)) throw keyReused()
+          pins.consume(tx, input.sessionId)
+          return { row: again, fresh: false }
+        }
+        const now = clock.now()
+        const id = newId('withdrawal')
+        // Debit first: insufficient funds throws and rolls everything back,
+        // the session included.
+        postMovement(tx, clock, {
+          kind: 'withdrawal',
+          asset,
+          memo: { withdrawalId: id },
+          postings: [
+            { accountId: userAccountId(input.userId, asset), userId: input.userId, amount: -amount },
+            { accountId: systemAccountId('withdrawals', asset), userId: null, amount },
+          ],
+        })
+        const row = tx
+          .insert(withdrawals)
+          .values({
+            id,
+            userId: input.userId,
+            asset,
+            amount: amount.toString(),
+            destinationAddress: input.destinationAddress,
+            idempotencyKey: input.idempotencyKey,
+            status: 'pending_signature',
+            pinSessionId: input.sessionId,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning()
+          .get()
+        pins.consume(tx, input.sessionId)
+        appendEvent(tx, clock, { userId: input.userId, topic: 'wallet', type: 'wallet.withdrawal_pending', data: { withdrawalId: id, amount: formatAmount(amount), asset } })
+        return { row, fresh: true }
+      },
+      { behavior: 'immediate' },
+    )
+    if ('valid' in outcome) return outcome
+    const row = outcome.row.status === 'pending_signature' ? await this.sign(outcome.row.id, wallet.keyRef) : outcome.row
+    return { valid: true, locked: false, attempt: 0, withdrawal: toWithdrawal(row) }
+  }
+
+  /**
+   * Phases 2 and 3 for one withdrawal. A custody error that may pass leaves it
+   * pending for resumePending(); a refusal fails it and reverses the debit.
+   */
+  async sign(withdrawalId: string, keyRef: string): Promise<WithdrawalRow> {
+    const { db, clock, custody, logger } = this.deps
+    const pending = db.select().from(withdrawals).where(eq(withdrawals.id, withdrawalId)).get()!
+    if (pending.status !== 'pending_signature') return pending
+    const message = withdrawalMessage({ id: pending.id, asset: pending.asset, amount: pending.amount, destinationAddress: pending.destinationAddress })
+    let signature: string
+    try {
+      signature = await custody.signWithdrawal(keyRef, message)
+    } catch (error) {
+      if (error instanceof CustodyRefusedError) return this.fail(pending.id, error.message)
+      logger.warn('custody unavailable, withdrawal stays pending', { withdrawalId, error: String(error) })
+      return pending
+    }
+    return db.transaction(
+      (tx) => {
+        const current = tx.select().from(withdrawals).where(eq(withdrawals.id, withdrawalId)).get()!
+        // Another resumer may have finished it meanwhile: first signature wins.
+        if (current.status !== 'pending_signature') return current
+        const signed = tx
+          .update(withdrawals)
+          .set({ status: 'signed', signature, updatedAt: clock.now() })
+          .where(eq(withdrawals.id, withdrawalId))
+          .returning()
+          .get()
+        appendEvent(tx, clock, { userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_signed', data: { withdrawalId, signature } })
+        return signed
+      },
+      { behavior: 'immediate' },
+    )
+  }
+
+  private fail(withdrawalId: string, reason: string): WithdrawalRow {
+    const { db, clock } = this.deps
+    return db.transaction(
+      (tx) => {
+        const current = tx.select().from(withdrawals).where(eq(withdrawals.id, withdrawalId)).get()!
+        if (current.status !== 'pending_signature') return current
+        const amount = BigInt(current.amount)
+        postMovement(tx, clock, {
+          kind: 'reversal',
+          asset: current.asset,
+          memo: { withdrawalId, reason },
+          postings: [
+            { accountId: systemAccountId('withdrawals', current.asset), userId: null, amount: -amount },
+            { accountId: userAccountId(current.userId, current.asset), userId: current.userId, amount },
+          ],
+        })
+        const failed = tx
+          .update(withdrawals)
+          .set({ status: 'failed', failureReason: reason, updatedAt: clock.now() })
+          .where(eq(withdrawals.id, withdrawalId))
+          .returning()
+          .get()
+        appendEvent(tx, clock, { userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_failed', data: { withdrawalId, reason } })
+        return failed
+      },
+      { behavior: 'immediate' },
+    )
+  }
+
+  /** Signs every withdrawal left pending (by a crash, or custody being away). Returns how many were settled. */
+  async resumePending(): Promise<number> {
+    const { db } = this.deps
+    const pending = db.select().from(withdrawals).where(eq(withdrawals.status, 'pending_signature')).orderBy(asc(withdrawals.createdAt)).all()
+    let settled = 0
+    for (const row of pending) {
+      const wallet = await this.deps.wallet.ensureWallet(row.userId)
+      const after = await this.sign(row.id, wallet.keyRef)
+      if (after.status !== 'pending_signature') settled++
+    }
+    return settled
+  }
+
+  private byKey(db: Executor, userId: string, idempotencyKey: string): WithdrawalRow | undefined {
+    return db
+      .select()
+      .from(withdrawals)
+      .where(and(eq(withdrawals.userId, userId), eq(withdrawals.idempotencyKey, idempotencyKey)))
+      .get()
+  }
+}
+
+function sameRequest(row: WithdrawalRow, amount: bigint, destinationAddress: string): boolean {
+  return row.amount === amount.toString() && row.destinationAddress === destinationAddress
+}
+
+function keyReused(): AppError {
+  return new AppError('idempotency_key_reused', 'This idempotencyKey was used for a different withdrawal')
+}

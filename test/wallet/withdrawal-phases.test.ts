@@ -1,0 +1,75 @@
+// Invariant: a withdrawal is never lost between debit and signature. While
+// custody is unreachable it waits as pending_signature (debited, not signed)
+// and is signed when custody returns; a refusal fails it and gives the money
+// back through a compensating ledger transaction.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { outboxEvents, withdrawals } from '../../src/db/schema'
+import { CustodyRefusedError, LocalFrostCustody, type CustodyClient } from '../../src/modules/wallet/custody'
+import { checkLedger } from '../../src/modules/wallet/ledger'
+import { createArenaApp } from '../helpers/arena'
+import { balance, funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
+import { tempDir } from '../helpers/app'
+
+/** Stands in for a remote provider: the one boundary we do not own. */
+class SwitchableCustody implements CustodyClient {
+  mode: 'up' | 'down' | 'refusing' = 'up'
+  constructor(private readonly real: CustodyClient) {}
+  createWallet() {
+    return this.real.createWallet()
+  }
+  async signWithdrawal(keyRef: string, message: Uint8Array) {
+    if (this.mode === 'down') throw new Error('ECONNREFUSED custody provider')
+    if (this.mode === 'refusing') throw new CustodyRefusedError('provider refused: destination blocked')
+    return this.real.signWithdrawal(keyRef, message)
+  }
+  health() {
+    return Promise.resolve({ ok: this.mode === 'up' })
+  }
+}
+
+const custody = new SwitchableCustody(new LocalFrostCustody(join(tempDir('arena-custody-'), 'custody')))
+const ctx = createArenaApp({}, { custody })
+afterAll(() => ctx.close())
+
+type Body = { valid: boolean; withdrawal: { id: string; status: string; signature?: string } }
+
+describe('custody away', () => {
+  test('the withdrawal waits pending (debited, unsigned) and is signed when custody returns', async () => {
+    const p = await funded(ctx, '50')
+    custody.mode = 'down'
+    const res = await verify(ctx, p, await mint(ctx, p), { pin: PIN, amount: '20', destinationAddress: someAddress(), idempotencyKey: 'away-1' })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as Body
+    expect(body.valid).toBe(true)
+    expect(body.withdrawal.status).toBe('pending_signature')
+    expect(body.withdrawal.signature).toBeUndefined()
+    expect(await balance(ctx, p)).toBe('30')
+
+    expect(await ctx.services.withdrawals.resumePending()).toBe(0)
+    expect(ctx.db.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)).get()!.status).toBe('pending_signature')
+
+    custody.mode = 'up'
+    expect(await ctx.services.withdrawals.resumePending()).toBe(1)
+    const row = ctx.db.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)).get()!
+    expect(row.status).toBe('signed')
+    expect(row.signature).toBeTruthy()
+    expect(await balance(ctx, p)).toBe('30')
+    expect(checkLedger(ctx.db.db).ok).toBe(true)
+  })
+
+  test('a refusal fails the withdrawal and a compensating transaction restores the balance', async () => {
+    const p = await funded(ctx, '50')
+    custody.mode = 'refusing'
+    const res = await verify(ctx, p, await mint(ctx, p), { pin: PIN, amount: '20', destinationAddress: someAddress(), idempotencyKey: 'refused-1' })
+    const body = (await res.json()) as Body
+    expect(body.withdrawal.status).toBe('failed')
+    expect(await balance(ctx, p)).toBe('50')
+    const types = ctx.db.db.select().from(outboxEvents).where(eq(outboxEvents.userId, p.userId)).all().filter((e) => e.topic === 'wallet').map((e) => e.type)
+    expect(types).toEqual(['wallet.credited', 'wallet.withdrawal_pending', 'wallet.withdrawal_failed'])
+    const report = checkLedger(ctx.db.db)
+    expect(report.ok).toBe(true)
+    custody.mode = 'up'
+  })
+})
