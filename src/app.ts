@@ -14,6 +14,7 @@ import { matchesModule } from './modules/matches'
 import { MatchesService } from './modules/matches/service'
 import { join } from 'node:path'
 import { LocalFrostCustody, type CustodyClient } from './modules/wallet/custody'
+import { CosignerCustody } from './modules/wallet/cosigner-custody'
 import { walletModule } from './modules/wallet'
 import { WalletService } from './modules/wallet/service'
 import { WithdrawalService } from './modules/wallet/withdrawals'
@@ -39,6 +40,13 @@ export interface AppDeps {
   custody?: CustodyClient
 }
 
+/** The custody client the configuration asks for (contract §3: pluggable). */
+export function custodyFor(config: Readonly<Config>): CustodyClient {
+  const dir = join(config.dataDir, 'custody')
+  if (config.custody === 'cosigner') return new CosignerCustody(dir, config.cosignerUrl!, config.cosignerSecret!)
+  return new LocalFrostCustody(dir)
+}
+
 /** The services behind the routes, shared with the server's background work. */
 export function createServices(deps: AppDeps) {
   const { config, clock, logger } = deps
@@ -53,7 +61,7 @@ export function createServices(deps: AppDeps) {
   const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS })
   const games = new GamesService({ db, clock })
   const matches = new MatchesService({ db, clock, games, gameSessionTtlS: config.gameSessionTtlS })
-  const custody = deps.custody ?? new LocalFrostCustody(join(config.dataDir, 'custody'))
+  const custody = deps.custody ?? custodyFor(config)
   const wallet = new WalletService({ db, clock, custody })
   const pins = new PinService({ db, clock, pinSessionTtlS: config.pinSessionTtlS })
   const withdrawals = new WithdrawalService({ db, clock, logger, pins, wallet, custody })

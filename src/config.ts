@@ -27,6 +27,12 @@ export interface Config {
   trustProxy: boolean
   /** Run background jobs (tournament finalization, ...) in this process. */
   jobsEnabled: boolean
+  /** `local`: all shares in this data dir; `cosigner`: one share held by an `arena cosigner` process. */
+  custody: 'local' | 'cosigner'
+  /** Base URL of the paired co-signer (custody `cosigner`). */
+  cosignerUrl: string | undefined
+  /** Shared secret authenticating server ⇄ co-signer requests (both sides set the same value). */
+  cosignerSecret: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -64,6 +70,9 @@ const STRINGS = [
   'ARENA_JWT_SECRET',
   'ARENA_TRUST_PROXY',
   'ARENA_JOBS_ENABLED',
+  'ARENA_CUSTODY',
+  'ARENA_COSIGNER_URL',
+  'ARENA_COSIGNER_SECRET',
 ] as const
 
 /** Every variable arena reads; any other ARENA_* name is a typo and refused. */
@@ -133,6 +142,19 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     shutdownGraceS: int('ARENA_SHUTDOWN_GRACE_S'),
     trustProxy: flag('ARENA_TRUST_PROXY', false),
     jobsEnabled: flag('ARENA_JOBS_ENABLED', true),
+    custody: oneOf('ARENA_CUSTODY', ['local', 'cosigner'] as const, 'local'),
+    cosignerUrl: optional('ARENA_COSIGNER_URL'),
+    cosignerSecret: optional('ARENA_COSIGNER_SECRET'),
+  }
+
+  if (config.custody === 'cosigner' && config.cosignerUrl === undefined) {
+    problems.push('ARENA_CUSTODY=cosigner requires ARENA_COSIGNER_URL')
+  }
+  if (config.cosignerUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(config.cosignerUrl)) {
+    problems.push('ARENA_COSIGNER_URL must be an http(s) URL')
+  }
+  if ((config.custody === 'cosigner' || config.cosignerSecret !== undefined) && (config.cosignerSecret ?? '').length < MIN_SECRET_LENGTH) {
+    problems.push(`ARENA_COSIGNER_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
   }
 
   if (config.jwtSecret !== undefined && config.jwtSecret.length < MIN_SECRET_LENGTH) {

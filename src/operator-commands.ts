@@ -10,10 +10,12 @@ import { GamesService } from './modules/games/service'
 import { MatchesService } from './modules/matches/service'
 import { checkLedger } from './modules/wallet/ledger'
 import { WalletService } from './modules/wallet/service'
-import { LocalFrostCustody } from './modules/wallet/custody'
+import { custodyFor } from './app'
 import { join } from 'node:path'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { startCosigner } from './cosigner'
 import type { Db } from './db/client'
-import { users } from './db/schema'
+import { users, wallets } from './db/schema'
 import { eq, or } from 'drizzle-orm'
 import { openMigratedDatabase } from './server'
 import { systemClock } from './shared/clock'
@@ -25,7 +27,7 @@ function withServices<T>(fn: (services: { games: GamesService; matches: MatchesS
   try {
     const games = new GamesService({ db: handle.db, clock: systemClock })
     const matches = new MatchesService({ db: handle.db, clock: systemClock, games, gameSessionTtlS: config.gameSessionTtlS })
-    const custody = new LocalFrostCustody(join(config.dataDir, 'custody'))
+    const custody = custodyFor(config)
     return fn({ games, matches, wallet: new WalletService({ db: handle.db, clock: systemClock, custody }), db: handle.db })
   } finally {
     handle.close()
@@ -159,6 +161,57 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         ].join('\n'),
       )
       return report.ok ? 0 : 1
+    },
+  },
+
+  custody: {
+    summary: 'Print a wallet\'s recovery share for offline keeping, and remove it from this machine',
+    usage: 'arena custody export-recovery-share <userId|username> [--keep]',
+    options: { keep: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, who] = positionals
+      if (action !== 'export-recovery-share') throw new UsageError(`unknown action "${action ?? ''}"`)
+      const ref = need(who, '<userId|username>')
+      const config = loadConfig()
+      const keyRef = withServices(({ db }) => {
+        const row = db
+          .select({ keyRef: wallets.keyRef })
+          .from(wallets)
+          .innerJoin(users, eq(users.id, wallets.userId))
+          .where(or(eq(users.id, ref), eq(users.usernameKey, ref.toLowerCase())))
+          .get()
+        if (!row) throw new AppError('not_found', `No wallet for ${JSON.stringify(ref)}`)
+        return row.keyRef
+      })
+      const path = join(config.dataDir, 'custody', keyRef, 'recovery.json')
+      if (!existsSync(path)) throw new AppError('not_found', 'The recovery share is no longer on this machine (already exported)')
+      io.out(readFileSync(path, 'utf8'))
+      // Once it is kept offline, this machine holds one share fewer: with the
+      // co-signer elsewhere, no single machine can sign.
+      if (values.keep !== true) rmSync(path)
+      return 0
+    },
+  },
+
+  cosigner: {
+    summary: 'Run the co-signer of custody mode "cosigner" (own data dir and port, ARENA_COSIGNER_SECRET)',
+    usage: 'arena cosigner',
+    options: {},
+    async run(_args, io) {
+      const config = loadConfig()
+      const logger = createLogger(config.logLevel)
+      const cosigner = startCosigner(config, logger)
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          cosigner.stop()
+          resolve()
+        }
+        process.once('SIGTERM', stop)
+        process.once('SIGINT', stop)
+      })
+      void io
+      return 0
     },
   },
 }
