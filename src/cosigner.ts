@@ -70,12 +70,16 @@ export function startCosigner(config: Readonly<Config>, logger: Logger) {
     writeFileSync(path, JSON.stringify(value), { mode: 0o600 })
     chmodSync(path, 0o600)
   }
-  const read = <T>(path: string): T => {
-    if (!existsSync(path)) throw new Refused('unknown key or step')
-    return JSON.parse(readFileSync(path, 'utf8')) as T
+  // A missing file is not the request's fault (a wrong data dir, a lost
+  // disk): answered 503 so the server keeps the withdrawal waiting.
+  const read = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T
+  /** Nonces by commitment id: used at most once, for exactly one withdrawal, within a minute. */
+  const nonces = new Map<string, { keyRef: string; withdrawal: string; nonces: SigningNonces; expiresAt: number }>()
+  const NONCE_TTL_MS = 60_000
+  const sweep = () => {
+    const now = Date.now()
+    for (const [id, held] of nonces) if (held.expiresAt <= now) nonces.delete(id)
   }
-  /** Nonces by commitment id: used at most once, then gone. */
-  const nonces = new Map<string, { keyRef: string; withdrawalId: string; nonces: SigningNonces }>()
 
   const handlers: Record<string, (body: Record<string, unknown>) => unknown> = {
     [COSIGNER_PATHS.health]: () => ({ ok: true }),
@@ -104,17 +108,23 @@ export function startCosigner(config: Readonly<Config>, logger: Logger) {
       const share = read<KeyShare>(file(String(keyRef), 'share'))
       const round1 = signRound1(share)
       const commitmentId = crypto.randomUUID()
-      nonces.set(commitmentId, { keyRef: String(keyRef), withdrawalId: w.id, nonces: round1.nonces })
+      sweep()
+      nonces.set(commitmentId, { keyRef: String(keyRef), withdrawal: JSON.stringify(w), nonces: round1.nonces, expiresAt: Date.now() + NONCE_TTL_MS })
       return { commitmentId, commitment: round1.commitment }
     },
     [COSIGNER_PATHS.share]: ({ keyRef, commitmentId, commitments, withdrawal }) => {
       const w = checkWithdrawal(withdrawal)
       const held = nonces.get(String(commitmentId))
-      // Single use, and only for the withdrawal the commitment was made for.
+      // Single use, and only for exactly the withdrawal (every field) the
+      // commitment was made for.
       nonces.delete(String(commitmentId))
-      if (!held || held.keyRef !== keyRef || held.withdrawalId !== w.id) throw new Refused('unknown or spent commitment')
+      if (held && (held.keyRef !== keyRef || held.withdrawal !== JSON.stringify(w))) throw new Refused('commitment was made for another withdrawal')
+      // Unknown: spent, expired, or lost in a restart. The server starts over.
+      if (!held || held.expiresAt <= Date.now()) throw new Error('unknown or expired commitment')
       const share = read<KeyShare>(file(String(keyRef), 'share'))
-      return { share: signRound2(share, held.nonces, commitments as SigningCommitment[], withdrawalMessage(w)) }
+      const signatureShare = signRound2(share, held.nonces, commitments as SigningCommitment[], withdrawalMessage(w))
+      logger.info('cosigner signed', { withdrawalId: w.id, keyRef })
+      return { share: signatureShare }
     },
   }
 
@@ -135,11 +145,14 @@ export function startCosigner(config: Readonly<Config>, logger: Logger) {
         const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>
         return Response.json(handler(body))
       } catch (error) {
-        // Anything a request makes the protocol throw (a malformed package, a
-        // tampered share, a spent nonce) is that request's fault: refused.
-        logger.warn('cosigner refused a request', { path, error: String(error) })
-        const message = error instanceof Refused ? error.message : 'request refused by the protocol'
-        return Response.json({ error: { code: 'refused', message, status: 422 } }, { status: 422 })
+        // 422: the request itself is wrong and will stay wrong (the server
+        // fails the withdrawal). Anything else may pass (a restart lost the
+        // nonces, a share file is unreadable): 503, the server retries later.
+        const refused = error instanceof Refused || error instanceof SyntaxError
+        logger.warn(refused ? 'cosigner refused a request' : 'cosigner could not serve a request', { path, error: String(error) })
+        const status = refused ? 422 : 503
+        const message = refused ? (error as Error).message : 'temporarily unable; retry'
+        return Response.json({ error: { code: refused ? 'refused' : 'service_unavailable', message, status } }, { status })
       }
     },
   })

@@ -165,9 +165,9 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
   },
 
   custody: {
-    summary: 'Print a wallet\'s recovery share for offline keeping, and remove it from this machine',
-    usage: 'arena custody export-recovery-share <userId|username> [--keep]',
-    options: { keep: { type: 'boolean' } },
+    summary: 'Print a wallet\'s recovery share for offline keeping; --remove deletes it here once saved',
+    usage: 'arena custody export-recovery-share <userId|username> [--remove]',
+    options: { remove: { type: 'boolean' } },
     positionals: true,
     async run({ values, positionals }, io) {
       const [action, who] = positionals
@@ -187,9 +187,10 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       const path = join(config.dataDir, 'custody', keyRef, 'recovery.json')
       if (!existsSync(path)) throw new AppError('not_found', 'The recovery share is no longer on this machine (already exported)')
       io.out(readFileSync(path, 'utf8'))
-      // Once it is kept offline, this machine holds one share fewer: with the
-      // co-signer elsewhere, no single machine can sign.
-      if (values.keep !== true) rmSync(path)
+      // Deleting is a second, explicit step (--remove), so a failed redirect
+      // cannot lose the only copy. Once removed, this machine holds one share
+      // fewer: with the co-signer elsewhere, no single machine can sign.
+      if (values.remove === true) rmSync(path)
       return 0
     },
   },

@@ -41,6 +41,14 @@ describe('PUT /security/pin', () => {
   })
 })
 
+test('guessing the password through PUT /security/pin is throttled like a login', async () => {
+  const [p] = await players(ctx, 1)
+  for (let i = 0; i < 5; i++) expect((await putPin(p!.tokens.accessToken, { pin: '5820', password: `guess-${i}` })).status).toBe(403)
+  const blocked = await putPin(p!.tokens.accessToken, { pin: '5820', password: PASSWORD })
+  expect(blocked.status).toBe(429)
+  expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0)
+})
+
 describe('mint', () => {
   test('201 { sessionId, sessionToken, expiresAt, maxAttempts } with the configured lifetime', async () => {
     const p = await funded(ctx, '0')

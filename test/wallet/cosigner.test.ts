@@ -95,7 +95,14 @@ describe('cosigner custody', () => {
       expect(res.status).toBe(422)
     }
     const text = JSON.stringify(good)
-    expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signRequest(SECRET, COSIGNER_PATHS.commit, text) }, body: text })).status).toBe(200)
+    const committed = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signRequest(SECRET, COSIGNER_PATHS.commit, text) }, body: text })
+    expect(committed.status).toBe(200)
+    const { commitmentId, commitment } = (await committed.json()) as { commitmentId: string; commitment: unknown }
+    // A commitment made for one withdrawal signs no other (here: another amount).
+    const swapped = JSON.stringify({ keyRef, commitmentId, commitments: [commitment], withdrawal: { ...good.withdrawal, amount: '999000000' } })
+    const shareUrl = `http://127.0.0.1:${PORT}${COSIGNER_PATHS.share}`
+    const refused = await fetch(shareUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...signRequest(SECRET, COSIGNER_PATHS.share, swapped) }, body: swapped })
+    expect(refused.status).toBe(422)
   })
 
   test('the recovery share is exported once and then gone from this machine', async () => {
@@ -103,10 +110,14 @@ describe('cosigner custody', () => {
     await ctx.handle(new Request('http://localhost/api/v1/wallet', { headers: { authorization: `Bearer ${p.tokens.accessToken}` } }))
     const keyRef = ctx.db.db.select().from(wallets).where(eq(wallets.userId, p.userId)).get()!.keyRef
     const env = { ARENA_DATA_DIR: ctx.config.dataDir }
-    const exported = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username], env)
-    expect(exported.code).toBe(0)
-    expect(JSON.parse(exported.stdout)).toMatchObject({ name: 'recovery' })
-    expect(existsSync(join(ctx.config.dataDir, 'custody', keyRef, 'recovery.json'))).toBe(false)
+    const path = join(ctx.config.dataDir, 'custody', keyRef, 'recovery.json')
+    const printed = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username], env)
+    expect(printed.code).toBe(0)
+    expect(JSON.parse(printed.stdout)).toMatchObject({ name: 'recovery' })
+    expect(existsSync(path)).toBe(true) // printing alone deletes nothing
+    const exported = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username, '--remove'], env)
+    expect(JSON.parse(exported.stdout)).toEqual(JSON.parse(printed.stdout))
+    expect(existsSync(path)).toBe(false)
     const again = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username], env)
     expect(again.code).toBe(1)
   }, 30_000)

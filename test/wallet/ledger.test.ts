@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { databasePath, openDatabase } from '../../src/db/client'
-import { ledgerAccounts, outboxEvents } from '../../src/db/schema'
+import { ledgerAccounts, outboxEvents, withdrawals } from '../../src/db/schema'
 import { checkLedger, postMovement, systemAccountId, userAccountId } from '../../src/modules/wallet/ledger'
 import { createTestApp, postJson, tempDir } from '../helpers/app'
 import { admin, createArenaApp, players } from '../helpers/arena'
@@ -44,6 +44,15 @@ describe('operator credit', () => {
     const [p] = await players(ctx, 1)
     const res = await credit(p!.userId, amount, `bad-${String(amount)}`)
     expect(res.status).toBe(422)
+  })
+
+  test('a credit that would take a balance past the largest expressible amount is 422, and moves nothing', async () => {
+    const [p] = await players(ctx, 1)
+    await credit(p!.userId, '100', 'near-max-1')
+    const res = await credit(p!.userId, '999999999999999999', 'near-max-2')
+    expect(res.status).toBe(422)
+    expect(await (await credit(p!.userId, '100', 'near-max-1')).json()).toEqual({ balance: '100' })
+    expect(checkLedger(ctx.db.db).ok).toBe(true)
   })
 
   test('unknown user is 404', async () => {
@@ -86,6 +95,30 @@ describe('ledger invariants', () => {
     const after = checkLedger(ctx.db.db)
     expect(after).toEqual(before)
     expect(after.ok).toBe(true)
+  })
+
+  test('checkLedger finds a withdrawal without its debit, and a debit without its withdrawal', async () => {
+    const local = createArenaApp()
+    try {
+      const [p] = await players(local, 1)
+      const now = local.clock.now()
+      local.db.db.insert(withdrawals).values({ id: 'wdr_orphan', userId: p!.userId, asset: 'USDC', amount: '1', destinationAddress: 'x', idempotencyKey: 'k', status: 'signed', pinSessionId: 'pns_x', createdAt: now, updatedAt: now }).run()
+      expect(checkLedger(local.db.db).problems).toContain('withdrawal wdr_orphan has 0 debits')
+      local.db.db.transaction((tx) =>
+        postMovement(tx, local.clock, {
+          kind: 'withdrawal',
+          asset: 'USDC',
+          memo: { withdrawalId: 'wdr_ghost' },
+          postings: [
+            { accountId: systemAccountId('funding', 'USDC'), userId: null, amount: -1n },
+            { accountId: systemAccountId('withdrawals', 'USDC'), userId: null, amount: 1n },
+          ],
+        }),
+      )
+      expect(checkLedger(local.db.db).problems).toContain('ledger movement for unknown withdrawal wdr_ghost')
+    } finally {
+      local.close()
+    }
   })
 
   test('checkLedger finds a tampered balance', async () => {

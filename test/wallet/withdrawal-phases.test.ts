@@ -14,14 +14,17 @@ import { tempDir } from '../helpers/app'
 
 /** Stands in for a remote provider: the one boundary we do not own. */
 class SwitchableCustody implements CustodyClient {
-  mode: 'up' | 'down' | 'refusing' = 'up'
+  mode: 'up' | 'down' | 'refusing' | 'lying' | 'no-wallets' = 'up'
   constructor(private readonly real: CustodyClient) {}
   createWallet() {
+    if (this.mode === 'no-wallets') return Promise.reject(new Error('ECONNREFUSED custody provider'))
     return this.real.createWallet()
   }
   async signWithdrawal(keyRef: string, message: Uint8Array) {
     if (this.mode === 'down') throw new Error('ECONNREFUSED custody provider')
     if (this.mode === 'refusing') throw new CustodyRefusedError('provider refused: destination blocked')
+    // A well-formed signature, but over another message.
+    if (this.mode === 'lying') return this.real.signWithdrawal(keyRef, new TextEncoder().encode('something else'))
     return this.real.signWithdrawal(keyRef, message)
   }
   health() {
@@ -71,5 +74,31 @@ describe('custody away', () => {
     const report = checkLedger(ctx.db.db)
     expect(report.ok).toBe(true)
     custody.mode = 'up'
+  })
+})
+
+describe('custody misbehaving', () => {
+  test('a signature that does not verify against the wallet address is never recorded', async () => {
+    const p = await funded(ctx, '50')
+    custody.mode = 'lying'
+    const body = (await (await verify(ctx, p, await mint(ctx, p), { pin: PIN, amount: '5', destinationAddress: someAddress(), idempotencyKey: 'lying-1' })).json()) as Body
+    expect(body.withdrawal.status).toBe('pending_signature')
+    expect(await ctx.services.withdrawals.resumePending()).toBe(0)
+    custody.mode = 'up'
+    expect(await ctx.services.withdrawals.resumePending()).toBe(1)
+    expect(ctx.db.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)).get()!.status).toBe('signed')
+  })
+
+  test('custody unable to create a wallet is a 503 with Retry-After, and nothing moves', async () => {
+    const p = await funded(ctx, '50')
+    custody.mode = 'no-wallets'
+    try {
+      const res = await verify(ctx, p, await mint(ctx, p), { pin: PIN, amount: '5', destinationAddress: someAddress(), idempotencyKey: 'nowallet-1' })
+      expect(res.status).toBe(503)
+      expect(res.headers.get('retry-after')).toBe('5')
+    } finally {
+      custody.mode = 'up'
+    }
+    expect(await balance(ctx, p)).toBe('50')
   })
 })

@@ -11,6 +11,7 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { hashPassword, verifyPassword } from '../auth/passwords'
+import { accountKey, countAttempt, LOGIN_LIMITS, retryAfterSeconds } from '../auth/throttle'
 import { isCommonPin } from './pin-rules'
 
 export const PIN_MAX_ATTEMPTS = 5
@@ -26,8 +27,18 @@ export class PinService {
         details: [{ path: 'body/pin', message: 'This PIN is too easy to guess' }],
       })
     }
+    // The password check is a password guess like a login: the same
+    // per-account throttle applies, or a stolen bearer could guess freely.
+    const account = accountKey(userId, '')
+    const retryAfter = retryAfterSeconds(db, [account], clock.now())
+    if (retryAfter !== null) {
+      throw new AppError('rate_limited', 'Too many wrong passwords; try again later', { headers: { 'retry-after': String(retryAfter) } })
+    }
     const user = db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).get()
-    if (!user || !(await verifyPassword(password, user.passwordHash))) throw new AppError('forbidden', 'Password is incorrect')
+    if (!user || !(await verifyPassword(password, user.passwordHash))) {
+      db.transaction((tx) => countAttempt(tx, account, LOGIN_LIMITS.account, clock.now()), { behavior: 'immediate' })
+      throw new AppError('forbidden', 'Password is incorrect')
+    }
     const pinHash = await hashPassword(pin)
     const now = clock.now()
     db.insert(userPins).values({ userId, pinHash, updatedAt: now }).onConflictDoUpdate({ target: userPins.userId, set: { pinHash, updatedAt: now } }).run()

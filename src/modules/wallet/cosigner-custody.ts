@@ -91,8 +91,10 @@ export class CosignerCustody implements CustodyClient {
     let server: KeyShare
     try {
       server = JSON.parse(readFileSync(join(this.dir, keyRef, 'server.json'), 'utf8')) as KeyShare
-    } catch {
-      throw new CustodyRefusedError(`no server share for ${keyRef}`)
+    } catch (error) {
+      // Only a share that does not exist is final; an unreadable one may come back.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CustodyRefusedError(`no server share for ${keyRef}`)
+      throw error
     }
     const mine = signRound1(server)
     const theirs = await this.call<{ commitmentId: string; commitment: SigningCommitment }>(COSIGNER_PATHS.commit, { keyRef, withdrawal })

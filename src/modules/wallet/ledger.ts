@@ -4,10 +4,14 @@
 // transaction, so a movement commits or rolls back with the change it pays for.
 import { eq } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
-import { ledgerAccounts, ledgerPostings, ledgerTransactions } from '../../db/schema'
+import { ledgerAccounts, ledgerPostings, ledgerTransactions, withdrawals } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
+import { maxAmount } from '../../shared/money'
+
+/** The largest balance a wallet may hold: the contract's amount grammar cannot express more. */
+const MAX_BALANCE = maxAmount()
 
 /** System accounts: where credited money comes from, where withdrawn money goes. */
 export const SYSTEM_ACCOUNTS = ['funding', 'withdrawals'] as const
@@ -56,6 +60,11 @@ export function postMovement(tx: Executor, clock: Clock, movement: Movement): st
     const balance = BigInt(account.balance) + posting.amount
     if (account.userId !== null && balance < 0n) {
       throw new AppError('insufficient_funds', 'The balance is lower than the amount')
+    }
+    if (account.userId !== null && balance > MAX_BALANCE) {
+      throw new AppError('validation_failed', 'The balance would exceed the largest amount arena can express', {
+        details: [{ path: 'body/amount', message: 'Too large for this balance' }],
+      })
     }
     tx.update(ledgerAccounts).set({ balance: balance.toString() }).where(eq(ledgerAccounts.id, account.id)).run()
     tx.insert(ledgerPostings).values({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount.toString() }).run()
@@ -107,5 +116,36 @@ export function checkLedger(db: Executor): LedgerReport {
     if (BigInt(a.balance) !== sum) problems.push(`account ${a.id} balance ${a.balance} but postings sum to ${sum}`)
     if (a.userId !== null && BigInt(a.balance) < 0n) problems.push(`user account ${a.id} is negative: ${a.balance}`)
   }
+  problems.push(...checkWithdrawalsAgainstLedger(db))
   return { ok: problems.length === 0, accounts: accounts.length, transactions: transactions.length, postings: postings.length, problems }
+}
+
+/**
+ * Every withdrawal has exactly one debit; a failed one exactly one reversal,
+ * any other none; and no debit or reversal exists without its withdrawal.
+ */
+function checkWithdrawalsAgainstLedger(db: Executor): string[] {
+  const problems: string[] = []
+  const rows = db.select({ id: withdrawals.id, status: withdrawals.status }).from(withdrawals).all()
+  const movements = db
+    .select({ id: ledgerTransactions.id, kind: ledgerTransactions.kind, memo: ledgerTransactions.memo })
+    .from(ledgerTransactions)
+    .all()
+    .filter((t) => t.kind === 'withdrawal' || t.kind === 'reversal')
+  const count = new Map<string, { withdrawal: number; reversal: number }>()
+  for (const m of movements) {
+    const id = String((m.memo as { withdrawalId?: unknown } | null)?.withdrawalId ?? '')
+    const entry = count.get(id) ?? { withdrawal: 0, reversal: 0 }
+    entry[m.kind as 'withdrawal' | 'reversal']++
+    count.set(id, entry)
+  }
+  const known = new Set(rows.map((r) => r.id))
+  for (const id of count.keys()) if (!known.has(id)) problems.push(`ledger movement for unknown withdrawal ${id || '(none)'}`)
+  for (const row of rows) {
+    const entry = count.get(row.id) ?? { withdrawal: 0, reversal: 0 }
+    if (entry.withdrawal !== 1) problems.push(`withdrawal ${row.id} has ${entry.withdrawal} debits`)
+    const reversals = row.status === 'failed' ? 1 : 0
+    if (entry.reversal !== reversals) problems.push(`withdrawal ${row.id} (${row.status}) has ${entry.reversal} reversals`)
+  }
+  return problems
 }

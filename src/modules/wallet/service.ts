@@ -53,7 +53,12 @@ export class WalletService {
       this.creating.set(userId, pending)
     }
     try {
-      const key = await pending
+      // A custody outage is the server's trouble, not the caller's: 503, retry later.
+      const key = await pending.catch(() => {
+        throw new AppError('service_unavailable', 'Custody is not available to create the wallet; try again', {
+          headers: { 'retry-after': '5' },
+        })
+      })
       // Another process may have won the race: the first row stays, ours is unused.
       db.insert(wallets)
         .values({ userId, asset: DEFAULT_ASSET.code, address: key.address, keyRef: key.keyRef, createdAt: clock.now() })

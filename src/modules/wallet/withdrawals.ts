@@ -8,6 +8,8 @@
 // A crash between 1 and 3 leaves a `pending_signature` withdrawal that
 // resumePending() signs later. A withdrawal custody refuses for good is
 // `failed`, and a compensating ledger transaction gives the money back.
+import { ed25519 } from '@noble/curves/ed25519.js'
+import { base58 } from '@scure/base'
 import { and, asc, eq } from 'drizzle-orm'
 import type { Db, Executor } from '../../db/client'
 import { withdrawals, type WITHDRAWAL_STATUSES } from '../../db/schema'
@@ -145,7 +147,7 @@ export class WithdrawalService {
       { behavior: 'immediate' },
     )
     if ('valid' in outcome) return outcome
-    const row = outcome.row.status === 'pending_signature' ? await this.sign(outcome.row.id, wallet.keyRef) : outcome.row
+    const row = outcome.row.status === 'pending_signature' ? await this.sign(outcome.row.id, wallet.keyRef, wallet.address) : outcome.row
     return { valid: true, locked: false, attempt: 0, withdrawal: toWithdrawal(row) }
   }
 
@@ -153,7 +155,7 @@ export class WithdrawalService {
    * Phases 2 and 3 for one withdrawal. A custody error that may pass leaves it
    * pending for resumePending(); a refusal fails it and reverses the debit.
    */
-  async sign(withdrawalId: string, keyRef: string): Promise<WithdrawalRow> {
+  async sign(withdrawalId: string, keyRef: string, address: string): Promise<WithdrawalRow> {
     const { db, clock, custody, logger } = this.deps
     const pending = db.select().from(withdrawals).where(eq(withdrawals.id, withdrawalId)).get()!
     if (pending.status !== 'pending_signature') return pending
@@ -164,6 +166,12 @@ export class WithdrawalService {
     } catch (error) {
       if (error instanceof CustodyRefusedError) return this.fail(pending.id, error.message)
       logger.warn('custody unavailable, withdrawal stays pending', { withdrawalId, error: String(error) })
+      return pending
+    }
+    // Whatever the provider, a signature is recorded only if it verifies with
+    // plain Ed25519 against the wallet address over this withdrawal's message.
+    if (!signatureMatches(signature, message, address)) {
+      logger.error('custody returned a signature that does not verify; withdrawal stays pending', { withdrawalId })
       return pending
     }
     return db.transaction(
@@ -220,7 +228,7 @@ export class WithdrawalService {
     let settled = 0
     for (const row of pending) {
       const wallet = await this.deps.wallet.ensureWallet(row.userId)
-      const after = await this.sign(row.id, wallet.keyRef)
+      const after = await this.sign(row.id, wallet.keyRef, wallet.address)
       if (after.status !== 'pending_signature') settled++
     }
     return settled
@@ -232,6 +240,14 @@ export class WithdrawalService {
       .from(withdrawals)
       .where(and(eq(withdrawals.userId, userId), eq(withdrawals.idempotencyKey, idempotencyKey)))
       .get()
+  }
+}
+
+function signatureMatches(signature: string, message: Uint8Array, address: string): boolean {
+  try {
+    return ed25519.verify(base58.decode(signature), message, base58.decode(address), { zip215: false })
+  } catch {
+    return false
   }
 }
 
