@@ -16,3 +16,16 @@ export interface Command {
 
 /** Wrong words on the command line: exit 2 with the command's usage. */
 export class UsageError extends Error {}
+
+/** Resolves with the first SIGTERM or SIGINT; long-running commands stop on it. */
+export function nextStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', onSignal)
+      process.off('SIGINT', onSignal)
+      resolve(signal)
+    }
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  })
+}

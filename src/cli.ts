@@ -2,7 +2,7 @@
 // node:util parseArgs, reads configuration through loadConfig (so the CLI and
 // the server agree on every variable), and returns an exit code.
 import { parseArgs } from 'node:util'
-import { UsageError, type Command, type Io } from './cli-types'
+import { nextStopSignal, UsageError, type Command, type Io } from './cli-types'
 import { ConfigError, KNOWN_VARIABLES, loadConfig } from './config'
 import { OPERATOR_COMMANDS } from './operator-commands'
 import { AppError } from './shared/errors'
@@ -35,18 +35,12 @@ const COMMANDS: Record<string, Command> = {
         logger.error('uncaught exception', { error: String(error), stack: error.stack })
       })
       const server = await startServer(config, logger)
-      await new Promise<void>((resolve) => {
-        const onSignal = (signal: NodeJS.Signals) => {
-          process.off('SIGTERM', onSignal)
-          process.off('SIGINT', onSignal)
-          server.stop(signal).then(resolve, (error: unknown) => {
-            io.err(`arena: error while stopping: ${error instanceof Error ? error.message : String(error)}`)
-            resolve()
-          })
-        }
-        process.on('SIGTERM', onSignal)
-        process.on('SIGINT', onSignal)
-      })
+      const signal = await nextStopSignal()
+      try {
+        await server.stop(signal)
+      } catch (error) {
+        io.err(`arena: error while stopping: ${error instanceof Error ? error.message : String(error)}`)
+      }
       return EXIT.ok
     },
   },

@@ -2,7 +2,7 @@
 // on the data dir's database, without a running server. `--json` prints the
 // same objects the admin API answers.
 import type { Command, Io } from './cli-types'
-import { UsageError } from './cli-types'
+import { nextStopSignal, UsageError } from './cli-types'
 import { AppError } from './shared/errors'
 import { loadConfig } from './config'
 import type { Tournament } from './modules/games/model'
@@ -199,19 +199,11 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     summary: 'Run the co-signer of custody mode "cosigner" (own data dir and port, ARENA_COSIGNER_SECRET)',
     usage: 'arena cosigner',
     options: {},
-    async run(_args, io) {
+    async run() {
       const config = loadConfig()
-      const logger = createLogger(config.logLevel)
-      const cosigner = startCosigner(config, logger)
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          cosigner.stop()
-          resolve()
-        }
-        process.once('SIGTERM', stop)
-        process.once('SIGINT', stop)
-      })
-      void io
+      const cosigner = startCosigner(config, createLogger(config.logLevel))
+      await nextStopSignal()
+      cosigner.stop()
       return 0
     },
   },
