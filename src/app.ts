@@ -20,6 +20,8 @@ import { WalletService } from './modules/wallet/service'
 import { WithdrawalService } from './modules/wallet/withdrawals'
 import { securityModule } from './modules/security'
 import { PinService } from './modules/security/pin-service'
+import { SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
+import { eventsModule } from './modules/events'
 import type { Lifecycle } from './modules/health/service'
 import { errorHandler } from './plugins/errors'
 import { jsonBody } from './plugins/json-body'
@@ -38,6 +40,7 @@ export interface AppDeps {
   lifecycle: Lifecycle
   /** Defaults to the local FROST custody in the data dir; tests of a remote provider pass their own. */
   custody?: CustodyClient
+  securityLogOptions?: SecurityLogOptions
 }
 
 /** The custody client the configuration asks for (contract §3: pluggable). */
@@ -51,6 +54,7 @@ export function custodyFor(config: Readonly<Config>): CustodyClient {
 export function createServices(deps: AppDeps) {
   const { config, clock, logger } = deps
   const db = deps.db.db
+  const securityLog = new SecurityEventLog({ db, clock, logger }, deps.securityLogOptions)
   const accessTokens = createAccessTokens({
     secret: deps.secrets.jwtSecret,
     ttlS: config.accessTtlS,
@@ -58,21 +62,21 @@ export function createServices(deps: AppDeps) {
     maxExpiredS: config.refreshTtlS,
     clock,
   })
-  const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS })
+  const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS, onSecurityEvent: (e) => securityLog.record(e) })
   const games = new GamesService({ db, clock })
   const matches = new MatchesService({ db, clock, games, gameSessionTtlS: config.gameSessionTtlS })
   const custody = deps.custody ?? custodyFor(config)
   const wallet = new WalletService({ db, clock, custody })
-  const pins = new PinService({ db, clock, pinSessionTtlS: config.pinSessionTtlS })
+  const pins = new PinService({ db, clock, pinSessionTtlS: config.pinSessionTtlS, securityLog })
   const withdrawals = new WithdrawalService({ db, clock, logger, pins, wallet, custody })
-  return { auth, games, matches, wallet, pins, withdrawals }
+  return { auth, games, matches, wallet, pins, withdrawals, securityLog }
 }
 
 export type Services = ReturnType<typeof createServices>
 
 export function createApp(deps: AppDeps, services: Services = createServices(deps)) {
   const { config } = deps
-  const { auth, games, matches: matchService, wallet, pins, withdrawals } = services
+  const { auth, games, matches: matchService, wallet, pins, withdrawals, securityLog } = services
   const app = (
     new Elysia({ name: 'arena', normalize: 'typebox' })
       // normalize 'typebox': Elysia's default (exact-mirror) reshapes a wrong
@@ -84,15 +88,16 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
       .use(errorHandler(deps.logger))
       .use(jsonBody)
       .use(apiDocs())
-      .use(healthModule(deps.db.sqlite, deps.lifecycle))
+      .use(healthModule(deps.db.sqlite, deps.lifecycle, () => securityLog.stats()))
       .use(authModule(auth, { trustProxy: config.trustProxy }))
       .use(gamesModule(auth, games))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet))
-      .use(securityModule(auth, pins, withdrawals))
+      .use(securityModule(auth, pins, withdrawals, securityLog))
+      .use(eventsModule(auth, deps.db.db))
   )
   // No operator token, no operator routes: /api/v1/admin stays a 404.
-  return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService, wallet))
+  return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService, wallet, deps.db.db))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -9,6 +9,7 @@ import type { Tournament } from './modules/games/model'
 import { GamesService } from './modules/games/service'
 import { MatchesService } from './modules/matches/service'
 import { checkLedger } from './modules/wallet/ledger'
+import { listSecurityEvents, verifySecurityLog } from './modules/security/event-log'
 import { WalletService } from './modules/wallet/service'
 import { custodyFor } from './app'
 import { join } from 'node:path'
@@ -205,6 +206,31 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       await nextStopSignal()
       cosigner.stop()
       return 0
+    },
+  },
+
+  security: {
+    summary: 'List security events, or verify the tamper-evident chain (exit 1 on a break)',
+    usage: 'arena security events [--after <cursor>] [--limit N] [--json] | arena security verify-log [--json]',
+    options: { after: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const json = values.json === true
+      if (positionals[0] === 'events') {
+        const after = (values.after as string | undefined) ?? '0'
+        const limit = Number((values.limit as string | undefined) ?? '100')
+        if (!/^[0-9]{1,16}$/.test(after) || !Number.isInteger(limit) || limit < 1 || limit > 500) throw new UsageError('--after is a cursor, --limit 1 to 500')
+        const page = withServices(({ db }) => listSecurityEvents(db, Number(after), limit))
+        return print(io, json, page, () =>
+          [...page.events.map((e) => `${e.receivedAt}  ${e.level.padEnd(11)} ${e.kind}  user ${e.userId ?? '-'}  ${JSON.stringify(e.details)}`), `cursor ${page.cursor}`].join('\n'),
+        )
+      }
+      if (positionals[0] === 'verify-log') {
+        const report = withServices(({ db }) => verifySecurityLog(db))
+        print(io, json, report, () => (report.ok ? `ok: ${report.rows} events, chain intact` : `BROKEN at event ${report.brokenAt}: ${report.reason}`))
+        return report.ok ? 0 : 1
+      }
+      throw new UsageError(`unknown action "${positionals[0] ?? ''}"`)
     },
   },
 }

@@ -4,6 +4,7 @@
 import type { AnyElysia } from 'elysia'
 import { createApp, createServices } from './app'
 import type { WithdrawalService } from './modules/wallet/withdrawals'
+import { pruneEvents } from './modules/events/plane'
 import { jobHandlers } from './jobs/handlers'
 import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
@@ -80,6 +81,17 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   const services = createServices(deps)
   const app = createApp(deps, services)
   const resumer = startWithdrawalResumer(services.withdrawals, logger)
+  // Retention of the event plane: at start, then hourly.
+  const prune = () => {
+    try {
+      const removed = pruneEvents(db.db, systemClock, config.eventRetentionDays)
+      if (removed > 0) logger.info('events pruned', { removed, retentionDays: config.eventRetentionDays })
+    } catch (error) {
+      logger.error('event pruning failed', { error: String(error) })
+    }
+  }
+  prune()
+  const pruner = setInterval(prune, 3_600_000)
   const worker = createJobWorker({ db: db.db, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
   if (config.jobsEnabled) {
     // Work left by a previous run (a finalization interrupted by a crash) first;
@@ -98,6 +110,9 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
     onStopped: () => {
       worker.stop()
       resumer.stop()
+      clearInterval(pruner)
+      // Buffered security events are written before the database closes.
+      services.securityLog.close()
       db.close()
     },
   })

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { AnyElysia } from 'elysia'
 import { createApp, createServices, type Services } from '../../src/app'
 import type { CustodyClient } from '../../src/modules/wallet/custody'
+import type { SecurityLogOptions } from '../../src/modules/security/event-log'
 import { loadConfig, type Config } from '../../src/config'
 import { databasePath, openDatabase, type DbHandle } from '../../src/db/client'
 import { runMigrations } from '../../src/db/migrate'
@@ -43,6 +44,7 @@ export interface TestAppOptions {
   dataDir?: string
   /** A custody client standing in for a remote provider. */
   custody?: CustodyClient
+  securityLogOptions?: SecurityLogOptions
   /** Extra routes mounted after the real modules (probes for the cross-cutting plugins). */
   probes?: AnyElysia
 }
@@ -56,7 +58,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   runMigrations(db.sqlite)
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
-  const deps = { config, db, secrets: resolveSecrets(config), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}) }
+  const deps = { config, db, secrets: resolveSecrets(config), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}) }
   const services = createServices(deps)
   const base = createApp(deps, services)
   // Probe routes change the app's route types; tests only call handle(), so keep the base type.
@@ -75,6 +77,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     services,
     runJobs: () => createJobWorker({ db: db.db, clock, logger, handlers: jobHandlers(clock) }).runDue(),
     close() {
+      services.securityLog.close()
       db.close()
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },

@@ -24,3 +24,26 @@ export const outboxEvents = sqliteTable(
     index('outbox_events_created_at').on(table.createdAt),
   ],
 )
+
+export const SECURITY_LEVELS = ['SAFE', 'WARN', 'COMPROMISED'] as const
+
+// The security-event log (contract §4). Tamper-evident: each row stores the
+// hash of the row before it, so editing or deleting a row breaks the chain
+// from there on (`arena security verify-log`).
+export const securityEvents = sqliteTable(
+  'security_events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    userId: text('user_id'),
+    source: text('source', { enum: ['client', 'server'] }).notNull(),
+    kind: text('kind').notNull(),
+    level: text('level', { enum: SECURITY_LEVELS }).notNull(),
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    occurredAt: integer('occurred_at', { mode: 'timestamp_ms' }).notNull(),
+    receivedAt: integer('received_at', { mode: 'timestamp_ms' }).notNull(),
+    prevHash: text('prev_hash').notNull(),
+    hash: text('hash').notNull(),
+  },
+  (table) => [index('security_events_user').on(table.userId)],
+)

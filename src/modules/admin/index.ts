@@ -10,12 +10,14 @@ import type { GamesService } from '../games/service'
 import { DecisionResponse, ResolveBody } from '../matches/model'
 import type { MatchesService } from '../matches/service'
 import type { WalletService } from '../wallet/service'
+import type { Db } from '../../db/client'
+import { listSecurityEvents } from '../security/event-log'
 
 export const ADMIN_TOKEN_HEADER = 'x-admin-token'
 const ADMIN_SECURITY = [{ adminToken: [] }]
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 
-export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService) {
+export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService, db: Db) {
   const detail = (summary: string) => ({ tags: ['admin'], summary, security: ADMIN_SECURITY })
   return (
     new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
@@ -72,6 +74,20 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
           }),
           response: { 200: t.Object({ balance: t.String() }), 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse },
           detail: detail('Credit a wallet (idempotent by reference)'),
+        },
+      )
+      .get(
+        '/security-events',
+        ({ query }) => {
+          if (query.after !== undefined && !/^(0|[1-9][0-9]{0,15})$/.test(query.after)) {
+            throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/after', message: 'Not a cursor this server issued' }] })
+          }
+          return listSecurityEvents(db, Number(query.after ?? 0), query.limit ?? 100)
+        },
+        {
+          query: t.Object({ after: t.Optional(t.String({ maxLength: 20 })), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })) }),
+          response: { 200: t.Object({ events: t.Array(t.Record(t.String(), t.Unknown())), cursor: t.String() }), 401: ErrorResponse, 422: ErrorResponse },
+          detail: detail('Security events, oldest first after the cursor'),
         },
       )
       .post('/matches/:id/resolve', ({ params, body }) => matchService.resolve(params.id, body.winnerParticipantId), {

@@ -10,6 +10,7 @@ import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { appendEvent } from '../events/outbox'
 import type { AccessTokens } from './access-tokens'
+import type { SecurityEventInput } from '../security/event-log'
 import { COUNTRY_CODES } from './countries'
 import type { RegisterBody, TokenResponse, User } from './model'
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
@@ -28,6 +29,8 @@ export interface AuthServiceDeps {
   clock: Clock
   accessTokens: AccessTokens
   refreshTtlS: number
+  /** Server-side security events (refresh reuse, login throttling) go to the security log. */
+  onSecurityEvent?: (event: SecurityEventInput) => void
 }
 
 /** lastUsedAt is written at most this often per session, so reads stay reads. */
@@ -110,6 +113,13 @@ export class AuthService {
       { behavior: 'immediate' },
     )
     if (retryAfter !== null) {
+      this.deps.onSecurityEvent?.({
+        userId: user?.id ?? null,
+        source: 'server',
+        kind: 'LOGIN_THROTTLED',
+        level: 'WARN',
+        details: { address: input.address, retryAfterS: retryAfter },
+      })
       throw new AppError('rate_limited', 'Too many failed logins; try again later', {
         headers: { 'retry-after': String(retryAfter) },
       })
@@ -181,6 +191,13 @@ export class AuthService {
       { behavior: 'immediate' },
     )
     if (outcome.kind === 'reused') {
+      this.deps.onSecurityEvent?.({
+        userId: input.userId,
+        source: 'server',
+        kind: 'REFRESH_TOKEN_REUSED',
+        level: 'COMPROMISED',
+        details: { sessionId: input.sessionId },
+      })
       throw new AppError('refresh_token_reused', 'Refresh token was already used; the session has been revoked')
     }
     if (outcome.kind === 'invalid') throw unauthorized('Refresh token is invalid, expired or revoked')

@@ -2,6 +2,7 @@ import type { Executor } from '../../db/client'
 import { outboxEvents, type EventTopic } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { newId } from '../../shared/ids'
+import { pokeUser } from './plane'
 
 export interface OutboxEvent {
   /** Who may read it on the event plane; null for operator-only events. */
@@ -22,5 +23,7 @@ export function appendEvent(executor: Executor, clock: Clock, event: OutboxEvent
     .insert(outboxEvents)
     .values({ id, userId: event.userId, topic: event.topic, type: event.type, data: event.data, createdAt: clock.now() })
     .run()
+  // Long polls of this user read again once this transaction is over.
+  pokeUser(event.userId)
   return id
 }

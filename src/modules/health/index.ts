@@ -5,13 +5,13 @@ import { ErrorResponse } from '../../shared/models'
 import { HealthResponse, ReadyResponse } from './model'
 import { checkReady, type Lifecycle } from './service'
 
-export function healthModule(sqlite: Database, lifecycle: Lifecycle) {
+export function healthModule(sqlite: Database, lifecycle: Lifecycle, securityEvents: () => { buffered: number; shed: number; capacity: number }) {
   return new Elysia({ name: 'arena/health' })
     .get('/healthz', () => ({ status: 'ok' as const }), {
       response: { 200: HealthResponse },
       detail: { tags: ['health'], summary: 'Liveness: the process answers' },
     })
-    .get('/readyz', () => checkReady(sqlite, lifecycle), {
+    .get('/readyz', () => ({ ...checkReady(sqlite, lifecycle), securityEvents: securityEvents() }), {
       response: { 200: ReadyResponse, 503: ErrorResponse },
       detail: { tags: ['health'], summary: 'Readiness: the database answers and the server is not draining' },
     })

@@ -8,6 +8,10 @@ export const ReadyResponse = t.Object(
     checks: t.Object({
       database: t.Object({ ok: t.Boolean(), latencyMs: t.Number() }),
     }),
+    securityEvents: t.Object(
+      { buffered: t.Integer(), shed: t.Integer(), capacity: t.Integer() },
+      { description: 'the security-event buffer: waiting to be written, and shed under overload since start' },
+    ),
   },
   { $id: 'Ready' },
 )

@@ -7,6 +7,8 @@ import { ErrorResponse } from '../../shared/models'
 import type { AuthService } from '../auth/service'
 import type { WithdrawalService } from '../wallet/withdrawals'
 import type { PinService } from './pin-service'
+import type { SecurityEventLog } from './event-log'
+import { AppError } from '../../shared/errors'
 
 const Withdrawal = t.Object(
   {
@@ -32,9 +34,55 @@ const PinVerifyResponse = t.Object(
   { $id: 'PinVerifyResponse' },
 )
 
-export function securityModule(auth: AuthService, pins: PinService, withdrawals: WithdrawalService) {
+export const MAX_DETAILS_BYTES = 8 * 1024
+
+/** Per-user token bucket: a burst of 30, refilled at 10 per second. */
+function createRateLimiter(burst = 30, perSecond = 10) {
+  const buckets = new Map<string, { tokens: number; at: number }>()
+  return (key: string): boolean => {
+    const now = performance.now()
+    const bucket = buckets.get(key) ?? { tokens: burst, at: now }
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond)
+    bucket.at = now
+    buckets.set(key, bucket)
+    if (bucket.tokens < 1) return false
+    bucket.tokens -= 1
+    return true
+  }
+}
+
+export function securityModule(auth: AuthService, pins: PinService, withdrawals: WithdrawalService, securityLog: SecurityEventLog) {
+  const allow = createRateLimiter()
   return new Elysia({ name: 'arena/security', prefix: '/api/v1/security' })
     .use(authGuard(auth))
+    .post(
+      '/events',
+      ({ body, auth: { user }, set }) => {
+        if (!allow(user.id)) throw new AppError('rate_limited', 'Too many security events; slow down', { headers: { 'retry-after': '1' } })
+        const details = body.details ?? {}
+        if (Buffer.byteLength(JSON.stringify(details)) > MAX_DETAILS_BYTES) {
+          throw new AppError('payload_too_large', `details exceeds ${MAX_DETAILS_BYTES} bytes`)
+        }
+        const occurredAt = body.occurredAt ? new Date(body.occurredAt) : undefined
+        if (occurredAt && Number.isNaN(occurredAt.getTime())) {
+          throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/occurredAt', message: 'Expected an ISO-8601 time' }] })
+        }
+        set.status = 202
+        const accepted = securityLog.record({ userId: user.id, source: 'client', kind: body.kind, level: body.level ?? 'WARN', details, ...(occurredAt ? { occurredAt } : {}) })
+        return { accepted }
+      },
+      {
+        auth: true,
+        body: t.Object({
+          kind: t.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$', description: 'UPPER_SNAKE, e.g. ENV_COMPROMISED' }),
+          level: t.Optional(t.Union([t.Literal('SAFE'), t.Literal('WARN'), t.Literal('COMPROMISED')])),
+          details: t.Optional(t.Record(t.String(), t.Unknown())),
+          occurredAt: t.Optional(t.String({ maxLength: 40 })),
+        }),
+        response: { 202: t.Object({ accepted: t.Boolean({ description: 'false when shed under overload' }) }), 401: ErrorResponse, 413: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse },
+        detail: { tags: ['security'], summary: 'Report a security event (best effort)', security: BEARER_SECURITY },
+      },
+    )
     .put(
       '/pin',
       async ({ body, auth: { user } }) => {

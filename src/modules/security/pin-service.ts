@@ -13,12 +13,13 @@ import { newId } from '../../shared/ids'
 import { hashPassword, verifyPassword } from '../auth/passwords'
 import { accountKey, countAttempt, LOGIN_LIMITS, retryAfterSeconds } from '../auth/throttle'
 import { isCommonPin } from './pin-rules'
+import type { SecurityEventLog } from './event-log'
 
 export const PIN_MAX_ATTEMPTS = 5
 export const PIN_LOCK_BASE_MS = 15 * 60_000
 
 export class PinService {
-  constructor(private readonly deps: { db: Db; clock: Clock; pinSessionTtlS: number }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; pinSessionTtlS: number; securityLog?: SecurityEventLog }) {}
 
   async setPin(userId: string, pin: string, password: string): Promise<void> {
     const { db, clock } = this.deps
@@ -90,6 +91,9 @@ export class PinService {
       ? { failures: 0, locks: locks + 1, lockedUntil: new Date(now.getTime() + PIN_LOCK_BASE_MS * 2 ** locks) }
       : { failures: attempt, locks, lockedUntil: row?.lockedUntil ?? null }
     tx.insert(pinLocks).values({ userId, ...state }).onConflictDoUpdate({ target: pinLocks.userId, set: state }).run()
+    if (locked) {
+      this.deps.securityLog?.record({ userId, source: 'server', kind: 'PIN_LOCKED', level: 'WARN', details: { lockedUntil: state.lockedUntil?.toISOString(), locks: state.locks } })
+    }
     return { valid: false, locked, attempt }
   }
 

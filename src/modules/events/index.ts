@@ -1,0 +1,35 @@
+// GET /api/v1/events: the caller's own events, long-polled (contract §4).
+import { Elysia, t } from 'elysia'
+import type { Db } from '../../db/client'
+import { authGuard } from '../../plugins/auth'
+import { BEARER_SECURITY } from '../../plugins/openapi'
+import { ErrorResponse } from '../../shared/models'
+import type { AuthService } from '../auth/service'
+import { pollEvents } from './plane'
+
+export function eventsModule(auth: AuthService, db: Db) {
+  return new Elysia({ name: 'arena/events', prefix: '/api/v1' })
+    .use(authGuard(auth))
+    .get(
+      '/events',
+      ({ query, request, auth: { user } }) =>
+        pollEvents(db, { userId: user.id, after: query.after, waitS: query.wait ?? 0, topics: query.topics, signal: request.signal }),
+      {
+        auth: true,
+        query: t.Object({
+          after: t.Optional(t.String({ maxLength: 64, description: 'the cursor of the previous page (opaque)' })),
+          wait: t.Optional(t.Numeric({ minimum: 0, maximum: 30, description: 'seconds to wait for a new event' })),
+          topics: t.Optional(t.String({ maxLength: 64, description: 'comma list of session, wallet, status' })),
+        }),
+        response: {
+          200: t.Object({
+            events: t.Array(t.Object({ id: t.String(), topic: t.String(), type: t.String(), data: t.Record(t.String(), t.Unknown()), createdAt: t.String() })),
+            cursor: t.String(),
+          }),
+          401: ErrorResponse,
+          422: ErrorResponse,
+        },
+        detail: { tags: ['events'], summary: 'The caller\'s events after a cursor, oldest first; waits up to `wait` s for new ones', security: BEARER_SECURITY },
+      },
+    )
+}

@@ -1,0 +1,102 @@
+// The event plane (contract §4): a caller reads its own outbox events, oldest
+// first, after an opaque cursor, long-polling up to `wait` seconds. The
+// database is the source of truth; appendEvent pokes waiters of the user once
+// the current synchronous transaction is over, and a woken poll reads again
+// (a poke from a rolled-back transaction finds nothing and waits on).
+import { and, asc, eq, gt, inArray, lt } from 'drizzle-orm'
+import type { Executor } from '../../db/client'
+import { EVENT_TOPICS, outboxEvents, type EventTopic } from '../../db/schema'
+import type { Clock } from '../../shared/clock'
+import { toIso } from '../../shared/clock'
+import { AppError } from '../../shared/errors'
+
+const waiters = new Map<string, Set<() => void>>()
+
+/** Called by appendEvent. setTimeout(0) runs after the synchronous transaction has ended. */
+export function pokeUser(userId: string | null): void {
+  if (!userId || !waiters.has(userId)) return
+  setTimeout(() => {
+    for (const wake of waiters.get(userId) ?? []) wake()
+  }, 0)
+}
+
+function waitForPoke(userId: string, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const set = waiters.get(userId) ?? new Set<() => void>()
+    waiters.set(userId, set)
+    const done = () => {
+      clearTimeout(timer)
+      set.delete(done)
+      if (set.size === 0) waiters.delete(userId)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    set.add(done)
+    signal?.addEventListener('abort', done)
+  })
+}
+
+const CURSOR_PREFIX = 'c1.'
+
+export function encodeCursor(seq: number): string {
+  return CURSOR_PREFIX + Buffer.from(String(seq)).toString('base64url')
+}
+
+export function decodeCursor(cursor: string | undefined): number {
+  if (cursor === undefined || cursor === '') return 0
+  const raw = cursor.startsWith(CURSOR_PREFIX) ? Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString() : ''
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(raw)) {
+    throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/after', message: 'Not a cursor this server issued' }] })
+  }
+  return Number(raw)
+}
+
+export function parseTopics(topics: string | undefined): EventTopic[] {
+  if (topics === undefined || topics === '') return [...EVENT_TOPICS]
+  const list = topics.split(',').map((t) => t.trim())
+  const bad = list.filter((t) => !(EVENT_TOPICS as readonly string[]).includes(t))
+  if (bad.length > 0 || list.length === 0) {
+    throw new AppError('validation_failed', 'Request failed validation', {
+      details: [{ path: 'query/topics', message: `Topics are ${EVENT_TOPICS.join(', ')}` }],
+    })
+  }
+  return [...new Set(list)] as EventTopic[]
+}
+
+export const PAGE_SIZE = 100
+
+function read(db: Executor, userId: string, after: number, topics: EventTopic[]) {
+  const rows = db
+    .select()
+    .from(outboxEvents)
+    .where(and(eq(outboxEvents.userId, userId), gt(outboxEvents.seq, after), inArray(outboxEvents.topic, topics)))
+    .orderBy(asc(outboxEvents.seq))
+    .limit(PAGE_SIZE)
+    .all()
+  return {
+    events: rows.map((r) => ({ id: r.id, topic: r.topic, type: r.type, data: r.data, createdAt: toIso(r.createdAt) })),
+    cursor: encodeCursor(rows.at(-1)?.seq ?? after),
+  }
+}
+
+export async function pollEvents(
+  db: Executor,
+  input: { userId: string; after?: string; waitS: number; topics?: string; signal?: AbortSignal },
+) {
+  const after = decodeCursor(input.after)
+  const topics = parseTopics(input.topics)
+  const deadline = Date.now() + input.waitS * 1000
+  for (;;) {
+    const page = read(db, input.userId, after, topics)
+    const left = deadline - Date.now()
+    if (page.events.length > 0 || left <= 0 || input.signal?.aborted) return page
+    await waitForPoke(input.userId, left, input.signal)
+  }
+}
+
+/** Retention: events older than `days` are deleted; returns how many. */
+export function pruneEvents(db: Executor, clock: Clock, days: number): number {
+  const before = new Date(clock.now().getTime() - days * 86_400_000)
+  return db.delete(outboxEvents).where(lt(outboxEvents.createdAt, before)).returning({ seq: outboxEvents.seq }).all().length
+}
