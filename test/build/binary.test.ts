@@ -79,9 +79,20 @@ describe('dist/arena', () => {
     const { accessToken } = (await loggedIn.json()) as { accessToken: string }
     const meRes = await fetch(`${first.url}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })
     expect(((await meRes.json()) as { user: { username: string } }).user.username).toBe('bin_player')
+    const events = await fetch(`${first.url}/api/v1/events?topics=session&wait=0`, { headers: { authorization: `Bearer ${accessToken}` } })
+    expect(((await events.json()) as { events: { type: string }[] }).events.map((e) => e.type)).toEqual(['session.login'])
+    const reported = await fetch(`${first.url}/api/v1/security/events`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({ kind: 'ENV_COMPROMISED', level: 'COMPROMISED', details: { root: true } }),
+    })
+    expect(reported.status).toBe(202)
 
     const stop = await first.signal('SIGTERM')
     expect(stop.code).toBe(0)
+    // The buffered security event was written on the way out.
+    const listed = await run([join(home, 'arena'), 'security', 'events', '--json'], { ARENA_DATA_DIR: join(home, 'data') })
+    expect((JSON.parse(listed.stdout) as { events: { kind: string }[] }).events.map((e) => e.kind)).toContain('ENV_COMPROMISED')
     expect(stop.ms).toBeLessThan(5000)
     expect(first.lines.some((l) => l.msg === 'stopped')).toBe(true)
     expect(first.lines.filter((l) => l.msg === 'request').length).toBeGreaterThanOrEqual(5)

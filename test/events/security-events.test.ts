@@ -1,0 +1,110 @@
+// The security-event log: best effort (never slows a request), bounded (sheds
+// and counts under a flood), visible to operators, tamper-evident.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { securityEvents } from '../../src/db/schema'
+import { verifySecurityLog } from '../../src/modules/security/event-log'
+import { postJson, req, tempDir } from '../helpers/app'
+import { admin, createArenaApp, players } from '../helpers/arena'
+import { run, SOURCE_COMMAND } from '../helpers/process'
+
+const ctx = createArenaApp({}, { securityLogOptions: { capacity: 50, batchSize: 1000, flushMs: 60_000 } })
+afterAll(() => ctx.close())
+
+const report = (token: string, body: unknown) => ctx.handle(postJson('/api/v1/security/events', body, { authorization: `Bearer ${token}` }))
+
+describe('POST /security/events', () => {
+  test('ENV_COMPROMISED is accepted (202) and visible to operators once flushed', async () => {
+    const [p] = await players(ctx, 1)
+    const res = await report(p!.tokens.accessToken, { kind: 'ENV_COMPROMISED', level: 'COMPROMISED', details: { checks: ['root', 'debugger'] }, occurredAt: '2026-11-22T09:59:00.000Z' })
+    expect(res.status).toBe(202)
+    expect(await res.json()).toEqual({ accepted: true })
+    ctx.services.securityLog.flush()
+    const listed = (await (await ctx.handle(req('/api/v1/admin/security-events?limit=500', { headers: admin }))).json()) as { events: { kind: string; level: string; userId: string; details: unknown; occurredAt: string; source: string }[]; cursor: string }
+    const mine = listed.events.find((e) => e.userId === p!.userId && e.kind === 'ENV_COMPROMISED')
+    expect(mine).toMatchObject({ level: 'COMPROMISED', source: 'client', details: { checks: ['root', 'debugger'] }, occurredAt: '2026-11-22T09:59:00.000Z' })
+    const next = (await (await ctx.handle(req(`/api/v1/admin/security-events?after=${listed.cursor}`, { headers: admin }))).json()) as { events: unknown[] }
+    expect(next.events).toEqual([])
+  })
+
+  test('bad kind or level is 422; details over 8 KiB is 413; no bearer is 401', async () => {
+    const [p] = await players(ctx, 1)
+    expect((await report(p!.tokens.accessToken, { kind: 'ENV_COMPROMISED', level: 'PANIC' })).status).toBe(422)
+    expect((await report(p!.tokens.accessToken, { kind: 'env-compromised' })).status).toBe(422)
+    expect((await report(p!.tokens.accessToken, { kind: 'X', details: 'not an object' })).status).toBe(422)
+    expect((await report(p!.tokens.accessToken, { kind: 'X', occurredAt: 'yesterday' })).status).toBe(422)
+    expect((await report(p!.tokens.accessToken, { kind: 'BIG', details: { blob: 'x'.repeat(9000) } })).status).toBe(413)
+    expect((await ctx.handle(postJson('/api/v1/security/events', { kind: 'X' }))).status).toBe(401)
+  })
+
+  test('a flood beyond the buffer sheds, is counted in /readyz, and does not slow other requests', async () => {
+    const [a, b] = await players(ctx, 2)
+    ctx.services.securityLog.flush()
+    const results: boolean[] = []
+    // Spread over users so the per-user rate limit is not what refuses them.
+    const flooders = await players(ctx, 4)
+    for (const f of flooders) {
+      for (let i = 0; i < 25; i++) {
+        const res = await report(f.tokens.accessToken, { kind: 'FLOOD', level: 'SAFE' })
+        expect(res.status).toBe(202)
+        results.push(((await res.json()) as { accepted: boolean }).accepted)
+      }
+    }
+    expect(results.filter((x) => x).length).toBe(50)
+    expect(results.filter((x) => !x).length).toBe(50)
+    const ready = (await (await ctx.handle(req('/readyz'))).json()) as { securityEvents: { buffered: number; shed: number } }
+    expect(ready.securityEvents).toMatchObject({ buffered: 50, shed: 50 })
+    const started = performance.now()
+    expect((await ctx.handle(req('/api/v1/me', { headers: { authorization: `Bearer ${a!.tokens.accessToken}` } }))).status).toBe(200)
+    expect(performance.now() - started).toBeLessThan(200)
+    expect(ctx.services.securityLog.flush()).toBe(50)
+    void b
+  })
+
+  test('one user flooding is rate limited with 429 and Retry-After', async () => {
+    const [p] = await players(ctx, 1)
+    const statuses: number[] = []
+    for (let i = 0; i < 40; i++) statuses.push((await report(p!.tokens.accessToken, { kind: 'SPAM', level: 'SAFE' })).status)
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0)
+    ctx.services.securityLog.flush()
+  })
+
+  test('server-side events: refresh-token reuse is logged as COMPROMISED', async () => {
+    const [p] = await players(ctx, 1)
+    const rotate = () => ctx.handle(postJson('/api/v1/auth/validate', { refreshToken: p!.tokens.refreshToken }, { authorization: `Bearer ${p!.tokens.accessToken}` }))
+    await rotate()
+    await rotate()
+    ctx.services.securityLog.flush()
+    const rows = ctx.db.db.select().from(securityEvents).where(eq(securityEvents.userId, p!.userId)).all()
+    expect(rows.map((r) => [r.source, r.kind, r.level])).toContainEqual(['server', 'REFRESH_TOKEN_REUSED', 'COMPROMISED'])
+  })
+})
+
+describe('tamper evidence', () => {
+  test('verify-log passes on the written chain and names the first edited or removed row', async () => {
+    const dataDir = tempDir('arena-seclog-')
+    const local = createArenaApp({}, { dataDir })
+    try {
+      const [p] = await players(local, 1)
+      for (let i = 0; i < 5; i++) await local.handle(postJson('/api/v1/security/events', { kind: `EVENT_${i}`, details: { i } }, { authorization: `Bearer ${p!.tokens.accessToken}` }))
+      local.services.securityLog.flush()
+      expect(verifySecurityLog(local.db.db)).toEqual({ ok: true, rows: 5 })
+      const ok = await run([...SOURCE_COMMAND, 'security', 'verify-log'], { ARENA_DATA_DIR: dataDir })
+      expect(ok.code).toBe(0)
+
+      local.db.sqlite.run(`UPDATE security_events SET details = '{"i":99}' WHERE seq = 3`)
+      const edited = verifySecurityLog(local.db.db)
+      expect(edited).toMatchObject({ ok: false, brokenAt: 3 })
+      const broken = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ARENA_DATA_DIR: dataDir })
+      expect(broken.code).toBe(1)
+      expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, brokenAt: 3 })
+
+      local.db.sqlite.run(`UPDATE security_events SET details = '{"i":2}' WHERE seq = 3`)
+      expect(verifySecurityLog(local.db.db).ok).toBe(true)
+      local.db.sqlite.run('DELETE FROM security_events WHERE seq = 2')
+      expect(verifySecurityLog(local.db.db)).toMatchObject({ ok: false, brokenAt: 3 })
+    } finally {
+      local.close()
+    }
+  }, 30_000)
+})
