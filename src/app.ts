@@ -63,7 +63,7 @@ export function createServices(deps: AppDeps) {
     clock,
   })
   const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS, onSecurityEvent: (e) => securityLog.record(e) })
-  const games = new GamesService({ db, clock })
+  const games = new GamesService({ db, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ db, clock, games, gameSessionTtlS: config.gameSessionTtlS })
   const custody = deps.custody ?? custodyFor(config)
   const wallet = new WalletService({ db, clock, custody })

@@ -80,6 +80,19 @@ describe('POST /security/events', () => {
   })
 })
 
+test('a burst of bad game keys is logged once as INVALID_GAME_KEY_BURST', async () => {
+  const { game } = (await (await ctx.handle(postJson('/api/v1/admin/games', { name: 'Probed' }, admin))).json()) as { game: { id: string } }
+  const [p] = await players(ctx, 1)
+  for (let i = 0; i < 8; i++) {
+    const res = await ctx.handle(postJson(`/api/v1/game-sdk/${game.id}/sessions`, { matchId: 'mat_x' }, { authorization: `Bearer ${p!.tokens.accessToken}`, 'x-game-key': `agk_guess_${i}` }))
+    expect(res.status).toBe(403)
+  }
+  ctx.services.securityLog.flush()
+  const bursts = ctx.db.db.select().from(securityEvents).where(eq(securityEvents.kind, 'INVALID_GAME_KEY_BURST')).all()
+  expect(bursts.length).toBe(1)
+  expect(bursts[0]!.details).toMatchObject({ gameId: game.id, failures: 5 })
+})
+
 describe('tamper evidence', () => {
   test('verify-log passes on the written chain and names the first edited or removed row', async () => {
     const dataDir = tempDir('arena-seclog-')

@@ -10,6 +10,7 @@ import { newId } from '../../shared/ids'
 import { appendEvent } from '../events/outbox'
 import { notifyReady } from '../matches/service'
 import { planSingleElimination } from './bracket'
+import type { SecurityEventInput } from '../security/event-log'
 import type { CreateTournamentBody, Match, Tournament } from './model'
 
 type GameRow = typeof games.$inferSelect
@@ -72,8 +73,25 @@ export function participantUserIds(db: Executor, tournamentId: string): string[]
     .map((row) => row.userId)
 }
 
+/** Bad game keys for one game within a minute that count as a burst worth a security event. */
+export const BAD_KEY_BURST = 5
+
 export class GamesService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  /** Bad-key counts per game in the current minute; a burst is reported once per minute. */
+  private readonly badKeys = new Map<string, { windowStart: number; count: number }>()
+
+  constructor(private readonly deps: { db: Db; clock: Clock; onSecurityEvent?: (event: SecurityEventInput) => void }) {}
+
+  private noteBadKey(gameId: string): void {
+    const now = this.deps.clock.now().getTime()
+    const entry = this.badKeys.get(gameId)
+    const current = entry && now - entry.windowStart < 60_000 ? entry : { windowStart: now, count: 0 }
+    current.count++
+    this.badKeys.set(gameId, current)
+    if (current.count === BAD_KEY_BURST) {
+      this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'INVALID_GAME_KEY_BURST', level: 'WARN', details: { gameId, failures: current.count, windowS: 60 } })
+    }
+  }
 
   createGame(name: string) {
     const now = this.deps.clock.now()
@@ -104,7 +122,10 @@ export class GamesService {
     const game = this.deps.db.select({ keyHash: games.keyHash }).from(games).where(eq(games.id, gameId)).get()
     const presentedHash = sha256Hex(presented ?? '')
     const ok = constantTimeEqual(presentedHash, game?.keyHash ?? sha256Hex(`no-game:${gameId}`))
-    if (!game || !presented || !ok) throw new AppError('invalid_game_key', 'Missing or invalid x-game-key for this game')
+    if (!game || !presented || !ok) {
+      this.noteBadKey(gameId)
+      throw new AppError('invalid_game_key', 'Missing or invalid x-game-key for this game')
+    }
   }
 
   createTournament(input: CreateTournamentBody): Tournament {
