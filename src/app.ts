@@ -20,7 +20,7 @@ import { WalletService } from './modules/wallet/service'
 import { WithdrawalService } from './modules/wallet/withdrawals'
 import { securityModule } from './modules/security'
 import { PinService } from './modules/security/pin-service'
-import { SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
+import { chainKey, SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
 import { eventsModule } from './modules/events'
 import type { Lifecycle } from './modules/health/service'
 import { errorHandler } from './plugins/errors'
@@ -54,7 +54,7 @@ export function custodyFor(config: Readonly<Config>): CustodyClient {
 export function createServices(deps: AppDeps) {
   const { config, clock, logger } = deps
   const db = deps.db.db
-  const securityLog = new SecurityEventLog({ db, clock, logger }, deps.securityLogOptions)
+  const securityLog = new SecurityEventLog({ db, clock, logger, key: chainKey(deps.secrets.jwtSecret) }, deps.securityLogOptions)
   const accessTokens = createAccessTokens({
     secret: deps.secrets.jwtSecret,
     ttlS: config.accessTtlS,
@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet))
       .use(securityModule(auth, pins, withdrawals, securityLog))
-      .use(eventsModule(auth, deps.db.db))
+      .use(eventsModule(auth, deps.db.db, deps.lifecycle))
   )
   // No operator token, no operator routes: /api/v1/admin stays a 404.
   return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService, wallet, deps.db.db))

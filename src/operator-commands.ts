@@ -9,7 +9,8 @@ import type { Tournament } from './modules/games/model'
 import { GamesService } from './modules/games/service'
 import { MatchesService } from './modules/matches/service'
 import { checkLedger } from './modules/wallet/ledger'
-import { listSecurityEvents, verifySecurityLog } from './modules/security/event-log'
+import { chainKey, listSecurityEvents, verifySecurityLog } from './modules/security/event-log'
+import { resolveSecrets } from './secrets'
 import { WalletService } from './modules/wallet/service'
 import { custodyFor } from './app'
 import { join } from 'node:path'
@@ -226,7 +227,8 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         )
       }
       if (positionals[0] === 'verify-log') {
-        const report = withServices(({ db }) => verifySecurityLog(db))
+        const key = chainKey(resolveSecrets(loadConfig()).jwtSecret)
+        const report = withServices(({ db }) => verifySecurityLog(db, key))
         print(io, json, report, () => (report.ok ? `ok: ${report.rows} events, chain intact` : `BROKEN at event ${report.brokenAt}: ${report.reason}`))
         return report.ok ? 0 : 1
       }

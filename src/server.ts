@@ -4,7 +4,7 @@
 import type { AnyElysia } from 'elysia'
 import { createApp, createServices } from './app'
 import type { WithdrawalService } from './modules/wallet/withdrawals'
-import { pruneEvents } from './modules/events/plane'
+import { pruneEvents, wakeAllPolls } from './modules/events/plane'
 import { jobHandlers } from './jobs/handlers'
 import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
@@ -163,6 +163,8 @@ export function listen(
     stopping ??= (async () => {
       logger.info('stopping', { reason, graceS: config.shutdownGraceS })
       lifecycle.draining = true
+      // Long polls answer now (with what they have) instead of holding the stop.
+      wakeAllPolls()
       let timer: ReturnType<typeof setTimeout> | undefined
       const graceful = server.stop(false).then(() => 'drained' as const)
       const timeout = new Promise<'timeout'>((resolve) => {

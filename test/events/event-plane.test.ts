@@ -3,7 +3,7 @@
 // of a rolled-back transaction never appear; old events are pruned.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { appendEvent } from '../../src/modules/events/outbox'
-import { pruneEvents } from '../../src/modules/events/plane'
+import { pruneEvents, wakeAllPolls } from '../../src/modules/events/plane'
 import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, players, type Player } from '../helpers/arena'
 
@@ -82,10 +82,46 @@ describe('GET /api/v1/events', () => {
 
   test('invalid cursor, unknown topic and too long a wait are 422', async () => {
     const [p] = await players(ctx, 1)
-    for (const query of ['?after=garbage', '?after=c1.%24%24', '?topics=wallet,money', '?wait=31', '?wait=-1']) {
+    const beyond = `c1.${Buffer.from('999999999').toString('base64url')}`
+    const huge = `c1.${Buffer.from('9999999999999999').toString('base64url')}`
+    for (const query of ['?after=garbage', '?after=c1.%24%24', `?after=${beyond}`, `?after=${huge}`, '?topics=wallet,money', '?wait=31', '?wait=-1']) {
       expect((await poll(p!, query)).status).toBe(422)
     }
   })
+})
+
+test('a graceful stop ends waiting polls at once', async () => {
+  const [p] = await players(ctx, 1)
+  const { body: now } = await poll(p!)
+  const waiting = poll(p!, `?after=${now.cursor}&wait=20`)
+  await Bun.sleep(50)
+  const started = performance.now()
+  ctx.lifecycle.draining = true
+  wakeAllPolls()
+  try {
+    const { status, body } = await waiting
+    expect(status).toBe(200)
+    expect(body.events).toEqual([])
+    expect(performance.now() - started).toBeLessThan(200)
+  } finally {
+    ctx.lifecycle.draining = false
+  }
+})
+
+test('events written by another process are found while waiting (re-read every second)', async () => {
+  const [p] = await players(ctx, 1)
+  const { body: now } = await poll(p!)
+  const waiting = poll(p!, `?after=${now.cursor}&wait=10`)
+  await Bun.sleep(50)
+  // Inserted behind the app's back: no poke, as from the CLI or a second server.
+  ctx.db.sqlite.run(
+    "INSERT INTO outbox_events (id, user_id, topic, type, data, created_at) VALUES (?, ?, 'wallet', 'wallet.credited', '{}', ?)",
+    [`evt_${'f'.repeat(32)}`, p!.userId, ctx.clock.now().getTime()],
+  )
+  const started = performance.now()
+  const { body } = await waiting
+  expect(body.events.map((e) => e.type)).toEqual(['wallet.credited'])
+  expect(performance.now() - started).toBeLessThan(1500)
 })
 
 describe('retention', () => {

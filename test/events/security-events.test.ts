@@ -3,7 +3,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { securityEvents } from '../../src/db/schema'
-import { verifySecurityLog } from '../../src/modules/security/event-log'
+import { chainKey, verifySecurityLog } from '../../src/modules/security/event-log'
+import { resolveSecrets } from '../../src/secrets'
 import { postJson, req, tempDir } from '../helpers/app'
 import { admin, createArenaApp, players } from '../helpers/arena'
 import { run, SOURCE_COMMAND } from '../helpers/process'
@@ -25,6 +26,9 @@ describe('POST /security/events', () => {
     expect(mine).toMatchObject({ level: 'COMPROMISED', source: 'client', details: { checks: ['root', 'debugger'] }, occurredAt: '2026-11-22T09:59:00.000Z' })
     const next = (await (await ctx.handle(req(`/api/v1/admin/security-events?after=${listed.cursor}`, { headers: admin }))).json()) as { events: unknown[] }
     expect(next.events).toEqual([])
+    for (const query of ['limit=1.5', 'limit=0', 'after=-1', 'after=99999999999999999']) {
+      expect((await ctx.handle(req(`/api/v1/admin/security-events?${query}`, { headers: admin }))).status).toBe(422)
+    }
   })
 
   test('bad kind or level is 422; details over 8 KiB is 413; no bearer is 401', async () => {
@@ -32,7 +36,9 @@ describe('POST /security/events', () => {
     expect((await report(p!.tokens.accessToken, { kind: 'ENV_COMPROMISED', level: 'PANIC' })).status).toBe(422)
     expect((await report(p!.tokens.accessToken, { kind: 'env-compromised' })).status).toBe(422)
     expect((await report(p!.tokens.accessToken, { kind: 'X', details: 'not an object' })).status).toBe(422)
-    expect((await report(p!.tokens.accessToken, { kind: 'X', occurredAt: 'yesterday' })).status).toBe(422)
+    for (const occurredAt of ['yesterday', '0', '2026-11-22', '2020-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z']) {
+      expect((await report(p!.tokens.accessToken, { kind: 'X', occurredAt })).status).toBe(422)
+    }
     expect((await report(p!.tokens.accessToken, { kind: 'BIG', details: { blob: 'x'.repeat(9000) } })).status).toBe(413)
     expect((await ctx.handle(postJson('/api/v1/security/events', { kind: 'X' }))).status).toBe(401)
   })
@@ -101,21 +107,27 @@ describe('tamper evidence', () => {
       const [p] = await players(local, 1)
       for (let i = 0; i < 5; i++) await local.handle(postJson('/api/v1/security/events', { kind: `EVENT_${i}`, details: { i } }, { authorization: `Bearer ${p!.tokens.accessToken}` }))
       local.services.securityLog.flush()
-      expect(verifySecurityLog(local.db.db)).toEqual({ ok: true, rows: 5 })
+      const key = chainKey(resolveSecrets(local.config).jwtSecret)
+      expect(verifySecurityLog(local.db.db, key)).toEqual({ ok: true, rows: 5 })
       const ok = await run([...SOURCE_COMMAND, 'security', 'verify-log'], { ARENA_DATA_DIR: dataDir })
       expect(ok.code).toBe(0)
 
       local.db.sqlite.run(`UPDATE security_events SET details = '{"i":99}' WHERE seq = 3`)
-      const edited = verifySecurityLog(local.db.db)
+      const edited = verifySecurityLog(local.db.db, key)
       expect(edited).toMatchObject({ ok: false, brokenAt: 3 })
       const broken = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ARENA_DATA_DIR: dataDir })
       expect(broken.code).toBe(1)
       expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, brokenAt: 3 })
 
       local.db.sqlite.run(`UPDATE security_events SET details = '{"i":2}' WHERE seq = 3`)
-      expect(verifySecurityLog(local.db.db).ok).toBe(true)
+      expect(verifySecurityLog(local.db.db, key).ok).toBe(true)
+      // Cutting the newest events off the end is caught by the recorded head.
+      local.db.sqlite.run('DELETE FROM security_events WHERE seq = 5')
+      expect(verifySecurityLog(local.db.db, key)).toMatchObject({ ok: false, brokenAt: 5 })
+      // A chain rebuilt without the server's secret does not verify.
+      expect(verifySecurityLog(local.db.db, chainKey('another secret of at least thirty-two chars')).ok).toBe(false)
       local.db.sqlite.run('DELETE FROM security_events WHERE seq = 2')
-      expect(verifySecurityLog(local.db.db)).toMatchObject({ ok: false, brokenAt: 3 })
+      expect(verifySecurityLog(local.db.db, key)).toMatchObject({ ok: false, brokenAt: 3 })
     } finally {
       local.close()
     }

@@ -47,3 +47,11 @@ export const securityEvents = sqliteTable(
   },
   (table) => [index('security_events_user').on(table.userId)],
 )
+
+/** The newest link of the security-event chain, updated with every flush: a
+ *  truncated tail no longer matches it. One row (id 1). */
+export const securityLogHead = sqliteTable('security_log_head', {
+  id: integer('id').primaryKey(),
+  seq: integer('seq').notNull(),
+  hash: text('hash').notNull(),
+})

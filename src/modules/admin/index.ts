@@ -79,8 +79,11 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
       .get(
         '/security-events',
         ({ query }) => {
-          if (query.after !== undefined && !/^(0|[1-9][0-9]{0,15})$/.test(query.after)) {
+          if (query.after !== undefined && !/^(0|[1-9][0-9]{0,14})$/.test(query.after)) {
             throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/after', message: 'Not a cursor this server issued' }] })
+          }
+          if (query.limit !== undefined && !Number.isInteger(query.limit)) {
+            throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/limit', message: 'Expected a whole number' }] })
           }
           return listSecurityEvents(db, Number(query.after ?? 0), query.limit ?? 100)
         },

@@ -6,14 +6,15 @@ import { BEARER_SECURITY } from '../../plugins/openapi'
 import { ErrorResponse } from '../../shared/models'
 import type { AuthService } from '../auth/service'
 import { pollEvents } from './plane'
+import type { Lifecycle } from '../health/service'
 
-export function eventsModule(auth: AuthService, db: Db) {
+export function eventsModule(auth: AuthService, db: Db, lifecycle: Lifecycle) {
   return new Elysia({ name: 'arena/events', prefix: '/api/v1' })
     .use(authGuard(auth))
     .get(
       '/events',
       ({ query, request, auth: { user } }) =>
-        pollEvents(db, { userId: user.id, after: query.after, waitS: query.wait ?? 0, topics: query.topics, signal: request.signal }),
+        pollEvents(db, { userId: user.id, after: query.after, waitS: query.wait ?? 0, topics: query.topics, signal: request.signal, draining: () => lifecycle.draining }),
       {
         auth: true,
         query: t.Object({

@@ -3,7 +3,7 @@
 // database is the source of truth; appendEvent pokes waiters of the user once
 // the current synchronous transaction is over, and a woken poll reads again
 // (a poke from a rolled-back transaction finds nothing and waits on).
-import { and, asc, eq, gt, inArray, lt } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, lt, max } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { EVENT_TOPICS, outboxEvents, type EventTopic } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
@@ -11,6 +11,11 @@ import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 
 const waiters = new Map<string, Set<() => void>>()
+
+/** Wakes every waiting poll (shutdown: they answer at once instead of holding the stop). */
+export function wakeAllPolls(): void {
+  for (const set of waiters.values()) for (const wake of [...set]) wake()
+}
 
 /** Called by appendEvent. setTimeout(0) runs after the synchronous transaction has ended. */
 export function pokeUser(userId: string | null): void {
@@ -43,14 +48,25 @@ export function encodeCursor(seq: number): string {
   return CURSOR_PREFIX + Buffer.from(String(seq)).toString('base64url')
 }
 
-export function decodeCursor(cursor: string | undefined): number {
+function badCursor(): AppError {
+  return new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/after', message: 'Not a cursor this server issued' }] })
+}
+
+/** A cursor names an event that exists or existed: never one past the newest. */
+export function decodeCursor(db: Executor, cursor: string | undefined): number {
   if (cursor === undefined || cursor === '') return 0
   const raw = cursor.startsWith(CURSOR_PREFIX) ? Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString() : ''
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(raw)) {
-    throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/after', message: 'Not a cursor this server issued' }] })
-  }
-  return Number(raw)
+  if (!/^(0|[1-9][0-9]{0,14})$/.test(raw)) throw badCursor()
+  const seq = Number(raw)
+  const newest = db.select({ seq: max(outboxEvents.seq) }).from(outboxEvents).get()?.seq ?? 0
+  // Pruning deletes old rows, not the sequence: AUTOINCREMENT never reuses it,
+  // so the newest seq ever issued is at least what is still in the table.
+  if (seq > Math.max(newest, lastIssued)) throw badCursor()
+  return seq
 }
+
+/** The highest seq seen in this process, for cursors whose events were all pruned. */
+let lastIssued = 0
 
 export function parseTopics(topics: string | undefined): EventTopic[] {
   if (topics === undefined || topics === '') return [...EVENT_TOPICS]
@@ -74,24 +90,29 @@ function read(db: Executor, userId: string, after: number, topics: EventTopic[])
     .orderBy(asc(outboxEvents.seq))
     .limit(PAGE_SIZE)
     .all()
+  const last = rows.at(-1)?.seq ?? after
+  lastIssued = Math.max(lastIssued, last)
   return {
     events: rows.map((r) => ({ id: r.id, topic: r.topic, type: r.type, data: r.data, createdAt: toIso(r.createdAt) })),
-    cursor: encodeCursor(rows.at(-1)?.seq ?? after),
+    cursor: encodeCursor(last),
   }
 }
 
+/** Events written by another process (the CLI, a second server) poke no one here: re-read this often. */
+const RECHECK_MS = 1000
+
 export async function pollEvents(
   db: Executor,
-  input: { userId: string; after?: string; waitS: number; topics?: string; signal?: AbortSignal },
+  input: { userId: string; after?: string; waitS: number; topics?: string; signal?: AbortSignal; draining?: () => boolean },
 ) {
-  const after = decodeCursor(input.after)
+  const after = decodeCursor(db, input.after)
   const topics = parseTopics(input.topics)
   const deadline = Date.now() + input.waitS * 1000
   for (;;) {
     const page = read(db, input.userId, after, topics)
     const left = deadline - Date.now()
-    if (page.events.length > 0 || left <= 0 || input.signal?.aborted) return page
-    await waitForPoke(input.userId, left, input.signal)
+    if (page.events.length > 0 || left <= 0 || input.signal?.aborted || input.draining?.()) return page
+    await waitForPoke(input.userId, Math.min(left, RECHECK_MS), input.signal)
   }
 }
 

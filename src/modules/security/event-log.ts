@@ -2,12 +2,11 @@
 // bounded in-memory buffer; a timer writes batches to SQLite, chaining each
 // row to the one before by hash. When the buffer is full, new events are shed
 // and counted rather than slowing anything down.
-import { asc, desc, gt } from 'drizzle-orm'
+import { asc, desc, eq, gt } from 'drizzle-orm'
 import type { Db, Executor } from '../../db/client'
-import { securityEvents, SECURITY_LEVELS } from '../../db/schema'
+import { securityEvents, securityLogHead, SECURITY_LEVELS } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
-import { sha256Hex } from '../../shared/crypto'
 import { newId } from '../../shared/ids'
 import type { Logger } from '../../shared/logger'
 
@@ -26,9 +25,15 @@ type Row = typeof securityEvents.$inferSelect
 
 export const GENESIS_HASH = '0'.repeat(64)
 
-/** The hash that chains a row: over the previous hash and every field but seq. */
-export function chainHash(prevHash: string, row: Omit<Row, 'seq' | 'hash' | 'prevHash'>): string {
-  return sha256Hex(
+/** The key that chains rows, derived from the server's signing secret: whoever
+ *  can write the database but not read the secret cannot forge a valid chain. */
+export function chainKey(secret: string): string {
+  return new Bun.CryptoHasher('sha256', secret).update('arena security-event chain v1').digest('hex')
+}
+
+/** The HMAC that chains a row: over the previous hash and every field but seq. */
+export function chainHash(key: string, prevHash: string, row: Omit<Row, 'seq' | 'hash' | 'prevHash'>): string {
+  return new Bun.CryptoHasher('sha256', key).update(
     JSON.stringify([
       prevHash,
       row.id,
@@ -40,7 +45,7 @@ export function chainHash(prevHash: string, row: Omit<Row, 'seq' | 'hash' | 'pre
       row.occurredAt.getTime(),
       row.receivedAt.getTime(),
     ]),
-  )
+  ).digest('hex')
 }
 
 export interface SecurityLogOptions {
@@ -59,7 +64,7 @@ export class SecurityEventLog {
   private readonly batchSize: number
 
   constructor(
-    private readonly deps: { db: Db; clock: Clock; logger: Logger },
+    private readonly deps: { db: Db; clock: Clock; logger: Logger; key: string },
     options: SecurityLogOptions = {},
   ) {
     this.capacity = options.capacity ?? 10_000
@@ -93,6 +98,11 @@ export class SecurityEventLog {
     return true
   }
 
+  /** The log's clock, so callers judge event times against the same now. */
+  now(): Date {
+    return this.deps.clock.now()
+  }
+
   stats() {
     return { buffered: this.buffer.length, shed: this.shedCount, capacity: this.capacity }
   }
@@ -106,18 +116,23 @@ export class SecurityEventLog {
       this.deps.db.transaction(
         (tx) => {
           let prev = lastHash(tx)
+          let seq = 0
           for (const event of batch) {
-            const hash = chainHash(prev, event)
+            const hash = chainHash(this.deps.key, prev, event)
             const { seq: _seq, ...values } = event
-            tx.insert(securityEvents).values({ ...values, prevHash: prev, hash }).run()
+            seq = tx.insert(securityEvents).values({ ...values, prevHash: prev, hash }).returning({ seq: securityEvents.seq }).get().seq
             prev = hash
           }
+          tx.insert(securityLogHead).values({ id: 1, seq, hash: prev }).onConflictDoUpdate({ target: securityLogHead.id, set: { seq, hash: prev } }).run()
         },
         { behavior: 'immediate' },
       )
     } catch (error) {
-      // Put them back in front (within capacity) for the next attempt.
-      this.buffer = [...batch, ...this.buffer].slice(0, this.capacity)
+      // Put them back in front (within capacity) for the next attempt; what no
+      // longer fits is shed, and counted as such.
+      const merged = [...batch, ...this.buffer]
+      this.shedCount += Math.max(0, merged.length - this.capacity)
+      this.buffer = merged.slice(0, this.capacity)
       throw error
     }
     return batch.length
@@ -162,14 +177,27 @@ export function listSecurityEvents(db: Executor, after: number, limit: number) {
   return { events: rows.map(toSecurityEvent), cursor: String(rows.at(-1)?.seq ?? after) }
 }
 
-/** Walks the chain; reports the first row whose links do not hold. */
-export function verifySecurityLog(db: Executor): { ok: true; rows: number } | { ok: false; rows: number; brokenAt: number; reason: string } {
-  const rows = db.select().from(securityEvents).orderBy(asc(securityEvents.seq)).all()
+/** Walks the chain; reports the first row whose links do not hold, or a tail that was cut. */
+export function verifySecurityLog(db: Executor, key: string): { ok: true; rows: number } | { ok: false; rows: number; brokenAt: number; reason: string } {
   let prev = GENESIS_HASH
-  for (const row of rows) {
-    if (row.prevHash !== prev) return { ok: false, rows: rows.length, brokenAt: row.seq, reason: 'previous hash does not match (a row was removed or reordered)' }
-    if (chainHash(prev, row) !== row.hash) return { ok: false, rows: rows.length, brokenAt: row.seq, reason: 'row content does not match its hash (a row was edited)' }
-    prev = row.hash
+  let rows = 0
+  let lastSeq = 0
+  // Page through the table instead of loading it whole.
+  for (;;) {
+    const page = db.select().from(securityEvents).where(gt(securityEvents.seq, lastSeq)).orderBy(asc(securityEvents.seq)).limit(1000).all()
+    if (page.length === 0) break
+    for (const row of page) {
+      rows++
+      if (row.prevHash !== prev) return { ok: false, rows, brokenAt: row.seq, reason: 'previous hash does not match (a row was removed or reordered)' }
+      if (chainHash(key, prev, row) !== row.hash) return { ok: false, rows, brokenAt: row.seq, reason: 'row content does not match its hash (a row was edited)' }
+      prev = row.hash
+      lastSeq = row.seq
+    }
   }
-  return { ok: true, rows: rows.length }
+  const head = db.select().from(securityLogHead).where(eq(securityLogHead.id, 1)).get()
+  if (head && (head.seq !== lastSeq || head.hash !== prev)) {
+    return { ok: false, rows, brokenAt: head.seq, reason: 'the newest events were removed (the chain ends before its recorded head)' }
+  }
+  if (!head && rows > 0) return { ok: false, rows, brokenAt: lastSeq, reason: 'the chain head record is missing' }
+  return { ok: true, rows }
 }

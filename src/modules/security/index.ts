@@ -35,12 +35,17 @@ const PinVerifyResponse = t.Object(
 )
 
 export const MAX_DETAILS_BYTES = 8 * 1024
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/
 
 /** Per-user token bucket: a burst of 30, refilled at 10 per second. */
 function createRateLimiter(burst = 30, perSecond = 10) {
   const buckets = new Map<string, { tokens: number; at: number }>()
   return (key: string): boolean => {
     const now = performance.now()
+    // Forget users whose bucket has refilled, so the map does not grow forever.
+    if (buckets.size > 10_000) {
+      for (const [k, b] of buckets) if (b.tokens + ((now - b.at) / 1000) * perSecond >= burst) buckets.delete(k)
+    }
     const bucket = buckets.get(key) ?? { tokens: burst, at: now }
     bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond)
     bucket.at = now
@@ -63,9 +68,16 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
         if (Buffer.byteLength(JSON.stringify(details)) > MAX_DETAILS_BYTES) {
           throw new AppError('payload_too_large', `details exceeds ${MAX_DETAILS_BYTES} bytes`)
         }
-        const occurredAt = body.occurredAt ? new Date(body.occurredAt) : undefined
-        if (occurredAt && Number.isNaN(occurredAt.getTime())) {
-          throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/occurredAt', message: 'Expected an ISO-8601 time' }] })
+        const occurredAt = body.occurredAt === undefined ? undefined : new Date(body.occurredAt)
+        const receivedAt = securityLog.now().getTime()
+        // An ISO-8601 UTC time within the last 30 days and not ahead by more than 5 minutes.
+        if (
+          occurredAt !== undefined &&
+          (!ISO_UTC.test(body.occurredAt!) || Number.isNaN(occurredAt.getTime()) || occurredAt.getTime() > receivedAt + 300_000 || occurredAt.getTime() < receivedAt - 30 * 86_400_000)
+        ) {
+          throw new AppError('validation_failed', 'Request failed validation', {
+            details: [{ path: 'body/occurredAt', message: 'Expected an ISO-8601 UTC time within the last 30 days' }],
+          })
         }
         set.status = 202
         const accepted = securityLog.record({ userId: user.id, source: 'client', kind: body.kind, level: body.level ?? 'WARN', details, ...(occurredAt ? { occurredAt } : {}) })
