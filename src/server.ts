@@ -4,7 +4,8 @@
 import type { AnyElysia } from 'elysia'
 import { createApp, createServices } from './app'
 import type { WithdrawalService } from './modules/wallet/withdrawals'
-import { pruneEvents, wakeAllPolls } from './modules/events/plane'
+import { wakeAllPolls } from './modules/events/plane'
+import { housekeeping } from './modules/events/housekeeping'
 import { jobHandlers } from './jobs/handlers'
 import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
@@ -81,13 +82,13 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   const services = createServices(deps)
   const app = createApp(deps, services)
   const resumer = startWithdrawalResumer(services.withdrawals, logger)
-  // Retention of the event plane: at start, then hourly.
+  // Retention and housekeeping: at start, then hourly.
   const prune = () => {
     try {
-      const removed = pruneEvents(db.db, systemClock, config.eventRetentionDays)
-      if (removed > 0) logger.info('events pruned', { removed, retentionDays: config.eventRetentionDays })
+      const removed = housekeeping(db.db, systemClock, config.eventRetentionDays)
+      if (Object.values(removed).some((n) => n > 0)) logger.info('housekeeping', { ...removed })
     } catch (error) {
-      logger.error('event pruning failed', { error: String(error) })
+      logger.error('housekeeping failed', { error: String(error) })
     }
   }
   prune()

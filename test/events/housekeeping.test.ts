@@ -1,0 +1,39 @@
+// Invariant: housekeeping deletes only what can no longer be used: sessions a
+// day past expiry, throttle rows whose window and block have ended, events
+// past retention. Live sessions, blocks and recent events stay.
+import { afterAll, expect, test } from 'bun:test'
+import { loginThrottle, gameSessions, pinSessions } from '../../src/db/schema'
+import { housekeeping } from '../../src/modules/events/housekeeping'
+import { postJson } from '../helpers/app'
+import { createArenaApp, createGame, openSession, players, playerOf, startedTournament } from '../helpers/arena'
+import { funded, mint } from '../helpers/purchases'
+
+const ctx = createArenaApp({ ARENA_TRUST_PROXY: 'true' })
+afterAll(() => ctx.close())
+
+test('expired sessions and stale throttle rows go; live ones stay', async () => {
+  const { game, gameKey } = await createGame(ctx)
+  const people = await players(ctx, 2)
+  const t = await startedTournament(ctx, game.id, people)
+  expect((await openSession(ctx, game.id, gameKey, playerOf(t, people, t.matches[0]!.slot1ParticipantId!), t.matches[0]!.id)).status).toBe(201)
+  const buyer = await funded(ctx, '1')
+  await mint(ctx, buyer)
+  for (let i = 0; i < 2; i++) await ctx.handle(postJson('/api/v1/user/login', { identifier: 'ghost', password: 'x' }, { 'x-forwarded-for': '192.0.2.1' }))
+  const counts = () => ({
+    game: ctx.db.db.select().from(gameSessions).all().length,
+    pin: ctx.db.db.select().from(pinSessions).all().length,
+    throttle: ctx.db.db.select().from(loginThrottle).all().length,
+  })
+  const before = counts()
+  expect(before.game).toBeGreaterThan(0)
+  expect(before.pin).toBeGreaterThan(0)
+  expect(before.throttle).toBeGreaterThan(0)
+
+  expect(housekeeping(ctx.db.db, ctx.clock, 30)).toEqual({ events: 0, gameSessions: 0, pinSessions: 0, throttleRows: 0 })
+  expect(counts()).toEqual(before)
+
+  ctx.clock.advance(2 * 86_400_000)
+  const report = housekeeping(ctx.db.db, ctx.clock, 30)
+  expect(report).toMatchObject({ events: 0, gameSessions: before.game, pinSessions: before.pin, throttleRows: before.throttle })
+  expect(counts()).toEqual({ game: 0, pin: 0, throttle: 0 })
+})
