@@ -100,4 +100,3 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService, wallet, deps.db.db))
 }
 
-export type App = ReturnType<typeof createApp>

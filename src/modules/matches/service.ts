@@ -12,6 +12,7 @@ import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { appendEvent } from '../events/outbox'
+import { notifyMatchPlayers, notifyReady } from '../games/match-events'
 import { participantUserIds, toMatch, type GamesService } from '../games/service'
 import type { Match } from '../games/model'
 import { decide, type Claim, type Decision } from './arbiter'
@@ -222,20 +223,6 @@ export class MatchesService {
   }
 }
 
-/** Users seated in the given participant slots. */
-function userIdsOf(db: Executor, participantIds: (string | null)[]): string[] {
-  const ids = participantIds.filter((id): id is string => id !== null)
-  if (ids.length === 0) return []
-  return db.select({ userId: participants.userId }).from(participants).where(inArray(participants.id, ids)).all().map((r) => r.userId)
-}
-
-/** Tells both players that their match can be played now. */
-export function notifyReady(tx: Executor, clock: Clock, match: MatchRow): void {
-  for (const userId of userIdsOf(tx, [match.slot1ParticipantId, match.slot2ParticipantId])) {
-    appendEvent(tx, clock, { userId, topic: 'status', type: 'match.ready', data: { tournamentId: match.tournamentId, matchId: match.id, round: match.round } })
-  }
-}
-
 function insertClaim(tx: Executor, claim: typeof matchClaims.$inferInsert): void {
   try {
     tx.insert(matchClaims).values(claim).run()
@@ -275,13 +262,7 @@ function seatOf(db: Executor, match: MatchRow, userId: string): { participantId:
 function applyDecision(tx: Executor, clock: Clock, match: MatchRow, decision: Decision): DecisionView {
   const now = clock.now()
   const base = { decision: decision.decision, reason: decision.reason, matchId: match.id, tournamentId: match.tournamentId }
-  // Match events go to the match's two players, not the whole tournament: a
-  // 1024-player bracket must not write a thousand rows per decision.
-  const notify = (type: string, data: Record<string, unknown>) => {
-    for (const userId of userIdsOf(tx, [match.slot1ParticipantId, match.slot2ParticipantId])) {
-      appendEvent(tx, clock, { userId, topic: 'status', type, data: { tournamentId: match.tournamentId, matchId: match.id, ...data } })
-    }
-  }
+  const notify = (type: string, data: Record<string, unknown>) => notifyMatchPlayers(tx, clock, match, type, data)
 
   switch (decision.decision) {
     case 'pending':
