@@ -139,7 +139,6 @@ export const jobs = sqliteTable(
     status: text('status', { enum: ['queued', 'done', 'failed'] }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     runAfter: integer('run_after', { mode: 'timestamp_ms' }).notNull(),
-    lockedAt: integer('locked_at', { mode: 'timestamp_ms' }),
     lastError: text('last_error'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
