@@ -1,5 +1,6 @@
 // GET /api/v1/events: the caller's own events, long-polled (contract §4).
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
+import { EventsPage, EventsQuery } from './model'
 import type { Db } from '../../db/client'
 import { authGuard } from '../../plugins/auth'
 import { BEARER_SECURITY } from '../../plugins/openapi'
@@ -17,16 +18,9 @@ export function eventsModule(auth: AuthService, db: Db, lifecycle: Lifecycle) {
         pollEvents(db, { userId: user.id, after: query.after, waitS: query.wait ?? 0, topics: query.topics, signal: request.signal, draining: () => lifecycle.draining }),
       {
         auth: true,
-        query: t.Object({
-          after: t.Optional(t.String({ maxLength: 64, description: 'the cursor of the previous page (opaque)' })),
-          wait: t.Optional(t.Numeric({ minimum: 0, maximum: 30, description: 'seconds to wait for a new event' })),
-          topics: t.Optional(t.String({ maxLength: 64, description: 'comma list of session, wallet, status' })),
-        }),
+        query: EventsQuery,
         response: {
-          200: t.Object({
-            events: t.Array(t.Object({ id: t.String(), topic: t.String(), type: t.String(), data: t.Record(t.String(), t.Unknown()), createdAt: t.String() })),
-            cursor: t.String(),
-          }),
+          200: EventsPage,
           401: ErrorResponse,
           422: ErrorResponse,
         },

@@ -1,6 +1,7 @@
 // PIN and one-time PIN sessions over HTTP (public-api.md "PIN session",
 // "Verify request", contract §3).
 import { Elysia, t } from 'elysia'
+import { PinSessionResponse, PinVerifyResponse, SecurityEventAccepted, SecurityEventBody, SetPinBody, VerifyBody } from './model'
 import { authGuard } from '../../plugins/auth'
 import { BEARER_SECURITY } from '../../plugins/openapi'
 import { ErrorResponse } from '../../shared/models'
@@ -9,30 +10,6 @@ import type { WithdrawalService } from '../wallet/withdrawals'
 import type { PinService } from './pin-service'
 import type { SecurityEventLog } from './event-log'
 import { AppError } from '../../shared/errors'
-
-const Withdrawal = t.Object(
-  {
-    id: t.String(),
-    status: t.Union([t.Literal('pending_signature'), t.Literal('signed'), t.Literal('failed')]),
-    amount: t.String(),
-    asset: t.String(),
-    destinationAddress: t.String(),
-    idempotencyKey: t.String(),
-    signature: t.Optional(t.String({ description: 'base58 Ed25519 signature over the canonical withdrawal message' })),
-    createdAt: t.String(),
-  },
-  { $id: 'Withdrawal' },
-)
-
-const PinVerifyResponse = t.Object(
-  {
-    valid: t.Boolean(),
-    locked: t.Boolean(),
-    attempt: t.Integer({ description: 'consecutive failures; 0 after a valid PIN' }),
-    withdrawal: t.Optional(Withdrawal),
-  },
-  { $id: 'PinVerifyResponse' },
-)
 
 export const MAX_DETAILS_BYTES = 8 * 1024
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/
@@ -85,13 +62,8 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
       },
       {
         auth: true,
-        body: t.Object({
-          kind: t.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$', description: 'UPPER_SNAKE, e.g. ENV_COMPROMISED' }),
-          level: t.Optional(t.Union([t.Literal('SAFE'), t.Literal('WARN'), t.Literal('COMPROMISED')])),
-          details: t.Optional(t.Record(t.String(), t.Unknown())),
-          occurredAt: t.Optional(t.String({ maxLength: 40 })),
-        }),
-        response: { 202: t.Object({ accepted: t.Boolean({ description: 'false when shed under overload' }) }), 401: ErrorResponse, 413: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse },
+        body: SecurityEventBody,
+        response: { 202: SecurityEventAccepted, 401: ErrorResponse, 413: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse },
         detail: { tags: ['security'], summary: 'Report a security event (best effort)', security: BEARER_SECURITY },
       },
     )
@@ -103,10 +75,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
       },
       {
         auth: true,
-        body: t.Object({
-          pin: t.String({ pattern: '^[0-9]{4,8}$', description: '4 to 8 digits, not a common PIN' }),
-          password: t.String({ minLength: 1, maxLength: 1024, description: 'the account password, to re-authenticate' }),
-        }),
+        body: SetPinBody,
         response: { 200: t.Object({ ok: t.Literal(true) }), 401: ErrorResponse, 403: ErrorResponse, 422: ErrorResponse },
         detail: { tags: ['security'], summary: 'Set or change the PIN', security: BEARER_SECURITY },
       },
@@ -124,7 +93,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
         },
         body: t.Object({}),
         response: {
-          201: t.Object({ sessionId: t.String(), sessionToken: t.String(), expiresAt: t.String(), maxAttempts: t.Integer() }),
+          201: PinSessionResponse,
           401: ErrorResponse,
           409: ErrorResponse,
           429: ErrorResponse,
@@ -145,12 +114,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
         auth: true,
         params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
         headers: t.Object({ 'x-secure-session': t.Optional(t.String({ description: 'sessionToken from mint' })) }),
-        body: t.Object({
-          pin: t.String({ minLength: 1, maxLength: 16 }),
-          amount: t.String({ maxLength: 64, description: 'decimal string' }),
-          destinationAddress: t.String({ minLength: 1, maxLength: 64 }),
-          idempotencyKey: t.String({ minLength: 1, maxLength: 128 }),
-        }),
+        body: VerifyBody,
         response: { 200: PinVerifyResponse, 401: ErrorResponse, 409: ErrorResponse, 410: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse },
         detail: { tags: ['security'], summary: 'Verify the PIN once and authorize one withdrawal (never retry)', security: BEARER_SECURITY, operationId: 'verifyPin' },
       },

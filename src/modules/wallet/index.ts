@@ -1,5 +1,6 @@
 // The player's wallet (contract §3).
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
+import { WalletResponse } from './model'
 import { authGuard } from '../../plugins/auth'
 import { BEARER_SECURITY } from '../../plugins/openapi'
 import { ErrorResponse } from '../../shared/models'
@@ -12,11 +13,7 @@ export function walletModule(auth: AuthService, wallet: WalletService) {
     .get('/wallet', ({ auth: { user } }) => wallet.wallet(user.id), {
       auth: true,
       response: {
-        200: t.Object({
-          asset: t.String(),
-          balance: t.String({ description: 'decimal string' }),
-          address: t.String({ description: 'base58 Ed25519 public key of the 2-of-3 custody key' }),
-        }),
+        200: WalletResponse,
         401: ErrorResponse,
       },
       detail: { tags: ['wallet'], summary: 'Balance and custody address (created on first use)', security: BEARER_SECURITY },
