@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import { nextStopSignal, UsageError, type Command, type Io } from './cli-types'
 import { ConfigError, KNOWN_VARIABLES, loadConfig } from './config'
 import { OPERATOR_COMMANDS } from './operator-commands'
+import { seedCommand } from './seed-command'
 import { AppError } from './shared/errors'
 import { openMigratedDatabase, startServer } from './server'
 import { createLogger } from './shared/logger'
@@ -86,6 +87,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   ...OPERATOR_COMMANDS,
+  seed: seedCommand,
 }
 
 export function helpText(): string {

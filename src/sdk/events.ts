@@ -1,0 +1,135 @@
+// The event plane (contract §4) as a polling API: `poll` reads one page and
+// keeps the cursor; `subscribe` long-polls in a loop, hands each page to the
+// handler as one batch, and moves its cursor only after the handler returned,
+// so a batch whose handler threw is delivered again (at least once).
+import type { Auth } from './auth'
+import { ApiError, NotSignedIn } from './errors'
+import { readJson } from './transport'
+import type { EventsPage, EventTopic, PlaneEvent } from './types'
+
+export interface PollOptions {
+  topics?: EventTopic[]
+  /** Seconds the server may hold the request for a new event (0–30). Default 0: answer at once. */
+  wait?: number
+  /** Start after this cursor instead of the one the client keeps for these topics. */
+  after?: string
+  signal?: AbortSignal
+}
+
+export interface SubscribeOptions {
+  /** Long-poll wait in seconds. Default 25. */
+  wait?: number
+  /** Resume after a cursor saved from an earlier subscription (`subscription.cursor`). Default: the client's cursor for these topics, or the oldest retained event. */
+  after?: string
+  /** Told about every failed poll and every handler that threw, before the back-off. */
+  onError?: (error: unknown) => void
+  /** Back-off after a failure: doubles from `minBackoffMs` up to `maxBackoffMs`, with jitter. */
+  minBackoffMs?: number
+  maxBackoffMs?: number
+}
+
+export interface Subscription {
+  /** The cursor after the last batch the handler finished; save it to resume later. */
+  readonly cursor: string | undefined
+  /** Stops the loop (aborting a poll in flight) and resolves when it has ended. */
+  stop(): Promise<void>
+  /** Resolves when the loop ends: stop(), or an error no retry can fix (signed out, a refused cursor). */
+  readonly done: Promise<void>
+}
+
+export type EventBatchHandler = (events: PlaneEvent[]) => void | Promise<void>
+
+export class EventsClient {
+  /** One cursor per topic set: a cursor from a filtered read may sit past events of other topics. */
+  private readonly cursors = new Map<string, string>()
+
+  constructor(private readonly auth: Auth) {}
+
+  /** One page of the caller's events after the kept cursor (oldest first); advances the cursor. */
+  async poll(options: PollOptions = {}): Promise<PlaneEvent[]> {
+    const key = topicKey(options.topics)
+    const page = await this.page(options.topics, options.after ?? this.cursors.get(key), options.wait ?? 0, options.signal)
+    this.cursors.set(key, page.cursor)
+    return page.events
+  }
+
+  /** The cursor the client keeps for a topic set (to persist it). */
+  cursor(topics?: EventTopic[]): string | undefined {
+    return this.cursors.get(topicKey(topics))
+  }
+
+  /** Long-polls until stopped, delivering each non-empty page to `handler` as one batch. */
+  subscribe(topics: EventTopic[], handler: EventBatchHandler, options: SubscribeOptions = {}): Subscription {
+    const key = topicKey(topics)
+    const wait = options.wait ?? 25
+    const minBackoff = options.minBackoffMs ?? 250
+    const maxBackoff = options.maxBackoffMs ?? 30_000
+    const controller = new AbortController()
+    let cursor = options.after ?? this.cursors.get(key)
+    let stopped = false
+    let wakeSleep: (() => void) | undefined
+
+    const loop = async () => {
+      let backoff = minBackoff
+      while (!stopped) {
+        try {
+          const page = await this.page(topics, cursor, wait, controller.signal)
+          if (page.events.length > 0) await handler(page.events)
+          cursor = page.cursor
+          this.cursors.set(key, cursor)
+          backoff = minBackoff
+        } catch (error) {
+          if (stopped) break
+          options.onError?.(error)
+          if (isFatal(error)) break
+          const retryAfterMs = error instanceof ApiError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0
+          const delay = Math.max(retryAfterMs, backoff / 2 + Math.random() * (backoff / 2))
+          backoff = Math.min(backoff * 2, maxBackoff)
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, delay)
+            wakeSleep = () => {
+              clearTimeout(timer)
+              resolve()
+            }
+          })
+          wakeSleep = undefined
+        }
+      }
+    }
+    const done = loop()
+    return {
+      get cursor() {
+        return cursor
+      },
+      done,
+      async stop() {
+        stopped = true
+        controller.abort()
+        wakeSleep?.()
+        await done
+      },
+    }
+  }
+
+  private async page(topics: EventTopic[] | undefined, after: string | undefined, wait: number, signal?: AbortSignal): Promise<EventsPage> {
+    const response = await this.auth.send({
+      method: 'GET',
+      path: '/api/v1/events',
+      query: { after, wait: String(wait), topics: topics && topics.length > 0 ? topics.join(',') : undefined },
+      // The server holds the poll up to `wait` s; the client gives it that plus a margin.
+      timeoutMs: (wait + 15) * 1000,
+      ...(signal ? { signal } : {}),
+    })
+    return readJson<EventsPage>(response)
+  }
+}
+
+function topicKey(topics: EventTopic[] | undefined): string {
+  return topics && topics.length > 0 ? [...new Set(topics)].sort().join(',') : '*'
+}
+
+/** Failures a retry cannot fix: no session, or a request the server refuses as such. */
+function isFatal(error: unknown): boolean {
+  if (error instanceof NotSignedIn) return true
+  return error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 422)
+}

@@ -1,0 +1,90 @@
+// arena/sdk: the client SDK of public-api.md. fetch only, no Node or Bun
+// built-ins, so the same module runs in Bun, Node 20+ and browsers.
+//
+//   const arena = createClient({ environment: 'local' })
+//   await arena.auth.login('alice', 'correct horse battery')
+//   const game = arena.game(gameId, gameKey)
+//   const session = await game.openSession(matchId)
+//   const decision = await game.submitResult(session, { outcome: 'WIN', winnerParticipantId })
+import { Auth, type AuthOptions } from './auth'
+import { EventsClient } from './events'
+import { GameClient } from './game'
+import { PurchaseClient, type IntegrityCheck } from './purchases'
+import { readJson, Transport } from './transport'
+import type { Environment, FetchLike, MyMatch, Tokens, Tournament, User, Wallet } from './types'
+
+export * from './errors'
+export type * from './types'
+export type { AuthorizeInput, AuthorizeResult, IntegrityCheck, IntegrityReport, IntegrityVerdict } from './purchases'
+export type { EventBatchHandler, PollOptions, Subscription, SubscribeOptions } from './events'
+export type { Auth } from './auth'
+export type { EventsClient } from './events'
+export type { GameClient } from './game'
+export type { PurchaseClient } from './purchases'
+
+/** The one environment with a known address: `arena serve` on this machine. */
+export const LOCAL_BASE_URL = 'http://localhost:8080'
+
+export interface ClientOptions {
+  /** The server's address. Takes precedence over `environment`. */
+  baseUrl?: string
+  /** Which configured environment to talk to (public-api.md: `production` is the default). */
+  environment?: Environment
+  /** The base URL of each environment the studio runs; `local` defaults to http://localhost:8080. */
+  environments?: Partial<Record<Environment, string>>
+  /** Default `globalThis.fetch`. */
+  fetch?: FetchLike
+  /** Per-request timeout in ms (long polls add their wait). Default 30 s. */
+  timeoutMs?: number
+  /** Called with new tokens after login and each rotation, and with null when they are gone. */
+  onTokens?: (tokens: Tokens | null) => void
+  /** On-device checks run before each purchase. */
+  integrityChecks?: IntegrityCheck[]
+  /** The client's clock in epoch ms (for tests). */
+  now?: () => number
+}
+
+export interface ArenaClient {
+  readonly baseUrl: string
+  readonly environment: Environment | undefined
+  readonly auth: Auth
+  readonly purchases: PurchaseClient
+  readonly events: EventsClient
+  /** The client of one game, with the key the studio got from the operator. */
+  game(gameId: string, gameKey: string): GameClient
+  me(): Promise<User>
+  wallet(): Promise<Wallet>
+  /** The signed-in player's open matches. */
+  myMatches(): Promise<MyMatch[]>
+  tournament(id: string): Promise<Tournament>
+}
+
+export function createClient(options: ClientOptions = {}): ArenaClient {
+  const environment = options.baseUrl ? options.environment : (options.environment ?? 'production')
+  const baseUrl = options.baseUrl ?? resolveEnvironment(environment!, options.environments)
+  const transport = new Transport({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) })
+  const authOptions: AuthOptions = { ...(options.onTokens ? { onTokens: options.onTokens } : {}), ...(options.now ? { now: options.now } : {}) }
+  const auth = new Auth(transport, authOptions)
+  const get = async <T>(path: string): Promise<T> => readJson<T>(await auth.send({ method: 'GET', path }))
+  return {
+    baseUrl: transport.baseUrl,
+    environment,
+    auth,
+    purchases: new PurchaseClient(auth, options.integrityChecks),
+    events: new EventsClient(auth),
+    game: (gameId, gameKey) => new GameClient(auth, gameId, gameKey),
+    me: async () => (await get<{ user: User }>('/api/v1/me')).user,
+    wallet: () => get<Wallet>('/api/v1/wallet'),
+    myMatches: async () => (await get<{ matches: MyMatch[] }>('/api/v1/me/matches')).matches,
+    tournament: async (id) => (await get<{ tournament: Tournament }>(`/api/v1/tournaments/${encodeURIComponent(id)}`)).tournament,
+  }
+}
+
+function resolveEnvironment(environment: Environment, environments: ClientOptions['environments']): string {
+  if (!['local', 'sandbox', 'staging', 'production'].includes(environment)) {
+    throw new TypeError(`Unknown environment "${environment}": use local, sandbox, staging or production, or pass baseUrl`)
+  }
+  const url = environments?.[environment] ?? (environment === 'local' ? LOCAL_BASE_URL : undefined)
+  if (!url) throw new TypeError(`No base URL configured for the "${environment}" environment: pass environments.${environment} or baseUrl`)
+  return url
+}

@@ -1,0 +1,139 @@
+// The purchase client (public-api.md "Secure purchases", contract §3): on-device
+// integrity checks, then a one-time PIN session minted and verified exactly
+// once. A verify is never sent twice, whatever happens to the first one.
+import type { Auth } from './auth'
+import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, type IntegrityFinding } from './errors'
+import { newIdempotencyKey } from './ids'
+import { readJson } from './transport'
+import type { IntegrityLevel, PinSessionResponse, PinVerifyResponse } from './types'
+
+/** What a check may return: a level, or a level with a reason for the report. */
+export type IntegrityVerdict = IntegrityLevel | { level: IntegrityLevel; reason?: string }
+
+/**
+ * An on-device check (root or jailbreak, debugger, accessibility abuse,
+ * screen capture, ...). Its function name names it in reports; a check that
+ * throws counts as COMPROMISED, so a check an attacker breaks fails closed.
+ */
+export type IntegrityCheck = () => IntegrityVerdict | Promise<IntegrityVerdict>
+
+export interface IntegrityReport {
+  /** The worst level any check returned. */
+  level: IntegrityLevel
+  findings: IntegrityFinding[]
+}
+
+export interface AuthorizeInput {
+  pin: string
+  /** Decimal string, e.g. "12.50" (contract §0: never a JSON number). */
+  amount: string
+  destinationAddress: string
+  /** Defaults to a new UUID. Pass the key of an OutcomeUnknown to learn that attempt's outcome. */
+  idempotencyKey?: string
+}
+
+export type AuthorizeResult = PinVerifyResponse & { idempotencyKey: string; pinSessionId: string }
+
+const RANK: Record<IntegrityLevel, number> = { SAFE: 0, WARN: 1, COMPROMISED: 2 }
+
+export class PurchaseClient {
+  private readonly checks: IntegrityCheck[]
+
+  constructor(
+    private readonly auth: Auth,
+    checks: IntegrityCheck[] = [],
+  ) {
+    this.checks = [...checks]
+  }
+
+  /** Adds an on-device check; it runs before every purchase. */
+  addIntegrityCheck(check: IntegrityCheck): void {
+    this.checks.push(check)
+  }
+
+  /** Runs every check. No checks means SAFE: the app decides what its platform can detect. */
+  async checkIntegrity(): Promise<IntegrityReport> {
+    const findings = await Promise.all(
+      this.checks.map(async (check, index): Promise<IntegrityFinding> => {
+        const name = check.name || `check_${index + 1}`
+        try {
+          const verdict = await check()
+          const level = typeof verdict === 'string' ? verdict : verdict?.level
+          if (level !== 'SAFE' && level !== 'WARN' && level !== 'COMPROMISED') return { check: name, level: 'COMPROMISED', reason: 'check returned no level' }
+          const reason = typeof verdict === 'object' ? verdict.reason : undefined
+          return { check: name, level, ...(reason ? { reason } : {}) }
+        } catch (error) {
+          return { check: name, level: 'COMPROMISED', reason: `check failed: ${error instanceof Error ? error.message : String(error)}` }
+        }
+      }),
+    )
+    const level = findings.reduce<IntegrityLevel>((worst, f) => (RANK[f.level] > RANK[worst] ? f.level : worst), 'SAFE')
+    return { level, findings }
+  }
+
+  /**
+   * Authorizes one withdrawal: integrity checks, a new PIN session, one verify.
+   * - COMPROMISED: reports ENV_COMPROMISED and throws IntegrityBlocked; nothing is minted.
+   * - WARN: reports ENV_WARN and goes on.
+   * - A wrong PIN is not an error: `{ valid: false, locked, attempt }`.
+   * - 410 → PinSessionExpired, 429 → PinLocked, other refusals → ApiError.
+   * - No answer to the verify (network error, timeout, abort, a 5xx): OutcomeUnknown
+   *   with the idempotency key. The verify is never sent a second time.
+   */
+  async authorize(input: AuthorizeInput): Promise<AuthorizeResult> {
+    const integrity = await this.checkIntegrity()
+    if (integrity.level === 'COMPROMISED') {
+      const reported = await this.report('ENV_COMPROMISED', integrity)
+      throw new IntegrityBlocked(integrity.findings, reported)
+    }
+    if (integrity.level === 'WARN') await this.report('ENV_WARN', integrity)
+
+    const mint = await readJson<PinSessionResponse>(await this.auth.send({ method: 'POST', path: '/api/v1/security/pin-session', body: {} }))
+    const idempotencyKey = input.idempotencyKey ?? newIdempotencyKey()
+    let response: Response
+    try {
+      response = await this.auth.send(
+        {
+          method: 'POST',
+          path: `/api/v1/security/pin-session/${encodeURIComponent(mint.sessionId)}/verify`,
+          headers: { 'x-secure-session': mint.sessionToken },
+          body: { pin: input.pin, amount: input.amount, destinationAddress: input.destinationAddress, idempotencyKey },
+        },
+        false,
+      )
+    } catch (error) {
+      if (error instanceof NetworkError) throw new OutcomeUnknown({ idempotencyKey, pinSessionId: mint.sessionId, cause: error })
+      throw error
+    }
+    // A 5xx may come after the withdrawal committed (a proxy timing out, say): as unknown as no answer.
+    if (response.status >= 500) throw new OutcomeUnknown({ idempotencyKey, pinSessionId: mint.sessionId, cause: await ApiError.from(response) })
+    let result: PinVerifyResponse
+    try {
+      result = await readJson<PinVerifyResponse>(response)
+    } catch (error) {
+      if (error instanceof ApiError && response.ok) throw new OutcomeUnknown({ idempotencyKey, pinSessionId: mint.sessionId, cause: error })
+      throw error
+    }
+    return { ...result, idempotencyKey, pinSessionId: mint.sessionId }
+  }
+
+  /** Sets or changes the PIN (4–8 digits); the account password re-authenticates. */
+  async setPin(pin: string, password: string): Promise<void> {
+    await readJson(await this.auth.send({ method: 'PUT', path: '/api/v1/security/pin', body: { pin, password } }))
+  }
+
+  /** Best effort: a report that fails must not decide the purchase, so it answers whether it got through. */
+  private async report(kind: 'ENV_COMPROMISED' | 'ENV_WARN', integrity: IntegrityReport): Promise<boolean> {
+    try {
+      const response = await this.auth.send({
+        method: 'POST',
+        path: '/api/v1/security/events',
+        body: { kind, level: integrity.level, details: { findings: integrity.findings } },
+      })
+      await response.body?.cancel()
+      return response.status === 202
+    } catch {
+      return false
+    }
+  }
+}

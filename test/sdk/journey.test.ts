@@ -1,0 +1,174 @@
+// The whole platform through the SDK only: `arena seed` on a fresh data dir,
+// the real server on a free port, four players who play their tournament to
+// `completed`, a PIN withdrawal, and the events of all of it arriving through
+// subscribe. The SDK's traffic is recorded to prove it never sent a second
+// verify for one PIN session.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createClient, type ArenaClient, type FetchLike, type MyMatch, type PlaneEvent, type Subscription } from '../../src/sdk'
+import { tempDir } from '../helpers/app'
+import { run, SOURCE_COMMAND, startServe, type ServerProcess } from '../helpers/process'
+import { someAddress } from '../helpers/purchases'
+
+interface Seeded {
+  game: { id: string }
+  gameKey: string
+  password: string
+  pin: string
+  players: { id: string; username: string; balance: string }[]
+  tournament: { id: string; status: string; participants: { id: string; userId: string }[] }
+}
+
+interface Seat {
+  username: string
+  userId: string
+  client: ArenaClient
+  events: PlaneEvent[]
+  batches: number
+  subscription: Subscription
+}
+
+const dataDir = tempDir('arena-journey-')
+const sent: { method: string; path: string }[] = []
+const recording: FetchLike = (input, init) => {
+  sent.push({ method: init.method ?? 'GET', path: new URL(input).pathname })
+  return fetch(input, init)
+}
+
+let server: ServerProcess
+let seeded: Seeded
+const seats: Seat[] = []
+
+beforeAll(async () => {
+  const seed = await run([...SOURCE_COMMAND, 'seed', '--json', '--players', '4'], { ARENA_DATA_DIR: dataDir })
+  expect(seed.stderr).toBe('')
+  expect(seed.code).toBe(0)
+  seeded = JSON.parse(seed.stdout.trim().split('\n').at(-1)!) as Seeded
+  server = await startServe([...SOURCE_COMMAND, 'serve'], { ARENA_DATA_DIR: dataDir })
+}, 60_000)
+
+afterAll(async () => {
+  for (const seat of seats) await seat.subscription.stop()
+  if (server) expect((await server.signal('SIGTERM')).code).toBe(0)
+})
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(25)
+  }
+}
+
+describe('journey through the SDK', () => {
+  test('four seeded players sign in and subscribe to their events', async () => {
+    expect(seeded.players).toHaveLength(4)
+    expect(seeded.tournament.status).toBe('running')
+    for (const player of seeded.players) {
+      const client = createClient({ baseUrl: server.url, fetch: recording })
+      const user = await client.auth.login(player.username, seeded.password)
+      expect(user.id).toBe(player.id)
+      const seat: Seat = { username: player.username, userId: player.id, client, events: [], batches: 0, subscription: undefined! }
+      seat.subscription = client.events.subscribe(['session', 'wallet', 'status'], (batch) => {
+        seat.batches++
+        seat.events.push(...batch)
+      })
+      seats.push(seat)
+    }
+    // The history arrives first: the seed's credit and the tournament's start.
+    for (const seat of seats) {
+      await until('history', () => (seat.events.some((e) => e.type === 'tournament.started') && seat.events.some((e) => e.type === 'wallet.credited') ? true : undefined))
+    }
+  })
+
+  test('the tournament is played to completed: every match by agreeing claims', async () => {
+    const game = (seat: Seat) => seat.client.game(seeded.game.id, seeded.gameKey)
+    const decisions: string[] = []
+    for (let round = 1; round <= 2; round++) {
+      // Each player's open running matches, paired up by match id.
+      const byMatch = new Map<string, { seat: Seat; match: MyMatch }[]>()
+      for (const seat of seats) {
+        for (const match of await seat.client.myMatches()) {
+          if (match.status !== 'running') continue
+          byMatch.set(match.matchId, [...(byMatch.get(match.matchId) ?? []), { seat, match }])
+        }
+      }
+      expect(byMatch.size).toBe(round === 1 ? 2 : 1)
+      for (const [matchId, sides] of byMatch) {
+        expect(sides).toHaveLength(2)
+        // The slot-1 player wins; both say so.
+        const winner = sides.find((s) => s.match.slot === 1)!.match.participantId
+        const sessions = await Promise.all(sides.map((s) => game(s.seat).openSession(matchId)))
+        expect(sessions.map((s) => s.context.matchId)).toEqual([matchId, matchId])
+        const first = await game(sides[0]!.seat).submitResult(sessions[0]!, { outcome: 'WIN', winnerParticipantId: winner })
+        expect(first.decision).toBe('pending')
+        const second = await game(sides[1]!.seat).submitResult(sessions[1]!, { outcome: 'WIN', winnerParticipantId: winner, score: { rounds: 3 } })
+        decisions.push(second.decision)
+        expect(second.winnerParticipantId).toBe(winner)
+      }
+    }
+    expect(decisions).toEqual(['game_advance', 'game_advance', 'game_advance_pending_finalization'])
+    const done = await until('the tournament to complete', async () => {
+      const t = await seats[0]!.client.tournament(seeded.tournament.id)
+      return t.status === 'completed' ? t : undefined
+    })
+    expect(done.winnerParticipantId).toBeString()
+    expect(done.matches.every((m) => m.status === 'decided')).toBe(true)
+  })
+
+  test('every player hears the result through subscribe, with their own place', async () => {
+    for (const seat of seats) {
+      const completed = await until('tournament.completed', () => seat.events.find((e) => e.type === 'tournament.completed'))
+      expect(completed.data.tournamentId).toBe(seeded.tournament.id)
+      expect([1, 2, 3]).toContain(completed.data.place as number)
+      const types = seat.events.map((e) => e.type)
+      expect(types).toContain('match.decided')
+      expect(types).toContain('tournament.finalizing')
+      // Oldest first, each event once.
+      expect(new Set(seat.events.map((e) => e.id)).size).toBe(seat.events.length)
+      expect(types.indexOf('tournament.started')).toBeLessThan(types.indexOf('tournament.completed'))
+    }
+    const champion = seats.find((s) => s.events.some((e) => e.type === 'tournament.completed' && e.data.place === 1))!
+    expect(champion.events.filter((e) => e.type === 'match.decided')).toHaveLength(2)
+  })
+
+  test('a PIN withdrawal: a wrong PIN first, then the right one; the wallet events arrive; one verify per PIN session', async () => {
+    const seat = seats[0]!
+    const before = await seat.client.wallet()
+    const to = someAddress()
+    const wrong = await seat.client.purchases.authorize({ pin: seeded.pin === '583920' ? '583921' : '583920', amount: '25', destinationAddress: to })
+    expect(wrong).toMatchObject({ valid: false, locked: false, attempt: 1 })
+    const paid = await seat.client.purchases.authorize({ pin: seeded.pin, amount: '25', destinationAddress: to })
+    expect(paid.valid).toBe(true)
+    expect(paid.withdrawal).toMatchObject({ amount: '25', destinationAddress: to, status: 'signed' })
+    expect(paid.withdrawal!.signature).toBeString()
+    const after = await seat.client.wallet()
+    expect(Number(before.balance) - Number(after.balance)).toBe(25)
+
+    const signed = await until('wallet.withdrawal_signed', () => seat.events.find((e) => e.type === 'wallet.withdrawal_signed' && e.data.withdrawalId === paid.withdrawal!.id))
+    expect(signed.topic).toBe('wallet')
+    const pending = seat.events.find((e) => e.type === 'wallet.withdrawal_pending' && e.data.withdrawalId === paid.withdrawal!.id)
+    expect(pending).toBeDefined()
+    expect(seat.events.indexOf(pending!)).toBeLessThan(seat.events.indexOf(signed))
+
+    const verifies = sent.filter((r) => r.method === 'POST' && /\/security\/pin-session\/[^/]+\/verify$/.test(r.path)).map((r) => r.path)
+    const mints = sent.filter((r) => r.method === 'POST' && r.path === '/api/v1/security/pin-session')
+    expect(verifies).toHaveLength(2)
+    expect(new Set(verifies).size).toBe(verifies.length)
+    expect(mints).toHaveLength(2)
+  })
+
+  test('events came in batches over long polls, and logout ends the sessions', async () => {
+    // Far fewer deliveries than events: pages, not one request per event.
+    const total = seats.reduce((n, s) => n + s.events.length, 0)
+    const batches = seats.reduce((n, s) => n + s.batches, 0)
+    expect(batches).toBeLessThan(total)
+    for (const seat of seats) {
+      await seat.subscription.stop()
+      expect(await seat.client.auth.logout()).toEqual({ revoked: 1 })
+      expect(seat.client.auth.signedIn).toBe(false)
+    }
+    expect(sent.some((r) => r.path.endsWith('/user/register'))).toBe(false)
+  })
+})
