@@ -59,6 +59,8 @@ export interface SeedResult {
 /** What a failed seed had already written (it stays: seeding is not one transaction). */
 export interface SeedProgress {
   gameId?: string
+  /** Shown once: printed on failure too, since only its hash is stored. */
+  gameKey?: string
   users: string[]
   tournamentId?: string
 }
@@ -189,6 +191,7 @@ export async function seed(deps: { db: Db; services: Pick<Services, 'auth' | 'ga
     step = 'creating the game'
     const { game, gameKey } = games.createGame(`Local game ${prefix}`)
     created.gameId = game.id
+    created.gameKey = gameKey
 
     const players: SeededPlayer[] = []
     for (const [index, username] of usernamesFor(prefix, count).entries()) {
@@ -272,7 +275,7 @@ function reportFailure(io: Io, error: SeedError): void {
   const lines = [`arena: seed failed while ${error.step}: ${reason}`]
   const { gameId, users: userIds, tournamentId } = error.created
   if (gameId || userIds.length > 0 || tournamentId) {
-    const parts = [gameId && `game ${gameId}`, userIds.length > 0 && `${userIds.length} user(s) ${userIds.join(', ')}`, tournamentId && `tournament ${tournamentId}`]
+    const parts = [gameId && `game ${gameId}${error.created.gameKey ? ` (key ${error.created.gameKey})` : ''}`, userIds.length > 0 && `${userIds.length} user(s) ${userIds.join(', ')}`, tournamentId && `tournament ${tournamentId}`]
     lines.push(`arena: already created and left in place: ${parts.filter(Boolean).join('; ')}`)
   }
   io.err(lines.join('\n'))

@@ -5,7 +5,12 @@
 // rotation runs and the rest wait for it. Two rotations of one refresh token
 // would look like a replay to the server, which then revokes the session
 // (contract §1).
-import { ApiError, NotSignedIn } from './errors'
+//
+// Every login, useToken and sign-out starts a new "lineage" of tokens. A
+// rotation or a logout only changes the tokens of the lineage it started in,
+// and a call is replayed after a rotation only within its own lineage: a call
+// sent as one player is never replayed as another.
+import { ApiError, NetworkError, NotSignedIn } from './errors'
 import { readJson, type Call, type Transport } from './transport'
 import type { LogoutResult, TokenResponse, Tokens, User } from './types'
 
@@ -23,7 +28,8 @@ export class Auth {
   private tokens: Tokens | null = null
   /** When to rotate before sending: known only for tokens this client obtained. */
   private rotateAt: number | undefined
-  private rotation: Promise<void> | null = null
+  private lineage = 0
+  private rotation: { lineage: number; promise: Promise<void> } | null = null
   private readonly now: () => number
 
   constructor(
@@ -37,25 +43,41 @@ export class Auth {
   async login(identifier: string, password: string): Promise<User> {
     const response = await this.transport.send({ method: 'POST', path: '/api/v1/user/login', body: { identifier, password } })
     const body = await readJson<TokenResponse>(response)
+    this.lineage++
     this.store(body)
     return body.user
   }
 
   /** Adopts tokens the app already holds (from storage, or from the platform frontend). Without a refresh token there is no rotation. */
   useToken(accessToken: string, refreshToken?: string): void {
+    this.lineage++
     this.tokens = { accessToken, ...(refreshToken ? { refreshToken } : {}) }
     this.rotateAt = undefined
     this.options.onTokens?.({ ...this.tokens })
   }
 
-  /** Revokes this session (or, with `all`, every session of the user) on the server, then forgets the tokens. */
+  /**
+   * Revokes this session (or, with `all`, every session of the user) on the
+   * server, then forgets the tokens. When the server cannot be reached (a
+   * network error, a 5xx) the tokens are kept, so the logout can be retried;
+   * `clear()` forgets them locally without asking the server.
+   */
   async logout(options: { all?: boolean } = {}): Promise<LogoutResult> {
-    try {
-      const response = await this.send({ method: 'POST', path: '/api/v1/user/s/logout', body: options.all ? { all: true } : {} })
-      return await readJson<LogoutResult>(response)
-    } finally {
-      this.forget()
-    }
+    const lineage = this.lineage
+    const response = await this.send({ method: 'POST', path: '/api/v1/user/s/logout', body: options.all ? { all: true } : {} })
+    // Answered: a 2xx revoked the session, a 4xx says it is not usable anyway.
+    if (response.status < 500 && this.lineage === lineage) this.clear()
+    return readJson<LogoutResult>(response)
+  }
+
+  /** Forgets the tokens here, without telling the server (the session stays live until it expires). */
+  clear(): void {
+    this.lineage++
+    this.rotation = null
+    if (this.tokens === null) return
+    this.tokens = null
+    this.rotateAt = undefined
+    this.options.onTokens?.(null)
   }
 
   get signedIn(): boolean {
@@ -70,74 +92,96 @@ export class Auth {
   /** Rotates the refresh token now. Joins a rotation already in flight instead of starting a second one. */
   refresh(): Promise<void> {
     if (!this.tokens) return Promise.reject(new NotSignedIn())
-    return this.rotateFrom(this.tokens.accessToken)
+    return this.rotateFrom(this.tokens.accessToken, this.lineage)
   }
 
   /**
    * Sends an authenticated call. When the answer is 401 `unauthorized` (the
    * access token expired) and `replayAfterRotation` is set, rotates once and
-   * sends the call once more: a 401 from the bearer check means the server did
-   * nothing with the request. Calls that must never be sent twice (PIN verify)
-   * pass false.
+   * sends the call once more with the new token of the same session: a 401
+   * from the bearer check means the server did nothing with the request.
    */
   async send(call: Call, replayAfterRotation = true): Promise<Response> {
-    const access = await this.freshAccessToken()
-    const response = await this.transport.send(withBearer(call, access))
-    if (response.status !== 401 || !replayAfterRotation || !this.tokens?.refreshToken) return response
+    const { token, lineage } = await this.freshToken()
+    const response = await this.transport.send(withBearer(call, token))
+    if (response.status !== 401 || !replayAfterRotation || !this.tokens?.refreshToken || this.lineage !== lineage) return response
     const error = await ApiError.from(response.clone() as Response)
     if (error.code !== 'unauthorized') return response
-    await this.rotateFrom(access)
-    if (!this.tokens) return response
+    await this.rotateFrom(token, lineage)
+    if (!this.tokens || this.lineage !== lineage || this.tokens.accessToken === token) return response
+    await response.body?.cancel()
     return this.transport.send(withBearer(call, this.tokens.accessToken))
   }
 
-  /** The access token to send, rotated first when the client knows it is (nearly) expired. */
-  private async freshAccessToken(): Promise<string> {
-    if (this.rotation) await this.rotation.catch(() => undefined)
-    const tokens = this.tokens
-    if (!tokens) throw new NotSignedIn()
-    if (tokens.refreshToken && this.rotateAt !== undefined && this.now() >= this.rotateAt) {
-      await this.rotateFrom(tokens.accessToken)
-      if (!this.tokens) throw new NotSignedIn()
-      return this.tokens.accessToken
-    }
-    return tokens.accessToken
+  /**
+   * Sends a call exactly once with the given token: no rotation, no replay.
+   * @internal the purchase client's verify.
+   */
+  sendOnce(call: Call, token: string): Promise<Response> {
+    return this.transport.send(withBearer(call, token))
   }
 
-  /** Rotates unless another call already replaced `stale`; concurrent callers share one rotation. */
-  private rotateFrom(stale: string): Promise<void> {
-    if (this.rotation) return this.rotation
+  /**
+   * The access token to send, rotated first when the client knows it is
+   * (nearly) expired. A proactive rotation that gets no answer falls back to
+   * the current token while it is still valid.
+   * @internal used by the purchase client to separate "could not prepare" from "sent".
+   */
+  async freshToken(): Promise<{ token: string; lineage: number }> {
+    if (this.rotation && this.rotation.lineage === this.lineage) await this.rotation.promise.catch(() => undefined)
+    const tokens = this.tokens
+    const lineage = this.lineage
+    if (!tokens) throw new NotSignedIn()
+    if (tokens.refreshToken && this.rotateAt !== undefined && this.now() >= this.rotateAt) {
+      try {
+        await this.rotateFrom(tokens.accessToken, lineage)
+      } catch (error) {
+        const stillValid = error instanceof NetworkError && tokens.expiresAt !== undefined && this.now() < tokens.expiresAt
+        if (!stillValid) throw error
+      }
+      if (!this.tokens || this.lineage !== lineage) throw new NotSignedIn()
+      return { token: this.tokens.accessToken, lineage }
+    }
+    return { token: tokens.accessToken, lineage }
+  }
+
+  /** Rotates unless another call already replaced `stale`; concurrent callers of one lineage share one rotation. */
+  private rotateFrom(stale: string, lineage: number): Promise<void> {
+    if (this.lineage !== lineage) return Promise.resolve()
+    if (this.rotation?.lineage === lineage) return this.rotation.promise
     if (!this.tokens || this.tokens.accessToken !== stale) return Promise.resolve()
     const refreshToken = this.tokens.refreshToken
     if (!refreshToken) return Promise.resolve()
-    this.rotation = this.rotate(stale, refreshToken).finally(() => {
-      this.rotation = null
-    })
-    return this.rotation
+    const rotation = {
+      lineage,
+      promise: this.rotate(stale, refreshToken, lineage).finally(() => {
+        if (this.rotation === rotation) this.rotation = null
+      }),
+    }
+    this.rotation = rotation
+    return rotation.promise
   }
 
-  private async rotate(access: string, refreshToken: string): Promise<void> {
+  private async rotate(access: string, refreshToken: string, lineage: number): Promise<void> {
     // The bearer is the (expired) access token of the same session: /auth/validate requires it (contract §1).
     const response = await this.transport.send(withBearer({ method: 'POST', path: '/api/v1/auth/validate', body: { refreshToken } }, access))
     if (response.status === 401) {
       // Spent, reused or revoked: this session is over. Keeping the tokens would only repeat the failure.
-      this.forget()
-      throw await ApiError.from(response)
+      const error = await ApiError.from(response)
+      if (this.lineage === lineage) this.clear()
+      throw error
     }
-    this.store(await readJson<TokenResponse>(response))
+    const body = await readJson<TokenResponse>(response)
+    // A login, useToken or sign-out while this was in flight wins: its tokens stay.
+    if (this.lineage === lineage) this.store(body)
   }
 
   private store(body: TokenResponse): void {
     const lifetimeMs = body.expiresIn * 1000
-    this.tokens = { accessToken: body.accessToken, refreshToken: body.refreshToken, expiresAt: this.now() + lifetimeMs }
-    this.rotateAt = this.tokens.expiresAt! - Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 4)
+    const expiresAt = this.now() + lifetimeMs
+    this.tokens = { accessToken: body.accessToken, refreshToken: body.refreshToken, expiresAt }
+    this.rotateAt = expiresAt - Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 4)
     this.options.onTokens?.({ ...this.tokens })
-  }
-
-  private forget(): void {
-    if (this.tokens === null) return
-    this.tokens = null
-    this.options.onTokens?.(null)
   }
 }
 

@@ -15,7 +15,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   403: 'forbidden',
   404: 'not_found',
   409: 'conflict',
-  410: 'session_expired',
+  410: 'gone',
   413: 'payload_too_large',
   422: 'validation_failed',
   429: 'rate_limited',
@@ -91,6 +91,8 @@ export class PinLocked extends ApiError {
 }
 
 function make(status: number, init: ConstructorParameters<typeof ApiError>[0]): ApiError {
+  // Codes that name the PIN lock or the one-time session get their class
+  // anywhere; the purchase client also maps a bare 429/410 of its own routes.
   if (status === 410 && init.code === 'session_expired') return new PinSessionExpired(init)
   if (status === 429 && init.code === 'pin_locked') return new PinLocked(init)
   return new ApiError(init)

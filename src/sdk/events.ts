@@ -21,20 +21,23 @@ export interface SubscribeOptions {
   wait?: number
   /** Resume after a cursor saved from an earlier subscription (`subscription.cursor`). Default: the client's cursor for these topics, or the oldest retained event. */
   after?: string
-  /** Told about every failed poll and every handler that threw, before the back-off. */
+  /** Told about every failed poll and every handler that threw, before the back-off (its own errors are ignored). */
   onError?: (error: unknown) => void
   /** Back-off after a failure: doubles from `minBackoffMs` up to `maxBackoffMs`, with jitter. */
   minBackoffMs?: number
   maxBackoffMs?: number
 }
 
+/** Why a subscription ended: `stop()`, or an error no retry can fix (signed out, a cursor the server refuses). */
+export type SubscriptionEnd = { reason: 'stopped' } | { reason: 'failed'; error: unknown }
+
 export interface Subscription {
   /** The cursor after the last batch the handler finished; save it to resume later. */
   readonly cursor: string | undefined
-  /** Stops the loop (aborting a poll in flight) and resolves when it has ended. */
+  /** Stops the loop (aborting a poll in flight, cutting a back-off short) and resolves when it has ended. Safe to call from the handler. */
   stop(): Promise<void>
-  /** Resolves when the loop ends: stop(), or an error no retry can fix (signed out, a refused cursor). */
-  readonly done: Promise<void>
+  /** Resolves when the loop ends, with why. Never rejects. */
+  readonly done: Promise<SubscriptionEnd>
 }
 
 export type EventBatchHandler = (events: PlaneEvent[]) => void | Promise<void>
@@ -58,43 +61,76 @@ export class EventsClient {
     return this.cursors.get(topicKey(topics))
   }
 
-  /** Long-polls until stopped, delivering each non-empty page to `handler` as one batch. */
+  /**
+   * Long-polls until stopped, delivering each non-empty page to `handler` as
+   * one batch. The subscription keeps its own cursor (`subscription.cursor`),
+   * starting after `options.after`, else after the cursor `poll` keeps for
+   * these topics, else at the oldest retained event.
+   */
   subscribe(topics: EventTopic[], handler: EventBatchHandler, options: SubscribeOptions = {}): Subscription {
-    const key = topicKey(topics)
     const wait = options.wait ?? 25
     const minBackoff = options.minBackoffMs ?? 250
     const maxBackoff = options.maxBackoffMs ?? 30_000
     const controller = new AbortController()
-    let cursor = options.after ?? this.cursors.get(key)
+    let cursor = options.after ?? this.cursors.get(topicKey(topics))
     let stopped = false
+    let inHandler = false
     let wakeSleep: (() => void) | undefined
+    const tell = (error: unknown) => {
+      try {
+        options.onError?.(error)
+      } catch {
+        // An onError that throws must not end (or crash) the loop.
+      }
+    }
+    const sleep = (ms: number) =>
+      new Promise<void>((resolve) => {
+        if (stopped) return resolve()
+        const timer = setTimeout(resolve, ms)
+        wakeSleep = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      }).finally(() => (wakeSleep = undefined))
 
-    const loop = async () => {
+    const loop = async (): Promise<SubscriptionEnd> => {
       let backoff = minBackoff
+      const backOff = async (error: unknown) => {
+        const retryAfterMs = error instanceof ApiError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0
+        const delay = Math.max(retryAfterMs, backoff / 2 + Math.random() * (backoff / 2))
+        backoff = Math.min(backoff * 2, maxBackoff)
+        await sleep(delay)
+      }
       while (!stopped) {
+        let page: EventsPage
         try {
-          const page = await this.page(topics, cursor, wait, controller.signal)
-          if (page.events.length > 0) await handler(page.events)
-          cursor = page.cursor
-          this.cursors.set(key, cursor)
-          backoff = minBackoff
+          page = await this.page(topics, cursor, wait, controller.signal)
         } catch (error) {
           if (stopped) break
-          options.onError?.(error)
-          if (isFatal(error)) break
-          const retryAfterMs = error instanceof ApiError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0
-          const delay = Math.max(retryAfterMs, backoff / 2 + Math.random() * (backoff / 2))
-          backoff = Math.min(backoff * 2, maxBackoff)
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, delay)
-            wakeSleep = () => {
-              clearTimeout(timer)
-              resolve()
-            }
-          })
-          wakeSleep = undefined
+          tell(error)
+          if (isFatal(error)) return { reason: 'failed', error }
+          if (stopped) break
+          await backOff(error)
+          continue
         }
+        if (page.events.length > 0) {
+          try {
+            inHandler = true
+            await handler(page.events)
+          } catch (error) {
+            // The handler's failure is the app's, never a reason to give up: the batch comes again.
+            tell(error)
+            if (stopped) break
+            await backOff(error)
+            continue
+          } finally {
+            inHandler = false
+          }
+        }
+        cursor = page.cursor
+        backoff = minBackoff
       }
+      return { reason: 'stopped' }
     }
     const done = loop()
     return {
@@ -106,7 +142,8 @@ export class EventsClient {
         stopped = true
         controller.abort()
         wakeSleep?.()
-        await done
+        // From inside the handler the loop cannot end before the handler returns: do not wait for it.
+        if (!inHandler) await done
       },
     }
   }
@@ -116,8 +153,8 @@ export class EventsClient {
       method: 'GET',
       path: '/api/v1/events',
       query: { after, wait: String(wait), topics: topics && topics.length > 0 ? topics.join(',') : undefined },
-      // The server holds the poll up to `wait` s; the client gives it that plus a margin.
-      timeoutMs: (wait + 15) * 1000,
+      // The server holds the poll up to `wait` s: the client's timeout counts from then.
+      extraTimeoutMs: wait * 1000,
       ...(signal ? { signal } : {}),
     })
     return readJson<EventsPage>(response)

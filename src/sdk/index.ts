@@ -16,7 +16,7 @@ import type { Environment, FetchLike, MyMatch, Tokens, Tournament, User, Wallet 
 export * from './errors'
 export type * from './types'
 export type { AuthorizeInput, AuthorizeResult, IntegrityCheck, IntegrityReport, IntegrityVerdict } from './purchases'
-export type { EventBatchHandler, PollOptions, Subscription, SubscribeOptions } from './events'
+export type { EventBatchHandler, PollOptions, Subscription, SubscriptionEnd, SubscribeOptions } from './events'
 export type { Auth } from './auth'
 export type { EventsClient } from './events'
 export type { GameClient } from './game'
@@ -26,7 +26,7 @@ export type { PurchaseClient } from './purchases'
 export const LOCAL_BASE_URL = 'http://localhost:8080'
 
 export interface ClientOptions {
-  /** The server's address. Takes precedence over `environment`. */
+  /** The server's address (absolute, or relative to the page in a browser). Takes precedence over `environment`. */
   baseUrl?: string
   /** Which configured environment to talk to (public-api.md: `production` is the default). */
   environment?: Environment
@@ -60,8 +60,9 @@ export interface ArenaClient {
 }
 
 export function createClient(options: ClientOptions = {}): ArenaClient {
-  const environment = options.baseUrl ? options.environment : (options.environment ?? 'production')
-  const baseUrl = options.baseUrl ?? resolveEnvironment(environment!, options.environments)
+  const hasBaseUrl = options.baseUrl !== undefined
+  const environment = hasBaseUrl ? options.environment : (options.environment ?? 'production')
+  const baseUrl = hasBaseUrl ? options.baseUrl! : resolveEnvironment(environment!, options.environments)
   const transport = new Transport({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) })
   const authOptions: AuthOptions = { ...(options.onTokens ? { onTokens: options.onTokens } : {}), ...(options.now ? { now: options.now } : {}) }
   const auth = new Auth(transport, authOptions)

@@ -2,9 +2,9 @@
 // integrity checks, then a one-time PIN session minted and verified exactly
 // once. A verify is never sent twice, whatever happens to the first one.
 import type { Auth } from './auth'
-import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, type IntegrityFinding } from './errors'
+import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired, type IntegrityFinding } from './errors'
 import { newIdempotencyKey } from './ids'
-import { readJson } from './transport'
+import { readJson, type Call } from './transport'
 import type { IntegrityLevel, PinSessionResponse, PinVerifyResponse } from './types'
 
 /** What a check may return: a level, or a level with a reason for the report. */
@@ -88,31 +88,37 @@ export class PurchaseClient {
     }
     if (integrity.level === 'WARN') await this.report('ENV_WARN', integrity)
 
-    const mint = await readJson<PinSessionResponse>(await this.auth.send({ method: 'POST', path: '/api/v1/security/pin-session', body: {} }))
+    let mint: PinSessionResponse
+    try {
+      mint = await readJson<PinSessionResponse>(await this.auth.send({ method: 'POST', path: '/api/v1/security/pin-session', body: {} }))
+    } catch (error) {
+      throw pinError(error)
+    }
     const idempotencyKey = input.idempotencyKey ?? newIdempotencyKey()
+    const call: Call = {
+      method: 'POST',
+      path: `/api/v1/security/pin-session/${encodeURIComponent(mint.sessionId)}/verify`,
+      headers: { 'x-secure-session': mint.sessionToken },
+      body: { pin: input.pin, amount: input.amount, destinationAddress: input.destinationAddress, idempotencyKey },
+    }
+    // Failing to get a token (a rotation without an answer) happens before the
+    // verify is sent: that is an ordinary error, not an unknown outcome.
+    const { token } = await this.auth.freshToken()
+    const unknown = (cause: unknown) => new OutcomeUnknown({ idempotencyKey, pinSessionId: mint.sessionId, cause })
     let response: Response
     try {
-      response = await this.auth.send(
-        {
-          method: 'POST',
-          path: `/api/v1/security/pin-session/${encodeURIComponent(mint.sessionId)}/verify`,
-          headers: { 'x-secure-session': mint.sessionToken },
-          body: { pin: input.pin, amount: input.amount, destinationAddress: input.destinationAddress, idempotencyKey },
-        },
-        false,
-      )
+      response = await this.auth.sendOnce(call, token)
     } catch (error) {
-      if (error instanceof NetworkError) throw new OutcomeUnknown({ idempotencyKey, pinSessionId: mint.sessionId, cause: error })
-      throw error
+      throw error instanceof NetworkError ? unknown(error) : error
     }
     // A 5xx may come after the withdrawal committed (a proxy timing out, say): as unknown as no answer.
-    if (response.status >= 500) throw new OutcomeUnknown({ idempotencyKey, pinSessionId: mint.sessionId, cause: await ApiError.from(response) })
+    if (response.status >= 500) throw unknown(await ApiError.from(response))
+    if (!response.ok) throw pinError(await ApiError.from(response))
     let result: PinVerifyResponse
     try {
-      result = await readJson<PinVerifyResponse>(response)
+      result = (await response.json()) as PinVerifyResponse
     } catch (error) {
-      if (error instanceof ApiError && response.ok) throw new OutcomeUnknown({ idempotencyKey, pinSessionId: mint.sessionId, cause: error })
-      throw error
+      throw unknown(error)
     }
     return { ...result, idempotencyKey, pinSessionId: mint.sessionId }
   }
@@ -130,10 +136,23 @@ export class PurchaseClient {
         path: '/api/v1/security/events',
         body: { kind, level: integrity.level, details: { findings: integrity.findings } },
       })
-      await response.body?.cancel()
-      return response.status === 202
+      if (response.status !== 202) return false
+      // 202 with accepted: false means the server shed it under load.
+      return ((await response.json()) as { accepted?: boolean }).accepted === true
     } catch {
       return false
     }
   }
+}
+
+/**
+ * On the PIN routes a 429 is the PIN lock and a 410 the expired one-time
+ * session (public-api.md), whichever error shape carried them.
+ */
+function pinError(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error instanceof PinLocked || error instanceof PinSessionExpired) return error
+  const init = { status: error.status, code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}), ...(error.requestId ? { requestId: error.requestId } : {}) }
+  if (error.status === 429) return new PinLocked(init)
+  if (error.status === 410) return new PinSessionExpired(init)
+  return error
 }

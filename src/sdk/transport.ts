@@ -19,7 +19,8 @@ export interface Call {
   body?: unknown
   headers?: Record<string, string>
   signal?: AbortSignal
-  timeoutMs?: number
+  /** Added to the client's timeout (a long poll's wait). */
+  extraTimeoutMs?: number
 }
 
 export class Transport {
@@ -29,7 +30,7 @@ export class Transport {
   private readonly headers: Record<string, string>
 
   constructor(options: TransportOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    this.baseUrl = absoluteBase(options.baseUrl)
     // Looked up per call rather than captured, so a page that replaces
     // globalThis.fetch later (a test, an interceptor) is honoured.
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
@@ -43,14 +44,18 @@ export class Transport {
     for (const [key, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(key, value)
     const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...call.headers }
     if (call.body !== undefined) headers['content-type'] = 'application/json'
-    const { signal, dispose } = deadline(call.timeoutMs ?? this.timeoutMs, call.signal)
+    const { signal, dispose } = deadline(this.timeoutMs + (call.extraTimeoutMs ?? 0), call.signal)
     try {
-      return await this.fetchImpl(url.toString(), {
+      const response = await this.fetchImpl(url.toString(), {
         method: call.method,
         headers,
         ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
         signal,
       })
+      // The body is read under the same deadline: headers followed by a stall
+      // must not hang the caller (a verify must end in an answer or OutcomeUnknown).
+      const body = await response.arrayBuffer()
+      return new Response(body.byteLength === 0 || NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers })
     } catch (error) {
       const why = signal.aborted ? (call.signal?.aborted ? 'aborted' : 'timed out') : error instanceof Error ? error.message : String(error)
       throw new NetworkError(`${call.method} ${call.path}: ${why}`, { cause: error })
@@ -60,12 +65,30 @@ export class Transport {
   }
 }
 
+const NULL_BODY = new Set([101, 204, 205, 304])
+
+/**
+ * The base URL without a trailing slash. A relative one (a same-origin browser
+ * app passing "/" or "/arena") is resolved against the page's location.
+ */
+function absoluteBase(baseUrl: string): string {
+  const location = (globalThis as { location?: { href?: string } }).location?.href
+  let url: URL
+  try {
+    url = location ? new URL(baseUrl, location) : new URL(baseUrl)
+  } catch {
+    throw new TypeError(`baseUrl "${baseUrl}" is not an absolute http(s) URL`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`baseUrl "${baseUrl}" is not an http(s) URL`)
+  return url.toString().replace(/\/+$/, '')
+}
+
 /** The JSON body of a 2xx answer, or the ApiError of any other. */
 export async function readJson<T>(response: Response): Promise<T> {
   if (!response.ok) throw await ApiError.from(response)
   try {
     return (await response.json()) as T
-  } catch (error) {
+  } catch {
     throw new ApiError({ status: response.status, code: 'invalid_response', message: `The server answered ${response.status} with a body that is not JSON` })
   }
 }

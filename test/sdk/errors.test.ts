@@ -42,7 +42,7 @@ describe('SDK errors', () => {
     expect(error.message).toBe('HTTP 502')
   })
 
-  test('Retry-After is read in seconds or as an HTTP date; 429 pin_locked and 410 session_expired get their classes in either shape', () => {
+  test('Retry-After is read in seconds or as an HTTP date; the codes pin_locked and session_expired get their classes', () => {
     const locked = ApiError.fromBody(429, { error: { code: 'pin_locked', message: 'locked', status: 429 } }, new Headers({ 'retry-after': '900' }))
     expect(locked).toBeInstanceOf(PinLocked)
     expect(locked.retryAfter).toBe(900)
@@ -50,7 +50,8 @@ describe('SDK errors', () => {
     expect(dated.code).toBe('rate_limited')
     expect(dated.retryAfter).toBeGreaterThanOrEqual(58)
     expect(dated).not.toBeInstanceOf(PinLocked)
-    expect(ApiError.fromBody(410, { message: 'gone' })).toBeInstanceOf(PinSessionExpired)
+    // Without a code, a 410 elsewhere is not a PIN session (the purchase client maps its own routes' 410/429).
+    expect(ApiError.fromBody(410, { message: 'gone' })).not.toBeInstanceOf(PinSessionExpired)
     expect(ApiError.fromBody(410, { error: { code: 'session_expired', message: 'expired', status: 410 } })).toBeInstanceOf(PinSessionExpired)
   })
 
@@ -76,6 +77,28 @@ describe('SDK errors', () => {
     expect(timedOut.message).toContain('timed out')
   })
 
+  test('headers followed by a body that never comes: the timeout still ends the call', async () => {
+    const stalled = createClient({
+      baseUrl: 'http://stall.test',
+      timeoutMs: 100,
+      fetch: async (_input, init) =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('{"accessToken":'))
+              init.signal!.addEventListener('abort', () => controller.error(new DOMException('aborted', 'AbortError')))
+            },
+          }),
+          { status: 200, headers: { 'content-type': 'application/json' } },
+        ),
+    })
+    const started = performance.now()
+    const error = (await stalled.auth.login('a', 'b').catch((e: unknown) => e)) as NetworkError
+    expect(error).toBeInstanceOf(NetworkError)
+    expect(error.message).toContain('timed out')
+    expect(performance.now() - started).toBeLessThan(2000)
+  })
+
   test('environments are base URLs: local has a default, the others must be configured', () => {
     expect(createClient({ environment: 'local' }).baseUrl).toBe('http://localhost:8080')
     expect(createClient({ environment: 'staging', environments: { staging: 'https://staging.example/' } }).baseUrl).toBe('https://staging.example')
@@ -83,5 +106,8 @@ describe('SDK errors', () => {
     expect(() => createClient({ environment: 'sandbox' })).toThrow(/sandbox/)
     expect(() => createClient({})).toThrow(/production/)
     expect(createClient({ baseUrl: 'http://10.0.0.5:8080' }).baseUrl).toBe('http://10.0.0.5:8080')
+    // Outside a page there is nothing to resolve a relative URL against.
+    expect(() => createClient({ baseUrl: '' })).toThrow(/baseUrl/)
+    expect(() => createClient({ baseUrl: 'ftp://files.example' })).toThrow(/http/)
   })
 })

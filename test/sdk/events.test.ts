@@ -74,7 +74,10 @@ describe('SDK events: subscribe', () => {
     const stopping = performance.now()
     await sub.stop()
     expect(performance.now() - stopping).toBeLessThan(1000)
-    expect(sub.cursor).toBe(client.events.cursor(['wallet']))
+    expect(sub.cursor).toStartWith('c1.')
+    expect(await sub.done).toEqual({ reason: 'stopped' })
+    // The subscription's cursor is its own: poll's is untouched.
+    expect(client.events.cursor(['wallet'])).toBeUndefined()
   })
 
   test('a handler that throws gets the same batch again (the cursor moves only after it returned)', async () => {
@@ -133,8 +136,56 @@ describe('SDK events: subscribe', () => {
     const held = client.auth.current()!
     other.auth.useToken(held.accessToken)
     await other.auth.logout({ all: true })
-    await sub.done
+    const end = await sub.done
+    expect(end.reason).toBe('failed')
     expect(errors.at(-1)).toBeInstanceOf(ApiError)
     expect((errors.at(-1) as ApiError).status).toBe(401)
+  })
+
+  test('a handler whose own call fails with a 4xx gets the batch again; the subscription does not end', async () => {
+    ctx = createArenaApp()
+    const { client, player } = await listener()
+    let calls = 0
+    const sub = client.events.subscribe(
+      ['wallet'],
+      () => {
+        calls++
+        if (calls === 1) throw new ApiError({ status: 403, code: 'forbidden', message: 'the app refused' })
+      },
+      { minBackoffMs: 5 },
+    )
+    await credit(player, '1', 'h')
+    await until(() => calls === 2)
+    await sub.stop()
+    expect(await sub.done).toEqual({ reason: 'stopped' })
+  })
+
+  test('stop() from inside the handler does not deadlock; stop() from onError cuts the back-off short; a throwing onError is ignored', async () => {
+    ctx = createArenaApp()
+    const { client, player } = await listener({
+      intercept: async (request, forward) => {
+        if (request.path.startsWith('/api/v1/events?') && request.path.includes('topics=status')) {
+          return new Response(JSON.stringify({ message: 'slow down' }), { status: 429, headers: { 'retry-after': '30' } })
+        }
+        return forward()
+      },
+    })
+    await credit(player, '1', 's')
+    let sub!: ReturnType<typeof client.events.subscribe>
+    sub = client.events.subscribe(['wallet'], async () => {
+      await sub.stop()
+    })
+    expect(await sub.done).toEqual({ reason: 'stopped' })
+
+    let throttled!: ReturnType<typeof client.events.subscribe>
+    const started = performance.now()
+    throttled = client.events.subscribe(['status'], () => {}, {
+      onError: () => {
+        void throttled.stop()
+        throw new Error('onError itself failed')
+      },
+    })
+    expect(await throttled.done).toEqual({ reason: 'stopped' })
+    expect(performance.now() - started).toBeLessThan(2000)
   })
 })

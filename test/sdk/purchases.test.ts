@@ -2,7 +2,7 @@
 // before anything is minted, and a PIN verify is sent once and only once,
 // whatever happens to it (public-api.md verify rule 1).
 import { afterEach, describe, expect, test } from 'bun:test'
-import { ApiError, IntegrityBlocked, OutcomeUnknown, PinLocked, PinSessionExpired } from '../../src/sdk'
+import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired } from '../../src/sdk'
 import { listSecurityEvents } from '../../src/modules/security/event-log'
 import type { TestApp } from '../helpers/app'
 import { createArenaApp, type Player } from '../helpers/arena'
@@ -229,5 +229,56 @@ describe('SDK purchases: integrity checks', () => {
     expect(error).toBeInstanceOf(IntegrityBlocked)
     expect((error as IntegrityBlocked).reported).toBe(false)
     expect(count('POST', MINT)).toBe(0)
+  })
+
+  test('a report the server shed (202, accepted false) counts as not reported', async () => {
+    ctx = createArenaApp()
+    const { client } = await buyer({
+      integrityChecks: [() => 'COMPROMISED'],
+      intercept: async (request, forward) => {
+        if (!EVENTS.test(request.path)) return forward()
+        await (await forward()).body?.cancel()
+        return Response.json({ accepted: false }, { status: 202 })
+      },
+    })
+    const error = (await client.purchases.authorize({ pin: PIN, amount: '5', destinationAddress: someAddress() }).catch((e: unknown) => e)) as IntegrityBlocked
+    expect(error).toBeInstanceOf(IntegrityBlocked)
+    expect(error.reported).toBe(false)
+  })
+})
+
+describe('SDK purchases: error mapping on the PIN routes', () => {
+  test('a plain { message } 429 on verify is PinLocked; a plain 410 is PinSessionExpired', async () => {
+    for (const [status, kind] of [[429, PinLocked], [410, PinSessionExpired]] as const) {
+      ctx = createArenaApp()
+      const { client, count } = await buyer({
+        intercept: async (request, forward) => {
+          if (!VERIFY.test(request.path)) return forward()
+          return new Response(JSON.stringify({ message: 'from a gateway' }), { status, headers: { 'retry-after': '60' } })
+        },
+      })
+      const error = await client.purchases.authorize({ pin: PIN, amount: '1', destinationAddress: someAddress() }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(kind)
+      expect((error as ApiError).message).toBe('from a gateway')
+      expect(count('POST', VERIFY)).toBe(1)
+      ctx.close()
+    }
+  })
+
+  test('a token that cannot be refreshed before the verify: an ordinary error, and no verify sent', async () => {
+    ctx = createArenaApp()
+    let now = Date.now()
+    const { client, count } = await buyer({
+      now: () => now,
+      intercept: async (request, forward) => {
+        if (/\/auth\/validate$/.test(request.path)) throw new TypeError('offline')
+        if (MINT.test(request.path)) now += (ctx.config.accessTtlS + 1) * 1000 // the client knows its token has expired
+        return forward()
+      },
+    })
+    const error = await client.purchases.authorize({ pin: PIN, amount: '1', destinationAddress: someAddress() }).catch((e: unknown) => e)
+    expect(error).not.toBeInstanceOf(OutcomeUnknown)
+    expect(error).toBeInstanceOf(NetworkError)
+    expect(count('POST', VERIFY)).toBe(0)
   })
 })

@@ -1,7 +1,7 @@
 // SDK tokens: rotation through /auth/validate, exactly once however many
 // requests find the token stale together, against the real server.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { ApiError, NotSignedIn, type Tokens } from '../../src/sdk'
+import { ApiError, NetworkError, NotSignedIn, type Tokens } from '../../src/sdk'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { PASSWORD, registerUser } from '../helpers/auth'
 import { sdkClient } from '../helpers/sdk'
@@ -160,5 +160,95 @@ describe('SDK token rotation', () => {
     expect(Object.keys(client.auth)).not.toContain('register')
     expect('register' in client.auth).toBe(false)
     expect('register' in client).toBe(false)
+  })
+
+  test('useToken during a rotation: the new tokens stay, the rotation\'s result is dropped', async () => {
+    ctx = createTestApp()
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const seen: (Tokens | null)[] = []
+    const { client } = await signedIn({
+      onTokens: (t) => seen.push(t),
+      intercept: async (request, forward) => {
+        if (VALIDATE.test(request.path)) await gate
+        return forward()
+      },
+    })
+    const bob = await registerUser(ctx)
+    const bobClient = sdkClient(ctx).client
+    await bobClient.auth.login(bob.username, PASSWORD)
+    const bobTokens = bobClient.auth.current()!
+
+    const rotating = client.auth.refresh()
+    await Bun.sleep(10)
+    client.auth.useToken(bobTokens.accessToken, bobTokens.refreshToken)
+    release()
+    await rotating
+    expect(client.auth.current()!.accessToken).toBe(bobTokens.accessToken)
+    expect(seen.at(-1)!.accessToken).toBe(bobTokens.accessToken)
+    expect((await client.me()).username).toBe(bob.username)
+  })
+
+  test('a call sent as one player that meets a 401 is never replayed as another player', async () => {
+    ctx = createTestApp()
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let holdWallet = true
+    const { client, sent } = await signedIn({
+      intercept: async (request, forward) => {
+        if (request.path === '/api/v1/wallet' && holdWallet) {
+          holdWallet = false
+          await gate
+        }
+        return forward()
+      },
+    })
+    ctx.clock.advance((ctx.config.accessTtlS + 1) * 1000)
+    const wallet = client.wallet().catch((e: unknown) => e)
+    await Bun.sleep(10)
+    const bob = await registerUser(ctx)
+    await client.auth.login(bob.username, PASSWORD)
+    release()
+    const answer = (await wallet) as ApiError
+    expect(answer).toBeInstanceOf(ApiError)
+    expect(answer.status).toBe(401)
+    expect(sent.filter((r) => r.path === '/api/v1/wallet')).toHaveLength(1)
+    expect(sent.some((r) => VALIDATE.test(r.path))).toBe(false)
+  })
+
+  test('a logout that gets no answer keeps the tokens (it can be retried); clear() forgets them locally', async () => {
+    ctx = createTestApp()
+    let offline = true
+    const { client } = await signedIn({
+      intercept: async (request, forward) => {
+        if (offline && request.path === '/api/v1/user/s/logout') throw new TypeError('offline')
+        return forward()
+      },
+    })
+    expect(await client.auth.logout().catch((e: unknown) => e)).toBeInstanceOf(NetworkError)
+    expect(client.auth.signedIn).toBe(true)
+    offline = false
+    expect(await client.auth.logout()).toEqual({ revoked: 1 })
+    expect(client.auth.signedIn).toBe(false)
+    await client.auth.login((await registerUser(ctx)).username, PASSWORD)
+    client.auth.clear()
+    expect(client.auth.signedIn).toBe(false)
+  })
+
+  test('a proactive rotation that gets no answer falls back to the still-valid token', async () => {
+    ctx = createTestApp()
+    let now = Date.now()
+    const { client, count } = await signedIn({
+      now: () => now,
+      intercept: async (request, forward) => {
+        if (VALIDATE.test(request.path)) throw new TypeError('offline')
+        return forward()
+      },
+    })
+    now += (ctx.config.accessTtlS - 10) * 1000 // inside the margin, not yet expired
+    expect((await client.me()).id).toBeString()
+    expect(count('POST', VALIDATE)).toBe(1)
+    now += 20_000 // expired by the client's clock: no fallback
+    expect(await client.me().catch((e: unknown) => e)).toBeInstanceOf(NetworkError)
   })
 })
