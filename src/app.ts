@@ -3,10 +3,12 @@
 import { Elysia } from 'elysia'
 import type { Config } from './config'
 import type { DbHandle } from './db/client'
+import { createGroupCommitter } from './db/group-commit'
 import { adminModule } from './modules/admin'
 import { authModule } from './modules/auth'
 import { createAccessTokens } from './modules/auth/access-tokens'
 import { AuthService } from './modules/auth/service'
+import { defaultHashGate, type HashGate } from './modules/auth/hash-gate'
 import { gamesModule } from './modules/games'
 import { GamesService } from './modules/games/service'
 import { healthModule } from './modules/health'
@@ -41,6 +43,8 @@ export interface AppDeps {
   /** Defaults to the local FROST custody in the data dir; tests of a remote provider pass their own. */
   custody?: CustodyClient
   securityLogOptions?: SecurityLogOptions
+  /** Bounds concurrent argon2id work; defaults to the process's gate. Tests pass a small one. */
+  hashGate?: HashGate
 }
 
 /** The custody client the configuration asks for (contract §3: pluggable). */
@@ -62,14 +66,17 @@ export function createServices(deps: AppDeps) {
     maxExpiredS: config.refreshTtlS,
     clock,
   })
-  const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS, onSecurityEvent: (e) => securityLog.record(e) })
+  const hashGate = deps.hashGate ?? defaultHashGate()
+  const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
   const games = new GamesService({ db, clock, onSecurityEvent: (e) => securityLog.record(e) })
-  const matches = new MatchesService({ db, clock, games, gameSessionTtlS: config.gameSessionTtlS })
+  // One group committer per app: concurrent claims and session issues share its fsyncs.
+  const commits = createGroupCommitter(db)
+  const matches = new MatchesService({ db, clock, games, gameSessionTtlS: config.gameSessionTtlS, commits })
   const custody = deps.custody ?? custodyFor(config)
   const wallet = new WalletService({ db, clock, custody })
-  const pins = new PinService({ db, clock, pinSessionTtlS: config.pinSessionTtlS, securityLog })
+  const pins = new PinService({ db, clock, pinSessionTtlS: config.pinSessionTtlS, securityLog, hashGate })
   const withdrawals = new WithdrawalService({ db, clock, logger, pins, wallet, custody })
-  return { auth, games, matches, wallet, pins, withdrawals, securityLog }
+  return { auth, games, matches, wallet, pins, withdrawals, securityLog, commits }
 }
 
 export type Services = ReturnType<typeof createServices>

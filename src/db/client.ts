@@ -24,6 +24,37 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, DB_FILE)
 }
 
+/** How many compiled statements one connection keeps (distinct SQL texts; `inArray` lists of new lengths add some). */
+export const STATEMENT_CACHE_SIZE = 512
+
+/**
+ * Drizzle's bun:sqlite driver compiles a new statement for every query it
+ * runs, and compiling costs more than running a point lookup. The SQL text a
+ * query builder emits depends only on the query's shape (values are bound
+ * parameters), so compiled statements are kept by text, least recently used
+ * out. An evicted statement is not finalized: a prepared query may still hold
+ * it, and the garbage collector finalizes it once nothing does. Statements run
+ * synchronously to completion (drizzle never leaves one half-iterated), so
+ * sharing one between queries of the same text is safe.
+ */
+function cacheStatements(sqlite: Database): void {
+  const compile = sqlite.prepare.bind(sqlite)
+  const cache = new Map<string, ReturnType<Database['prepare']>>()
+  sqlite.prepare = ((sql: string, ...rest: unknown[]) => {
+    if (rest.length > 0) return (compile as (...a: unknown[]) => ReturnType<Database['prepare']>)(sql, ...rest)
+    const hit = cache.get(sql)
+    if (hit) {
+      cache.delete(sql)
+      cache.set(sql, hit)
+      return hit
+    }
+    const statement = compile(sql)
+    cache.set(sql, statement)
+    if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!)
+    return statement
+  }) as Database['prepare']
+}
+
 export function openDatabase(path: string): DbHandle {
   const sqlite = new Database(path, { create: true, strict: true })
   // Owner-only before WAL mode creates its side files, which copy this mode.
@@ -43,6 +74,7 @@ export function openDatabase(path: string): DbHandle {
   }
   sqlite.run('PRAGMA synchronous = FULL')
   sqlite.run('PRAGMA foreign_keys = ON')
+  cacheStatements(sqlite)
   const db = drizzle({ client: sqlite, schema })
   let closed = false
   return {

@@ -7,6 +7,7 @@ import type { AnyElysia } from 'elysia'
 import { createApp, createServices, type Services } from '../../src/app'
 import type { CustodyClient } from '../../src/modules/wallet/custody'
 import type { SecurityLogOptions } from '../../src/modules/security/event-log'
+import { HashGate, type HashGateOptions } from '../../src/modules/auth/hash-gate'
 import { loadConfig, type Config } from '../../src/config'
 import { databasePath, openDatabase, type DbHandle } from '../../src/db/client'
 import { runMigrations } from '../../src/db/migrate'
@@ -47,6 +48,8 @@ export interface TestAppOptions {
   securityLogOptions?: SecurityLogOptions
   /** Extra routes mounted after the real modules (probes for the cross-cutting plugins). */
   probes?: AnyElysia
+  /** Sizes of this app's own argon2id gate (default sizes otherwise; never the process-wide gate, so apps stay independent). */
+  hashGate?: HashGateOptions
 }
 
 export function createTestApp(options: TestAppOptions = {}): TestApp {
@@ -58,7 +61,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   runMigrations(db.sqlite)
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
-  const deps = { config, db, secrets: resolveSecrets(config), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}) }
+  const deps = { config, db, secrets: resolveSecrets(config), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate) }
   const services = createServices(deps)
   const base = createApp(deps, services)
   // Probe routes change the app's route types; tests only call handle(), so keep the base type.

@@ -67,6 +67,26 @@ describe('forged access tokens', () => {
     await expect401(await signed({ sub: other.id }))
   })
 
+  test('the header must be exactly the one the server emits: an extra header field or a re-encoded header is refused even with the right key', async () => {
+    await expect401(await signed({}, { kid: 'k1' }))
+    const respaced = Buffer.from(JSON.stringify({ typ: 'at+jwt', alg: 'HS256' })).toString('base64url')
+    const body = `${respaced}.${payloadPart}`
+    const mac = new Bun.CryptoHasher('sha256', secret).update(body).digest('base64url')
+    await expect401(`${body}.${mac}`)
+  })
+
+  test('a signature that decodes to the right bytes but is not in canonical base64url is refused', async () => {
+    const variants = [`${signaturePart}=`, signaturePart.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), `${signaturePart}.`]
+    for (const signature of variants) await expect401(`${headerPart}.${payloadPart}.${signature}`)
+  })
+
+  test('expiry: valid up to the second before exp, refused at exp', async () => {
+    const nowS = Math.floor(ctx.clock.now().getTime() / 1000)
+    expect((await me(ctx, await signed({ exp: nowS + 1 }))).status).toBe(200)
+    await expect401(await signed({ exp: nowS }))
+    await expect401(await signed({ exp: String(nowS + 100) }))
+  })
+
   test('an expired token is refused', async () => {
     await expect401(await signed({ exp: Math.floor(ctx.clock.now().getTime() / 1000) - 1 }))
   })

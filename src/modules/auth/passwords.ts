@@ -1,26 +1,41 @@
-// Passwords (and later PINs) are hashed with argon2id at no less than the
-// OWASP minimum (19 MiB of memory, 2 passes). Bun.password runs the work off
-// the event loop.
+// Passwords and PINs are hashed with argon2id at no less than the OWASP
+// minimum (19 MiB of memory, 2 passes). Bun.password runs the work off the
+// event loop. Every hash and verify goes through a HashGate (hash-gate.ts),
+// which bounds how many run at once and how many wait, and refuses the rest
+// with 503 + Retry-After: pass the services' gate, or an admitted ticket;
+// without one, the process's default gate applies, so no path is ungated.
+import { defaultHashGate, type HashRunner } from './hash-gate'
 
 export const PASSWORD_HASH_PARAMS = { algorithm: 'argon2id', memoryCost: 19_456, timeCost: 2 } as const
 
-export function hashPassword(password: string): Promise<string> {
-  return Bun.password.hash(password, PASSWORD_HASH_PARAMS)
+export function hashPassword(password: string, via: HashRunner = defaultHashGate()): Promise<string> {
+  return via.run(() => Bun.password.hash(password, PASSWORD_HASH_PARAMS))
 }
 
-export function verifyPassword(password: string, hash: string): Promise<boolean> {
-  return Bun.password.verify(password, hash)
+export function verifyPassword(password: string, hash: string, via: HashRunner = defaultHashGate()): Promise<boolean> {
+  return via.run(() => Bun.password.verify(password, hash))
 }
 
 let dummyHash: Promise<string> | undefined
 
+/** Made once, inside the first caller's slot; a failure is not cached. */
+function theDummyHash(): Promise<string> {
+  dummyHash ??= Bun.password.hash(`dummy:${crypto.randomUUID()}`, PASSWORD_HASH_PARAMS).catch((error: unknown) => {
+    dummyHash = undefined
+    throw error
+  })
+  return dummyHash
+}
+
 /**
  * Burns the same work as checking a real password, for identifiers that
  * match no account: an unknown user and a wrong password must take similar
- * time, or timing tells an attacker which accounts exist.
+ * time, or timing tells an attacker which accounts exist. It goes through the
+ * same gate, so being queued or refused says nothing about the account either.
  */
-export async function verifyAgainstDummy(password: string): Promise<false> {
-  dummyHash ??= hashPassword(`dummy:${crypto.randomUUID()}`)
-  await verifyPassword(password, await dummyHash)
-  return false
+export function verifyAgainstDummy(password: string, via: HashRunner = defaultHashGate()): Promise<false> {
+  return via.run(async () => {
+    await Bun.password.verify(password, await theDummyHash())
+    return false as const
+  })
 }

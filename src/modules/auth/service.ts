@@ -1,6 +1,6 @@
 // Accounts and auth sessions (contract §1). Knows nothing of HTTP: callers
 // pass plain values and get plain values or AppErrors back.
-import { and, asc, desc, eq, gt, isNull } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Db, Executor } from '../../db/client'
 import { authSessions, refreshTokens, users } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
@@ -13,6 +13,7 @@ import type { AccessTokens } from './access-tokens'
 import type { SecurityEventInput } from '../security/event-log'
 import { COUNTRY_CODES } from './countries'
 import type { RegisterBody, TokenResponse, User } from './model'
+import { defaultHashGate, type HashGate } from './hash-gate'
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
 import { accountKey, addressKey, clearAttempts, countAttempt, LOGIN_LIMITS, retryAfterSeconds } from './throttle'
 
@@ -31,6 +32,8 @@ export interface AuthServiceDeps {
   refreshTtlS: number
   /** Server-side security events (refresh reuse, login throttling) go to the security log. */
   onSecurityEvent?: (event: SecurityEventInput) => void
+  /** Bounds concurrent argon2id work (default: the process's gate). */
+  hashGate?: HashGate
 }
 
 /** lastUsedAt is written at most this often per session, so reads stay reads. */
@@ -51,7 +54,20 @@ function isUniqueViolation(error: unknown, column: string): boolean {
 }
 
 export class AuthService {
-  constructor(private readonly deps: AuthServiceDeps) {}
+  private readonly hashGate: HashGate
+
+  /** The lookup behind every authenticated request, prepared once (building the query each time cost more than running it). */
+  private readonly sessionWithUser
+
+  constructor(private readonly deps: AuthServiceDeps) {
+    this.sessionWithUser = deps.db
+      .select({ session: authSessions, user: users })
+      .from(authSessions)
+      .innerJoin(users, eq(users.id, authSessions.userId))
+      .where(eq(authSessions.id, sql.placeholder('sessionId')))
+      .prepare()
+    this.hashGate = deps.hashGate ?? defaultHashGate()
+  }
 
   async register(input: RegisterBody): Promise<User> {
     // The schema counts UTF-16 units; "8–128 characters" means code points.
@@ -75,7 +91,8 @@ export class AuthService {
       username: input.username,
       usernameKey: input.username.toLowerCase(),
       // Hash before the transaction: it is slow and must not hold the write lock.
-      passwordHash: await hashPassword(input.password),
+      // Refused by the hash gate (503): nothing has been written.
+      passwordHash: await hashPassword(input.password, this.hashGate),
       country,
       createdAt: this.deps.clock.now(),
     }
@@ -101,18 +118,32 @@ export class AuthService {
     const account = accountKey(user?.id, input.identifier)
     const address = addressKey(input.address)
 
+    // A place at the hash gate first, known or unknown user alike. A login
+    // the gate refuses (503 + Retry-After) was never judged: it leaves here,
+    // before the attempt is counted and before any session exists. (So while
+    // the gate is full, even a blocked account hears 503, not 429.) Once
+    // admitted, the ticket is run or cancelled on every path: no slot leaks.
+    const ticket = this.hashGate.admit()
+
     // Check and count in one IMMEDIATE transaction, before the slow hash, so
     // parallel guesses are counted one by one (see throttle.ts).
-    const retryAfter = db.transaction(
-      (tx) => {
-        const now = clock.now()
-        const blocked = retryAfterSeconds(tx, [account, address], now)
-        if (blocked === null) countAttempt(tx, account, LOGIN_LIMITS.account, now)
-        return blocked
-      },
-      { behavior: 'immediate' },
-    )
+    let retryAfter: number | null
+    try {
+      retryAfter = db.transaction(
+        (tx) => {
+          const now = clock.now()
+          const blocked = retryAfterSeconds(tx, [account, address], now)
+          if (blocked === null) countAttempt(tx, account, LOGIN_LIMITS.account, now)
+          return blocked
+        },
+        { behavior: 'immediate' },
+      )
+    } catch (error) {
+      ticket.cancel()
+      throw error
+    }
     if (retryAfter !== null) {
+      ticket.cancel()
       this.deps.onSecurityEvent?.({
         userId: user?.id ?? null,
         source: 'server',
@@ -125,7 +156,7 @@ export class AuthService {
       })
     }
 
-    const valid = user ? await verifyPassword(input.password, user.passwordHash) : await verifyAgainstDummy(input.password)
+    const valid = user ? await verifyPassword(input.password, user.passwordHash, ticket) : await verifyAgainstDummy(input.password, ticket)
     if (!user || !valid) {
       db.transaction((tx) => countAttempt(tx, address, LOGIN_LIMITS.address, clock.now()), { behavior: 'immediate' })
       throw new AppError('invalid_credentials', 'Invalid identifier or password')
@@ -232,12 +263,7 @@ export class AuthService {
     if (!claims) throw unauthorized()
     const { db, clock } = this.deps
     const now = clock.now()
-    const row = db
-      .select({ session: authSessions, user: users })
-      .from(authSessions)
-      .innerJoin(users, eq(users.id, authSessions.userId))
-      .where(eq(authSessions.id, claims.sessionId))
-      .get()
+    const row = this.sessionWithUser.get({ sessionId: claims.sessionId })
     if (!row || row.session.userId !== claims.userId || !isLive(row.session, now)) throw unauthorized()
     if (now.getTime() - row.session.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
       db.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, row.session.id)).run()

@@ -38,9 +38,10 @@ export function matchesModule(auth: AuthService, matchService: MatchesService) {
     .use(authGuard(auth))
     .post(
       '/game-sdk/:gameId/sessions',
-      ({ params, body, request, auth: { user }, set }) => {
+      // Answered once the session is durable (group commit: see db/group-commit.ts).
+      async ({ params, body, request, auth: { user }, set }) => {
         set.status = 201
-        return matchService.issueSession({
+        return await matchService.issueSession({
           userId: user.id,
           gameId: params.gameId,
           gameKey: request.headers.get('x-game-key'),
@@ -58,6 +59,7 @@ export function matchesModule(auth: AuthService, matchService: MatchesService) {
     )
     .post(
       '/game-sdk/:gameId/results',
+      // Answered once the claim and its decision are durable (group commit).
       ({ params, body, request, auth: { user } }) =>
         matchService.submitResult({
           userId: user.id,

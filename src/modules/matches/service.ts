@@ -1,9 +1,13 @@
 // Match sessions, result claims and the bracket moves they cause (contract §2).
-// A claim is one IMMEDIATE transaction: consume the session token, record the
-// claim, decide, move the winner. Two racing claims therefore produce exactly
-// one decision and one bracket move.
+// A claim is one unit of work: consume the session token, record the claim,
+// decide, move the winner. Claims (and session issues) go through the group
+// committer: each runs in its own savepoint of a shared IMMEDIATE transaction
+// and is answered once that transaction has committed, so concurrent claims
+// share one fsync. Items of a batch run one after another in one transaction,
+// so two racing claims still produce exactly one decision and one bracket move.
 import { and, asc, eq, inArray, isNotNull, ne, or } from 'drizzle-orm'
 import type { Db, Executor } from '../../db/client'
+import { createGroupCommitter, type GroupCommitter } from '../../db/group-commit'
 import { gameSessions, matchClaims, matches, participants, tournaments, users } from '../../db/schema'
 import { enqueueJob, JOB_KINDS } from '../../jobs/queue'
 import type { Clock } from '../../shared/clock'
@@ -37,6 +41,8 @@ export interface MatchesServiceDeps {
   clock: Clock
   games: GamesService
   gameSessionTtlS: number
+  /** Shared with the app's other writers; one of its own when not given (operator commands). */
+  commits?: GroupCommitter
 }
 
 function sessionTokenInvalid(): AppError {
@@ -44,11 +50,20 @@ function sessionTokenInvalid(): AppError {
 }
 
 export class MatchesService {
-  constructor(private readonly deps: MatchesServiceDeps) {}
+  private readonly commits: GroupCommitter
 
-  issueSession(input: { userId: string; gameId: string; gameKey: string | null; matchId: string }) {
-    const { db, clock } = this.deps
+  constructor(private readonly deps: MatchesServiceDeps) {
+    this.commits = deps.commits ?? createGroupCommitter(deps.db)
+  }
+
+  async issueSession(input: { userId: string; gameId: string; gameKey: string | null; matchId: string }) {
     this.deps.games.verifyGameKey(input.gameId, input.gameKey)
+    // Answered once the session row is durable; a refusal writes nothing.
+    return this.commits.run((db) => this.issueSessionIn(db, input))
+  }
+
+  private issueSessionIn(db: Executor, input: { userId: string; gameId: string; matchId: string }) {
+    const { clock } = this.deps
     const row = db
       .select({ match: matches, gameId: tournaments.gameId })
       .from(matches)
@@ -90,13 +105,14 @@ export class MatchesService {
     }
   }
 
-  submitResult(input: { userId: string; gameId: string; gameKey: string | null; sessionToken: string | null; claim: ClaimInput }): DecisionView {
-    const { db, clock } = this.deps
+  async submitResult(input: { userId: string; gameId: string; gameKey: string | null; sessionToken: string | null; claim: ClaimInput }): Promise<DecisionView> {
+    const { clock } = this.deps
     this.deps.games.verifyGameKey(input.gameId, input.gameKey)
     if (!input.sessionToken) throw sessionTokenInvalid()
     const tokenHash = sha256Hex(input.sessionToken)
 
-    return db.transaction(
+    // A refusal thrown in here rolls back this claim's savepoint only: it spends nothing.
+    return this.commits.run(
       (tx) => {
         const now = clock.now()
         const session = tx.select().from(gameSessions).where(eq(gameSessions.tokenHash, tokenHash)).get()
@@ -141,7 +157,6 @@ export class MatchesService {
         )
         return applyDecision(tx, clock, match, decision)
       },
-      { behavior: 'immediate' },
     )
   }
 

@@ -10,6 +10,7 @@ import { toIso } from '../../shared/clock'
 import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
+import { defaultHashGate, type HashGate } from '../auth/hash-gate'
 import { hashPassword, verifyPassword } from '../auth/passwords'
 import { accountKey, countAttempt, LOGIN_LIMITS, retryAfterSeconds } from '../auth/throttle'
 import { isCommonPin } from './pin-rules'
@@ -18,8 +19,22 @@ import type { SecurityEventLog } from './event-log'
 export const PIN_MAX_ATTEMPTS = 5
 export const PIN_LOCK_BASE_MS = 15 * 60_000
 
+export interface PinServiceDeps {
+  db: Db
+  clock: Clock
+  pinSessionTtlS: number
+  securityLog?: SecurityEventLog
+  /** Bounds concurrent argon2id work (default: the process's gate). */
+  hashGate?: HashGate
+}
+
 export class PinService {
-  constructor(private readonly deps: { db: Db; clock: Clock; pinSessionTtlS: number; securityLog?: SecurityEventLog }) {}
+  /** Shared with the withdrawal verify, which checks the PIN hash through it. */
+  readonly hashGate: HashGate
+
+  constructor(private readonly deps: PinServiceDeps) {
+    this.hashGate = deps.hashGate ?? defaultHashGate()
+  }
 
   async setPin(userId: string, pin: string, password: string): Promise<void> {
     const { db, clock } = this.deps
@@ -35,12 +50,15 @@ export class PinService {
     if (retryAfter !== null) {
       throw new AppError('rate_limited', 'Too many wrong passwords; try again later', { headers: { 'retry-after': String(retryAfter) } })
     }
+    // Both hashes go through the hash gate. Refused (503 + Retry-After) at
+    // the password check: nothing judged, so nothing counted; at the PIN
+    // hash: nothing written. Either way the client may simply retry.
     const user = db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).get()
-    if (!user || !(await verifyPassword(password, user.passwordHash))) {
+    if (!user || !(await verifyPassword(password, user.passwordHash, this.hashGate))) {
       db.transaction((tx) => countAttempt(tx, account, LOGIN_LIMITS.account, clock.now()), { behavior: 'immediate' })
       throw new AppError('forbidden', 'Password is incorrect')
     }
-    const pinHash = await hashPassword(pin)
+    const pinHash = await hashPassword(pin, this.hashGate)
     const now = clock.now()
     db.insert(userPins).values({ userId, pinHash, updatedAt: now }).onConflictDoUpdate({ target: userPins.userId, set: { pinHash, updatedAt: now } }).run()
   }

@@ -97,8 +97,11 @@ export class WithdrawalService {
     const wallet = await this.deps.wallet.ensureWallet(input.userId)
 
     // The slow hash runs outside any transaction; everything it decides is
-    // re-checked inside the one below.
-    const pinOk = await verifyPassword(input.pin, pins.pinHashOf(input.userId))
+    // re-checked inside the one below. If the hash gate refuses it (503 +
+    // Retry-After), this throws before that transaction: the session is not
+    // consumed, no PIN failure is counted, nothing is debited, and the same
+    // session can verify again later.
+    const pinOk = await verifyPassword(input.pin, pins.pinHashOf(input.userId), pins.hashGate)
 
     const outcome = db.transaction(
       (tx) => {

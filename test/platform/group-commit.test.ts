@@ -1,0 +1,236 @@
+// The group committer on a real SQLite file (WAL, synchronous=FULL): concurrent
+// work shares one transaction, each item in its own savepoint; nothing is
+// answered before its COMMIT; a failed transaction fails its whole batch and
+// the committer carries on.
+import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { count } from 'drizzle-orm'
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { databasePath, openDatabase, type Tx } from '../../src/db/client'
+import { AsyncWorkError, createGroupCommitter, type BatchReport, type GroupCommitOptions } from '../../src/db/group-commit'
+import { tempDir } from '../helpers/app'
+
+const dir = tempDir()
+const handle = openDatabase(databasePath(dir))
+handle.sqlite.run('CREATE TABLE items (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)')
+handle.sqlite.run('CREATE TABLE parents (id INTEGER PRIMARY KEY)')
+// Checked at COMMIT, not per statement: a real way for a COMMIT to fail.
+handle.sqlite.run('CREATE TABLE children (id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED)')
+const items = sqliteTable('items', { id: integer('id').primaryKey(), v: text('v').notNull().unique() })
+const children = sqliteTable('children', { id: integer('id').primaryKey(), parentId: integer('parent_id').notNull() })
+/** Inserts an item row and returns `value` (what the work answers). */
+function put<T>(tx: Tx, v: string, value: T): T {
+  tx.insert(items).values({ v }).run()
+  return value
+}
+// A second connection sees only what is committed.
+const reader = new Database(databasePath(dir), { readonly: true })
+afterAll(() => {
+  reader.close()
+  handle.close()
+})
+
+// Every batch is one db.transaction call (BEGIN IMMEDIATE ... COMMIT): count them independently of the hook.
+let transactions = 0
+const originalTransaction = handle.db.transaction.bind(handle.db)
+handle.db.transaction = ((...args: Parameters<typeof originalTransaction>) => {
+  transactions++
+  return originalTransaction(...args)
+}) as typeof handle.db.transaction
+
+beforeEach(() => {
+  handle.sqlite.run('DELETE FROM items')
+  handle.sqlite.run('DELETE FROM children')
+  transactions = 0
+})
+
+function committer(options: GroupCommitOptions = {}) {
+  const reports: BatchReport[] = []
+  const commits = createGroupCommitter(handle.db, { ...options, onBatch: (r) => reports.push(r) })
+  return { commits, reports }
+}
+
+const committed = (v: string) => reader.query('SELECT v FROM items WHERE v = ?').get(v) !== null
+const allCommitted = () => (reader.query('SELECT v FROM items ORDER BY id').all() as { v: string }[]).map((r) => r.v)
+
+describe('group commit', () => {
+  test('concurrent items share one transaction, each gets its own value, and is visible to another connection when it resolves', async () => {
+    const { commits, reports } = committer()
+    const seenAtResolve: boolean[] = []
+    const runs = Array.from({ length: 100 }, (_, i) =>
+      commits
+        .run((tx) => {
+          return put(tx, `v${i}`, { i })
+        })
+        .then((value) => {
+          // Resolved means committed: the reader connection sees the row already.
+          seenAtResolve.push(committed(`v${i}`))
+          return value
+        }),
+    )
+    // Nothing has run yet: the batch waits for the next macrotask.
+    await Promise.resolve()
+    expect(seenAtResolve).toEqual([])
+    expect(allCommitted()).toEqual([])
+    const values = await Promise.all(runs)
+    expect(values.map((v) => v.i)).toEqual(Array.from({ length: 100 }, (_, i) => i))
+    expect(seenAtResolve).toEqual(Array(100).fill(true))
+    expect(transactions).toBe(1)
+    expect(reports).toMatchObject([{ size: 100, committed: true, rolledBack: 0 }])
+    expect(commits.stats()).toMatchObject({ batches: 1, commits: 1, failedBatches: 0, items: 100, largestBatch: 100 })
+  })
+
+  test('items of a batch run in order and see the writes of the ones before them', async () => {
+    const { commits } = committer()
+    const counts = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        commits.run((tx) => {
+          tx.insert(items).values({ v: `o${i}` }).run()
+          return tx.select({ n: count() }).from(items).get()!.n
+        }),
+      ),
+    )
+    expect(counts).toEqual([1, 2, 3, 4, 5])
+  })
+
+  test('an item that throws rejects alone: its writes are rolled back, the others commit', async () => {
+    const { commits, reports } = committer()
+    class Refused extends Error {}
+    const results = await Promise.allSettled([
+      commits.run((tx) => put(tx, 'a', 'a')),
+      commits.run((tx) => {
+        // Writes first, then refuses: the savepoint takes both writes back.
+        put(tx, 'b1', null)
+        put(tx, 'b2', null)
+        throw new Refused('no')
+      }),
+      // A constraint error of a statement: also this item's alone.
+      commits.run((tx) => put(tx, 'a', 'dup')),
+      commits.run((tx) => put(tx, 'c', 'c')),
+    ])
+    expect(results[0]).toEqual({ status: 'fulfilled', value: 'a' })
+    expect(results[1].status).toBe('rejected')
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(Refused)
+    expect(results[2].status).toBe('rejected')
+    expect(((results[2] as PromiseRejectedResult).reason as { code: string }).code).toBe('SQLITE_CONSTRAINT_UNIQUE')
+    expect(results[3]).toEqual({ status: 'fulfilled', value: 'c' })
+    expect(allCommitted()).toEqual(['a', 'c'])
+    expect(transactions).toBe(1)
+    expect(reports).toMatchObject([{ size: 4, committed: true, rolledBack: 2 }])
+  })
+
+  test('a failing COMMIT (deferred foreign key) rejects the whole batch, writes nothing, and the next batch works', async () => {
+    const { commits, reports } = committer()
+    const batch = await Promise.allSettled([
+      commits.run((tx) => put(tx, 'before', 1)),
+      commits.run((tx) => (tx.insert(children).values({ parentId: 999 }).run(), 2)),
+      commits.run((tx) => put(tx, 'after', 3)),
+    ])
+    for (const result of batch) {
+      expect(result.status).toBe('rejected')
+      expect(((result as PromiseRejectedResult).reason as { code: string }).code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY')
+    }
+    expect(allCommitted()).toEqual([])
+    expect(reader.query('SELECT count(*) AS n FROM children').get()).toEqual({ n: 0 })
+    expect(handle.sqlite.inTransaction).toBe(false)
+    expect(reports).toMatchObject([{ size: 3, committed: false }])
+
+    expect(await Promise.all([commits.run((tx) => put(tx, 'next', 'ok'))])).toEqual(['ok'])
+    expect(allCommitted()).toEqual(['next'])
+    expect(commits.stats()).toMatchObject({ batches: 2, commits: 1, failedBatches: 1 })
+  })
+
+  test('an item that makes SQLite roll back the whole transaction fails the batch, including the items before it', async () => {
+    const { commits } = committer()
+    await commits.run((tx) => put(tx, 'taken', null))
+    const batch = await Promise.allSettled([
+      commits.run((tx) => put(tx, 'x1', 1)),
+      // OR ROLLBACK: a constraint violation ends the whole transaction, not just the statement.
+      commits.run(() => (handle.sqlite.query("INSERT OR ROLLBACK INTO items (v) VALUES ('taken')").run(), 2)),
+      commits.run((tx) => put(tx, 'x3', 3)),
+    ])
+    expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    for (const result of batch) expect(((result as PromiseRejectedResult).reason as { code: string }).code).toBe('SQLITE_CONSTRAINT_UNIQUE')
+    expect(allCommitted()).toEqual(['taken'])
+    expect(await commits.run((tx) => put(tx, 'x4', 'ok'))).toBe('ok')
+    expect(allCommitted()).toEqual(['taken', 'x4'])
+  })
+
+  test('a failing BEGIN (another connection holds the write lock past the busy timeout) rejects the batch; the next one works', async () => {
+    const { commits } = committer()
+    const other = new Database(databasePath(dir))
+    other.run('PRAGMA busy_timeout = 0')
+    handle.sqlite.run('PRAGMA busy_timeout = 50')
+    other.run('BEGIN IMMEDIATE')
+    try {
+      const batch = await Promise.allSettled([
+        commits.run((tx) => put(tx, 'busy1', 1)),
+        commits.run((tx) => put(tx, 'busy2', 2)),
+      ])
+      for (const result of batch) {
+        expect(result.status).toBe('rejected')
+        expect(((result as PromiseRejectedResult).reason as { code: string }).code).toBe('SQLITE_BUSY')
+      }
+    } finally {
+      other.run('ROLLBACK')
+      other.close()
+      handle.sqlite.run('PRAGMA busy_timeout = 5000')
+    }
+    expect(handle.sqlite.inTransaction).toBe(false)
+    expect(await commits.run((tx) => put(tx, 'free', 'ok'))).toBe('ok')
+    expect(allCommitted()).toEqual(['free'])
+  })
+
+  test('the batch size is capped; the rest wait for the next batches, in order', async () => {
+    const { commits, reports } = committer({ maxBatch: 10 })
+    const order: number[] = []
+    const values = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        commits.run((tx) => {
+          order.push(i)
+          return put(tx, `cap${i}`, i)
+        }),
+      ),
+    )
+    expect(values).toEqual(Array.from({ length: 25 }, (_, i) => i))
+    expect(order).toEqual(values)
+    expect(reports.map((r) => r.size)).toEqual([10, 10, 5])
+    expect(transactions).toBe(3)
+    expect(allCommitted().length).toBe(25)
+  })
+
+  test('items submitted while a batch runs (from inside a work function) go to the next batch', async () => {
+    const { commits, reports } = committer()
+    let inner: Promise<string> | undefined
+    const outer = await commits.run((tx) => {
+      put(tx, 'outer', null)
+      inner = commits.run((t) => put(t, 'inner', 'inner'))
+      return 'outer'
+    })
+    expect(outer).toBe('outer')
+    expect(await inner!).toBe('inner')
+    expect(reports.map((r) => r.size)).toEqual([1, 1])
+  })
+
+  test('a work function that returns a promise is refused and rolled back; its batch still commits', async () => {
+    const { commits } = committer()
+    const results = await Promise.allSettled([
+      // @ts-expect-error: work must be synchronous, an async function is a type error
+      commits.run(async (tx) => {
+        return put(tx, 'async', 1)
+      }),
+      commits.run((tx) => put(tx, 'sync', 2)),
+    ])
+    expect(results[0].status).toBe('rejected')
+    expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(AsyncWorkError)
+    expect(results[1]).toEqual({ status: 'fulfilled', value: 2 })
+    expect(allCommitted()).toEqual(['sync'])
+  })
+
+  test('schedule: timeout batches the same way', async () => {
+    const { commits, reports } = committer({ schedule: 'timeout' })
+    const values = await Promise.all(Array.from({ length: 20 }, (_, i) => commits.run((tx) => put(tx, `t${i}`, i))))
+    expect(values.length).toBe(20)
+    expect(reports).toMatchObject([{ size: 20, committed: true }])
+  })
+})
