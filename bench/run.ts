@@ -324,6 +324,8 @@ rows.push({ scenario: 'login POST /user/login (8 connections)', result: login.va
 
 log('scenario: 500 simultaneous logins')
 const burst = await sampled(arena.proc.pid, () => wrk({ url: base, script: 'replay', seconds: 5, connections: 500, cpus: LOAD_CPU, timeoutS: 30, env: { BENCH_REQUESTS: loginFile } }))
+// The gate's admitted logins finish after wrk stops: let them drain before the next scenario.
+await Bun.sleep(3000)
 rows.push({ scenario: 'login burst, 500 connections', result: burst.value, target: 'RSS < 1 GiB; 429/503 not swap', peakRssMiB: burst.peakRssMiB, note: `${burst.value.errors} answered non-2xx (refused with Retry-After)` })
 
 // (5) PIN mint + verify with a withdrawal.

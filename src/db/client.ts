@@ -74,6 +74,9 @@ export function openDatabase(path: string): DbHandle {
   }
   sqlite.run('PRAGMA synchronous = FULL')
   sqlite.run('PRAGMA foreign_keys = ON')
+  // Savepoints (one per group-committed item) journal their pages; past 64 KiB
+  // that sub-journal went to a temp file, thousands of writes per batch.
+  sqlite.run('PRAGMA temp_store = MEMORY')
   cacheStatements(sqlite)
   const db = drizzle({ client: sqlite, schema })
   let closed = false

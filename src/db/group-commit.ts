@@ -133,9 +133,13 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     if (batch.length > 0) runBatch(batch)
   }
 
+  const savepoint = sqlite.prepare(`SAVEPOINT ${SAVEPOINT}`)
+  const release = sqlite.prepare(`RELEASE ${SAVEPOINT}`)
+  const rollbackTo = sqlite.prepare(`ROLLBACK TO ${SAVEPOINT}`)
+
   function runItems(tx: Tx, batch: Item[], outcomes: Outcome[]): void {
     for (const item of batch) {
-      sqlite.query(`SAVEPOINT ${SAVEPOINT}`).run()
+      savepoint.run()
       try {
         const value = item.work(tx)
         if (isThenable(value)) {
@@ -143,13 +147,13 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
           Promise.resolve(value).catch(() => {})
           throw new AsyncWorkError()
         }
-        sqlite.query(`RELEASE ${SAVEPOINT}`).run()
+        release.run()
         outcomes.push({ ok: true, value })
       } catch (error) {
         // Some errors (SQLITE_FULL, SQLITE_IOERR, ...) make SQLite roll back the whole transaction.
         if (!sqlite.inTransaction) throw new TransactionLost(error)
-        sqlite.query(`ROLLBACK TO ${SAVEPOINT}`).run()
-        sqlite.query(`RELEASE ${SAVEPOINT}`).run()
+        rollbackTo.run()
+        release.run()
         outcomes.push({ ok: false, error })
       }
     }

@@ -1,4 +1,5 @@
 // Games, their keys, and tournaments (contract §2 and §6). Knows nothing of HTTP.
+import type { Statement } from 'bun:sqlite'
 import { asc, eq, inArray, or } from 'drizzle-orm'
 import type { Db, Executor } from '../../db/client'
 import { games, matches, participants, tournaments, users } from '../../db/schema'
@@ -80,7 +81,12 @@ export class GamesService {
   /** Bad-key counts per game in the current minute; a burst is reported once per minute. */
   private readonly badKeys = new Map<string, { windowStart: number; count: number }>()
 
-  constructor(private readonly deps: { db: Db; clock: Clock; onSecurityEvent?: (event: SecurityEventInput) => void }) {}
+  /** The key check's lookup, compiled once: it runs on every game-SDK call, where building it cost more than running it. */
+  private readonly keyHashOf: Statement<{ keyHash: string }, [{ id: string }]>
+
+  constructor(private readonly deps: { db: Db; clock: Clock; onSecurityEvent?: (event: SecurityEventInput) => void }) {
+    this.keyHashOf = deps.db.$client.prepare<{ keyHash: string }, { id: string }>('SELECT key_hash AS keyHash FROM games WHERE id = $id')
+  }
 
   private noteBadKey(gameId: string): void {
     const now = this.deps.clock.now().getTime()
@@ -119,7 +125,7 @@ export class GamesService {
    * a wrong key are the same 403, compared in constant time.
    */
   verifyGameKey(gameId: string, presented: string | null): void {
-    const game = this.deps.db.select({ keyHash: games.keyHash }).from(games).where(eq(games.id, gameId)).get()
+    const game = this.keyHashOf.get({ id: gameId })
     const presentedHash = sha256Hex(presented ?? '')
     const ok = constantTimeEqual(presentedHash, game?.keyHash ?? sha256Hex(`no-game:${gameId}`))
     if (!game || !presented || !ok) {

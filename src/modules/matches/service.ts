@@ -5,23 +5,22 @@
 // and is answered once that transaction has committed, so concurrent claims
 // share one fsync. Items of a batch run one after another in one transaction,
 // so two racing claims still produce exactly one decision and one bracket move.
-import { and, asc, eq, inArray, isNotNull, ne, or } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/client'
+import { and, asc, eq, inArray, ne, or } from 'drizzle-orm'
+import type { Db } from '../../db/client'
 import { createGroupCommitter, type GroupCommitter } from '../../db/group-commit'
-import { gameSessions, matchClaims, matches, participants, tournaments, users } from '../../db/schema'
-import { enqueueJob, JOB_KINDS } from '../../jobs/queue'
+import { matches, participants, tournaments, users } from '../../db/schema'
+import { createJobEnqueuer, JOB_KINDS, type JobEnqueuer } from '../../jobs/queue'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
-import { appendEvent } from '../events/outbox'
-import { notifyMatchPlayers, notifyReady } from '../games/match-events'
-import { participantUserIds, toMatch, type GamesService } from '../games/service'
+import { createEventAppender, type EventAppender } from '../events/outbox'
+import { createMatchNotifier, type MatchNotifier } from '../games/match-events'
+import { toMatch, type GamesService } from '../games/service'
 import type { Match } from '../games/model'
 import { decide, type Claim, type Decision } from './arbiter'
-
-type MatchRow = typeof matches.$inferSelect
+import { prepareMatchQueries, type MatchQueries, type MatchRow } from './queries'
 
 export interface DecisionView {
   decision: Decision['decision']
@@ -41,7 +40,10 @@ export interface MatchesServiceDeps {
   clock: Clock
   games: GamesService
   gameSessionTtlS: number
-  /** Shared with the app's other writers; one of its own when not given (operator commands). */
+  /**
+   * Shared with the app's other writers; one of its own when not given (operator commands).
+   * Must be built on `db`: the claim path's prepared statements run on `db`'s connection.
+   */
   commits?: GroupCommitter
 }
 
@@ -49,54 +51,68 @@ function sessionTokenInvalid(): AppError {
   return new AppError('session_token_invalid', 'Missing, used, expired or foreign x-session-token')
 }
 
+function alreadyClaimed(): AppError {
+  return new AppError('already_claimed', 'You already claimed a result in this round of claims')
+}
+
+/** The statements a claim runs, built once per service (see queries.ts). */
+interface Statements {
+  q: MatchQueries
+  events: EventAppender
+  notifier: MatchNotifier
+  enqueueJob: JobEnqueuer
+}
+
 export class MatchesService {
   private readonly commits: GroupCommitter
+  private readonly statements: Statements
 
   constructor(private readonly deps: MatchesServiceDeps) {
     this.commits = deps.commits ?? createGroupCommitter(deps.db)
+    const events = createEventAppender(deps.db)
+    this.statements = {
+      q: prepareMatchQueries(deps.db),
+      events,
+      notifier: createMatchNotifier(deps.db, events),
+      enqueueJob: createJobEnqueuer(deps.db),
+    }
   }
 
   async issueSession(input: { userId: string; gameId: string; gameKey: string | null; matchId: string }) {
     this.deps.games.verifyGameKey(input.gameId, input.gameKey)
     // Answered once the session row is durable; a refusal writes nothing.
-    return this.commits.run((db) => this.issueSessionIn(db, input))
+    // The work ignores the committer's tx handle: its statements run on the
+    // same connection, inside that transaction (see queries.ts).
+    return this.commits.run(() => this.issueSessionIn(input))
   }
 
-  private issueSessionIn(db: Executor, input: { userId: string; gameId: string; matchId: string }) {
+  private issueSessionIn(input: { userId: string; gameId: string; matchId: string }) {
     const { clock } = this.deps
-    const row = db
-      .select({ match: matches, gameId: tournaments.gameId })
-      .from(matches)
-      .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
-      .where(eq(matches.id, input.matchId))
-      .get()
+    const { q } = this.statements
+    const row = q.matchWithGame(input.matchId)
     if (!row) throw new AppError('not_found', 'No such match')
     if (row.gameId !== input.gameId) throw new AppError('invalid_game_key', 'This match belongs to another game')
-    const seat = seatOf(db, row.match, input.userId)
+    const seat = seatOf(q, row.match, input.userId)
     if (!seat) throw new AppError('not_a_participant', 'You are not a player of this match')
     if (row.match.status !== 'running') throw new AppError('match_not_running', `Match is ${row.match.status}`)
     // A session that could only ever be refused is not handed out.
-    if (hasClaimed(db, row.match.id, row.match.claimRound, seat.participantId)) {
-      throw new AppError('already_claimed', 'You already claimed a result in this round of claims')
-    }
+    if (q.hasClaimed(row.match.id, row.match.claimRound, seat.participantId)) throw alreadyClaimed()
 
     const token = randomToken(32)
     const now = clock.now()
     const expiresAt = new Date(now.getTime() + this.deps.gameSessionTtlS * 1000)
     const sessionId = newId('gameSession')
-    db.insert(gameSessions)
-      .values({
-        id: sessionId,
-        tokenHash: sha256Hex(token),
-        gameId: input.gameId,
-        matchId: row.match.id,
-        participantId: seat.participantId,
-        userId: input.userId,
-        claimRound: row.match.claimRound,
-        expiresAt,
-        createdAt: now,
-      })
-      .run()
+    q.insertSession({
+      id: sessionId,
+      tokenHash: sha256Hex(token),
+      gameId: input.gameId,
+      matchId: row.match.id,
+      participantId: seat.participantId,
+      userId: input.userId,
+      claimRound: row.match.claimRound,
+      expiresAt,
+      createdAt: now,
+    })
     return {
       sessionId,
       token,
@@ -107,57 +123,53 @@ export class MatchesService {
 
   async submitResult(input: { userId: string; gameId: string; gameKey: string | null; sessionToken: string | null; claim: ClaimInput }): Promise<DecisionView> {
     const { clock } = this.deps
+    const statements = this.statements
+    const { q } = statements
     this.deps.games.verifyGameKey(input.gameId, input.gameKey)
     if (!input.sessionToken) throw sessionTokenInvalid()
     const tokenHash = sha256Hex(input.sessionToken)
 
     // A refusal thrown in here rolls back this claim's savepoint only: it spends nothing.
-    return this.commits.run(
-      (tx) => {
-        const now = clock.now()
-        const session = tx.select().from(gameSessions).where(eq(gameSessions.tokenHash, tokenHash)).get()
-        // Another user's token is refused without being spent: its owner can still use it.
-        if (!session || session.userId !== input.userId || session.gameId !== input.gameId) throw sessionTokenInvalid()
-        if (session.consumedAt || session.expiresAt.getTime() <= now.getTime()) throw sessionTokenInvalid()
+    // The statements run on the committer's connection, inside its transaction.
+    return this.commits.run(() => {
+      const now = clock.now()
+      const session = q.sessionByTokenHash(tokenHash)
+      // Another user's token is refused without being spent: its owner can still use it.
+      if (!session || session.userId !== input.userId || session.gameId !== input.gameId) throw sessionTokenInvalid()
+      if (session.consumedAtMs !== null || session.expiresAtMs <= now.getTime()) throw sessionTokenInvalid()
 
-        const match = tx.select().from(matches).where(eq(matches.id, session.matchId)).get()!
-        if (match.status !== 'running') throw new AppError('match_not_running', `Match is ${match.status}`)
-        if (hasClaimed(tx, match.id, match.claimRound, session.participantId)) {
-          throw new AppError('already_claimed', 'You already claimed a result in this round of claims')
-        }
-        // Issued before a replay: the players must fetch new sessions (contract §2).
-        if (session.claimRound !== match.claimRound) throw sessionTokenInvalid()
+      const match = q.match(session.matchId)!
+      if (match.status !== 'running') throw new AppError('match_not_running', `Match is ${match.status}`)
+      if (q.hasClaimed(match.id, match.claimRound, session.participantId)) throw alreadyClaimed()
+      // Issued before a replay: the players must fetch new sessions (contract §2).
+      if (session.claimRound !== match.claimRound) throw sessionTokenInvalid()
 
-        // The token is spent by this call whatever the decision.
-        tx.update(gameSessions).set({ consumedAt: now }).where(eq(gameSessions.id, session.id)).run()
-        insertClaim(tx, {
-          matchId: match.id,
-          claimRound: match.claimRound,
-          participantId: session.participantId,
-          outcome: input.claim.outcome,
-          winnerParticipantId: input.claim.outcome === 'WIN' ? input.claim.winnerParticipantId : null,
-          score: input.claim.score ?? null,
-          gameSessionId: session.id,
-          createdAt: now,
-        })
+      // The token is spent by this call whatever the decision.
+      q.consumeSession(session.id, now)
+      insertClaim(q, {
+        matchId: match.id,
+        claimRound: match.claimRound,
+        participantId: session.participantId,
+        outcome: input.claim.outcome,
+        winnerParticipantId: input.claim.outcome === 'WIN' ? input.claim.winnerParticipantId : null,
+        score: input.claim.score ?? null,
+        gameSessionId: session.id,
+        createdAt: now,
+      })
 
-        const claims: Claim[] = tx
-          .select()
-          .from(matchClaims)
-          .where(and(eq(matchClaims.matchId, match.id), eq(matchClaims.claimRound, match.claimRound)))
-          .all()
-          .map((c) =>
-            c.outcome === 'WIN'
-              ? { participantId: c.participantId, outcome: 'WIN', winnerParticipantId: c.winnerParticipantId! }
-              : { participantId: c.participantId, outcome: 'DRAW' },
-          )
-        const decision = decide(
-          { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, deciding: match.nextMatchId === null },
-          claims,
+      const claims: Claim[] = q
+        .claimsOfRound(match.id, match.claimRound)
+        .map((c) =>
+          c.outcome === 'WIN'
+            ? { participantId: c.participantId, outcome: 'WIN', winnerParticipantId: c.winnerParticipantId! }
+            : { participantId: c.participantId, outcome: 'DRAW' },
         )
-        return applyDecision(tx, clock, match, decision)
-      },
-    )
+      const decision = decide(
+        { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, deciding: match.nextMatchId === null },
+        claims,
+      )
+      return applyDecision(statements, clock, match, decision)
+    })
   }
 
   /** Operator decision for a disputed (or still running) match; advances like an agreed claim. */
@@ -175,7 +187,7 @@ export class MatchesService {
             details: [{ path: 'body/winnerParticipantId', message: 'Not a participant of this match' }],
           })
         }
-        const decision = applyDecision(tx, clock, match, {
+        const decision = applyDecision(this.statements, clock, match, {
           decision: match.nextMatchId === null ? 'game_advance_pending_finalization' : 'game_advance',
           reason: 'claims_agree',
           winnerParticipantId,
@@ -238,92 +250,62 @@ export class MatchesService {
   }
 }
 
-function insertClaim(tx: Executor, claim: typeof matchClaims.$inferInsert): void {
+function insertClaim(q: MatchQueries, claim: Parameters<MatchQueries['insertClaim']>[0]): void {
   try {
-    tx.insert(matchClaims).values(claim).run()
+    q.insertClaim(claim)
   } catch (error) {
-    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-      throw new AppError('already_claimed', 'You already claimed a result in this round of claims')
-    }
+    // The check before it answers this; the primary key is the backstop for a race.
+    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw alreadyClaimed()
     throw error
   }
 }
 
-function hasClaimed(db: Executor, matchId: string, claimRound: number, participantId: string): boolean {
-  const claim = db
-    .select({ participantId: matchClaims.participantId })
-    .from(matchClaims)
-    .where(and(eq(matchClaims.matchId, matchId), eq(matchClaims.claimRound, claimRound), eq(matchClaims.participantId, participantId)))
-    .get()
-  return claim !== undefined
-}
-
-function seatOf(db: Executor, match: MatchRow, userId: string): { participantId: string; slot: 1 | 2 } | null {
+function seatOf(q: MatchQueries, match: MatchRow, userId: string): { participantId: string; slot: 1 | 2 } | null {
   const ids = [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null)
   if (ids.length === 0) return null
-  const seat = db
-    .select({ id: participants.id })
-    .from(participants)
-    .where(and(inArray(participants.id, ids), eq(participants.userId, userId)))
-    .get()
-  if (!seat) return null
-  return { participantId: seat.id, slot: seat.id === match.slot1ParticipantId ? 1 : 2 }
+  const participantId = q.seatOf(ids, userId)
+  if (participantId === null) return null
+  return { participantId, slot: participantId === match.slot1ParticipantId ? 1 : 2 }
 }
 
 /**
- * Applies a decision to the match and the bracket, in the caller's
- * transaction, and writes the status events. Pending changes nothing.
+ * Applies a decision to the match and the bracket, in the transaction open on
+ * the connection, and writes the status events. Pending changes nothing.
  */
-function applyDecision(tx: Executor, clock: Clock, match: MatchRow, decision: Decision): DecisionView {
+function applyDecision(statements: Statements, clock: Clock, match: MatchRow, decision: Decision): DecisionView {
+  const { q, notifier, events } = statements
   const now = clock.now()
   const base = { decision: decision.decision, reason: decision.reason, matchId: match.id, tournamentId: match.tournamentId }
-  const notify = (type: string, data: Record<string, unknown>) => notifyMatchPlayers(tx, clock, match, type, data)
+  const notify = (type: string, data: Record<string, unknown>) => notifier.notifyMatchPlayers(clock, match, type, data)
 
   switch (decision.decision) {
     case 'pending':
       return base
     case 'replay':
       // Claims stay for the record; the next round of claims starts empty.
-      tx.update(matches).set({ claimRound: match.claimRound + 1 }).where(eq(matches.id, match.id)).run()
+      q.setClaimRound(match.id, match.claimRound + 1)
       notify('match.replay', { reason: decision.reason })
       return base
     case 'dispute':
-      tx.update(matches).set({ status: 'disputed' }).where(eq(matches.id, match.id)).run()
+      q.markDisputed(match.id)
       notify('match.disputed', { reason: decision.reason })
       return base
     case 'game_advance':
     case 'game_advance_pending_finalization': {
       const winner = decision.winnerParticipantId
-      tx.update(matches).set({ status: 'decided', winnerParticipantId: winner, decidedAt: now }).where(eq(matches.id, match.id)).run()
+      q.markDecided(match.id, winner, now)
       notify('match.decided', { winnerParticipantId: winner })
       if (match.nextMatchId === null) {
-        tx.update(tournaments)
-          .set({ status: 'finalizing', winnerParticipantId: winner })
-          .where(eq(tournaments.id, match.tournamentId))
-          .run()
-        enqueueJob(tx, clock, JOB_KINDS.finalizeTournament, { tournamentId: match.tournamentId })
-        for (const userId of participantUserIds(tx, match.tournamentId)) {
-          appendEvent(tx, clock, { userId, topic: 'status', type: 'tournament.finalizing', data: { tournamentId: match.tournamentId, winnerParticipantId: winner } })
+        q.markFinalizing(match.tournamentId, winner)
+        statements.enqueueJob(clock, JOB_KINDS.finalizeTournament, { tournamentId: match.tournamentId })
+        for (const userId of q.participantUserIds(match.tournamentId)) {
+          events(clock, { userId, topic: 'status', type: 'tournament.finalizing', data: { tournamentId: match.tournamentId, winnerParticipantId: winner } })
         }
         return { ...base, winnerParticipantId: winner }
       }
-      const slot = match.nextSlot === 1 ? { slot1ParticipantId: winner } : { slot2ParticipantId: winner }
-      tx.update(matches).set(slot).where(eq(matches.id, match.nextMatchId)).run()
+      q.setSlot(match.nextMatchId, match.nextSlot, winner)
       // The next match opens once both of its players are known.
-      const opened = tx
-        .update(matches)
-        .set({ status: 'running' })
-        .where(
-          and(
-            eq(matches.id, match.nextMatchId),
-            eq(matches.status, 'waiting'),
-            isNotNull(matches.slot1ParticipantId),
-            isNotNull(matches.slot2ParticipantId),
-          ),
-        )
-        .returning()
-        .all()
-      for (const next of opened) notifyReady(tx, clock, next)
+      for (const next of q.openIfReady(match.nextMatchId)) notifier.notifyReady(clock, next)
       return { ...base, winnerParticipantId: winner, nextMatchId: match.nextMatchId }
     }
   }
