@@ -87,6 +87,23 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   }
 }
 
+/** What the request helpers need: an in-process app, or a server on a real port (`remote`). */
+export type Handler = Pick<TestApp, 'handle'>
+
+/**
+ * The helpers' requests sent over HTTP to a running server. `base` is read at
+ * each request, so a test that restarts the server on another port keeps
+ * using the same handler.
+ */
+export function remote(base: () => string, timeoutMs = 15_000): Handler {
+  return {
+    handle(request) {
+      const { pathname, search } = new URL(request.url)
+      return fetch(new Request(base() + pathname + search, request), { signal: AbortSignal.timeout(timeoutMs) })
+    },
+  }
+}
+
 const BASE = 'http://localhost'
 
 export function req(path: string, init: RequestInit = {}): Request {

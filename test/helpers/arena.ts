@@ -1,7 +1,7 @@
 // A game with players and a started tournament, built through the real
 // operator and player routes.
 import { expect } from 'bun:test'
-import { createTestApp, postJson, req, type TestApp } from './app'
+import { createTestApp, postJson, req, type Handler, type TestApp } from './app'
 import { login, registerUser, type Tokens } from './auth'
 
 export const ADMIN_TOKEN = 'test-admin-token-of-at-least-32-chars!!'
@@ -37,13 +37,13 @@ export interface TournamentView {
   winnerParticipantId: string | null
 }
 
-export async function createGame(ctx: TestApp, name = 'Arena Duel') {
+export async function createGame(ctx: Handler, name = 'Arena Duel') {
   const res = await ctx.handle(postJson('/api/v1/admin/games', { name }, admin))
   expect(res.status).toBe(201)
   return (await res.json()) as { game: { id: string; name: string }; gameKey: string }
 }
 
-export async function players(ctx: TestApp, count: number): Promise<Player[]> {
+export async function players(ctx: Handler, count: number): Promise<Player[]> {
   const out: Player[] = []
   for (let i = 0; i < count; i++) {
     const user = await registerUser(ctx)
@@ -52,7 +52,7 @@ export async function players(ctx: TestApp, count: number): Promise<Player[]> {
   return out
 }
 
-export async function startedTournament(ctx: TestApp, gameId: string, people: Player[]): Promise<TournamentView> {
+export async function startedTournament(ctx: Handler, gameId: string, people: Player[]): Promise<TournamentView> {
   const created = await ctx.handle(
     postJson('/api/v1/admin/tournaments', { gameId, name: 'Cup', format: 'single_elimination', participants: people.map((p) => p.userId) }, admin),
   )
@@ -63,7 +63,7 @@ export async function startedTournament(ctx: TestApp, gameId: string, people: Pl
   return ((await started.json()) as { tournament: TournamentView }).tournament
 }
 
-export async function tournament(ctx: TestApp, id: string): Promise<TournamentView> {
+export async function tournament(ctx: Handler, id: string): Promise<TournamentView> {
   const res = await ctx.handle(req(`/api/v1/admin/tournaments/${id}`, { headers: admin }))
   expect(res.status).toBe(200)
   return ((await res.json()) as { tournament: TournamentView }).tournament
@@ -75,20 +75,20 @@ export function playerOf(t: TournamentView, people: Player[], participantId: str
   return people.find((p) => p.userId === userId)!
 }
 
-export function openSession(ctx: TestApp, gameId: string, gameKey: string, player: Player, matchId: string) {
+export function openSession(ctx: Handler, gameId: string, gameKey: string, player: Player, matchId: string) {
   return ctx.handle(
     postJson(`/api/v1/game-sdk/${gameId}/sessions`, { matchId }, { authorization: `Bearer ${player.tokens.accessToken}`, 'x-game-key': gameKey }),
   )
 }
 
-export function submit(ctx: TestApp, gameId: string, gameKey: string, player: Player, token: string | null, claim: unknown) {
+export function submit(ctx: Handler, gameId: string, gameKey: string, player: Player, token: string | null, claim: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${player.tokens.accessToken}`, 'x-game-key': gameKey }
   if (token !== null) headers['x-session-token'] = token
   return ctx.handle(postJson(`/api/v1/game-sdk/${gameId}/results`, claim, headers))
 }
 
 /** Opens a session and submits one claim; returns the decision body. */
-export async function claim(ctx: TestApp, gameId: string, gameKey: string, player: Player, matchId: string, body: unknown) {
+export async function claim(ctx: Handler, gameId: string, gameKey: string, player: Player, matchId: string, body: unknown) {
   const session = await openSession(ctx, gameId, gameKey, player, matchId)
   expect(session.status).toBe(201)
   const { token } = (await session.json()) as { token: string }
@@ -98,7 +98,7 @@ export async function claim(ctx: TestApp, gameId: string, gameKey: string, playe
 }
 
 /** Both players of a running match agree that `winner` won. */
-export async function playOut(ctx: TestApp, gameId: string, gameKey: string, t: TournamentView, people: Player[], match: MatchView, winner: string) {
+export async function playOut(ctx: Handler, gameId: string, gameKey: string, t: TournamentView, people: Player[], match: MatchView, winner: string) {
   const a = playerOf(t, people, match.slot1ParticipantId!)
   const b = playerOf(t, people, match.slot2ParticipantId!)
   const first = await claim(ctx, gameId, gameKey, a, match.id, { outcome: 'WIN', winnerParticipantId: winner })

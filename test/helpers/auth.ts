@@ -1,6 +1,6 @@
 // Accounts and logins through the real HTTP routes.
 import { expect } from 'bun:test'
-import type { TestApp } from './app'
+import type { Handler } from './app'
 import { postJson, req } from './app'
 
 export const PASSWORD = 'correct horse battery'
@@ -14,7 +14,7 @@ export interface Registered {
   password: string
 }
 
-export async function registerUser(ctx: TestApp, overrides: Record<string, unknown> = {}): Promise<Registered> {
+export async function registerUser(ctx: Handler, overrides: Record<string, unknown> = {}): Promise<Registered> {
   counter++
   const body = {
     email: `player${counter}_${Date.now()}@example.com`,
@@ -38,7 +38,7 @@ export interface Tokens {
   user: { id: string; email: string; username: string; country: string; createdAt: string }
 }
 
-export async function login(ctx: TestApp, identifier: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<Tokens> {
+export async function login(ctx: Handler, identifier: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<Tokens> {
   const res = await ctx.handle(postJson('/api/v1/user/login', { identifier, password }, headers))
   expect(res.status).toBe(200)
   return (await res.json()) as Tokens
@@ -48,10 +48,10 @@ export function bearer(accessToken: string): Record<string, string> {
   return { authorization: `Bearer ${accessToken}` }
 }
 
-export function rotate(ctx: TestApp, tokens: Pick<Tokens, 'accessToken' | 'refreshToken'>) {
+export function rotate(ctx: Handler, tokens: Pick<Tokens, 'accessToken' | 'refreshToken'>) {
   return ctx.handle(postJson('/api/v1/auth/validate', { refreshToken: tokens.refreshToken }, bearer(tokens.accessToken)))
 }
 
-export function me(ctx: TestApp, accessToken: string) {
+export function me(ctx: Handler, accessToken: string) {
   return ctx.handle(req('/api/v1/me', { headers: bearer(accessToken) }))
 }

@@ -2,7 +2,7 @@
 import { expect } from 'bun:test'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { addressOf } from '../../src/modules/wallet/frost'
-import { postJson, req, type TestApp } from './app'
+import { postJson, req, type Handler } from './app'
 import { admin, players, type Player } from './arena'
 import { PASSWORD } from './auth'
 
@@ -14,7 +14,7 @@ export function someAddress(): string {
 
 const authz = (p: Player) => ({ authorization: `Bearer ${p.tokens.accessToken}` })
 
-export async function funded(ctx: TestApp, balance: string): Promise<Player> {
+export async function funded(ctx: Handler, balance: string): Promise<Player> {
   const [p] = await players(ctx, 1)
   const set = await ctx.handle(new Request('http://localhost/api/v1/security/pin', { method: 'PUT', headers: { ...authz(p!), 'content-type': 'application/json' }, body: JSON.stringify({ pin: PIN, password: PASSWORD }) }))
   expect(set.status).toBe(200)
@@ -25,11 +25,11 @@ export async function funded(ctx: TestApp, balance: string): Promise<Player> {
   return p!
 }
 
-export function mintRaw(ctx: TestApp, p: Player) {
+export function mintRaw(ctx: Handler, p: Player) {
   return ctx.handle(postJson('/api/v1/security/pin-session', {}, authz(p)))
 }
 
-export async function mint(ctx: TestApp, p: Player): Promise<{ sessionId: string; sessionToken: string; expiresAt: string; maxAttempts: number }> {
+export async function mint(ctx: Handler, p: Player): Promise<{ sessionId: string; sessionToken: string; expiresAt: string; maxAttempts: number }> {
   const res = await mintRaw(ctx, p)
   expect(res.status).toBe(201)
   return (await res.json()) as { sessionId: string; sessionToken: string; expiresAt: string; maxAttempts: number }
@@ -42,10 +42,10 @@ export interface VerifyBody {
   idempotencyKey?: unknown
 }
 
-export function verify(ctx: TestApp, p: Player, session: { sessionId: string; sessionToken: string }, body: VerifyBody, secure = session.sessionToken) {
+export function verify(ctx: Handler, p: Player, session: { sessionId: string; sessionToken: string }, body: VerifyBody, secure = session.sessionToken) {
   return ctx.handle(postJson(`/api/v1/security/pin-session/${session.sessionId}/verify`, body, { ...authz(p), 'x-secure-session': secure }))
 }
 
-export async function balance(ctx: TestApp, p: Player): Promise<string> {
+export async function balance(ctx: Handler, p: Player): Promise<string> {
   return ((await (await ctx.handle(req('/api/v1/wallet', { headers: authz(p) }))).json()) as { balance: string }).balance
 }
