@@ -1,15 +1,30 @@
 // JSON in (contract §0): bodies are UTF-8 JSON of at most 64 KiB. The size is
 // enforced twice: on the declared Content-Length before anything is read, and
-// while streaming, for bodies sent without a length. Prototype-pollution keys
-// are dropped at parse time so no later merge can act on them.
+// while streaming, for bodies sent without a length. Nesting is capped too
+// (MAX_JSON_DEPTH). Prototype-pollution keys (and toString/valueOf) are dropped
+// at parse time so no later merge or print can act on them.
 import { Elysia } from 'elysia'
 import { AppError } from '../shared/errors'
 
 export const MAX_BODY_BYTES = 64 * 1024
 
+/**
+ * Arrays and objects nested deeper than this are refused (422) before the body
+ * is parsed. What handles a body after us is not linear in its depth: Elysia's
+ * validation error pretty-prints the whole value, two more spaces per level on
+ * every line, so 30 000 levels of [ in a 60 KiB body took seconds of CPU and
+ * ended in "Out of memory" (a 500). No request of this API nests beyond a few
+ * levels; free-form fields (a claim's score, an event's details) stay far below.
+ */
+export const MAX_JSON_DEPTH = 64
+
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS'])
-const POLLUTING_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
-const MAY_POLLUTE = /__proto__|constructor|prototype|\\u/
+// Besides the prototype-pollution keys: an own toString or valueOf that is not
+// a function makes the object unprintable (`${value}` throws "No default
+// value"), and Elysia prints the offending value into its validation message,
+// so {"pin":{"toString":[]}} was a 500. No field of this API is named so.
+const POLLUTING_KEYS = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf'])
+const MAY_POLLUTE = /__proto__|constructor|prototype|toString|valueOf|\\u/
 
 function tooLarge(): AppError {
   return new AppError('payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
@@ -47,7 +62,30 @@ function dropPollutingKeys(_key: string, value: unknown): unknown {
   return value
 }
 
+/** Whether `text` opens more than MAX_JSON_DEPTH arrays or objects at once (strings skipped). */
+function nestedTooDeep(text: string): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // a backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
 export function parseJsonBody(text: string): unknown {
+  // Shorter texts cannot nest that deep: skip the scan for them.
+  if (text.length > MAX_JSON_DEPTH && nestedTooDeep(text)) {
+    throw new AppError('validation_failed', 'Request failed validation', {
+      details: [{ path: 'body', message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }],
+    })
+  }
   try {
     // The reviver costs time; only pay it when a dangerous key could be present,
     // spelled out or hidden behind a \u escape.

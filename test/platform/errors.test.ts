@@ -2,7 +2,7 @@
 // and nothing internal (stack, message of an unexpected error) reaches the client.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia, status, t } from 'elysia'
-import { MAX_BODY_BYTES } from '../../src/plugins/json-body'
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/plugins/json-body'
 import { listen } from '../../src/server'
 import { AppError } from '../../src/shared/errors'
 import { createTestApp, postJson, req, settle } from '../helpers/app'
@@ -188,6 +188,34 @@ describe('error envelope', () => {
       expect(res.status).toBe(200)
       expect(await res.json()).toEqual({ keys: ['ok'], inherited: null, global: null, plainPrototype: true })
     }
+  })
+
+  test('a value that cannot be printed (own toString/valueOf not a function) is a 422, not a 500', async () => {
+    // Elysia writes the offending value into its validation message: `${value}`
+    // threw "No default value" for these (found by test/fuzz).
+    for (const text of ['{"name":{"toString":[]},"count":1}', '{"name":{"toString":{},"valueOf":[]},"count":1}', '{"name":{"\\u0074oString":1},"count":1}']) {
+      const res = await ctx.handle(postJson('/probe/typed', text))
+      const body = await expectEnvelope(res, 422, 'validation_failed')
+      expect(body.error.details).toContainEqual({ path: 'body/name', message: 'Expected string' })
+    }
+    expect(ctx.logs.filter((l) => l.level === 'error' && l.msg === 'unhandled error')).toEqual([])
+  })
+
+  test('a body nested deeper than MAX_JSON_DEPTH is 422 at once, not a 500 after seconds', async () => {
+    // 30 000 levels fit in 60 KiB; Elysia's validation error used to pretty-print
+    // them (quadratic in the depth): seconds of CPU, then "Out of memory".
+    const deep = (depth: number, inner = '1') => '['.repeat(depth) + inner + ']'.repeat(depth)
+    for (const text of [deep(30_000), '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), `{"name":"x","count":1,"tags":{"t":${deep(MAX_JSON_DEPTH)}}}`]) {
+      const started = performance.now()
+      const body = await expectEnvelope(await ctx.handle(postJson('/probe/echo', text)), 422, 'validation_failed')
+      expect(body.error.details).toEqual([{ path: 'body', message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }])
+      expect(performance.now() - started).toBeLessThan(1_000)
+    }
+    // Brackets inside strings are text, not nesting; MAX_JSON_DEPTH levels themselves are fine.
+    const inString = JSON.stringify({ name: '['.repeat(1_000), count: 1 })
+    expect((await ctx.handle(postJson('/probe/echo', inString))).status).toBe(200)
+    const atLimit = `{"name":"x","count":1,"tags":{"t":${deep(MAX_JSON_DEPTH - 2)}}}`
+    expect((await ctx.handle(postJson('/probe/typed', atLimit))).status).toBe(200)
   })
 
   test('a response that breaks its own schema is our 500, not the client\'s 422', async () => {

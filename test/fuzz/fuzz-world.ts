@@ -1,0 +1,659 @@
+// The world the route fuzz runs in, and the one place a generated RequestSpec
+// becomes a real Request. Built once through the real routes (a template data
+// dir: four logged-in players, two of them with a PIN and a funded wallet, a
+// login victim, two games, a running and a draft tournament), then copied for
+// every route, so each route is fuzzed against a fresh copy of the same world:
+// no route's damage (a logout, a rotated key, a locked PIN) leaks into
+// another's, and a seed replays a route on its own.
+//
+// Consumables are made fresh when a request names them: a game-session token
+// or a PIN session is minted through the real routes right before the request
+// that uses it. A bearer that stops working (a fuzzed logout or refresh reuse
+// revoked its session) is replaced by logging in again, within a budget, since
+// each login costs an argon2id verify.
+import { cpSync, rmSync } from 'node:fs'
+import { ed25519 } from '@noble/curves/ed25519.js'
+import { checkLedger } from '../../src/modules/wallet/ledger'
+import { addressOf } from '../../src/modules/wallet/frost'
+import { chainKey, verifySecurityLog } from '../../src/modules/security/event-log'
+import { resolveSecrets } from '../../src/secrets'
+import { createTestApp, postJson, req, tempDir, type TestApp } from '../helpers/app'
+import { ADMIN_TOKEN, admin } from '../helpers/arena'
+import { PASSWORD } from '../helpers/auth'
+import { PIN } from '../helpers/purchases'
+import fc from 'fast-check'
+import { JObj, Ref, toJson, USERS, type Hints, type JVal, type RequestSpec, type RouteShape } from './hostile-requests'
+
+interface PoolUser {
+  id: string
+  username: string
+  email: string
+  accessToken: string
+  refreshToken: string
+  /** A refresh token of this user that was already rotated: presenting it is replay. */
+  spentRefreshToken: string | null
+  hasPin: boolean
+}
+
+export interface TemplateValues {
+  users: PoolUser[]
+  victim: { id: string; username: string; email: string }
+  revoked: { accessToken: string; refreshToken: string }
+  gameId: string
+  gameKey: string
+  staleGameKey: string
+  otherGameId: string
+  otherGameKey: string
+  runningTournamentId: string
+  draftTournamentId: string
+  eventsCursor: string
+  addresses: string[]
+}
+
+export interface Template {
+  dir: string
+  values: TemplateValues
+  remove(): void
+}
+
+const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN }
+const FIXTURE_ADDRESS = 'fuzz-fixture'
+
+async function call(t: TestApp, request: Request, expected: number): Promise<Record<string, unknown>> {
+  const res = await t.handle(request)
+  const text = await res.text()
+  if (res.status !== expected) throw new Error(`fuzz world: ${request.method} ${new URL(request.url).pathname} answered ${res.status} (expected ${expected}): ${text}`)
+  return JSON.parse(text) as Record<string, unknown>
+}
+
+const bearerOf = (token: string) => ({ authorization: `Bearer ${token}` })
+
+/**
+ * encodeURIComponent, except that a lone surrogate (which it refuses) is sent
+ * as the bytes a careless encoder would write for it: invalid UTF-8 in the URL.
+ */
+function encodeLoosely(text: string): string {
+  // With the u flag, [^] takes a surrogate pair whole and a lone surrogate alone.
+  return text.replace(/[^]/gu, (ch) => {
+    if (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff') {
+      const c = ch.charCodeAt(0)
+      return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('')
+    }
+    return encodeURIComponent(ch)
+  })
+}
+
+/** Builds the template data dir through the real routes (about a dozen argon2id hashes, once). */
+export async function buildTemplate(): Promise<Template> {
+  const dir = tempDir('arena-fuzz-template-')
+  const t = createTestApp({ dataDir: dir, env })
+  try {
+    const stamp = Date.now().toString(36)
+    const register = async (name: string) => {
+      const body = { email: `${name}_${stamp}@example.com`, username: `${name}_${stamp}`, password: PASSWORD, country: 'DE', accept_terms: true }
+      const { user } = (await call(t, postJson('/api/v1/user/register', body), 201)) as { user: { id: string } }
+      return { id: user.id, username: body.username, email: body.email }
+    }
+    const login = async (username: string) =>
+      (await call(t, postJson('/api/v1/user/login', { identifier: username, password: PASSWORD }), 200)) as { accessToken: string; refreshToken: string }
+
+    const users: PoolUser[] = []
+    for (let i = 0; i < USERS; i++) {
+      const u = await register(`fuzz${i}`)
+      const tokens = await login(u.username)
+      users.push({ ...u, ...tokens, spentRefreshToken: null, hasPin: false })
+    }
+    const victim = await register('victim')
+
+    // A session that was logged out: its tokens must be refused everywhere.
+    const gone = await login(users[0]!.username)
+    await call(t, postJson('/api/v1/user/s/logout', {}, bearerOf(gone.accessToken)), 200)
+
+    // Rotate user 1's refresh token once, so a spent one exists to replay.
+    const rotated = (await call(t, postJson('/api/v1/auth/validate', { refreshToken: users[1]!.refreshToken }, bearerOf(users[1]!.accessToken)), 200)) as { accessToken: string; refreshToken: string }
+    users[1] = { ...users[1]!, spentRefreshToken: users[1]!.refreshToken, ...rotated }
+
+    // Users 0 and 1 can buy: a PIN, a wallet and a balance.
+    for (const u of users.slice(0, 2)) {
+      await call(t, new Request('http://localhost/api/v1/security/pin', { method: 'PUT', headers: { ...bearerOf(u.accessToken), 'content-type': 'application/json' }, body: JSON.stringify({ pin: PIN, password: PASSWORD }) }), 200)
+      u.hasPin = true
+      await call(t, postJson(`/api/v1/admin/wallets/${u.id}/credit`, { amount: '1000', reference: `fund-${u.id}` }, admin), 200)
+      await call(t, req('/api/v1/wallet', { headers: bearerOf(u.accessToken) }), 200)
+    }
+
+    const first = (await call(t, postJson('/api/v1/admin/games', { name: 'Fuzz Duel' }, admin), 201)) as { game: { id: string }; gameKey: string }
+    const { gameKey } = (await call(t, postJson(`/api/v1/admin/games/${first.game.id}/rotate-key`, {}, admin), 200)) as { gameKey: string }
+    const other = (await call(t, postJson('/api/v1/admin/games', { name: 'Other Game' }, admin), 201)) as { game: { id: string }; gameKey: string }
+
+    const created = (await call(t, postJson('/api/v1/admin/tournaments', { gameId: first.game.id, name: 'Fuzz Cup', format: 'single_elimination', participants: users.map((u) => u.id) }, admin), 201)) as { tournament: { id: string } }
+    await call(t, postJson(`/api/v1/admin/tournaments/${created.tournament.id}/start`, {}, admin), 200)
+    const draft = (await call(t, postJson('/api/v1/admin/tournaments', { gameId: first.game.id, name: 'Draft Cup', format: 'single_elimination', participants: [users[2]!.id, users[3]!.id] }, admin), 201)) as { tournament: { id: string } }
+
+    const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
+
+    const values: TemplateValues = {
+      users,
+      victim,
+      revoked: gone,
+      gameId: first.game.id,
+      gameKey,
+      staleGameKey: first.gameKey,
+      otherGameId: other.game.id,
+      otherGameKey: other.gameKey,
+      runningTournamentId: created.tournament.id,
+      draftTournamentId: draft.tournament.id,
+      eventsCursor: cursor,
+      addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
+    }
+    return { dir, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
+  } finally {
+    t.close()
+  }
+}
+
+interface MatchSeat {
+  matchId: string
+  tournamentId: string
+  participantId: string
+  opponentParticipantId: string | null
+}
+
+/** What one request's Refs resolved to, so a PIN session named by the path and by the header is the same one. */
+interface Resolution {
+  subject: number
+  usedBearer: number | null
+  seat?: MatchSeat | null
+  pinSession?: { sessionId: string; sessionToken: string } | null
+  values: Map<string, string>
+}
+
+export interface Built {
+  request: Request
+  resolution: Resolution
+  /** Aborts the request's signal: the client going away (ends a long poll). */
+  hangUp?: () => void
+}
+
+/** Budget of replacement logins per world (each is an argon2id verify). */
+const RENEWALS = 30
+
+export class World {
+  readonly t: TestApp
+  private readonly v: TemplateValues
+  private readonly users: PoolUser[]
+  private readonly suspect = new Set<number>()
+  private readonly unusable = new Set<number>()
+  renewals = 0
+  private gameKey: string
+  private staleGameKey: string
+  private otherGameKey: string
+  private readonly tournaments: string[]
+  private readonly knownMatches = new Set<string>()
+  private readonly knownParticipants = new Set<string>()
+  private stalePinSession: { sessionId: string; sessionToken: string } | null = null
+  private staleSessionToken: string | null = null
+  private readonly jwtSecret: string
+  private readonly dir: string
+  /** Length of the log text already checked for error lines. */
+  private logSeen = 0
+
+  constructor(template: Template) {
+    this.dir = tempDir('arena-fuzz-route-')
+    cpSync(template.dir, this.dir, { recursive: true })
+    this.t = createTestApp({ dataDir: this.dir, env })
+    this.v = template.values
+    this.users = template.values.users.map((u) => ({ ...u }))
+    this.gameKey = this.v.gameKey
+    this.staleGameKey = this.v.staleGameKey
+    this.otherGameKey = this.v.otherGameKey
+    this.tournaments = [this.v.runningTournamentId]
+    this.jwtSecret = resolveSecrets(this.t.config).jwtSecret
+  }
+
+  close(): void {
+    this.t.close()
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+
+  /** Error-level log lines written since the last call. */
+  newErrorLines(): string[] {
+    const text = this.t.logText()
+    const fresh = text.slice(this.logSeen)
+    this.logSeen = text.length
+    if (!fresh.includes('"level":"error"')) return []
+    return fresh.split('\n').filter((line) => line.includes('"level":"error"'))
+  }
+
+  /** The world's invariants after a run: nothing lost, nothing broken, nothing polluted. */
+  invariants(): string[] {
+    const problems: string[] = []
+    // A flush that fails throws here, and would otherwise only be an error line later.
+    try {
+      this.t.services.securityLog.flush()
+    } catch (error) {
+      problems.push(`security-event flush failed: ${String(error)}`)
+    }
+    const chain = verifySecurityLog(this.t.db.db, chainKey(this.jwtSecret))
+    if (!chain.ok) problems.push(`security-event chain broken at ${chain.brokenAt}: ${chain.reason}`)
+    const ledger = checkLedger(this.t.db.db)
+    if (!ledger.ok) problems.push(...ledger.problems.map((p) => `ledger: ${p}`))
+    const probe = {} as Record<string, unknown>
+    if (Object.keys(Object.prototype).length > 0 || probe.polluted !== undefined || probe.isAdmin !== undefined) problems.push('Object.prototype was polluted')
+    return problems
+  }
+
+  // ---------------------------------------------------------------------------
+  // Live values
+
+  private async bearerFor(i: number): Promise<string> {
+    if (this.suspect.has(i)) {
+      this.suspect.delete(i)
+      const me = await this.t.handle(req('/api/v1/me', { headers: bearerOf(this.users[i]!.accessToken) }))
+      if (me.status !== 200) await this.renew(i)
+    }
+    return this.users[i]!.accessToken
+  }
+
+  /** A new session for pool user i, through the real login service (the fixture's own client address). */
+  private async renew(i: number): Promise<void> {
+    if (this.unusable.has(i) || this.renewals >= RENEWALS) return
+    this.renewals++
+    try {
+      const tokens = await this.t.services.auth.login({ identifier: this.users[i]!.username, password: PASSWORD, address: FIXTURE_ADDRESS, userAgent: 'fuzz-fixture' })
+      this.users[i] = { ...this.users[i]!, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken }
+    } catch {
+      // Throttled (a fuzzed PIN change guessed this user's password): this user stays logged out.
+      this.unusable.add(i)
+    }
+  }
+
+  private async tournament(id: string) {
+    const res = await this.t.handle(req(`/api/v1/admin/tournaments/${id}`, { headers: admin }))
+    if (res.status !== 200) return null
+    const { tournament } = (await res.json()) as {
+      tournament: { id: string; participants: { id: string; userId: string }[]; matches: { id: string; status: string; slot1ParticipantId: string | null; slot2ParticipantId: string | null }[] }
+    }
+    for (const m of tournament.matches) this.knownMatches.add(m.id)
+    for (const p of tournament.participants) this.knownParticipants.add(p.id)
+    return tournament
+  }
+
+  /** A running match of user i (a new tournament is started when none is left). */
+  private async seatOf(i: number): Promise<MatchSeat | null> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      for (const id of [...this.tournaments].reverse()) {
+        const t = await this.tournament(id)
+        const mine = t?.participants.find((p) => p.userId === this.users[i]!.id)
+        const match = mine && t!.matches.find((m) => m.status === 'running' && (m.slot1ParticipantId === mine.id || m.slot2ParticipantId === mine.id))
+        if (match) {
+          return { matchId: match.id, tournamentId: t!.id, participantId: mine.id, opponentParticipantId: match.slot1ParticipantId === mine.id ? match.slot2ParticipantId : match.slot1ParticipantId }
+        }
+      }
+      const created = await this.t.handle(postJson('/api/v1/admin/tournaments', { gameId: this.v.gameId, name: `Fuzz Cup ${this.tournaments.length}`, format: 'single_elimination', participants: this.users.map((u) => u.id) }, admin))
+      if (created.status !== 201) return null
+      const { tournament } = (await created.json()) as { tournament: { id: string } }
+      const started = await this.t.handle(postJson(`/api/v1/admin/tournaments/${tournament.id}/start`, {}, admin))
+      if (started.status !== 200) return null
+      this.tournaments.push(tournament.id)
+    }
+    return null
+  }
+
+  private async freshSessionToken(r: Resolution): Promise<string> {
+    const seat = await this.seat(r)
+    if (!seat) return this.staleSessionToken ?? 'no-session'
+    const res = await this.t.handle(postJson(`/api/v1/game-sdk/${this.v.gameId}/sessions`, { matchId: seat.matchId }, { ...bearerOf(await this.bearerFor(r.subject)), 'x-game-key': this.gameKey }))
+    if (res.status !== 201) return this.staleSessionToken ?? 'no-session'
+    const { token } = (await res.json()) as { token: string }
+    // Once sent, consider it used: later requests get a fresh one.
+    this.staleSessionToken = token
+    return token
+  }
+
+  private async seat(r: Resolution): Promise<MatchSeat | null> {
+    if (r.seat === undefined) r.seat = await this.seatOf(r.subject)
+    return r.seat
+  }
+
+  /** A PIN session of user i minted now (users without a PIN, or locked, reuse a stale one). */
+  private async pinSession(r: Resolution, owner: number) {
+    if (r.pinSession !== undefined) return r.pinSession
+    const holder = this.users[owner]!.hasPin ? owner : owner % 2
+    const res = await this.t.handle(postJson('/api/v1/security/pin-session', {}, bearerOf(await this.bearerFor(holder))))
+    if (res.status === 201) {
+      const { sessionId, sessionToken } = (await res.json()) as { sessionId: string; sessionToken: string }
+      r.pinSession = { sessionId, sessionToken }
+      this.stalePinSession = r.pinSession
+    } else {
+      r.pinSession = this.stalePinSession
+    }
+    return r.pinSession
+  }
+
+  /** A token signed with the real secret but with claims no signer of ours would write, or not signed right. */
+  private forged(n: number, subject: number): string {
+    const u = this.users[(n >> 5) % USERS]!
+    const other = this.users[(subject + 1) % USERS]!
+    const realHeader = u.accessToken.slice(0, u.accessToken.indexOf('.'))
+    const claims = JSON.parse(Buffer.from(u.accessToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+    const nowS = Math.floor(this.t.clock.now().getTime() / 1000)
+    const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url')
+    const sign = (header: string, payload: string, secret = this.jwtSecret) => `${header}.${payload}.${new Bun.CryptoHasher('sha256', secret).update(`${header}.${payload}`).digest('base64url')}`
+    const withClaims = (extra: Record<string, unknown>) => sign(realHeader, b64({ ...claims, ...extra }))
+    switch (n % 20) {
+      case 0:
+        return `${b64({ alg: 'none', typ: 'at+jwt' })}.${b64(claims)}.`
+      case 1:
+        return sign(realHeader, b64(claims), 'not-the-secret-not-the-secret-not-the-secret')
+      case 2:
+        return withClaims({ sub: other.id })
+      case 3:
+        return withClaims({ exp: nowS - 10 })
+      case 4:
+        return withClaims({ exp: 1e20 })
+      case 5:
+        return withClaims({ exp: String(nowS + 60) })
+      case 6:
+        return withClaims({ sid: 'ses_00000000000000000000000000' })
+      case 7:
+        return withClaims({ sub: '', sid: '' })
+      case 8:
+        return withClaims({ aud: ['someone-else', 'arena-api'] })
+      case 9:
+        return sign(realHeader, b64([claims]))
+      case 10:
+        return withClaims({ iss: 'not-arena' })
+      case 11:
+        return sign(b64({ alg: 'HS512', typ: 'at+jwt' }), b64(claims))
+      case 12:
+        return sign(realHeader, b64(`{"__proto__":{"sub":"${u.id}"},"sid":${JSON.stringify(claims.sid)}}`))
+      case 13:
+        return sign(b64({ alg: 'HS256', typ: 'at+jwt', kid: '../../etc/passwd', jku: 'http://evil' }), b64(claims))
+      case 14:
+        return `${realHeader}.!!!!.${'A'.repeat(43)}`
+      case 15:
+        return withClaims({ pad: 'x'.repeat(2800) })
+      case 16:
+        return withClaims({ exp: -1e308, sub: 42, sid: null })
+      case 17:
+        return sign(realHeader, b64('null'))
+      case 18:
+        return withClaims({ sub: u.id.toUpperCase() })
+      default:
+        return withClaims({ exp: nowS - 3600 * 24 * 400 })
+    }
+  }
+
+  private mangled(n: number, token: string): string {
+    switch (n % 8) {
+      case 0:
+        return token.slice(0, -1)
+      case 1:
+        return `${token}A`
+      case 2: {
+        const at = Math.floor(token.length / 2)
+        return token.slice(0, at) + (token[at] === 'a' ? 'b' : 'a') + token.slice(at + 1)
+      }
+      case 3:
+        return token.toLowerCase()
+      case 4:
+        return token.replace('.', '..')
+      case 5:
+        return `${token}.${token}`
+      case 6:
+        return token.split('.').reverse().join('.')
+      default:
+        return token.slice(0, token.lastIndexOf('.') + 1)
+    }
+  }
+
+  /** The text a Ref stands for in this request. */
+  private async resolve(ref: Ref, r: Resolution): Promise<string> {
+    const s = r.subject
+    const other = (s + 1) % USERS
+    switch (ref.name) {
+      case 'bearer':
+        r.usedBearer = s
+        return `Bearer ${await this.bearerFor(s)}`
+      case 'bearer:other':
+        return `Bearer ${await this.bearerFor(other)}`
+      case 'bearer:revoked':
+        return `Bearer ${this.v.revoked.accessToken}`
+      case 'bearer:forged':
+        return `Bearer ${this.forged(ref.arg, s)}`
+      case 'bearer:mangled':
+        return `Bearer ${this.mangled(ref.arg, await this.bearerFor(s))}`
+      case 'x-admin-token':
+        return ADMIN_TOKEN
+      case 'x-admin-token:stale':
+        return ADMIN_TOKEN.slice(0, -1)
+      case 'x-game-key':
+        return this.gameKey
+      case 'x-game-key:stale':
+        return [this.staleGameKey, this.otherGameKey, this.gameKey.slice(0, -2)][s % 3]!
+      case 'x-session-token':
+        return this.freshSessionToken(r)
+      case 'x-session-token:stale':
+        return this.staleSessionToken ?? 'gst_stale'
+      case 'x-secure-session':
+        return (await this.pinSession(r, s))?.sessionToken ?? 'no-pin-session'
+      case 'x-secure-session:stale':
+        return this.stalePinSession?.sessionToken ?? 'stale-pin-session'
+      case 'pinSessionId': {
+        // 0: the caller's own fresh session; 1: another user's; 2: a used one.
+        if (ref.arg === 1) {
+          const theirs = await this.pinSession({ ...r, pinSession: undefined }, (s + 1) % 2)
+          return theirs?.sessionId ?? 'pns_none'
+        }
+        if (ref.arg === 2 && this.stalePinSession) return this.stalePinSession.sessionId
+        return (await this.pinSession(r, s))?.sessionId ?? 'pns_none'
+      }
+      case 'userId':
+        return ref.arg === USERS ? this.v.victim.id : this.users[(s + ref.arg) % USERS]!.id
+      case 'username':
+        return ref.arg === USERS ? this.v.victim.username : this.users[(s + ref.arg) % USERS]!.username
+      case 'email':
+        return this.users[(s + ref.arg) % USERS]!.email
+      case 'victim:identifier':
+        return [this.v.victim.username, this.v.victim.email, this.v.victim.email.toUpperCase(), ` ${this.v.victim.username} `][ref.arg % 4]!
+      case 'new:username':
+        return `new_${ref.arg}`
+      case 'new:email':
+        return `new.${ref.arg}@example.com`
+      case 'refreshToken':
+        return this.users[r.usedBearer ?? s]!.refreshToken
+      case 'refreshToken:stale':
+        return this.users[s]!.spentRefreshToken ?? this.v.revoked.refreshToken
+      case 'refreshToken:other':
+        return this.users[other]!.refreshToken
+      case 'gameId':
+        return ref.arg === 0 ? this.v.gameId : this.v.otherGameId
+      case 'tournamentId':
+        return [this.tournaments.at(-1)!, this.v.draftTournamentId, this.v.runningTournamentId][ref.arg % 3]!
+      case 'matchId': {
+        const seat = await this.seat(r)
+        if (ref.arg === 0 && seat) return seat.matchId
+        return [...this.knownMatches][ref.arg % Math.max(1, this.knownMatches.size)] ?? 'mat_none'
+      }
+      case 'participantId': {
+        const seat = await this.seat(r)
+        if (ref.arg === 0 && seat) return seat.participantId
+        if (ref.arg === 1 && seat?.opponentParticipantId) return seat.opponentParticipantId
+        return [...this.knownParticipants][ref.arg % Math.max(1, this.knownParticipants.size)] ?? 'par_none'
+      }
+      case 'cursor':
+        return this.v.eventsCursor
+      case 'address':
+        return this.v.addresses[ref.arg % this.v.addresses.length]!
+      case 'isoTime':
+        return new Date(this.t.clock.now().getTime() + ref.arg * 60_000).toISOString()
+      case 'anyId': {
+        const pool = [this.v.gameId, this.v.runningTournamentId, this.users[s]!.id, ...this.knownMatches, ...this.knownParticipants]
+        return pool[(s * 7) % pool.length]!
+      }
+      default:
+        throw new Error(`fuzz world: unknown Ref ${ref.name}`)
+    }
+  }
+
+  private async resolveJson(value: JVal, r: Resolution): Promise<JVal> {
+    // Refs sit at most two levels down (a field, or an item of a participants list).
+    if (value instanceof Ref) return this.resolve(value, r)
+    if (value instanceof JObj) return new JObj(await Promise.all(value.entries.map(async ([k, v]) => [k, await this.resolveJson(v, r)] as [string, JVal])))
+    if (Array.isArray(value)) return Promise.all(value.map((v) => this.resolveJson(v, r)))
+    return value
+  }
+
+  private async text(value: Ref | string, r: Resolution): Promise<string> {
+    return value instanceof Ref ? this.resolve(value, r) : value
+  }
+
+  /** Turns a generated spec into a Request, minting whatever it names. */
+  async build(route: RouteShape, spec: RequestSpec): Promise<Built> {
+    const r: Resolution = { subject: spec.subject, usedBearer: null, values: new Map() }
+    const headers = new Headers()
+    for (const [name, value] of spec.headers) headers.append(name, await this.text(value, r))
+
+    let path = route.path
+    for (const [name, value] of Object.entries(spec.params)) {
+      const text = value instanceof Ref ? encodeURIComponent(await this.resolve(value, r)) : value
+      path = path.replace(`:${name}`, text)
+    }
+    if (spec.query) {
+      if ('raw' in spec.query) path += `?${spec.query.raw}`
+      else {
+        const pairs = await Promise.all(spec.query.pairs.map(async ([k, v]) => `${encodeLoosely(k)}=${encodeLoosely(await this.text(v, r))}`))
+        path += `?${pairs.join('&')}`
+      }
+    }
+
+    const client = new AbortController()
+    const init: RequestInit = { method: spec.method, headers, signal: client.signal }
+    const body = spec.body
+    if (body.contentType !== null) headers.set('content-type', body.contentType)
+    if (spec.method.toUpperCase() !== 'GET' && spec.method.toUpperCase() !== 'HEAD') {
+      switch (body.kind) {
+        case 'none':
+          break
+        case 'json': {
+          const resolved = await this.resolveJson(body.value, r)
+          // Bytes, not a string: a string body would get a text/plain type of its own.
+          init.body = new TextEncoder().encode(toJson(resolved, () => null))
+          break
+        }
+        case 'text':
+          init.body = new TextEncoder().encode(body.text)
+          break
+        case 'bytes':
+          init.body = new Uint8Array(body.bytes)
+          break
+        case 'huge': {
+          const bytes = new TextEncoder().encode(`{"a":"${'x'.repeat(Math.max(0, body.bytes - 8))}"}`)
+          if (body.contentLength !== null) headers.set('content-length', body.contentLength)
+          if (body.stream) {
+            init.body = new ReadableStream({
+              start(controller) {
+                for (let at = 0; at < bytes.length; at += 16 * 1024) controller.enqueue(bytes.subarray(at, at + 16 * 1024))
+                controller.close()
+              },
+            })
+          } else init.body = bytes
+          break
+        }
+      }
+    }
+    return { request: new Request(`http://localhost${path.startsWith('/') ? '' : '/'}${path}`, init), resolution: r, hangUp: () => client.abort() }
+  }
+
+  /** Learns from a response: rotated tokens and keys replace the old ones, a refused live bearer is checked before reuse. */
+  observe(built: Built, status: number, body: unknown): void {
+    const r = built.resolution
+    if (status === 401 && r.usedBearer !== null) this.suspect.add(r.usedBearer)
+    if (status < 200 || status >= 300 || typeof body !== 'object' || body === null) return
+    const b = body as Record<string, unknown>
+    if (typeof b.accessToken === 'string' && typeof b.refreshToken === 'string') {
+      const id = (b.user as { id?: unknown } | undefined)?.id
+      const i = this.users.findIndex((u) => u.id === id)
+      if (i !== -1) {
+        const before = this.users[i]!
+        // A rotation spends the token it was given; a login leaves the old session alone.
+        const spent = new URL(built.request.url).pathname.endsWith('/auth/validate') ? before.refreshToken : before.spentRefreshToken
+        this.users[i] = { ...before, accessToken: b.accessToken, refreshToken: b.refreshToken, spentRefreshToken: spent }
+      }
+    }
+    if (typeof b.gameKey === 'string') {
+      const path = new URL(built.request.url).pathname
+      if (path.includes(this.v.gameId)) {
+        this.staleGameKey = this.gameKey
+        this.gameKey = b.gameKey
+      } else if (path.includes(this.v.otherGameId)) this.otherGameKey = b.gameKey
+    }
+    if (b.tournament && typeof (b.tournament as { id?: unknown }).id === 'string') {
+      const id = (b.tournament as { id: string }).id
+      if (!this.tournaments.includes(id)) this.tournaments.push(id)
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Valid-looking values, by field name (body and query) and by path parameter
+
+const amount = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('0.000001', '0.5', '1', '1.5', '2.25', '10', '12.345678') },
+  // Past any balance, and the largest amounts the grammar allows (credits add up).
+  { weight: 2, arbitrary: fc.constantFrom('1000000', '999999999999999999.999999', '500000000000000000', '999999999999999999') },
+)
+
+export const FIELD_HINTS: Hints = {
+  email: fc.oneof(fc.nat({ max: 50 }).map((n) => new Ref('new:email', n)), fc.nat({ max: USERS - 1 }).map((n) => new Ref('email', n)), fc.emailAddress()),
+  username: fc.oneof(fc.nat({ max: 50 }).map((n) => new Ref('new:username', n)), fc.nat({ max: USERS }).map((n) => new Ref('username', n))),
+  password: fc.oneof({ weight: 3, arbitrary: fc.constant(PASSWORD) }, { weight: 1, arbitrary: fc.string({ minLength: 8, maxLength: 20 }) }),
+  country: fc.constantFrom('DE', 'de', 'US', 'Fr', 'XX', 'ZZ', 'UK'),
+  accept_terms: fc.constant(true),
+  identifier: fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 3 }).map((n) => new Ref('victim:identifier', n)) }, { weight: 1, arbitrary: fc.constantFrom('nobody', 'nobody@example.com', ' ', '@') }),
+  refreshToken: fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('refreshToken')) }, { weight: 1, arbitrary: fc.constantFrom(new Ref('refreshToken:stale'), new Ref('refreshToken:other')) }),
+  all: fc.boolean(),
+  matchId: fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('matchId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('matchId', n + 1)) }),
+  outcome: fc.constantFrom('WIN', 'WIN', 'DRAW'),
+  winnerParticipantId: fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('participantId', 0)) }, { weight: 2, arbitrary: fc.constant(new Ref('participantId', 1)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('participantId', n + 2)) }),
+  score: fc.oneof(fc.constant(new JObj([['me', 3], ['them', 1]])), fc.constant(new JObj([]))),
+  kind: fc.oneof(fc.constantFrom('ENV_COMPROMISED', 'DEBUGGER_ATTACHED', 'A'), fc.stringMatching(/^[A-Z][A-Z0-9_]{0,63}$/)),
+  level: fc.constantFrom('SAFE', 'WARN', 'COMPROMISED'),
+  details: fc.oneof(fc.constant(new JObj([['root', true], ['checks', ['debugger', 'hook']]])), fc.constant(new JObj([]))),
+  occurredAt: fc.constantFrom(0, -5, -60 * 24 * 29, -60 * 24 * 31, 4, 10).map((minutes) => new Ref('isoTime', minutes)),
+  pin: fc.oneof({ weight: 4, arbitrary: fc.constant(PIN) }, { weight: 1, arbitrary: fc.constantFrom('000000', '1234', '482917', '9876543', '12345678') }),
+  amount,
+  destinationAddress: fc.nat({ max: 2 }).map((n) => new Ref('address', n)),
+  idempotencyKey: fc.oneof(fc.nat({ max: 5 }).map((n) => `idem-${n}`), fc.uuid()),
+  name: fc.oneof(fc.constantFrom('Cup', 'Duel'), fc.string({ minLength: 1, maxLength: 100 })),
+  gameId: fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('gameId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('gameId', 1)) }),
+  format: fc.constant('single_elimination'),
+  participants: fc.array(fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.nat({ max: USERS }).map((n) => new Ref('username', n))), { minLength: 2, maxLength: 6 }),
+  reference: fc.oneof(fc.nat({ max: 5 }).map((n) => `ref-${n}`), fc.uuid()),
+  // Query fields (events and security events).
+  after: fc.oneof(fc.constant(new Ref('cursor')), fc.constantFrom('0', '1', '3', '100')),
+  wait: fc.constantFrom('0', '0.001', '0.5', '1', '30'),
+  topics: fc.constantFrom('session', 'wallet', 'status', 'session,wallet,status', 'wallet,status'),
+  limit: fc.constantFrom('1', '10', '500'),
+}
+
+/** Real ids for a path parameter, chosen by the segment before it. */
+export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
+  const segments = path.split('/')
+  const before = segments[segments.indexOf(`:${param}`) - 1] ?? ''
+  switch (before) {
+    case 'game-sdk':
+    case 'games':
+      return fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('gameId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('gameId', 1)) })
+    case 'tournaments':
+      return fc.nat({ max: 2 }).map((n) => new Ref('tournamentId', n))
+    case 'matches':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('matchId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('matchId', n + 1)) })
+    case 'wallets':
+      return fc.nat({ max: USERS }).map((n) => new Ref('userId', n))
+    case 'pin-session':
+      return fc.oneof({ weight: 6, arbitrary: fc.constant(new Ref('pinSessionId', 0)) }, { weight: 1, arbitrary: fc.constantFrom(new Ref('pinSessionId', 1), new Ref('pinSessionId', 2)) })
+    default:
+      return fc.constant(new Ref('anyId'))
+  }
+}
