@@ -20,7 +20,11 @@
 //   busy timeout, a full disk, an I/O error, a deferred constraint; or SQLite
 //   rolling the whole transaction back under an item), the transaction is
 //   rolled back and every item of the batch rejects with that error, SQLite
-//   code intact. The next batch starts afresh.
+//   code intact, including an item that had failed on its own after an
+//   earlier item's writes: it may have failed BECAUSE of them ("match is
+//   decided" by a claim that is now rolled back), so its own answer would
+//   describe a state that never existed. Only items that failed before any
+//   item of the batch wrote keep their own error. The next batch starts afresh.
 //
 // A work function must be synchronous (bun:sqlite is): it runs inside the
 // batch's transaction, and anything after an `await` would run after the
@@ -180,10 +184,14 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
       stats.failedBatches++
       const lost = thrown instanceof TransactionLost ? thrown : null
       const error = lost ? lost.reason : thrown
+      // Items that failed on their own while the batch had written nothing yet
+      // saw only committed state: their own error stands. From the first item
+      // that wrote on, every item shares the batch's error.
+      const firstWrite = outcomes.findIndex((o) => o.ok)
       for (const [index, item] of batch.entries()) {
         const outcome = outcomes[index]
-        // An item that failed on its own keeps its own error; every other item shares the batch's.
-        item.reject(outcome && !outcome.ok ? outcome.error : error)
+        const sawOnlyCommitted = firstWrite === -1 || index < firstWrite
+        item.reject(outcome && !outcome.ok && sawOnlyCommitted ? outcome.error : error)
       }
       report({ size: batch.length, rolledBack: outcomes.filter((o) => !o.ok).length, committed: false, error, ms: performance.now() - started })
       return

@@ -140,6 +140,31 @@ describe('group commit', () => {
     expect(commits.stats()).toMatchObject({ batches: 2, commits: 1, failedBatches: 1 })
   })
 
+  test('when the COMMIT fails, an item that failed after an earlier item wrote gets the batch error, not an answer about rolled-back state', async () => {
+    const { commits } = committer()
+    const refuseIfDecided = (tx: Tx) => {
+      if (tx.select().from(items).all().some((r) => r.v === 'decided')) throw new Error('already decided')
+      return 'open'
+    }
+    const batch = await Promise.allSettled([
+      // Fails on its own before anything in the batch wrote: what it saw was committed state.
+      commits.run(() => {
+        throw new Error('own failure')
+      }),
+      commits.run((tx) => put(tx, 'decided', 1)),
+      // Refused because of the write just before it, which the failed COMMIT undoes.
+      commits.run(refuseIfDecided),
+      commits.run((tx) => (tx.insert(children).values({ parentId: 999 }).run(), 3)),
+    ])
+    const reasons = batch.map((r) => ((r as PromiseRejectedResult).reason as { code?: string; message: string }))
+    expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected'])
+    expect(reasons[0]!.message).toBe('own failure')
+    expect(reasons.slice(1).map((r) => r.code)).toEqual(['SQLITE_CONSTRAINT_FOREIGNKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY'])
+    // Retried, it answers from what is really stored.
+    expect(allCommitted()).toEqual([])
+    expect(await commits.run(refuseIfDecided)).toBe('open')
+  })
+
   test('an item that makes SQLite roll back the whole transaction fails the batch, including the items before it', async () => {
     const { commits } = committer()
     await commits.run((tx) => put(tx, 'taken', null))
