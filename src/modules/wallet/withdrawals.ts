@@ -106,11 +106,18 @@ export class WithdrawalService {
     const outcome = db.transaction(
       (tx) => {
         pins.checkSession(tx, input.userId, input.sessionId, input.sessionToken)
+        // The key and the funds are checked again here, before the PIN's
+        // verdict is recorded: a verify racing another one that took the key
+        // or the money answers 409/422 and counts no failure, as it would
+        // have had it arrived after it.
+        const again = this.byKey(tx, input.userId, input.idempotencyKey)
+        if (again && !sameRequest(again, amount, input.destinationAddress)) throw keyReused()
+        if (!again && balanceOf(tx, input.userId, asset) < amount) {
+          throw new AppError('insufficient_funds', 'The balance is lower than the amount')
+        }
         if (!pinOk) return pins.recordFailure(tx, input.userId)
         pins.recordSuccess(tx, input.userId)
-        const again = this.byKey(tx, input.userId, input.idempotencyKey)
         if (again) {
-          if (!sameRequest(again, amount, input.destinationAddress)) throw keyReused()
           pins.consume(tx, input.sessionId)
           return { row: again, fresh: false }
         }
