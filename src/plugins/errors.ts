@@ -4,7 +4,7 @@
 // else: no stack, no SQL, no echo of the submitted values (they may be
 // passwords or PINs). Modules throw AppError; they never return status().
 import { Elysia, ElysiaCustomStatusResponse, ParseError, ValidationError } from 'elysia'
-import { AppError, envelope, type ErrorDetail, type ErrorEnvelope } from '../shared/errors'
+import { AppError, envelope, isStorageUnavailable, type ErrorDetail, type ErrorEnvelope } from '../shared/errors'
 import type { Logger } from '../shared/logger'
 import { REQUEST_ID_HEADER, requestState } from './request-context'
 
@@ -69,9 +69,6 @@ function fromStatus(error: ElysiaCustomStatusResponse<number, unknown>): Mapped 
   return { status, body: envelope(status, CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal' : 'bad_request'), message) }
 }
 
-// SQLite tells us when the disk, not the request, is the problem.
-const UNAVAILABLE_SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY)/
-
 export const INTERNAL_ERROR_BODY = envelope(500, 'internal', 'Internal server error')
 
 function map(code: string | number, error: unknown, method: string, path: string): Mapped {
@@ -99,8 +96,8 @@ function map(code: string | number, error: unknown, method: string, path: string
     case 'INVALID_FILE_TYPE':
       return { status: 400, body: envelope(400, 'bad_request', 'Request is malformed') }
   }
-  const sqliteCode = (error as { code?: unknown } | null)?.code
-  if (typeof sqliteCode === 'string' && UNAVAILABLE_SQLITE_CODES.test(sqliteCode)) {
+  // SQLite tells us when the disk, not the request, is the problem.
+  if (isStorageUnavailable(error)) {
     return {
       status: 503,
       body: envelope(503, 'service_unavailable', 'Storage is temporarily unavailable; try again'),
@@ -125,13 +122,16 @@ export function errorHandler(logger: Logger) {
     const state = requestState(request)
     if (state) state.errorStatus = mapped.status
     if (mapped.unexpected) {
-      logger.error('unhandled error', {
+      // A full or failing disk is the operator's to fix, not a bug: logged at
+      // error level under its own name, without a stack.
+      const storage = mapped.status === 503
+      logger.error(storage ? 'storage unavailable' : 'unhandled error', {
         requestId: state?.id,
         method: request.method,
         path,
         status: mapped.status,
         error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        stack: error instanceof Error ? error.stack : undefined,
+        stack: error instanceof Error && !storage ? error.stack : undefined,
       })
     }
     // Only the request id and the error's own headers: whatever the handler

@@ -6,7 +6,7 @@ import { authSessions, refreshTokens, users } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { randomToken, sha256Hex } from '../../shared/crypto'
-import { AppError } from '../../shared/errors'
+import { AppError, isStorageUnavailable } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { appendEvent } from '../events/outbox'
 import type { AccessTokens } from './access-tokens'
@@ -270,7 +270,13 @@ export class AuthService {
     const row = this.sessionWithUser.get({ sessionId: claims.sessionId })
     if (!row || row.session.userId !== claims.userId || !isLive(row.session, now)) throw unauthorized()
     if (now.getTime() - row.session.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      db.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, row.session.id)).run()
+      try {
+        db.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, row.session.id)).run()
+      } catch (error) {
+        // Bookkeeping only: a full disk (or a busy or failing one) must not turn
+        // a valid token into a 503, or no read would work while writes cannot.
+        if (!isStorageUnavailable(error)) throw error
+      }
     }
     return { user: toUser(row.user), session: { id: row.session.id, userId: row.session.userId } }
   }
