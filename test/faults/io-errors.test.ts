@@ -1,0 +1,239 @@
+// Invariant: when the disk fails writes and fsyncs at random (EIO), every
+// request whose write cannot be stored is refused with a clean 503 envelope
+// and Retry-After (never a 500, a stack or a crash), nothing is half-written
+// and nothing is corrupted: SQLite's integrity check, the ledger and the
+// security-event chain hold after every round, acknowledged writes are all
+// there exactly once, refused ones can be retried, and once the disk behaves
+// the same process stores writes again. A restart on the same data dir
+// finds the store whole.
+//
+// The failures are injected with libfiu (Debian fiu-utils): the compiled
+// binary runs under `fiu-run -x` (its POSIX preload library), and fiu-ctrl
+// turns random failure of pwrite(2) (every page SQLite writes, WAL and
+// database) and fsync(2) (every commit and checkpoint) on and off while it
+// serves. Without fiu-run the test skips and says why. The injection is
+// proven, not assumed: each round must see clean 503s and the server must
+// have logged SQLite's "disk I/O error".
+// ARENA_IO_ROUNDS sets the rounds (CI: 3), ARENA_IO_WAVES the storm waves per round.
+import { afterAll, expect, test } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { tempDir } from '../helpers/app'
+import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
+import { ADMIN_TOKEN, client, count, eventually, Outcomes, PASSWORD, PIN, query, randomAddress, setUpPlayer, storeProblems, type Player, type Store } from './helpers'
+
+const ROUNDS = Number(process.env.ARENA_IO_ROUNDS ?? 3)
+const WAVES = Number(process.env.ARENA_IO_WAVES ?? 6)
+/** Chance that one pwrite or fsync fails while injection is on. */
+const PROBABILITY = 0.04
+const FAILURE_POINTS = ['posix/io/rw/pwrite', 'posix/io/sync/fsync']
+
+function skipReason(): string | null {
+  if (process.platform !== 'linux') return 'not Linux'
+  if (!Bun.which('fiu-run') || !Bun.which('fiu-ctrl')) return 'fiu-run/fiu-ctrl not on PATH (Debian package fiu-utils)'
+  const probe = Bun.spawnSync(['fiu-run', '-x', '-f', '', 'true'], { stderr: 'pipe' })
+  if (probe.exitCode !== 0) return `fiu-run -x does not work here: ${probe.stderr.toString().trim()}`
+  return null
+}
+
+const skip = skipReason()
+if (skip) console.log(`I/O-error test skipped: ${skip}`)
+
+const started: ServerProcess[] = []
+afterAll(() => started.forEach((s) => s.proc.kill('SIGKILL')))
+
+/** Runs one fiu remote-control command in the server process. */
+async function fiu(pid: number, ctrlBase: string, command: string): Promise<void> {
+  const result = await run(['fiu-ctrl', '-f', ctrlBase, '-c', command, String(pid)])
+  if (result.code !== 0) throw new Error(`fiu-ctrl "${command}" failed (${result.code}): ${result.stderr}`)
+}
+
+test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): clean 503s, nothing half-written, no corruption`, async () => {
+  await buildBinary()
+  const dataDir = tempDir('arena-ioerr-')
+  const ctrlBase = join(tempDir('arena-fiu-'), 'ctrl')
+  // fiu-run execs the binary: the spawned pid is arena's, and its control pipes are <ctrlBase>-<pid>.in/.out.
+  const server = await startServe(['fiu-run', '-x', '-f', ctrlBase, BINARY, 'serve'], { ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_LOG_LEVEL: 'info' })
+  started.push(server)
+  const pid = server.proc.pid
+  expect(existsSync(`${ctrlBase}-${pid}.in`)).toBe(true)
+  const inject = async (on: boolean) => {
+    for (const point of FAILURE_POINTS) await fiu(pid, ctrlBase, on ? `enable_random name=${point},probability=${PROBABILITY}` : `disable name=${point}`)
+  }
+  const store: Store = { dataDir, prefix: [] }
+  const call = client(server.url)
+  const admin = { 'x-admin-token': ADMIN_TOKEN }
+  const outcomes = new Outcomes()
+
+  const players: Player[] = []
+  for (let i = 0; i < 4; i++) players.push(await setUpPlayer(call, `io_${i}`, { pin: true, credit: '1000', wallet: true }))
+  const game = (await call('POST', '/api/v1/admin/games', { name: 'I/O Error Cup' }, admin)).body as { game: { id: string }; gameKey: string }
+  const gameHeaders = (p: Player) => ({ ...p.auth, 'x-game-key': game.gameKey })
+
+  // What the server said, to hold the store to.
+  const credits = new Map<string, { userId: string; acknowledged: boolean }>()
+  const registered: string[] = []
+  const refusedRegistrations: string[] = []
+  let acceptedEvents = 0
+  let seq = 0
+  let storageLines = 0
+
+  for (let round = 0; round < ROUNDS; round++) {
+    // --- A healthy disk: semi-finals to claim in and PIN sessions to verify with.
+    const created = await call('POST', '/api/v1/admin/tournaments', { gameId: game.game.id, name: `io ${round}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)
+    const semis = (await call('POST', `/api/v1/admin/tournaments/${created.body.tournament.id}/start`, {}, admin)).body.tournament as {
+      id: string
+      participants: { id: string; userId: string }[]
+      matches: { id: string; status: string; slot1ParticipantId: string; slot2ParticipantId: string }[]
+    }
+    const claims: { player: Player; token: string; winner: string; matchId: string; spent: boolean }[] = []
+    for (const match of semis.matches.filter((m) => m.status === 'running')) {
+      for (const participantId of [match.slot1ParticipantId, match.slot2ParticipantId]) {
+        const player = players.find((p) => p.id === semis.participants.find((x) => x.id === participantId)!.userId)!
+        const session = await call('POST', `/api/v1/game-sdk/${game.game.id}/sessions`, { matchId: match.id }, gameHeaders(player))
+        expect(session.status).toBe(201)
+        claims.push({ player, token: session.body.token, winner: match.slot1ParticipantId, matchId: match.id, spent: false })
+      }
+    }
+    const pinSessions: { player: Player; id: string; token: string; key: string; address: string; verdict?: string }[] = []
+    for (const player of players) {
+      for (let i = 0; i < 2; i++) {
+        const minted = await call('POST', '/api/v1/security/pin-session', {}, player.auth)
+        expect(minted.status).toBe(201)
+        pinSessions.push({ player, id: minted.body.sessionId, token: minted.body.sessionToken, key: `io-${round}-${seq++}`, address: randomAddress() })
+      }
+    }
+
+    // --- The failing disk: every kind of write, again and again, alongside reads.
+    await inject(true)
+    const unavailableBefore = [...outcomes.counts.values()].reduce((n, c) => n + c.unavailable, 0)
+    try {
+      for (let wave = 0; wave < WAVES; wave++) {
+        const jobs: Promise<unknown>[] = []
+        const username = `ior_${round}_${wave}`
+        jobs.push(
+          (async () => {
+            const answer = await call('POST', '/api/v1/user/register', { email: `${username}@example.com`, username, password: PASSWORD, country: 'FI', accept_terms: true })
+            const verdict = outcomes.judge('register', answer, [201])
+            if (verdict === 'ok') registered.push(username)
+            else if (verdict === 'unavailable') refusedRegistrations.push(username)
+          })(),
+        )
+        jobs.push((async () => outcomes.judge('login', await call('POST', '/api/v1/user/login', { identifier: players[wave % 4]!.username, password: PASSWORD }), [200]))())
+        for (let i = 0; i < 3; i++) {
+          const p = players[(wave + i) % 4]!
+          const reference = `io-${round}-${seq++}`
+          jobs.push(
+            (async () => {
+              const verdict = outcomes.judge('credit', await call('POST', `/api/v1/admin/wallets/${p.id}/credit`, { amount: '1', reference }, admin), [200])
+              credits.set(reference, { userId: p.id, acknowledged: verdict === 'ok' })
+            })(),
+          )
+        }
+        jobs.push((async () => outcomes.judge('pin mint', await call('POST', '/api/v1/security/pin-session', {}, players[wave % 4]!.auth), [201]))())
+        for (const session of pinSessions.filter((s, i) => i % WAVES === wave || (s.verdict === 'unavailable' && wave === WAVES - 1))) {
+          jobs.push(
+            (async () => {
+              const answer = await call('POST', `/api/v1/security/pin-session/${session.id}/verify`, { pin: PIN, amount: '2.5', destinationAddress: session.address, idempotencyKey: session.key }, { ...session.player.auth, 'x-secure-session': session.token })
+              // A verify whose first try was refused is tried again with the same session: still unspent, or spent by a commit that did land.
+              session.verdict = outcomes.judge('withdrawal', answer, session.verdict === 'unavailable' ? [200, 410] : [200])
+            })(),
+          )
+        }
+        for (const claim of claims.filter((c) => !c.spent)) {
+          jobs.push(
+            (async () => {
+              const answer = await call('POST', `/api/v1/game-sdk/${game.game.id}/results`, { outcome: 'WIN', winnerParticipantId: claim.winner }, { ...gameHeaders(claim.player), 'x-session-token': claim.token })
+              if (outcomes.judge('claim', answer, [200]) === 'ok') claim.spent = true
+            })(),
+          )
+        }
+        jobs.push(
+          (async () => {
+            const answer = await call('POST', '/api/v1/security/events', { kind: 'IO_ERROR_PROBE', level: 'WARN', details: { round, wave } }, players[wave % 4]!.auth)
+            outcomes.must('security event', answer, [202])
+            if (answer.body?.accepted === true) acceptedEvents++
+          })(),
+        )
+        for (const player of players) jobs.push((async () => outcomes.must('GET /me', await call('GET', '/api/v1/me', undefined, player.auth), [200]))())
+        jobs.push((async () => outcomes.must('GET /wallet', await call('GET', '/api/v1/wallet', undefined, players[wave % 4]!.auth), [200]))())
+        jobs.push((async () => outcomes.must('GET /tournaments', await call('GET', `/api/v1/tournaments/${semis.id}`, undefined, players[0]!.auth), [200]))())
+        jobs.push((async () => outcomes.must('/healthz', await call('GET', '/healthz'), [200]))())
+        await Promise.all(jobs)
+      }
+    } finally {
+      await inject(false)
+    }
+    expect(outcomes.violations).toEqual([])
+    expect(server.proc.exitCode).toBeNull()
+    // The injection happened: this round saw refusals.
+    expect([...outcomes.counts.values()].reduce((n, c) => n + c.unavailable, 0)).toBeGreaterThan(unavailableBefore)
+
+    // --- A healthy disk again: the store is whole, and the same process stores what was refused.
+    expect(await storeProblems(store)).toEqual([])
+    const retry = async (op: string, path: string, body: unknown, headers: Record<string, string>, expected: number[]) => {
+      const answer = await call('POST', path, body, headers)
+      if (!expected.includes(answer.status)) outcomes.violations.push(`after the faults, ${op}: ${answer.status} ${answer.text.slice(0, 300)}`)
+      return answer
+    }
+    for (const [reference, c] of credits) {
+      if (c.acknowledged) continue
+      await retry('credit again', `/api/v1/admin/wallets/${c.userId}/credit`, { amount: '1', reference }, admin, [200])
+      c.acknowledged = true
+    }
+    for (const claim of claims.filter((c) => !c.spent)) {
+      // Refused claims spent nothing: the same token claims now.
+      await retry('claim again (same token)', `/api/v1/game-sdk/${game.game.id}/results`, { outcome: 'WIN', winnerParticipantId: claim.winner }, { ...gameHeaders(claim.player), 'x-session-token': claim.token }, [200])
+      claim.spent = true
+    }
+    for (const username of refusedRegistrations.splice(0)) {
+      // 201, or 409 if the refused registration's commit did reach the disk before its fsync failed.
+      const answer = await retry('register again', '/api/v1/user/register', { email: `${username}@example.com`, username, password: PASSWORD, country: 'FI', accept_terms: true }, {}, [201, 409])
+      registered.push(username)
+      if (answer.status === 409) expect(await count(store, 'SELECT count(*) AS n FROM users WHERE username = ?', username)).toBe(1)
+    }
+    await retry('pin mint', '/api/v1/security/pin-session', {}, players[0]!.auth, [201])
+    expect(outcomes.violations).toEqual([])
+    storageLines = server.lines.filter((l) => l.msg === 'storage unavailable' && String(l.error).includes('disk I/O error')).length
+  }
+
+  console.log(`I/O errors: ${ROUNDS} rounds at p=${PROBABILITY} on ${FAILURE_POINTS.join(', ')}; ${storageLines} storage-unavailable log lines;`, outcomes.summary())
+  // The faults reached SQLite (not just our own code) and every kind of write was refused at least once.
+  expect(storageLines).toBeGreaterThan(0)
+  for (const op of ['credit', 'claim', 'withdrawal']) expect({ op, refused: outcomes.unavailable(op) > 0 }).toEqual({ op, refused: true })
+  // Never a 500: every error status the server logged is a 503.
+  expect(server.lines.filter((l) => l.msg === 'request' && typeof l.status === 'number' && l.status >= 500 && l.status !== 503)).toEqual([])
+  expect(server.lines.filter((l) => l.msg === 'unhandled error')).toEqual([])
+
+  // Buffered security events and pending signatures are written once the disk behaves.
+  expect(await eventually(async () => (await call('GET', '/readyz')).body?.securityEvents?.buffered === 0)).toBe(true)
+  expect(await eventually(async () => (await count(store, "SELECT count(*) AS n FROM withdrawals WHERE status = 'pending_signature'")) === 0, 15_000)).toBe(true)
+  const [events, users, creditRows] = await query<{ n: number }>(store, [
+    { sql: "SELECT count(*) AS n FROM security_events WHERE kind = 'IO_ERROR_PROBE'" },
+    { sql: `SELECT count(*) AS n FROM users WHERE username IN (${registered.map(() => '?').join(',') || "''"})`, params: registered },
+    { sql: "SELECT count(*) AS n FROM ledger_transactions WHERE kind = 'credit' AND reference NOT LIKE 'credit:setup-%'" },
+  ])
+  expect(events![0]!.n).toBe(acceptedEvents)
+  expect(users![0]!.n).toBe(registered.length)
+  // Every credit reference stored exactly once, whether its first try was acknowledged or retried.
+  expect(creditRows![0]!.n).toBe(credits.size)
+  for (const player of players) {
+    const [[balance], [spent]] = await query<{ n: number | string }>(store, [
+      { sql: 'SELECT balance AS n FROM ledger_accounts WHERE id = ?', params: [`user:${player.id}:USDC`] },
+      { sql: "SELECT coalesce(sum(CAST(amount AS INTEGER)), 0) AS n FROM withdrawals WHERE user_id = ? AND status != 'failed'", params: [player.id] },
+    ])
+    const mine = [...credits.values()].filter((c) => c.userId === player.id).length
+    expect({ user: player.username, balance: BigInt(balance!.n) }).toEqual({ user: player.username, balance: BigInt(1000_000_000 + mine * 1_000_000 - Number(spent!.n)) })
+  }
+  expect(await storeProblems(store)).toEqual([])
+  expect(server.stderr()).toBe('')
+  expect((await server.signal('SIGTERM')).code).toBe(0)
+
+  // A restart on the same data dir, without fiu, finds the store whole and serves.
+  const again = await startServe([BINARY, 'serve'], { ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN })
+  started.push(again)
+  expect((await client(again.url)('GET', '/readyz')).status).toBe(200)
+  expect((await client(again.url)('POST', `/api/v1/admin/wallets/${players[0]!.id}/credit`, { amount: '1', reference: 'after-restart' }, admin)).status).toBe(200)
+  expect((await again.signal('SIGTERM')).code).toBe(0)
+  expect(await storeProblems(store)).toEqual([])
+}, 120_000)
