@@ -218,10 +218,12 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
   // Every credit reference stored exactly once, whether its first try was acknowledged or retried.
   expect(creditRows![0]!.n).toBe(credits.size)
   for (const player of players) {
-    const [[balance], [spent]] = await query<{ n: number | string }>(store, [
+    const [balanceRows, spentRows] = await query<{ n: number | string }>(store, [
       { sql: 'SELECT balance AS n FROM ledger_accounts WHERE id = ?', params: [`user:${player.id}:USDC`] },
       { sql: "SELECT coalesce(sum(CAST(amount AS INTEGER)), 0) AS n FROM withdrawals WHERE user_id = ? AND status != 'failed'", params: [player.id] },
     ])
+    const balance = balanceRows![0]
+    const spent = spentRows![0]
     const mine = [...credits.values()].filter((c) => c.userId === player.id).length
     expect({ user: player.username, balance: BigInt(balance!.n) }).toEqual({ user: player.username, balance: BigInt(1000_000_000 + mine * 1_000_000 - Number(spent!.n)) })
   }
