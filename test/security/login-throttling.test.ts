@@ -131,3 +131,38 @@ describe('per client address', () => {
     expect((await attempt(ctx, victim.username, PASSWORD, '198.51.100.8')).status).toBe(200)
   })
 })
+
+describe('a failing disk', () => {
+  test('a right password whose session cannot be stored (503) leaves no attempt counted: six such 503s, then 200', async () => {
+    const ctx = app()
+    const user = await registerUser(ctx)
+    // The disk refuses the session's COMMIT (as SQLITE_FULL would): any
+    // transaction that inserted an auth session fails, and rolls back.
+    const original = ctx.db.db.transaction.bind(ctx.db.db)
+    let diskFull = true
+    let refusedCommits = 0
+    ctx.db.db.transaction = ((fn: (tx: unknown) => unknown, config?: unknown) =>
+      original((tx) => {
+        const before = ctx.db.sqlite.query('SELECT count(*) AS n FROM auth_sessions').get() as { n: number }
+        const result = fn(tx)
+        const after = ctx.db.sqlite.query('SELECT count(*) AS n FROM auth_sessions').get() as { n: number }
+        if (diskFull && after.n > before.n) {
+          refusedCommits++
+          throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+        }
+        return result
+      }, config as never)) as typeof ctx.db.db.transaction
+    try {
+      for (let i = 0; i < 6; i++) {
+        const res = await attempt(ctx, user.username, PASSWORD, `203.0.113.${i}`)
+        expect(res.status).toBe(503)
+        expect(res.headers.get('retry-after')).toBe('1')
+      }
+      expect(refusedCommits).toBe(6)
+    } finally {
+      diskFull = false
+      ctx.db.db.transaction = original
+    }
+    expect((await attempt(ctx, user.username, PASSWORD, '203.0.113.50')).status).toBe(200)
+  })
+})

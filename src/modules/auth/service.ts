@@ -169,7 +169,27 @@ export class AuthService {
     const now = clock.now()
     const sessionId = newId('authSession')
     const refreshToken = randomToken(32)
-    db.transaction(
+    try {
+      this.openSession(user, sessionId, refreshToken, account, now, input.userAgent)
+    } catch (error) {
+      // The password was right but the session could not be stored (a full or
+      // failing disk: 503). The attempt counted above must not stay counted,
+      // or five such 503s would lock the owner out for 15 minutes: clear it on
+      // its own, best effort (the disk may refuse this too).
+      if (isStorageUnavailable(error)) {
+        try {
+          db.transaction((tx) => clearAttempts(tx, account), { behavior: 'immediate' })
+        } catch {
+          // Still failing: the count stays, and expires with its window.
+        }
+      }
+      throw error
+    }
+    return this.tokenResponse(user, sessionId, refreshToken)
+  }
+
+  private openSession(user: UserRow, sessionId: string, refreshToken: string, account: string, now: Date, userAgent: string | null): void {
+    this.deps.db.transaction(
       (tx) => {
         clearAttempts(tx, account)
         tx.insert(authSessions)
@@ -179,15 +199,14 @@ export class AuthService {
             createdAt: now,
             lastUsedAt: now,
             expiresAt: new Date(now.getTime() + this.deps.refreshTtlS * 1000),
-            userAgent: input.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+            userAgent: userAgent?.slice(0, MAX_USER_AGENT) ?? null,
           })
           .run()
         tx.insert(refreshTokens).values({ tokenHash: sha256Hex(refreshToken), sessionId, issuedAt: now }).run()
-        appendEvent(tx, clock, { userId: user.id, topic: 'session', type: 'session.login', data: { sessionId } })
+        appendEvent(tx, this.deps.clock, { userId: user.id, topic: 'session', type: 'session.login', data: { sessionId } })
       },
       { behavior: 'immediate' },
     )
-    return this.tokenResponse(user, sessionId, refreshToken)
   }
 
   /**
