@@ -63,10 +63,25 @@ function replacer(this: unknown, key: string, value: unknown): unknown {
   return value
 }
 
+/**
+ * Whether `record` can be written without the replacer: flat, every value a
+ * string, number, boolean or null, no key that looks like a credential. The
+ * access-log line of every request is; JSON.stringify without a replacer
+ * function is several times faster.
+ */
+function isPlain(record: Record<string, unknown>): boolean {
+  for (const key in record) {
+    const value = record[key]
+    if (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false
+    if (SECRET_FIELD.test(key)) return false
+  }
+  return true
+}
+
 /** Serializes a log record; never throws (cycles and the like degrade to a note). */
 export function formatRecord(record: Record<string, unknown>): string {
   try {
-    return JSON.stringify(record, replacer)
+    return isPlain(record) ? JSON.stringify(record) : JSON.stringify(record, replacer)
   } catch (error) {
     return JSON.stringify({
       time: record.time,

@@ -11,12 +11,17 @@
 // signer emits (so alg and typ cannot vary at all), the signature is compared
 // in constant time, then iss, aud, exp, sub and sid are checked. Tokens from
 // the signer are verified by this function in the tests, so the two cannot
-// drift apart.
+// drift apart. A token that passed is remembered (by digest) until evicted,
+// so the next request with it only checks its expiry.
 import { jwt } from '@elysiajs/jwt'
 import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../../shared/clock'
 
 export const ACCESS_TOKEN = { issuer: 'arena', audience: 'arena-api', type: 'at+jwt', algorithm: 'HS256' } as const
+
+const MAX_TOKEN_LENGTH = 4096
+/** Verified tokens remembered (about 200 bytes each). */
+export const VERIFIED_TOKEN_CACHE = 10_000
 
 export interface AccessClaims {
   userId: string
@@ -55,8 +60,33 @@ export function createAccessTokens(options: { secret: string; ttlS: number; maxE
     })
   let header: string | undefined
 
+  // Tokens that passed every check but expiry, by SHA-256 of the whole token.
+  // A client sends the same access token with each request for its whole
+  // lifetime, and the check (HMAC, base64url, JSON) cost as much as the
+  // session lookup. The key is a cryptographic digest, so a lookup compares
+  // digests, never attacker-chosen text against a token; a token is cached
+  // only after its signature verified; expiry is checked on every use.
+  // Oldest entries go first once the cache is full.
+  const verified = new Map<string, { claims: AccessClaims; exp: number }>()
+
+  const isLive = (exp: number, allowExpired: boolean) =>
+    // jose's rule: expired once now >= exp (+ tolerance).
+    Math.floor(options.clock.now().getTime() / 1000) < exp + (allowExpired ? options.maxExpiredS : 0)
+
   const verifyDirect = (token: string, allowExpired: boolean): AccessClaims | null => {
-    if (token.length > 4096) return null
+    if (token.length > MAX_TOKEN_LENGTH) return null
+    const digest = Bun.SHA256.hash(token, 'base64')
+    const known = verified.get(digest)
+    if (known) return isLive(known.exp, allowExpired) ? known.claims : null
+    const checked = checkSignedToken(token)
+    if (!checked) return null
+    if (verified.size >= VERIFIED_TOKEN_CACHE) verified.delete(verified.keys().next().value!)
+    verified.set(digest, checked)
+    return isLive(checked.exp, allowExpired) ? checked.claims : null
+  }
+
+  /** Every check but expiry; the claims and exp of a token we signed, or null. */
+  const checkSignedToken = (token: string): { claims: AccessClaims; exp: number } | null => {
     const first = token.indexOf('.')
     const second = token.indexOf('.', first + 1)
     if (first <= 0 || second <= first || token.indexOf('.', second + 1) !== -1) return null
@@ -76,11 +106,8 @@ export function createAccessTokens(options: { secret: string; ttlS: number; maxE
     const audiences = Array.isArray(aud) ? aud : [aud]
     if (iss !== ACCESS_TOKEN.issuer || !audiences.includes(ACCESS_TOKEN.audience)) return null
     if (typeof exp !== 'number' || !Number.isFinite(exp)) return null
-    const nowS = Math.floor(options.clock.now().getTime() / 1000)
-    // jose's rule: expired once now >= exp (+ tolerance).
-    if (nowS >= exp + (allowExpired ? options.maxExpiredS : 0)) return null
     if (typeof sub !== 'string' || typeof sid !== 'string' || sub === '' || sid === '') return null
-    return { userId: sub, sessionId: sid }
+    return { claims: { userId: sub, sessionId: sid }, exp }
   }
 
   return {

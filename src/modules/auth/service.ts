@@ -1,6 +1,7 @@
 // Accounts and auth sessions (contract §1). Knows nothing of HTTP: callers
 // pass plain values and get plain values or AppErrors back.
-import { and, asc, desc, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, isNull } from 'drizzle-orm'
+import type { Statement } from 'bun:sqlite'
 import type { Db, Executor } from '../../db/client'
 import { authSessions, refreshTokens, users } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
@@ -40,6 +41,18 @@ export interface AuthServiceDeps {
 const LAST_USED_RESOLUTION_MS = 60_000
 const MAX_USER_AGENT = 256
 
+/** A session and its user's public columns, as the authentication statement reads them (times in ms). */
+interface SessionWithUserRow {
+  userId: string
+  lastUsedAt: number
+  expiresAt: number
+  revokedAt: number | null
+  email: string | null
+  username: string | null
+  country: string | null
+  createdAt: number | null
+}
+
 export function toUser(row: UserRow): User {
   return { id: row.id, email: row.email, username: row.username, country: row.country, createdAt: toIso(row.createdAt) }
 }
@@ -56,20 +69,23 @@ function isUniqueViolation(error: unknown, column: string): boolean {
 export class AuthService {
   private readonly hashGate: HashGate
 
-  /** The lookup behind every authenticated request, prepared once (building the query each time cost more than running it). */
-  private readonly sessionWithUser: { get(input: { sessionId: string }): { session: SessionRow; user: UserRow } | undefined }
+  /** The lookup behind every authenticated request: one statement, prepared once. */
+  private readonly sessionWithUser: Statement<SessionWithUserRow, [string]>
 
   constructor(private readonly deps: AuthServiceDeps) {
-    // Two primary-key lookups: SQLite answered the equivalent join 3× slower here.
-    const session = deps.db.select().from(authSessions).where(eq(authSessions.id, sql.placeholder('id'))).prepare()
-    const user = deps.db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
-    this.sessionWithUser = {
-      get({ sessionId }: { sessionId: string }) {
-        const found = session.get({ id: sessionId })
-        const owner = found && user.get({ id: found.userId })
-        return found && owner ? { session: found, user: owner } : undefined
-      },
-    }
+    // One raw statement, the user's columns read through scalar subqueries.
+    // Every SQLite statement outside a transaction takes and drops a read lock
+    // (two fcntl and an fstat here), and Drizzle maps each row it reads: the
+    // two prepared primary-key lookups this replaces were a quarter of the CPU
+    // of GET /me under load. SQLite ran the equivalent JOIN slower than either.
+    this.sessionWithUser = deps.db.$client.prepare<SessionWithUserRow, [string]>(
+      `SELECT s.user_id AS userId, s.last_used_at AS lastUsedAt, s.expires_at AS expiresAt, s.revoked_at AS revokedAt,
+        (SELECT email FROM users WHERE id = s.user_id) AS email,
+        (SELECT username FROM users WHERE id = s.user_id) AS username,
+        (SELECT country FROM users WHERE id = s.user_id) AS country,
+        (SELECT created_at FROM users WHERE id = s.user_id) AS createdAt
+      FROM auth_sessions s WHERE s.id = ?`,
+    )
     this.hashGate = deps.hashGate ?? defaultHashGate()
   }
 
@@ -286,18 +302,24 @@ export class AuthService {
     if (!claims) throw unauthorized()
     const { db, clock } = this.deps
     const now = clock.now()
-    const row = this.sessionWithUser.get({ sessionId: claims.sessionId })
-    if (!row || row.session.userId !== claims.userId || !isLive(row.session, now)) throw unauthorized()
-    if (now.getTime() - row.session.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    const row = this.sessionWithUser.get(claims.sessionId)
+    // A session without its user cannot exist (ON DELETE CASCADE); refused all the same.
+    if (!row || row.email === null || row.userId !== claims.userId || row.revokedAt !== null || row.expiresAt <= now.getTime()) {
+      throw unauthorized()
+    }
+    if (now.getTime() - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
       try {
-        db.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, row.session.id)).run()
+        db.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, claims.sessionId)).run()
       } catch (error) {
         // Bookkeeping only: a full disk (or a busy or failing one) must not turn
         // a valid token into a 503, or no read would work while writes cannot.
         if (!isStorageUnavailable(error)) throw error
       }
     }
-    return { user: toUser(row.user), session: { id: row.session.id, userId: row.session.userId } }
+    return {
+      user: { id: row.userId, email: row.email, username: row.username!, country: row.country!, createdAt: toIso(new Date(row.createdAt!)) },
+      session: { id: claims.sessionId, userId: row.userId },
+    }
   }
 
   /** The user's live sessions, most recently used first. */
