@@ -3,7 +3,11 @@
 -- BENCH_MODE=cycle starts over at the end (for a timed run); BENCH_MODE=once
 -- stops after the last answer (for single-use requests such as claims).
 -- BENCH_SAVE names a file that gets the body of every 2xx answer, one a line.
--- BENCH_DELAY_MS spaces each connection's requests (an open-loop-ish rate).
+-- BENCH_DELAY_MS spaces each connection's requests: after each answer a
+-- connection waits an exponentially distributed pause of that mean, so the
+-- connections' requests arrive spread out (close to Poisson arrivals) rather
+-- than in synchronized bursts of one request per connection, which would
+-- measure the queue of a burst instead of the server's latency at that rate.
 local requests = {}
 local next_index = 1
 local answered = 0
@@ -35,6 +39,7 @@ function init(args)
     table.insert(requests, wrk.format(f[1], f[2], headers, body))
   end
   if save_path ~= nil and save_path ~= "" then save = io.open(save_path, "a") end
+  math.randomseed(os.time() + math.floor(os.clock() * 1000000))
 end
 
 function request()
@@ -48,7 +53,10 @@ function request()
 end
 
 if delay_ms > 0 then
-  function delay() return delay_ms end
+  function delay()
+    -- wrk takes whole milliseconds.
+    return math.floor(-delay_ms * math.log(1 - math.random()) + 0.5)
+  end
 end
 
 if mode == "once" or save_path ~= nil then
