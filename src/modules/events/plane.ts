@@ -3,8 +3,9 @@
 // database is the source of truth; appendEvent pokes waiters of the user once
 // the current synchronous transaction is over, and a woken poll reads again
 // (a poke from a rolled-back transaction finds nothing and waits on).
-import { and, asc, eq, gt, inArray, lt, max } from 'drizzle-orm'
-import type { Executor } from '../../db/client'
+import type { Database, Statement } from 'bun:sqlite'
+import { lt } from 'drizzle-orm'
+import type { Db, Executor } from '../../db/client'
 import { EVENT_TOPICS, outboxEvents, type EventTopic } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
@@ -52,13 +53,39 @@ function badCursor(): AppError {
   return new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/after', message: 'Not a cursor this server issued' }] })
 }
 
+// The two statements of every poll, prepared once per connection. Building
+// them with Drizzle on each poll cost most of its CPU (about 250 µs of the
+// 290 µs a caught-up poll took).
+interface PlaneStatements {
+  newest: Statement<{ seq: number | null }, []>
+  /** A page of a user's events after a seq, in the topics given (one per topic there is; repeat one to ask for fewer). */
+  page: Statement<{ seq: number; id: string; topic: EventTopic; type: string; data: string; createdAt: number }, (string | number)[]>
+}
+
+const prepared = new WeakMap<Database, PlaneStatements>()
+
+function statements(db: Db): PlaneStatements {
+  let found = prepared.get(db.$client)
+  if (!found) {
+    found = {
+      newest: db.$client.prepare('SELECT max(seq) AS seq FROM outbox_events'),
+      page: db.$client.prepare(
+        `SELECT seq, id, topic, type, data, created_at AS createdAt FROM outbox_events
+         WHERE user_id = ? AND seq > ? AND topic IN (${EVENT_TOPICS.map(() => '?').join(', ')}) ORDER BY seq LIMIT ${PAGE_SIZE}`,
+      ),
+    }
+    prepared.set(db.$client, found)
+  }
+  return found
+}
+
 /** A cursor names an event that exists or existed: never one past the newest. */
-export function decodeCursor(db: Executor, cursor: string | undefined): number {
+export function decodeCursor(db: Db, cursor: string | undefined): number {
   if (cursor === undefined || cursor === '') return 0
   const raw = cursor.startsWith(CURSOR_PREFIX) ? Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString() : ''
   if (!/^(0|[1-9][0-9]{0,14})$/.test(raw)) throw badCursor()
   const seq = Number(raw)
-  const newest = db.select({ seq: max(outboxEvents.seq) }).from(outboxEvents).get()?.seq ?? 0
+  const newest = statements(db).newest.get()?.seq ?? 0
   // Pruning deletes old rows, not the sequence: AUTOINCREMENT never reuses it,
   // so the newest seq ever issued is at least what is still in the table.
   if (seq > Math.max(newest, lastIssued)) throw badCursor()
@@ -82,18 +109,14 @@ export function parseTopics(topics: string | undefined): EventTopic[] {
 
 export const PAGE_SIZE = 100
 
-function read(db: Executor, userId: string, after: number, topics: EventTopic[]) {
-  const rows = db
-    .select()
-    .from(outboxEvents)
-    .where(and(eq(outboxEvents.userId, userId), gt(outboxEvents.seq, after), inArray(outboxEvents.topic, topics)))
-    .orderBy(asc(outboxEvents.seq))
-    .limit(PAGE_SIZE)
-    .all()
+function read(db: Db, userId: string, after: number, topics: EventTopic[]) {
+  // parseTopics gives one to EVENT_TOPICS.length distinct topics; pad with the first.
+  const padded = EVENT_TOPICS.map((_, i) => topics[i] ?? topics[0]!)
+  const rows = statements(db).page.all(userId, after, ...padded)
   const last = rows.at(-1)?.seq ?? after
   lastIssued = Math.max(lastIssued, last)
   return {
-    events: rows.map((r) => ({ id: r.id, topic: r.topic, type: r.type, data: r.data, createdAt: toIso(r.createdAt) })),
+    events: rows.map((r) => ({ id: r.id, topic: r.topic, type: r.type, data: JSON.parse(r.data) as Record<string, unknown>, createdAt: toIso(r.createdAt) })),
     cursor: encodeCursor(last),
   }
 }
@@ -102,7 +125,7 @@ function read(db: Executor, userId: string, after: number, topics: EventTopic[])
 const RECHECK_MS = 1000
 
 export async function pollEvents(
-  db: Executor,
+  db: Db,
   input: { userId: string; after?: string; waitS: number; topics?: string; signal?: AbortSignal; draining?: () => boolean },
 ) {
   const after = decodeCursor(db, input.after)
