@@ -18,7 +18,8 @@
 //   the same winner not seated: dispute winner_not_in_match; anything else
 //   dispute claims_conflict;
 // - an operator resolution decides a running or disputed match like agreed
-//   claims, and is refused (409) for any other;
+//   claims, and is refused (409) for any other, or (422) when the winner it
+//   names is not one of the match's two players;
 // - the bracket the API shows (every match's status, slots, winner) is the
 //   model's, so no half-advanced bracket ever;
 // - concurrent opens and claims (one group-commit batch, or spread over
@@ -206,6 +207,8 @@ const step: Step<ArbiterModel, Op> = (m, op, o) => {
   if (op.kind === 'resolve') {
     const match = m.matches[op.matchId]!
     if (match.status !== 'running' && match.status !== 'disputed') return differs(o, { status: 409, code: 'match_not_running' })
+    // Named while the match was still waiting for a player (in a burst): not one of its two.
+    if (!match.slots.includes(op.winner)) return differs(o, { status: 422, code: 'validation_failed' })
     const why = differs(o, { status: 200 })
     if (why) return why
     const expected = { ...advance(m, match, op.winner), reason: 'operator_resolved', matchId: match.id, tournamentId: m.tournamentId }
@@ -276,10 +279,17 @@ class Burst implements fc.AsyncCommand<ArbiterModel, ArbiterReal> {
     const answers = await inFlight(r.scheduler!, ops.map((op) => async () => observe(await send(m, op))), this.pauses, ops.map((op) => op.kind))
     answers.forEach((o, i) => tally(ops[i]!, o))
     const real = await bracket(r.tournament.id)
+    const roundsBefore = new Map(Object.values(m.matches).map((match) => [match.id, match.round]))
     const result = linearize(m, ops, answers, step, (state) => bracketDiffers(state, real))
     if (!result.found) throw new Error(`no one-at-a-time order explains a burst of ${ops.length}:\n${result.why.join('\n')}\nanswers: ${JSON.stringify(answers.map((a) => [a.status, codeOf(a) ?? a.body?.decision]))}`)
-    // Continue from the order found.
-    Object.assign(m, result.found.state)
+    // Continue from the order found. One thing that order may have guessed and no
+    // answer shows: whether a session opened in this burst was issued before or
+    // after a replay of its match in the same burst (its round). Such tokens are
+    // dropped from the model, so no later step depends on the guess.
+    const state = result.found.state
+    const openedHere = new Set(ops.flatMap((op, i) => (op.kind === 'open' && answers[i]!.status === 201 ? [answers[i]!.body.token as string] : [])))
+    state.tokens = state.tokens.filter((t) => !(openedHere.has(t.token) && state.matches[t.matchId]!.round !== roundsBefore.get(t.matchId)))
+    Object.assign(m, state)
     seen.set(`burst of ${ops.length}`, (seen.get(`burst of ${ops.length}`) ?? 0) + 1)
   }
   toString = () => `burst ${JSON.stringify(this.specs)} pauses ${JSON.stringify(this.pauses)}`
