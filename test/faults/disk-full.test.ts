@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import { sha256Hex } from '../../src/shared/crypto'
 import { tempDir } from '../helpers/app'
 import { BINARY, buildBinary, startServe, type ServerProcess } from '../helpers/process'
-import { ADMIN_TOKEN, client, count, eventually, Outcomes, PIN, query, randomAddress, setUpPlayer, storeProblems, type Answer, type Player, type Store } from './helpers'
+import { ADMIN_TOKEN, claimTickets, client, count, createGame, eventually, gameHeaders, Outcomes, PASSWORD, pinTickets, query, register, sendClaim, sendVerify, setUpPlayer, startTournament, storeProblems, type Answer, type Player, type Store } from './helpers'
 
 const ROUNDS = Number(process.env.ARENA_DISK_ROUNDS ?? 2)
 /** Storm waves per round while the disk is full. */
@@ -67,22 +67,6 @@ function fillDisk(path: string): number {
 /** 'ok', 'unavailable' (a clean 503), or 'bad' (recorded as a violation). */
 type Verdict = ReturnType<Outcomes['judge']>
 
-interface Tournament {
-  id: string
-  status: string
-  participants: { id: string; userId: string }[]
-  matches: { id: string; round: number; status: string; slot1ParticipantId: string; slot2ParticipantId: string }[]
-}
-
-interface Claim {
-  player: Player
-  token: string
-  winner: string
-  matchId: string
-  /** Stored (answered 200); a refused claim is tried again with the same token. */
-  spent: boolean
-}
-
 test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 503s, nothing half-written, writes resume without a restart`, async () => {
   await buildBinary()
   const dataDir = tempDir('arena-diskfull-')
@@ -107,8 +91,7 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
   for (let i = 0; i < 6; i++) players.push(await setUpPlayer(call, `disk_${i}`, { pin: i < 4, credit: i < 4 ? '1000' : undefined, wallet: i < 4 }))
   const walletless: Player[] = []
   for (let i = 0; i < ROUNDS * 2; i++) walletless.push(await setUpPlayer(call, `diskw_${i}`))
-  const game = (await call('POST', '/api/v1/admin/games', { name: 'Disk Full Cup' }, admin)).body as { game: { id: string }; gameKey: string }
-  const gameHeaders = (p: Player) => ({ ...p.auth, 'x-game-key': game.gameKey })
+  const game = await createGame(call, 'Disk Full Cup')
 
   // What the server acknowledged, and what it refused, to be checked against the store.
   const credited = new Map<string, { userId: string; acknowledged: boolean }>()
@@ -117,13 +100,6 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
   const logins = new Map<string, number>(players.map((p) => [p.id, 1]))
   let seq = 0
 
-  const startTournament = async (entrants: Player[], name: string): Promise<Tournament> => {
-    const created = await call('POST', '/api/v1/admin/tournaments', { gameId: game.game.id, name, format: 'single_elimination', participants: entrants.map((p) => p.id) }, admin)
-    expect(created.status).toBe(201)
-    const started = await call('POST', `/api/v1/admin/tournaments/${created.body.tournament.id}/start`, {}, admin)
-    expect(started.status).toBe(200)
-    return started.body.tournament
-  }
   const finals: string[] = []
   const decidedAnswers: string[] = []
   let jobsQueuedOnFullDisk = 0
@@ -136,24 +112,9 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
 
   for (let round = 0; round < ROUNDS; round++) {
     // --- Space available: semi-finals to claim in, PIN sessions to verify with, sessions last used long ago.
-    const semis = await startTournament(players.slice(0, 4), `semis ${round}`)
-    const claims: Claim[] = []
-    for (const match of semis.matches.filter((m) => m.status === 'running')) {
-      for (const participantId of [match.slot1ParticipantId, match.slot2ParticipantId]) {
-        const player = players.find((p) => p.id === semis.participants.find((x) => x.id === participantId)!.userId)!
-        const session = await call('POST', `/api/v1/game-sdk/${game.game.id}/sessions`, { matchId: match.id }, gameHeaders(player))
-        expect(session.status).toBe(201)
-        claims.push({ player, token: session.body.token, winner: match.slot1ParticipantId, matchId: match.id, spent: false })
-      }
-    }
-    const pinSessions: { player: Player; id: string; token: string; key: string; address: string; amount: string }[] = []
-    for (const player of players.slice(0, 4)) {
-      for (let i = 0; i < WAVES; i++) {
-        const minted = await call('POST', '/api/v1/security/pin-session', {}, player.auth)
-        expect(minted.status).toBe(201)
-        pinSessions.push({ player, id: minted.body.sessionId, token: minted.body.sessionToken, key: `disk-${round}-${seq++}`, address: randomAddress(), amount: '2.5' })
-      }
-    }
+    const semis = await startTournament(call, game, players.slice(0, 4), `semis ${round}`)
+    const claims = await claimTickets(call, game, semis, players)
+    const pinSessions = await pinTickets(call, players.slice(0, 4), WAVES, '2.5', () => `disk-${round}-${seq++}`)
     // A session's last use is recorded at most once a minute; pretend a minute passed, so the
     // storm's first authenticated request of each session wants to write that, on a full disk.
     await query(store, [{ sql: 'UPDATE auth_sessions SET last_used_at = last_used_at - 120000' }], { write: true })
@@ -163,13 +124,13 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
     // disk is full, so the job cannot run before; on odd rounds the WAL is also checkpointed
     // away first, so the disk is full from the first page SQLite writes (on even rounds the
     // WAL's old pages are reused first, the way it happens on a real disk).
-    const final = await startTournament(players.slice(0, 2), `final ${round}`)
+    const final = await startTournament(call, game, players.slice(0, 2), `final ${round}`)
     finals.push(final.id)
     const finalMatch = final.matches[0]!
     let decision = ''
     for (const player of players.slice(0, 2)) {
-      const session = await call('POST', `/api/v1/game-sdk/${game.game.id}/sessions`, { matchId: finalMatch.id }, gameHeaders(player))
-      const claim = await call('POST', `/api/v1/game-sdk/${game.game.id}/results`, { outcome: 'WIN', winnerParticipantId: finalMatch.slot1ParticipantId }, { ...gameHeaders(player), 'x-session-token': session.body.token })
+      const session = await call('POST', `/api/v1/game-sdk/${game.game.id}/sessions`, { matchId: finalMatch.id }, gameHeaders(game, player))
+      const claim = await call('POST', `/api/v1/game-sdk/${game.game.id}/results`, { outcome: 'WIN', winnerParticipantId: finalMatch.slot1ParticipantId }, { ...gameHeaders(game, player), 'x-session-token': session.body.token })
       decision = claim.body.decision
     }
     expect(decision).toBe('game_advance_pending_finalization')
@@ -204,14 +165,13 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
       const username = `diskr_${round}_${wave}`
       jobs.push(
         (async () => {
-          const answer = await call('POST', '/api/v1/user/register', { email: `${username}@example.com`, username, password: 'disk full password', country: 'SE', accept_terms: true })
-          if (outcomes.judge('register', answer, [201]) === 'unavailable') refusedThisRound.push(username)
+          if (outcomes.judge('register', await register(call, username), [201]) === 'unavailable') refusedThisRound.push(username)
         })(),
       )
       const loginPlayer = players[4 + (wave % 2)]!
       jobs.push(
         (async () => {
-          const answer = await call('POST', '/api/v1/user/login', { identifier: loginPlayer.username, password: 'faults password' })
+          const answer = await call('POST', '/api/v1/user/login', { identifier: loginPlayer.username, password: PASSWORD })
           if (outcomes.judge('login', answer, [200]) === 'ok') logins.set(loginPlayer.id, logins.get(loginPlayer.id)! + 1)
         })(),
       )
@@ -220,8 +180,7 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
       for (const session of pinSessions.filter((_, i) => i % WAVES === wave)) {
         jobs.push(
           (async () => {
-            const answer = await call('POST', `/api/v1/security/pin-session/${session.id}/verify`, { pin: PIN, amount: session.amount, destinationAddress: session.address, idempotencyKey: session.key }, { ...session.player.auth, 'x-secure-session': session.token })
-            withdrawals.push({ session, verdict: outcomes.judge('withdrawal', answer, [200]) })
+            withdrawals.push({ session, verdict: outcomes.judge('withdrawal', await sendVerify(call, session), [200]) })
           })(),
         )
       }
@@ -229,8 +188,7 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
       for (const claim of claims.filter((c) => !c.spent)) {
         jobs.push(
           (async () => {
-            const answer = await call('POST', `/api/v1/game-sdk/${game.game.id}/results`, { outcome: 'WIN', winnerParticipantId: claim.winner }, { ...gameHeaders(claim.player), 'x-session-token': claim.token })
-            if (outcomes.judge('claim', answer, [200]) === 'ok') claim.spent = true
+            if (outcomes.judge('claim', await sendClaim(call, game, claim), [200]) === 'ok') claim.spent = true
           })(),
         )
       }
@@ -238,7 +196,7 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
       jobs.push(
         (async () => {
           const matchId = claims[0]!.matchId
-          const answer = await call('POST', `/api/v1/game-sdk/${game.game.id}/sessions`, { matchId }, gameHeaders(claims[0]!.player))
+          const answer = await call('POST', `/api/v1/game-sdk/${game.game.id}/sessions`, { matchId }, gameHeaders(game, claims[0]!.player))
           if (outcomes.judge('match session', answer, [201, 409]) === 'ok' && answer.status === 409) decidedAnswers.push(matchId)
         })(),
       )
@@ -304,12 +262,9 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
     // --- Space comes back: the same process stores writes again, at once.
     unlinkSync(filler)
     expect(server.proc.exitCode).toBeNull()
-    const after = (op: string, answer: Answer, expected: number[]) => {
-      if (!expected.includes(answer.status)) outcomes.violations.push(`after freeing space, ${op}: ${answer.status} ${answer.text.slice(0, 300)}`)
-      return answer
-    }
+    const after = (op: string, answer: Answer, expected: number[]) => outcomes.must(`after freeing space, ${op}`, answer, expected)
     for (const username of refusedThisRound) {
-      after('register again', await call('POST', '/api/v1/user/register', { email: `${username}@example.com`, username, password: 'disk full password', country: 'SE', accept_terms: true }), [201])
+      after('register again', await register(call, username), [201])
     }
     for (const [reference, c] of credited) {
       if (!c.acknowledged) {
@@ -318,16 +273,15 @@ test.skipIf(skip !== null)(`disk full ${ROUNDS}x under a running server: clean 5
       }
     }
     for (const claim of claims.filter((c) => !c.spent)) {
-      after('claim again (same token)', await call('POST', `/api/v1/game-sdk/${game.game.id}/results`, { outcome: 'WIN', winnerParticipantId: claim.winner }, { ...gameHeaders(claim.player), 'x-session-token': claim.token }), [200])
+      after('claim again (same token)', await sendClaim(call, game, claim), [200])
       claim.spent = true
     }
     for (const w of withdrawals.filter((x) => x.verdict === 'unavailable')) {
       // Refused before its transaction committed: nothing debited, the PIN session unspent, so the same verify succeeds now.
       // Refused after it (recording the signature failed): debited and recorded, the session spent; the resumer signs it.
-      const answer = await call('POST', `/api/v1/security/pin-session/${w.session.id}/verify`, { pin: PIN, amount: w.session.amount, destinationAddress: w.session.address, idempotencyKey: w.session.key }, { ...w.session.player.auth, 'x-secure-session': w.session.token })
-      after(`withdrawal again (${w.recorded ? 'recorded' : 'not recorded'})`, answer, w.recorded ? [410] : [200])
+      after(`withdrawal again (${w.recorded ? 'recorded' : 'not recorded'})`, await sendVerify(call, w.session), w.recorded ? [410] : [200])
     }
-    after('login', await call('POST', '/api/v1/user/login', { identifier: players[4]!.username, password: 'faults password' }), [200])
+    after('login', await call('POST', '/api/v1/user/login', { identifier: players[4]!.username, password: PASSWORD }), [200])
     logins.set(players[4]!.id, logins.get(players[4]!.id)! + 1)
     after('first wallet', await call('GET', '/api/v1/wallet', undefined, walletless[round * 2]!.auth), [200])
     after('pin mint', await call('POST', '/api/v1/security/pin-session', {}, players[0]!.auth), [201])

@@ -115,7 +115,7 @@ export async function setUpPlayer(call: Call, username: string, options: { pin?:
     if (answer.status !== status) throw new Error(`${what} for ${username}: ${answer.status} ${answer.text}`)
     return answer
   }
-  must('register', await call('POST', '/api/v1/user/register', { email: `${username}@example.com`, username, password: PASSWORD, country: 'FI', accept_terms: true }), 201)
+  must('register', await register(call, username), 201)
   const login = must('login', await call('POST', '/api/v1/user/login', { identifier: username, password: PASSWORD }), 200)
   const player: Player = { id: login.body.user.id, username, token: login.body.accessToken, auth: { authorization: `Bearer ${login.body.accessToken}` } }
   if (options.pin) must('set pin', await call('PUT', '/api/v1/security/pin', { pin: PIN, password: PASSWORD }, player.auth), 200)
@@ -125,6 +125,97 @@ export async function setUpPlayer(call: Call, username: string, options: { pin?:
   if (options.wallet) must('wallet', await call('GET', '/api/v1/wallet', undefined, player.auth), 200)
   return player
 }
+
+export interface Game {
+  game: { id: string }
+  gameKey: string
+}
+
+export interface Tournament {
+  id: string
+  status: string
+  participants: { id: string; userId: string }[]
+  matches: { id: string; round: number; status: string; slot1ParticipantId: string; slot2ParticipantId: string }[]
+}
+
+/** A match session to claim with; each claims that slot 1 won. */
+export interface ClaimTicket {
+  player: Player
+  token: string
+  winner: string
+  matchId: string
+  /** Stored (answered 200); a refused claim is tried again with the same token. */
+  spent: boolean
+}
+
+/** A PIN session to verify, withdrawing `amount` to `address` under idempotency key `key`. */
+export interface PinTicket {
+  player: Player
+  id: string
+  token: string
+  key: string
+  address: string
+  amount: string
+}
+
+export const gameHeaders = (game: Game, p: Player) => ({ ...p.auth, 'x-game-key': game.gameKey })
+
+export async function createGame(call: Call, name: string): Promise<Game> {
+  const created = await call('POST', '/api/v1/admin/games', { name }, { 'x-admin-token': ADMIN_TOKEN })
+  if (created.status !== 201) throw new Error(`create game: ${created.status} ${created.text}`)
+  return created.body as Game
+}
+
+/** Creates and starts a single-elimination tournament of `entrants`. */
+export async function startTournament(call: Call, game: Game, entrants: Player[], name: string): Promise<Tournament> {
+  const admin = { 'x-admin-token': ADMIN_TOKEN }
+  const created = await call('POST', '/api/v1/admin/tournaments', { gameId: game.game.id, name, format: 'single_elimination', participants: entrants.map((p) => p.id) }, admin)
+  if (created.status !== 201) throw new Error(`create tournament: ${created.status} ${created.text}`)
+  const started = await call('POST', `/api/v1/admin/tournaments/${created.body.tournament.id}/start`, {}, admin)
+  if (started.status !== 200) throw new Error(`start tournament: ${started.status} ${started.text}`)
+  return started.body.tournament as Tournament
+}
+
+/** A match session for each seat of the tournament's running matches. */
+export async function claimTickets(call: Call, game: Game, tournament: Tournament, players: Player[]): Promise<ClaimTicket[]> {
+  const tickets: ClaimTicket[] = []
+  for (const match of tournament.matches.filter((m) => m.status === 'running')) {
+    for (const participantId of [match.slot1ParticipantId, match.slot2ParticipantId]) {
+      const player = players.find((p) => p.id === tournament.participants.find((x) => x.id === participantId)!.userId)!
+      const session = await call('POST', `/api/v1/game-sdk/${game.game.id}/sessions`, { matchId: match.id }, gameHeaders(game, player))
+      if (session.status !== 201) throw new Error(`match session: ${session.status} ${session.text}`)
+      tickets.push({ player, token: session.body.token, winner: match.slot1ParticipantId, matchId: match.id, spent: false })
+    }
+  }
+  return tickets
+}
+
+/** `perPlayer` PIN sessions for each player, each for a withdrawal of `amount` to a fresh address; `key` names each one's idempotency key. */
+export async function pinTickets(call: Call, players: Player[], perPlayer: number, amount: string, key: () => string): Promise<PinTicket[]> {
+  const tickets: PinTicket[] = []
+  for (const player of players) {
+    for (let i = 0; i < perPlayer; i++) {
+      const minted = await call('POST', '/api/v1/security/pin-session', {}, player.auth)
+      if (minted.status !== 201) throw new Error(`pin session: ${minted.status} ${minted.text}`)
+      tickets.push({ player, id: minted.body.sessionId, token: minted.body.sessionToken, key: key(), address: randomAddress(), amount })
+    }
+  }
+  return tickets
+}
+
+export const register = (call: Call, username: string) =>
+  call('POST', '/api/v1/user/register', { email: `${username}@example.com`, username, password: PASSWORD, country: 'FI', accept_terms: true })
+
+export const sendClaim = (call: Call, game: Game, ticket: ClaimTicket) =>
+  call('POST', `/api/v1/game-sdk/${game.game.id}/results`, { outcome: 'WIN', winnerParticipantId: ticket.winner }, { ...gameHeaders(game, ticket.player), 'x-session-token': ticket.token })
+
+export const sendVerify = (call: Call, ticket: PinTicket) =>
+  call(
+    'POST',
+    `/api/v1/security/pin-session/${ticket.id}/verify`,
+    { pin: PIN, amount: ticket.amount, destinationAddress: ticket.address, idempotencyKey: ticket.key },
+    { ...ticket.player.auth, 'x-secure-session': ticket.token },
+  )
 
 export function randomAddress(): string {
   return addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))

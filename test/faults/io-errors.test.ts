@@ -20,7 +20,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
-import { ADMIN_TOKEN, client, count, eventually, Outcomes, PASSWORD, PIN, query, randomAddress, setUpPlayer, storeProblems, type Player, type Store } from './helpers'
+import { ADMIN_TOKEN, claimTickets, client, count, createGame, eventually, Outcomes, PASSWORD, pinTickets, query, register, sendClaim, sendVerify, setUpPlayer, startTournament, storeProblems, type Answer, type PinTicket, type Player, type Store } from './helpers'
 
 const ROUNDS = Number(process.env.ARENA_IO_ROUNDS ?? 3)
 const WAVES = Number(process.env.ARENA_IO_WAVES ?? 6)
@@ -67,8 +67,7 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
 
   const players: Player[] = []
   for (let i = 0; i < 4; i++) players.push(await setUpPlayer(call, `io_${i}`, { pin: true, credit: '1000', wallet: true }))
-  const game = (await call('POST', '/api/v1/admin/games', { name: 'I/O Error Cup' }, admin)).body as { game: { id: string }; gameKey: string }
-  const gameHeaders = (p: Player) => ({ ...p.auth, 'x-game-key': game.gameKey })
+  const game = await createGame(call, 'I/O Error Cup')
 
   // What the server said, to hold the store to.
   const credits = new Map<string, { userId: string; acknowledged: boolean }>()
@@ -80,29 +79,9 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
 
   for (let round = 0; round < ROUNDS; round++) {
     // --- A healthy disk: semi-finals to claim in and PIN sessions to verify with.
-    const created = await call('POST', '/api/v1/admin/tournaments', { gameId: game.game.id, name: `io ${round}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)
-    const semis = (await call('POST', `/api/v1/admin/tournaments/${created.body.tournament.id}/start`, {}, admin)).body.tournament as {
-      id: string
-      participants: { id: string; userId: string }[]
-      matches: { id: string; status: string; slot1ParticipantId: string; slot2ParticipantId: string }[]
-    }
-    const claims: { player: Player; token: string; winner: string; matchId: string; spent: boolean }[] = []
-    for (const match of semis.matches.filter((m) => m.status === 'running')) {
-      for (const participantId of [match.slot1ParticipantId, match.slot2ParticipantId]) {
-        const player = players.find((p) => p.id === semis.participants.find((x) => x.id === participantId)!.userId)!
-        const session = await call('POST', `/api/v1/game-sdk/${game.game.id}/sessions`, { matchId: match.id }, gameHeaders(player))
-        expect(session.status).toBe(201)
-        claims.push({ player, token: session.body.token, winner: match.slot1ParticipantId, matchId: match.id, spent: false })
-      }
-    }
-    const pinSessions: { player: Player; id: string; token: string; key: string; address: string; verdict?: string }[] = []
-    for (const player of players) {
-      for (let i = 0; i < 2; i++) {
-        const minted = await call('POST', '/api/v1/security/pin-session', {}, player.auth)
-        expect(minted.status).toBe(201)
-        pinSessions.push({ player, id: minted.body.sessionId, token: minted.body.sessionToken, key: `io-${round}-${seq++}`, address: randomAddress() })
-      }
-    }
+    const semis = await startTournament(call, game, players, `io ${round}`)
+    const claims = await claimTickets(call, game, semis, players)
+    const pinSessions: (PinTicket & { verdict?: string })[] = await pinTickets(call, players, 2, '2.5', () => `io-${round}-${seq++}`)
 
     // --- The failing disk: every kind of write, again and again, alongside reads.
     await inject(true)
@@ -113,8 +92,7 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
         const username = `ior_${round}_${wave}`
         jobs.push(
           (async () => {
-            const answer = await call('POST', '/api/v1/user/register', { email: `${username}@example.com`, username, password: PASSWORD, country: 'FI', accept_terms: true })
-            const verdict = outcomes.judge('register', answer, [201])
+            const verdict = outcomes.judge('register', await register(call, username), [201])
             if (verdict === 'ok') registered.push(username)
             else if (verdict === 'unavailable') refusedRegistrations.push(username)
           })(),
@@ -134,7 +112,7 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
         for (const session of pinSessions.filter((s, i) => i % WAVES === wave || (s.verdict === 'unavailable' && wave === WAVES - 1))) {
           jobs.push(
             (async () => {
-              const answer = await call('POST', `/api/v1/security/pin-session/${session.id}/verify`, { pin: PIN, amount: '2.5', destinationAddress: session.address, idempotencyKey: session.key }, { ...session.player.auth, 'x-secure-session': session.token })
+              const answer = await sendVerify(call, session)
               // A verify whose first try was refused is tried again with the same session: still unspent, or spent by a commit that did land.
               session.verdict = outcomes.judge('withdrawal', answer, session.verdict === 'unavailable' ? [200, 410] : [200])
             })(),
@@ -143,8 +121,7 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
         for (const claim of claims.filter((c) => !c.spent)) {
           jobs.push(
             (async () => {
-              const answer = await call('POST', `/api/v1/game-sdk/${game.game.id}/results`, { outcome: 'WIN', winnerParticipantId: claim.winner }, { ...gameHeaders(claim.player), 'x-session-token': claim.token })
-              if (outcomes.judge('claim', answer, [200]) === 'ok') claim.spent = true
+              if (outcomes.judge('claim', await sendClaim(call, game, claim), [200]) === 'ok') claim.spent = true
             })(),
           )
         }
@@ -171,28 +148,27 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
 
     // --- A healthy disk again: the store is whole, and the same process stores what was refused.
     expect(await storeProblems(store)).toEqual([])
-    const retry = async (op: string, path: string, body: unknown, headers: Record<string, string>, expected: number[]) => {
-      const answer = await call('POST', path, body, headers)
-      if (!expected.includes(answer.status)) outcomes.violations.push(`after the faults, ${op}: ${answer.status} ${answer.text.slice(0, 300)}`)
+    const after = (op: string, answer: Answer, expected: number[]) => {
+      outcomes.must(`after the faults, ${op}`, answer, expected)
       return answer
     }
     for (const [reference, c] of credits) {
       if (c.acknowledged) continue
-      await retry('credit again', `/api/v1/admin/wallets/${c.userId}/credit`, { amount: '1', reference }, admin, [200])
+      after('credit again', await call('POST', `/api/v1/admin/wallets/${c.userId}/credit`, { amount: '1', reference }, admin), [200])
       c.acknowledged = true
     }
     for (const claim of claims.filter((c) => !c.spent)) {
       // Refused claims spent nothing: the same token claims now.
-      await retry('claim again (same token)', `/api/v1/game-sdk/${game.game.id}/results`, { outcome: 'WIN', winnerParticipantId: claim.winner }, { ...gameHeaders(claim.player), 'x-session-token': claim.token }, [200])
+      after('claim again (same token)', await sendClaim(call, game, claim), [200])
       claim.spent = true
     }
     for (const username of refusedRegistrations.splice(0)) {
       // 201, or 409 if the refused registration's commit did reach the disk before its fsync failed.
-      const answer = await retry('register again', '/api/v1/user/register', { email: `${username}@example.com`, username, password: PASSWORD, country: 'FI', accept_terms: true }, {}, [201, 409])
+      const answer = after('register again', await register(call, username), [201, 409])
       registered.push(username)
       if (answer.status === 409) expect(await count(store, 'SELECT count(*) AS n FROM users WHERE username = ?', username)).toBe(1)
     }
-    await retry('pin mint', '/api/v1/security/pin-session', {}, players[0]!.auth, [201])
+    after('pin mint', await call('POST', '/api/v1/security/pin-session', {}, players[0]!.auth), [201])
     expect(outcomes.violations).toEqual([])
     storageLines = server.lines.filter((l) => l.msg === 'storage unavailable' && String(l.error).includes('disk I/O error')).length
   }
