@@ -53,7 +53,7 @@ interface SessionWithUserRow {
   createdAt: number | null
 }
 
-export function toUser(row: UserRow): User {
+export function toUser(row: Pick<UserRow, 'id' | 'email' | 'username' | 'country' | 'createdAt'>): User {
   return { id: row.id, email: row.email, username: row.username, country: row.country, createdAt: toIso(row.createdAt) }
 }
 
@@ -317,7 +317,7 @@ export class AuthService {
       }
     }
     return {
-      user: { id: row.userId, email: row.email, username: row.username!, country: row.country!, createdAt: toIso(new Date(row.createdAt!)) },
+      user: toUser({ id: row.userId, email: row.email, username: row.username!, country: row.country!, createdAt: new Date(row.createdAt!) }),
       session: { id: claims.sessionId, userId: row.userId },
     }
   }

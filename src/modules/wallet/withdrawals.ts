@@ -89,11 +89,7 @@ export class WithdrawalService {
     if (!isValidAddress(input.destinationAddress)) {
       throw new AppError('invalid_destination', 'destinationAddress is not a valid Ed25519 (base58) address')
     }
-    const earlier = this.byKey(db, input.userId, input.idempotencyKey)
-    if (earlier && !sameRequest(earlier, amount, input.destinationAddress)) throw keyReused()
-    if (!earlier && balanceOf(db, input.userId, asset) < amount) {
-      throw new AppError('insufficient_funds', 'The balance is lower than the amount')
-    }
+    this.earlierWithdrawal(db, input, amount)
     const wallet = await this.deps.wallet.ensureWallet(input.userId)
 
     // The slow hash runs outside any transaction; everything it decides is
@@ -110,11 +106,7 @@ export class WithdrawalService {
         // verdict is recorded: a verify racing another one that took the key
         // or the money answers 409/422 and counts no failure, as it would
         // have had it arrived after it.
-        const again = this.byKey(tx, input.userId, input.idempotencyKey)
-        if (again && !sameRequest(again, amount, input.destinationAddress)) throw keyReused()
-        if (!again && balanceOf(tx, input.userId, asset) < amount) {
-          throw new AppError('insufficient_funds', 'The balance is lower than the amount')
-        }
+        const again = this.earlierWithdrawal(tx, input, amount)
         if (!pinOk) return pins.recordFailure(tx, input.userId)
         pins.recordSuccess(tx, input.userId)
         if (again) {
@@ -242,6 +234,20 @@ export class WithdrawalService {
       if (after.status !== 'pending_signature') settled++
     }
     return settled
+  }
+
+  /**
+   * The withdrawal already made under this idempotency key, if any; throws 409
+   * when it was made with other parameters, or 422 when there is none and the
+   * balance does not cover `amount`.
+   */
+  private earlierWithdrawal(db: Executor, input: VerifyInput, amount: bigint): WithdrawalRow | undefined {
+    const earlier = this.byKey(db, input.userId, input.idempotencyKey)
+    if (earlier && !sameRequest(earlier, amount, input.destinationAddress)) throw keyReused()
+    if (!earlier && balanceOf(db, input.userId, DEFAULT_ASSET.code) < amount) {
+      throw new AppError('insufficient_funds', 'The balance is lower than the amount')
+    }
+    return earlier
   }
 
   private byKey(db: Executor, userId: string, idempotencyKey: string): WithdrawalRow | undefined {
