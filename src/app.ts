@@ -4,7 +4,7 @@ import { Elysia } from 'elysia'
 import type { Config } from './config'
 import type { DbHandle } from './db/client'
 import { createGroupCommitter } from './db/group-commit'
-import { adminModule } from './modules/admin'
+import { adminModule, operatorApiDisabled } from './modules/admin'
 import { authModule } from './modules/auth'
 import { createAccessTokens } from './modules/auth/access-tokens'
 import { AuthService } from './modules/auth/service'
@@ -22,7 +22,7 @@ import { WalletService } from './modules/wallet/service'
 import { WithdrawalService } from './modules/wallet/withdrawals'
 import { securityModule } from './modules/security'
 import { PinService } from './modules/security/pin-service'
-import { chainKey, SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
+import { SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
 import { eventsModule } from './modules/events'
 import type { Lifecycle } from './modules/health/service'
 import { errorHandler } from './plugins/errors'
@@ -31,7 +31,7 @@ import { apiDocs } from './plugins/openapi'
 import { requestContext } from './plugins/request-context'
 import type { Clock } from './shared/clock'
 import type { Logger } from './shared/logger'
-import type { Secrets } from './secrets'
+import { signingKeyring, type Secrets } from './secrets'
 
 export interface AppDeps {
   config: Readonly<Config>
@@ -58,16 +58,16 @@ export function custodyFor(config: Readonly<Config>): CustodyClient {
 export function createServices(deps: AppDeps) {
   const { config, clock, logger } = deps
   const db = deps.db.db
-  const securityLog = new SecurityEventLog({ db, clock, logger, key: chainKey(deps.secrets.jwtSecret) }, deps.securityLogOptions)
+  const securityLog = new SecurityEventLog({ db, clock, logger, key: deps.secrets.chainKey }, deps.securityLogOptions)
   const accessTokens = createAccessTokens({
-    secret: deps.secrets.jwtSecret,
+    keys: signingKeyring(config, deps.secrets),
     ttlS: config.accessTtlS,
     // /auth/validate accepts an expired access token no older than a session can live.
     maxExpiredS: config.refreshTtlS,
     clock,
   })
   const hashGate = deps.hashGate ?? defaultHashGate()
-  const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
+  const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS, refreshReuseGraceS: config.refreshReuseGraceS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
   const games = new GamesService({ db, clock, onSecurityEvent: (e) => securityLog.record(e) })
   // One group committer per app: concurrent claims and session issues share its fsyncs.
   const commits = createGroupCommitter(db)
@@ -103,7 +103,9 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
       .use(securityModule(auth, pins, withdrawals, securityLog))
       .use(eventsModule(auth, deps.db.db, deps.lifecycle))
   )
-  // No operator token, no operator routes: /api/v1/admin stays a 404.
-  return config.adminToken === undefined ? app : app.use(adminModule(config.adminToken, games, matchService, wallet, deps.db.db))
+  // No operator token (outside `local`, where one is generated), no operator
+  // routes: the /api/v1/admin tree answers 404 operator_api_disabled.
+  const adminToken = deps.secrets.adminToken
+  return adminToken === undefined ? app.use(operatorApiDisabled) : app.use(adminModule(adminToken, games, matchService, wallet, deps.db.db))
 }
 

@@ -3,7 +3,8 @@
 // the server agree on every variable), and returns an exit code.
 import { parseArgs } from 'node:util'
 import { nextStopSignal, UsageError, type Command, type Io } from './cli-types'
-import { ConfigError, KNOWN_VARIABLES, loadConfig } from './config'
+import { ConfigError, loadConfig, VARIABLES, type Config } from './config'
+import { resolveSecrets } from './secrets'
 import { OPERATOR_COMMANDS } from './operator-commands'
 import { seedCommand } from './seed-command'
 import { AppError } from './shared/errors'
@@ -36,6 +37,7 @@ const COMMANDS: Record<string, Command> = {
         logger.error('uncaught exception', { error: String(error), stack: error.stack })
       })
       const server = await startServer(config, logger)
+      announceOperatorToken(config, io)
       const signal = await nextStopSignal()
       try {
         await server.stop(signal)
@@ -90,8 +92,23 @@ const COMMANDS: Record<string, Command> = {
   seed: seedCommand,
 }
 
+/**
+ * In `local` without ARENA_ADMIN_TOKEN, the generated operator token is printed
+ * at start for the person at the terminal: on stderr, outside the JSON log
+ * lines that go to log collectors. Elsewhere nothing is printed.
+ */
+function announceOperatorToken(config: Readonly<Config>, io: Io): void {
+  const secrets = resolveSecrets(config)
+  if (!secrets.adminTokenGenerated || secrets.adminToken === undefined) return
+  io.err(
+    `arena: local operator token (send it as x-admin-token; \`arena admin-token\` prints it again; ` +
+      `set ARENA_ADMIN_TOKEN to choose your own): ${secrets.adminToken}`,
+  )
+}
+
 export function helpText(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length))
+  const variableWidth = Math.max(...Object.keys(VARIABLES).map((name) => name.length))
   const lines = [
     `arena ${VERSION}: game platform backend in one binary`,
     '',
@@ -101,8 +118,11 @@ export function helpText(): string {
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
     '',
     'Options: --help after a command shows its usage; --version prints the version.',
-    `Configuration comes from the environment: ${KNOWN_VARIABLES.join(', ')}.`,
-    'See README.md for what each one does.',
+    'Configuration comes from the environment, read once at start (an empty value is refused: unset a',
+    'variable to get its default):',
+    ...Object.entries(VARIABLES).map(([name, help]) => `  ${name.padEnd(variableWidth)}  ${help}`),
+    '',
+    'A running server documents its HTTP API at /openapi (JSON at /openapi/json).',
   ]
   return lines.join('\n')
 }

@@ -12,12 +12,19 @@ export interface Config {
   port: number
   dataDir: string
   logLevel: LogLevel
-  /** Operator token for /api/v1/admin; when unset that whole tree answers 404. */
+  /**
+   * Operator token for /api/v1/admin. When unset: generated once and kept in the
+   * data dir in `local`; elsewhere the whole tree answers 404 `operator_api_disabled`.
+   */
   adminToken: string | undefined
   /** HS256 secret for access tokens; when unset, generated once and kept in the data dir. */
   jwtSecret: string | undefined
+  /** The signing secret before ARENA_JWT_SECRET was changed: its tokens still verify (rotation by environment). */
+  jwtPreviousSecret: string | undefined
   accessTtlS: number
   refreshTtlS: number
+  /** A spent refresh token presented again this soon after its rotation is a retry, not a replay (0: never). */
+  refreshReuseGraceS: number
   pinSessionTtlS: number
   gameSessionTtlS: number
   eventRetentionDays: number
@@ -33,6 +40,11 @@ export interface Config {
   cosignerUrl: string | undefined
   /** Shared secret authenticating server ⇄ co-signer requests (both sides set the same value). */
   cosignerSecret: string | undefined
+  /**
+   * Production with custody `local` keeps every key share on one volume; it
+   * starts only with this explicit acknowledgement (ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY).
+   */
+  acceptSingleVolumeCustody: boolean
 }
 
 export class ConfigError extends Error {
@@ -55,28 +67,44 @@ const INTS = {
   ARENA_PORT: { default: 8080, min: 0, max: 65535 },
   ARENA_ACCESS_TTL_S: { default: 900, min: 30, max: 86_400 },
   ARENA_REFRESH_TTL_S: { default: 30 * 86_400, min: 3600, max: 365 * 86_400 },
+  ARENA_REFRESH_REUSE_GRACE_S: { default: 10, min: 0, max: 300 },
   ARENA_PIN_SESSION_TTL_S: { default: 300, min: 30, max: 3600 },
   ARENA_GAME_SESSION_TTL_S: { default: 1800, min: 60, max: 86_400 },
   ARENA_EVENT_RETENTION_DAYS: { default: 30, min: 1, max: 3650 },
-  ARENA_SHUTDOWN_GRACE_S: { default: 10, min: 0, max: 300 },
+  // 8 s: a graceful stop (grace, then closing the database) fits inside the
+  // 10 s that `docker stop` and Kubernetes give before SIGKILL.
+  ARENA_SHUTDOWN_GRACE_S: { default: 8, min: 0, max: 300 },
 } as const satisfies Record<string, IntSpec>
 
-const STRINGS = [
-  'ARENA_HOST',
-  'ARENA_DATA_DIR',
-  'ARENA_ENV',
-  'ARENA_LOG_LEVEL',
-  'ARENA_ADMIN_TOKEN',
-  'ARENA_JWT_SECRET',
-  'ARENA_TRUST_PROXY',
-  'ARENA_JOBS_ENABLED',
-  'ARENA_CUSTODY',
-  'ARENA_COSIGNER_URL',
-  'ARENA_COSIGNER_SECRET',
-] as const
+/**
+ * Every variable arena reads, with the line `arena --help` prints for it (the
+ * binary may be far from any README). Any other ARENA_* name is a typo and refused.
+ */
+export const VARIABLES = {
+  ARENA_ENV: 'local | sandbox | staging | production (default local)',
+  ARENA_HOST: 'address to listen on (default 127.0.0.1 in local, 0.0.0.0 elsewhere)',
+  ARENA_PORT: 'port to listen on (default 8080; 0 picks a free one)',
+  ARENA_DATA_DIR: 'database, generated secrets and custody shares (default ./data)',
+  ARENA_LOG_LEVEL: 'debug | info | warn | error | silent (default info)',
+  ARENA_ADMIN_TOKEN: 'operator token for /api/v1/admin (x-admin-token); local generates one, elsewhere unset disables the operator API',
+  ARENA_JWT_SECRET: 'access-token signing key, at least 32 characters (default: generated into the data dir; required in production)',
+  ARENA_JWT_PREVIOUS_SECRET: 'the signing key ARENA_JWT_SECRET replaced: its tokens still verify until they expire',
+  ARENA_ACCESS_TTL_S: 'access-token lifetime in seconds (default 900)',
+  ARENA_REFRESH_TTL_S: 'auth-session lifetime in seconds (default 2592000, 30 days)',
+  ARENA_REFRESH_REUSE_GRACE_S: 'a spent refresh token sent again this soon is a retry, not a replay (default 10; 0 disables)',
+  ARENA_PIN_SESSION_TTL_S: 'PIN-session lifetime in seconds (default 300)',
+  ARENA_GAME_SESSION_TTL_S: 'game-session lifetime in seconds (default 1800)',
+  ARENA_EVENT_RETENTION_DAYS: 'days the event plane keeps events (default 30)',
+  ARENA_SHUTDOWN_GRACE_S: 'seconds a graceful stop waits for in-flight requests (default 8)',
+  ARENA_TRUST_PROXY: 'true behind one reverse proxy: client address from X-Forwarded-For (default false)',
+  ARENA_JOBS_ENABLED: 'run background jobs in this process (default true)',
+  ARENA_CUSTODY: 'local (all key shares in the data dir) | cosigner (default local)',
+  ARENA_COSIGNER_URL: 'base URL of the `arena cosigner` (custody cosigner)',
+  ARENA_COSIGNER_SECRET: 'shared secret of server and co-signer, at least 32 characters',
+  ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true lets production run with custody local (every key share on one volume)',
+} as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
 
-/** Every variable arena reads; any other ARENA_* name is a typo and refused. */
-export const KNOWN_VARIABLES: readonly string[] = [...STRINGS, ...Object.keys(INTS)]
+export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)
 
 type Env = Record<string, string | undefined>
 
@@ -89,10 +117,23 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }
   }
 
+  // An empty value is a mistake (`ARENA_PORT=` in a unit file, a template
+  // variable that expanded to nothing), never a way to ask for the default:
+  // refused, like a typo, instead of silently running on the default.
+  for (const name of KNOWN_VARIABLES) {
+    if (env[name] !== undefined && env[name]!.trim() === '') {
+      problems.push(`${name} is set but empty: give it a value or unset it to use the default`)
+    }
+  }
+  const given = (name: string): string | undefined => {
+    const raw = env[name]
+    return raw === undefined || raw.trim() === '' ? undefined : raw
+  }
+
   const int = (name: keyof typeof INTS): number => {
     const spec: IntSpec = INTS[name]
-    const raw = env[name]
-    if (raw === undefined || raw === '') return spec.default
+    const raw = given(name)
+    if (raw === undefined) return spec.default
     if (!/^[0-9]+$/.test(raw.trim())) {
       problems.push(`${name} must be a whole number, got "${raw}"`)
       return spec.default
@@ -105,37 +146,39 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   }
 
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    const raw = env[name]
-    if (raw === undefined || raw === '') return fallback
+    const raw = given(name)
+    if (raw === undefined) return fallback
     if ((allowed as readonly string[]).includes(raw)) return raw as T
     problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
     return fallback
   }
 
   const flag = (name: string, fallback: boolean): boolean => {
-    const raw = env[name]
-    if (raw === undefined || raw === '') return fallback
+    const raw = given(name)
+    if (raw === undefined) return fallback
     if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true
     if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false
     problems.push(`${name} must be true or false, got "${raw}"`)
     return fallback
   }
 
-  const optional = (name: string): string | undefined => {
-    const raw = env[name]
-    return raw === undefined || raw === '' ? undefined : raw
-  }
-
+  const environment = oneOf('ARENA_ENV', ENVIRONMENTS, 'local')
   const config: Config = {
-    env: oneOf('ARENA_ENV', ENVIRONMENTS, 'local'),
-    host: optional('ARENA_HOST') ?? '0.0.0.0',
+    env: environment,
+    // `local` listens on loopback only: `arena seed` prints a password and PIN
+    // shared by every seeded player, and a laptop on a shared network should
+    // not serve them. Every other environment (and the Docker image, which sets
+    // ARENA_HOST=0.0.0.0) listens on all interfaces.
+    host: given('ARENA_HOST') ?? (environment === 'local' ? '127.0.0.1' : '0.0.0.0'),
     port: int('ARENA_PORT'),
-    dataDir: optional('ARENA_DATA_DIR') ?? './data',
+    dataDir: given('ARENA_DATA_DIR') ?? './data',
     logLevel: oneOf('ARENA_LOG_LEVEL', LOG_LEVELS, 'info'),
-    adminToken: optional('ARENA_ADMIN_TOKEN'),
-    jwtSecret: optional('ARENA_JWT_SECRET'),
+    adminToken: given('ARENA_ADMIN_TOKEN'),
+    jwtSecret: given('ARENA_JWT_SECRET'),
+    jwtPreviousSecret: given('ARENA_JWT_PREVIOUS_SECRET'),
     accessTtlS: int('ARENA_ACCESS_TTL_S'),
     refreshTtlS: int('ARENA_REFRESH_TTL_S'),
+    refreshReuseGraceS: int('ARENA_REFRESH_REUSE_GRACE_S'),
     pinSessionTtlS: int('ARENA_PIN_SESSION_TTL_S'),
     gameSessionTtlS: int('ARENA_GAME_SESSION_TTL_S'),
     eventRetentionDays: int('ARENA_EVENT_RETENTION_DAYS'),
@@ -143,8 +186,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustProxy: flag('ARENA_TRUST_PROXY', false),
     jobsEnabled: flag('ARENA_JOBS_ENABLED', true),
     custody: oneOf('ARENA_CUSTODY', ['local', 'cosigner'] as const, 'local'),
-    cosignerUrl: optional('ARENA_COSIGNER_URL'),
-    cosignerSecret: optional('ARENA_COSIGNER_SECRET'),
+    cosignerUrl: given('ARENA_COSIGNER_URL'),
+    cosignerSecret: given('ARENA_COSIGNER_SECRET'),
+    acceptSingleVolumeCustody: flag('ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY', false),
   }
 
   if (config.custody === 'cosigner' && config.cosignerUrl === undefined) {
@@ -160,6 +204,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (config.jwtSecret !== undefined && config.jwtSecret.length < MIN_SECRET_LENGTH) {
     problems.push(`ARENA_JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
   }
+  if (config.jwtPreviousSecret !== undefined) {
+    if (config.jwtSecret === undefined) problems.push('ARENA_JWT_PREVIOUS_SECRET only makes sense beside ARENA_JWT_SECRET (the key it was replaced by)')
+    else if (config.jwtPreviousSecret === config.jwtSecret) problems.push('ARENA_JWT_PREVIOUS_SECRET must differ from ARENA_JWT_SECRET')
+    if (config.jwtPreviousSecret.length < MIN_SECRET_LENGTH) problems.push(`ARENA_JWT_PREVIOUS_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
+  }
 
   // Production refuses what is only acceptable on a developer's machine:
   // a signing secret that was generated onto the data volume instead of being
@@ -173,6 +222,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }
     if (config.logLevel === 'debug') {
       problems.push('ARENA_ENV=production refuses ARENA_LOG_LEVEL=debug')
+    }
+    // Custody `local` keeps all three key shares of every wallet under one data
+    // dir: whoever copies that volume can sign. Fine for a demo, a choice to
+    // make knowingly in production.
+    if (config.custody === 'local' && !config.acceptSingleVolumeCustody) {
+      problems.push(
+        'ARENA_ENV=production with ARENA_CUSTODY=local keeps every wallet key share on one volume; ' +
+          'use ARENA_CUSTODY=cosigner, or set ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true to accept that risk',
+      )
     }
   }
 

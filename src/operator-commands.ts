@@ -9,8 +9,8 @@ import type { Tournament } from './modules/games/model'
 import { GamesService } from './modules/games/service'
 import { MatchesService } from './modules/matches/service'
 import { checkLedger } from './modules/wallet/ledger'
-import { chainKey, listSecurityEvents, verifySecurityLog } from './modules/security/event-log'
-import { resolveSecrets } from './secrets'
+import { listSecurityEvents, verifySecurityLog } from './modules/security/event-log'
+import { resolveSecrets, rotateSigningKey } from './secrets'
 import { WalletService } from './modules/wallet/service'
 import { custodyFor } from './app'
 import { join } from 'node:path'
@@ -227,12 +227,68 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         )
       }
       if (positionals[0] === 'verify-log') {
-        const key = chainKey(resolveSecrets(loadConfig()).jwtSecret)
+        const key = resolveSecrets(loadConfig()).chainKey
         const report = withServices(({ db }) => verifySecurityLog(db, key))
         print(io, json, report, () => (report.ok ? `ok: ${report.rows} events, chain intact` : `BROKEN at event ${report.brokenAt}: ${report.reason}`))
         return report.ok ? 0 : 1
       }
       throw new UsageError(`unknown action "${positionals[0] ?? ''}"`)
+    },
+  },
+
+  keys: {
+    summary: 'List the access-token signing keys, or add a new current one (old tokens keep verifying until they expire)',
+    usage: 'arena keys list [--json] | arena keys rotate [--drop-previous] [--json]',
+    options: { 'drop-previous': { type: 'boolean' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const json = values.json === true
+      const config = loadConfig()
+      const describe = (keys: readonly { kid: string }[], from: string) => ({
+        current: keys[keys.length - 1]!.kid,
+        verifying: keys.map((key) => key.kid),
+        from,
+      })
+      const text = (report: ReturnType<typeof describe>) =>
+        [`current key ${report.current} (from the ${report.from})`, ...report.verifying.slice(0, -1).map((kid) => `  still verifying ${kid}`)].join('\n')
+      if (positionals[0] === 'list') {
+        const secrets = resolveSecrets(config)
+        const report = describe(secrets.signingKeys, secrets.signingKeysFrom === 'file' ? 'data dir' : 'environment')
+        return print(io, json, report, () => text(report))
+      }
+      if (positionals[0] === 'rotate') {
+        let keys
+        try {
+          keys = rotateSigningKey(config, { dropOthers: values['drop-previous'] === true })
+        } catch (error) {
+          io.err(`arena: ${(error as Error).message}`)
+          return 1
+        }
+        // Running servers on this data dir pick the new key up within a second.
+        const report = describe(keys, 'data dir')
+        return print(io, json, report, () => text(report))
+      }
+      throw new UsageError(`unknown action "${positionals[0] ?? ''}"`)
+    },
+  },
+
+  'admin-token': {
+    summary: 'Print the operator token of the admin API (generated into the data dir in local; x-admin-token header)',
+    usage: 'arena admin-token',
+    options: {},
+    async run(_args, io) {
+      const config = loadConfig()
+      if (config.adminToken !== undefined) {
+        io.err('arena: ARENA_ADMIN_TOKEN is set; the admin API takes that value')
+        return 1
+      }
+      const secrets = resolveSecrets(config)
+      if (secrets.adminToken === undefined) {
+        io.err(`arena: no operator token: outside ARENA_ENV=local the admin API stays disabled until ARENA_ADMIN_TOKEN is set`)
+        return 1
+      }
+      io.out(secrets.adminToken)
+      return 0
     },
   },
 }

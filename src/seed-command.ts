@@ -16,6 +16,7 @@ import type { Tournament } from './modules/games/model'
 import { isCommonPin } from './modules/security/pin-rules'
 import { resolveSecrets } from './secrets'
 import { openMigratedDatabase } from './server'
+import { serveCommand } from './shared/version'
 import { systemClock } from './shared/clock'
 import { AppError } from './shared/errors'
 import { createLogger } from './shared/logger'
@@ -257,7 +258,7 @@ function seedText(result: SeedResult, where: { database: string; port: number })
           `  round ${m.round} #${m.position}  ${m.id}  ${m.status.padEnd(8)}  ${m.slot1ParticipantId ? nameOf.get(m.slot1ParticipantId) : '-'} vs ${m.slot2ParticipantId ? nameOf.get(m.slot2ParticipantId) : '-'}`,
       ),
     '',
-    `Next: npm start (or arena serve), open ${base}/openapi, and log in as a player:`,
+    `Next: ${serveCommand()}, open ${base}/openapi, and log in as a player:`,
     `  curl -s ${base}/api/v1/user/login -H 'content-type: application/json' \\`,
     `    -d ${shellQuote(JSON.stringify({ identifier: first.username, password: result.password }))}`,
   ]

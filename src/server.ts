@@ -13,7 +13,6 @@ import { databasePath, openDatabase, type DbHandle } from './db/client'
 import { runMigrations, type MigrationReport } from './db/migrate'
 import type { Lifecycle } from './modules/health/service'
 import { INTERNAL_ERROR_BODY, jsonResponse } from './plugins/errors'
-import { MAX_BODY_BYTES } from './plugins/json-body'
 import { REQUEST_ID_HEADER } from './plugins/request-context'
 import { ensureDataDir, resolveSecrets } from './secrets'
 import { systemClock } from './shared/clock'
@@ -76,6 +75,12 @@ export function openMigratedDatabase(
 
 export async function startServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
   const secrets = resolveSecrets(config)
+  if (config.env === 'production' && config.custody === 'local') {
+    // Only reachable with ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true (config.ts refuses it otherwise).
+    logger.warn('custody is local in production: every wallet key share is on this data volume (ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true)', {
+      dataDir: config.dataDir,
+    })
+  }
   const { handle: db } = openMigratedDatabase(config, logger)
   const lifecycle: Lifecycle = { draining: false }
   const deps = { config, db, secrets, logger, clock: systemClock, lifecycle }
@@ -132,9 +137,12 @@ export function listen(
   app.listen({
     hostname: config.host,
     port: config.port,
-    // The app answers 413 with an envelope from 64 KiB on; this is only the
-    // transport's backstop against a body too large to be worth reading at all.
-    maxRequestBodySize: MAX_BODY_BYTES * 16,
+    // The app answers 413 with the envelope for a body over 64 KiB, from its
+    // Content-Length before reading it, or while counting a streamed one, so
+    // the transport must never answer first (it would send a bare 413 with no
+    // envelope and no x-request-id, as it did for 2 MiB). Nothing is buffered
+    // beyond what the app reads.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Elysia turns SO_REUSEPORT on by default; then a second arena on the same
     // port would silently share its traffic. Fail with EADDRINUSE instead.
     reusePort: false,

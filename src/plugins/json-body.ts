@@ -1,12 +1,25 @@
 // JSON in (contract §0): bodies are UTF-8 JSON of at most 64 KiB. The size is
 // enforced twice: on the declared Content-Length before anything is read, and
-// while streaming, for bodies sent without a length. Nesting is capped too
+// while streaming, for bodies sent without a length. Headers are capped at
+// 16 KiB with a 431 envelope (contract §7: the transport's own limit sits
+// higher, so arena is the one answering). Nesting is capped too
 // (MAX_JSON_DEPTH). Prototype-pollution keys (and toString/valueOf) are dropped
 // at parse time so no later merge or print can act on them.
 import { Elysia } from 'elysia'
 import { AppError } from '../shared/errors'
 
 export const MAX_BODY_BYTES = 64 * 1024
+
+/** Request headers (names, values and their separators) above this answer 431 with the envelope. */
+export const MAX_HEADER_BYTES = 16 * 1024
+/**
+ * What the HTTP layer itself accepts: Bun's --max-http-header-size, set to this
+ * in package.json's `start` and `build` scripts (for the binary, through
+ * --compile-exec-argv). Bun's default equals MAX_HEADER_BYTES and answers a
+ * bare 431 without calling arena; raised, arena answers 16-64 KiB itself.
+ * Beyond this, Bun's bare 431 (no body, no x-request-id) is all there can be.
+ */
+export const TRANSPORT_HEADER_BYTES = 64 * 1024
 
 /**
  * Arrays and objects nested deeper than this are refused (422) before the body
@@ -28,6 +41,15 @@ const MAY_POLLUTE = /__proto__|constructor|prototype|toString|valueOf|\\u/
 
 function tooLarge(): AppError {
   return new AppError('payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
+}
+
+function headerBytes(headers: Headers): number {
+  let total = 0
+  // name + ": " + value + CRLF, as on the wire.
+  headers.forEach((value, name) => {
+    total += name.length + value.length + 4
+  })
+  return total
 }
 
 function isJsonContentType(contentType: string): boolean {
@@ -97,6 +119,10 @@ export function parseJsonBody(text: string): unknown {
 
 export const jsonBody = new Elysia({ name: 'arena/json-body' })
   .onRequest(({ request }) => {
+    if (headerBytes(request.headers) > MAX_HEADER_BYTES) {
+      throw new AppError('request_header_fields_too_large', `Request headers exceed ${MAX_HEADER_BYTES} bytes`)
+    }
+    // Refused from the declared length alone, before a byte of the body is read.
     const declared = request.headers.get('content-length')
     if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
   })

@@ -6,10 +6,11 @@
 import { describe, expect, test } from 'bun:test'
 import { createAccessTokens, VERIFIED_TOKEN_CACHE } from '../../src/modules/auth/access-tokens'
 import { ManualClock } from '../../src/shared/clock'
+import { signingKey } from '../../src/secrets'
 
 function tokens(ttlS = 900) {
   const clock = new ManualClock()
-  return { clock, at: createAccessTokens({ secret: 'x'.repeat(48), ttlS, maxExpiredS: 3600, clock }) }
+  return { clock, at: createAccessTokens({ keys: () => [signingKey('x'.repeat(48))], ttlS, maxExpiredS: 3600, clock }) }
 }
 
 describe('access-token verification, remembered', () => {

@@ -15,7 +15,7 @@ import { cpSync, rmSync } from 'node:fs'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { addressOf } from '../../src/modules/wallet/frost'
-import { chainKey, verifySecurityLog } from '../../src/modules/security/event-log'
+import { verifySecurityLog } from '../../src/modules/security/event-log'
 import { resolveSecrets } from '../../src/secrets'
 import { createTestApp, postJson, req, tempDir, type TestApp } from '../helpers/app'
 import { ADMIN_TOKEN, admin } from '../helpers/arena'
@@ -207,7 +207,7 @@ export class World {
     this.staleGameKey = this.v.staleGameKey
     this.otherGameKey = this.v.otherGameKey
     this.tournaments = [this.v.runningTournamentId]
-    this.jwtSecret = resolveSecrets(this.t.config).jwtSecret
+    this.jwtSecret = resolveSecrets(this.t.config).signingKeys.at(-1)!.secret
   }
 
   close(): void {
@@ -233,7 +233,7 @@ export class World {
     } catch (error) {
       problems.push(`security-event flush failed: ${String(error)}`)
     }
-    const chain = verifySecurityLog(this.t.db.db, chainKey(this.jwtSecret))
+    const chain = verifySecurityLog(this.t.db.db, resolveSecrets(this.t.config).chainKey)
     if (!chain.ok) problems.push(`security-event chain broken at ${chain.brokenAt}: ${chain.reason}`)
     const ledger = checkLedger(this.t.db.db)
     if (!ledger.ok) problems.push(...ledger.problems.map((p) => `ledger: ${p}`))

@@ -13,13 +13,26 @@ afterAll(() => ctx.close())
 const createTournament = (body: unknown, headers = admin) => ctx.handle(postJson('/api/v1/admin/tournaments', body, headers))
 
 describe('admin guard', () => {
-  test('without ARENA_ADMIN_TOKEN the whole admin tree is a 404', async () => {
-    const closed = createTestApp()
+  test('outside local, without ARENA_ADMIN_TOKEN, the whole admin tree is a 404 that says the operator API is disabled', async () => {
+    const closed = createTestApp({ env: { ARENA_ENV: 'sandbox' } })
     try {
-      for (const path of ['/api/v1/admin/games', '/api/v1/admin/tournaments']) {
-        const res = await closed.handle(postJson(path, { name: 'x' }, { 'x-admin-token': 'anything' }))
+      const requests = [
+        postJson('/api/v1/admin/games', { name: 'x' }, { 'x-admin-token': 'anything' }),
+        postJson('/api/v1/admin/tournaments', { name: 'x' }),
+        req('/api/v1/admin/tournaments/trn_x'),
+        req('/api/v1/admin/no/such/route', { method: 'DELETE' }),
+        req('/api/v1/admin'),
+      ]
+      for (const request of requests) {
+        const res = await closed.handle(request)
         expect(res.status).toBe(404)
+        const body = (await res.json()) as { error: { code: string; message: string } }
+        expect(body.error.code).toBe('operator_api_disabled')
+        expect(body.error.message).toContain('ARENA_ADMIN_TOKEN')
       }
+      // The rest of the API is unaffected.
+      expect((await closed.handle(req('/api/v1/no-such-route'))).status).toBe(404)
+      expect(((await (await closed.handle(req('/api/v1/no-such-route'))).json()) as { error: { code: string } }).error.code).toBe('not_found')
     } finally {
       closed.close()
     }

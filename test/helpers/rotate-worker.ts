@@ -5,15 +5,18 @@ import { databasePath, openDatabase } from '../../src/db/client'
 import { createAccessTokens } from '../../src/modules/auth/access-tokens'
 import { AuthService } from '../../src/modules/auth/service'
 import { systemClock } from '../../src/shared/clock'
+import { loadConfig } from '../../src/config'
+import { resolveSecrets } from '../../src/secrets'
 
-const [dataDir, sessionId, userId, refreshToken, startAt] = process.argv.slice(2) as [string, string, string, string, string]
-const secret = (JSON.parse(await Bun.file(`${dataDir}/secrets.json`).text()) as { jwtSecret: string }).jwtSecret
+const [dataDir, sessionId, userId, refreshToken, startAt, graceS = '0'] = process.argv.slice(2) as [string, string, string, string, string, string?]
+const secrets = resolveSecrets(loadConfig({ ARENA_DATA_DIR: dataDir }))
 const handle = openDatabase(databasePath(dataDir))
 const auth = new AuthService({
   db: handle.db,
   clock: systemClock,
-  accessTokens: createAccessTokens({ secret, ttlS: 900, maxExpiredS: 86_400, clock: systemClock }),
+  accessTokens: createAccessTokens({ keys: () => secrets.signingKeys, ttlS: 900, maxExpiredS: 86_400, clock: systemClock }),
   refreshTtlS: 30 * 86_400,
+  refreshReuseGraceS: Number(graceS),
 })
 while (Date.now() < Number(startAt)) {
   // spin: every process starts its transaction at the same moment

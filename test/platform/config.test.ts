@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, loadConfig, MIN_SECRET_LENGTH } from '../../src/config'
+import { ConfigError, KNOWN_VARIABLES, loadConfig, MIN_SECRET_LENGTH } from '../../src/config'
 import { resolveSecrets, SECRETS_FILE } from '../../src/secrets'
 import { createLogger } from '../../src/shared/logger'
 import { tempDir } from '../helpers/app'
@@ -25,7 +25,7 @@ describe('loadConfig', () => {
     const config = loadConfig({})
     expect(config).toMatchObject({
       env: 'local',
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       port: 8080,
       dataDir: './data',
       logLevel: 'info',
@@ -36,7 +36,8 @@ describe('loadConfig', () => {
       pinSessionTtlS: 300,
       gameSessionTtlS: 1800,
       eventRetentionDays: 30,
-      shutdownGraceS: 10,
+      shutdownGraceS: 8,
+      refreshReuseGraceS: 10,
       trustProxy: false,
       jobsEnabled: true,
     })
@@ -105,36 +106,93 @@ describe('loadConfig', () => {
   })
 
   test('production refuses a generated JWT secret, a short admin token and debug logging', () => {
-    const problems = problemsOf({ ARENA_ENV: 'production', ARENA_ADMIN_TOKEN: 'admin', ARENA_LOG_LEVEL: 'debug' })
+    const problems = problemsOf({ ARENA_ENV: 'production', ARENA_ADMIN_TOKEN: 'admin', ARENA_LOG_LEVEL: 'debug', ARENA_CUSTODY: 'cosigner', ARENA_COSIGNER_URL: 'http://127.0.0.1:9', ARENA_COSIGNER_SECRET: strong })
     expect(problems.length).toBe(3)
     expect(problems.join('\n')).toContain('ARENA_JWT_SECRET')
     expect(problems.join('\n')).toContain('ARENA_ADMIN_TOKEN')
     expect(problems.join('\n')).toContain('ARENA_LOG_LEVEL')
-    expect(loadConfig({ ARENA_ENV: 'production', ARENA_JWT_SECRET: strong, ARENA_ADMIN_TOKEN: strong }).env).toBe('production')
+    expect(loadConfig({ ARENA_ENV: 'production', ARENA_JWT_SECRET: strong, ARENA_ADMIN_TOKEN: strong, ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true' }).env).toBe('production')
+  })
+})
+
+// Safe defaults (issue "what a new user trips on"): a setting that is present
+// but empty is a mistake, never a silent default.
+describe('an empty value is refused, not taken as the default', () => {
+  test.each(['ARENA_PORT', 'ARENA_HOST', 'ARENA_ENV', 'ARENA_ADMIN_TOKEN', 'ARENA_JWT_SECRET', 'ARENA_DATA_DIR', 'ARENA_TRUST_PROXY'])('%s=', (name) => {
+    const problems = problemsOf({ [name]: '' })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toBe(`${name} is set but empty: give it a value or unset it to use the default`)
+  })
+
+  test('whitespace alone counts as empty', () => {
+    expect(problemsOf({ ARENA_PORT: '  ' })[0]).toContain('ARENA_PORT is set but empty')
+  })
+
+  test('every known variable is refused when empty', () => {
+    for (const name of KNOWN_VARIABLES) expect(problemsOf({ [name]: '' }).join('\n')).toContain(`${name} is set but empty`)
+  })
+})
+
+// All three key shares of every wallet on one volume is a demo set-up: a copy
+// of that volume can sign. Production runs it only when told so explicitly.
+describe('production with single-volume custody', () => {
+  const production = { ARENA_ENV: 'production', ARENA_JWT_SECRET: strong }
+
+  test('is refused without the acknowledgement, naming the way out', () => {
+    const problems = problemsOf(production)
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toContain('ARENA_CUSTODY=local')
+    expect(problems[0]).toContain('ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true')
+    expect(problemsOf({ ...production, ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'false' })[0]).toContain('ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true')
+  })
+
+  test('starts with it, or with custody cosigner', () => {
+    expect(loadConfig({ ...production, ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true' }).acceptSingleVolumeCustody).toBe(true)
+    expect(loadConfig({ ...production, ARENA_CUSTODY: 'cosigner', ARENA_COSIGNER_URL: 'http://127.0.0.1:9', ARENA_COSIGNER_SECRET: strong }).custody).toBe('cosigner')
+  })
+
+  test('other environments need no acknowledgement', () => {
+    for (const env of ['local', 'sandbox', 'staging']) expect(loadConfig({ ARENA_ENV: env }).custody).toBe('local')
+  })
+})
+
+describe('listening address', () => {
+  test('local listens on loopback only; every other environment on all interfaces; ARENA_HOST wins', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1')
+    for (const env of ['sandbox', 'staging']) expect(loadConfig({ ARENA_ENV: env }).host).toBe('0.0.0.0')
+    expect(loadConfig({ ARENA_ENV: 'production', ARENA_JWT_SECRET: strong, ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true' }).host).toBe('0.0.0.0')
+    expect(loadConfig({ ARENA_HOST: '0.0.0.0' }).host).toBe('0.0.0.0')
   })
 })
 
 describe('generated secrets', () => {
+  const config = (dataDir: string, env: Record<string, string> = {}) => loadConfig({ ARENA_DATA_DIR: dataDir, ...env })
+
   test('are generated once, persisted with mode 0600, and reused', () => {
     const dataDir = join(tempDir(), 'nested', 'data')
-    const first = resolveSecrets({ dataDir, jwtSecret: undefined })
-    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(MIN_SECRET_LENGTH)
+    const first = resolveSecrets(config(dataDir))
+    expect(first.signingKeys).toHaveLength(1)
+    expect(first.signingKeys[0]!.secret.length).toBeGreaterThanOrEqual(MIN_SECRET_LENGTH)
+    expect(first.chainKey).toMatch(/^[0-9a-f]{64}$/)
     const file = join(dataDir, SECRETS_FILE)
     expect(statSync(file).mode & 0o777).toBe(0o600)
-    expect(JSON.parse(readFileSync(file, 'utf8')).jwtSecret).toBe(first.jwtSecret)
-    expect(resolveSecrets({ dataDir, jwtSecret: undefined }).jwtSecret).toBe(first.jwtSecret)
+    expect(JSON.parse(readFileSync(file, 'utf8')).signingKeys[0].secret).toBe(first.signingKeys[0]!.secret)
+    expect(resolveSecrets(config(dataDir))).toEqual(first)
   })
 
-  test('a provided secret wins and nothing is written', () => {
+  test('a provided secret signs; the chain key is still the data dir\'s own', () => {
     const dataDir = tempDir()
-    expect(resolveSecrets({ dataDir, jwtSecret: strong }).jwtSecret).toBe(strong)
-    expect(() => statSync(join(dataDir, SECRETS_FILE))).toThrow()
+    const secrets = resolveSecrets(config(dataDir, { ARENA_JWT_SECRET: strong }))
+    expect(secrets.signingKeysFrom).toBe('environment')
+    expect(secrets.signingKeys.map((key) => key.secret)).toEqual([strong])
+    // Changing the provided secret later leaves the chain key alone.
+    expect(resolveSecrets(config(dataDir, { ARENA_JWT_SECRET: 't'.repeat(MIN_SECRET_LENGTH) })).chainKey).toBe(secrets.chainKey)
   })
 
   test('a corrupt secrets file stops start-up with a clear message instead of silently rotating', () => {
     const dataDir = tempDir()
     writeFileSync(join(dataDir, SECRETS_FILE), 'not json')
-    expect(() => resolveSecrets({ dataDir, jwtSecret: undefined })).toThrow(/secrets\.json is not a JSON object/)
+    expect(() => resolveSecrets(config(dataDir))).toThrow(/secrets\.json is not a JSON object/)
   })
 })
 

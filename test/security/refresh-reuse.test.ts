@@ -1,6 +1,7 @@
 // Invariant: a refresh token is good for exactly one rotation. Presenting a
-// spent one is treated as theft: the whole session is revoked, including the
-// tokens the legitimate rotation just issued.
+// spent one after the retry grace (contract §7; its own test is
+// refresh-retry-grace) is treated as theft: the whole session is revoked,
+// including the tokens the legitimate rotation just issued.
 import { afterAll, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { authSessions, outboxEvents } from '../../src/db/schema'
@@ -9,12 +10,14 @@ import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 
 const ctx = createTestApp()
 afterAll(() => ctx.close())
+const pastGrace = () => ctx.clock.advance(ctx.config.refreshReuseGraceS * 1000)
 
 test('replaying a spent refresh token revokes the session: its newest access and refresh tokens are 401', async () => {
   const user = await registerUser(ctx)
   const stolen = await login(ctx, user.username)
   const rotated = (await (await rotate(ctx, stolen)).json()) as Tokens
   expect((await me(ctx, rotated.accessToken)).status).toBe(200)
+  pastGrace()
 
   const replay = await rotate(ctx, stolen)
   expect(replay.status).toBe(401)
@@ -36,6 +39,7 @@ test('a reuse in one session leaves the user\'s other sessions alone', async () 
   const attacked = await login(ctx, user.username)
   const other = await login(ctx, user.username)
   await rotate(ctx, attacked)
+  pastGrace()
   expect((await rotate(ctx, attacked)).status).toBe(401)
   expect((await me(ctx, other.accessToken)).status).toBe(200)
 })

@@ -1,6 +1,7 @@
 // Operator routes (contract §6), thin over the same services the CLI calls.
-// Mounted only when ARENA_ADMIN_TOKEN is set: otherwise the whole tree is the
-// router's 404, so nothing is open by accident.
+// Mounted only when there is an operator token (ARENA_ADMIN_TOKEN, or in
+// `local` the generated one); otherwise the whole tree is a 404 that says why,
+// so nothing is open by accident and nobody hunts for a wrong URL.
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
@@ -16,6 +17,15 @@ import { listSecurityEvents } from '../security/event-log'
 export const ADMIN_TOKEN_HEADER = 'x-admin-token'
 const ADMIN_SECURITY = [{ adminToken: [] }]
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+
+/** The /api/v1/admin tree while no operator token is configured: every path, every method. */
+export const operatorApiDisabled = new Elysia({ name: 'arena/admin-disabled' }).all(
+  '/api/v1/admin*',
+  () => {
+    throw new AppError('operator_api_disabled', 'The operator API is disabled: set ARENA_ADMIN_TOKEN to enable it')
+  },
+  { detail: { hide: true } },
+)
 
 export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService, db: Db) {
   const detail = (summary: string) => ({ tags: ['admin'], summary, security: ADMIN_SECURITY })

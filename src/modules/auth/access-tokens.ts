@@ -1,21 +1,26 @@
-// Access tokens: HS256 JWTs signed with the server's secret, carrying the
-// user (`sub`) and the auth session (`sid`). Verification pins everything an
-// attacker could otherwise choose: the algorithm (no `none`, no RS/HS
-// confusion), the issuer, the audience and the token type.
+// Access tokens: HS256 JWTs carrying the user (`sub`) and the auth session
+// (`sid`), with the id of the key that signed them (`kid`, contract §7): the
+// newest key signs, every key of the keyring verifies, so a new key can be
+// made current while tokens signed by the one before keep working until they
+// expire. Verification pins everything an attacker could otherwise choose: the
+// algorithm (no `none`, no RS/HS confusion), the issuer, the audience and the
+// token type.
 //
-// Signing goes through @elysiajs/jwt (jose). Verifying runs on every
-// authenticated request, and jose's general path (key import, header
-// parsing, claim checks in JS) costs ~70-240 µs a token here, most of an
-// authenticated read. So verification is a direct HMAC-SHA256 check, stricter
-// than the library's: the header segment must be byte for byte the one our
-// signer emits (so alg and typ cannot vary at all), the signature is compared
-// in constant time, then iss, aud, exp, sub and sid are checked. Tokens from
-// the signer are verified by this function in the tests, so the two cannot
-// drift apart. A token that passed is remembered (by digest) until evicted,
-// so the next request with it only checks its expiry.
-import { jwt } from '@elysiajs/jwt'
+// Signing goes through jose. Verifying runs on every authenticated request,
+// and jose's general path (key import, header parsing, claim checks in JS)
+// costs ~70-240 µs a token here, most of an authenticated read. So
+// verification is a direct HMAC-SHA256 check, stricter than the library's:
+// the header segment must be byte for byte one our signer emits for a key of
+// the keyring (so alg, typ and kid cannot vary at all), the signature is
+// compared in constant time, then iss, aud, exp, sub and sid are checked.
+// Tokens from the signer are verified by this function in the tests, so the
+// two cannot drift apart. A token that passed is remembered (by digest) with
+// its key until evicted, so the next request with it only checks its expiry
+// and that its key is still in the keyring.
+import { SignJWT } from 'jose'
 import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../../shared/clock'
+import type { SigningKey } from '../../secrets'
 
 export const ACCESS_TOKEN = { issuer: 'arena', audience: 'arena-api', type: 'at+jwt', algorithm: 'HS256' } as const
 
@@ -38,36 +43,53 @@ export interface AccessTokens {
   verify(token: string, options?: { allowExpired?: boolean }): Promise<AccessClaims | null>
 }
 
-export function createAccessTokens(options: { secret: string; ttlS: number; maxExpiredS: number; clock: Clock }): AccessTokens {
-  const signer = jwt({
-    name: 'accessToken',
-    secret: options.secret,
-    alg: ACCESS_TOKEN.algorithm,
-    iss: ACCESS_TOKEN.issuer,
-    aud: ACCESS_TOKEN.audience,
-    typ: ACCESS_TOKEN.type,
-  }).decorator.accessToken
+interface VerificationKey {
+  kid: string
+  hmacKey: Uint8Array
+}
 
-  const key = new TextEncoder().encode(options.secret)
-  // The header segment every token we sign starts with, learnt from the signer itself.
-  const expectedHeader = signer
-    .sign({ sub: 'probe', sid: 'probe', exp: 1 })
-    .then((token: string) => {
-      const header = token.slice(0, token.indexOf('.'))
-      const decoded = JSON.parse(Buffer.from(header, 'base64url').toString()) as Record<string, unknown>
-      if (decoded.alg !== ACCESS_TOKEN.algorithm || decoded.typ !== ACCESS_TOKEN.type) throw new Error('access-token signer emits an unexpected header')
-      return header
-    })
-  let header: string | undefined
+/** The protected header our signer writes for a key, as it appears in the token. */
+function headerFor(kid: string): { json: { alg: 'HS256'; kid: string; typ: string }; segment: string } {
+  const json = { alg: ACCESS_TOKEN.algorithm, kid, typ: ACCESS_TOKEN.type }
+  return { json, segment: Buffer.from(JSON.stringify(json)).toString('base64url') }
+}
+
+/**
+ * Tokens issued before keys had ids carry `{ alg, typ }` only. They verify
+ * against any key of the keyring (one HMAC each, at most a few keys) until
+ * they expire, so upgrading signs nobody out.
+ */
+const KIDLESS_HEADER = Buffer.from(JSON.stringify({ alg: ACCESS_TOKEN.algorithm, typ: ACCESS_TOKEN.type })).toString('base64url')
+
+export function createAccessTokens(options: {
+  /** The keyring as it is now (oldest first, the last one signs); called on every sign and verify, so it must be cheap. */
+  keys: () => readonly SigningKey[]
+  ttlS: number
+  maxExpiredS: number
+  clock: Clock
+}): AccessTokens {
+  // Derived from the keyring, rebuilt only when the keyring changes.
+  let ring: readonly SigningKey[] = []
+  let byHeader = new Map<string, VerificationKey>()
+  let kids = new Set<string>()
+  const current = (): readonly SigningKey[] => {
+    const keys = options.keys()
+    if (keys !== ring) {
+      ring = keys
+      byHeader = new Map(keys.map((key) => [headerFor(key.kid).segment, { kid: key.kid, hmacKey: new TextEncoder().encode(key.secret) }]))
+      kids = new Set(keys.map((key) => key.kid))
+    }
+    return keys
+  }
 
   // Tokens that passed every check but expiry, by SHA-256 of the whole token.
   // A client sends the same access token with each request for its whole
   // lifetime, and the check (HMAC, base64url, JSON) cost as much as the
   // session lookup. The key is a cryptographic digest, so a lookup compares
   // digests, never attacker-chosen text against a token; a token is cached
-  // only after its signature verified; expiry is checked on every use.
-  // Oldest entries go first once the cache is full.
-  const verified = new Map<string, { claims: AccessClaims; exp: number }>()
+  // only after its signature verified; expiry and its key's presence in the
+  // keyring are checked on every use. Oldest entries go first once full.
+  const verified = new Map<string, { claims: AccessClaims; exp: number; kid: string }>()
 
   const isLive = (exp: number, allowExpired: boolean) =>
     // jose's rule: expired once now >= exp (+ tolerance).
@@ -75,9 +97,10 @@ export function createAccessTokens(options: { secret: string; ttlS: number; maxE
 
   const verifyDirect = (token: string, allowExpired: boolean): AccessClaims | null => {
     if (token.length > MAX_TOKEN_LENGTH) return null
+    current()
     const digest = Bun.SHA256.hash(token, 'base64')
     const known = verified.get(digest)
-    if (known) return isLive(known.exp, allowExpired) ? known.claims : null
+    if (known) return kids.has(known.kid) && isLive(known.exp, allowExpired) ? known.claims : null
     const checked = checkSignedToken(token)
     if (!checked) return null
     if (verified.size >= VERIFIED_TOKEN_CACHE) verified.delete(verified.keys().next().value!)
@@ -85,16 +108,22 @@ export function createAccessTokens(options: { secret: string; ttlS: number; maxE
     return isLive(checked.exp, allowExpired) ? checked.claims : null
   }
 
-  /** Every check but expiry; the claims and exp of a token we signed, or null. */
-  const checkSignedToken = (token: string): { claims: AccessClaims; exp: number } | null => {
+  const signedBy = (signingInput: string, signature: Buffer, key: VerificationKey): boolean =>
+    timingSafeEqual(new Bun.CryptoHasher('sha256', key.hmacKey).update(signingInput).digest(), signature)
+
+  /** Every check but expiry; the claims, exp and key of a token we signed, or null. */
+  const checkSignedToken = (token: string): { claims: AccessClaims; exp: number; kid: string } | null => {
     const first = token.indexOf('.')
     const second = token.indexOf('.', first + 1)
     if (first <= 0 || second <= first || token.indexOf('.', second + 1) !== -1) return null
-    if (token.slice(0, first) !== header) return null
+    const header = token.slice(0, first)
+    const candidates = header === KIDLESS_HEADER ? [...byHeader.values()] : [byHeader.get(header)].filter((key) => key !== undefined)
+    if (candidates.length === 0) return null
     const signature = Buffer.from(token.slice(second + 1), 'base64url')
     if (signature.length !== 32 || signature.toString('base64url') !== token.slice(second + 1)) return null
-    const expected = new Bun.CryptoHasher('sha256', key).update(token.slice(0, second)).digest()
-    if (!timingSafeEqual(expected, signature)) return null
+    const signingInput = token.slice(0, second)
+    const key = candidates.find((candidate) => signedBy(signingInput, signature, candidate))
+    if (!key) return null
     let claims: Record<string, unknown>
     try {
       claims = JSON.parse(Buffer.from(token.slice(first + 1, second), 'base64url').toString()) as Record<string, unknown>
@@ -107,18 +136,24 @@ export function createAccessTokens(options: { secret: string; ttlS: number; maxE
     if (iss !== ACCESS_TOKEN.issuer || !audiences.includes(ACCESS_TOKEN.audience)) return null
     if (typeof exp !== 'number' || !Number.isFinite(exp)) return null
     if (typeof sub !== 'string' || typeof sid !== 'string' || sub === '' || sid === '') return null
-    return { claims: { userId: sub, sessionId: sid }, exp }
+    return { claims: { userId: sub, sessionId: sid }, exp, kid: key.kid }
   }
 
   return {
     ttlS: options.ttlS,
     sign({ userId, sessionId }) {
+      const keys = current()
+      const key = keys[keys.length - 1]
+      if (!key) throw new Error('no access-token signing key')
       const nowS = Math.floor(options.clock.now().getTime() / 1000)
       // jti: two tokens issued in the same second are still distinct.
-      return signer.sign({ sub: userId, sid: sessionId, jti: crypto.randomUUID(), exp: nowS + options.ttlS })
+      return new SignJWT({ iss: ACCESS_TOKEN.issuer, aud: ACCESS_TOKEN.audience, sub: userId, sid: sessionId, jti: crypto.randomUUID() })
+        .setProtectedHeader(headerFor(key.kid).json)
+        .setIssuedAt(nowS)
+        .setExpirationTime(nowS + options.ttlS)
+        .sign(byHeader.get(headerFor(key.kid).segment)!.hmacKey)
     },
     async verify(token, { allowExpired = false } = {}) {
-      header ??= await expectedHeader
       return verifyDirect(token, allowExpired)
     },
   }

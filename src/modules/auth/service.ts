@@ -31,6 +31,12 @@ export interface AuthServiceDeps {
   clock: Clock
   accessTokens: AccessTokens
   refreshTtlS: number
+  /**
+   * A spent refresh token presented again within this many seconds of the
+   * rotation that spent it is a retry, not a replay (contract §7; 0: never).
+   * Defaults to 0 for callers that do not say.
+   */
+  refreshReuseGraceS?: number
   /** Server-side security events (refresh reuse, login throttling) go to the security log. */
   onSecurityEvent?: (event: SecurityEventInput) => void
   /** Bounds concurrent argon2id work (default: the process's gate). */
@@ -226,10 +232,13 @@ export class AuthService {
   }
 
   /**
-   * Rotates a refresh token (contract §1). `sessionId` comes from the bearer
-   * access token, which must belong to the same session. A spent token is a
-   * replay: the whole session is revoked, and that revocation commits even
-   * though the call answers 401.
+   * Rotates a refresh token (contract §1, §7). `sessionId` comes from the
+   * bearer access token, which must belong to the same live session. A spent
+   * token presented again within the grace period of its rotation is a retry
+   * (two tabs refreshing at once, a retry after a timeout): it gets a new pair
+   * of its own, and the pair the first rotation issued stays valid. Later, it
+   * is a replay: the whole session is revoked, and that revocation commits
+   * even though the call answers 401.
    */
   async rotate(input: { refreshToken: string; sessionId: string; userId: string }): Promise<TokenResponse> {
     const { db, clock } = this.deps
@@ -242,17 +251,21 @@ export class AuthService {
         if (!token || token.sessionId !== input.sessionId) return { kind: 'invalid' as const }
         const session = tx.select().from(authSessions).where(eq(authSessions.id, token.sessionId)).get()
         if (!session || session.userId !== input.userId || !isLive(session, now)) return { kind: 'invalid' as const }
-        if (token.spentAt) {
+        // A retry leaves the token spent at its first rotation's time, so the grace never extends.
+        const retry = token.spentAt !== null && now.getTime() - token.spentAt.getTime() < (this.deps.refreshReuseGraceS ?? 0) * 1000
+        if (token.spentAt && !retry) {
           revokeSessions(tx, clock, session.userId, [session.id], 'refresh_token_reused', 'session.reuse_revoked')
           return { kind: 'reused' as const }
         }
-        const spent = tx
-          .update(refreshTokens)
-          .set({ spentAt: now })
-          .where(and(eq(refreshTokens.tokenHash, presentedHash), isNull(refreshTokens.spentAt)))
-          .returning({ tokenHash: refreshTokens.tokenHash })
-          .all()
-        if (spent.length !== 1) return { kind: 'invalid' as const }
+        if (!token.spentAt) {
+          const spent = tx
+            .update(refreshTokens)
+            .set({ spentAt: now })
+            .where(and(eq(refreshTokens.tokenHash, presentedHash), isNull(refreshTokens.spentAt)))
+            .returning({ tokenHash: refreshTokens.tokenHash })
+            .all()
+          if (spent.length !== 1) return { kind: 'invalid' as const }
+        }
         tx.insert(refreshTokens).values({ tokenHash: sha256Hex(next), sessionId: session.id, issuedAt: now }).run()
         tx.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, session.id)).run()
         appendEvent(tx, clock, { userId: session.userId, topic: 'session', type: 'session.refreshed', data: { sessionId: session.id } })

@@ -25,12 +25,6 @@ type Row = typeof securityEvents.$inferSelect
 
 export const GENESIS_HASH = '0'.repeat(64)
 
-/** The key that chains rows, derived from the server's signing secret: whoever
- *  can write the database but not read the secret cannot forge a valid chain. */
-export function chainKey(secret: string): string {
-  return new Bun.CryptoHasher('sha256', secret).update('arena security-event chain v1').digest('hex')
-}
-
 /** The HMAC that chains a row: over the previous hash and every field but seq. */
 export function chainHash(key: string, prevHash: string, row: Omit<Row, 'seq' | 'hash' | 'prevHash'>): string {
   return new Bun.CryptoHasher('sha256', key).update(

@@ -1,0 +1,98 @@
+// Contract §7, transport limits, on the compiled binary (the HTTP layer is
+// Bun's own server there, not app.handle). Invariant: whatever the size of a
+// body or a header, the answer is arena's envelope with an x-request-id,
+// except past the HTTP layer's own header limit, where Bun answers before
+// arena sees the request (pinned below, so a Bun change shows up here).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { connect } from 'node:net'
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES, TRANSPORT_HEADER_BYTES } from '../../src/plugins/json-body'
+import { tempDir } from '../helpers/app'
+import { BINARY, buildBinary, startServe, type ServerProcess } from '../helpers/process'
+
+let server: ServerProcess
+beforeAll(async () => {
+  await buildBinary()
+  server = await startServe([BINARY, 'serve'], { ARENA_DATA_DIR: tempDir('arena-limits-') })
+}, 180_000)
+afterAll(() => server?.proc.kill('SIGKILL'))
+
+const json = { 'content-type': 'application/json' }
+
+async function expectEnvelope(res: Response, status: number, code: string) {
+  expect(res.status).toBe(status)
+  expect(res.headers.get('x-request-id')).toMatch(/^req_/)
+  expect(((await res.json()) as { error: { code: string; status: number } }).error).toMatchObject({ code, status })
+}
+
+/** Sends raw bytes and returns the status line and what followed, for requests fetch will not make. */
+function raw(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1', () => socket.write(request))
+    let answer = ''
+    socket.on('data', (chunk) => {
+      answer += chunk.toString()
+      if (/\r\n\r\n/.test(answer) && /content-length: (\d+)/i.test(answer)) {
+        const length = Number(/content-length: (\d+)/i.exec(answer)![1])
+        if (answer.length - answer.indexOf('\r\n\r\n') - 4 >= length) socket.destroy()
+      }
+    })
+    socket.on('close', () => resolve(answer))
+    socket.on('error', reject)
+    setTimeout(() => socket.destroy(), 5000)
+  })
+}
+
+describe('bodies over 64 KiB: 413 envelope', () => {
+  test('2 MiB with its Content-Length', async () => {
+    const res = await fetch(`${server.url}/api/v1/user/register`, { method: 'POST', headers: json, body: Buffer.alloc(2 * 1024 * 1024, 0x20) })
+    await expectEnvelope(res, 413, 'payload_too_large')
+  })
+
+  test('2 MiB streamed without a length (chunked): counted while read', async () => {
+    const chunk = new Uint8Array(64 * 1024).fill(0x20)
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 32) return controller.close()
+        sent++
+        controller.enqueue(chunk)
+      },
+    })
+    const res = await fetch(`${server.url}/api/v1/user/register`, { method: 'POST', headers: json, body, duplex: 'half' } as RequestInit)
+    await expectEnvelope(res, 413, 'payload_too_large')
+  })
+
+  test('a declared length of 100 TB is refused from the header alone, before any body is read', async () => {
+    const answer = await raw(`POST /api/v1/user/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999999999\r\n\r\n{}`)
+    expect(answer).toStartWith('HTTP/1.1 413')
+    expect(answer).toMatch(/x-request-id: req_/i)
+    expect(answer).toContain('"code":"payload_too_large"')
+  })
+
+  test('exactly 64 KiB is read (and judged on its content)', async () => {
+    const res = await fetch(`${server.url}/api/v1/user/register`, { method: 'POST', headers: json, body: Buffer.alloc(MAX_BODY_BYTES, 0x20) })
+    await expectEnvelope(res, 400, 'malformed_json')
+  })
+})
+
+describe('headers', () => {
+  const withHeader = (bytes: number) => fetch(`${server.url}/healthz`, { headers: { 'x-padding': 'a'.repeat(bytes) } })
+
+  test('below 16 KiB in all: served', async () => {
+    expect((await withHeader(MAX_HEADER_BYTES - 1024)).status).toBe(200)
+  })
+
+  test('over 16 KiB: 431 envelope from arena', async () => {
+    await expectEnvelope(await withHeader(MAX_HEADER_BYTES + 1024), 431, 'request_header_fields_too_large')
+    await expectEnvelope(await withHeader(TRANSPORT_HEADER_BYTES - 4096), 431, 'request_header_fields_too_large')
+  })
+
+  test("past Bun's own limit (64 KiB): Bun's bare 431, arena never sees the request", async () => {
+    const res = await withHeader(TRANSPORT_HEADER_BYTES + 1024)
+    expect(res.status).toBe(431)
+    expect(res.headers.get('x-request-id')).toBeNull()
+    expect(await res.text()).toBe('')
+    // The server is unharmed.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+  })
+})

@@ -1,0 +1,96 @@
+// Contract §7, refresh retry grace. Invariant: a spent refresh token presented
+// again within ARENA_REFRESH_REUSE_GRACE_S of the rotation that spent it, with
+// a bearer of the same live session, is a retry: it gets a pair of its own and
+// the first rotation's pair keeps working. From the grace's end on, the same
+// request is a replay that revokes the whole session. The grace runs from the
+// first rotation and is never extended by retries.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { authSessions } from '../../src/db/schema'
+import { createTestApp, type TestApp } from '../helpers/app'
+import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
+
+const GRACE_S = 10
+const ctx = createTestApp({ env: { ARENA_REFRESH_REUSE_GRACE_S: String(GRACE_S) } })
+afterAll(() => ctx.close())
+
+async function rotated(app: TestApp, tokens: Tokens): Promise<Tokens> {
+  const res = await rotate(app, tokens)
+  expect(res.status).toBe(200)
+  return (await res.json()) as Tokens
+}
+
+async function expectReplay(app: TestApp, tokens: Tokens) {
+  const res = await rotate(app, tokens)
+  expect(res.status).toBe(401)
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe('refresh_token_reused')
+}
+
+const sidOf = (tokens: Tokens) => JSON.parse(Buffer.from(tokens.accessToken.split('.')[1]!, 'base64url').toString()).sid as string
+const revokedReason = (app: TestApp, tokens: Tokens) => app.db.db.select().from(authSessions).where(eq(authSessions.id, sidOf(tokens))).get()!.revokedReason
+
+describe('inside the grace: a retry', () => {
+  test('the last millisecond of the grace still answers a new pair, and both pairs work', async () => {
+    const tokens = await login(ctx, (await registerUser(ctx)).username)
+    const first = await rotated(ctx, tokens)
+    ctx.clock.advance(GRACE_S * 1000 - 1)
+    const retry = await rotated(ctx, tokens)
+    expect(retry.refreshToken).not.toBe(first.refreshToken)
+    for (const pair of [first, retry]) expect((await me(ctx, pair.accessToken)).status).toBe(200)
+    // Each pair's refresh token is good for its own rotation.
+    await rotated(ctx, first)
+    await rotated(ctx, retry)
+    expect(revokedReason(ctx, tokens)).toBeNull()
+  })
+
+  test('a retry must carry a bearer of the same session', async () => {
+    const user = await registerUser(ctx)
+    const tokens = await login(ctx, user.username)
+    const other = await login(ctx, user.username)
+    await rotated(ctx, tokens)
+    const res = await rotate(ctx, { accessToken: other.accessToken, refreshToken: tokens.refreshToken })
+    expect(res.status).toBe(401)
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized')
+  })
+
+  test('a retry of a session that was logged out is refused', async () => {
+    const tokens = await login(ctx, (await registerUser(ctx)).username)
+    const first = await rotated(ctx, tokens)
+    const out = await ctx.handle(new Request('http://localhost/api/v1/user/s/logout', { method: 'POST', headers: { authorization: `Bearer ${first.accessToken}`, 'content-type': 'application/json' }, body: '{}' }))
+    expect(out.status).toBe(200)
+    expect((await rotate(ctx, tokens)).status).toBe(401)
+  })
+})
+
+describe('from the end of the grace on: a replay', () => {
+  test('exactly at the grace the spent token revokes the session, both pairs included', async () => {
+    const tokens = await login(ctx, (await registerUser(ctx)).username)
+    const first = await rotated(ctx, tokens)
+    ctx.clock.advance(GRACE_S * 1000)
+    await expectReplay(ctx, tokens)
+    expect((await me(ctx, first.accessToken)).status).toBe(401)
+    expect((await rotate(ctx, first)).status).toBe(401)
+    expect(revokedReason(ctx, tokens)).toBe('refresh_token_reused')
+  })
+
+  test('retries do not extend the grace: it runs from the first rotation', async () => {
+    const tokens = await login(ctx, (await registerUser(ctx)).username)
+    await rotated(ctx, tokens)
+    ctx.clock.advance(GRACE_S * 1000 - 1000)
+    await rotated(ctx, tokens)
+    ctx.clock.advance(1000)
+    await expectReplay(ctx, tokens)
+  })
+})
+
+describe('grace 0', () => {
+  const strict = createTestApp({ env: { ARENA_REFRESH_REUSE_GRACE_S: '0' } })
+  afterAll(() => strict.close())
+
+  test('the very next presentation of a spent token is a replay', async () => {
+    const tokens = await login(strict, (await registerUser(strict)).username)
+    await rotated(strict, tokens)
+    await expectReplay(strict, tokens)
+    expect(revokedReason(strict, tokens)).toBe('refresh_token_reused')
+  })
+})

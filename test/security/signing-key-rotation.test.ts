@@ -1,0 +1,167 @@
+// Contract §7, secrets rotate. Invariants:
+// - every access token names the key that signed it (`kid`);
+// - a new key can be made current while tokens signed by the previous one keep
+//   verifying until they expire (and, expired, still rotate through
+//   /auth/validate within the refresh lifetime);
+// - a key dropped on purpose (a leak) stops verifying at once;
+// - the security-event chain has its own key: no signing-key change, by
+//   `arena keys rotate` or by a new ARENA_JWT_SECRET, makes verify-log report
+//   tampering, and chains written before keys had ids keep verifying.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { SignJWT } from 'jose'
+import { verifySecurityLog } from '../../src/modules/security/event-log'
+import { legacyChainKey, resolveSecrets, SECRETS_FILE } from '../../src/secrets'
+import { createTestApp, postJson, tempDir, type TestApp } from '../helpers/app'
+import { bearer, login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
+import { run, SOURCE_COMMAND } from '../helpers/process'
+
+const apps: TestApp[] = []
+afterEach(() => {
+  for (const app of apps.splice(0)) app.close()
+})
+function app(dataDir: string, env: Record<string, string> = {}): TestApp {
+  const created = createTestApp({ dataDir, env })
+  apps.push(created)
+  return created
+}
+
+const kidOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid?: string }).kid
+const arena = (dataDir: string, ...args: string[]) => run([...SOURCE_COMMAND, ...args], { ARENA_DATA_DIR: dataDir })
+/** The keyring is re-read from the data dir at most once a second. */
+const keyringNoticed = () => Bun.sleep(1100)
+
+async function reportEvents(ctx: TestApp, tokens: Tokens, n: number) {
+  for (let i = 0; i < n; i++) {
+    const res = await ctx.handle(postJson('/api/v1/security/events', { kind: 'KEY_ROTATION_PROBE', details: { i } }, bearer(tokens.accessToken)))
+    expect(res.status).toBe(202)
+  }
+  ctx.services.securityLog.flush()
+}
+
+describe('keys from the data dir: arena keys rotate', () => {
+  test('a running server signs with the new key within a second; tokens of the old key verify until they expire', async () => {
+    const dataDir = tempDir('arena-keys-')
+    const ctx = app(dataDir)
+    const before = await login(ctx, (await registerUser(ctx)).username)
+    const oldKid = kidOf(before.accessToken)
+    expect(oldKid).toBe(resolveSecrets(ctx.config).signingKeys[0]!.kid)
+
+    const rotated = await arena(dataDir, 'keys', 'rotate', '--json')
+    expect(rotated.code).toBe(0)
+    const report = JSON.parse(rotated.stdout) as { current: string; verifying: string[] }
+    expect(report.verifying).toEqual([oldKid!, report.current])
+    await keyringNoticed()
+
+    const after = await login(ctx, (await registerUser(ctx)).username)
+    expect(kidOf(after.accessToken)).toBe(report.current)
+    expect((await me(ctx, before.accessToken)).status).toBe(200)
+    expect((await me(ctx, after.accessToken)).status).toBe(200)
+
+    // Expired, the old key's token is refused as any expired token is, but
+    // still rotates into a pair signed by the new key.
+    ctx.clock.advance(ctx.config.accessTtlS * 1000)
+    expect((await me(ctx, before.accessToken)).status).toBe(401)
+    const refreshed = await rotate(ctx, before)
+    expect(refreshed.status).toBe(200)
+    expect(kidOf(((await refreshed.json()) as Tokens).accessToken)).toBe(report.current)
+
+    const listed = await arena(dataDir, 'keys', 'list', '--json')
+    expect(JSON.parse(listed.stdout)).toEqual({ ...report, from: 'data dir' })
+  }, 30_000)
+
+  test('--drop-previous (a leaked key): tokens of every other key are refused at once', async () => {
+    const dataDir = tempDir('arena-keys-')
+    const ctx = app(dataDir)
+    const before = await login(ctx, (await registerUser(ctx)).username)
+    expect((await me(ctx, before.accessToken)).status).toBe(200)
+    const dropped = await arena(dataDir, 'keys', 'rotate', '--drop-previous', '--json')
+    expect(JSON.parse(dropped.stdout).verifying).toHaveLength(1)
+    await keyringNoticed()
+    // The token was verified (and remembered) before: remembering must not outlive its key.
+    expect((await me(ctx, before.accessToken)).status).toBe(401)
+    expect((await rotate(ctx, before)).status).toBe(401)
+  }, 30_000)
+
+  test('rotating never breaks the security-event chain', async () => {
+    const dataDir = tempDir('arena-keys-')
+    const ctx = app(dataDir)
+    const tokens = await login(ctx, (await registerUser(ctx)).username)
+    await reportEvents(ctx, tokens, 3)
+    expect((await arena(dataDir, 'keys', 'rotate')).code).toBe(0)
+    await keyringNoticed()
+    const fresh = await login(ctx, (await registerUser(ctx)).username)
+    await reportEvents(ctx, fresh, 3)
+    const verified = await arena(dataDir, 'security', 'verify-log', '--json')
+    expect(verified.code).toBe(0)
+    expect(JSON.parse(verified.stdout)).toEqual({ ok: true, rows: 6 })
+  }, 30_000)
+})
+
+describe('keys from the environment', () => {
+  const first = 'a'.repeat(40)
+  const second = 'b'.repeat(40)
+
+  test('ARENA_JWT_PREVIOUS_SECRET keeps the replaced key verifying; without it its tokens are refused', async () => {
+    const dataDir = tempDir('arena-keys-')
+    const old = app(dataDir, { ARENA_JWT_SECRET: first })
+    const user = await registerUser(old)
+    const before = await login(old, user.username)
+    old.close()
+    apps.splice(apps.indexOf(old), 1)
+
+    const rolled = app(dataDir, { ARENA_JWT_SECRET: second, ARENA_JWT_PREVIOUS_SECRET: first })
+    expect((await me(rolled, before.accessToken)).status).toBe(200)
+    const after = await login(rolled, user.username)
+    expect(kidOf(after.accessToken)).not.toBe(kidOf(before.accessToken))
+    expect(kidOf(after.accessToken)).toBe(resolveSecrets(rolled.config).signingKeys.at(-1)!.kid)
+
+    const only = app(dataDir, { ARENA_JWT_SECRET: second })
+    expect((await me(only, before.accessToken)).status).toBe(401)
+    expect((await me(only, after.accessToken)).status).toBe(200)
+  })
+
+  test('a new ARENA_JWT_SECRET never breaks the security-event chain', async () => {
+    const dataDir = tempDir('arena-keys-')
+    const old = app(dataDir, { ARENA_JWT_SECRET: first })
+    await reportEvents(old, await login(old, (await registerUser(old)).username), 3)
+    const next = app(dataDir, { ARENA_JWT_SECRET: second })
+    await reportEvents(next, await login(next, (await registerUser(next)).username), 2)
+    const verified = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ARENA_DATA_DIR: dataDir, ARENA_JWT_SECRET: second })
+    expect(verified.code).toBe(0)
+    expect(JSON.parse(verified.stdout)).toEqual({ ok: true, rows: 5 })
+  })
+
+  test('arena keys rotate explains how to rotate a key that comes from the environment, and changes nothing', async () => {
+    const dataDir = tempDir('arena-keys-')
+    const result = await run([...SOURCE_COMMAND, 'keys', 'rotate'], { ARENA_DATA_DIR: dataDir, ARENA_JWT_SECRET: first })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('ARENA_JWT_PREVIOUS_SECRET')
+  })
+})
+
+describe('a data dir written before keys had ids', () => {
+  test('its tokens (no kid) keep verifying and its security-event chain keeps verifying', async () => {
+    const dataDir = tempDir('arena-keys-')
+    const legacySecret = 'l'.repeat(48)
+    writeFileSync(join(dataDir, SECRETS_FILE), JSON.stringify({ jwtSecret: legacySecret }), { mode: 0o600 })
+    const ctx = app(dataDir)
+    // The upgrade kept the old secret as the first key and derived the chain key as the first edition did.
+    const secrets = resolveSecrets(ctx.config)
+    expect(secrets.signingKeys.map((key) => key.secret)).toEqual([legacySecret])
+    expect(secrets.chainKey).toBe(legacyChainKey(legacySecret))
+
+    const tokens = await login(ctx, (await registerUser(ctx)).username)
+    const claims = JSON.parse(Buffer.from(tokens.accessToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+    const kidless = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(new TextEncoder().encode(legacySecret))
+    expect((await me(ctx, kidless)).status).toBe(200)
+    const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(new TextEncoder().encode('x'.repeat(48)))
+    expect((await me(ctx, forged)).status).toBe(401)
+
+    await reportEvents(ctx, tokens, 2)
+    expect(verifySecurityLog(ctx.db.db, legacyChainKey(legacySecret))).toEqual({ ok: true, rows: 2 })
+    expect((await arena(dataDir, 'keys', 'rotate')).code).toBe(0)
+    expect((await arena(dataDir, 'security', 'verify-log')).code).toBe(0)
+  }, 30_000)
+})
