@@ -235,3 +235,11 @@ describe('logger', () => {
     expect(() => failing.error('x')).not.toThrow()
   })
 })
+
+describe('the README', () => {
+  test('documents every variable arena reads, and no other', async () => {
+    const readme = await Bun.file(join(import.meta.dir, '..', '..', 'README.md')).text()
+    const documented = new Set([...readme.matchAll(/^\| `(ARENA_[A-Z_]+)` \|/gm)].map((m) => m[1]!))
+    expect([...documented].sort()).toEqual([...KNOWN_VARIABLES].sort())
+  })
+})
