@@ -282,7 +282,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         io.err('arena: ARENA_ADMIN_TOKEN is set; the admin API takes that value')
         return 1
       }
-      const secrets = resolveSecrets(config)
+      const secrets = resolveSecrets(config, { generateOperatorToken: true })
       if (secrets.adminToken === undefined) {
         io.err(`arena: no operator token: outside ARENA_ENV=local the admin API stays disabled until ARENA_ADMIN_TOKEN is set`)
         return 1

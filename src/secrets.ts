@@ -65,17 +65,23 @@ export function legacyChainKey(signingSecret: string): string {
 
 type SecretsConfig = Pick<Config, 'dataDir' | 'env' | 'jwtSecret' | 'jwtPreviousSecret' | 'adminToken'>
 
-export function resolveSecrets(config: SecretsConfig): Secrets {
+/**
+ * The secrets, generating what is missing. Only the server (and `arena
+ * admin-token`) ask for the operator token to be generated: a command that
+ * merely reads, like `security verify-log`, writes nothing to a complete file,
+ * so it also works on a full disk.
+ */
+export function resolveSecrets(config: SecretsConfig, options: { generateOperatorToken?: boolean } = {}): Secrets {
   ensureDataDir(config.dataDir)
   const path = join(config.dataDir, SECRETS_FILE)
-  const stored = completeStored(path, config)
+  const stored = completeStored(path, config, options.generateOperatorToken === true)
   const fromEnv = config.jwtSecret !== undefined
   return {
     signingKeys: fromEnv ? environmentKeys(config) : stored.signingKeys!.map((key) => signingKey(key.secret)),
     signingKeysFrom: fromEnv ? 'environment' : 'file',
     chainKey: stored.chainKey!,
     adminToken: config.adminToken ?? (config.env === 'local' ? stored.adminToken : undefined),
-    adminTokenGenerated: config.adminToken === undefined && config.env === 'local',
+    adminTokenGenerated: config.adminToken === undefined && config.env === 'local' && stored.adminToken !== undefined,
   }
 }
 
@@ -88,7 +94,7 @@ function environmentKeys(config: SecretsConfig): SigningKey[] {
  * chain key is derived the way the first edition derived it (from the signing
  * secret in effect), so a chain written before keys rotated keeps verifying.
  */
-function completeStored(path: string, config: SecretsConfig): StoredSecrets {
+function completeStored(path: string, config: SecretsConfig, generateOperatorToken: boolean): StoredSecrets {
   const existing = readStored(path)
   const next: StoredSecrets = { ...existing }
   if (!next.signingKeys?.length) {
@@ -96,7 +102,7 @@ function completeStored(path: string, config: SecretsConfig): StoredSecrets {
     delete next.jwtSecret
   }
   next.chainKey ??= legacyChainKey(config.jwtSecret ?? next.signingKeys[0]!.secret)
-  if (config.env === 'local' && config.adminToken === undefined) next.adminToken ??= randomToken(32)
+  if (generateOperatorToken && config.env === 'local' && config.adminToken === undefined) next.adminToken ??= randomToken(32)
   if (existing && JSON.stringify(existing) === JSON.stringify(next)) return existing
 
   if (!existing) {
@@ -106,7 +112,7 @@ function completeStored(path: string, config: SecretsConfig): StoredSecrets {
       return next
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      return completeStored(path, config)
+      return completeStored(path, config, generateOperatorToken)
     }
   }
   replaceFile(path, next)
@@ -124,7 +130,7 @@ export function rotateSigningKey(config: SecretsConfig & Pick<Config, 'refreshTt
   }
   ensureDataDir(config.dataDir)
   const path = join(config.dataDir, SECRETS_FILE)
-  const stored = completeStored(path, config)
+  const stored = completeStored(path, config, false)
   const now = options.now ?? new Date()
   // A retired key verifies as long as a token it signed can still be used: an
   // expired access token is accepted by /auth/validate up to the refresh TTL.

@@ -74,7 +74,7 @@ export function openMigratedDatabase(
 }
 
 export async function startServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
-  const secrets = resolveSecrets(config)
+  const secrets = resolveSecrets(config, { generateOperatorToken: true })
   if (config.env === 'production' && config.custody === 'local') {
     // Only reachable with ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true (config.ts refuses it otherwise).
     logger.warn('custody is local in production: every wallet key share is on this data volume (ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true)', {

@@ -61,7 +61,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   runMigrations(db.sqlite)
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
-  const deps = { config, db, secrets: resolveSecrets(config), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate) }
+  const deps = { config, db, secrets: resolveSecrets(config, { generateOperatorToken: true }), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate) }
   const services = createServices(deps)
   const base = createApp(deps, services)
   // Probe routes change the app's route types; tests only call handle(), so keep the base type.
