@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import * as viaPackage from 'arena/sdk'
-import * as viaSource from '../../src/sdk'
+import * as viaSource from '../../packages/sdk/src/index'
 import { createArenaApp } from '../helpers/arena'
 import type { TestApp } from '../helpers/app'
 import { funded, PIN } from '../helpers/purchases'
@@ -13,7 +13,7 @@ import { PASSWORD } from '../helpers/auth'
 
 describe('SDK bundle', () => {
   test('bundles for the browser with nothing of the server and no Node or Bun built-ins', async () => {
-    const build = await Bun.build({ entrypoints: [join(ROOT, 'src/sdk/index.ts')], target: 'browser', format: 'esm' })
+    const build = await Bun.build({ entrypoints: [join(ROOT, 'packages/sdk/src/index.ts')], target: 'browser', format: 'esm' })
     expect(build.logs).toEqual([])
     expect(build.success).toBe(true)
     const code = await build.outputs[0]!.text()

@@ -2,14 +2,14 @@
 // type-only imports: nothing of the server (Elysia, Drizzle, node:*) reaches a
 // bundle of the SDK, and a change to a model changes the SDK's types with it.
 import type { Static } from '@sinclair/typebox'
-import type { LogoutResponse as LogoutResponseModel } from '../modules/auth/model'
-import type { ClaimBody, DecisionResponse, GameSessionResponse, MyMatch as MyMatchModel } from '../modules/matches/model'
+import type { LogoutResponse as LogoutResponseModel } from '../../../src/modules/auth/model'
+import type { ClaimBody, DecisionResponse, GameSessionResponse, MyMatch as MyMatchModel } from '../../../src/modules/matches/model'
 
-export type { TokenResponse, User } from '../modules/auth/model'
-export type { Match, Tournament } from '../modules/games/model'
-export type { IntegrityLevel, PinSessionResponse, PinVerifyResponse, Withdrawal } from '../modules/security/model'
-export type { WalletResponse as Wallet } from '../modules/wallet/model'
-export type { EventsPage, PlaneEvent } from '../modules/events/model'
+export type { TokenResponse, User } from '../../../src/modules/auth/model'
+export type { Match, Tournament } from '../../../src/modules/games/model'
+export type { IntegrityLevel, PinSessionResponse, PinVerifyResponse, Withdrawal } from '../../../src/modules/security/model'
+export type { WalletResponse as Wallet } from '../../../src/modules/wallet/model'
+export type { EventsPage, PlaneEvent } from '../../../src/modules/events/model'
 
 export type GameSession = Static<typeof GameSessionResponse>
 export type Decision = Static<typeof DecisionResponse>
