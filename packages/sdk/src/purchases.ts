@@ -4,6 +4,7 @@
 import type { Auth } from './auth'
 import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired, type IntegrityFinding } from './errors'
 import { newIdempotencyKey } from './ids'
+import type { SecurityEventAccepted, SecurityEventBody, SetPinBody, VerifyBody } from './requests'
 import { readJson, type Call } from './transport'
 import type { IntegrityLevel, PinSessionResponse, PinVerifyResponse } from './types'
 
@@ -99,7 +100,7 @@ export class PurchaseClient {
       method: 'POST',
       path: `/api/v1/security/pin-session/${encodeURIComponent(mint.sessionId)}/verify`,
       headers: { 'x-secure-session': mint.sessionToken },
-      body: { pin: input.pin, amount: input.amount, destinationAddress: input.destinationAddress, idempotencyKey },
+      body: { pin: input.pin, amount: input.amount, destinationAddress: input.destinationAddress, idempotencyKey } satisfies VerifyBody,
     }
     // Failing to get a token (a rotation without an answer) happens before the
     // verify is sent: that is an ordinary error, not an unknown outcome.
@@ -125,7 +126,7 @@ export class PurchaseClient {
 
   /** Sets or changes the PIN (4–8 digits); the account password re-authenticates. */
   async setPin(pin: string, password: string): Promise<void> {
-    await readJson(await this.auth.send({ method: 'PUT', path: '/api/v1/security/pin', body: { pin, password } }))
+    await readJson(await this.auth.send({ method: 'PUT', path: '/api/v1/security/pin', body: { pin, password } satisfies SetPinBody }))
   }
 
   /** Best effort: a report that fails must not decide the purchase, so it answers whether it got through. */
@@ -134,11 +135,11 @@ export class PurchaseClient {
       const response = await this.auth.send({
         method: 'POST',
         path: '/api/v1/security/events',
-        body: { kind, level: integrity.level, details: { findings: integrity.findings } },
+        body: { kind, level: integrity.level, details: { findings: integrity.findings } } satisfies SecurityEventBody,
       })
       if (response.status !== 202) return false
       // 202 with accepted: false means the server shed it under load.
-      return ((await response.json()) as { accepted?: boolean }).accepted === true
+      return ((await response.json()) as Partial<SecurityEventAccepted>).accepted === true
     } catch {
       return false
     }
