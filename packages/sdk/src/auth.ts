@@ -10,10 +10,10 @@
 // rotation or a logout only changes the tokens of the lineage it started in,
 // and a call is replayed after a rotation only within its own lineage: a call
 // sent as one player is never replayed as another.
-import { ApiError, NetworkError, NotSignedIn } from './errors'
-import { readJson, type Call, type Transport } from './transport'
-import type { LoginBody, LogoutBody, RefreshBody } from './requests'
-import type { LogoutResult, TokenResponse, Tokens, User } from './types'
+import { ApiError, NetworkError, NotSignedIn } from './errors.js'
+import { readJson, type Call, type Transport } from './transport.js'
+import type { LoginBody, LogoutBody, RefreshBody } from './requests.js'
+import type { LogoutResult, TokenResponse, Tokens, User } from './types.js'
 
 export interface AuthOptions {
   /** Called with the new tokens after login and every rotation, and with null when they are gone. */

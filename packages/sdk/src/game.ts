@@ -1,9 +1,9 @@
 // The game side (public-api.md "Game SDK"): a single-use match session per
 // player, then one result claim that consumes it.
-import type { Auth } from './auth'
-import { readJson } from './transport'
-import type { SessionBody } from './requests'
-import type { Claim, Decision, GameSession } from './types'
+import type { Auth } from './auth.js'
+import { readJson } from './transport.js'
+import type { SessionBody } from './requests.js'
+import type { Claim, Decision, GameSession } from './types.js'
 
 export class GameClient {
   constructor(

@@ -1,12 +1,12 @@
 // The purchase client (public-api.md "Secure purchases", contract §3): on-device
 // integrity checks, then a one-time PIN session minted and verified exactly
 // once. A verify is never sent twice, whatever happens to the first one.
-import type { Auth } from './auth'
-import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired, type IntegrityFinding } from './errors'
-import { newIdempotencyKey } from './ids'
-import type { SecurityEventAccepted, SecurityEventBody, SetPinBody, VerifyBody } from './requests'
-import { readJson, type Call } from './transport'
-import type { IntegrityLevel, PinSessionResponse, PinVerifyResponse } from './types'
+import type { Auth } from './auth.js'
+import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired, type IntegrityFinding } from './errors.js'
+import { newIdempotencyKey } from './ids.js'
+import type { SecurityEventAccepted, SecurityEventBody, SetPinBody, VerifyBody } from './requests.js'
+import { readJson, type Call } from './transport.js'
+import type { IntegrityLevel, PinSessionResponse, PinVerifyResponse } from './types.js'
 
 /** What a check may return: a level, or a level with a reason for the report. */
 export type IntegrityVerdict = IntegrityLevel | { level: IntegrityLevel; reason?: string }
