@@ -1,6 +1,6 @@
 // The SDK pointed at an in-process app: its fetch goes through app.handle, and
 // every request is recorded so tests can count what the SDK actually sent.
-import { createClient, type ClientOptions, type FetchLike } from '../../src/sdk'
+import { createClient, type ClientOptions, type FetchLike } from '@arena/sdk'
 import type { TestApp } from './app'
 
 export const BASE_URL = 'http://arena.test'

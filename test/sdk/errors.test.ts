@@ -2,7 +2,7 @@
 // envelope arena always sends, and the plain { message } a client must
 // tolerate (from a proxy, a gateway, an older server).
 import { afterEach, describe, expect, test } from 'bun:test'
-import { ApiError, createClient, NetworkError, PinLocked, PinSessionExpired } from '../../src/sdk'
+import { ApiError, createClient, NetworkError, PinLocked, PinSessionExpired } from '@arena/sdk'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { sdkClient } from '../helpers/sdk'
 

@@ -1,6 +1,6 @@
 // The SDK's event plane client against the real long-poll endpoint.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { ApiError, NetworkError, type PlaneEvent } from '../../src/sdk'
+import { ApiError, NetworkError, type PlaneEvent } from '@arena/sdk'
 import type { TestApp } from '../helpers/app'
 import { admin, createArenaApp, type Player } from '../helpers/arena'
 import { postJson } from '../helpers/app'

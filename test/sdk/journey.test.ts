@@ -4,7 +4,7 @@
 // subscribe. The SDK's traffic is recorded to prove it never sent a second
 // verify for one PIN session.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createClient, type ArenaClient, type FetchLike, type MyMatch, type PlaneEvent, type Subscription } from '../../src/sdk'
+import { createClient, type ArenaClient, type FetchLike, type MyMatch, type PlaneEvent, type Subscription } from '@arena/sdk'
 import { tempDir } from '../helpers/app'
 import { run, SOURCE_COMMAND, startServe, type ServerProcess } from '../helpers/process'
 import { someAddress } from '../helpers/purchases'

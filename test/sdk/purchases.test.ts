@@ -2,7 +2,7 @@
 // before anything is minted, and a PIN verify is sent once and only once,
 // whatever happens to it (public-api.md verify rule 1).
 import { afterEach, describe, expect, test } from 'bun:test'
-import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired } from '../../src/sdk'
+import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired } from '@arena/sdk'
 import { listSecurityEvents } from '../../src/modules/security/event-log'
 import type { TestApp } from '../helpers/app'
 import { createArenaApp, type Player } from '../helpers/arena'

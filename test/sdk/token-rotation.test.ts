@@ -1,7 +1,7 @@
 // SDK tokens: rotation through /auth/validate, exactly once however many
 // requests find the token stale together, against the real server.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { ApiError, NetworkError, NotSignedIn, type Tokens } from '../../src/sdk'
+import { ApiError, NetworkError, NotSignedIn, type Tokens } from '@arena/sdk'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { PASSWORD, registerUser } from '../helpers/auth'
 import { sdkClient } from '../helpers/sdk'

@@ -1,4 +1,4 @@
-// TypeBox models of the event plane (shared with the client SDK).
+// TypeBox models of the event plane (mirrored by the client SDK, checked by test/sdk/wire-types.*).
 import { t, type Static } from 'elysia'
 
 export const EventsQuery = t.Object({

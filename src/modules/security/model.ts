@@ -1,5 +1,6 @@
 // TypeBox models of the PIN, PIN-session and security-event routes. The client
-// SDK (src/sdk) takes its types from here, so the two cannot drift apart.
+// SDK (packages/sdk) mirrors them in its own types; test/sdk/wire-types.* fail
+// when the two drift apart.
 import { t, type Static } from 'elysia'
 
 export const IntegrityLevel = t.Union([t.Literal('SAFE'), t.Literal('WARN'), t.Literal('COMPROMISED')])

@@ -10,9 +10,10 @@
 // rotation or a logout only changes the tokens of the lineage it started in,
 // and a call is replayed after a rotation only within its own lineage: a call
 // sent as one player is never replayed as another.
-import { ApiError, NetworkError, NotSignedIn } from './errors'
-import { readJson, type Call, type Transport } from './transport'
-import type { LogoutResult, TokenResponse, Tokens, User } from './types'
+import { ApiError, NetworkError, NotSignedIn } from './errors.js'
+import { readJson, type Call, type Transport } from './transport.js'
+import type { LoginBody, LogoutBody, RefreshBody } from './requests.js'
+import type { LogoutResult, TokenResponse, Tokens, User } from './types.js'
 
 export interface AuthOptions {
   /** Called with the new tokens after login and every rotation, and with null when they are gone. */
@@ -41,7 +42,7 @@ export class Auth {
 
   /** Exchanges an identifier (username or e-mail) and password for tokens. */
   async login(identifier: string, password: string): Promise<User> {
-    const response = await this.transport.send({ method: 'POST', path: '/api/v1/user/login', body: { identifier, password } })
+    const response = await this.transport.send({ method: 'POST', path: '/api/v1/user/login', body: { identifier, password } satisfies LoginBody })
     const body = await readJson<TokenResponse>(response)
     this.lineage++
     this.store(body)
@@ -64,7 +65,7 @@ export class Auth {
    */
   async logout(options: { all?: boolean } = {}): Promise<LogoutResult> {
     const lineage = this.lineage
-    const response = await this.send({ method: 'POST', path: '/api/v1/user/s/logout', body: options.all ? { all: true } : {} })
+    const response = await this.send({ method: 'POST', path: '/api/v1/user/s/logout', body: (options.all ? { all: true } : {}) satisfies LogoutBody })
     // Answered: a 2xx revoked the session, a 4xx says it is not usable anyway.
     if (response.status < 500 && this.lineage === lineage) this.clear()
     return readJson<LogoutResult>(response)
@@ -164,7 +165,7 @@ export class Auth {
 
   private async rotate(access: string, refreshToken: string, lineage: number): Promise<void> {
     // The bearer is the (expired) access token of the same session: /auth/validate requires it (contract §1).
-    const response = await this.transport.send(withBearer({ method: 'POST', path: '/api/v1/auth/validate', body: { refreshToken } }, access))
+    const response = await this.transport.send(withBearer({ method: 'POST', path: '/api/v1/auth/validate', body: { refreshToken } satisfies RefreshBody }, access))
     if (response.status === 401) {
       // Spent, reused or revoked: this session is over. Keeping the tokens would only repeat the failure.
       const error = await ApiError.from(response)

@@ -1,4 +1,4 @@
-// arena/sdk: the client SDK of public-api.md. fetch only, no Node or Bun
+// @arena/sdk: the client SDK of public-api.md. fetch only, no Node or Bun
 // built-ins, so the same module runs in Bun, Node 20+ and browsers.
 //
 //   const arena = createClient({ environment: 'local' })
@@ -6,21 +6,21 @@
 //   const game = arena.game(gameId, gameKey)
 //   const session = await game.openSession(matchId)
 //   const decision = await game.submitResult(session, { outcome: 'WIN', winnerParticipantId })
-import { Auth, type AuthOptions } from './auth'
-import { EventsClient } from './events'
-import { GameClient } from './game'
-import { PurchaseClient, type IntegrityCheck } from './purchases'
-import { readJson, Transport } from './transport'
-import type { Environment, FetchLike, MyMatch, Tokens, Tournament, User, Wallet } from './types'
+import { Auth, type AuthOptions } from './auth.js'
+import { EventsClient } from './events.js'
+import { GameClient } from './game.js'
+import { PurchaseClient, type IntegrityCheck } from './purchases.js'
+import { readJson, Transport } from './transport.js'
+import type { Environment, FetchLike, MyMatch, Tokens, Tournament, User, Wallet } from './types.js'
 
-export * from './errors'
-export type * from './types'
-export type { AuthorizeInput, AuthorizeResult, IntegrityCheck, IntegrityReport, IntegrityVerdict } from './purchases'
-export type { EventBatchHandler, PollOptions, Subscription, SubscriptionEnd, SubscribeOptions } from './events'
-export type { Auth } from './auth'
-export type { EventsClient } from './events'
-export type { GameClient } from './game'
-export type { PurchaseClient } from './purchases'
+export * from './errors.js'
+export type * from './types.js'
+export type { AuthorizeInput, AuthorizeResult, IntegrityCheck, IntegrityReport, IntegrityVerdict } from './purchases.js'
+export type { EventBatchHandler, PollOptions, Subscription, SubscriptionEnd, SubscribeOptions } from './events.js'
+export type { Auth } from './auth.js'
+export type { EventsClient } from './events.js'
+export type { GameClient } from './game.js'
+export type { PurchaseClient } from './purchases.js'
 
 /** The one environment with a known address: `arena serve` on this machine. */
 export const LOCAL_BASE_URL = 'http://localhost:8080'

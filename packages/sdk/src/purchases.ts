@@ -1,11 +1,12 @@
 // The purchase client (public-api.md "Secure purchases", contract §3): on-device
 // integrity checks, then a one-time PIN session minted and verified exactly
 // once. A verify is never sent twice, whatever happens to the first one.
-import type { Auth } from './auth'
-import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired, type IntegrityFinding } from './errors'
-import { newIdempotencyKey } from './ids'
-import { readJson, type Call } from './transport'
-import type { IntegrityLevel, PinSessionResponse, PinVerifyResponse } from './types'
+import type { Auth } from './auth.js'
+import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired, type IntegrityFinding } from './errors.js'
+import { newIdempotencyKey } from './ids.js'
+import type { SecurityEventAccepted, SecurityEventBody, SetPinBody, VerifyBody } from './requests.js'
+import { readJson, type Call } from './transport.js'
+import type { IntegrityLevel, PinSessionResponse, PinVerifyResponse } from './types.js'
 
 /** What a check may return: a level, or a level with a reason for the report. */
 export type IntegrityVerdict = IntegrityLevel | { level: IntegrityLevel; reason?: string }
@@ -99,7 +100,7 @@ export class PurchaseClient {
       method: 'POST',
       path: `/api/v1/security/pin-session/${encodeURIComponent(mint.sessionId)}/verify`,
       headers: { 'x-secure-session': mint.sessionToken },
-      body: { pin: input.pin, amount: input.amount, destinationAddress: input.destinationAddress, idempotencyKey },
+      body: { pin: input.pin, amount: input.amount, destinationAddress: input.destinationAddress, idempotencyKey } satisfies VerifyBody,
     }
     // Failing to get a token (a rotation without an answer) happens before the
     // verify is sent: that is an ordinary error, not an unknown outcome.
@@ -125,7 +126,7 @@ export class PurchaseClient {
 
   /** Sets or changes the PIN (4–8 digits); the account password re-authenticates. */
   async setPin(pin: string, password: string): Promise<void> {
-    await readJson(await this.auth.send({ method: 'PUT', path: '/api/v1/security/pin', body: { pin, password } }))
+    await readJson(await this.auth.send({ method: 'PUT', path: '/api/v1/security/pin', body: { pin, password } satisfies SetPinBody }))
   }
 
   /** Best effort: a report that fails must not decide the purchase, so it answers whether it got through. */
@@ -134,11 +135,11 @@ export class PurchaseClient {
       const response = await this.auth.send({
         method: 'POST',
         path: '/api/v1/security/events',
-        body: { kind, level: integrity.level, details: { findings: integrity.findings } },
+        body: { kind, level: integrity.level, details: { findings: integrity.findings } } satisfies SecurityEventBody,
       })
       if (response.status !== 202) return false
       // 202 with accepted: false means the server shed it under load.
-      return ((await response.json()) as { accepted?: boolean }).accepted === true
+      return ((await response.json()) as Partial<SecurityEventAccepted>).accepted === true
     } catch {
       return false
     }

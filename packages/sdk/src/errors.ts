@@ -1,12 +1,7 @@
 // Every failure the SDK throws. HTTP answers become ApiError (or a subclass a
 // caller can `instanceof`); a request that never got an answer is a
 // NetworkError, except on PIN verify, where it is OutcomeUnknown.
-import type { IntegrityLevel } from './types'
-
-export interface ErrorDetail {
-  path: string
-  message: string
-}
+import type { ErrorDetail, IntegrityLevel } from './types.js'
 
 /** Codes for answers that carried no envelope (a proxy's page, or the plain `{ message }` shape). */
 const CODE_BY_STATUS: Record<number, string> = {

@@ -2,10 +2,10 @@
 // keeps the cursor; `subscribe` long-polls in a loop, hands each page to the
 // handler as one batch, and moves its cursor only after the handler returned,
 // so a batch whose handler threw is delivered again (at least once).
-import type { Auth } from './auth'
-import { ApiError, NotSignedIn } from './errors'
-import { readJson } from './transport'
-import type { EventsPage, EventTopic, PlaneEvent } from './types'
+import type { Auth } from './auth.js'
+import { ApiError, NotSignedIn } from './errors.js'
+import { readJson } from './transport.js'
+import type { EventsPage, EventTopic, PlaneEvent } from './types.js'
 
 export interface PollOptions {
   topics?: EventTopic[]

@@ -1,7 +1,7 @@
 // One HTTP call: URL building, JSON, timeouts and the mapping of failures to
 // errors. It never retries; the callers decide what may be sent twice.
-import { ApiError, NetworkError } from './errors'
-import type { FetchLike } from './types'
+import { ApiError, NetworkError } from './errors.js'
+import type { FetchLike } from './types.js'
 
 export interface TransportOptions {
   baseUrl: string

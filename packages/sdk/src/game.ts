@@ -1,8 +1,9 @@
 // The game side (public-api.md "Game SDK"): a single-use match session per
 // player, then one result claim that consumes it.
-import type { Auth } from './auth'
-import { readJson } from './transport'
-import type { Claim, Decision, GameSession } from './types'
+import type { Auth } from './auth.js'
+import { readJson } from './transport.js'
+import type { SessionBody } from './requests.js'
+import type { Claim, Decision, GameSession } from './types.js'
 
 export class GameClient {
   constructor(
@@ -13,7 +14,7 @@ export class GameClient {
 
   /** Issues a single-use session for the signed-in player in `matchId`. */
   async openSession(matchId: string): Promise<GameSession> {
-    const response = await this.auth.send({ method: 'POST', path: this.path('sessions'), headers: { 'x-game-key': this.gameKey }, body: { matchId } })
+    const response = await this.auth.send({ method: 'POST', path: this.path('sessions'), headers: { 'x-game-key': this.gameKey }, body: { matchId } satisfies SessionBody })
     return readJson<GameSession>(response)
   }
 

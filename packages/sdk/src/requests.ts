@@ -1,0 +1,48 @@
+// The bodies the SDK sends, mirroring the server's TypeBox models like the
+// answers in types.ts (and checked against them the same way). Internal: the
+// public methods take their own arguments and build these.
+
+export interface LoginBody {
+  /** E-mail or username. */
+  identifier: string
+  password: string
+}
+
+export interface RefreshBody {
+  refreshToken: string
+}
+
+export interface LogoutBody {
+  all?: boolean
+}
+
+export interface SessionBody {
+  matchId: string
+}
+
+export interface VerifyBody {
+  pin: string
+  /** Decimal string. */
+  amount: string
+  destinationAddress: string
+  idempotencyKey: string
+}
+
+export interface SetPinBody {
+  pin: string
+  /** The account password, to re-authenticate. */
+  password: string
+}
+
+export interface SecurityEventBody {
+  /** UPPER_SNAKE, e.g. ENV_COMPROMISED. */
+  kind: string
+  level?: 'SAFE' | 'WARN' | 'COMPROMISED'
+  details?: Record<string, unknown>
+  occurredAt?: string
+}
+
+/** How many events the server accepted (false when it shed them under overload). */
+export interface SecurityEventAccepted {
+  accepted: boolean
+}

@@ -1,0 +1,59 @@
+// Compile-time half of the drift check (the runtime half is
+// wire-types.test.ts): the SDK's standalone wire types must be exactly the
+// server's TypeBox models. `tsc --noEmit` (the first step of `npm test`)
+// fails on this file when a field is added, renamed, retyped or made optional
+// on either side. Not a test file: bun never runs it, tsc checks it.
+import type { Static, TSchema } from '@sinclair/typebox'
+import type * as Sdk from '../../packages/sdk/src/types'
+import type * as SdkRequests from '../../packages/sdk/src/requests'
+import type * as AuthModel from '../../src/modules/auth/model'
+import type * as GamesModel from '../../src/modules/games/model'
+import type * as MatchesModel from '../../src/modules/matches/model'
+import type * as SecurityModel from '../../src/modules/security/model'
+import type * as WalletModel from '../../src/modules/wallet/model'
+import type * as EventsModel from '../../src/modules/events/model'
+import type * as SharedModels from '../../src/shared/models'
+import type { EventTopic as ServerEventTopic } from '../../src/db/schema/events'
+
+/** Exact type equality (not mere assignability: an extra optional field on one side counts). */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
+/** Fails to compile unless the argument is `true`; the alias names the pair in tsc's message. */
+type Same<T extends true> = T
+
+type Model<S extends TSchema> = Static<S>
+
+export type WireTypes = [
+  Same<Equal<Sdk.User, Model<typeof AuthModel.User>>>,
+  Same<Equal<Sdk.TokenResponse, Model<typeof AuthModel.TokenResponse>>>,
+  Same<Equal<Sdk.LogoutResult, Model<typeof AuthModel.LogoutResponse>>>,
+  Same<Equal<Sdk.Match, Model<typeof GamesModel.Match>>>,
+  Same<Equal<Sdk.Tournament, Model<typeof GamesModel.Tournament>>>,
+  Same<Equal<Sdk.MyMatch, Model<typeof MatchesModel.MyMatch>>>,
+  Same<Equal<Sdk.GameSession, Model<typeof MatchesModel.GameSessionResponse>>>,
+  Same<Equal<Sdk.Decision, Model<typeof MatchesModel.DecisionResponse>>>,
+  Same<Equal<Sdk.IntegrityLevel, Model<typeof SecurityModel.IntegrityLevel>>>,
+  Same<Equal<Sdk.Withdrawal, Model<typeof SecurityModel.Withdrawal>>>,
+  Same<Equal<Sdk.PinSessionResponse, Model<typeof SecurityModel.PinSessionResponse>>>,
+  Same<Equal<Sdk.PinVerifyResponse, Model<typeof SecurityModel.PinVerifyResponse>>>,
+  Same<Equal<Sdk.Wallet, Model<typeof WalletModel.WalletResponse>>>,
+  Same<Equal<Sdk.PlaneEvent, Model<typeof EventsModel.PlaneEvent>>>,
+  Same<Equal<Sdk.EventsPage, Model<typeof EventsModel.EventsPage>>>,
+  Same<Equal<Sdk.EventTopic, ServerEventTopic>>,
+  Same<Equal<Sdk.ErrorEnvelope, Model<typeof SharedModels.ErrorResponse>>>,
+  // The bodies the SDK sends.
+  Same<Equal<SdkRequests.LoginBody, Model<typeof AuthModel.LoginBody>>>,
+  Same<Equal<SdkRequests.RefreshBody, Model<typeof AuthModel.RefreshBody>>>,
+  Same<Equal<SdkRequests.LogoutBody, Model<typeof AuthModel.LogoutBody>>>,
+  Same<Equal<SdkRequests.SessionBody, Model<typeof MatchesModel.SessionBody>>>,
+  Same<Equal<SdkRequests.VerifyBody, Model<typeof SecurityModel.VerifyBody>>>,
+  Same<Equal<SdkRequests.SetPinBody, Model<typeof SecurityModel.SetPinBody>>>,
+  Same<Equal<SdkRequests.SecurityEventBody, Model<typeof SecurityModel.SecurityEventBody>>>,
+  Same<Equal<SdkRequests.SecurityEventAccepted, Model<typeof SecurityModel.SecurityEventAccepted>>>,
+  // The claim is a union where the server has one object with optional fields
+  // (see ClaimBody): every claim the SDK can build is a body the server takes,
+  // and both offer the same outcomes, fields and score.
+  Same<Equal<Sdk.Claim extends Model<typeof MatchesModel.ClaimBody> ? true : false, true>>,
+  Same<Equal<Sdk.Claim['outcome'], Model<typeof MatchesModel.ClaimBody>['outcome']>>,
+  Same<Equal<Exclude<keyof Extract<Sdk.Claim, { outcome: 'WIN' }>, never>, keyof Model<typeof MatchesModel.ClaimBody>>>,
+  Same<Equal<Sdk.Claim['score'], Model<typeof MatchesModel.ClaimBody>['score']>>,
+]
