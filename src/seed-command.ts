@@ -238,7 +238,7 @@ function seedText(result: SeedResult, where: { database: string; port: number })
   const first = result.players[0]!
   const nameOf = new Map(result.tournament.participants.map((p) => [p.id, result.players.find((pl) => pl.id === p.userId)?.username ?? p.userId]))
   const width = Math.max(...result.players.map((p) => p.username.length))
-  const base = `http://localhost:${where.port}`
+  const base = `http://127.0.0.1:${where.port}`
   const lines = [
     `Seeded ${where.database}`,
     '',

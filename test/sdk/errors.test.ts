@@ -100,7 +100,7 @@ describe('SDK errors', () => {
   })
 
   test('environments are base URLs: local has a default, the others must be configured', () => {
-    expect(createClient({ environment: 'local' }).baseUrl).toBe('http://localhost:8080')
+    expect(createClient({ environment: 'local' }).baseUrl).toBe('http://127.0.0.1:8080')
     expect(createClient({ environment: 'staging', environments: { staging: 'https://staging.example/' } }).baseUrl).toBe('https://staging.example')
     expect(createClient({ environments: { production: 'https://arena.example' } }).environment).toBe('production')
     expect(() => createClient({ environment: 'sandbox' })).toThrow(/sandbox/)

@@ -23,14 +23,14 @@ export type { GameClient } from './game.js'
 export type { PurchaseClient } from './purchases.js'
 
 /** The one environment with a known address: `arena serve` on this machine. */
-export const LOCAL_BASE_URL = 'http://localhost:8080'
+export const LOCAL_BASE_URL = 'http://127.0.0.1:8080'
 
 export interface ClientOptions {
   /** The server's address (absolute, or relative to the page in a browser). Takes precedence over `environment`. */
   baseUrl?: string
   /** Which configured environment to talk to (public-api.md: `production` is the default). */
   environment?: Environment
-  /** The base URL of each environment the studio runs; `local` defaults to http://localhost:8080. */
+  /** The base URL of each environment the studio runs; `local` defaults to http://127.0.0.1:8080 (where `arena serve` listens in local). */
   environments?: Partial<Record<Environment, string>>
   /** Default `globalThis.fetch`. */
   fetch?: FetchLike
