@@ -10,5 +10,5 @@ export const ErrorResponse = t.Object(
       details: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }))),
     }),
   },
-  { $id: 'Error', description: 'Every error, whatever the status (contract §0)' },
+  { $id: 'Error', description: 'Every error, whatever the status: a code to act on, a message for people, the status again, and for validation the fields at fault' },
 )

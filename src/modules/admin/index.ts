@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
-import { ErrorResponse } from '../../shared/models'
+import { errors, INVALID, JSON_BODY, requiredHeaders, STORAGE } from '../../plugins/openapi'
 import { CreateGameBody, CreateGameResponse, CreateTournamentBody, GameKeyResponse, Match, TournamentResponse } from '../games/model'
 import type { GamesService } from '../games/service'
 import { DecisionResponse, ResolveBody } from '../matches/model'
@@ -15,7 +15,8 @@ import type { Db } from '../../db/client'
 import { listSecurityEvents } from '../security/event-log'
 
 export const ADMIN_TOKEN_HEADER = 'x-admin-token'
-const ADMIN_SECURITY = [{ adminToken: [] }]
+/** Every operator route: the token is checked before anything else, validation included. */
+const OPERATOR = { 401: ['unauthorized'] } as const
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 
 /** The /api/v1/admin tree while no operator token is configured: every path, every method. */
@@ -28,7 +29,8 @@ export const operatorApiDisabled = new Elysia({ name: 'arena/admin-disabled' }).
 )
 
 export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService, db: Db) {
-  const detail = (summary: string) => ({ tags: ['admin'], summary, security: ADMIN_SECURITY })
+  // The token is a required header of every route here, checked by the module's transform hook.
+  const detail = (summary: string) => ({ tags: ['admin'], summary, parameters: requiredHeaders(ADMIN_TOKEN_HEADER) })
   return (
     new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
       // transform runs before validation: a caller without the token learns
@@ -44,11 +46,11 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
           set.status = 201
           return games.createGame(body.name)
         },
-        { body: CreateGameBody, response: { 201: CreateGameResponse, 401: ErrorResponse, 422: ErrorResponse }, detail: detail('Create a game; its key is shown once') },
+        { body: CreateGameBody, response: { 201: CreateGameResponse, ...errors(JSON_BODY, OPERATOR, STORAGE) }, detail: detail('Create a game; its key is shown once') },
       )
       .post('/games/:id/rotate-key', ({ params }) => games.rotateKey(params.id), {
         params: IdParams,
-        response: { 200: GameKeyResponse, 401: ErrorResponse, 404: ErrorResponse },
+        response: { 200: GameKeyResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
         detail: detail('Issue a new game key; the old one stops working'),
       })
       .post(
@@ -59,18 +61,18 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
         },
         {
           body: CreateTournamentBody,
-          response: { 201: TournamentResponse, 401: ErrorResponse, 404: ErrorResponse, 422: ErrorResponse },
+          response: { 201: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
           detail: detail('Create a single-elimination tournament, seeded in the given order'),
         },
       )
       .post('/tournaments/:id/start', ({ params }) => ({ tournament: games.startTournament(params.id) }), {
         params: IdParams,
-        response: { 200: TournamentResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse },
+        response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         detail: detail('Build the bracket, apply byes, open the first matches'),
       })
       .get('/tournaments/:id', ({ params }) => ({ tournament: games.getTournament(params.id) }), {
         params: IdParams,
-        response: { 200: TournamentResponse, 401: ErrorResponse, 404: ErrorResponse },
+        response: { 200: TournamentResponse, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
         detail: detail('A tournament with its participants and bracket'),
       })
       .post(
@@ -82,7 +84,7 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
             amount: t.String({ maxLength: 64, description: 'decimal string, e.g. "100.00"' }),
             reference: t.String({ minLength: 1, maxLength: 128, description: 'the same reference credits once' }),
           }),
-          response: { 200: t.Object({ balance: t.String() }), 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse },
+          response: { 200: t.Object({ balance: t.String() }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
           detail: detail('Credit a wallet (idempotent by reference)'),
         },
       )
@@ -99,20 +101,14 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
         },
         {
           query: t.Object({ after: t.Optional(t.String({ maxLength: 20 })), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })) }),
-          response: { 200: t.Object({ events: t.Array(t.Record(t.String(), t.Unknown())), cursor: t.String() }), 401: ErrorResponse, 422: ErrorResponse },
+          response: { 200: t.Object({ events: t.Array(t.Record(t.String(), t.Unknown())), cursor: t.String() }), ...errors(OPERATOR, INVALID, STORAGE) },
           detail: detail('Security events, oldest first after the cursor'),
         },
       )
       .post('/matches/:id/resolve', ({ params, body }) => matchService.resolve(params.id, body.winnerParticipantId), {
         params: IdParams,
         body: ResolveBody,
-        response: {
-          200: t.Object({ match: Match, decision: DecisionResponse }),
-          401: ErrorResponse,
-          404: ErrorResponse,
-          409: ErrorResponse,
-          422: ErrorResponse,
-        },
+        response: { 200: t.Object({ match: Match, decision: DecisionResponse }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['match_not_running'] }, STORAGE) },
         detail: detail('Decide a disputed (or running) match; advances the bracket'),
       })
   )

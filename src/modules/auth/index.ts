@@ -1,8 +1,7 @@
 // Accounts and auth sessions over HTTP (contract §1).
 import { Elysia } from 'elysia'
 import { authGuard } from '../../plugins/auth'
-import { BEARER_SECURITY } from '../../plugins/openapi'
-import { ErrorResponse } from '../../shared/models'
+import { BEARER, BEARER_SECURITY, errors, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import {
   LoginBody,
   LogoutBody,
@@ -31,7 +30,8 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
       },
       {
         body: RegisterBody,
-        response: { 201: UserResponse, 409: ErrorResponse, 422: ErrorResponse },
+        // 503 also when the password-hash gate is full.
+        response: { 201: UserResponse, ...errors(JSON_BODY, { 409: ['username_taken', 'email_taken'] }, STORAGE) },
         detail: { tags: ['auth'], summary: 'Create an account (any Authorization header is ignored)' },
       },
     )
@@ -45,7 +45,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
       },
       {
         body: LoginBody,
-        response: { 200: TokenResponse, 401: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse },
+        response: { 200: TokenResponse, ...errors(JSON_BODY, { 401: ['invalid_credentials'], 429: ['rate_limited'] }, STORAGE) },
         detail: { tags: ['auth'], summary: 'Exchange an email or username and a password for tokens' },
       },
     )
@@ -55,7 +55,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
       {
         authAllowExpired: true,
         body: RefreshBody,
-        response: { 200: TokenResponse, 401: ErrorResponse, 422: ErrorResponse },
+        response: { 200: TokenResponse, ...errors(JSON_BODY, BEARER, { 401: ['refresh_token_reused'] }, STORAGE) },
         detail: {
           tags: ['auth'],
           summary: 'Rotate a refresh token; the bearer may be expired but must be of the same session',
@@ -70,17 +70,17 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
         if (context.body === null || context.body === undefined) context.body = {}
       },
       body: LogoutBody,
-      response: { 200: LogoutResponse, 401: ErrorResponse, 422: ErrorResponse },
+      response: { 200: LogoutResponse, ...errors(JSON_BODY, BEARER, STORAGE) },
       detail: { tags: ['auth'], summary: 'Revoke this session, or with { all: true } every session of the user', security: BEARER_SECURITY },
     })
     .get('/me', ({ auth: { user } }) => ({ user }), {
       auth: true,
-      response: { 200: UserResponse, 401: ErrorResponse },
+      response: { 200: UserResponse, ...errors(BEARER, STORAGE) },
       detail: { tags: ['auth'], summary: 'The authenticated user', security: BEARER_SECURITY },
     })
     .get('/me/sessions', ({ auth: { user, session } }) => ({ sessions: auth.listSessions(user.id, session.id) }), {
       auth: true,
-      response: { 200: SessionsResponse, 401: ErrorResponse },
+      response: { 200: SessionsResponse, ...errors(BEARER, STORAGE) },
       detail: { tags: ['auth'], summary: 'Where the user is logged in: the live sessions', security: BEARER_SECURITY },
     })
 }

@@ -3,8 +3,7 @@ import { Elysia } from 'elysia'
 import { EventsPage, EventsQuery } from './model'
 import type { Db } from '../../db/client'
 import { authGuard } from '../../plugins/auth'
-import { BEARER_SECURITY } from '../../plugins/openapi'
-import { ErrorResponse } from '../../shared/models'
+import { BEARER, BEARER_SECURITY, errors, INVALID, STORAGE } from '../../plugins/openapi'
 import type { AuthService } from '../auth/service'
 import { pollEvents } from './plane'
 import type { Lifecycle } from '../health/service'
@@ -19,11 +18,7 @@ export function eventsModule(auth: AuthService, db: Db, lifecycle: Lifecycle) {
       {
         auth: true,
         query: EventsQuery,
-        response: {
-          200: EventsPage,
-          401: ErrorResponse,
-          422: ErrorResponse,
-        },
+        response: { 200: EventsPage, ...errors(BEARER, INVALID, STORAGE) },
         detail: { tags: ['events'], summary: 'The caller\'s events after a cursor, oldest first; waits up to `wait` s for new ones', security: BEARER_SECURITY },
       },
     )

@@ -1,8 +1,7 @@
 // Player read of a tournament (contract §6: the same object operators see).
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../../plugins/auth'
-import { BEARER_SECURITY } from '../../plugins/openapi'
-import { ErrorResponse } from '../../shared/models'
+import { BEARER, BEARER_SECURITY, errors, INVALID, STORAGE } from '../../plugins/openapi'
 import type { AuthService } from '../auth/service'
 import { TournamentResponse } from './model'
 import type { GamesService } from './service'
@@ -13,7 +12,7 @@ export function gamesModule(auth: AuthService, games: GamesService) {
     .get('/tournaments/:id', ({ params }) => ({ tournament: games.getTournament(params.id) }), {
       auth: true,
       params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
-      response: { 200: TournamentResponse, 401: ErrorResponse, 404: ErrorResponse },
+      response: { 200: TournamentResponse, ...errors(BEARER, INVALID, { 404: ['not_found'] }, STORAGE) },
       detail: { tags: ['tournaments'], summary: 'A tournament with its participants and bracket', security: BEARER_SECURITY },
     })
 }

@@ -2,17 +2,14 @@
 import { Elysia, t, type Static } from 'elysia'
 import { AppError } from '../../shared/errors'
 import { authGuard } from '../../plugins/auth'
-import { BEARER_SECURITY } from '../../plugins/openapi'
-import { ErrorResponse } from '../../shared/models'
+import { BEARER, BEARER_SECURITY, errors, JSON_BODY, routeHeaders, STORAGE } from '../../plugins/openapi'
 import type { AuthService } from '../auth/service'
 import { ClaimBody, DecisionResponse, GameIdParams, GameSessionResponse, MyMatch, SessionBody } from './model'
 import type { ClaimInput, MatchesService } from './service'
 
-const GameKeyHeaders = t.Object({ 'x-game-key': t.Optional(t.String({ description: 'the game key from the operator' })) })
-const ResultHeaders = t.Object({
-  'x-game-key': t.Optional(t.String()),
-  'x-session-token': t.Optional(t.String({ description: 'the single-use token from the session issue' })),
-})
+// Required, but answered by the service (403, 401), not by validation: see routeHeaders.
+const SessionHeaders = routeHeaders('x-game-key')
+const ResultHeaders = routeHeaders('x-game-key', 'x-session-token')
 
 /** WIN names a winner, DRAW does not: checked here, where the schema cannot say it. */
 function toClaim(body: Static<typeof ClaimBody>): ClaimInput {
@@ -51,10 +48,13 @@ export function matchesModule(auth: AuthService, matchService: MatchesService) {
       {
         auth: true,
         params: GameIdParams,
-        headers: GameKeyHeaders,
+        headers: SessionHeaders.schema,
         body: SessionBody,
-        response: { 201: GameSessionResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse },
-        detail: { tags: ['game-sdk'], summary: 'Issue a single-use match session for the caller', security: BEARER_SECURITY },
+        response: {
+          201: GameSessionResponse,
+          ...errors(JSON_BODY, BEARER, { 403: ['invalid_game_key', 'not_a_participant'], 404: ['not_found'], 409: ['match_not_running', 'already_claimed'] }, STORAGE),
+        },
+        detail: { tags: ['game-sdk'], summary: 'Issue a single-use match session for the caller', security: BEARER_SECURITY, parameters: SessionHeaders.parameters },
       },
     )
     .post(
@@ -71,15 +71,23 @@ export function matchesModule(auth: AuthService, matchService: MatchesService) {
       {
         auth: true,
         params: GameIdParams,
-        headers: ResultHeaders,
+        headers: ResultHeaders.schema,
         body: ClaimBody,
-        response: { 200: DecisionResponse, 401: ErrorResponse, 403: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse },
-        detail: { tags: ['game-sdk'], summary: 'Submit the caller\'s result claim; consumes the session token', security: BEARER_SECURITY },
+        response: {
+          200: DecisionResponse,
+          ...errors(JSON_BODY, BEARER, { 401: ['session_token_invalid'], 403: ['invalid_game_key'], 409: ['match_not_running', 'already_claimed'] }, STORAGE),
+        },
+        detail: {
+          tags: ['game-sdk'],
+          summary: 'Submit the caller\'s result claim; consumes the session token',
+          security: BEARER_SECURITY,
+          parameters: ResultHeaders.parameters,
+        },
       },
     )
     .get('/me/matches', ({ auth: { user } }) => ({ matches: matchService.myMatches(user.id) }), {
       auth: true,
-      response: { 200: t.Object({ matches: t.Array(MyMatch) }), 401: ErrorResponse },
+      response: { 200: t.Object({ matches: t.Array(MyMatch) }), ...errors(BEARER, STORAGE) },
       detail: { tags: ['matches'], summary: 'The caller\'s open matches', security: BEARER_SECURITY },
     })
 }

@@ -3,8 +3,7 @@
 import { Elysia, t } from 'elysia'
 import { PinSessionResponse, PinVerifyResponse, SecurityEventAccepted, SecurityEventBody, SetPinBody, VerifyBody } from './model'
 import { authGuard } from '../../plugins/auth'
-import { BEARER_SECURITY } from '../../plugins/openapi'
-import { ErrorResponse } from '../../shared/models'
+import { BEARER, BEARER_SECURITY, errors, JSON_BODY, routeHeaders, STORAGE } from '../../plugins/openapi'
 import type { AuthService } from '../auth/service'
 import type { WithdrawalService } from '../wallet/withdrawals'
 import type { PinService } from './pin-service'
@@ -12,6 +11,8 @@ import type { SecurityEventLog } from './event-log'
 import { AppError } from '../../shared/errors'
 
 export const MAX_DETAILS_BYTES = 8 * 1024
+// Required, but a missing one is the service's 401, not a validation 422: see routeHeaders.
+const VerifyHeaders = routeHeaders('x-secure-session')
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/
 
 /** Per-user token bucket: a burst of 30, refilled at 10 per second. */
@@ -63,7 +64,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
       {
         auth: true,
         body: SecurityEventBody,
-        response: { 202: SecurityEventAccepted, 401: ErrorResponse, 413: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse },
+        response: { 202: SecurityEventAccepted, ...errors(JSON_BODY, BEARER, { 429: ['rate_limited'] }, STORAGE) },
         detail: { tags: ['security'], summary: 'Report a security event (best effort)', security: BEARER_SECURITY },
       },
     )
@@ -76,7 +77,8 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
       {
         auth: true,
         body: SetPinBody,
-        response: { 200: t.Object({ ok: t.Literal(true) }), 401: ErrorResponse, 403: ErrorResponse, 422: ErrorResponse },
+        // 429: the password check shares the login throttle; 503 also when the hash gate is full.
+        response: { 200: t.Object({ ok: t.Literal(true) }), ...errors(JSON_BODY, BEARER, { 403: ['forbidden'], 429: ['rate_limited'] }, STORAGE) },
         detail: { tags: ['security'], summary: 'Set or change the PIN', security: BEARER_SECURITY },
       },
     )
@@ -92,12 +94,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
           if (context.body === null || context.body === undefined) context.body = {}
         },
         body: t.Object({}),
-        response: {
-          201: PinSessionResponse,
-          401: ErrorResponse,
-          409: ErrorResponse,
-          429: ErrorResponse,
-        },
+        response: { 201: PinSessionResponse, ...errors(JSON_BODY, BEARER, { 409: ['conflict'], 429: ['pin_locked'] }, STORAGE) },
         detail: { tags: ['security'], summary: 'Mint a one-time PIN session', security: BEARER_SECURITY },
       },
     )
@@ -113,10 +110,25 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
       {
         auth: true,
         params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
-        headers: t.Object({ 'x-secure-session': t.Optional(t.String({ description: 'sessionToken from mint' })) }),
+        headers: VerifyHeaders.schema,
         body: VerifyBody,
-        response: { 200: PinVerifyResponse, 401: ErrorResponse, 409: ErrorResponse, 410: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse },
-        detail: { tags: ['security'], summary: 'Verify the PIN once and authorize one withdrawal (never retry)', security: BEARER_SECURITY, operationId: 'verifyPin' },
+        // 503 also when the hash gate is full or custody cannot create the wallet.
+        response: {
+          200: PinVerifyResponse,
+          ...errors(
+            JSON_BODY,
+            BEARER,
+            { 409: ['idempotency_key_reused'], 410: ['session_expired'], 422: ['invalid_destination', 'insufficient_funds'], 429: ['pin_locked'] },
+            STORAGE,
+          ),
+        },
+        detail: {
+          tags: ['security'],
+          summary: 'Verify the PIN once and authorize one withdrawal (never retry)',
+          security: BEARER_SECURITY,
+          operationId: 'verifyPin',
+          parameters: VerifyHeaders.parameters,
+        },
       },
     )
 }

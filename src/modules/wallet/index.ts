@@ -2,8 +2,7 @@
 import { Elysia } from 'elysia'
 import { WalletResponse } from './model'
 import { authGuard } from '../../plugins/auth'
-import { BEARER_SECURITY } from '../../plugins/openapi'
-import { ErrorResponse } from '../../shared/models'
+import { BEARER, BEARER_SECURITY, errors, STORAGE } from '../../plugins/openapi'
 import type { AuthService } from '../auth/service'
 import type { WalletService } from './service'
 
@@ -12,10 +11,8 @@ export function walletModule(auth: AuthService, wallet: WalletService) {
     .use(authGuard(auth))
     .get('/wallet', ({ auth: { user } }) => wallet.wallet(user.id), {
       auth: true,
-      response: {
-        200: WalletResponse,
-        401: ErrorResponse,
-      },
+      // 503 also while custody cannot create the wallet (Retry-After: 5).
+      response: { 200: WalletResponse, ...errors(BEARER, STORAGE) },
       detail: { tags: ['wallet'], summary: 'Balance and custody address (created on first use)', security: BEARER_SECURITY },
     })
 }

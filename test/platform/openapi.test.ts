@@ -1,0 +1,317 @@
+// The OpenAPI document is a valid OpenAPI document, and it and docs/api.md
+// describe every route the app serves: each route's required headers, and
+// every error it can answer with the codes of each status, the same in both.
+//
+// Validator: @seriousme/openapi-schema-validator checks a document against the
+// OpenAPI Initiative's published JSON Schemas for 2.0, 3.0, 3.1 and 3.2
+// (Elysia emits 3.1), bundled in the package, so it needs no network.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { Elysia } from 'elysia'
+import { createTestApp, req, type TestApp } from '../helpers/app'
+import { ADMIN_TOKEN, createArenaApp, createGame } from '../helpers/arena'
+import { login, registerUser } from '../helpers/auth'
+import { ERROR_CODES, type ErrorCode } from '../../src/shared/errors'
+import { openApiPath, SPECIAL_HEADERS, type SpecialHeader } from '../../src/plugins/openapi'
+
+const ROOT = join(import.meta.dir, '../..')
+const API_MD = readFileSync(join(ROOT, 'docs/api.md'), 'utf8')
+
+/** Routes deliberately left out of the document: the docs page and its plumbing. */
+const UNDOCUMENTED = new Set(['GET /openapi', 'GET /openapi/json', 'GET /openapi/assets/swagger-ui-bundle.js', 'GET /openapi/assets/swagger-ui.css'])
+
+/** Which operations need which of the headers arena reads besides Authorization. */
+const NEEDS: Record<SpecialHeader, (path: string) => boolean> = {
+  'x-game-key': (path) => path.startsWith('/api/v1/game-sdk/'),
+  'x-session-token': (path) => path === '/api/v1/game-sdk/{gameId}/results',
+  'x-secure-session': (path) => path === '/api/v1/security/pin-session/{id}/verify',
+  'x-admin-token': (path) => path.startsWith('/api/v1/admin/'),
+}
+/** What a request without that header is answered (the route's own answer, not a validation 422). */
+const MISSING: Record<SpecialHeader, [number, ErrorCode]> = {
+  'x-game-key': [403, 'invalid_game_key'],
+  'x-session-token': [401, 'session_token_invalid'],
+  'x-secure-session': [401, 'unauthorized'],
+  'x-admin-token': [401, 'unauthorized'],
+}
+/** Listed once in docs/api.md's conventions rather than under every route. */
+const ANY_ROUTE_STATUSES = new Set([413, 500])
+
+interface Parameter {
+  name: string
+  in: string
+  required?: boolean
+}
+interface Response {
+  description: string
+  headers?: Record<string, unknown>
+  content?: Record<string, { schema: { $ref?: string } }>
+}
+interface Operation {
+  security?: Record<string, unknown>[]
+  parameters?: Parameter[]
+  requestBody?: unknown
+  /** Absent when the route declares no response map. */
+  responses: Record<string, Response>
+}
+interface Doc {
+  openapi: string
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, unknown> }
+}
+
+interface Op {
+  key: string
+  method: string
+  path: string
+  operation: Operation
+}
+
+function operations(doc: Doc): Op[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, operation })),
+  )
+}
+
+async function documentOf(app: Pick<TestApp, 'handle'>): Promise<Doc> {
+  const res = await app.handle(req('/openapi/json'))
+  expect(res.status).toBe(200)
+  return (await res.json()) as Doc
+}
+
+/** The error codes a response lists in its description, by status. */
+function codesOf(operation: Operation): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>()
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (Number(status) < 400) continue
+    out.set(Number(status), new Set([...response.description.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!)))
+  }
+  return out
+}
+
+/** What is wrong with the document's description of the app's routes, one line a problem. */
+function routeProblems(doc: Doc, routes: { method: string; path: string }[]): string[] {
+  const problems: string[] = []
+  const served = new Set(routes.map((r) => `${r.method} ${openApiPath(r.path)}`))
+  const documented = new Set(operations(doc).map((o) => o.key))
+  for (const route of routes) {
+    const key = `${route.method} ${openApiPath(route.path)}`
+    if (UNDOCUMENTED.has(`${route.method} ${route.path}`)) {
+      if (documented.has(key)) problems.push(`${key}: documented, but listed as deliberately undocumented`)
+    } else if (!documented.has(key)) problems.push(`${key}: served but not in the OpenAPI document`)
+  }
+  for (const key of documented) if (!served.has(key)) problems.push(`${key}: documented but not served`)
+
+  for (const { key, method, path, operation } of operations(doc)) {
+    const statuses = Object.keys(operation.responses ?? {}).map(Number)
+    const codes = codesOf(operation)
+    const success = statuses.filter((s) => s >= 200 && s < 300)
+    if (success.length !== 1) problems.push(`${key}: ${success.length} success responses`)
+    if (!statuses.some((s) => s >= 400 && s < 500)) problems.push(`${key}: no 4xx response`)
+    const bearer = operation.security?.some((s) => 'bearer' in s) ?? false
+    if (bearer && !codes.get(401)?.has('unauthorized')) problems.push(`${key}: bearer route without 401 unauthorized`)
+
+    for (const header of Object.keys(NEEDS) as SpecialHeader[]) {
+      const parameter = operation.parameters?.find((p) => p.in === 'header' && p.name === header)
+      if (NEEDS[header](path)) {
+        if (parameter?.required !== true) problems.push(`${key}: ${header} is not a required header parameter`)
+        const [status, code] = MISSING[header]
+        if (!codes.get(status)?.has(code)) problems.push(`${key}: needs ${header} but does not declare ${status} ${code}`)
+      } else if (parameter) problems.push(`${key}: declares ${header}, which it does not read`)
+    }
+
+    const hasInput = (operation.parameters ?? []).some((p) => p.in === 'path' || p.in === 'query') || operation.requestBody !== undefined
+    if (hasInput && !statuses.includes(422)) problems.push(`${key}: takes input but declares no 422`)
+    if ((method === 'POST' || method === 'PUT') && !(statuses.includes(400) && statuses.includes(415))) {
+      problems.push(`${key}: parses a body but does not declare 400 and 415`)
+    }
+    for (const s of ANY_ROUTE_STATUSES) if (!statuses.includes(s)) problems.push(`${key}: no ${s}`)
+
+    for (const [status, set] of codes) {
+      const response = operation.responses[String(status)]!
+      if (response.content?.['application/json']?.schema.$ref !== '#/components/schemas/Error') problems.push(`${key}: ${status} is not the error envelope`)
+      if ((status === 429 || status === 503) && !response.headers?.['retry-after']) problems.push(`${key}: ${status} without Retry-After`)
+      if (set.size === 0) problems.push(`${key}: ${status} lists no error code`)
+      for (const code of set) {
+        const expected = ERROR_CODES[code as ErrorCode]
+        if (expected === undefined) problems.push(`${key}: ${status} lists an unknown code ${code}`)
+        else if (expected !== status) problems.push(`${key}: ${code} is a ${expected}, listed under ${status}`)
+      }
+    }
+  }
+  return problems
+}
+
+/** The `### METHOD /path` section of docs/api.md, up to the next heading of its level or above. */
+function sectionOf(markdown: string, key: string): string | null {
+  const lines = markdown.split('\n')
+  const start = lines.findIndex((line) => line.trim() === `### ${key}`)
+  if (start === -1) return null
+  const end = lines.findIndex((line, i) => i > start && /^#{1,3} /.test(line))
+  return lines.slice(start + 1, end === -1 ? undefined : end).join('\n')
+}
+
+/** The error table of a route section: `| 409 | `a`, `b` | when |` rows, by status. */
+function documentedCodes(section: string): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>()
+  for (const m of section.matchAll(/^\| *([45]\d\d) *\| *([^|]*)\|/gm)) {
+    const status = Number(m[1])
+    const set = out.get(status) ?? new Set<string>()
+    for (const code of m[2]!.matchAll(/`([a-z_]+)`/g)) set.add(code[1]!)
+    out.set(status, set)
+  }
+  return out
+}
+
+/** Where docs/api.md and the OpenAPI document disagree about a route. */
+function markdownProblems(doc: Doc, markdown: string): string[] {
+  const problems: string[] = []
+  for (const { key, operation } of operations(doc)) {
+    const section = sectionOf(markdown, key)
+    if (section === null) {
+      problems.push(`${key}: no "### ${key}" section in docs/api.md`)
+      continue
+    }
+    const inDoc = documentedCodes(section)
+    const inSpec = codesOf(operation)
+    const show = (m: Map<number, Set<string>>) =>
+      [...m]
+        .filter(([s]) => !ANY_ROUTE_STATUSES.has(s))
+        .sort(([a], [b]) => a - b)
+        .map(([s, c]) => `${s} ${[...c].sort().join(',')}`)
+        .join('; ')
+    if (show(inDoc) !== show(inSpec)) problems.push(`${key}: docs/api.md lists ${show(inDoc) || 'no errors'}, the OpenAPI document ${show(inSpec)}`)
+  }
+  return problems
+}
+
+describe('the OpenAPI document', () => {
+  const ctx = createArenaApp()
+  afterAll(() => ctx.close())
+
+  test('is a valid OpenAPI 3.1 document', async () => {
+    const doc = await documentOf(ctx)
+    const validator = new Validator()
+    const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(validator.version).toBe('3.1')
+  })
+
+  test('documents every route, its required headers and every error it can answer', async () => {
+    const doc = await documentOf(ctx)
+    expect(routeProblems(doc, ctx.app.routes)).toEqual([])
+    // Operator routes are there because this app has an operator token.
+    expect(Object.keys(doc.paths)).toContain('/api/v1/admin/games')
+  })
+
+  test('describes each model once, in components, whatever requests came before', async () => {
+    const before = await documentOf(ctx)
+    expect(Object.keys(before.components.schemas)).toEqual(expect.arrayContaining(['Error', 'User', 'Tokens', 'Tournament', 'Match', 'Decision', 'Withdrawal']))
+    expect(JSON.stringify(before)).not.toContain('"$id"')
+    // Elysia changes a route's schemas when it first runs the route: the document must not.
+    for (const route of ctx.app.routes) {
+      await ctx.handle(req(route.path.replace(/:[A-Za-z]+/g, 'x'), { method: route.method, headers: { 'x-admin-token': ADMIN_TOKEN } }))
+    }
+    expect(await documentOf(ctx)).toEqual(before)
+  })
+
+  test('the bearer routes are the routes that refuse a request without a bearer', async () => {
+    const doc = await documentOf(ctx)
+    for (const { key, method, path, operation } of operations(doc)) {
+      const res = await ctx.handle(req(path.replace(/\{[^}]+\}/g, 'x'), { method, headers: { 'x-admin-token': ADMIN_TOKEN } }))
+      const refusedBearer = res.status === 401 && (res.headers.get('www-authenticate') ?? '').startsWith('Bearer')
+      const declaresBearer = operation.security?.some((s) => 'bearer' in s) ?? false
+      expect({ key, bearer: declaresBearer }).toEqual({ key, bearer: refusedBearer })
+    }
+  })
+
+  test('a request without a required header gets the route\'s own answer, never a validation 422', async () => {
+    const player = await registerUser(ctx)
+    const { accessToken } = await login(ctx, player.username)
+    const { game, gameKey } = await createGame(ctx)
+    const sent: Record<SpecialHeader, string> = { 'x-game-key': gameKey, 'x-session-token': 'gst_unknown', 'x-secure-session': 'unknown', 'x-admin-token': ADMIN_TOKEN }
+    // Bodies that pass each route's schema, so only the header is missing.
+    const bodies: Record<string, unknown> = {
+      '/api/v1/game-sdk/{gameId}/sessions': { matchId: 'mat_unknown' },
+      '/api/v1/game-sdk/{gameId}/results': { outcome: 'DRAW' },
+      '/api/v1/security/pin-session/{id}/verify': { pin: '482916', amount: '1', destinationAddress: 'unknown', idempotencyKey: 'k1' },
+    }
+    let checked = 0
+    for (const { key, method, path } of operations(await documentOf(ctx))) {
+      for (const header of (Object.keys(NEEDS) as SpecialHeader[]).filter((h) => NEEDS[h](path))) {
+        const headers: Record<string, string> = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' }
+        for (const other of Object.keys(NEEDS) as SpecialHeader[]) if (other !== header && NEEDS[other](path)) headers[other] = sent[other]
+        const url = path.replace('{gameId}', game.id).replace(/\{[^}]+\}/g, 'unknown')
+        const body = method === 'GET' ? undefined : JSON.stringify(bodies[path] ?? {})
+        const res = await ctx.handle(req(url, { method, headers, ...(body === undefined ? {} : { body }) }))
+        const code = ((await res.json()) as { error?: { code?: string } }).error?.code
+        expect({ key, header, status: res.status, code }).toEqual({ key, header, status: MISSING[header][0], code: MISSING[header][1] })
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(12)
+  })
+
+  test('the special headers are described in one place', () => {
+    expect(Object.keys(SPECIAL_HEADERS).sort()).toEqual(Object.keys(NEEDS).sort())
+  })
+})
+
+describe('docs/api.md', () => {
+  const ctx = createArenaApp()
+  afterAll(() => ctx.close())
+
+  test('has a section for every documented route, listing the same errors as the OpenAPI document', async () => {
+    expect(markdownProblems(await documentOf(ctx), API_MD)).toEqual([])
+  })
+
+  test('README and docs/ stand alone: nothing points outside the repository', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    expect(readme.includes('(docs/api.md)')).toBe(true)
+    for (const [name, text] of [['README.md', readme] as [string, string], ...docsFiles()]) {
+      expect({ name, outside: /\.\.\/shared|shared\/spec/.test(text) }).toEqual({ name, outside: false })
+    }
+  })
+})
+
+function docsFiles(): [string, string][] {
+  const dir = join(ROOT, 'docs')
+  return [...new Bun.Glob('**/*.md').scanSync(dir)].map((name) => [`docs/${name}`, readFileSync(join(dir, name), 'utf8')])
+}
+
+describe('the checks catch what they are for', () => {
+  test('a route missing from the document, or without errors, or missing from docs/api.md', async () => {
+    const probes = new Elysia()
+      .get('/api/v1/undocumented', () => 'x', { detail: { hide: true } })
+      .get('/api/v1/errorless', () => ({ ok: true }))
+    const app = createTestApp({ probes, env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN } })
+    try {
+      const doc = await documentOf(app)
+      const problems = routeProblems(doc, app.app.routes)
+      expect(problems).toContain('GET /api/v1/undocumented: served but not in the OpenAPI document')
+      expect(problems).toContain('GET /api/v1/errorless: no 4xx response')
+      expect(markdownProblems(doc, API_MD)).toContain('GET /api/v1/errorless: no "### GET /api/v1/errorless" section in docs/api.md')
+    } finally {
+      app.close()
+    }
+  })
+
+  test('a special header not required, an error code under the wrong status, a doc table that disagrees', async () => {
+    const ctx = createArenaApp()
+    try {
+      const doc = await documentOf(ctx)
+      const results = doc.paths['/api/v1/game-sdk/{gameId}/results']!.post!
+      results.parameters = results.parameters!.map((p) => (p.name === 'x-session-token' ? { ...p, required: false } : p))
+      results.responses['409']!.description = 'Error codes: `match_not_running`, `session_expired`'
+      const problems = routeProblems(doc, ctx.app.routes)
+      expect(problems).toContain('POST /api/v1/game-sdk/{gameId}/results: x-session-token is not a required header parameter')
+      expect(problems).toContain('POST /api/v1/game-sdk/{gameId}/results: session_expired is a 410, listed under 409')
+      expect(markdownProblems(doc, API_MD).some((p) => p.startsWith('POST /api/v1/game-sdk/{gameId}/results: docs/api.md lists'))).toBe(true)
+    } finally {
+      ctx.close()
+    }
+  })
+})
