@@ -72,8 +72,8 @@ export function routeHeaders(...names: SpecialHeader[]) {
 
 type ErrorCodes = Partial<Record<number, readonly ErrorCode[]>>
 
-/** Any route: a declared Content-Length over 64 KiB is refused before routing; anything unforeseen is a 500. */
-const ANY_ROUTE: ErrorCodes = { 413: ['payload_too_large'], 500: ['internal'] }
+/** Any route: headers over 16 KiB or a body over 64 KiB are refused before routing; anything unforeseen is a 500. */
+const ANY_ROUTE: ErrorCodes = { 413: ['payload_too_large'], 431: ['request_header_fields_too_large'], 500: ['internal'] }
 /** Any POST or PUT: its body is parsed (when it has one) before anything else. */
 export const JSON_BODY: ErrorCodes = { 400: ['malformed_json'], 415: ['unsupported_media_type'], 422: ['validation_failed'] }
 /** Path parameters, a query or a body that break the route's schema. */
@@ -88,7 +88,7 @@ const RETRY_AFTER = { 'retry-after': Type.Integer({ minimum: 1, description: 'se
 
 /**
  * The error part of a route's response map: `{ 200: X, ...errors(BEARER, { 404: ['not_found'] }) }`.
- * Codes of the same status from several sets are merged; 413 and 500 are added to every route.
+ * Codes of the same status from several sets are merged; 413, 431 and 500 are added to every route.
  */
 export function errors(...sets: ErrorCodes[]): Record<number, TSchema> {
   const merged = new Map<number, Set<string>>()

@@ -37,7 +37,7 @@ const MISSING: Record<SpecialHeader, [number, ErrorCode]> = {
   'x-admin-token': [401, 'unauthorized'],
 }
 /** Listed once in docs/api.md's conventions rather than under every route. */
-const ANY_ROUTE_STATUSES = new Set([413, 500])
+const ANY_ROUTE_STATUSES = new Set([413, 431, 500])
 
 interface Parameter {
   name: string
