@@ -6,8 +6,10 @@
 // picks, libfiu's failure draws) comes from streams derived from it, so a seed
 // replays a run as far as timing allows.
 //
-// What must stay true: no test draws from Math.random (or any unseeded
-// source) for anything that decides what it sends, when, or what it expects.
+// What must stay true: no randomized test draws from Math.random (or any
+// unseeded source) for anything that decides what it exercises, when, or what
+// it expects. (Unseeded randomness that only keeps values apart, like a
+// username's suffix or a fresh destination address, decides nothing.)
 
 /**
  * The seed of one randomized test file: `variable` when set, else a fresh one.

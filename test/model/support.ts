@@ -20,11 +20,11 @@ export function modelRuns(ciDefault: number): number {
 
 /**
  * fast-check parameters for a property of `runs` runs within `budgetMs`, from
- * `seed` (each model file chooses and prints its own with chooseSeed from
- * ARENA_MODEL_SEED, which replays it). Shrinking a
- * failure is bounded by the same time budget: an interrupted shrink still
- * reports the smallest counterexample found so far, and a property that
- * cannot finish its runs in the budget fails instead of passing on fewer runs.
+ * `seed` (each model file chooses and prints its own with chooseSeed;
+ * ARENA_MODEL_SEED replays it). Shrinking a failure is bounded by the same
+ * time budget: an interrupted shrink still reports the smallest counterexample
+ * found so far, and a property that cannot finish its runs in the budget fails
+ * instead of passing on fewer runs.
  */
 export function assertParams(runs: number, budgetMs: number, seed: number): fc.Parameters<unknown> {
   return {
