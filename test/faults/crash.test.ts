@@ -13,6 +13,13 @@
 //   stays in `finalizing`.
 // ARENA_CRASH_KILLS sets the number of kills (20 in the suite; the long run
 // uses 200).
+//
+// The kill moments, the players each worker picks and the tournaments' entrants
+// come from the seed printed at the start (ARENA_TEST_SEED replays it, as far
+// as the timing of a real process allows): each worker draws from its own
+// stream, so the interleaving does not change what it picks. The first kill
+// waits for one acknowledged request of every kind, so every check after every
+// restart has something to check, however early the kills fall.
 import { afterAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
@@ -21,8 +28,12 @@ import { ADMIN_TOKEN, admin, createGame, openSession, players, playerOf, started
 import { PASSWORD } from '../helpers/auth'
 import { mintRaw, PIN, someAddress, verify } from '../helpers/purchases'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
+import { chooseSeed, pickWith, seededRandom, shuffleWith } from '../helpers/seed'
 
 const KILLS = Number(process.env.ARENA_CRASH_KILLS ?? 20)
+const SEED = chooseSeed('ARENA_TEST_SEED', 'crash')
+/** How long the first kill may wait for one acknowledged request of every kind. */
+const FIRST_ACKS_MS = 60_000
 const INITIAL_FUNDS = 1000_000_000n // 1000 USDC in minor units
 const started: ServerProcess[] = []
 afterAll(() => started.forEach((s) => s.proc.kill('SIGKILL')))
@@ -47,7 +58,12 @@ interface Decision {
 }
 
 const sidOf = (accessToken: string) => (JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid
-const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!
+
+/** The kinds of acknowledged request nothing has been recorded of yet. */
+const missingKinds = (ack: Acknowledged) =>
+  Object.entries({ logins: ack.logins.size, credits: ack.credits.size, withdrawals: ack.withdrawals.size, claims: ack.claims.size, decisions: ack.decisions.size })
+    .filter(([, n]) => n === 0)
+    .map(([kind]) => kind)
 
 test(`${KILLS} SIGKILLs under logins, credits, claims and withdrawals: nothing acknowledged is lost, nothing is left half-done`, async () => {
   await buildBinary()
@@ -81,11 +97,15 @@ test(`${KILLS} SIGKILLs under logins, credits, claims and withdrawals: nothing a
   let seq = 0
 
   for (let kill = 0; kill < KILLS; kill++) {
+    // This round's draws: stream 0 for the round itself, one stream per worker.
+    const roundRandom = seededRandom(SEED, kill, 0)
+    let streams = 0
+    const stream = () => seededRandom(SEED, kill, ++streams)
     // Keep two tournaments with matches to claim.
     const views = await Promise.all(tournaments.map(async (id) => ((await (await ctx.handle(req(`/api/v1/admin/tournaments/${id}`, { headers: admin }))).json()) as { tournament: TournamentView }).tournament))
     const running = views.filter((t) => t.status === 'running')
     while (running.length < 2) {
-      const t = await startedTournament(ctx, game.id, [...people].sort(() => Math.random() - 0.5).slice(0, 4))
+      const t = await startedTournament(ctx, game.id, shuffleWith(roundRandom, people).slice(0, 4))
       tournaments.push(t.id)
       running.push(t)
     }
@@ -108,16 +128,18 @@ test(`${KILLS} SIGKILLs under logins, credits, claims and withdrawals: nothing a
       while (alive) await step()
     }
 
+    const loginPicks = stream()
+    const creditPicks = stream()
     const workers = [
       // Logins of any player: each answered one is a session that must survive.
       loop(async () => {
-        const p = pick(people)
+        const p = pickWith(loginPicks, people)
         const res = await send(() => ctx.handle(postJson('/api/v1/user/login', { identifier: p.username, password: PASSWORD })))
         if (res?.status === 200) ack.logins.add(sidOf(((await res.json()) as { accessToken: string }).accessToken))
       }),
       // Operator credits with fresh references.
       loop(async () => {
-        const p = pick(people)
+        const p = pickWith(creditPicks, people)
         const reference = `crash-${seq++}`
         const res = await send(() => ctx.handle(postJson(`/api/v1/admin/wallets/${p.userId}/credit`, { amount: '2.5', reference }, admin)))
         if (res?.status === 200) ack.credits.set(reference, p.userId)
@@ -136,14 +158,15 @@ test(`${KILLS} SIGKILLs under logins, credits, claims and withdrawals: nothing a
         }),
       ),
       // Claims: both players of a running match agree that slot 1 won.
-      ...running.map((t) =>
-        loop(async () => {
+      ...running.map((t) => {
+        const matchPicks = stream()
+        return loop(async () => {
           const view = await send(() => ctx.handle(req(`/api/v1/admin/tournaments/${t.id}`, { headers: admin })))
           if (view?.status !== 200) return
           const { tournament } = (await view.json()) as { tournament: TournamentView }
           const open = tournament.matches.filter((m) => m.status === 'running')
           if (open.length === 0) return void (await Bun.sleep(5))
-          const match = pick(open)
+          const match = pickWith(matchPicks, open)
           for (const participantId of [match.slot1ParticipantId!, match.slot2ParticipantId!]) {
             const player = playerOf(tournament, people, participantId)
             const issued = await send(() => openSession(ctx, game.id, gameKey, player, match.id))
@@ -157,16 +180,23 @@ test(`${KILLS} SIGKILLs under logins, credits, claims and withdrawals: nothing a
             ack.claims.add(`${match.id}/${participantId}`)
             if (decision.decision.startsWith('game_advance')) ack.decisions.set(match.id, decision.winnerParticipantId!)
           }
-        }),
-      ),
+        })
+      }),
     ]
 
     // Anywhere from the first requests to well into the load.
-    await Bun.sleep(150 + Math.floor(Math.random() * 900))
+    await Bun.sleep(150 + Math.floor(roundRandom() * 900))
+    // The first kill also waits for one acknowledged request of every kind, so
+    // the checks below have something of each to check from the first restart on.
+    if (kill === 0) {
+      const deadline = performance.now() + FIRST_ACKS_MS
+      while (missingKinds(ack).length > 0 && performance.now() < deadline) await Bun.sleep(10)
+    }
     server!.proc.kill('SIGKILL')
     await server!.proc.exited
     alive = false
     await Promise.all(workers)
+    expect({ kill, unacknowledgedKinds: missingKinds(ack) }).toEqual({ kill, unacknowledgedKinds: [] })
     expect(server!.lines.filter((l) => l.level === 'error')).toEqual([])
 
     await serve()
@@ -218,10 +248,8 @@ test(`${KILLS} SIGKILLs under logins, credits, claims and withdrawals: nothing a
     }
   }
 
-  // Something of every kind was acknowledged and then checked across kills.
-  expect({ logins: ack.logins.size > 0, credits: ack.credits.size > 0, withdrawals: ack.withdrawals.size > 0, claims: ack.claims.size > 0, decisions: ack.decisions.size > 0 }).toEqual({ logins: true, credits: true, withdrawals: true, claims: true, decisions: true })
   console.log(
-    `crash: ${KILLS} kills survived; ${totals.requests} requests (${totals.acknowledged} acknowledged, ${totals.cut} cut by a kill); ` +
+    `crash (seed ${SEED}): ${KILLS} kills survived; ${totals.requests} requests (${totals.acknowledged} acknowledged, ${totals.cut} cut by a kill); ` +
       `checked after every restart: ${ack.logins.size} logins, ${ack.credits.size} credits, ${ack.withdrawals.size} withdrawals, ${ack.claims.size} claims, ${ack.decisions.size} decisions, ${tournaments.length} tournaments`,
   )
   expect((await server!.signal('SIGTERM')).code).toBe(0)

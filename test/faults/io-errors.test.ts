@@ -12,14 +12,21 @@
 // turns random failure of pwrite(2) (every page SQLite writes, WAL and
 // database) and fsync(2) (every commit and checkpoint) on and off while it
 // serves. Without fiu-run the test skips and says why. The injection is
-// proven, not assumed: each round must see clean 503s and the server must
-// have logged SQLite's "disk I/O error".
+// proven, not assumed, and not left to the draws: each round first fails
+// EVERY write and fsync (EIO) while one credit, one claim and one withdrawal
+// are sent, and each must be a clean 503, so every kind's refusal path runs
+// and the server must have logged SQLite's "disk I/O error" whatever the
+// random failures do. Of the random phase, only what must hold is asserted.
+// libfiu draws its failures from FIU_PRNG_SEED, the seed printed at the start
+// (ARENA_TEST_SEED replays it, as far as the timing of a real process allows:
+// which pwrite or fsync meets which draw depends on the order they run in).
 // ARENA_IO_ROUNDS sets the rounds (CI: 3), ARENA_IO_WAVES the storm waves per round.
 import { afterAll, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
+import { chooseSeed } from '../helpers/seed'
 import { ADMIN_TOKEN, claimTickets, client, count, createGame, eventually, Outcomes, PASSWORD, pinTickets, query, register, sendClaim, sendVerify, setUpPlayer, startTournament, storeProblems, type Answer, type PinTicket, type Player, type Store } from './helpers'
 
 const ROUNDS = Number(process.env.ARENA_IO_ROUNDS ?? 3)
@@ -27,6 +34,8 @@ const WAVES = Number(process.env.ARENA_IO_WAVES ?? 6)
 /** Chance that one pwrite or fsync fails while injection is on. */
 const PROBABILITY = 0.04
 const FAILURE_POINTS = ['posix/io/rw/pwrite', 'posix/io/sync/fsync']
+/** errno of the failures that are not random (EIO): what a dying disk answers. */
+const EIO = 5
 
 function skipReason(): string | null {
   if (process.platform !== 'linux') return 'not Linux'
@@ -38,6 +47,7 @@ function skipReason(): string | null {
 
 const skip = skipReason()
 if (skip) console.log(`I/O-error test skipped: ${skip}`)
+const SEED = skip ? 0 : chooseSeed('ARENA_TEST_SEED', 'I/O errors')
 
 const started: ServerProcess[] = []
 afterAll(() => started.forEach((s) => s.proc.kill('SIGKILL')))
@@ -53,12 +63,20 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
   const dataDir = tempDir('arena-ioerr-')
   const ctrlBase = join(tempDir('arena-fiu-'), 'ctrl')
   // fiu-run execs the binary: the spawned pid is arena's, and its control pipes are <ctrlBase>-<pid>.in/.out.
-  const server = await startServe(['fiu-run', '-x', '-f', ctrlBase, BINARY, 'serve'], { ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_LOG_LEVEL: 'info' })
+  const server = await startServe(['fiu-run', '-x', '-f', ctrlBase, BINARY, 'serve'], {
+    ARENA_DATA_DIR: dataDir,
+    ARENA_ADMIN_TOKEN: ADMIN_TOKEN,
+    ARENA_LOG_LEVEL: 'info',
+    FIU_PRNG_SEED: String(SEED),
+  })
   started.push(server)
   const pid = server.proc.pid
   expect(existsSync(`${ctrlBase}-${pid}.in`)).toBe(true)
-  const inject = async (on: boolean) => {
-    for (const point of FAILURE_POINTS) await fiu(pid, ctrlBase, on ? `enable_random name=${point},probability=${PROBABILITY}` : `disable name=${point}`)
+  /** random: each call fails with PROBABILITY (and a random errno); always: every call fails with EIO. */
+  const inject = async (mode: 'random' | 'always' | 'off') => {
+    for (const point of FAILURE_POINTS) {
+      await fiu(pid, ctrlBase, mode === 'random' ? `enable_random name=${point},probability=${PROBABILITY}` : mode === 'always' ? `enable name=${point},failinfo=${EIO}` : `disable name=${point}`)
+    }
   }
   const store: Store = { dataDir, prefix: [] }
   const call = client(server.url)
@@ -83,9 +101,24 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
     const claims = await claimTickets(call, game, semis, players)
     const pinSessions: (PinTicket & { verdict?: string })[] = await pinTickets(call, players, 2, '2.5', () => `io-${round}-${seq++}`)
 
+    // --- A disk that fails every write: one credit, one claim and one withdrawal, each a clean 503.
+    // (The random phase below retries them: the credit after it, the claim and the verify during it.)
+    const forced: Record<string, string> = {}
+    await inject('always')
+    try {
+      const p = players[round % 4]!
+      const reference = `io-${round}-${seq++}`
+      forced.credit = outcomes.judge('credit', await call('POST', `/api/v1/admin/wallets/${p.id}/credit`, { amount: '1', reference }, admin), [])
+      credits.set(reference, { userId: p.id, acknowledged: false })
+      forced.claim = outcomes.judge('claim', await sendClaim(call, game, claims[0]!), [])
+      forced.withdrawal = pinSessions[0]!.verdict = outcomes.judge('withdrawal', await sendVerify(call, pinSessions[0]!), [])
+    } finally {
+      await inject('off')
+    }
+    expect({ round, forced }).toEqual({ round, forced: { credit: 'unavailable', claim: 'unavailable', withdrawal: 'unavailable' } })
+
     // --- The failing disk: every kind of write, again and again, alongside reads.
-    await inject(true)
-    const unavailableBefore = [...outcomes.counts.values()].reduce((n, c) => n + c.unavailable, 0)
+    await inject('random')
     try {
       for (let wave = 0; wave < WAVES; wave++) {
         const jobs: Promise<unknown>[] = []
@@ -139,12 +172,10 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
         await Promise.all(jobs)
       }
     } finally {
-      await inject(false)
+      await inject('off')
     }
     expect(outcomes.violations).toEqual([])
     expect(server.proc.exitCode).toBeNull()
-    // The injection happened: this round saw refusals.
-    expect([...outcomes.counts.values()].reduce((n, c) => n + c.unavailable, 0)).toBeGreaterThan(unavailableBefore)
 
     // --- A healthy disk again: the store is whole, and the same process stores what was refused.
     expect(await storeProblems(store)).toEqual([])
@@ -173,8 +204,8 @@ test.skipIf(skip !== null)(`random write and fsync failures (${ROUNDS} rounds): 
     storageLines = server.lines.filter((l) => l.msg === 'storage unavailable' && String(l.error).includes('disk I/O error')).length
   }
 
-  console.log(`I/O errors: ${ROUNDS} rounds at p=${PROBABILITY} on ${FAILURE_POINTS.join(', ')}; ${storageLines} storage-unavailable log lines;`, outcomes.summary())
-  // The faults reached SQLite (not just our own code) and every kind of write was refused at least once.
+  console.log(`I/O errors (seed ${SEED}): ${ROUNDS} rounds at p=${PROBABILITY} on ${FAILURE_POINTS.join(', ')}; ${storageLines} storage-unavailable log lines;`, outcomes.summary())
+  // The faults reached SQLite (not just our own code) and every kind of write was refused at least once (the forced failures make sure of both).
   expect(storageLines).toBeGreaterThan(0)
   for (const op of ['credit', 'claim', 'withdrawal']) expect({ op, refused: outcomes.unavailable(op) > 0 }).toEqual({ op, refused: true })
   // Never a 500: every error status the server logged is a 503.

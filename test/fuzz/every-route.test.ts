@@ -16,13 +16,23 @@
 // credentials, which the generated requests use often enough to get past
 // authentication into validation and the services. Requests go one at a
 // time: a 503 from the argon2 gate would be our own overload, and every 5xx
-// fails. A failure prints fast-check's seed and path; replay one route with
+// fails.
+//
+// Before its generated requests, each route gets one request it must accept
+// and one it must refuse (knownGoodRequest, knownRefusedRequest), built
+// without the generator: that the route can succeed and refuse is shown
+// whatever the seed. (The generated requests alone cannot promise it: the
+// login throttle turns every login into a 429 once 20 of them have failed.)
+//
+// The seed is printed at the start (ARENA_FUZZ_SEED replays it; every route
+// uses it), and a failure prints fast-check's seed and path; replay one route with
 //   ARENA_FUZZ_SEED=<seed> ARENA_FUZZ_PATH=<path> bun test test/fuzz/every-route.test.ts -t '<METHOD> <path>'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { settle } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
-import { FIELD_HINTS, paramHints, World, buildTemplate, type Built, type Template } from './fuzz-world'
+import { chooseSeed } from '../helpers/seed'
+import { FIELD_HINTS, knownGoodRequest, knownRefusedRequest, paramHints, World, buildTemplate, type Built, type Template } from './fuzz-world'
 import { headerValue, pathJunk, requestFor, type RouteShape, type Schema } from './hostile-requests'
 
 function intEnv(name: string): number | undefined {
@@ -34,7 +44,7 @@ function intEnv(name: string): number | undefined {
 }
 
 const RUNS = intEnv('ARENA_FUZZ_RUNS') ?? 1000
-const SEED = intEnv('ARENA_FUZZ_SEED')
+const SEED = chooseSeed('ARENA_FUZZ_SEED', 'fuzz')
 const PATH = process.env.ARENA_FUZZ_PATH || undefined
 /** Generous: the CI form takes a second or two per route. */
 const ROUTE_TIMEOUT_MS = 60_000 + RUNS * 50
@@ -141,7 +151,7 @@ async function send(world: World, built: Built): Promise<{ status: number; body:
 }
 
 function params(): fc.Parameters<unknown> {
-  return { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), ...(PATH !== undefined ? { path: PATH } : {}) }
+  return { numRuns: RUNS, seed: SEED, ...(PATH !== undefined ? { path: PATH } : {}) }
 }
 
 describe('fuzz: every route', () => {
@@ -151,7 +161,7 @@ describe('fuzz: every route', () => {
   }, 60_000)
   afterAll(() => {
     template?.remove()
-    if (tallies.length > 0) console.log(`fuzz (${RUNS} runs a route):\n${tallies.map(fmt).join('\n')}`)
+    if (tallies.length > 0) console.log(`fuzz (${RUNS} runs a route, seed ${SEED}):\n${tallies.map(fmt).join('\n')}`)
   })
 
   test('the route list comes from the app and misses no known route', () => {
@@ -173,6 +183,20 @@ describe('fuzz: every route', () => {
         const tally: Tally = { route: name, runs: 0, ms: 0, statuses: new Map(), renewals: 0, slowest: { ms: 0, what: '' } }
         const started = performance.now()
         try {
+          // The route accepts a valid request and refuses a broken one, in a fresh world, before any generated request.
+          const known: Record<string, number> = {}
+          for (const [what, spec] of [['accepted', knownGoodRequest(route)], ['refused', knownRefusedRequest(route)]] as const) {
+            const built = await world.build(route, spec)
+            const { status, body } = await send(world, built)
+            world.observe(built, status, body)
+            known[what] = status
+          }
+          expect({ route: name, accepted: known.accepted! >= 200 && known.accepted! < 300, refused: known.refused! >= 400 && known.refused! < 500, statuses: known }).toEqual({
+            route: name,
+            accepted: true,
+            refused: true,
+            statuses: known,
+          })
           await fc.assert(
             fc.asyncProperty(requestFor(route, FIELD_HINTS, paramHints), async (spec) => {
               const built = await world.build(route, spec)
@@ -194,13 +218,6 @@ describe('fuzz: every route', () => {
           tally.renewals = world.renewals
           tallies.push(tally)
           world.close()
-        }
-        // The fuzz got all the way through at least once (a valid request exists
-        // among the generated ones) and was refused at least once.
-        if (RUNS >= 500 && route.method !== 'HEAD') {
-          const ok = [...tally.statuses].some(([s]) => s >= 200 && s < 300)
-          const refused = [...tally.statuses].some(([s]) => s >= 400)
-          expect({ route: name, ok, refused }).toEqual({ route: name, ok: true, refused: true })
         }
       },
       ROUTE_TIMEOUT_MS,

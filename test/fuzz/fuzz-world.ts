@@ -657,3 +657,108 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.constant(new Ref('anyId'))
   }
 }
+
+// ---------------------------------------------------------------------------
+// One request each route must accept, and one it must refuse, chosen without
+// the generator: sent first to a fresh world, they show the route able to
+// succeed and to refuse whatever the seed (the generated requests that get
+// through can all be spent against a throttle, as the logins are: after 20
+// failed logins from one client address every login is a 429 for 15 minutes
+// of a clock that does not move).
+
+/** One valid value per field name, the ones a careful client would send. */
+const GOOD_FIELDS: Record<string, JVal> = {
+  email: new Ref('new:email', 0),
+  username: new Ref('new:username', 0),
+  password: PASSWORD,
+  country: 'DE',
+  accept_terms: true,
+  identifier: new Ref('victim:identifier', 0),
+  refreshToken: new Ref('refreshToken'),
+  all: false,
+  matchId: new Ref('matchId', 0),
+  outcome: 'WIN',
+  winnerParticipantId: new Ref('participantId', 0),
+  score: new JObj([['me', 3], ['them', 1]]),
+  kind: 'ENV_COMPROMISED',
+  level: 'WARN',
+  details: new JObj([['root', true]]),
+  occurredAt: new Ref('isoTime', 0),
+  pin: PIN,
+  amount: '1',
+  destinationAddress: new Ref('address', 0),
+  idempotencyKey: 'known-good',
+  name: 'Known Good Cup',
+  gameId: new Ref('gameId', 0),
+  format: 'single_elimination',
+  participants: [new Ref('userId', 0), new Ref('userId', 1)],
+  reference: 'known-good',
+}
+
+/** The real id a path parameter names in a known-good request. */
+function goodParam(param: string, path: string): Ref {
+  const segments = path.split('/')
+  const before = segments[segments.indexOf(`:${param}`) - 1] ?? ''
+  switch (before) {
+    case 'game-sdk':
+    case 'games':
+      return new Ref('gameId', 0)
+    case 'tournaments':
+      // Starting needs the draft tournament; reading takes the running one.
+      return new Ref('tournamentId', path.endsWith('/start') ? 1 : 0)
+    case 'matches':
+      return new Ref('matchId', 0)
+    case 'wallets':
+      return new Ref('userId', 0)
+    case 'pin-session':
+      return new Ref('pinSessionId', 0)
+    default:
+      throw new Error(`fuzz world: no known-good value for :${param} in ${path}`)
+  }
+}
+
+const paramNames = (route: RouteShape) => [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!)
+
+/**
+ * A request the route accepts (2xx) in a fresh world: pool user 0 (a PIN, a
+ * funded wallet, a seat in the running tournament) with every credential the
+ * route can ask for, and every body field valid.
+ */
+export function knownGoodRequest(route: RouteShape): RequestSpec {
+  const headers: [string, Ref | string][] = [
+    ['authorization', new Ref('bearer')],
+    ['x-admin-token', new Ref('x-admin-token')],
+    ...Object.keys(route.headers?.properties ?? {})
+      .filter((h) => h !== 'authorization' && h !== 'x-admin-token')
+      .map((h): [string, Ref] => [h, new Ref(h)]),
+  ]
+  const fields = Object.keys(route.body?.properties ?? {})
+  for (const f of fields) if (!(f in GOOD_FIELDS)) throw new Error(`fuzz world: no known-good value for body field ${f} of ${route.method} ${route.path}`)
+  const body: RequestSpec['body'] =
+    route.method === 'GET' || route.method === 'HEAD'
+      ? { kind: 'none', contentType: null }
+      : { kind: 'json', value: new JObj(fields.map((f) => [f, GOOD_FIELDS[f]!])), contentType: 'application/json' }
+  return {
+    method: route.method,
+    params: Object.fromEntries(paramNames(route).map((p) => [p, goodParam(p, route.path)])),
+    query: null,
+    headers,
+    body,
+    subject: 0,
+  }
+}
+
+/**
+ * A request the route must refuse (4xx), made from the known-good one by
+ * breaking one thing: malformed JSON where the route requires a body, an id
+ * that names nothing where it takes one, no credentials on any other API
+ * route, and a method it does not serve for the public documents and probes.
+ */
+export function knownRefusedRequest(route: RouteShape): RequestSpec {
+  const good = knownGoodRequest(route)
+  if ((route.body?.required ?? []).length > 0) return { ...good, body: { kind: 'text', text: '{"', contentType: 'application/json' } }
+  const params = paramNames(route)
+  if (params.length > 0) return { ...good, params: Object.fromEntries(params.map((p) => [p, 'no-such-id'])) }
+  if (route.path.startsWith('/api/')) return { ...good, headers: [] }
+  return { ...good, method: 'PROPFIND' }
+}

@@ -29,10 +29,12 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, createGame, players, type Player, type TournamentView } from '../helpers/arena'
+import { chooseSeed } from '../helpers/seed'
 import { assertParams, codeOf, differs, inFlight, linearize, modelRuns, observe, testTimeout, type Observed, type Step } from './support'
 
 const RUNS = modelRuns(40)
 const CONCURRENT_RUNS = RUNS
+const SEED = chooseSeed('ARENA_MODEL_SEED', 'arbiter model')
 
 const ctx = createArenaApp()
 afterAll(() => ctx.close())
@@ -302,7 +304,8 @@ const claimArb = fc.record({
   // Mostly the newest tokens (the ones that can still be spent), sometimes any, sometimes none.
   token: fc.oneof({ weight: 8, arbitrary: fc.nat(40) }, { weight: 1, arbitrary: fc.constant(null) }),
   content: fc.oneof({ weight: 4, arbitrary: fc.constant('slot1' as const) }, { weight: 2, arbitrary: fc.constant('slot2' as const) }, { weight: 2, arbitrary: fc.constant('draw' as const) }, { weight: 1, arbitrary: fc.constant('outsider' as const) }),
-  foreign: fc.boolean().map((b) => b && Math.random() < 0.2),
+  // A foreign bearer one time in ten (drawn by fast-check, so the seed replays it).
+  foreign: fc.nat(9).map((n) => n === 0),
 })
 const resolveArb = fc.record({ kind: fc.constant('resolve' as const), match: matchArb, slot: fc.constantFrom(0 as const, 1 as const) })
 
@@ -395,7 +398,48 @@ async function setup(size: 3 | 4, scheduler?: fc.Scheduler): Promise<{ model: Ar
 const SEQUENTIAL_BUDGET_MS = RUNS * 4_000 + 60_000
 const CONCURRENT_BUDGET_MS = CONCURRENT_RUNS * 4_000 + 60_000
 
+/**
+ * Every row of the decision table, reached on purpose rather than by luck: a
+ * fixed walk through a 4-player bracket (matches 0 and 1, then the final 2),
+ * checked against the model step by step like any generated run. Tokens are
+ * numbered in the order the opens minted them.
+ */
+const TOUR: OpSpec[] = [
+  { kind: 'open', seat: 2, match: 0 }, // not_a_participant
+  { kind: 'open', seat: 0, match: 0 }, // token 0
+  { kind: 'open', seat: 1, match: 0 }, // token 1
+  { kind: 'claim', token: 0, content: 'draw', foreign: false }, // pending
+  { kind: 'open', seat: 0, match: 0 }, // already_claimed
+  { kind: 'claim', token: 0, content: 'draw', foreign: false }, // session_token_invalid (spent)
+  { kind: 'claim', token: 1, content: 'draw', foreign: false }, // replay
+  { kind: 'open', seat: 0, match: 0 }, // token 2
+  { kind: 'open', seat: 1, match: 0 }, // token 3
+  { kind: 'claim', token: 2, content: 'slot1', foreign: false }, // pending
+  { kind: 'claim', token: 3, content: 'slot1', foreign: false }, // game_advance
+  { kind: 'open', seat: 0, match: 0 }, // match_not_running
+  { kind: 'open', seat: 0, match: 1 }, // token 4
+  { kind: 'open', seat: 1, match: 1 }, // token 5
+  { kind: 'claim', token: 4, content: 'outsider', foreign: false }, // pending
+  { kind: 'claim', token: 5, content: 'outsider', foreign: false }, // dispute winner_not_in_match
+  { kind: 'resolve', match: 1, slot: 1 }, // game_advance: the final opens
+  { kind: 'open', seat: 0, match: 2 }, // token 6
+  { kind: 'open', seat: 1, match: 2 }, // token 7
+  { kind: 'claim', token: 6, content: 'slot1', foreign: false }, // pending
+  { kind: 'claim', token: 7, content: 'slot2', foreign: false }, // dispute claims_conflict
+  { kind: 'resolve', match: 2, slot: 0 }, // game_advance_pending_finalization
+]
+
+/** The answers the table can give, as tally() names them. */
+const DECISIONS = ['pending', 'replay', 'game_advance', 'game_advance_pending_finalization', 'dispute', 'already_claimed', 'match_not_running', 'session_token_invalid', 'not_a_participant']
+
 describe('the arbiter against a model', () => {
+  test('a fixed walk through a bracket reaches every decision of the table, as the model says', async () => {
+    const before = new Map(seen)
+    await fc.asyncModelRun(() => setup(4), TOUR.map((spec) => new Single(spec)))
+    const reached = new Set([...seen].filter(([k, n]) => n > (before.get(k) ?? 0)).map(([k]) => k.split(' ').slice(2).join(' ')))
+    for (const d of DECISIONS) expect({ d, reached: reached.has(d) }).toEqual({ d, reached: true })
+  })
+
   test(
     `opens, claims (agree, conflict, draw, outsider winner, spent or foreign token) and resolutions in any order: ${RUNS} runs`,
     async () => {
@@ -403,7 +447,7 @@ describe('the arbiter against a model', () => {
         fc.asyncProperty(fc.constantFrom(3 as const, 4 as const), sequentialCommands, async (size, cmds) => {
           await fc.asyncModelRun(() => setup(size), cmds)
         }),
-        assertParams(RUNS, SEQUENTIAL_BUDGET_MS),
+        assertParams(RUNS, SEQUENTIAL_BUDGET_MS, SEED),
       )
     },
     testTimeout(SEQUENTIAL_BUDGET_MS),
@@ -416,17 +460,15 @@ describe('the arbiter against a model', () => {
         fc.asyncProperty(fc.scheduler(), fc.constantFrom(3 as const, 4 as const), concurrentCommands, async (s, size, cmds) => {
           await fc.asyncModelRun(() => setup(size, s), cmds)
         }),
-        assertParams(CONCURRENT_RUNS, CONCURRENT_BUDGET_MS),
+        assertParams(CONCURRENT_RUNS, CONCURRENT_BUDGET_MS, SEED),
       )
     },
     testTimeout(CONCURRENT_BUDGET_MS),
   )
 
-  test('every decision of the table was reached', () => {
-    console.log(`arbiter model: ${runCounter} runs (shrinks included); answers seen:\n${[...seen].sort().map(([k, n]) => `  ${k}: ${n}`).join('\n')}`)
-    const decisions = new Set([...seen.keys()].map((k) => k.split(' ').slice(2).join(' ')))
-    for (const d of ['pending', 'replay', 'game_advance', 'game_advance_pending_finalization', 'dispute', 'already_claimed', 'match_not_running', 'session_token_invalid', 'not_a_participant']) {
-      expect({ d, seen: decisions.has(d) }).toEqual({ d, seen: true })
-    }
+  // Printed, not required: which rows a seed's generated runs happen to reach
+  // is luck; the fixed walk above reaches every one whatever the seed.
+  test('what the runs reached', () => {
+    console.log(`arbiter model (seed ${SEED}): ${runCounter} runs (the fixed walk and shrinks included); answers seen:\n${[...seen].sort().map(([k, n]) => `  ${k}: ${n}`).join('\n')}`)
   })
 })

@@ -29,6 +29,7 @@ import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, players, type Player } from '../helpers/arena'
 import { bearer, login, PASSWORD, rotate, type Tokens } from '../helpers/auth'
 import { PIN, someAddress } from '../helpers/purchases'
+import { chooseSeed } from '../helpers/seed'
 import { assertParams, balanceUnits, codeOf, decimal, differs, inFlight, linearize, minorUnits, modelRuns, observe, testTimeout, type Observed, type Step } from './support'
 
 const SESSION_TTL_S = 300
@@ -40,6 +41,7 @@ const LOCK_BASE_MS = 15 * 60_000
 
 const RUNS = modelRuns(12)
 const CONCURRENT_RUNS = RUNS
+const SEED = chooseSeed('ARENA_MODEL_SEED', 'pin-sessions model')
 
 const ctx = createArenaApp({
   ARENA_PIN_SESSION_TTL_S: String(SESSION_TTL_S),
@@ -617,7 +619,7 @@ describe('PIN sessions against a model', () => {
         fc.asyncProperty(sequentialCommands, async (cmds) => {
           await fc.asyncModelRun(() => setup(), cmds)
         }),
-        assertParams(RUNS, SEQUENTIAL_BUDGET_MS),
+        assertParams(RUNS, SEQUENTIAL_BUDGET_MS, SEED),
       )
     },
     testTimeout(SEQUENTIAL_BUDGET_MS),
@@ -630,7 +632,7 @@ describe('PIN sessions against a model', () => {
         fc.asyncProperty(fc.scheduler(), concurrentCommands, async (s, cmds) => {
           await fc.asyncModelRun(() => setup(s), cmds)
         }),
-        assertParams(CONCURRENT_RUNS, CONCURRENT_BUDGET_MS),
+        assertParams(CONCURRENT_RUNS, CONCURRENT_BUDGET_MS, SEED),
       )
     },
     testTimeout(CONCURRENT_BUDGET_MS),
@@ -642,6 +644,6 @@ describe('PIN sessions against a model', () => {
     expect(await walletBalance(user)).toBe(creditedTotal - withdrawn)
     expect(checkLedger(ctx.db.db).ok).toBe(true)
     checkInvariants()
-    console.log(`pin-sessions model: ${runCounter} runs (shrinks included); answers seen:\n${[...seen].sort().map(([k, n]) => `  ${k}: ${n}`).join('\n')}`)
+    console.log(`pin-sessions model (seed ${SEED}): ${runCounter} runs (shrinks included); answers seen:\n${[...seen].sort().map(([k, n]) => `  ${k}: ${n}`).join('\n')}`)
   })
 })

@@ -19,19 +19,19 @@ export function modelRuns(ciDefault: number): number {
 }
 
 /**
- * fast-check parameters for a property of `runs` runs of about `perRunMs` each.
- * ARENA_MODEL_SEED replays a reported failure (with its seed). Shrinking a
- * failure is bounded by the same time budget: an interrupted shrink still
- * reports the smallest counterexample found so far, and a property that
- * cannot finish its runs in the budget fails instead of passing on fewer runs.
+ * fast-check parameters for a property of `runs` runs within `budgetMs`, from
+ * `seed` (each model file chooses and prints its own with chooseSeed;
+ * ARENA_MODEL_SEED replays it). Shrinking a failure is bounded by the same
+ * time budget: an interrupted shrink still reports the smallest counterexample
+ * found so far, and a property that cannot finish its runs in the budget fails
+ * instead of passing on fewer runs.
  */
-export function assertParams(runs: number, budgetMs: number): fc.Parameters<unknown> {
-  const seed = process.env.ARENA_MODEL_SEED
+export function assertParams(runs: number, budgetMs: number, seed: number): fc.Parameters<unknown> {
   return {
     numRuns: runs,
     interruptAfterTimeLimit: budgetMs,
     markInterruptAsFailure: true,
-    ...(seed ? { seed: Number(seed) } : {}),
+    seed,
   }
 }
 

@@ -16,6 +16,10 @@ import {
   parsePositiveAmount,
   USDC,
 } from '../../src/shared/money'
+import { chooseSeed } from '../helpers/seed'
+
+// The properties' seed: printed here, replayed with ARENA_TEST_SEED.
+const SEED = chooseSeed('ARENA_TEST_SEED', 'money properties')
 
 const GEM: Asset = { code: 'GEM', decimals: 0 }
 
@@ -243,7 +247,7 @@ describe('properties', () => {
         expect(text).toBe(canonical(text))
         expect(parseAmount(text)).toBe(m)
       }),
-      { numRuns: 1_000 },
+      { numRuns: 1_000, seed: SEED },
     )
   })
 
@@ -257,7 +261,7 @@ describe('properties', () => {
       fc.property(scaled, ([asset, m]) => {
         expect(parseAmount(formatAmount(m, asset), asset)).toBe(m)
       }),
-      { numRuns: 500 },
+      { numRuns: 500, seed: SEED },
     )
   })
 
@@ -266,7 +270,7 @@ describe('properties', () => {
       fc.property(validUsdcString, (s) => {
         expect(formatAmount(parseAmount(s))).toBe(canonical(s))
       }),
-      { numRuns: 1_000 },
+      { numRuns: 1_000, seed: SEED },
     )
   })
 
@@ -275,7 +279,7 @@ describe('properties', () => {
       fc.property(fc.double(), (d) => {
         expect(() => parseAmount(d)).toThrow(MoneyFormatError)
       }),
-      { numRuns: 500 },
+      { numRuns: 500, seed: SEED },
     )
   })
 
@@ -292,18 +296,22 @@ describe('properties', () => {
       fc.property(withMarker, (s) => {
         expect(() => parseAmount(s)).toThrow(MoneyFormatError)
       }),
-      { numRuns: 1_000 },
+      { numRuns: 1_000, seed: SEED },
     )
   })
 
-  test('addition in minor units is the exact decimal sum', () => {
+  test('addition in minor units is the exact decimal sum, or refused past the largest amount', () => {
     fc.assert(
       fc.property(validUsdcString, validUsdcString, (fa, fb) => {
         const sum = parseAmount(fa) + parseAmount(fb)
-        fc.pre(sum <= maxAmount())
-        expect(formatAmount(sum)).toBe(decimalAdd(fa, fb))
+        const exact = decimalAdd(fa, fb)
+        // Every pair is judged (no pair is skipped, so no seed can run out of
+        // pairs to judge): up to 18 whole digits the sum is written exactly;
+        // past them it is no amount, and formatting it refuses.
+        if (exact.split('.')[0]!.length <= 18) expect(formatAmount(sum)).toBe(exact)
+        else expect(() => formatAmount(sum)).toThrow(RangeError)
       }),
-      { numRuns: 1_000 },
+      { numRuns: 1_000, seed: SEED },
     )
   })
 
