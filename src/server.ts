@@ -141,7 +141,8 @@ export function listen(
     // Content-Length before reading it, or while counting a streamed one, so
     // the transport must never answer first (it would send a bare 413 with no
     // envelope and no x-request-id, as it did for 2 MiB). Nothing is buffered
-    // beyond what the app reads.
+    // beyond what the app reads: the JSON parser reads at most 64 KiB and never
+    // hands a body to Elysia's own (unbounded) parsers; test/build/transport-limits.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Elysia turns SO_REUSEPORT on by default; then a second arena on the same
     // port would silently share its traffic. Fail with EADDRINUSE instead.

@@ -127,7 +127,9 @@ export const jsonBody = new Elysia({ name: 'arena/json-body' })
     if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
   })
   .onParse({ as: 'global' }, async ({ request, contentType }) => {
-    if (METHODS_WITHOUT_BODY.has(request.method)) return
+    // null, never undefined: on undefined Elysia falls back to its own parsers
+    // (text, arrayBuffer, formData), which read a body of any size.
+    if (METHODS_WITHOUT_BODY.has(request.method)) return null
     const bytes = await readCapped(request)
     // null (not undefined) tells Elysia the body was handled: an empty body is
     // "no body", which a route that requires one reports as a 422.

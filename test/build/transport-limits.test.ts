@@ -12,7 +12,8 @@ import { BINARY, buildBinary, startServe, type ServerProcess } from '../helpers/
 let server: ServerProcess
 beforeAll(async () => {
   await buildBinary()
-  server = await startServe([BINARY, 'serve'], { ARENA_DATA_DIR: tempDir('arena-limits-') })
+  // staging: no operator token, so the /api/v1/admin tree is the disabled one.
+  server = await startServe([BINARY, 'serve'], { ARENA_DATA_DIR: tempDir('arena-limits-'), ARENA_ENV: 'staging' })
 }, 180_000)
 afterAll(() => server?.proc.kill('SIGKILL'))
 
@@ -72,6 +73,36 @@ describe('bodies over 64 KiB: 413 envelope', () => {
   test('exactly 64 KiB is read (and judged on its content)', async () => {
     const res = await fetch(`${server.url}/api/v1/user/register`, { method: 'POST', headers: json, body: Buffer.alloc(MAX_BODY_BYTES, 0x20) })
     await expectEnvelope(res, 400, 'malformed_json')
+  })
+})
+
+describe('bodies nobody asked for are never read', () => {
+  /** Streams up to 64 MiB without a length; returns the answer and how many MiB the server let through. */
+  async function stream(method: string, path: string) {
+    const chunk = new Uint8Array(1024 * 1024).fill(0x61)
+    let pulled = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= 64) return controller.close()
+        pulled++
+        controller.enqueue(chunk)
+      },
+    })
+    const res = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': 'text/plain' }, body, duplex: 'half' } as RequestInit)
+    return { res, pulled }
+  }
+
+  test('OPTIONS and DELETE with a 64 MiB text body, on the disabled operator tree and elsewhere: answered without reading it', async () => {
+    for (const [method, path, status, code] of [
+      ['OPTIONS', '/api/v1/admin/games', 404, 'operator_api_disabled'],
+      ['DELETE', '/api/v1/admin', 404, 'operator_api_disabled'],
+      ['OPTIONS', '/api/v1/me', 404, 'not_found'],
+    ] as const) {
+      const { res, pulled } = await stream(method, path)
+      await expectEnvelope(res, status, code)
+      // The socket's buffers hold a few MiB; a server that read the body would have drained all 64.
+      expect(pulled).toBeLessThan(64)
+    }
   })
 })
 

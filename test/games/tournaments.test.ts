@@ -30,7 +30,8 @@ describe('admin guard', () => {
         expect(body.error.code).toBe('operator_api_disabled')
         expect(body.error.message).toContain('ARENA_ADMIN_TOKEN')
       }
-      // The rest of the API is unaffected.
+      // The rest of the API is unaffected, look-alike paths included.
+      expect(((await (await closed.handle(req('/api/v1/administrator'))).json()) as { error: { code: string } }).error.code).toBe('not_found')
       expect((await closed.handle(req('/api/v1/no-such-route'))).status).toBe(404)
       expect(((await (await closed.handle(req('/api/v1/no-such-route'))).json()) as { error: { code: string } }).error.code).toBe('not_found')
     } finally {

@@ -19,14 +19,28 @@ export const ADMIN_TOKEN_HEADER = 'x-admin-token'
 const OPERATOR = { 401: ['unauthorized'] } as const
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 
-/** The /api/v1/admin tree while no operator token is configured: every path, every method. */
-export const operatorApiDisabled = new Elysia({ name: 'arena/admin-disabled' }).all(
-  '/api/v1/admin*',
-  () => {
+const ADMIN_PREFIX = '/api/v1/admin'
+
+/** The path of a request URL (`http://host/a/b?q` → `/a/b`), without parsing the whole URL. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start === -1) return '/'
+  const query = url.indexOf('?', start)
+  return query === -1 ? url.slice(start) : url.slice(start, query)
+}
+
+/**
+ * The /api/v1/admin tree while no operator token is configured: every path
+ * under it, every method. Refused before routing, so no route exists there:
+ * no body is ever parsed (a catch-all route made Elysia's own parsers read
+ * OPTIONS bodies of any size) and `/api/v1/administrator` is not caught.
+ */
+export const operatorApiDisabled = new Elysia({ name: 'arena/admin-disabled' }).onRequest(({ request }) => {
+  const path = pathOf(request.url)
+  if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) {
     throw new AppError('operator_api_disabled', 'The operator API is disabled: set ARENA_ADMIN_TOKEN to enable it')
-  },
-  { detail: { hide: true } },
-)
+  }
+})
 
 export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService, db: Db) {
   // The token is a required header of every route here, checked by the module's transform hook.
