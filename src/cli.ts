@@ -94,15 +94,18 @@ const COMMANDS: Record<string, Command> = {
 
 /**
  * In `local` without ARENA_ADMIN_TOKEN, the generated operator token is printed
- * at start for the person at the terminal: on stderr, outside the JSON log
- * lines that go to log collectors. Elsewhere nothing is printed.
+ * at start for the person at the terminal, on stderr, outside the JSON log.
+ * When stderr is not a terminal (a container, a service manager: its output
+ * goes to log collectors) only the way to get it is printed. Elsewhere nothing.
  */
-function announceOperatorToken(config: Readonly<Config>, io: Io): void {
+export function announceOperatorToken(config: Readonly<Config>, io: Io, toTerminal = process.stderr.isTTY === true): void {
   const secrets = resolveSecrets(config)
   if (!secrets.adminTokenGenerated || secrets.adminToken === undefined) return
+  const how = 'send it as x-admin-token; set ARENA_ADMIN_TOKEN to choose your own'
   io.err(
-    `arena: local operator token (send it as x-admin-token; \`arena admin-token\` prints it again; ` +
-      `set ARENA_ADMIN_TOKEN to choose your own): ${secrets.adminToken}`,
+    toTerminal
+      ? `arena: local operator token (${how}; \`arena admin-token\` prints it again): ${secrets.adminToken}`
+      : `arena: local operator token generated into the data dir: \`arena admin-token\` prints it (${how})`,
   )
 }
 

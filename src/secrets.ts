@@ -10,7 +10,8 @@
 // - the security-event chain key, which only ever chains the security log:
 //   rotating a signing key never makes `security verify-log` see tampering.
 // - in `local` only, the operator token when ARENA_ADMIN_TOKEN is unset.
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { databasePath } from './db/client'
 import { join } from 'node:path'
 import type { Config } from './config'
 import { randomToken } from './shared/crypto'
@@ -63,7 +64,7 @@ export function legacyChainKey(signingSecret: string): string {
   return new Bun.CryptoHasher('sha256', signingSecret).update('arena security-event chain v1').digest('hex')
 }
 
-type SecretsConfig = Pick<Config, 'dataDir' | 'env' | 'jwtSecret' | 'jwtPreviousSecret' | 'adminToken'>
+type SecretsConfig = Pick<Config, 'dataDir' | 'env' | 'jwtSecret' | 'jwtPreviousSecret' | 'adminToken' | 'refreshTtlS'>
 
 /**
  * The secrets, generating what is missing. Only the server (and `arena
@@ -77,12 +78,23 @@ export function resolveSecrets(config: SecretsConfig, options: { generateOperato
   const stored = completeStored(path, config, options.generateOperatorToken === true)
   const fromEnv = config.jwtSecret !== undefined
   return {
-    signingKeys: fromEnv ? environmentKeys(config) : stored.signingKeys!.map((key) => signingKey(key.secret)),
+    signingKeys: fromEnv ? environmentKeys(config) : liveKeys(stored, config),
     signingKeysFrom: fromEnv ? 'environment' : 'file',
     chainKey: stored.chainKey!,
     adminToken: config.adminToken ?? (config.env === 'local' ? stored.adminToken : undefined),
     adminTokenGenerated: config.adminToken === undefined && config.env === 'local' && stored.adminToken !== undefined,
   }
+}
+
+/**
+ * The stored keys that still verify: a retired key stays as long as a token it
+ * signed can be used, and /auth/validate accepts an expired access token for
+ * up to the refresh lifetime.
+ */
+function liveKeys(stored: StoredSecrets, config: Pick<Config, 'refreshTtlS'>, now = Date.now()): SigningKey[] {
+  return stored
+    .signingKeys!.filter((key) => key.retiredAt === undefined || now - Date.parse(key.retiredAt) < config.refreshTtlS * 1000)
+    .map((key) => signingKey(key.secret))
 }
 
 function environmentKeys(config: SecretsConfig): SigningKey[] {
@@ -91,8 +103,11 @@ function environmentKeys(config: SecretsConfig): SigningKey[] {
 
 /**
  * The stored secrets with every missing one generated and saved. A missing
- * chain key is derived the way the first edition derived it (from the signing
- * secret in effect), so a chain written before keys rotated keeps verifying.
+ * chain key is random, except in a data dir the first edition wrote (a
+ * `jwtSecret` in the file, or a database beside an environment-provided
+ * secret): there it is derived as the first edition derived it, so the chain
+ * written then keeps verifying, and it is independent of signing keys from
+ * then on.
  */
 function completeStored(path: string, config: SecretsConfig, generateOperatorToken: boolean): StoredSecrets {
   const existing = readStored(path)
@@ -101,18 +116,27 @@ function completeStored(path: string, config: SecretsConfig, generateOperatorTok
     next.signingKeys = [{ secret: next.jwtSecret ?? randomToken(48), createdAt: new Date().toISOString() }]
     delete next.jwtSecret
   }
-  next.chainKey ??= legacyChainKey(config.jwtSecret ?? next.signingKeys[0]!.secret)
+  next.chainKey ??= existing?.jwtSecret
+    ? legacyChainKey(existing.jwtSecret)
+    : config.jwtSecret !== undefined && existsSync(databasePath(config.dataDir))
+      ? legacyChainKey(config.jwtSecret)
+      : Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')
   if (generateOperatorToken && config.env === 'local' && config.adminToken === undefined) next.adminToken ??= randomToken(32)
   if (existing && JSON.stringify(existing) === JSON.stringify(next)) return existing
 
   if (!existing) {
-    // 'wx' fails if another process created the file first; then theirs wins.
+    // Written whole under another name, then linked into place: a reader never
+    // sees a half-written file, and link fails if another process created the
+    // file first; then theirs wins.
+    const temp = writeTemp(path, next)
     try {
-      writeFile(path, next, 'wx')
+      linkSync(temp, path)
       return next
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       return completeStored(path, config, generateOperatorToken)
+    } finally {
+      unlinkSync(temp)
     }
   }
   replaceFile(path, next)
@@ -134,11 +158,13 @@ export function rotateSigningKey(config: SecretsConfig & Pick<Config, 'refreshTt
   const now = options.now ?? new Date()
   // A retired key verifies as long as a token it signed can still be used: an
   // expired access token is accepted by /auth/validate up to the refresh TTL.
-  const keep = (key: StoredKey) => key.retiredAt === undefined || now.getTime() - Date.parse(key.retiredAt) < config.refreshTtlS * 1000
-  const previous = options.dropOthers ? [] : stored.signingKeys!.filter(keep).map((key) => ({ ...key, retiredAt: key.retiredAt ?? now.toISOString() }))
+  const live = new Set(liveKeys(stored, config, now.getTime()).map((key) => key.secret))
+  const previous = options.dropOthers
+    ? []
+    : stored.signingKeys!.filter((key) => live.has(key.secret)).map((key) => ({ ...key, retiredAt: key.retiredAt ?? now.toISOString() }))
   const next: StoredSecrets = { ...stored, signingKeys: [...previous, { secret: randomToken(48), createdAt: now.toISOString() }] }
   replaceFile(path, next)
-  return next.signingKeys!.map((key) => signingKey(key.secret))
+  return liveKeys(next, config, now.getTime())
 }
 
 /**
@@ -149,29 +175,45 @@ export function rotateSigningKey(config: SecretsConfig & Pick<Config, 'refreshTt
 export function signingKeyring(config: SecretsConfig, initial: Secrets): () => readonly SigningKey[] {
   if (initial.signingKeysFrom === 'environment') return () => initial.signingKeys
   const path = join(config.dataDir, SECRETS_FILE)
+  // Every write replaces the file (a new inode), so inode and mtime together
+  // tell a change even within the file system's time resolution.
+  const version = () => {
+    const stat = statSync(path)
+    return `${stat.ino}:${stat.mtimeMs}`
+  }
+  let seen = version()
+  let stored = readStored(path)!
   let keys = initial.signingKeys
   let checkedAt = Date.now()
-  let mtimeMs = statSync(path).mtimeMs
   return () => {
     const now = Date.now()
     if (now - checkedAt < 1000) return keys
     checkedAt = now
     try {
-      const mtime = statSync(path).mtimeMs
-      if (mtime !== mtimeMs) {
-        const stored = readStored(path)
-        if (stored?.signingKeys?.length) keys = stored.signingKeys.map((key) => signingKey(key.secret))
-        mtimeMs = mtime
+      const current = version()
+      if (current !== seen) {
+        stored = readStored(path) ?? stored
+        seen = current
       }
     } catch {
       // The file is briefly unreadable (being replaced, disk trouble): keep the keys we have.
     }
+    // Recomputed every check, so a retired key ages out even while the file stays as it is.
+    const live = liveKeys(stored, config, now)
+    if (live.length > 0 && (live.length !== keys.length || live.some((key, i) => key.kid !== keys[i]!.kid))) keys = live
     return keys
   }
 }
 
-function writeFile(path: string, value: StoredSecrets, flags: 'wx' | 'w'): void {
-  const fd = openSync(path, flags, 0o600)
+/** Writes `value` to a new file beside `path`, named at random (several processes, even two PID 1s in containers, may write at once). */
+function writeTemp(path: string, value: StoredSecrets): string {
+  const temp = `${path}.${randomToken(8)}.tmp`
+  writeFile(temp, value)
+  return temp
+}
+
+function writeFile(path: string, value: StoredSecrets): void {
+  const fd = openSync(path, 'wx', 0o600)
   try {
     writeSync(fd, JSON.stringify(value, null, 2) + '\n')
     fsyncSync(fd)
@@ -183,9 +225,7 @@ function writeFile(path: string, value: StoredSecrets, flags: 'wx' | 'w'): void 
 
 /** Write-then-rename: a reader sees the old file or the new one, never half of one. */
 function replaceFile(path: string, value: StoredSecrets): void {
-  const temp = `${path}.${process.pid}.tmp`
-  writeFile(temp, value, 'w')
-  renameSync(temp, path)
+  renameSync(writeTemp(path, value), path)
 }
 
 function readStored(path: string): StoredSecrets | undefined {

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { statSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
-import { VARIABLES } from '../../src/config'
-import { SECRETS_FILE } from '../../src/secrets'
+import { loadConfig, VARIABLES } from '../../src/config'
+import { announceOperatorToken } from '../../src/cli'
+import { resolveSecrets, SECRETS_FILE } from '../../src/secrets'
 import { tempDir } from '../helpers/app'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 
@@ -43,14 +44,16 @@ describe('an empty setting is a mistake, not the default', () => {
 })
 
 describe('operator token', () => {
-  test('local without ARENA_ADMIN_TOKEN: one is generated once, kept 0600 in the data dir, printed at start (stderr, never the JSON log) and by arena admin-token', async () => {
+  test('local without ARENA_ADMIN_TOKEN: one is generated once, kept 0600 in the data dir, printed by arena admin-token; a start whose stderr is not a terminal says how to get it, never the token itself', async () => {
     const dataDir = tempDir('arena-safe-')
     const server = await serve({ ARENA_DATA_DIR: dataDir })
     const printed = await run([BINARY, 'admin-token'], { ARENA_DATA_DIR: dataDir })
     expect(printed.code).toBe(0)
     const token = printed.stdout.trim()
     expect(token.length).toBeGreaterThanOrEqual(32)
-    expect(server.stderr()).toContain(token)
+    // stderr here is a pipe, as under docker or systemd, whose output is collected.
+    expect(server.stderr()).toContain('`arena admin-token` prints it')
+    expect(server.stderr()).not.toContain(token)
     expect(JSON.stringify(server.lines)).not.toContain(token)
     expect(statSync(join(dataDir, SECRETS_FILE)).mode & 0o777).toBe(0o600)
 
@@ -62,6 +65,20 @@ describe('operator token', () => {
     const again = await serve({ ARENA_DATA_DIR: dataDir })
     expect((await games(again.url, token)).status).toBe(201)
   }, 30_000)
+
+  test('at a terminal, the start prints the token itself (on stderr, not in the JSON log)', () => {
+    const dataDir = tempDir('arena-safe-')
+    const config = loadConfig({ ARENA_DATA_DIR: dataDir })
+    const token = resolveSecrets(config, { generateOperatorToken: true }).adminToken!
+    const said: string[] = []
+    const io = { out: (text: string) => said.push(`out:${text}`), err: (text: string) => said.push(`err:${text}`) }
+    announceOperatorToken(config, io, true)
+    expect(said).toHaveLength(1)
+    expect(said[0]).toStartWith('err:')
+    expect(said[0]).toContain(token)
+    announceOperatorToken(config, io, false)
+    expect(said[1]).not.toContain(token)
+  })
 
   test('ARENA_ADMIN_TOKEN set: only it opens the operator API, and nothing is printed', async () => {
     const dataDir = tempDir('arena-safe-')

@@ -101,6 +101,13 @@ describe('loadConfig', () => {
     expect(problemsOf({ ARENA_POTR: '8080' })[0]).toContain('ARENA_POTR')
   })
 
+  test('ARENA_JWT_PREVIOUS_SECRET needs ARENA_JWT_SECRET beside it, differs from it and is long enough', () => {
+    expect(problemsOf({ ARENA_JWT_PREVIOUS_SECRET: strong })[0]).toContain('only makes sense beside ARENA_JWT_SECRET')
+    expect(problemsOf({ ARENA_JWT_SECRET: strong, ARENA_JWT_PREVIOUS_SECRET: strong })[0]).toContain('must differ')
+    expect(problemsOf({ ARENA_JWT_SECRET: strong, ARENA_JWT_PREVIOUS_SECRET: 'short' })[0]).toContain('at least 32')
+    expect(loadConfig({ ARENA_JWT_SECRET: strong, ARENA_JWT_PREVIOUS_SECRET: 't'.repeat(MIN_SECRET_LENGTH) }).jwtPreviousSecret).toBe('t'.repeat(MIN_SECRET_LENGTH))
+  })
+
   test('refuses a short JWT secret in any environment', () => {
     expect(problemsOf({ ARENA_JWT_SECRET: 'short' })[0]).toContain('ARENA_JWT_SECRET')
   })

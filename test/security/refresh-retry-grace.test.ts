@@ -73,6 +73,14 @@ describe('from the end of the grace on: a replay', () => {
     expect(revokedReason(ctx, tokens)).toBe('refresh_token_reused')
   })
 
+  test('a clock that stepped back is no grace: a token spent "in the future" is a replay', async () => {
+    const tokens = await login(ctx, (await registerUser(ctx)).username)
+    await rotated(ctx, tokens)
+    ctx.clock.advance(-60_000)
+    await expectReplay(ctx, tokens)
+    ctx.clock.advance(60_000)
+  })
+
   test('retries do not extend the grace: it runs from the first rotation', async () => {
     const tokens = await login(ctx, (await registerUser(ctx)).username)
     await rotated(ctx, tokens)

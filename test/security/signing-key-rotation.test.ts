@@ -12,7 +12,8 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SignJWT } from 'jose'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
-import { legacyChainKey, resolveSecrets, SECRETS_FILE } from '../../src/secrets'
+import { legacyChainKey, resolveSecrets, rotateSigningKey, SECRETS_FILE } from '../../src/secrets'
+import { loadConfig } from '../../src/config'
 import { createTestApp, postJson, tempDir, type TestApp } from '../helpers/app'
 import { bearer, login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 import { run, SOURCE_COMMAND } from '../helpers/process'
@@ -84,6 +85,24 @@ describe('keys from the data dir: arena keys rotate', () => {
     expect((await rotate(ctx, before)).status).toBe(401)
   }, 30_000)
 
+  test('a replaced key stops verifying once the refresh lifetime has passed since it was replaced, in the file and in a running server', async () => {
+    const dataDir = tempDir('arena-keys-')
+    const env = { ARENA_REFRESH_TTL_S: '3600' }
+    const config = loadConfig({ ARENA_DATA_DIR: dataDir, ...env })
+    const ctx = app(dataDir, env)
+    const before = await login(ctx, (await registerUser(ctx)).username)
+    const replaced = new Date(Date.now() - 3_598_000)
+    rotateSigningKey(config, { dropOthers: false, now: replaced })
+    // Two seconds before the end of its refresh lifetime, the replaced key still verifies...
+    expect(resolveSecrets(config).signingKeys).toHaveLength(2)
+    expect((await me(ctx, before.accessToken)).status).toBe(200)
+    // ...and once they have passed, the running server drops it without any write to the file.
+    await Bun.sleep(2100)
+    await keyringNoticed()
+    expect(resolveSecrets(config).signingKeys).toHaveLength(1)
+    expect((await me(ctx, before.accessToken)).status).toBe(401)
+  }, 30_000)
+
   test('rotating never breaks the security-event chain', async () => {
     const dataDir = tempDir('arena-keys-')
     const ctx = app(dataDir)
@@ -133,6 +152,28 @@ describe('keys from the environment', () => {
     expect(JSON.parse(verified.stdout)).toEqual({ ok: true, rows: 5 })
   })
 
+  test('a fresh data dir gets a random chain key, not one derived from ARENA_JWT_SECRET; a data dir the first edition wrote keeps its derived one', () => {
+    const fresh = tempDir('arena-keys-')
+    expect(resolveSecrets(loadConfig({ ARENA_DATA_DIR: fresh, ARENA_JWT_SECRET: first })).chainKey).not.toBe(legacyChainKey(first))
+    // A first-edition data dir with an environment secret: a database, no secrets.json.
+    const upgraded = tempDir('arena-keys-')
+    writeFileSync(join(upgraded, 'arena.sqlite'), '')
+    expect(resolveSecrets(loadConfig({ ARENA_DATA_DIR: upgraded, ARENA_JWT_SECRET: first })).chainKey).toBe(legacyChainKey(first))
+  })
+
+  test('a token whose kid names one key of the keyring but was signed by another is refused', async () => {
+    const dataDir = tempDir('arena-keys-')
+    const rolled = app(dataDir, { ARENA_JWT_SECRET: second, ARENA_JWT_PREVIOUS_SECRET: first })
+    const token = await login(rolled, (await registerUser(rolled)).username)
+    const [, payload] = token.accessToken.split('.')
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Record<string, unknown>
+    const kids = resolveSecrets(rolled.config).signingKeys.map((key) => key.kid)
+    const swapped = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: kids[1]!, typ: 'at+jwt' }).sign(new TextEncoder().encode(first))
+    expect((await me(rolled, swapped)).status).toBe(401)
+    const matching = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: kids[0]!, typ: 'at+jwt' }).sign(new TextEncoder().encode(first))
+    expect((await me(rolled, matching)).status).toBe(200)
+  })
+
   test('arena keys rotate explains how to rotate a key that comes from the environment, and changes nothing', async () => {
     const dataDir = tempDir('arena-keys-')
     const result = await run([...SOURCE_COMMAND, 'keys', 'rotate'], { ARENA_DATA_DIR: dataDir, ARENA_JWT_SECRET: first })
@@ -150,7 +191,9 @@ describe('a data dir written before keys had ids', () => {
     // The upgrade kept the old secret as the first key and derived the chain key as the first edition did.
     const secrets = resolveSecrets(ctx.config)
     expect(secrets.signingKeys.map((key) => key.secret)).toEqual([legacySecret])
-    expect(secrets.chainKey).toBe(legacyChainKey(legacySecret))
+    // The first edition's derivation, pinned: HMAC-SHA256(secret, 'arena security-event chain v1').
+    expect(secrets.chainKey).toBe('6bde101b23ce92f4da0526c1e93c76e893b5655fa6cc318c048f0f7b2e672140')
+    expect(legacyChainKey(legacySecret)).toBe(secrets.chainKey)
 
     const tokens = await login(ctx, (await registerUser(ctx)).username)
     const claims = JSON.parse(Buffer.from(tokens.accessToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>

@@ -252,7 +252,9 @@ export class AuthService {
         const session = tx.select().from(authSessions).where(eq(authSessions.id, token.sessionId)).get()
         if (!session || session.userId !== input.userId || !isLive(session, now)) return { kind: 'invalid' as const }
         // A retry leaves the token spent at its first rotation's time, so the grace never extends.
-        const retry = token.spentAt !== null && now.getTime() - token.spentAt.getTime() < (this.deps.refreshReuseGraceS ?? 0) * 1000
+        // A clock that stepped back (spent "in the future") is no reason to forgive.
+        const sinceSpent = token.spentAt === null ? -1 : now.getTime() - token.spentAt.getTime()
+        const retry = sinceSpent >= 0 && sinceSpent < (this.deps.refreshReuseGraceS ?? 0) * 1000
         if (token.spentAt && !retry) {
           revokeSessions(tx, clock, session.userId, [session.id], 'refresh_token_reused', 'session.reuse_revoked')
           return { kind: 'reused' as const }
