@@ -43,6 +43,21 @@ function raw(request: string): Promise<string> {
   })
 }
 
+/** Streams `mib` MiB without a length (chunked); returns the answer and how many MiB the server let through. */
+async function stream(method: string, path: string, contentType: string, mib: number) {
+  const chunk = new Uint8Array(1024 * 1024).fill(0x20)
+  let pulled = 0
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled >= mib) return controller.close()
+      pulled++
+      controller.enqueue(chunk)
+    },
+  })
+  const res = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': contentType }, body, duplex: 'half' } as RequestInit)
+  return { res, pulled }
+}
+
 describe('bodies over 64 KiB: 413 envelope', () => {
   test('2 MiB with its Content-Length', async () => {
     const res = await fetch(`${server.url}/api/v1/user/register`, { method: 'POST', headers: json, body: Buffer.alloc(2 * 1024 * 1024, 0x20) })
@@ -50,16 +65,7 @@ describe('bodies over 64 KiB: 413 envelope', () => {
   })
 
   test('2 MiB streamed without a length (chunked): counted while read', async () => {
-    const chunk = new Uint8Array(64 * 1024).fill(0x20)
-    let sent = 0
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent >= 32) return controller.close()
-        sent++
-        controller.enqueue(chunk)
-      },
-    })
-    const res = await fetch(`${server.url}/api/v1/user/register`, { method: 'POST', headers: json, body, duplex: 'half' } as RequestInit)
+    const { res } = await stream('POST', '/api/v1/user/register', 'application/json', 2)
     await expectEnvelope(res, 413, 'payload_too_large')
   })
 
@@ -77,28 +83,13 @@ describe('bodies over 64 KiB: 413 envelope', () => {
 })
 
 describe('bodies nobody asked for are never read', () => {
-  /** Streams up to 64 MiB without a length; returns the answer and how many MiB the server let through. */
-  async function stream(method: string, path: string) {
-    const chunk = new Uint8Array(1024 * 1024).fill(0x61)
-    let pulled = 0
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulled >= 64) return controller.close()
-        pulled++
-        controller.enqueue(chunk)
-      },
-    })
-    const res = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': 'text/plain' }, body, duplex: 'half' } as RequestInit)
-    return { res, pulled }
-  }
-
   test('OPTIONS and DELETE with a 64 MiB text body, on the disabled operator tree and elsewhere: answered without reading it', async () => {
     for (const [method, path, status, code] of [
       ['OPTIONS', '/api/v1/admin/games', 404, 'operator_api_disabled'],
       ['DELETE', '/api/v1/admin', 404, 'operator_api_disabled'],
       ['OPTIONS', '/api/v1/me', 404, 'not_found'],
     ] as const) {
-      const { res, pulled } = await stream(method, path)
+      const { res, pulled } = await stream(method, path, 'text/plain', 64)
       await expectEnvelope(res, status, code)
       // The socket's buffers hold a few MiB; a server that read the body would have drained all 64.
       expect(pulled).toBeLessThan(64)

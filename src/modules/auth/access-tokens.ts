@@ -145,13 +145,14 @@ export function createAccessTokens(options: {
       const keys = current()
       const key = keys[keys.length - 1]
       if (!key) throw new Error('no access-token signing key')
+      const header = headerFor(key.kid)
       const nowS = Math.floor(options.clock.now().getTime() / 1000)
       // jti: two tokens issued in the same second are still distinct.
       return new SignJWT({ iss: ACCESS_TOKEN.issuer, aud: ACCESS_TOKEN.audience, sub: userId, sid: sessionId, jti: crypto.randomUUID() })
-        .setProtectedHeader(headerFor(key.kid).json)
+        .setProtectedHeader(header.json)
         .setIssuedAt(nowS)
         .setExpirationTime(nowS + options.ttlS)
-        .sign(byHeader.get(headerFor(key.kid).segment)!.hmacKey)
+        .sign(byHeader.get(header.segment)!.hmacKey)
     },
     async verify(token, { allowExpired = false } = {}) {
       return verifyDirect(token, allowExpired)
