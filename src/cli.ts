@@ -8,7 +8,9 @@ import { resolveSecrets } from './secrets'
 import { OPERATOR_COMMANDS } from './operator-commands'
 import { seedCommand } from './seed-command'
 import { AppError } from './shared/errors'
-import { openMigratedDatabase, startServer } from './server'
+import { startServer } from './server'
+import { openStorage } from './db/open'
+import { inProcessWakeups } from './modules/events/wakeups'
 import { createLogger } from './shared/logger'
 import { VERSION } from './shared/version'
 
@@ -54,9 +56,9 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     async run({ values }, io) {
       const config = loadConfig()
-      const { handle, report } = openMigratedDatabase(config, createLogger('silent'))
-      handle.close()
-      const summary = { applied: report.applied.length, known: report.known, database: handle.path }
+      const storage = openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+      storage.close()
+      const summary = { applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.writer.path }
       io.out(values.json ? JSON.stringify(summary) : `applied ${summary.applied} migration(s) of ${summary.known}; database ${summary.database}`)
       return EXIT.ok
     },

@@ -12,27 +12,22 @@ import { checkLedger } from './modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from './modules/security/event-log'
 import { resolveSecrets, rotateSigningKey } from './secrets'
 import { WalletService } from './modules/wallet/service'
-import { custodyFor } from './app'
 import { join } from 'node:path'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { startCosigner } from './cosigner'
-import type { Db } from './db/client'
+import type { Db } from './db/sqlite/connection'
 import { users, wallets } from './db/schema'
 import { eq, or } from 'drizzle-orm'
-import { openMigratedDatabase } from './server'
+import { openServices, type Services } from './services'
 import { systemClock } from './shared/clock'
 import { createLogger } from './shared/logger'
 
-function withServices<T>(fn: (services: { games: GamesService; matches: MatchesService; wallet: WalletService; db: Db }) => T): T {
-  const config = loadConfig()
-  const { handle } = openMigratedDatabase(config, createLogger('silent'))
+function withServices<T>(fn: (services: Services & { db: Db }) => T): T {
+  const opened = openServices(loadConfig())
   try {
-    const games = new GamesService({ db: handle.db, clock: systemClock })
-    const matches = new MatchesService({ db: handle.db, clock: systemClock, games, gameSessionTtlS: config.gameSessionTtlS })
-    const custody = custodyFor(config)
-    return fn({ games, matches, wallet: new WalletService({ db: handle.db, clock: systemClock, custody }), db: handle.db })
+    return fn({ ...opened.services, db: opened.services.storage.writer.db })
   } finally {
-    handle.close()
+    opened.close()
   }
 }
 

@@ -11,7 +11,7 @@
 //   rotating a signing key never makes `security verify-log` see tampering.
 // - in `local` only, the operator token when ARENA_ADMIN_TOKEN is unset.
 import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
-import { databasePath } from './db/client'
+import { databasePath } from './db/sqlite/connection'
 import { join } from 'node:path'
 import type { Config } from './config'
 import { randomToken } from './shared/crypto'

@@ -6,16 +6,15 @@
 // Seed data has known passwords, so production refuses it. Every run gets a
 // fresh random prefix for its usernames, so seeding twice never collides.
 import { eq, inArray, or } from 'drizzle-orm'
-import { createServices, type Services } from './app'
+import { openServices, type Services } from './services'
 import type { Command, Io } from './cli-types'
 import { UsageError } from './cli-types'
 import { loadConfig } from './config'
-import type { Db } from './db/client'
+import type { Db } from './db/sqlite/connection'
 import { users } from './db/schema'
 import type { Tournament } from './modules/games/model'
 import { isCommonPin } from './modules/security/pin-rules'
 import { resolveSecrets } from './secrets'
-import { openMigratedDatabase } from './server'
 import { serveCommand } from './shared/version'
 import { systemClock } from './shared/clock'
 import { AppError } from './shared/errors'
@@ -302,10 +301,9 @@ export const seedCommand: Command = {
     }
     const options = parseSeedOptions(values)
     const config = loadConfig()
-    const secrets = resolveSecrets(config)
-    const logger = createLogger('silent')
-    const { handle } = openMigratedDatabase(config, logger)
-    const services = createServices({ config, db: handle, secrets, logger, clock: systemClock, lifecycle: { draining: false } })
+    const opened = openServices(config)
+    const { services } = opened
+    const handle = services.storage.writer
     let result: SeedResult
     try {
       // A random prefix that happens to exist already is drawn again.
@@ -318,8 +316,7 @@ export const seedCommand: Command = {
       reportFailure(io, error)
       return 1
     } finally {
-      services.securityLog.close()
-      handle.close()
+      opened.close()
     }
     io.out(values.json === true ? JSON.stringify(result) : seedText(result, { database: handle.path, port: config.port }))
     return 0

@@ -2,19 +2,19 @@
 // app → listen. Stopping reverses it: drain (readiness fails), stop accepting,
 // let in-flight requests finish within the grace period, close the database.
 import type { AnyElysia } from 'elysia'
-import { createApp, createServices } from './app'
+import { createApp } from './app'
+import { createServices } from './services'
 import type { WithdrawalService } from './modules/wallet/withdrawals'
-import { wakeAllPolls } from './modules/events/plane'
+import { inProcessWakeups } from './modules/events/wakeups'
 import { housekeeping } from './modules/events/housekeeping'
 import { jobHandlers } from './jobs/handlers'
 import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
-import { databasePath, openDatabase, type DbHandle } from './db/client'
-import { runMigrations, type MigrationReport } from './db/migrate'
+import { openStorage } from './db/open'
 import type { Lifecycle } from './modules/health/service'
 import { INTERNAL_ERROR_BODY, jsonResponse } from './plugins/errors'
 import { REQUEST_ID_HEADER } from './plugins/request-context'
-import { ensureDataDir, resolveSecrets } from './secrets'
+import { resolveSecrets } from './secrets'
 import { systemClock } from './shared/clock'
 import { newId } from './shared/ids'
 import type { Logger } from './shared/logger'
@@ -56,23 +56,6 @@ export interface RunningServer {
   stop(reason?: string): Promise<void>
 }
 
-/** Opens (creating if needed) the data dir's database and applies pending migrations. */
-export function openMigratedDatabase(
-  config: Pick<Config, 'dataDir'>,
-  logger: Logger,
-): { handle: DbHandle; report: MigrationReport } {
-  ensureDataDir(config.dataDir)
-  const handle = openDatabase(databasePath(config.dataDir))
-  try {
-    const report = runMigrations(handle.sqlite)
-    logger.info('migrations', { applied: report.applied.length, known: report.known, database: handle.path })
-    return { handle, report }
-  } catch (error) {
-    handle.close()
-    throw error
-  }
-}
-
 export async function startServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
   const secrets = resolveSecrets(config, { generateOperatorToken: true })
   if (config.env === 'production' && config.custody === 'local') {
@@ -81,9 +64,11 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
       dataDir: config.dataDir,
     })
   }
-  const { handle: db } = openMigratedDatabase(config, logger)
+  const wakeups = inProcessWakeups()
+  const storage = openStorage(config, { logger, wakeups })
+  const db = storage.writer
   const lifecycle: Lifecycle = { draining: false }
-  const deps = { config, db, secrets, logger, clock: systemClock, lifecycle }
+  const deps = { config, storage, wakeups, secrets, logger, clock: systemClock, lifecycle }
   const services = createServices(deps)
   const app = createApp(deps, services)
   const resumer = startWithdrawalResumer(services.withdrawals, logger)
@@ -113,13 +98,14 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
     config,
     logger,
     lifecycle,
+    wakeAll: () => services.events.wakeAll(),
     onStopped: () => {
       worker.stop()
       resumer.stop()
       clearInterval(pruner)
       // Buffered security events are written before the database closes.
       services.securityLog.close()
-      db.close()
+      storage.close()
     },
   })
 }
@@ -131,7 +117,7 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
  */
 export function listen(
   app: AnyElysia,
-  deps: { config: Readonly<Config>; logger: Logger; lifecycle: Lifecycle; onStopped: () => void },
+  deps: { config: Readonly<Config>; logger: Logger; lifecycle: Lifecycle; wakeAll?: () => void; onStopped: () => void },
 ): RunningServer {
   const { config, logger, lifecycle } = deps
   app.listen({
@@ -174,7 +160,7 @@ export function listen(
       logger.info('stopping', { reason, graceS: config.shutdownGraceS })
       lifecycle.draining = true
       // Long polls answer now (with what they have) instead of holding the stop.
-      wakeAllPolls()
+      deps.wakeAll?.()
       let timer: ReturnType<typeof setTimeout> | undefined
       const graceful = server.stop(false).then(() => 'drained' as const)
       const timeout = new Promise<'timeout'>((resolve) => {

@@ -1,6 +1,6 @@
 // Durable jobs: enqueued inside the transaction that makes them necessary, so
 // the work exists exactly when its cause committed.
-import type { Db, Executor } from '../db/client'
+import type { Db, Executor } from '../db/sqlite/connection'
 import { jobs } from '../db/schema'
 import type { Clock } from '../shared/clock'
 import { newId } from '../shared/ids'

@@ -3,7 +3,7 @@
 // queued, and the next start (or the next poll) runs it again. Handlers must
 // therefore be idempotent and synchronous (SQLite work only).
 import { and, asc, eq, lte } from 'drizzle-orm'
-import type { Db, Tx } from '../db/client'
+import type { Db, Tx } from '../db/sqlite/connection'
 import { jobs } from '../db/schema'
 import type { Clock } from '../shared/clock'
 import type { Logger } from '../shared/logger'

@@ -4,7 +4,8 @@
 // else: no stack, no SQL, no echo of the submitted values (they may be
 // passwords or PINs). Modules throw AppError; they never return status().
 import { Elysia, ElysiaCustomStatusResponse, ParseError, ValidationError } from 'elysia'
-import { AppError, envelope, isStorageUnavailable, type ErrorDetail, type ErrorEnvelope } from '../shared/errors'
+import { isStorageUnavailable } from '../db/errors'
+import { AppError, envelope, type ErrorDetail, type ErrorEnvelope } from '../shared/errors'
 import type { Logger } from '../shared/logger'
 import { REQUEST_ID_HEADER, requestState } from './request-context'
 
@@ -96,7 +97,7 @@ function map(code: string | number, error: unknown, method: string, path: string
     case 'INVALID_FILE_TYPE':
       return { status: 400, body: envelope(400, 'bad_request', 'Request is malformed') }
   }
-  // SQLite tells us when the disk, not the request, is the problem.
+  // The storage layer tells us when the disk, not the request, is the problem.
   if (isStorageUnavailable(error)) {
     return {
       status: 503,

@@ -86,13 +86,3 @@ export function envelope(
     ? { error: { code, message, status, details } }
     : { error: { code, message, status } }
 }
-
-// SQLite saying the disk, not the request, is the problem: busy or locked
-// beyond the busy timeout, full, an I/O error, the file gone or read-only.
-const STORAGE_UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY)/
-
-/** Whether `error` is a SQLite failure of the storage (answered 503 + Retry-After), not of the request. */
-export function isStorageUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && STORAGE_UNAVAILABLE_CODES.test(code)
-}

@@ -2,8 +2,6 @@
 // an opaque cursor; a waiting poll wakes when an event for it commits; events
 // of a rolled-back transaction never appear; old events are pruned.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { appendEvent } from '../../src/modules/events/outbox'
-import { pruneEvents, wakeAllPolls } from '../../src/modules/events/plane'
 import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, players, type Player } from '../helpers/arena'
 
@@ -68,12 +66,12 @@ describe('GET /api/v1/events', () => {
     const { body: now } = await poll(p!)
     const waiting = poll(p!, `?after=${now.cursor}&wait=1`)
     await Bun.sleep(50)
-    expect(() =>
-      ctx.db.db.transaction((tx) => {
-        appendEvent(tx, ctx.clock, { userId: p!.userId, topic: 'wallet', type: 'wallet.credited', data: { phantom: true } })
+    await expect(
+      ctx.services.storage.write(async (tx) => {
+        await tx.events.append({ userId: p!.userId, topic: 'wallet', type: 'wallet.credited', data: { phantom: true } }, ctx.clock.now())
         throw new Error('rolled back')
       }),
-    ).toThrow('rolled back')
+    ).rejects.toThrow('rolled back')
     const started = performance.now()
     const { body } = await waiting
     expect(body.events).toEqual([])
@@ -97,7 +95,7 @@ test('a graceful stop ends waiting polls at once', async () => {
   await Bun.sleep(50)
   const started = performance.now()
   ctx.lifecycle.draining = true
-  wakeAllPolls()
+  ctx.services.events.wakeAll()
   try {
     const { status, body } = await waiting
     expect(status).toBe(200)
@@ -128,9 +126,10 @@ describe('retention', () => {
   test('events older than the retention period are pruned', async () => {
     const [p] = await players(ctx, 1)
     await credit(p!, '1', `old-${p!.userId}`)
-    expect(pruneEvents(ctx.db.db, ctx.clock, 30)).toBe(0)
+    // The default retention: 30 days.
+    expect(await ctx.services.events.prune()).toBe(0)
     ctx.clock.advance(31 * 86_400_000)
-    expect(pruneEvents(ctx.db.db, ctx.clock, 30)).toBeGreaterThan(0)
+    expect(await ctx.services.events.prune()).toBeGreaterThan(0)
     p!.tokens = (await (await ctx.handle(postJson('/api/v1/user/login', { identifier: p!.username, password: 'correct horse battery' }))).json()) as Player['tokens']
     const { body } = await poll(p!, '?topics=wallet')
     expect(body.events).toEqual([])

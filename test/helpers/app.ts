@@ -4,13 +4,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AnyElysia } from 'elysia'
-import { createApp, createServices, type Services } from '../../src/app'
+import { createApp } from '../../src/app'
+import { createServices, type Services } from '../../src/services'
 import type { CustodyClient } from '../../src/modules/wallet/custody'
 import type { SecurityLogOptions } from '../../src/modules/security/event-log'
 import { HashGate, type HashGateOptions } from '../../src/modules/auth/hash-gate'
 import { loadConfig, type Config } from '../../src/config'
-import { databasePath, openDatabase, type DbHandle } from '../../src/db/client'
-import { runMigrations } from '../../src/db/migrate'
+import type { DbHandle } from '../../src/db/sqlite/connection'
+import { openStorage } from '../../src/db/open'
+import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import type { Lifecycle } from '../../src/modules/health/service'
 import { jobHandlers } from '../../src/jobs/handlers'
 import { createJobWorker } from '../../src/jobs/worker'
@@ -57,11 +59,13 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   const config = loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_LOG_LEVEL: 'debug', ...options.env })
   const lines: string[] = []
   const logger = createLogger(config.logLevel, (line) => lines.push(line))
-  const db = openDatabase(databasePath(dataDir))
-  runMigrations(db.sqlite)
+  const wakeups = inProcessWakeups()
+  const storage = openStorage(config, { logger, wakeups })
+  // The write connection: tests read and fault-inject the file through it.
+  const db = storage.writer
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
-  const deps = { config, db, secrets: resolveSecrets(config, { generateOperatorToken: true }), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate) }
+  const deps = { config, storage, wakeups, secrets: resolveSecrets(config, { generateOperatorToken: true }), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate) }
   const services = createServices(deps)
   const base = createApp(deps, services)
   // Probe routes change the app's route types; tests only call handle(), so keep the base type.
@@ -81,7 +85,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     runJobs: () => createJobWorker({ db: db.db, clock, logger, handlers: jobHandlers(clock) }).runDue(),
     close() {
       services.securityLog.close()
-      db.close()
+      storage.close()
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }

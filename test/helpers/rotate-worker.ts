@@ -1,7 +1,7 @@
 // One process of the cross-process rotation race: opens the shared database
 // with its own connection, waits for the common start time, rotates once, and
 // prints the outcome as JSON.
-import { databasePath, openDatabase } from '../../src/db/client'
+import { databasePath, openDatabase } from '../../src/db/sqlite/connection'
 import { createAccessTokens } from '../../src/modules/auth/access-tokens'
 import { AuthService } from '../../src/modules/auth/service'
 import { systemClock } from '../../src/shared/clock'

@@ -29,11 +29,11 @@ describe('prepared statements on the claim path', () => {
     const sqlite = ctx.db.sqlite
     const event = (marker: string) => ({ userId: null, topic: 'status' as const, type: 'test.prepared', data: { marker } })
     let inTransaction = false
-    const kept = ctx.services.commits.run(() => {
+    const kept = ctx.services.storage.commits.run(() => {
       inTransaction = sqlite.inTransaction
       return append(ctx.clock, event('kept'))
     })
-    const dropped = ctx.services.commits.run(() => {
+    const dropped = ctx.services.storage.commits.run(() => {
       append(ctx.clock, event('dropped'))
       throw new Error('refused')
     })

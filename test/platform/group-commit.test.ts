@@ -6,8 +6,8 @@ import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { count } from 'drizzle-orm'
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { databasePath, openDatabase, type Tx } from '../../src/db/client'
-import { AsyncWorkError, createGroupCommitter, type BatchReport, type GroupCommitOptions } from '../../src/db/group-commit'
+import { databasePath, openDatabase, type Db } from '../../src/db/sqlite/connection'
+import { createGroupCommitter, type BatchReport, type GroupCommitOptions } from '../../src/db/sqlite/group-commit'
 import { tempDir } from '../helpers/app'
 
 const dir = tempDir()
@@ -19,7 +19,7 @@ handle.sqlite.run('CREATE TABLE children (id INTEGER PRIMARY KEY, parent_id INTE
 const items = sqliteTable('items', { id: integer('id').primaryKey(), v: text('v').notNull().unique() })
 const children = sqliteTable('children', { id: integer('id').primaryKey(), parentId: integer('parent_id').notNull() })
 /** Inserts an item row and returns `value` (what the work answers). */
-function put<T>(tx: Tx, v: string, value: T): T {
+function put<T>(tx: Db, v: string, value: T): T {
   tx.insert(items).values({ v }).run()
   return value
 }
@@ -30,13 +30,19 @@ afterAll(() => {
   handle.close()
 })
 
-// Every batch is one db.transaction call (BEGIN IMMEDIATE ... COMMIT): count them independently of the hook.
+// Every batch is one BEGIN IMMEDIATE ... COMMIT: count the BEGINs independently of the hook.
 let transactions = 0
-const originalTransaction = handle.db.transaction.bind(handle.db)
-handle.db.transaction = ((...args: Parameters<typeof originalTransaction>) => {
-  transactions++
-  return originalTransaction(...args)
-}) as typeof handle.db.transaction
+const originalPrepare = handle.sqlite.prepare.bind(handle.sqlite)
+handle.sqlite.prepare = ((sql: string) => {
+  const statement = originalPrepare(sql)
+  if (sql !== 'BEGIN IMMEDIATE') return statement
+  return {
+    run: () => {
+      transactions++
+      return statement.run()
+    },
+  }
+}) as typeof handle.sqlite.prepare
 
 beforeEach(() => {
   handle.sqlite.run('DELETE FROM items')
@@ -142,7 +148,7 @@ describe('group commit', () => {
 
   test('when the COMMIT fails, an item that failed after an earlier item wrote gets the batch error, not an answer about rolled-back state', async () => {
     const { commits } = committer()
-    const refuseIfDecided = (tx: Tx) => {
+    const refuseIfDecided = (tx: Db) => {
       if (tx.select().from(items).all().some((r) => r.v === 'decided')) throw new Error('already decided')
       return 'open'
     }
@@ -237,19 +243,62 @@ describe('group commit', () => {
     expect(reports.map((r) => r.size)).toEqual([1, 1])
   })
 
-  test('a work function that returns a promise is refused and rolled back; its batch still commits', async () => {
-    const { commits } = committer()
+  test('a work function may await: what it writes after an await is in the batch, committed with it', async () => {
+    const { commits, reports } = committer()
+    const seenBeforeResolve: boolean[] = []
     const results = await Promise.allSettled([
-      // @ts-expect-error: work must be synchronous, an async function is a type error
       commits.run(async (tx) => {
-        return put(tx, 'async', 1)
+        await Promise.resolve()
+        put(tx, 'async-1', null)
+        await Bun.sleep(1)
+        // Not yet committed: another connection does not see it.
+        seenBeforeResolve.push(committed('async-1'))
+        return put(tx, 'async-2', 1)
+      }),
+      commits.run(async (tx) => {
+        await Bun.sleep(1)
+        put(tx, 'async-3', null)
+        throw new Error('refused after an await')
       }),
       commits.run((tx) => put(tx, 'sync', 2)),
     ])
-    expect(results[0].status).toBe('rejected')
-    expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(AsyncWorkError)
-    expect(results[1]).toEqual({ status: 'fulfilled', value: 2 })
-    expect(allCommitted()).toEqual(['sync'])
+    expect(results[0]).toEqual({ status: 'fulfilled', value: 1 })
+    expect(results[1].status).toBe('rejected')
+    expect(results[2]).toEqual({ status: 'fulfilled', value: 2 })
+    expect(seenBeforeResolve).toEqual([false])
+    expect(allCommitted()).toEqual(['async-1', 'async-2', 'sync'])
+    expect(reports).toMatchObject([{ size: 3, rolledBack: 1, committed: true }])
+  })
+
+  test('effects registered with afterCommit run after the COMMIT, only for items that committed', async () => {
+    const { commits } = committer()
+    const ran: string[] = []
+    const results = await Promise.allSettled([
+      commits.run((tx, item) => {
+        item.afterCommit(() => ran.push(`kept:${committed('kept')}`))
+        return put(tx, 'kept', 1)
+      }),
+      commits.run((tx, item) => {
+        item.afterCommit(() => ran.push('rolled back'))
+        put(tx, 'dropped', null)
+        throw new Error('no')
+      }),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected'])
+    // It ran once, and saw the row committed.
+    expect(ran).toEqual(['kept:true'])
+
+    // A batch whose COMMIT fails runs none of its effects.
+    ran.length = 0
+    const failed = await Promise.allSettled([
+      commits.run((tx, item) => {
+        item.afterCommit(() => ran.push('orphan'))
+        tx.insert(children).values({ parentId: 999 }).run()
+        return 1
+      }),
+    ])
+    expect(failed[0].status).toBe('rejected')
+    expect(ran).toEqual([])
   })
 
   test('schedule: timeout batches the same way', async () => {

@@ -3,7 +3,7 @@
 // credits are idempotent by reference; `arena ledger check` catches any breach.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { databasePath, openDatabase } from '../../src/db/client'
+import { databasePath, openDatabase } from '../../src/db/sqlite/connection'
 import { ledgerAccounts, outboxEvents, withdrawals } from '../../src/db/schema'
 import { checkLedger, postMovement, systemAccountId, userAccountId } from '../../src/modules/wallet/ledger'
 import { createTestApp, postJson, tempDir } from '../helpers/app'

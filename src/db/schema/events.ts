@@ -1,7 +1,8 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
-export const EVENT_TOPICS = ['session', 'wallet', 'status'] as const
-export type EventTopic = (typeof EVENT_TOPICS)[number]
+import { EVENT_TOPICS, type EventTopic } from '../../modules/events/catalogue'
+
+export { EVENT_TOPICS, type EventTopic }
 
 // The event outbox of contract §4. Domains append to it inside the same
 // transaction as the change the event reports, so an event exists exactly

@@ -11,7 +11,7 @@ import type { GamesService } from '../games/service'
 import { DecisionResponse, ResolveBody } from '../matches/model'
 import type { MatchesService } from '../matches/service'
 import type { WalletService } from '../wallet/service'
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/connection'
 import { listSecurityEvents } from '../security/event-log'
 
 export const ADMIN_TOKEN_HEADER = 'x-admin-token'

@@ -8,7 +8,7 @@
 // - A block is never shortened by a later failure, and attempts refused while
 //   blocked are not counted, so a block always ends on time: never permanent.
 import { eq, inArray } from 'drizzle-orm'
-import type { Executor } from '../../db/client'
+import type { Executor } from '../../db/sqlite/connection'
 import { loginThrottle } from '../../db/schema'
 
 export interface ThrottleLimit {

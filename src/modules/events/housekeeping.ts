@@ -3,11 +3,10 @@
 // consumed one was already useless; the day keeps recent ones for support);
 // login-throttle rows whose window and block have both ended.
 import { and, isNull, lt, or } from 'drizzle-orm'
-import type { Executor } from '../../db/client'
-import { gameSessions, loginThrottle, pinSessions } from '../../db/schema'
+import type { Executor } from '../../db/sqlite/connection'
+import { gameSessions, loginThrottle, outboxEvents, pinSessions } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { LOGIN_LIMITS } from '../auth/throttle'
-import { pruneEvents } from './plane'
 
 const DAY_MS = 86_400_000
 
@@ -24,7 +23,7 @@ export function housekeeping(db: Executor, clock: Clock, eventRetentionDays: num
   const longestWindow = Math.max(LOGIN_LIMITS.account.windowMs, LOGIN_LIMITS.address.windowMs)
   const windowCutoff = new Date(now - longestWindow)
   return {
-    events: pruneEvents(db, clock, eventRetentionDays),
+    events: db.delete(outboxEvents).where(lt(outboxEvents.createdAt, new Date(now - eventRetentionDays * DAY_MS))).returning({ seq: outboxEvents.seq }).all().length,
     gameSessions: db.delete(gameSessions).where(lt(gameSessions.expiresAt, sessionCutoff)).returning({ id: gameSessions.id }).all().length,
     pinSessions: db.delete(pinSessions).where(lt(pinSessions.expiresAt, sessionCutoff)).returning({ id: pinSessions.id }).all().length,
     throttleRows: db

@@ -1,20 +1,18 @@
 // GET /api/v1/events: the caller's own events, long-polled (contract §4).
 import { Elysia } from 'elysia'
 import { EventsPage, EventsQuery } from './model'
-import type { Db } from '../../db/client'
 import { authGuard } from '../../plugins/auth'
 import { BEARER, BEARER_SECURITY, errors, INVALID, STORAGE } from '../../plugins/openapi'
 import type { AuthService } from '../auth/service'
-import { pollEvents } from './plane'
-import type { Lifecycle } from '../health/service'
+import type { EventsService } from './service'
 
-export function eventsModule(auth: AuthService, db: Db, lifecycle: Lifecycle) {
+export function eventsModule(auth: AuthService, events: EventsService) {
   return new Elysia({ name: 'arena/events', prefix: '/api/v1' })
     .use(authGuard(auth))
     .get(
       '/events',
       ({ query, request, auth: { user } }) =>
-        pollEvents(db, { userId: user.id, after: query.after, waitS: query.wait ?? 0, topics: query.topics, signal: request.signal, draining: () => lifecycle.draining }),
+        events.poll({ userId: user.id, after: query.after, waitS: query.wait ?? 0, topics: query.topics, signal: request.signal }),
       {
         auth: true,
         query: EventsQuery,

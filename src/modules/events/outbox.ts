@@ -1,4 +1,4 @@
-import type { Db, Executor } from '../../db/client'
+import type { Db, Executor } from '../../db/sqlite/connection'
 import { outboxEvents, type EventTopic } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { newId } from '../../shared/ids'

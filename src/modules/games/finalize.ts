@@ -2,7 +2,7 @@
 // status `completed`, events. Runs as a durable job (src/jobs), so a crash
 // between the decision and this step only delays it.
 import { eq } from 'drizzle-orm'
-import type { Executor } from '../../db/client'
+import type { Executor } from '../../db/sqlite/connection'
 import { tournaments } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { appendEvent } from '../events/outbox'

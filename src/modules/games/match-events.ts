@@ -2,7 +2,7 @@
 // `status`). Match events go to the match's players only: a 1024-player
 // bracket must not write a thousand rows per decision.
 import { inArray } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/client'
+import type { Db, Executor } from '../../db/sqlite/connection'
 import { matches, participants } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { appendEvent, type EventAppender } from '../events/outbox'

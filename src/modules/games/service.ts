@@ -1,7 +1,7 @@
 // Games, their keys, and tournaments (contract §2 and §6). Knows nothing of HTTP.
 import type { Statement } from 'bun:sqlite'
 import { asc, eq, inArray, or } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/client'
+import type { Db, Executor } from '../../db/sqlite/connection'
 import { games, matches, participants, tournaments, users } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'

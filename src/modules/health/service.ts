@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite'
+import type { Storage } from '../../db/storage'
 import { AppError } from '../../shared/errors'
 
 export interface Lifecycle {
@@ -7,17 +7,16 @@ export interface Lifecycle {
 }
 
 /** Readiness: the database answers a query and we are not shutting down. */
-export function checkReady(sqlite: Database, lifecycle: Lifecycle) {
+export async function checkReady(storage: Storage, lifecycle: Lifecycle) {
   if (lifecycle.draining) {
     throw new AppError('service_unavailable', 'Server is shutting down', { headers: { 'retry-after': '1' } })
   }
-  const started = performance.now()
+  let ms: number
   try {
-    // Reads a page of the database file (SELECT 1 alone would not touch it).
-    sqlite.query('SELECT count(*) FROM sqlite_master').get()
+    ms = await storage.ping()
   } catch {
     throw new AppError('service_unavailable', 'Database is not reachable', { headers: { 'retry-after': '1' } })
   }
-  const latencyMs = Math.round((performance.now() - started) * 1000) / 1000
+  const latencyMs = Math.round(ms * 1000) / 1000
   return { status: 'ready' as const, checks: { database: { ok: true, latencyMs } } }
 }

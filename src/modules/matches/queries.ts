@@ -8,7 +8,7 @@
 // transaction is open there (the group committer's, or db.transaction's).
 // Rows are mapped by hand to what Drizzle would give or write: timestamp_ms
 // columns are epoch-ms integers, JSON columns JSON text.
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/connection'
 import type { matches } from '../../db/schema'
 
 export type MatchRow = typeof matches.$inferSelect

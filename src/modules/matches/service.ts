@@ -6,8 +6,8 @@
 // share one fsync. Items of a batch run one after another in one transaction,
 // so two racing claims still produce exactly one decision and one bracket move.
 import { and, asc, eq, inArray, ne, or } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { createGroupCommitter, type GroupCommitter } from '../../db/group-commit'
+import type { Db } from '../../db/sqlite/connection'
+import { createGroupCommitter, type GroupCommitter } from '../../db/sqlite/group-commit'
 import { matches, participants, tournaments, users } from '../../db/schema'
 import { createJobEnqueuer, JOB_KINDS, type JobEnqueuer } from '../../jobs/queue'
 import type { Clock } from '../../shared/clock'

@@ -3,7 +3,7 @@
 // row to the one before by hash. When the buffer is full, new events are shed
 // and counted rather than slowing anything down.
 import { asc, desc, eq, gt } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/client'
+import type { Db, Executor } from '../../db/sqlite/connection'
 import { securityEvents, securityLogHead, SECURITY_LEVELS } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'

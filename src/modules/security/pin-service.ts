@@ -3,7 +3,7 @@
 // counted per user across sessions; 5 in a row lock the PIN for 15 minutes,
 // each later lock twice as long; a correct PIN resets both.
 import { eq } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/client'
+import type { Db, Executor } from '../../db/sqlite/connection'
 import { pinLocks, pinSessions, userPins, users } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'

@@ -3,7 +3,7 @@
 // a user's account never goes below zero. Callers pass their own database
 // transaction, so a movement commits or rolls back with the change it pays for.
 import { eq } from 'drizzle-orm'
-import type { Executor } from '../../db/client'
+import type { Executor } from '../../db/sqlite/connection'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, withdrawals } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'

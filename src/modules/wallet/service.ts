@@ -1,6 +1,6 @@
 // Wallet balances and operator credits (contract §3 and §6).
 import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/client'
+import type { Db } from '../../db/sqlite/connection'
 import { ledgerTransactions, users, wallets } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'

@@ -11,7 +11,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
 import { and, asc, eq } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/client'
+import type { Db, Executor } from '../../db/sqlite/connection'
 import { withdrawals, type WITHDRAWAL_STATUSES } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'

@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { chmodSync } from 'node:fs'
 import { join } from 'node:path'
-import * as schema from './schema'
+import * as schema from '../schema'
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
 
@@ -103,3 +103,30 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 
 /** Anything a write can run on: the database itself or an open transaction. */
 export type Executor = Db | Tx
+
+/**
+ * Statements compiled once per connection, on first use: `perConnection(build)`
+ * returns a function giving `build(sqlite)` for that connection. Hot paths use
+ * these instead of the query builder, whose building cost more than running.
+ */
+export function perConnection<T>(build: (sqlite: Database) => T): (sqlite: Database) => T {
+  const built = new WeakMap<Database, T>()
+  return (sqlite) => {
+    let found = built.get(sqlite)
+    if (found === undefined) {
+      found = build(sqlite)
+      built.set(sqlite, found)
+    }
+    return found
+  }
+}
+
+/**
+ * A SELECT list for hand-written SQL, from the Drizzle schema: each named
+ * property as `"column_name" AS "property"`, so rows come back keyed as
+ * Drizzle's would and no column name is typed twice. `alias` qualifies them.
+ */
+export function selectList<C extends Record<string, { name: string }>>(columns: C, names: readonly (keyof C & string)[], alias?: string): string {
+  const prefix = alias ? `${alias}.` : ''
+  return names.map((name) => `${prefix}"${columns[name]!.name}" AS "${name}"`).join(', ')
+}

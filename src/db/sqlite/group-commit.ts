@@ -26,15 +26,16 @@
 //   describe a state that never existed. Only items that failed before any
 //   item of the batch wrote keep their own error. The next batch starts afresh.
 //
-// A work function must be synchronous (bun:sqlite is): it runs inside the
-// batch's transaction, and anything after an `await` would run after the
-// COMMIT, outside any transaction. Returning a promise (an async function) is a
-// type error, and at run time rolls the item back and rejects it.
+// A work function may await (stores are async so that another engine fits
+// behind them), but the batch's transaction stays open until it settles, so
+// it must await only storage work: anything slow (hashing, custody, the
+// network) belongs before or after the write. Items run strictly one after
+// another; the next batch begins only after this one's COMMIT.
 //
 // Side effects that must wait for the commit (waking long polls) are
-// scheduled with setTimeout(0) by the work: the whole batch, COMMIT included,
-// runs synchronously in one macrotask, so they fire after it.
-import type { Db, Tx } from './client'
+// registered with the item's `afterCommit`: they run after the batch
+// committed, only for items that did not roll back, never on failure.
+import type { Db } from './connection'
 
 export const DEFAULT_MAX_BATCH = 256
 
@@ -59,12 +60,20 @@ export interface GroupCommitOptions {
    * after the pending I/O callbacks) or `timeout` (setTimeout 0). Default `immediate`.
    */
   schedule?: 'immediate' | 'timeout'
+  /** Turns what an item rejects with into what its caller sees (engine errors mapped); identity by default. */
+  mapError?: (error: unknown) => unknown
   /** Called after every batch, committed or not (metrics, tests). Must not throw. */
   onBatch?: (report: BatchReport) => void
 }
 
-/** A work function's result, refused at compile time when it is a promise. */
-export type SyncResult<T> = T extends PromiseLike<unknown> ? never : T
+/** What a work item is handed besides the connection. */
+export interface ItemContext {
+  /** Runs `effect` once the batch has committed, if this item did not roll back. */
+  afterCommit(effect: () => void): void
+}
+
+/** One item of work: runs inside the batch's transaction, on the write connection. */
+export type Work<T> = (db: Db, item: ItemContext) => T | Promise<T>
 
 export interface GroupCommitStats {
   batches: number
@@ -76,34 +85,24 @@ export interface GroupCommitStats {
 
 export interface GroupCommitter {
   /** Runs `work` in the next batch's transaction; settles once that transaction has committed (or failed). */
-  run<T>(work: (tx: Tx) => SyncResult<T>): Promise<T>
+  run<T>(work: Work<T>): Promise<T>
   stats(): GroupCommitStats
 }
 
-interface Item {
-  work: (tx: Tx) => unknown
+interface Item extends ItemContext {
+  work: Work<unknown>
+  effects: (() => void)[] | undefined
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
 
-export class AsyncWorkError extends Error {
-  constructor() {
-    super('group commit: a work function returned a promise; it must be synchronous and must not await')
-    this.name = 'AsyncWorkError'
-  }
-}
-
 /** SQLite rolled the whole transaction back while an item ran (e.g. SQLITE_FULL, SQLITE_IOERR). */
 class TransactionLost extends Error {
   constructor(readonly reason: unknown) {
     super('group commit: the transaction was rolled back by SQLite')
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
 }
 
 const SAVEPOINT = 'group_commit_item'
@@ -113,17 +112,21 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
   const maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH)
   const defer: (fn: () => void) => void = options.schedule === 'timeout' ? (fn) => setTimeout(fn, 0) : (fn) => setImmediate(fn)
   const stats: GroupCommitStats = { batches: 0, commits: 0, failedBatches: 0, items: 0, largestBatch: 0 }
+  const mapError = options.mapError ?? ((error: unknown) => error)
   let queue: Item[] = []
   let scheduled = false
+  // A batch awaits its items; the next one waits for its COMMIT.
+  let running = false
 
   function schedule(): void {
-    if (scheduled) return
+    if (scheduled || running) return
     scheduled = true
     defer(flush)
   }
 
   function flush(): void {
     scheduled = false
+    if (running || queue.length === 0) return
     let batch: Item[]
     if (queue.length <= maxBatch) {
       batch = queue
@@ -131,26 +134,26 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     } else {
       batch = queue.slice(0, maxBatch)
       queue = queue.slice(maxBatch)
-      // The rest form the next batch, after the I/O that arrives meanwhile.
-      schedule()
     }
-    if (batch.length > 0) runBatch(batch)
+    running = true
+    void runBatch(batch).finally(() => {
+      running = false
+      // What arrived meanwhile (or did not fit) forms the next batch, after the pending I/O.
+      if (queue.length > 0) schedule()
+    })
   }
 
+  const begin = sqlite.prepare('BEGIN IMMEDIATE')
+  const commit = sqlite.prepare('COMMIT')
   const savepoint = sqlite.prepare(`SAVEPOINT ${SAVEPOINT}`)
   const release = sqlite.prepare(`RELEASE ${SAVEPOINT}`)
   const rollbackTo = sqlite.prepare(`ROLLBACK TO ${SAVEPOINT}`)
 
-  function runItems(tx: Tx, batch: Item[], outcomes: Outcome[]): void {
+  async function runItems(batch: Item[], outcomes: Outcome[]): Promise<void> {
     for (const item of batch) {
       savepoint.run()
       try {
-        const value = item.work(tx)
-        if (isThenable(value)) {
-          // Whatever it does after its first await is outside any transaction; we can only refuse its result.
-          Promise.resolve(value).catch(() => {})
-          throw new AsyncWorkError()
-        }
+        const value = await item.work(db, item)
         release.run()
         outcomes.push({ ok: true, value })
       } catch (error) {
@@ -158,12 +161,13 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
         if (!sqlite.inTransaction) throw new TransactionLost(error)
         rollbackTo.run()
         release.run()
+        item.effects = undefined
         outcomes.push({ ok: false, error })
       }
     }
   }
 
-  function runBatch(batch: Item[]): void {
+  async function runBatch(batch: Item[]): Promise<void> {
     const started = performance.now()
     const outcomes: Outcome[] = []
     stats.batches++
@@ -171,7 +175,9 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     stats.largestBatch = Math.max(stats.largestBatch, batch.length)
     try {
       // BEGIN IMMEDIATE ... COMMIT; anything thrown out of here means nothing committed.
-      db.transaction((tx) => runItems(tx, batch, outcomes), { behavior: 'immediate' })
+      begin.run()
+      await runItems(batch, outcomes)
+      commit.run()
     } catch (thrown) {
       // A failed COMMIT can leave the transaction open: close it so the next batch can begin.
       if (sqlite.inTransaction) {
@@ -191,7 +197,7 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
       for (const [index, item] of batch.entries()) {
         const outcome = outcomes[index]
         const sawOnlyCommitted = firstWrite === -1 || index < firstWrite
-        item.reject(outcome && !outcome.ok && sawOnlyCommitted ? outcome.error : error)
+        item.reject(mapError(outcome && !outcome.ok && sawOnlyCommitted ? outcome.error : error))
       }
       report({ size: batch.length, rolledBack: outcomes.filter((o) => !o.ok).length, committed: false, error, ms: performance.now() - started })
       return
@@ -200,9 +206,18 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     for (const [index, item] of batch.entries()) {
       const outcome = outcomes[index]!
       if (outcome.ok) item.resolve(outcome.value)
-      else item.reject(outcome.error)
+      else item.reject(mapError(outcome.error))
     }
     report({ size: batch.length, rolledBack: outcomes.filter((o) => !o.ok).length, committed: true, ms: performance.now() - started })
+    for (const item of batch) if (item.effects) for (const effect of item.effects) runEffect(effect)
+  }
+
+  function runEffect(effect: () => void): void {
+    try {
+      effect()
+    } catch {
+      // The write is durable and answered; an effect (a wake-up) cannot undo it.
+    }
   }
 
   function report(batchReport: BatchReport): void {
@@ -215,9 +230,18 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
   }
 
   return {
-    run<T>(work: (tx: Tx) => SyncResult<T>): Promise<T> {
+    run<T>(work: Work<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+        const item: Item = {
+          work,
+          effects: undefined,
+          afterCommit(effect) {
+            ;(item.effects ??= []).push(effect)
+          },
+          resolve: resolve as (value: unknown) => void,
+          reject,
+        }
+        queue.push(item)
         schedule()
       })
     },

@@ -8,5 +8,5 @@ import { join } from 'node:path'
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator'
 
 export function embeddedMigrations(): MigrationMeta[] {
-  return readMigrationFiles({ migrationsFolder: join(import.meta.dir, '..', '..', 'drizzle') })
+  return readMigrationFiles({ migrationsFolder: join(import.meta.dir, '..', '..', '..', 'drizzle') })
 }

@@ -1,0 +1,130 @@
+// The SQLite engine behind the storage seam (src/db/storage.ts).
+//
+// Two connections to the data dir's file. The write connection belongs to the
+// group committer: every unit of work runs there, one after another, each in
+// its own savepoint of a shared BEGIN IMMEDIATE transaction (see
+// group-commit.ts). The read connection serves reads that are not part of a
+// write; in WAL mode each of its statements reads the last committed state,
+// so nothing outside a batch sees a batch's uncommitted rows. It is
+// query_only: a write sent there by mistake fails instead of escaping the
+// committer.
+import type { Storage, Stores, Transaction } from '../storage'
+import { mapEngineError } from '../errors'
+import type { EventWakeups } from '../../modules/events/wakeups'
+import { openDatabase, type DbHandle } from './connection'
+import { createGroupCommitter, type GroupCommitOptions, type GroupCommitter, type ItemContext } from './group-commit'
+import { runMigrations, type MigrationReport } from './migrate'
+import { SqliteAuthStore } from './stores/auth'
+import { SqliteEventsStore } from './stores/events'
+import { SqliteGamesStore } from './stores/games'
+import { SqliteJobsStore } from './stores/jobs'
+import { SqliteMatchesStore } from './stores/matches'
+import { SqliteSecurityStore } from './stores/security'
+import { SqliteWalletStore } from './stores/wallet'
+
+/** What every SQLite store is built on: a connection, and the unit of work it runs in (none on the read connection). */
+export interface SqliteScope {
+  handle: DbHandle
+  /** Registers an effect for after the commit; absent on the read connection. */
+  afterCommit?: (effect: () => void) => void
+  wakeups: EventWakeups
+}
+
+/** Every store on one scope, each built on first use (a claim touches three of seven). */
+class SqliteStores implements Stores {
+  private _auth?: SqliteAuthStore
+  private _events?: SqliteEventsStore
+  private _games?: SqliteGamesStore
+  private _jobs?: SqliteJobsStore
+  private _matches?: SqliteMatchesStore
+  private _security?: SqliteSecurityStore
+  private _wallet?: SqliteWalletStore
+
+  constructor(protected readonly scope: SqliteScope) {}
+
+  get auth() {
+    return (this._auth ??= new SqliteAuthStore(this.scope))
+  }
+  get events() {
+    return (this._events ??= new SqliteEventsStore(this.scope))
+  }
+  get games() {
+    return (this._games ??= new SqliteGamesStore(this.scope))
+  }
+  get jobs() {
+    return (this._jobs ??= new SqliteJobsStore(this.scope))
+  }
+  get matches() {
+    return (this._matches ??= new SqliteMatchesStore(this.scope))
+  }
+  get security() {
+    return (this._security ??= new SqliteSecurityStore(this.scope))
+  }
+  get wallet() {
+    return (this._wallet ??= new SqliteWalletStore(this.scope))
+  }
+}
+
+class SqliteTransaction extends SqliteStores implements Transaction {
+  constructor(handle: DbHandle, wakeups: EventWakeups, item: ItemContext) {
+    super({ handle, wakeups, afterCommit: (effect) => item.afterCommit(effect) })
+  }
+
+  afterCommit(effect: () => void): void {
+    this.scope.afterCommit!(effect)
+  }
+}
+
+export interface SqliteStorageOptions {
+  /** The database file (created if missing). */
+  path: string
+  wakeups: EventWakeups
+  groupCommit?: GroupCommitOptions
+}
+
+export class SqliteStorage implements Storage {
+  readonly engine = 'sqlite' as const
+  /** The write connection: the committer's; tests and fault injection reach the file through it. */
+  readonly writer: DbHandle
+  /** The read connection (query_only). */
+  readonly reader: DbHandle
+  readonly read: Stores
+  readonly commits: GroupCommitter
+  readonly migrations: MigrationReport
+  private readonly wakeups: EventWakeups
+  private closed = false
+
+  constructor(options: SqliteStorageOptions) {
+    this.wakeups = options.wakeups
+    this.writer = openDatabase(options.path)
+    try {
+      this.migrations = runMigrations(this.writer.sqlite)
+      this.reader = openDatabase(options.path)
+    } catch (error) {
+      this.writer.close()
+      throw error
+    }
+    this.reader.sqlite.run('PRAGMA query_only = ON')
+    this.read = new SqliteStores({ handle: this.reader, wakeups: this.wakeups })
+    this.commits = createGroupCommitter(this.writer.db, { ...options.groupCommit, mapError: mapEngineError })
+  }
+
+  write<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.commits.run((_db, item) => work(new SqliteTransaction(this.writer, this.wakeups, item)))
+  }
+
+  async ping(): Promise<number> {
+    const started = performance.now()
+    // Reads a page of the database file (SELECT 1 alone would not touch it),
+    // on both connections: one that can read but not write is not ready.
+    for (const { sqlite } of [this.reader, this.writer]) sqlite.query('SELECT count(*) FROM sqlite_master').get()
+    return performance.now() - started
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.reader.close()
+    this.writer.close()
+  }
+}

@@ -1,0 +1,54 @@
+// The durable job queue on SQLite. A lease is the job's `run_after` moved to
+// the lease's end: the job stays `queued`, so a runner that dies holding it
+// leaves it due again once the lease is over.
+import { and, asc, eq, lte } from 'drizzle-orm'
+import { jobs } from '../../schema'
+import type { Job, JobsStore } from '../../../jobs/store'
+import { newId } from '../../../shared/ids'
+import { perConnection } from '../connection'
+import type { SqliteScope } from '../storage'
+
+// On the result-claim path, where building the INSERT cost more CPU than running it.
+const statements = perConnection((sqlite) => ({
+  insert: sqlite.prepare<unknown, { id: string; kind: string; payload: string; now: number }>(
+    `INSERT INTO jobs (id, kind, payload, status, attempts, run_after, last_error, created_at, updated_at)
+     VALUES ($id, $kind, $payload, 'queued', 0, $now, NULL, $now, $now)`,
+  ),
+}))
+
+export class SqliteJobsStore implements JobsStore {
+  constructor(private readonly scope: SqliteScope) {}
+
+  async enqueue(kind: string, payload: Record<string, unknown>, now: Date): Promise<string> {
+    const id = newId('job')
+    statements(this.scope.handle.sqlite).insert.run({ id, kind, payload: JSON.stringify(payload), now: now.getTime() })
+    return id
+  }
+
+  async leaseDue(now: Date, leaseUntil: Date): Promise<Job | null> {
+    const { db } = this.scope.handle
+    const job = db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.status, 'queued'), lte(jobs.runAfter, now)))
+      .orderBy(asc(jobs.runAfter), asc(jobs.createdAt))
+      .limit(1)
+      .get()
+    if (!job) return null
+    const attempts = job.attempts + 1
+    db.update(jobs).set({ attempts, runAfter: leaseUntil, updatedAt: now }).where(eq(jobs.id, job.id)).run()
+    return { id: job.id, kind: job.kind, payload: job.payload, attempts }
+  }
+
+  async complete(id: string, now: Date): Promise<void> {
+    this.scope.handle.db.update(jobs).set({ status: 'done', updatedAt: now, lastError: null }).where(eq(jobs.id, id)).run()
+  }
+
+  async fail(id: string, failure: { error: string; final: boolean; retryAt: Date; now: Date }): Promise<void> {
+    this.scope.handle.db
+      .update(jobs)
+      .set({ status: failure.final ? 'failed' : 'queued', lastError: failure.error, runAfter: failure.retryAt, updatedAt: failure.now })
+      .where(eq(jobs.id, id))
+      .run()
+  }
+}

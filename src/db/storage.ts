@@ -1,0 +1,65 @@
+// The storage seam: what services see of the database, whatever the engine.
+//
+// Each module declares the persistence it needs as an async store interface
+// in its own folder (modules/<name>/store.ts), in domain terms. An engine
+// (src/db/sqlite/, later src/db/postgres/) implements every store and this
+// Storage. Services hold a Storage and nothing else of the database:
+//
+//   const view = await storage.read.matches.myMatches(userId)       // committed state
+//   await storage.write(async (tx) => {                               // one unit of work
+//     const match = await tx.matches.byId(id)
+//     await tx.matches.markDecided(id, winner, now)
+//     await tx.events.append({ ... })                                 // commits or rolls back with it
+//     tx.afterCommit(() => ...)                                      // only once it committed
+//   })
+import type { AuthStore } from '../modules/auth/store'
+import type { EventsStore } from '../modules/events/store'
+import type { GamesStore } from '../modules/games/store'
+import type { MatchesStore } from '../modules/matches/store'
+import type { SecurityStore } from '../modules/security/store'
+import type { WalletStore } from '../modules/wallet/store'
+import type { JobsStore } from '../jobs/store'
+
+/** Every module's store, on one connection or inside one unit of work. */
+export interface Stores {
+  auth: AuthStore
+  events: EventsStore
+  games: GamesStore
+  jobs: JobsStore
+  matches: MatchesStore
+  security: SecurityStore
+  wallet: WalletStore
+}
+
+/** One unit of work: every store, inside one transaction. */
+export interface Transaction extends Stores {
+  /**
+   * Runs `effect` once this unit of work has committed (a long-poll wake-up,
+   * a mail, a signature request); never if it rolls back. An effect that
+   * throws is ignored: the write is durable and answered already.
+   */
+  afterCommit(effect: () => void): void
+}
+
+export interface Storage {
+  /** Which engine holds the data ('sqlite'; 'postgres' in the next edition). */
+  readonly engine: 'sqlite'
+  /**
+   * Reads outside any write: committed state only, never another request's
+   * uncommitted rows. Writing through these stores is refused.
+   */
+  readonly read: Stores
+  /**
+   * The one way to change state. `work` runs in one transaction and may
+   * await store calls; it must not await anything slow (hashing, custody,
+   * the network: do that before or after) nor call `write` again (it would
+   * wait for itself). Resolves once the transaction committed; rejects, with
+   * nothing written, when `work` throws or the commit fails. Engine errors
+   * arrive mapped (src/db/errors.ts).
+   */
+  write<T>(work: (tx: Transaction) => Promise<T>): Promise<T>
+  /** Readiness: the database answers a query that reads its file; resolves with the latency in ms. */
+  ping(): Promise<number>
+  /** Writes what is pending and closes every connection. Safe to call twice. */
+  close(): void
+}

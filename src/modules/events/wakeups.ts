@@ -1,0 +1,50 @@
+// Long-poll wake-ups (cross-request state). A poll of a user's events waits
+// on that user; a committed write that appended an event for the user wakes
+// it, and the poll reads again. A wake-up is only a hint: the database is the
+// source of truth, a poll re-reads on a timer too (events written by another
+// process wake no one here), and a spurious wake-up finds nothing and waits on.
+//
+// In-process today. With several instances this must become cross-instance
+// (PostgreSQL LISTEN/NOTIFY), or a poll on instance A would hear of an event
+// written on instance B only at its next re-read.
+
+import { registerWakeups } from './plane'
+
+export interface EventWakeups {
+  /** Wakes the polls waiting on `userId` (called after the commit that wrote their events). */
+  wake(userId: string): void
+  /** Resolves after `ms`, on a wake-up for `userId`, or when `signal` aborts; whichever comes first. */
+  wait(userId: string, ms: number, signal?: AbortSignal): Promise<void>
+  /** Wakes every waiting poll (shutdown: they answer at once instead of holding the stop). */
+  wakeAll(): void
+}
+
+export function inProcessWakeups(): EventWakeups {
+  const waiters = new Map<string, Set<() => void>>()
+  const wakeups: EventWakeups = {
+    wake(userId) {
+      for (const wake of waiters.get(userId) ?? []) wake()
+    },
+    wakeAll() {
+      for (const set of waiters.values()) for (const wake of [...set]) wake()
+    },
+    wait(userId, ms, signal) {
+      return new Promise((resolve) => {
+        const set = waiters.get(userId) ?? new Set<() => void>()
+        waiters.set(userId, set)
+        const done = () => {
+          clearTimeout(timer)
+          set.delete(done)
+          if (set.size === 0) waiters.delete(userId)
+          signal?.removeEventListener('abort', done)
+          resolve()
+        }
+        const timer = setTimeout(done, ms)
+        set.add(done)
+        signal?.addEventListener('abort', done)
+      })
+    },
+  }
+  registerWakeups(wakeups)
+  return wakeups
+}
