@@ -10,27 +10,27 @@
 //
 // Settings (environment): BENCH_SECONDS (10, per scenario), BENCH_CONNECTIONS
 // (32), BENCH_USERS (256).
-import { mkdirSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
+//
+// `npm run bench -- --against <commit>` instead compares this source with an
+// earlier commit, interleaved in one run (bench/ab.ts).
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Subprocess } from 'bun'
-import { BINARY, buildBinary, ROOT, startServe } from '../test/helpers/process'
+import { buildBinary, startServe } from '../test/helpers/process'
+import { admin, api, canPin, claimRequests, cores, inBatches, LOAD_CPU, log, onServerCpu, PASSWORD, PIN, rssKiB, runJson, sampled, SERVER_CPU, sessionRequests, startArena, tournaments, type Issued, type Player } from './harness'
 import { ensureWrk, requestFile, scratchFile, wrk, type WrkResult } from './wrk'
+
+const against = process.argv.indexOf('--against')
+if (against !== -1) {
+  const commit = process.argv[against + 1]
+  if (!commit) throw new Error('usage: npm run bench -- --against <commit>')
+  await (await import('./ab')).abBench(commit)
+  process.exit(0)
+}
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const USERS = Number(process.env.BENCH_USERS ?? 256)
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789'
-const PASSWORD = 'correct horse battery'
-const PIN = '582047'
-
-const cores = navigator.hardwareConcurrency
-const SERVER_CPU = String(cores - 1)
-const LOAD_CPU = '0'
-const canPin = cores > 1 && Bun.which('taskset') !== null
-const onServerCpu = (command: string[]) => (canPin ? ['taskset', '-c', SERVER_CPU, ...command] : command)
-
-const log = (message: string) => console.error(`[bench] ${message}`)
 
 interface Row {
   scenario: string
@@ -45,155 +45,6 @@ interface Row {
 }
 
 const rows: Row[] = []
-
-// ---------------------------------------------------------------- processes
-
-function rssKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  try {
-    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
-  } catch {
-    return 0
-  }
-}
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  await probe.stop(true)
-  return port
-}
-
-interface Arena {
-  proc: Subprocess
-  url: string
-  startMs: number
-  stop(): Promise<void>
-}
-
-/** Starts the binary on the data dir, stdout to a log file (the harness must not spend the load core reading it), and waits for /readyz. */
-async function startArena(dataDir: string): Promise<Arena> {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  mkdirSync(dataDir, { recursive: true })
-  const out = openSync(join(dataDir, 'server.log'), 'a')
-  const started = performance.now()
-  const proc = Bun.spawn(onServerCpu([BINARY, 'serve']), {
-    env: { ...process.env, ARENA_DATA_DIR: dataDir, ARENA_PORT: String(port), ARENA_HOST: '127.0.0.1', ARENA_ADMIN_TOKEN: ADMIN_TOKEN },
-    stdout: out,
-    stderr: out,
-    stdin: 'ignore',
-  })
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) break
-    } catch {
-      // not listening yet
-    }
-    if (proc.exitCode !== null) throw new Error(`arena exited with ${proc.exitCode}; see ${join(dataDir, 'server.log')}`)
-    if (performance.now() - started > 20_000) throw new Error('arena did not become ready in 20 s')
-    await Bun.sleep(2)
-  }
-  return {
-    proc,
-    url,
-    startMs: Math.round(performance.now() - started),
-    async stop() {
-      proc.kill('SIGTERM')
-      await proc.exited
-    },
-  }
-}
-
-/** Samples the server's RSS while `work` runs; returns its result and the peak in MiB. */
-async function sampled<T>(pid: number, work: () => Promise<T>): Promise<{ value: T; peakRssMiB: number }> {
-  let peak = rssKiB(pid, 'VmRSS')
-  const timer = setInterval(() => (peak = Math.max(peak, rssKiB(pid, 'VmRSS'))), 250)
-  try {
-    const value = await work()
-    return { value, peakRssMiB: Math.round(peak / 102.4) / 10 }
-  } finally {
-    clearInterval(timer)
-  }
-}
-
-async function runJson(command: string[]): Promise<Record<string, number>> {
-  const proc = Bun.spawn(onServerCpu(command), { cwd: ROOT, stdout: 'pipe', stderr: 'inherit' })
-  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
-  if (code !== 0) throw new Error(`${command.join(' ')} exited with ${code}`)
-  return JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>
-}
-
-// ---------------------------------------------------------------- the API
-
-async function api<T>(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
-  return JSON.parse(text) as T
-}
-
-async function inBatches<T, R>(items: T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length)
-  let next = 0
-  await Promise.all(
-    Array.from({ length: Math.min(width, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++
-        out[i] = await fn(items[i]!, i)
-      }
-    }),
-  )
-  return out
-}
-
-interface Player {
-  id: string
-  username: string
-  bearer: string
-}
-interface TournamentView {
-  id: string
-  participants: { id: string; userId: string }[]
-  matches: { id: string; status: string; slot1ParticipantId: string | null; slot2ParticipantId: string | null }[]
-}
-interface Seat {
-  bearer: string
-  matchId: string
-  participantId: string
-}
-
-const admin = { 'x-admin-token': ADMIN_TOKEN }
-
-/** Tournaments of every player; returns both seats of every running first-round match. */
-async function tournaments(base: string, gameId: string, players: Player[], count: number): Promise<Seat[][]> {
-  const byUser = new Map(players.map((p) => [p.id, p]))
-  const started = await inBatches(Array.from({ length: count }, (_, i) => i), 4, async (i) => {
-    const { tournament } = await api<{ tournament: TournamentView }>(base, 'POST', '/api/v1/admin/tournaments', { gameId, name: `Bench cup ${i}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)
-    return (await api<{ tournament: TournamentView }>(base, 'POST', `/api/v1/admin/tournaments/${tournament.id}/start`, undefined, admin)).tournament
-  })
-  const pairs: Seat[][] = []
-  for (const t of started) {
-    const userOf = new Map(t.participants.map((p) => [p.id, byUser.get(p.userId)!]))
-    for (const m of t.matches) {
-      if (m.status !== 'running') continue
-      pairs.push([m.slot1ParticipantId!, m.slot2ParticipantId!].map((pid) => ({ bearer: userOf.get(pid)!.bearer, matchId: m.id, participantId: pid })))
-    }
-  }
-  return pairs
-}
-
-function sessionRequests(gameId: string, gameKey: string, seats: Seat[]) {
-  return seats.map((s) => ({
-    method: 'POST',
-    path: `/api/v1/game-sdk/${gameId}/sessions`,
-    headers: { authorization: `Bearer ${s.bearer}`, 'x-game-key': gameKey },
-    body: { matchId: s.matchId },
-  }))
-}
 
 // ---------------------------------------------------------------- the run
 
@@ -268,32 +119,8 @@ const sessions = await sampled(arena.proc.pid, () =>
 rows.push({ scenario: 'session issue POST /game-sdk/{id}/sessions', result: sessions.value, reference: { name: 'bare POST', perSecond: barePost.rps }, peakRssMiB: sessions.peakRssMiB })
 
 // (3) Claim pairs, each session used once; the run ends when the supply does.
-interface Issued {
-  token: string
-  context: { matchId: string; participantId: string }
-}
-function claimRequests(issued: Issued[], seats: Seat[][]) {
-  const bySeat = new Map<string, Issued>()
-  for (const s of issued) bySeat.set(`${s.context.matchId}/${s.context.participantId}`, s)
-  const lines: { method: string; path: string; headers: Record<string, string>; body: unknown }[] = []
-  for (const [a, b] of seats) {
-    const sa = bySeat.get(`${a!.matchId}/${a!.participantId}`)
-    const sb = bySeat.get(`${b!.matchId}/${b!.participantId}`)
-    if (!sa || !sb) continue
-    // Both claim that slot 1 won: the first answer is pending, the second decides.
-    for (const [seat, session] of [[a!, sa], [b!, sb]] as const) {
-      lines.push({
-        method: 'POST',
-        path: `/api/v1/game-sdk/${game.id}/results`,
-        headers: { authorization: `Bearer ${seat.bearer}`, 'x-game-key': gameKey, 'x-session-token': session.token },
-        body: { outcome: 'WIN', winnerParticipantId: a!.participantId },
-      })
-    }
-  }
-  return lines
-}
 const issued = readFileSync(saved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued)
-let claimLines = claimRequests(issued, sessionPairs)
+let claimLines = claimRequests(game.id, gameKey, issued, sessionPairs)
 // wrk runs for the full -d even when a thread stopped early, so a run counts
 // only if the supply lasted: fewer claims answered than listed. Otherwise
 // issue more sessions (not measured) and run again.
@@ -308,7 +135,7 @@ for (let attempt = 1; claims.value.counted >= claimLines.length * 0.98 && attemp
   const moreSaved = scratchFile(`sessions-more-${attempt}.jsonl`)
   const issueSeconds = Math.ceil((more.length * 2) / Math.max(1, sessions.value.rps) * 1.5) + 2
   await wrk({ url: base, script: 'replay', seconds: issueSeconds, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile(`sessions-more-${attempt}.tsv`, sessionRequests(game.id, gameKey, more.flat())), BENCH_SAVE: moreSaved, BENCH_MODE: 'once' } })
-  claimLines = claimRequests(readFileSync(moreSaved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued), more)
+  claimLines = claimRequests(game.id, gameKey, readFileSync(moreSaved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued), more)
   claims = await claimRun(claimLines, `claims-${attempt}.tsv`)
 }
 rows.push({

@@ -1,0 +1,169 @@
+// npm run bench -- --against <commit>: this source (B) against an earlier
+// commit (A) in one run, on the scenarios a refactor of the request path must
+// not slow down: GET /me, session issue, result claims, a caught-up event
+// poll. Both binaries are built here (A in a temporary git worktree with its
+// own npm ci), each gets its own data dir set up through the API, and the
+// measurements interleave: round after round, A then B, then B then A, so
+// drift of the machine (heat, other load) falls on both alike. Reported: the
+// median of each side's rounds and B/A.
+//
+// Settings (environment): BENCH_ROUNDS (5), BENCH_SECONDS (5 per scenario and
+// round), BENCH_CONNECTIONS (32), BENCH_USERS (256).
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BINARY, buildBinary, ROOT } from '../test/helpers/process'
+import { admin, api, claimRequests, cores, inBatches, LOAD_CPU, log, PASSWORD, sessionRequests, startArena, tournaments, type Issued, type Player } from './harness'
+import { ensureWrk, requestFile, scratchFile, wrk, type WrkResult } from './wrk'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const USERS = Number(process.env.BENCH_USERS ?? 256)
+
+const SCENARIOS = ['GET /me', 'session issue', 'claims', 'event poll (caught up)'] as const
+type Scenario = (typeof SCENARIOS)[number]
+
+function sh(command: string[], cwd = ROOT): string {
+  const result = Bun.spawnSync(command, { cwd, stdout: 'pipe', stderr: 'pipe' })
+  if (result.exitCode !== 0) throw new Error(`${command.join(' ')} failed:\n${result.stdout.toString()}\n${result.stderr.toString()}`)
+  return result.stdout.toString().trim()
+}
+
+/** Builds `commit`'s binary in a throwaway worktree; returns its path. */
+function buildAt(commit: string, into: string): string {
+  const tree = join(into, 'tree')
+  sh(['git', 'worktree', 'add', '--detach', tree, commit])
+  try {
+    log(`A: npm ci and build at ${commit}`)
+    sh(['npm', 'ci', '--no-audit', '--no-fund', '--loglevel=error'], tree)
+    sh(['npm', 'run', 'build', '--silent'], tree)
+    const binary = join(into, 'arena-a')
+    copyFileSync(join(tree, 'dist', 'arena'), binary)
+    return binary
+  } finally {
+    sh(['git', 'worktree', 'remove', '--force', tree])
+  }
+}
+
+interface Side {
+  name: 'A' | 'B'
+  binary: string
+  dataDir: string
+  gameId: string
+  gameKey: string
+  players: Player[]
+  bearer: string
+  cursor: string
+  /** The fastest session or claim rate seen, sizing the next round's supply. */
+  fastest: number
+  results: Record<Scenario, number[]>
+}
+
+/** A platform on a fresh data dir: a game, players logged in; the first player's events read to the end. */
+async function setUp(name: Side['name'], binary: string, root: string): Promise<Side> {
+  const dataDir = join(root, `data-${name}`)
+  const arena = await startArena(dataDir, binary)
+  try {
+    const base = arena.url
+    const { game, gameKey } = await api<{ game: { id: string }; gameKey: string }>(base, 'POST', '/api/v1/admin/games', { name: 'Bench' }, admin)
+    // Tokens outlive the run: the rounds take longer than a default access token lives.
+    const players = await inBatches(Array.from({ length: USERS }, (_, i) => i), 4, async (i) => {
+      const username = `ab_${i}`
+      const { user } = await api<{ user: { id: string } }>(base, 'POST', '/api/v1/user/register', { email: `${username}@bench.test`, username, password: PASSWORD, country: 'DE', accept_terms: true })
+      const tokens = await api<{ accessToken: string }>(base, 'POST', '/api/v1/user/login', { identifier: username, password: PASSWORD })
+      return { id: user.id, username, bearer: tokens.accessToken }
+    })
+    await api(base, 'POST', `/api/v1/admin/wallets/${players[0]!.id}/credit`, { amount: '100', reference: 'bench' }, admin)
+    const results = Object.fromEntries(SCENARIOS.map((s) => [s, [] as number[]])) as Record<Scenario, number[]>
+    return { name, binary, dataDir, gameId: game.id, gameKey, players, bearer: players[0]!.bearer, cursor: '', fastest: 10_000, results }
+  } finally {
+    await arena.stop()
+  }
+}
+
+const run = (url: string, name: string, lines: Parameters<typeof requestFile>[1], extra: Record<string, string> = {}, seconds = SECONDS): Promise<WrkResult> =>
+  wrk({ url, script: 'replay', seconds, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile(name, lines), ...extra } })
+
+/** One round of every scenario on one side's binary. */
+async function round(side: Side, index: number): Promise<void> {
+  const arena = await startArena(side.dataDir, side.binary)
+  const tag = `${side.name}-${index}`
+  try {
+    const base = arena.url
+    const auth = { authorization: `Bearer ${side.bearer}` }
+    side.results['GET /me'].push((await run(base, `me-${tag}.tsv`, [{ method: 'GET', path: '/api/v1/me', headers: auth }])).rps)
+
+    for (;;) {
+      const page = await api<{ events: unknown[]; cursor: string }>(base, 'GET', `/api/v1/events?wait=0${side.cursor ? `&after=${side.cursor}` : ''}`, undefined, auth)
+      side.cursor = page.cursor
+      if (page.events.length === 0) break
+    }
+    const poll = [{ method: 'GET', path: `/api/v1/events?after=${side.cursor}&wait=0&topics=session,wallet,status`, headers: auth }]
+    side.results['event poll (caught up)'].push((await run(base, `poll-${tag}.tsv`, poll)).rps)
+
+    // Sessions: enough fresh seats for the fastest rate seen so far (each seat
+    // issued once), and as many claims as the sessions allow.
+    const seatsNeeded = Math.max(side.fastest * SECONDS * 1.5, 2 * side.fastest * SECONDS * 1.2)
+    const perTournament = Math.floor(side.players.length / 2) * 2
+    const seats = await tournaments(base, side.gameId, side.players, Math.ceil(seatsNeeded / perTournament))
+    const seatCount = seats.length * 2
+    const saved = scratchFile(`sessions-${tag}.jsonl`)
+    const issued = await run(base, `sessions-${tag}.tsv`, sessionRequests(side.gameId, side.gameKey, seats.flat()), { BENCH_SAVE: saved, BENCH_MODE: 'once' })
+    if (issued.requests >= seatCount * 0.98) log(`${tag}: session issue ran out of seats (${seatCount}); its figure is a lower bound`)
+    side.results['session issue'].push(issued.rps)
+    side.fastest = Math.max(side.fastest, issued.rps)
+
+    // Claims from the sessions just issued, each used once; ends when they do.
+    const sessions = readFileSync(saved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued)
+    const claimLines = claimRequests(side.gameId, side.gameKey, sessions, seats)
+    const claims = await run(base, `claims-${tag}.tsv`, claimLines, { BENCH_MODE: 'once' })
+    if (claims.counted >= claimLines.length * 0.98) log(`${tag}: claims ran out of sessions (${claimLines.length}); its figure is a lower bound`)
+    side.results.claims.push(Math.round(claims.counted / claims.seconds))
+    side.fastest = Math.max(side.fastest, Math.round(claims.counted / claims.seconds))
+  } finally {
+    await arena.stop()
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2)
+}
+
+export async function abBench(against: string): Promise<void> {
+  await ensureWrk()
+  const commitA = sh(['git', 'rev-parse', '--short', against])
+  const commitB = sh(['git', 'rev-parse', '--short', 'HEAD'])
+  const dirty = sh(['git', 'status', '--porcelain', '--', 'src', 'package.json', 'package-lock.json']) !== ''
+  const root = mkdtempSync(join(tmpdir(), 'arena-ab-'))
+  const binaryA = buildAt(commitA, root)
+  log('B: building dist/arena from the current source')
+  await buildBinary()
+  const binaryB = join(root, 'arena-b')
+  copyFileSync(BINARY, binaryB)
+
+  log(`setting up ${USERS} players on each side`)
+  const a = await setUp('A', binaryA, root)
+  const b = await setUp('B', binaryB, root)
+  for (let i = 0; i < ROUNDS; i++) {
+    const order = i % 2 === 0 ? [a, b] : [b, a]
+    for (const side of order) {
+      log(`round ${i + 1}/${ROUNDS}: ${side.name}`)
+      await round(side, i)
+    }
+  }
+
+  console.log(`\n${new Date().toISOString()}; ${cores} cores; Bun ${Bun.version}; wrk -t1, ${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s per scenario`)
+  console.log(`A = ${commitA}, B = ${commitB}${dirty ? ' + uncommitted changes' : ''}\n`)
+  console.log('| scenario | A median /s | B median /s | B/A | A rounds | B rounds |')
+  console.log('|---|---|---|---|---|---|')
+  for (const s of SCENARIOS) {
+    const ma = median(a.results[s])
+    const mb = median(b.results[s])
+    console.log(`| ${s} | ${ma} | ${mb} | ${(mb / ma).toFixed(2)} | ${a.results[s].join(', ')} | ${b.results[s].join(', ')} |`)
+  }
+  console.log(`\n(claims: 2xx answers per second; the others: requests per second. Data: ${root})`)
+  rmSync(binaryA)
+}

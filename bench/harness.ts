@@ -1,0 +1,194 @@
+// What the benchmark scripts share: CPU pinning, starting a binary on a data
+// dir, the API calls that set a platform up, and the request lists of the
+// session and claim scenarios.
+import { mkdirSync, openSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { BINARY, ROOT } from '../test/helpers/process'
+
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789'
+export const PASSWORD = 'correct horse battery'
+export const PIN = '582047'
+
+export const cores = navigator.hardwareConcurrency
+export const SERVER_CPU = String(cores - 1)
+export const LOAD_CPU = '0'
+export const canPin = cores > 1 && Bun.which('taskset') !== null
+export const onServerCpu = (command: string[]) => (canPin ? ['taskset', '-c', SERVER_CPU, ...command] : command)
+
+export const log = (message: string) => console.error(`[bench] ${message}`)
+
+// ---------------------------------------------------------------- processes
+
+export function rssKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+  } catch {
+    return 0
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = probe.port!
+  await probe.stop(true)
+  return port
+}
+
+export interface Arena {
+  proc: Subprocess
+  url: string
+  startMs: number
+  stop(): Promise<void>
+}
+
+/** Starts the binary on the data dir, stdout to a log file (the harness must not spend the load core reading it), and waits for /readyz. */
+export async function startArena(dataDir: string, binary = BINARY): Promise<Arena> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  mkdirSync(dataDir, { recursive: true })
+  const out = openSync(join(dataDir, 'server.log'), 'a')
+  const started = performance.now()
+  const proc = Bun.spawn(onServerCpu([binary, 'serve']), {
+    env: { ...process.env, ARENA_DATA_DIR: dataDir, ARENA_PORT: String(port), ARENA_HOST: '127.0.0.1', ARENA_ADMIN_TOKEN: ADMIN_TOKEN },
+    stdout: out,
+    stderr: out,
+    stdin: 'ignore',
+  })
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) break
+    } catch {
+      // not listening yet
+    }
+    if (proc.exitCode !== null) throw new Error(`arena exited with ${proc.exitCode}; see ${join(dataDir, 'server.log')}`)
+    if (performance.now() - started > 20_000) throw new Error('arena did not become ready in 20 s')
+    await Bun.sleep(2)
+  }
+  return {
+    proc,
+    url,
+    startMs: Math.round(performance.now() - started),
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+    },
+  }
+}
+
+/** Samples the server's RSS while `work` runs; returns its result and the peak in MiB. */
+export async function sampled<T>(pid: number, work: () => Promise<T>): Promise<{ value: T; peakRssMiB: number }> {
+  let peak = rssKiB(pid, 'VmRSS')
+  const timer = setInterval(() => (peak = Math.max(peak, rssKiB(pid, 'VmRSS'))), 250)
+  try {
+    const value = await work()
+    return { value, peakRssMiB: Math.round(peak / 102.4) / 10 }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+export async function runJson(command: string[]): Promise<Record<string, number>> {
+  const proc = Bun.spawn(onServerCpu(command), { cwd: ROOT, stdout: 'pipe', stderr: 'inherit' })
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+  if (code !== 0) throw new Error(`${command.join(' ')} exited with ${code}`)
+  return JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>
+}
+
+// ---------------------------------------------------------------- the API
+
+export async function api<T>(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+  return JSON.parse(text) as T
+}
+
+export async function inBatches<T, R>(items: T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length)
+  let next = 0
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++
+        out[i] = await fn(items[i]!, i)
+      }
+    }),
+  )
+  return out
+}
+
+export interface Player {
+  id: string
+  username: string
+  bearer: string
+}
+export interface TournamentView {
+  id: string
+  participants: { id: string; userId: string }[]
+  matches: { id: string; status: string; slot1ParticipantId: string | null; slot2ParticipantId: string | null }[]
+}
+export interface Seat {
+  bearer: string
+  matchId: string
+  participantId: string
+}
+
+export const admin = { 'x-admin-token': ADMIN_TOKEN }
+
+/** Tournaments of every player; returns both seats of every running first-round match. */
+export async function tournaments(base: string, gameId: string, players: Player[], count: number): Promise<Seat[][]> {
+  const byUser = new Map(players.map((p) => [p.id, p]))
+  const started = await inBatches(Array.from({ length: count }, (_, i) => i), 4, async (i) => {
+    const { tournament } = await api<{ tournament: TournamentView }>(base, 'POST', '/api/v1/admin/tournaments', { gameId, name: `Bench cup ${i}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)
+    return (await api<{ tournament: TournamentView }>(base, 'POST', `/api/v1/admin/tournaments/${tournament.id}/start`, undefined, admin)).tournament
+  })
+  const pairs: Seat[][] = []
+  for (const t of started) {
+    const userOf = new Map(t.participants.map((p) => [p.id, byUser.get(p.userId)!]))
+    for (const m of t.matches) {
+      if (m.status !== 'running') continue
+      pairs.push([m.slot1ParticipantId!, m.slot2ParticipantId!].map((pid) => ({ bearer: userOf.get(pid)!.bearer, matchId: m.id, participantId: pid })))
+    }
+  }
+  return pairs
+}
+
+export function sessionRequests(gameId: string, gameKey: string, seats: Seat[]) {
+  return seats.map((s) => ({
+    method: 'POST',
+    path: `/api/v1/game-sdk/${gameId}/sessions`,
+    headers: { authorization: `Bearer ${s.bearer}`, 'x-game-key': gameKey },
+    body: { matchId: s.matchId },
+  }))
+}
+
+
+export interface Issued {
+  token: string
+  context: { matchId: string; participantId: string }
+}
+export function claimRequests(gameId: string, gameKey: string, issued: Issued[], seats: Seat[][]) {
+  const bySeat = new Map<string, Issued>()
+  for (const s of issued) bySeat.set(`${s.context.matchId}/${s.context.participantId}`, s)
+  const lines: { method: string; path: string; headers: Record<string, string>; body: unknown }[] = []
+  for (const [a, b] of seats) {
+    const sa = bySeat.get(`${a!.matchId}/${a!.participantId}`)
+    const sb = bySeat.get(`${b!.matchId}/${b!.participantId}`)
+    if (!sa || !sb) continue
+    // Both claim that slot 1 won: the first answer is pending, the second decides.
+    for (const [seat, session] of [[a!, sa], [b!, sb]] as const) {
+      lines.push({
+        method: 'POST',
+        path: `/api/v1/game-sdk/${gameId}/results`,
+        headers: { authorization: `Bearer ${seat.bearer}`, 'x-game-key': gameKey, 'x-session-token': session.token },
+        body: { outcome: 'WIN', winnerParticipantId: a!.participantId },
+      })
+    }
+  }
+  return lines
+}

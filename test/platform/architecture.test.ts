@@ -1,0 +1,49 @@
+// The import rules of docs/architecture.md, checked on the source: only
+// src/db/ knows the database engine, modules reach the database through the
+// storage seam, and only the composition root and src/db/open.ts pick an engine.
+import { describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const SRC = join(ROOT, 'src')
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return sourceFiles(path)
+    return entry.name.endsWith('.ts') ? [path] : []
+  })
+}
+
+const files = sourceFiles(SRC).map((path) => ({ path: relative(ROOT, path), text: readFileSync(path, 'utf8') }))
+
+/** Module specifiers a file imports (static imports and exports, dynamic imports). */
+function imports(text: string): string[] {
+  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]!)
+}
+
+describe('import rules', () => {
+  test('no file outside src/db/ touches the SQLite engine or prepares SQL', () => {
+    const offenders = files.filter((f) => !f.path.startsWith('src/db/') && /bun:sqlite|drizzle-orm\/sqlite-core|\.prepare\(/.test(f.text))
+    expect(offenders.map((f) => f.path)).toEqual([])
+  })
+
+  test('modules and jobs reach the database only through src/db/storage.ts and src/db/errors.ts', () => {
+    const offenders: string[] = []
+    for (const f of files.filter((f) => f.path.startsWith('src/modules/') || f.path.startsWith('src/jobs/'))) {
+      for (const spec of imports(f.text)) {
+        const db = /(^|\/)db\/(.+)$/.exec(spec)
+        if (spec.startsWith('drizzle-orm') || (db && db[2] !== 'storage' && db[2] !== 'errors')) offenders.push(`${f.path} imports ${spec}`)
+      }
+    }
+    expect(offenders).toEqual([])
+  })
+
+  test('only src/db/open.ts and the composition root name an engine', () => {
+    const offenders = files
+      .filter((f) => !f.path.startsWith('src/db/') && f.path !== 'src/services.ts')
+      .flatMap((f) => imports(f.text).filter((spec) => /db\/sqlite\//.test(spec)).map((spec) => `${f.path} imports ${spec}`))
+    expect(offenders).toEqual([])
+  })
+})
