@@ -60,7 +60,7 @@ export function createServices(deps: ServiceDeps) {
     clock,
   })
   const hashGate = deps.hashGate ?? defaultHashGate()
-  const auth = new AuthService({ db, clock, accessTokens, refreshTtlS: config.refreshTtlS, refreshReuseGraceS: config.refreshReuseGraceS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
+  const auth = new AuthService({ storage, clock, accessTokens, refreshTtlS: config.refreshTtlS, refreshReuseGraceS: config.refreshReuseGraceS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
   const games = new GamesService({ db, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ db, clock, games, gameSessionTtlS: config.gameSessionTtlS, commits: storage.commits })
   const custody = deps.custody ?? custodyFor(config)

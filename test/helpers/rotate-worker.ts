@@ -1,18 +1,21 @@
 // One process of the cross-process rotation race: opens the shared database
-// with its own connection, waits for the common start time, rotates once, and
+// with its own connections, waits for the common start time, rotates once, and
 // prints the outcome as JSON.
-import { databasePath, openDatabase } from '../../src/db/sqlite/connection'
+import { openStorage } from '../../src/db/open'
 import { createAccessTokens } from '../../src/modules/auth/access-tokens'
 import { AuthService } from '../../src/modules/auth/service'
+import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import { systemClock } from '../../src/shared/clock'
+import { createLogger } from '../../src/shared/logger'
 import { loadConfig } from '../../src/config'
 import { resolveSecrets } from '../../src/secrets'
 
 const [dataDir, sessionId, userId, refreshToken, startAt, graceS = '0'] = process.argv.slice(2) as [string, string, string, string, string, string?]
-const secrets = resolveSecrets(loadConfig({ ARENA_DATA_DIR: dataDir }))
-const handle = openDatabase(databasePath(dataDir))
+const config = loadConfig({ ARENA_DATA_DIR: dataDir })
+const secrets = resolveSecrets(config)
+const storage = openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
 const auth = new AuthService({
-  db: handle.db,
+  storage,
   clock: systemClock,
   accessTokens: createAccessTokens({ keys: () => secrets.signingKeys, ttlS: 900, maxExpiredS: 86_400, clock: systemClock }),
   refreshTtlS: 30 * 86_400,
@@ -27,5 +30,5 @@ try {
 } catch (error) {
   console.log(JSON.stringify({ outcome: (error as { code?: string }).code ?? String(error) }))
 } finally {
-  handle.close()
+  storage.close()
 }

@@ -137,21 +137,22 @@ describe('a failing disk', () => {
     const ctx = app()
     const user = await registerUser(ctx)
     // The disk refuses the session's COMMIT (as SQLITE_FULL would): any
-    // transaction that inserted an auth session fails, and rolls back.
-    const original = ctx.db.db.transaction.bind(ctx.db.db)
+    // unit of work that inserted an auth session fails, and rolls back.
+    const { storage } = ctx.services
+    const original = storage.write.bind(storage)
     let diskFull = true
     let refusedCommits = 0
-    ctx.db.db.transaction = ((fn: (tx: unknown) => unknown, config?: unknown) =>
-      original((tx) => {
+    storage.write = ((work: Parameters<typeof original>[0]) =>
+      original(async (tx) => {
         const before = ctx.db.sqlite.query('SELECT count(*) AS n FROM auth_sessions').get() as { n: number }
-        const result = fn(tx)
+        const result = await work(tx)
         const after = ctx.db.sqlite.query('SELECT count(*) AS n FROM auth_sessions').get() as { n: number }
         if (diskFull && after.n > before.n) {
           refusedCommits++
           throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
         }
         return result
-      }, config as never)) as typeof ctx.db.db.transaction
+      })) as typeof storage.write
     try {
       for (let i = 0; i < 6; i++) {
         const res = await attempt(ctx, user.username, PASSWORD, `203.0.113.${i}`)
@@ -161,7 +162,7 @@ describe('a failing disk', () => {
       expect(refusedCommits).toBe(6)
     } finally {
       diskFull = false
-      ctx.db.db.transaction = original
+      storage.write = original
     }
     expect((await attempt(ctx, user.username, PASSWORD, '203.0.113.50')).status).toBe(200)
   })

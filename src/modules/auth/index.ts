@@ -63,7 +63,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
         },
       },
     )
-    .post('/user/s/logout', ({ body, auth: { session } }) => ({ revoked: auth.logout({ userId: session.userId, sessionId: session.id, all: body.all === true }) }), {
+    .post('/user/s/logout', async ({ body, auth: { session } }) => ({ revoked: await auth.logout({ userId: session.userId, sessionId: session.id, all: body.all === true }) }), {
       auth: true,
       // No body at all means {}; anything else must be { all?: boolean }.
       transform(context) {
@@ -78,7 +78,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
       response: { 200: UserResponse, ...errors(BEARER, STORAGE) },
       detail: { tags: ['auth'], summary: 'The authenticated user', security: BEARER_SECURITY },
     })
-    .get('/me/sessions', ({ auth: { user, session } }) => ({ sessions: auth.listSessions(user.id, session.id) }), {
+    .get('/me/sessions', async ({ auth: { user, session } }) => ({ sessions: await auth.listSessions(user.id, session.id) }), {
       auth: true,
       response: { 200: SessionsResponse, ...errors(BEARER, STORAGE) },
       detail: { tags: ['auth'], summary: 'Where the user is logged in: the live sessions', security: BEARER_SECURITY },

@@ -1,26 +1,20 @@
 // Accounts and auth sessions (contract §1). Knows nothing of HTTP: callers
 // pass plain values and get plain values or AppErrors back.
-import { and, asc, desc, eq, gt, isNull } from 'drizzle-orm'
-import type { Statement } from 'bun:sqlite'
-import type { Db, Executor } from '../../db/sqlite/connection'
-import { authSessions, refreshTokens, users } from '../../db/schema'
+import { isStorageUnavailable, UniqueViolationError } from '../../db/errors'
+import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { randomToken, sha256Hex } from '../../shared/crypto'
-import { isStorageUnavailable } from '../../db/errors'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
-import { appendEvent } from '../events/outbox'
 import type { AccessTokens } from './access-tokens'
 import type { SecurityEventInput } from '../security/event-log'
 import { COUNTRY_CODES } from './countries'
 import type { RegisterBody, TokenResponse, User } from './model'
-import { defaultHashGate, type HashGate } from './hash-gate'
+import { defaultHashGate, type HashGate, type HashTicket } from './hash-gate'
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
-import { accountKey, addressKey, clearAttempts, countAttempt, LOGIN_LIMITS, retryAfterSeconds } from './throttle'
-
-type UserRow = typeof users.$inferSelect
-type SessionRow = typeof authSessions.$inferSelect
+import type { AuthSession, NewUser, RevokeReason, UserAccount, UserProfile } from './store'
+import { accountKey, addressKey, clearAttempts, LOGIN_LIMITS, recordAttempt, retryAfter } from './throttle'
 
 export interface Authenticated {
   user: User
@@ -28,7 +22,7 @@ export interface Authenticated {
 }
 
 export interface AuthServiceDeps {
-  db: Db
+  storage: Storage
   clock: Clock
   accessTokens: AccessTokens
   refreshTtlS: number
@@ -48,51 +42,18 @@ export interface AuthServiceDeps {
 const LAST_USED_RESOLUTION_MS = 60_000
 const MAX_USER_AGENT = 256
 
-/** A session and its user's public columns, as the authentication statement reads them (times in ms). */
-interface SessionWithUserRow {
-  userId: string
-  lastUsedAt: number
-  expiresAt: number
-  revokedAt: number | null
-  email: string | null
-  username: string | null
-  country: string | null
-  createdAt: number | null
-}
-
-export function toUser(row: Pick<UserRow, 'id' | 'email' | 'username' | 'country' | 'createdAt'>): User {
-  return { id: row.id, email: row.email, username: row.username, country: row.country, createdAt: toIso(row.createdAt) }
+export function toUser(profile: UserProfile): User {
+  return { id: profile.id, email: profile.email, username: profile.username, country: profile.country, createdAt: toIso(profile.createdAt) }
 }
 
 function unauthorized(message = 'Missing, invalid or revoked access token'): AppError {
   return new AppError('unauthorized', message, { headers: { 'www-authenticate': 'Bearer realm="arena"' } })
 }
 
-function isUniqueViolation(error: unknown, column: string): boolean {
-  const e = error as { code?: string; message?: string }
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' && (e.message ?? '').includes(column)
-}
-
 export class AuthService {
   private readonly hashGate: HashGate
 
-  /** The lookup behind every authenticated request: one statement, prepared once. */
-  private readonly sessionWithUser: Statement<SessionWithUserRow, [string]>
-
   constructor(private readonly deps: AuthServiceDeps) {
-    // One raw statement, the user's columns read through scalar subqueries.
-    // Every SQLite statement outside a transaction takes and drops a read lock
-    // (two fcntl and an fstat here), and Drizzle maps each row it reads: the
-    // two prepared primary-key lookups this replaces were a quarter of the CPU
-    // of GET /me under load. SQLite ran the equivalent JOIN slower than either.
-    this.sessionWithUser = deps.db.$client.prepare<SessionWithUserRow, [string]>(
-      `SELECT s.user_id AS userId, s.last_used_at AS lastUsedAt, s.expires_at AS expiresAt, s.revoked_at AS revokedAt,
-        (SELECT email FROM users WHERE id = s.user_id) AS email,
-        (SELECT username FROM users WHERE id = s.user_id) AS username,
-        (SELECT country FROM users WHERE id = s.user_id) AS country,
-        (SELECT created_at FROM users WHERE id = s.user_id) AS createdAt
-      FROM auth_sessions s WHERE s.id = ?`,
-    )
     this.hashGate = deps.hashGate ?? defaultHashGate()
   }
 
@@ -111,7 +72,7 @@ export class AuthService {
       })
     }
     const email = input.email.trim()
-    const row: UserRow = {
+    const user: NewUser = {
       id: newId('user'),
       email,
       emailKey: email.toLowerCase(),
@@ -123,69 +84,70 @@ export class AuthService {
       country,
       createdAt: this.deps.clock.now(),
     }
-    try {
-      this.deps.db.insert(users).values(row).run()
-    } catch (error) {
-      // The unique indexes decide, so two racing registrations cannot both win.
-      if (isUniqueViolation(error, 'users.username_key')) throw new AppError('username_taken', 'That username is taken')
-      if (isUniqueViolation(error, 'users.email_key')) throw new AppError('email_taken', 'That email is already registered')
-      throw error
-    }
-    return toUser(row)
+    await this.deps.storage.write(async (tx) => {
+      try {
+        await tx.auth.createUser(user)
+      } catch (error) {
+        // The unique indexes decide, so two racing registrations cannot both win.
+        if (error instanceof UniqueViolationError && error.involves('username_key')) throw new AppError('username_taken', 'That username is taken')
+        if (error instanceof UniqueViolationError && error.involves('email_key')) throw new AppError('email_taken', 'That email is already registered')
+        throw error
+      }
+    })
+    return toUser(user)
   }
 
   async login(input: { identifier: string; password: string; address: string; userAgent: string | null }): Promise<TokenResponse> {
-    const { db, clock } = this.deps
+    const { storage, clock } = this.deps
     const lookup = input.identifier.trim().toLowerCase()
-    const user = db
-      .select()
-      .from(users)
-      .where(lookup.includes('@') ? eq(users.emailKey, lookup) : eq(users.usernameKey, lookup))
-      .get()
+    const user = lookup.includes('@') ? await storage.read.auth.userByEmailKey(lookup) : await storage.read.auth.userByUsernameKey(lookup)
     const account = accountKey(user?.id, input.identifier)
     const address = addressKey(input.address)
 
+    // Admit at the hash gate, check and count in one unit of work, before the
+    // slow hash, so parallel guesses are counted one by one (see throttle.ts).
+    //
     // A place at the hash gate first, known or unknown user alike. A login
     // the gate refuses (503 + Retry-After) was never judged: it leaves here,
-    // before the attempt is counted and before any session exists. (So while
-    // the gate is full, even a blocked account hears 503, not 429.) Once
-    // admitted, the ticket is run or cancelled on every path: no slot leaks.
-    const ticket = this.hashGate.admit()
-
-    // Check and count in one IMMEDIATE transaction, before the slow hash, so
-    // parallel guesses are counted one by one (see throttle.ts).
-    let retryAfter: number | null
+    // before the attempt is counted (its unit of work rolls back, having
+    // written nothing) and before any session exists. (So while the gate is
+    // full, even a blocked account hears 503, not 429.) Admission happens
+    // inside the unit of work, next to the block check, so a burst's logins
+    // waiting for their turn to be checked hold no place at the gate: a login
+    // that turns out blocked gives its place back before the next is admitted.
+    // Once admitted, the ticket is run or cancelled on every path: no slot leaks.
+    let ticket: HashTicket | undefined
+    let blockedForS: number | null
     try {
-      retryAfter = db.transaction(
-        (tx) => {
-          const now = clock.now()
-          const blocked = retryAfterSeconds(tx, [account, address], now)
-          if (blocked === null) countAttempt(tx, account, LOGIN_LIMITS.account, now)
-          return blocked
-        },
-        { behavior: 'immediate' },
-      )
+      blockedForS = await storage.write(async (tx) => {
+        ticket = this.hashGate.admit()
+        const now = clock.now()
+        const blocked = await retryAfter(tx.auth, [account, address], now)
+        if (blocked === null) await recordAttempt(tx.auth, account, LOGIN_LIMITS.account, now)
+        else ticket.cancel()
+        return blocked
+      })
     } catch (error) {
-      ticket.cancel()
+      ticket?.cancel()
       throw error
     }
-    if (retryAfter !== null) {
-      ticket.cancel()
+    const admitted = ticket!
+    if (blockedForS !== null) {
       this.deps.onSecurityEvent?.({
         userId: user?.id ?? null,
         source: 'server',
         kind: 'LOGIN_THROTTLED',
         level: 'WARN',
-        details: { address: input.address, retryAfterS: retryAfter },
+        details: { address: input.address, retryAfterS: blockedForS },
       })
       throw new AppError('rate_limited', 'Too many failed logins; try again later', {
-        headers: { 'retry-after': String(retryAfter) },
+        headers: { 'retry-after': String(blockedForS) },
       })
     }
 
-    const valid = user ? await verifyPassword(input.password, user.passwordHash, ticket) : await verifyAgainstDummy(input.password, ticket)
+    const valid = user ? await verifyPassword(input.password, user.passwordHash, admitted) : await verifyAgainstDummy(input.password, admitted)
     if (!user || !valid) {
-      db.transaction((tx) => countAttempt(tx, address, LOGIN_LIMITS.address, clock.now()), { behavior: 'immediate' })
+      await storage.write((tx) => recordAttempt(tx.auth, address, LOGIN_LIMITS.address, clock.now()))
       throw new AppError('invalid_credentials', 'Invalid identifier or password')
     }
 
@@ -193,7 +155,7 @@ export class AuthService {
     const sessionId = newId('authSession')
     const refreshToken = randomToken(32)
     try {
-      this.openSession(user, sessionId, refreshToken, account, now, input.userAgent)
+      await this.openSession(user, sessionId, refreshToken, account, now, input.userAgent)
     } catch (error) {
       // The password was right but the session could not be stored (a full or
       // failing disk: 503). The attempt counted above must not stay counted,
@@ -201,7 +163,7 @@ export class AuthService {
       // its own, best effort (the disk may refuse this too).
       if (isStorageUnavailable(error)) {
         try {
-          db.transaction((tx) => clearAttempts(tx, account), { behavior: 'immediate' })
+          await storage.write((tx) => clearAttempts(tx.auth, account))
         } catch {
           // Still failing: the count stays, and expires with its window.
         }
@@ -211,25 +173,20 @@ export class AuthService {
     return this.tokenResponse(user, sessionId, refreshToken)
   }
 
-  private openSession(user: UserRow, sessionId: string, refreshToken: string, account: string, now: Date, userAgent: string | null): void {
-    this.deps.db.transaction(
-      (tx) => {
-        clearAttempts(tx, account)
-        tx.insert(authSessions)
-          .values({
-            id: sessionId,
-            userId: user.id,
-            createdAt: now,
-            lastUsedAt: now,
-            expiresAt: new Date(now.getTime() + this.deps.refreshTtlS * 1000),
-            userAgent: userAgent?.slice(0, MAX_USER_AGENT) ?? null,
-          })
-          .run()
-        tx.insert(refreshTokens).values({ tokenHash: sha256Hex(refreshToken), sessionId, issuedAt: now }).run()
-        appendEvent(tx, this.deps.clock, { userId: user.id, topic: 'session', type: 'session.login', data: { sessionId } })
-      },
-      { behavior: 'immediate' },
-    )
+  private openSession(user: UserAccount, sessionId: string, refreshToken: string, account: string, now: Date, userAgent: string | null): Promise<void> {
+    return this.deps.storage.write(async (tx) => {
+      await clearAttempts(tx.auth, account)
+      await tx.auth.createSession({
+        id: sessionId,
+        userId: user.id,
+        createdAt: now,
+        lastUsedAt: now,
+        expiresAt: new Date(now.getTime() + this.deps.refreshTtlS * 1000),
+        userAgent: userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+      })
+      await tx.auth.issueRefreshToken(sha256Hex(refreshToken), sessionId, now)
+      await tx.events.append({ userId: user.id, topic: 'session', type: 'session.login', data: { sessionId } }, now)
+    })
   }
 
   /**
@@ -242,40 +199,29 @@ export class AuthService {
    * even though the call answers 401.
    */
   async rotate(input: { refreshToken: string; sessionId: string; userId: string }): Promise<TokenResponse> {
-    const { db, clock } = this.deps
+    const { storage, clock } = this.deps
     const presentedHash = sha256Hex(input.refreshToken)
     const next = randomToken(32)
-    const outcome = db.transaction(
-      (tx) => {
-        const now = clock.now()
-        const token = tx.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, presentedHash)).get()
-        if (!token || token.sessionId !== input.sessionId) return { kind: 'invalid' as const }
-        const session = tx.select().from(authSessions).where(eq(authSessions.id, token.sessionId)).get()
-        if (!session || session.userId !== input.userId || !isLive(session, now)) return { kind: 'invalid' as const }
-        // A retry leaves the token spent at its first rotation's time, so the grace never extends.
-        // A clock that stepped back (spent "in the future") is no reason to forgive.
-        const sinceSpent = token.spentAt === null ? -1 : now.getTime() - token.spentAt.getTime()
-        const retry = sinceSpent >= 0 && sinceSpent < (this.deps.refreshReuseGraceS ?? 0) * 1000
-        if (token.spentAt && !retry) {
-          revokeSessions(tx, clock, session.userId, [session.id], 'refresh_token_reused', 'session.reuse_revoked')
-          return { kind: 'reused' as const }
-        }
-        if (!token.spentAt) {
-          const spent = tx
-            .update(refreshTokens)
-            .set({ spentAt: now })
-            .where(and(eq(refreshTokens.tokenHash, presentedHash), isNull(refreshTokens.spentAt)))
-            .returning({ tokenHash: refreshTokens.tokenHash })
-            .all()
-          if (spent.length !== 1) return { kind: 'invalid' as const }
-        }
-        tx.insert(refreshTokens).values({ tokenHash: sha256Hex(next), sessionId: session.id, issuedAt: now }).run()
-        tx.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, session.id)).run()
-        appendEvent(tx, clock, { userId: session.userId, topic: 'session', type: 'session.refreshed', data: { sessionId: session.id } })
-        return { kind: 'rotated' as const, userId: session.userId }
-      },
-      { behavior: 'immediate' },
-    )
+    const outcome = await storage.write(async (tx) => {
+      const now = clock.now()
+      const token = await tx.auth.refreshToken(presentedHash)
+      if (!token || token.sessionId !== input.sessionId) return { kind: 'invalid' as const }
+      const session = await tx.auth.session(token.sessionId)
+      if (!session || session.userId !== input.userId || !isLive(session, now)) return { kind: 'invalid' as const }
+      // A retry leaves the token spent at its first rotation's time, so the grace never extends.
+      // A clock that stepped back (spent "in the future") is no reason to forgive.
+      const sinceSpent = token.spentAt === null ? -1 : now.getTime() - token.spentAt.getTime()
+      const retry = sinceSpent >= 0 && sinceSpent < (this.deps.refreshReuseGraceS ?? 0) * 1000
+      if (token.spentAt && !retry) {
+        await revokeSessions(tx, clock, session.userId, [session.id], 'refresh_token_reused', 'session.reuse_revoked')
+        return { kind: 'reused' as const }
+      }
+      if (!token.spentAt && !(await tx.auth.spendRefreshToken(presentedHash, now))) return { kind: 'invalid' as const }
+      await tx.auth.issueRefreshToken(sha256Hex(next), session.id, now)
+      await tx.auth.touchSession(session.id, now)
+      await tx.events.append({ userId: session.userId, topic: 'session', type: 'session.refreshed', data: { sessionId: session.id } }, now)
+      return { kind: 'rotated' as const, userId: session.userId }
+    })
     if (outcome.kind === 'reused') {
       this.deps.onSecurityEvent?.({
         userId: input.userId,
@@ -287,28 +233,18 @@ export class AuthService {
       throw new AppError('refresh_token_reused', 'Refresh token was already used; the session has been revoked')
     }
     if (outcome.kind === 'invalid') throw unauthorized('Refresh token is invalid, expired or revoked')
-    const user = db.select().from(users).where(eq(users.id, outcome.userId)).get()
+    const user = await storage.read.auth.userById(outcome.userId)
     if (!user) throw unauthorized()
     return this.tokenResponse(user, input.sessionId, next)
   }
 
   /** Revokes the caller's session, or every live session of the user; returns how many. */
-  logout(input: { userId: string; sessionId: string; all: boolean }): number {
-    const { db, clock } = this.deps
-    return db.transaction(
-      (tx) => {
-        const ids = input.all
-          ? tx
-              .select({ id: authSessions.id })
-              .from(authSessions)
-              .where(and(eq(authSessions.userId, input.userId), isNull(authSessions.revokedAt), gt(authSessions.expiresAt, clock.now())))
-              .all()
-              .map((row) => row.id)
-          : [input.sessionId]
-        return revokeSessions(tx, clock, input.userId, ids, input.all ? 'logout_all' : 'logout', 'session.logout')
-      },
-      { behavior: 'immediate' },
-    )
+  logout(input: { userId: string; sessionId: string; all: boolean }): Promise<number> {
+    const { storage, clock } = this.deps
+    return storage.write(async (tx) => {
+      const ids = input.all ? (await tx.auth.liveSessions(input.userId, clock.now())).map((session) => session.id) : [input.sessionId]
+      return revokeSessions(tx, clock, input.userId, ids, input.all ? 'logout_all' : 'logout', 'session.logout')
+    })
   }
 
   /** The bearer check behind every authenticated route. Throws 401 unless the token and its session are live. */
@@ -316,76 +252,55 @@ export class AuthService {
     if (!token) throw unauthorized('Bearer access token required')
     const claims = await this.deps.accessTokens.verify(token, options)
     if (!claims) throw unauthorized()
-    const { db, clock } = this.deps
+    const { storage, clock } = this.deps
     const now = clock.now()
-    const row = this.sessionWithUser.get(claims.sessionId)
+    const found = await storage.read.auth.sessionWithUser(claims.sessionId)
     // A session without its user cannot exist (ON DELETE CASCADE); refused all the same.
-    if (!row || row.email === null || row.userId !== claims.userId || row.revokedAt !== null || row.expiresAt <= now.getTime()) {
+    if (!found?.user || found.userId !== claims.userId || found.revokedAt !== null || found.expiresAt.getTime() <= now.getTime()) {
       throw unauthorized()
     }
-    if (now.getTime() - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+    if (now.getTime() - found.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
       try {
-        db.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, claims.sessionId)).run()
+        await storage.write((tx) => tx.auth.touchSession(claims.sessionId, now))
       } catch (error) {
         // Bookkeeping only: a full disk (or a busy or failing one) must not turn
         // a valid token into a 503, or no read would work while writes cannot.
         if (!isStorageUnavailable(error)) throw error
       }
     }
-    return {
-      user: toUser({ id: row.userId, email: row.email, username: row.username!, country: row.country!, createdAt: new Date(row.createdAt!) }),
-      session: { id: claims.sessionId, userId: row.userId },
-    }
+    return { user: toUser(found.user), session: { id: claims.sessionId, userId: found.userId } }
   }
 
   /** The user's live sessions, most recently used first. */
-  listSessions(userId: string, currentSessionId: string) {
-    const now = this.deps.clock.now()
-    return this.deps.db
-      .select()
-      .from(authSessions)
-      .where(and(eq(authSessions.userId, userId), isNull(authSessions.revokedAt), gt(authSessions.expiresAt, now)))
-      .orderBy(desc(authSessions.lastUsedAt), asc(authSessions.id))
-      .all()
-      .map((s) => ({
-        id: s.id,
-        createdAt: toIso(s.createdAt),
-        lastUsedAt: toIso(s.lastUsedAt),
-        userAgent: s.userAgent,
-        current: s.id === currentSessionId,
-      }))
+  async listSessions(userId: string, currentSessionId: string) {
+    const sessions = await this.deps.storage.read.auth.liveSessions(userId, this.deps.clock.now())
+    return sessions.map((s) => ({
+      id: s.id,
+      createdAt: toIso(s.createdAt),
+      lastUsedAt: toIso(s.lastUsedAt),
+      userAgent: s.userAgent,
+      current: s.id === currentSessionId,
+    }))
   }
 
-  private async tokenResponse(user: UserRow, sessionId: string, refreshToken: string): Promise<TokenResponse> {
+  private async tokenResponse(user: UserProfile, sessionId: string, refreshToken: string): Promise<TokenResponse> {
     const accessToken = await this.deps.accessTokens.sign({ userId: user.id, sessionId })
     return { accessToken, refreshToken, expiresIn: this.deps.accessTokens.ttlS, tokenType: 'Bearer', user: toUser(user) }
   }
 }
 
-function isLive(session: SessionRow, now: Date): boolean {
+function isLive(session: AuthSession, now: Date): boolean {
   return session.revokedAt === null && session.expiresAt.getTime() > now.getTime()
 }
 
-function revokeSessions(
-  tx: Executor,
-  clock: Clock,
-  userId: string,
-  sessionIds: string[],
-  reason: NonNullable<SessionRow['revokedReason']>,
-  eventType: string,
-): number {
+/** Revokes those of the user's sessions still live, with one event each; returns how many. */
+async function revokeSessions(tx: Transaction, clock: Clock, userId: string, sessionIds: string[], reason: RevokeReason, eventType: string): Promise<number> {
   const now = clock.now()
   let revoked = 0
   for (const id of sessionIds) {
-    const changed = tx
-      .update(authSessions)
-      .set({ revokedAt: now, revokedReason: reason })
-      .where(and(eq(authSessions.id, id), eq(authSessions.userId, userId), isNull(authSessions.revokedAt)))
-      .returning({ id: authSessions.id })
-      .all()
-    if (changed.length === 1) {
+    if (await tx.auth.revokeSession(id, userId, reason, now)) {
       revoked++
-      appendEvent(tx, clock, { userId, topic: 'session', type: eventType, data: { sessionId: id, reason } })
+      await tx.events.append({ userId, topic: 'session', type: eventType, data: { sessionId: id, reason } }, now)
     }
   }
   return revoked

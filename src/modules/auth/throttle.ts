@@ -3,13 +3,14 @@
 //
 // What must stay true:
 // - An attempt on an account is counted BEFORE its password is checked, in
-//   the same IMMEDIATE transaction as the block check, so requests racing in
+//   the same unit of work as the block check, so requests racing in
 //   parallel cannot all get their guess evaluated: the sixth sees the block.
 // - A block is never shortened by a later failure, and attempts refused while
 //   blocked are not counted, so a block always ends on time: never permanent.
 import { eq, inArray } from 'drizzle-orm'
 import type { Executor } from '../../db/sqlite/connection'
 import { loginThrottle } from '../../db/schema'
+import type { AuthStore, ThrottleCounter } from './store'
 
 export interface ThrottleLimit {
   /** Attempts within the window that trigger a block. */
@@ -40,37 +41,62 @@ export function addressKey(address: string): string {
   return `address:${address.toLowerCase()}`
 }
 
-/** Seconds until the longest current block among `keys` ends, or null when none applies. */
-export function retryAfterSeconds(db: Executor, keys: string[], now: Date): number | null {
-  const rows = db.select().from(loginThrottle).where(inArray(loginThrottle.key, keys)).all()
+/** Seconds until the longest current block among `counters` ends, or null when none applies. */
+function secondsBlocked(counters: readonly ThrottleCounter[], now: Date): number | null {
   let until = 0
-  for (const row of rows) {
-    if (row.blockedUntil && row.blockedUntil.getTime() > now.getTime()) until = Math.max(until, row.blockedUntil.getTime())
+  for (const counter of counters) {
+    if (counter.blockedUntil && counter.blockedUntil.getTime() > now.getTime()) until = Math.max(until, counter.blockedUntil.getTime())
   }
   return until === 0 ? null : Math.max(1, Math.ceil((until - now.getTime()) / 1000))
 }
 
 /**
- * Counts one attempt (or failure) against `key`. Call it only when the key is
- * not blocked; the attempt that reaches the limit starts the block.
+ * The counter after one more attempt against `key`, or null when the key is
+ * blocked (the attempt is not counted). The attempt that reaches the limit
+ * starts the block.
  */
-export function countAttempt(tx: Executor, key: string, limit: ThrottleLimit, now: Date): void {
-  const row = tx.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get()
-  if (row?.blockedUntil && row.blockedUntil.getTime() > now.getTime()) return
-  const windowOpen = row !== undefined && now.getTime() - row.windowStartedAt.getTime() < limit.windowMs
-  const failures = windowOpen ? row.failures + 1 : 1
+function afterAttempt(key: string, current: ThrottleCounter | undefined, limit: ThrottleLimit, now: Date): ThrottleCounter | null {
+  if (current?.blockedUntil && current.blockedUntil.getTime() > now.getTime()) return null
+  const windowOpen = current !== undefined && now.getTime() - current.windowStartedAt.getTime() < limit.windowMs
+  const failures = windowOpen ? current.failures + 1 : 1
   // A block starts a fresh window: when it ends, the count starts from zero.
-  const state =
-    failures >= limit.maxFailures
-      ? { failures: 0, windowStartedAt: now, blockedUntil: new Date(now.getTime() + limit.blockMs) }
-      : { failures, windowStartedAt: windowOpen ? row.windowStartedAt : now, blockedUntil: null }
-  tx.insert(loginThrottle)
-    .values({ key, ...state })
-    .onConflictDoUpdate({ target: loginThrottle.key, set: state })
-    .run()
+  return failures >= limit.maxFailures
+    ? { key, failures: 0, windowStartedAt: now, blockedUntil: new Date(now.getTime() + limit.blockMs) }
+    : { key, failures, windowStartedAt: windowOpen ? current.windowStartedAt : now, blockedUntil: null }
+}
+
+/** Seconds until the longest current block among `keys` ends, or null when none applies. */
+export async function retryAfter(store: AuthStore, keys: string[], now: Date): Promise<number | null> {
+  return secondsBlocked(await store.throttleCounters(keys), now)
+}
+
+/**
+ * Counts one attempt (or failure) against `key`, inside the caller's unit of
+ * work. Call it only when the key is not blocked; the attempt that reaches
+ * the limit starts the block.
+ */
+export async function recordAttempt(store: AuthStore, key: string, limit: ThrottleLimit, now: Date): Promise<void> {
+  const [current] = await store.throttleCounters([key])
+  const next = afterAttempt(key, current, limit, now)
+  if (next) await store.saveThrottleCounter(next)
 }
 
 /** A successful login forgets the account's attempts, including a block its own attempt started. */
-export function clearAttempts(tx: Executor, key: string): void {
-  tx.delete(loginThrottle).where(eq(loginThrottle.key, key)).run()
+export async function clearAttempts(store: AuthStore, key: string): Promise<void> {
+  await store.deleteThrottleCounter(key)
+}
+
+// Legacy, synchronous, on a Drizzle handle: PinService (src/modules/security)
+// still checks and counts password guesses this way. Delete these two once it
+// is on the storage seam and calls retryAfter / recordAttempt with `tx.auth`.
+
+/** @deprecated Use `retryAfter(storage.read.auth | tx.auth, …)`. */
+export function retryAfterSeconds(db: Executor, keys: string[], now: Date): number | null {
+  return secondsBlocked(db.select().from(loginThrottle).where(inArray(loginThrottle.key, keys)).all(), now)
+}
+
+/** @deprecated Use `recordAttempt(tx.auth, …)`. */
+export function countAttempt(tx: Executor, key: string, limit: ThrottleLimit, now: Date): void {
+  const next = afterAttempt(key, tx.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get(), limit, now)
+  if (next) tx.insert(loginThrottle).values(next).onConflictDoUpdate({ target: loginThrottle.key, set: next }).run()
 }
