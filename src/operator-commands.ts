@@ -22,12 +22,12 @@ import { openServices, type Services } from './services'
 import { systemClock } from './shared/clock'
 import { createLogger } from './shared/logger'
 
-function withServices<T>(fn: (services: Services & { db: Db }) => T): T {
+async function withServices<T>(fn: (services: Services & { db: Db }) => Promise<T> | T): Promise<T> {
   const opened = openServices(loadConfig())
   try {
-    return fn({ ...opened.services, db: opened.services.storage.writer.db })
+    return await fn({ ...opened.services, db: opened.services.storage.writer.db })
   } finally {
-    opened.close()
+    await opened.close()
   }
 }
 
@@ -62,11 +62,11 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       const [action, id] = positionals
       const json = values.json === true
       if (action === 'create') {
-        const created = withServices(({ games }) => games.createGame(need(values.name as string | undefined, '--name')))
+        const created = await withServices(({ games }) => games.createGame(need(values.name as string | undefined, '--name')))
         return print(io, json, created, () => `game ${created.game.id} "${created.game.name}"\nkey  ${created.gameKey}  (shown once: store it now)`)
       }
       if (action === 'rotate-key') {
-        const rotated = withServices(({ games }) => games.rotateKey(need(id, '<gameId>')))
+        const rotated = await withServices(({ games }) => games.rotateKey(need(id, '<gameId>')))
         return print(io, json, rotated, () => `new key ${rotated.gameKey}  (the old key no longer works)`)
       }
       throw new UsageError(`unknown action "${action ?? ''}"`)
@@ -92,7 +92,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
           .filter(Boolean)
         if (players.length < 2 || players.length > 1024) throw new UsageError('--players takes 2 to 1024 players')
         return show(
-          withServices(({ games }) =>
+          await withServices(({ games }) =>
             games.createTournament({
               gameId: need(values.game as string | undefined, '--game'),
               name: need(values.name as string | undefined, '--name'),
@@ -102,8 +102,8 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
           ),
         )
       }
-      if (action === 'start') return show(withServices(({ games }) => games.startTournament(need(id, '<tournamentId>'))))
-      if (action === 'show') return show(withServices(({ games }) => games.getTournament(need(id, '<tournamentId>'))))
+      if (action === 'start') return show(await withServices(({ games }) => games.startTournament(need(id, '<tournamentId>'))))
+      if (action === 'show') return show(await withServices(({ games }) => games.getTournament(need(id, '<tournamentId>'))))
       throw new UsageError(`unknown action "${action ?? ''}"`)
     },
   },
@@ -116,7 +116,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     async run({ values, positionals }, io) {
       const [action, id] = positionals
       if (action !== 'resolve') throw new UsageError(`unknown action "${action ?? ''}"`)
-      const result = withServices(({ matches }) => matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner')))
+      const result = await withServices(({ matches }) => matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner')))
       return print(io, values.json === true, result, () => `${result.match.id} decided for ${result.match.winnerParticipantId}: ${result.decision.decision}`)
     },
   },
@@ -130,7 +130,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       const [action, who] = positionals
       if (action !== 'credit') throw new UsageError(`unknown action "${action ?? ''}"`)
       const ref = need(who, '<userId|username>')
-      const result = withServices(({ wallet, db }) => {
+      const result = await withServices(({ wallet, db }) => {
         const user = db.select({ id: users.id }).from(users).where(or(eq(users.id, ref), eq(users.usernameKey, ref.toLowerCase()))).get()
         if (!user) throw new AppError('not_found', `No user ${JSON.stringify(ref)}`)
         return wallet.credit({
@@ -150,7 +150,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     positionals: true,
     async run({ values, positionals }, io) {
       if (positionals[0] !== 'check') throw new UsageError(`unknown action "${positionals[0] ?? ''}"`)
-      const report = withServices(({ db }) => checkLedger(db))
+      const report = await withServices(({ storage }) => checkLedger(storage.read.wallet))
       print(io, values.json === true, report, () =>
         [
           `${report.ok ? 'ok' : 'BREACH'}: ${report.accounts} accounts, ${report.transactions} transactions, ${report.postings} postings`,
@@ -171,7 +171,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       if (action !== 'export-recovery-share') throw new UsageError(`unknown action "${action ?? ''}"`)
       const ref = need(who, '<userId|username>')
       const config = loadConfig()
-      const keyRef = withServices(({ db }) => {
+      const keyRef = await withServices(({ db }) => {
         const row = db
           .select({ keyRef: wallets.keyRef })
           .from(wallets)
@@ -216,14 +216,14 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         const after = (values.after as string | undefined) ?? '0'
         const limit = Number((values.limit as string | undefined) ?? '100')
         if (!/^[0-9]{1,16}$/.test(after) || !Number.isInteger(limit) || limit < 1 || limit > 500) throw new UsageError('--after is a cursor, --limit 1 to 500')
-        const page = withServices(({ db }) => listSecurityEvents(db, Number(after), limit))
+        const page = await withServices(({ storage }) => listSecurityEvents(storage.read.security, Number(after), limit))
         return print(io, json, page, () =>
           [...page.events.map((e) => `${e.receivedAt}  ${e.level.padEnd(11)} ${e.kind}  user ${e.userId ?? '-'}  ${JSON.stringify(e.details)}`), `cursor ${page.cursor}`].join('\n'),
         )
       }
       if (positionals[0] === 'verify-log') {
         const key = resolveSecrets(loadConfig()).chainKey
-        const report = withServices(({ db }) => verifySecurityLog(db, key))
+        const report = await withServices(({ storage }) => verifySecurityLog(storage.read.security, key))
         print(io, json, report, () => (report.ok ? `ok: ${report.rows} events, chain intact` : `BROKEN at event ${report.brokenAt}: ${report.reason}`))
         return report.ok ? 0 : 1
       }

@@ -202,7 +202,7 @@ export async function seed(deps: { db: Db; services: Pick<Services, 'auth' | 'ga
       step = `setting the PIN of ${username}`
       await pins.setPin(user.id, pin, password)
       step = `crediting the wallet of ${username}`
-      wallet.credit({ userId: user.id, amount, reference: `seed:${prefix}:${index + 1}` })
+      await wallet.credit({ userId: user.id, amount, reference: `seed:${prefix}:${index + 1}` })
       step = `creating the wallet of ${username}`
       const view = await wallet.wallet(user.id)
       players.push({ id: user.id, username, email, balance: view.balance, address: view.address })
@@ -316,7 +316,7 @@ export const seedCommand: Command = {
       reportFailure(io, error)
       return 1
     } finally {
-      opened.close()
+      await opened.close()
     }
     io.out(values.json === true ? JSON.stringify(result) : seedText(result, { database: handle.path, port: config.port }))
     return 0

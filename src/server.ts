@@ -99,12 +99,12 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
     logger,
     lifecycle,
     wakeAll: () => services.events.wakeAll(),
-    onStopped: () => {
+    onStopped: async () => {
       worker.stop()
       resumer.stop()
       clearInterval(pruner)
       // Buffered security events are written before the database closes.
-      services.securityLog.close()
+      await services.securityLog.close()
       storage.close()
     },
   })
@@ -117,7 +117,14 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
  */
 export function listen(
   app: AnyElysia,
-  deps: { config: Readonly<Config>; logger: Logger; lifecycle: Lifecycle; wakeAll?: () => void; onStopped: () => void },
+  deps: {
+    config: Readonly<Config>
+    logger: Logger
+    lifecycle: Lifecycle
+    wakeAll?: () => void
+    /** Releases what the app held; a promise it returns is awaited before `stop` resolves. */
+    onStopped: () => unknown
+  },
 ): RunningServer {
   const { config, logger, lifecycle } = deps
   app.listen({
@@ -172,7 +179,7 @@ export function listen(
         logger.warn('grace period over, closing open connections')
         await server.stop(true)
       }
-      deps.onStopped()
+      await deps.onStopped()
       logger.info('stopped', { reason, outcome })
     })()
     return stopping

@@ -20,7 +20,7 @@ describe('POST /security/events', () => {
     const res = await report(p!.tokens.accessToken, { kind: 'ENV_COMPROMISED', level: 'COMPROMISED', details: { checks: ['root', 'debugger'] }, occurredAt: '2026-11-22T09:59:00.000Z' })
     expect(res.status).toBe(202)
     expect(await res.json()).toEqual({ accepted: true })
-    ctx.services.securityLog.flush()
+    await ctx.services.securityLog.flush()
     const listed = (await (await ctx.handle(req('/api/v1/admin/security-events?limit=500', { headers: admin }))).json()) as { events: { kind: string; level: string; userId: string; details: unknown; occurredAt: string; source: string }[]; cursor: string }
     const mine = listed.events.find((e) => e.userId === p!.userId && e.kind === 'ENV_COMPROMISED')
     expect(mine).toMatchObject({ level: 'COMPROMISED', source: 'client', details: { checks: ['root', 'debugger'] }, occurredAt: '2026-11-22T09:59:00.000Z' })
@@ -45,7 +45,7 @@ describe('POST /security/events', () => {
 
   test('a flood beyond the buffer sheds, is counted in /readyz, and does not slow other requests', async () => {
     const [a, b] = await players(ctx, 2)
-    ctx.services.securityLog.flush()
+    await ctx.services.securityLog.flush()
     const results: boolean[] = []
     // Spread over users so the per-user rate limit is not what refuses them.
     const flooders = await players(ctx, 4)
@@ -63,7 +63,7 @@ describe('POST /security/events', () => {
     const started = performance.now()
     expect((await ctx.handle(req('/api/v1/me', { headers: { authorization: `Bearer ${a!.tokens.accessToken}` } }))).status).toBe(200)
     expect(performance.now() - started).toBeLessThan(200)
-    expect(ctx.services.securityLog.flush()).toBe(50)
+    expect(await ctx.services.securityLog.flush()).toBe(50)
     void b
   })
 
@@ -72,7 +72,7 @@ describe('POST /security/events', () => {
     const statuses: number[] = []
     for (let i = 0; i < 40; i++) statuses.push((await report(p!.tokens.accessToken, { kind: 'SPAM', level: 'SAFE' })).status)
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0)
-    ctx.services.securityLog.flush()
+    await ctx.services.securityLog.flush()
   })
 
   test('server-side events: refresh-token reuse is logged as COMPROMISED', async () => {
@@ -81,7 +81,7 @@ describe('POST /security/events', () => {
     await rotate()
     ctx.clock.advance(ctx.config.refreshReuseGraceS * 1000) // past the retry grace: a replay
     await rotate()
-    ctx.services.securityLog.flush()
+    await ctx.services.securityLog.flush()
     const rows = ctx.db.db.select().from(securityEvents).where(eq(securityEvents.userId, p!.userId)).all()
     expect(rows.map((r) => [r.source, r.kind, r.level])).toContainEqual(['server', 'REFRESH_TOKEN_REUSED', 'COMPROMISED'])
   })
@@ -94,7 +94,7 @@ test('a burst of bad game keys is logged once as INVALID_GAME_KEY_BURST', async 
     const res = await ctx.handle(postJson(`/api/v1/game-sdk/${game.id}/sessions`, { matchId: 'mat_x' }, { authorization: `Bearer ${p!.tokens.accessToken}`, 'x-game-key': `agk_guess_${i}` }))
     expect(res.status).toBe(403)
   }
-  ctx.services.securityLog.flush()
+  await ctx.services.securityLog.flush()
   const bursts = ctx.db.db.select().from(securityEvents).where(eq(securityEvents.kind, 'INVALID_GAME_KEY_BURST')).all()
   expect(bursts.length).toBe(1)
   expect(bursts[0]!.details).toMatchObject({ gameId: game.id, failures: 5 })
@@ -107,30 +107,30 @@ describe('tamper evidence', () => {
     try {
       const [p] = await players(local, 1)
       for (let i = 0; i < 5; i++) await local.handle(postJson('/api/v1/security/events', { kind: `EVENT_${i}`, details: { i } }, { authorization: `Bearer ${p!.tokens.accessToken}` }))
-      local.services.securityLog.flush()
+      await local.services.securityLog.flush()
       const key = resolveSecrets(local.config).chainKey
-      expect(verifySecurityLog(local.db.db, key)).toEqual({ ok: true, rows: 5 })
+      expect(await verifySecurityLog(local.services.storage.read.security, key)).toEqual({ ok: true, rows: 5 })
       const ok = await run([...SOURCE_COMMAND, 'security', 'verify-log'], { ARENA_DATA_DIR: dataDir })
       expect(ok.code).toBe(0)
 
       local.db.sqlite.run(`UPDATE security_events SET details = '{"i":99}' WHERE seq = 3`)
-      const edited = verifySecurityLog(local.db.db, key)
+      const edited = await verifySecurityLog(local.services.storage.read.security, key)
       expect(edited).toMatchObject({ ok: false, brokenAt: 3 })
       const broken = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ARENA_DATA_DIR: dataDir })
       expect(broken.code).toBe(1)
       expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, brokenAt: 3 })
 
       local.db.sqlite.run(`UPDATE security_events SET details = '{"i":2}' WHERE seq = 3`)
-      expect(verifySecurityLog(local.db.db, key).ok).toBe(true)
+      expect((await verifySecurityLog(local.services.storage.read.security, key)).ok).toBe(true)
       // Cutting the newest events off the end is caught by the recorded head.
       local.db.sqlite.run('DELETE FROM security_events WHERE seq = 5')
-      expect(verifySecurityLog(local.db.db, key)).toMatchObject({ ok: false, brokenAt: 5 })
+      expect(await verifySecurityLog(local.services.storage.read.security, key)).toMatchObject({ ok: false, brokenAt: 5 })
       // A chain rebuilt without the server's secret does not verify.
-      expect(verifySecurityLog(local.db.db, 'another key of at least thirty-two characters').ok).toBe(false)
+      expect((await verifySecurityLog(local.services.storage.read.security, 'another key of at least thirty-two characters')).ok).toBe(false)
       local.db.sqlite.run('DELETE FROM security_events WHERE seq = 2')
-      expect(verifySecurityLog(local.db.db, key)).toMatchObject({ ok: false, brokenAt: 3 })
+      expect(await verifySecurityLog(local.services.storage.read.security, key)).toMatchObject({ ok: false, brokenAt: 3 })
     } finally {
-      local.close()
+      await local.close()
     }
   }, 30_000)
 })

@@ -212,12 +212,12 @@ describe('fuzz: every route', () => {
           )
           await settle()
           expect(world.newErrorLines()).toEqual([])
-          expect(world.invariants()).toEqual([])
+          expect(await world.invariants()).toEqual([])
         } finally {
           tally.ms = performance.now() - started
           tally.renewals = world.renewals
           tallies.push(tally)
-          world.close()
+          await world.close()
         }
       },
       ROUTE_TIMEOUT_MS,
@@ -252,7 +252,7 @@ describe('fuzz: every route', () => {
       } finally {
         tally.ms = performance.now() - started
         tallies.push(tally)
-        world.close()
+        await world.close()
       }
     },
     ROUTE_TIMEOUT_MS,

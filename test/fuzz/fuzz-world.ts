@@ -147,7 +147,7 @@ export async function buildTemplate(): Promise<Template> {
     }
     return { dir, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
-    t.close()
+    await t.close()
   }
 }
 
@@ -210,8 +210,8 @@ export class World {
     this.jwtSecret = resolveSecrets(this.t.config).signingKeys.at(-1)!.secret
   }
 
-  close(): void {
-    this.t.close()
+  async close(): Promise<void> {
+    await this.t.close()
     rmSync(this.dir, { recursive: true, force: true })
   }
 
@@ -225,17 +225,17 @@ export class World {
   }
 
   /** The world's invariants after a run: nothing lost, nothing broken, nothing polluted. */
-  invariants(): string[] {
+  async invariants(): Promise<string[]> {
     const problems: string[] = []
     // A flush that fails throws here, and would otherwise only be an error line later.
     try {
-      this.t.services.securityLog.flush()
+      await this.t.services.securityLog.flush()
     } catch (error) {
       problems.push(`security-event flush failed: ${String(error)}`)
     }
-    const chain = verifySecurityLog(this.t.db.db, resolveSecrets(this.t.config).chainKey)
+    const chain = await verifySecurityLog(this.t.services.storage.read.security, resolveSecrets(this.t.config).chainKey)
     if (!chain.ok) problems.push(`security-event chain broken at ${chain.brokenAt}: ${chain.reason}`)
-    const ledger = checkLedger(this.t.db.db)
+    const ledger = await checkLedger(this.t.services.storage.read.wallet)
     if (!ledger.ok) problems.push(...ledger.problems.map((p) => `ledger: ${p}`))
     const probe = {} as Record<string, unknown>
     if (Object.keys(Object.prototype).length > 0 || probe.polluted !== undefined || probe.isAdmin !== undefined) problems.push('Object.prototype was polluted')

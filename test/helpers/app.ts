@@ -38,7 +38,8 @@ export interface TestApp {
   /** Runs the background jobs that are due, as the server's worker would; returns how many succeeded. */
   runJobs(): number
   services: Services
-  close(): void
+  /** Writes the buffered security events, then closes the storage (and removes a temp data dir). */
+  close(): Promise<void>
 }
 
 export interface TestAppOptions {
@@ -83,8 +84,8 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     logText: () => lines.join('\n'),
     services,
     runJobs: () => createJobWorker({ db: db.db, clock, logger, handlers: jobHandlers(clock) }).runDue(),
-    close() {
-      services.securityLog.close()
+    async close() {
+      await services.securityLog.close()
       storage.close()
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },

@@ -642,7 +642,7 @@ describe('PIN sessions against a model', () => {
     const rows = ctx.db.db.select().from(withdrawals).where(eq(withdrawals.userId, user.player.userId)).all()
     const withdrawn = rows.filter((w) => w.status !== 'failed').reduce((sum, w) => sum + BigInt(w.amount), 0n)
     expect(await walletBalance(user)).toBe(creditedTotal - withdrawn)
-    expect(checkLedger(ctx.db.db).ok).toBe(true)
+    expect((await checkLedger(ctx.services.storage.read.wallet)).ok).toBe(true)
     checkInvariants()
     console.log(`pin-sessions model (seed ${SEED}): ${runCounter} runs (shrinks included); answers seen:\n${[...seen].sort().map(([k, n]) => `  ${k}: ${n}`).join('\n')}`)
   })

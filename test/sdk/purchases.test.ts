@@ -24,9 +24,9 @@ async function buyer(options: Parameters<typeof sdkClient>[1] = {}): Promise<{ p
   return { player, ...sdk }
 }
 
-function securityEvents() {
-  ctx.services.securityLog.flush()
-  return listSecurityEvents(ctx.db.db, 0, 100).events
+async function securityEvents() {
+  await ctx.services.securityLog.flush()
+  return (await listSecurityEvents(ctx.services.storage.read.security, 0, 100)).events
 }
 
 /** Sends the verify to the server, then loses the answer as a dropped connection would. */
@@ -185,7 +185,7 @@ describe('SDK purchases: integrity checks', () => {
     expect(count('POST', MINT)).toBe(0)
     expect(count('POST', VERIFY)).toBe(0)
     expect(await balance(ctx, player)).toBe('100')
-    const reported = securityEvents().filter((e) => e.userId === player.userId && e.kind === 'ENV_COMPROMISED')
+    const reported = (await securityEvents()).filter((e) => e.userId === player.userId && e.kind === 'ENV_COMPROMISED')
     expect(reported).toHaveLength(1)
     expect(reported[0]!.level).toBe('COMPROMISED')
     expect(reported[0]!.details).toMatchObject({ findings: [{ check: 'rooted', level: 'SAFE' }, { check: 'debuggerAttached', level: 'COMPROMISED' }] })
@@ -213,7 +213,7 @@ describe('SDK purchases: integrity checks', () => {
     level = 'SAFE'
     expect((await client.purchases.authorize({ pin: PIN, amount: '5', destinationAddress: someAddress() })).valid).toBe(true)
     expect(count('POST', EVENTS)).toBe(1)
-    expect(securityEvents().filter((e) => e.userId === player.userId && e.kind === 'ENV_WARN')).toHaveLength(1)
+    expect((await securityEvents()).filter((e) => e.userId === player.userId && e.kind === 'ENV_WARN')).toHaveLength(1)
   })
 
   test('a report that cannot be delivered still blocks the purchase', async () => {

@@ -71,7 +71,7 @@ describe('login under a burst (K=1, Q=2)', () => {
 
     // The 503s were not attempts: the right password still logs in, and nothing was throttled.
     expect((await loginReq(ctx, user.username, PASSWORD)).status).toBe(200)
-    ctx.services.securityLog.flush()
+    await ctx.services.securityLog.flush()
     expect(ctx.db.db.select().from(securityEvents).where(eq(securityEvents.kind, 'LOGIN_THROTTLED')).all()).toEqual([])
   })
 

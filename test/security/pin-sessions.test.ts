@@ -212,6 +212,6 @@ describe('verify', () => {
     expect(await balance(ctx, p)).toBe('0')
     const more = await verify(ctx, p, await mint(ctx, p), { pin: PIN, amount: '0.000001', destinationAddress: someAddress(), idempotencyKey: nextKey() })
     expect(more.status).toBe(422)
-    expect(checkLedger(ctx.db.db).ok).toBe(true)
+    expect((await checkLedger(ctx.services.storage.read.wallet)).ok).toBe(true)
   })
 })

@@ -38,7 +38,7 @@ async function reportEvents(ctx: TestApp, tokens: Tokens, n: number) {
     const res = await ctx.handle(postJson('/api/v1/security/events', { kind: 'KEY_ROTATION_PROBE', details: { i } }, bearer(tokens.accessToken)))
     expect(res.status).toBe(202)
   }
-  ctx.services.securityLog.flush()
+  await ctx.services.securityLog.flush()
 }
 
 describe('keys from the data dir: arena keys rotate', () => {
@@ -203,7 +203,7 @@ describe('a data dir written before keys had ids', () => {
     expect((await me(ctx, forged)).status).toBe(401)
 
     await reportEvents(ctx, tokens, 2)
-    expect(verifySecurityLog(ctx.db.db, legacyChainKey(legacySecret))).toEqual({ ok: true, rows: 2 })
+    expect(await verifySecurityLog(ctx.services.storage.read.security, legacyChainKey(legacySecret))).toEqual({ ok: true, rows: 2 })
     expect((await arena(dataDir, 'keys', 'rotate')).code).toBe(0)
     expect((await arena(dataDir, 'security', 'verify-log')).code).toBe(0)
   }, 30_000)

@@ -52,7 +52,7 @@ describe('operator credit', () => {
     const res = await credit(p!.userId, '999999999999999999', 'near-max-2')
     expect(res.status).toBe(422)
     expect(await (await credit(p!.userId, '100', 'near-max-1')).json()).toEqual({ balance: '100' })
-    expect(checkLedger(ctx.db.db).ok).toBe(true)
+    expect((await checkLedger(ctx.services.storage.read.wallet)).ok).toBe(true)
   })
 
   test('unknown user is 404', async () => {
@@ -68,31 +68,35 @@ describe('operator credit', () => {
 })
 
 describe('ledger invariants', () => {
-  test('an unbalanced movement is refused outright', () => {
-    expect(() =>
-      ctx.db.db.transaction((tx) =>
-        postMovement(tx, ctx.clock, { kind: 'credit', asset: 'USDC', postings: [{ accountId: systemAccountId('funding', 'USDC'), userId: null, amount: 5n }] }),
+  test('an unbalanced movement is refused outright', async () => {
+    await expect(
+      ctx.services.storage.write((tx) =>
+        postMovement(tx.wallet, { kind: 'credit', asset: 'USDC', postings: [{ accountId: systemAccountId('funding', 'USDC'), userId: null, amount: 5n }] }, ctx.clock.now()),
       ),
-    ).toThrow('does not balance')
+    ).rejects.toThrow('does not balance')
   })
 
   test('a movement that would take a user below zero is refused and leaves nothing behind', async () => {
     const [p] = await players(ctx, 1)
     await credit(p!.userId, '1', 'small')
-    const before = checkLedger(ctx.db.db)
-    expect(() =>
-      ctx.db.db.transaction((tx) =>
-        postMovement(tx, ctx.clock, {
-          kind: 'withdrawal',
-          asset: 'USDC',
-          postings: [
-            { accountId: userAccountId(p!.userId, 'USDC'), userId: p!.userId, amount: -2_000_000n },
-            { accountId: systemAccountId('withdrawals', 'USDC'), userId: null, amount: 2_000_000n },
-          ],
-        }),
+    const before = await checkLedger(ctx.services.storage.read.wallet)
+    await expect(
+      ctx.services.storage.write((tx) =>
+        postMovement(
+          tx.wallet,
+          {
+            kind: 'withdrawal',
+            asset: 'USDC',
+            postings: [
+              { accountId: userAccountId(p!.userId, 'USDC'), userId: p!.userId, amount: -2_000_000n },
+              { accountId: systemAccountId('withdrawals', 'USDC'), userId: null, amount: 2_000_000n },
+            ],
+          },
+          ctx.clock.now(),
+        ),
       ),
-    ).toThrow('balance is lower')
-    const after = checkLedger(ctx.db.db)
+    ).rejects.toThrow('balance is lower')
+    const after = await checkLedger(ctx.services.storage.read.wallet)
     expect(after).toEqual(before)
     expect(after.ok).toBe(true)
   })
@@ -103,21 +107,25 @@ describe('ledger invariants', () => {
       const [p] = await players(local, 1)
       const now = local.clock.now()
       local.db.db.insert(withdrawals).values({ id: 'wdr_orphan', userId: p!.userId, asset: 'USDC', amount: '1', destinationAddress: 'x', idempotencyKey: 'k', status: 'signed', pinSessionId: 'pns_x', createdAt: now, updatedAt: now }).run()
-      expect(checkLedger(local.db.db).problems).toContain('withdrawal wdr_orphan has 0 debits')
-      local.db.db.transaction((tx) =>
-        postMovement(tx, local.clock, {
-          kind: 'withdrawal',
-          asset: 'USDC',
-          memo: { withdrawalId: 'wdr_ghost' },
-          postings: [
-            { accountId: systemAccountId('funding', 'USDC'), userId: null, amount: -1n },
-            { accountId: systemAccountId('withdrawals', 'USDC'), userId: null, amount: 1n },
-          ],
-        }),
+      expect((await checkLedger(local.services.storage.read.wallet)).problems).toContain('withdrawal wdr_orphan has 0 debits')
+      await local.services.storage.write((tx) =>
+        postMovement(
+          tx.wallet,
+          {
+            kind: 'withdrawal',
+            asset: 'USDC',
+            memo: { withdrawalId: 'wdr_ghost' },
+            postings: [
+              { accountId: systemAccountId('funding', 'USDC'), userId: null, amount: -1n },
+              { accountId: systemAccountId('withdrawals', 'USDC'), userId: null, amount: 1n },
+            ],
+          },
+          local.clock.now(),
+        ),
       )
-      expect(checkLedger(local.db.db).problems).toContain('ledger movement for unknown withdrawal wdr_ghost')
+      expect((await checkLedger(local.services.storage.read.wallet)).problems).toContain('ledger movement for unknown withdrawal wdr_ghost')
     } finally {
-      local.close()
+      await local.close()
     }
   })
 
@@ -126,13 +134,13 @@ describe('ledger invariants', () => {
     try {
       const [p] = await players(local, 1)
       await local.handle(postJson(`/api/v1/admin/wallets/${p!.userId}/credit`, { amount: '5', reference: 'r' }, admin))
-      expect(checkLedger(local.db.db).ok).toBe(true)
+      expect((await checkLedger(local.services.storage.read.wallet)).ok).toBe(true)
       local.db.db.update(ledgerAccounts).set({ balance: '6000000' }).where(eq(ledgerAccounts.id, userAccountId(p!.userId, 'USDC'))).run()
-      const report = checkLedger(local.db.db)
+      const report = await checkLedger(local.services.storage.read.wallet)
       expect(report.ok).toBe(false)
       expect(report.problems.join('\n')).toContain('postings sum to 5000000')
     } finally {
-      local.close()
+      await local.close()
     }
   })
 })
@@ -143,7 +151,7 @@ describe('command line', () => {
     // Register through an app on the same data dir the CLI will use.
     const shared = createTestApp({ dataDir: env.ARENA_DATA_DIR })
     const [p] = await players(shared, 1)
-    shared.close()
+    await shared.close()
     {
       const credited = await run([...SOURCE_COMMAND, 'wallet', 'credit', p!.username, '--amount', '2.50', '--reference', 'cli-1', '--json'], env)
       expect(credited.code).toBe(0)

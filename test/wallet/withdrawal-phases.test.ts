@@ -59,7 +59,7 @@ describe('custody away', () => {
     expect(row.status).toBe('signed')
     expect(row.signature).toBeTruthy()
     expect(await balance(ctx, p)).toBe('30')
-    expect(checkLedger(ctx.db.db).ok).toBe(true)
+    expect((await checkLedger(ctx.services.storage.read.wallet)).ok).toBe(true)
   })
 
   test('a refusal fails the withdrawal and a compensating transaction restores the balance', async () => {
@@ -71,7 +71,7 @@ describe('custody away', () => {
     expect(await balance(ctx, p)).toBe('50')
     const types = ctx.db.db.select().from(outboxEvents).where(eq(outboxEvents.userId, p.userId)).all().filter((e) => e.topic === 'wallet').map((e) => e.type)
     expect(types).toEqual(['wallet.credited', 'wallet.withdrawal_pending', 'wallet.withdrawal_failed'])
-    const report = checkLedger(ctx.db.db)
+    const report = await checkLedger(ctx.services.storage.read.wallet)
     expect(report.ok).toBe(true)
     custody.mode = 'up'
   })

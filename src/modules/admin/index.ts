@@ -11,7 +11,7 @@ import type { GamesService } from '../games/service'
 import { DecisionResponse, ResolveBody } from '../matches/model'
 import type { MatchesService } from '../matches/service'
 import type { WalletService } from '../wallet/service'
-import type { Db } from '../../db/sqlite/connection'
+import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
 
 export const ADMIN_TOKEN_HEADER = 'x-admin-token'
@@ -42,7 +42,7 @@ export const operatorApiDisabled = new Elysia({ name: 'arena/admin-disabled' }).
   }
 })
 
-export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService, db: Db) {
+export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService, storage: Storage) {
   // The token is a required header of every route here, checked by the module's transform hook.
   const detail = (summary: string) => ({ tags: ['admin'], summary, parameters: requiredHeaders(ADMIN_TOKEN_HEADER) })
   return (
@@ -111,7 +111,7 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
           if (query.limit !== undefined && !Number.isInteger(query.limit)) {
             throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/limit', message: 'Expected a whole number' }] })
           }
-          return listSecurityEvents(db, Number(query.after ?? 0), query.limit ?? 100)
+          return listSecurityEvents(storage.read.security, Number(query.after ?? 0), query.limit ?? 100)
         },
         {
           query: t.Object({ after: t.Optional(t.String({ maxLength: 20 })), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })) }),

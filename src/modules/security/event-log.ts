@@ -1,16 +1,15 @@
 // The best-effort security-event log (contract §4). Requests only append to a
-// bounded in-memory buffer; a timer writes batches to SQLite, chaining each
-// row to the one before by hash. When the buffer is full, new events are shed
-// and counted rather than slowing anything down.
-import { asc, desc, eq, gt } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/sqlite/connection'
-import { securityEvents, securityLogHead, SECURITY_LEVELS } from '../../db/schema'
+// bounded in-memory buffer; a timer writes batches to the database, chaining
+// each row to the one before by hash. When the buffer is full, new events are
+// shed and counted rather than slowing anything down.
+import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { newId } from '../../shared/ids'
 import type { Logger } from '../../shared/logger'
+import type { ChainedSecurityEvent, ChainLink, SecurityEvent, SecurityLevel, SecurityStore, StoredSecurityEvent } from './store'
 
-export type SecurityLevel = (typeof SECURITY_LEVELS)[number]
+export type { SecurityLevel }
 
 export interface SecurityEventInput {
   userId: string | null
@@ -21,12 +20,10 @@ export interface SecurityEventInput {
   occurredAt?: Date
 }
 
-type Row = typeof securityEvents.$inferSelect
-
 export const GENESIS_HASH = '0'.repeat(64)
 
 /** The HMAC that chains a row: over the previous hash and every field but seq. */
-export function chainHash(key: string, prevHash: string, row: Omit<Row, 'seq' | 'hash' | 'prevHash'>): string {
+export function chainHash(key: string, prevHash: string, row: SecurityEvent): string {
   return new Bun.CryptoHasher('sha256', key).update(
     JSON.stringify([
       prevHash,
@@ -51,19 +48,21 @@ export interface SecurityLogOptions {
 }
 
 export class SecurityEventLog {
-  private buffer: Row[] = []
+  private buffer: SecurityEvent[] = []
   private shedCount = 0
   private timer: ReturnType<typeof setInterval> | undefined
+  /** The flush running or last run: flushes run one after another, so batches are chained in the order they were recorded. */
+  private flushing: Promise<unknown> = Promise.resolve()
   readonly capacity: number
   private readonly batchSize: number
 
   constructor(
-    private readonly deps: { db: Db; clock: Clock; logger: Logger; key: string },
+    private readonly deps: { storage: Storage; clock: Clock; logger: Logger; key: string },
     options: SecurityLogOptions = {},
   ) {
     this.capacity = options.capacity ?? 10_000
     this.batchSize = options.batchSize ?? 500
-    this.timer = setInterval(() => this.flushSafely(), options.flushMs ?? 250)
+    this.timer = setInterval(() => void this.flushSafely(), options.flushMs ?? 250)
     // A flush timer must not keep a CLI or a test process alive.
     ;(this.timer as { unref?: () => void }).unref?.()
   }
@@ -76,7 +75,6 @@ export class SecurityEventLog {
     }
     const now = this.deps.clock.now()
     this.buffer.push({
-      seq: 0,
       id: newId('event'),
       userId: event.userId,
       source: event.source,
@@ -85,10 +83,8 @@ export class SecurityEventLog {
       details: event.details,
       occurredAt: event.occurredAt ?? now,
       receivedAt: now,
-      prevHash: '',
-      hash: '',
     })
-    if (this.buffer.length >= this.batchSize) queueMicrotask(() => this.flushSafely())
+    if (this.buffer.length >= this.batchSize) queueMicrotask(() => void this.flushSafely())
     return true
   }
 
@@ -101,26 +97,33 @@ export class SecurityEventLog {
     return { buffered: this.buffer.length, shed: this.shedCount, capacity: this.capacity }
   }
 
-  /** Writes everything buffered, chained, in one transaction. */
-  flush(): number {
+  /**
+   * Writes everything buffered, chained, in one write; resolves with how many
+   * once they are stored. A flush called while another runs waits for it.
+   */
+  flush(): Promise<number> {
+    const run = this.flushing.then(() => this.writeBuffered())
+    this.flushing = run.catch(() => {})
+    return run
+  }
+
+  private async writeBuffered(): Promise<number> {
     if (this.buffer.length === 0) return 0
     const batch = this.buffer
     this.buffer = []
+    const { key } = this.deps
     try {
-      this.deps.db.transaction(
-        (tx) => {
-          let prev = lastHash(tx)
-          let seq = 0
-          for (const event of batch) {
-            const hash = chainHash(this.deps.key, prev, event)
-            const { seq: _seq, ...values } = event
-            seq = tx.insert(securityEvents).values({ ...values, prevHash: prev, hash }).returning({ seq: securityEvents.seq }).get().seq
-            prev = hash
-          }
-          tx.insert(securityLogHead).values({ id: 1, seq, hash: prev }).onConflictDoUpdate({ target: securityLogHead.id, set: { seq, hash: prev } }).run()
-        },
-        { behavior: 'immediate' },
-      )
+      await this.deps.storage.write(async (tx) => {
+        // The head is read inside the write that advances it (see SecurityStore).
+        let prev = (await tx.security.chainHead())?.hash ?? GENESIS_HASH
+        const chained: ChainedSecurityEvent[] = batch.map((event) => {
+          const hash = chainHash(key, prev, event)
+          const link = { ...event, prevHash: prev, hash }
+          prev = hash
+          return link
+        })
+        await tx.security.appendChained(chained)
+      })
     } catch (error) {
       // Put them back in front (within capacity) for the next attempt; what no
       // longer fits is shed, and counted as such.
@@ -132,27 +135,23 @@ export class SecurityEventLog {
     return batch.length
   }
 
-  private flushSafely(): void {
+  private async flushSafely(): Promise<void> {
     try {
-      this.flush()
+      await this.flush()
     } catch (error) {
       this.deps.logger.error('security event flush failed', { error: String(error) })
     }
   }
 
-  /** On shutdown: stop the timer and write what is left. */
-  close(): void {
+  /** On shutdown: stop the timer and write what is left; resolves once written (close the storage after). */
+  async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
-    this.flushSafely()
+    await this.flushSafely()
   }
 }
 
-function lastHash(db: Executor): string {
-  return db.select({ hash: securityEvents.hash }).from(securityEvents).orderBy(desc(securityEvents.seq)).limit(1).get()?.hash ?? GENESIS_HASH
-}
-
-export function toSecurityEvent(row: Row) {
+export function toSecurityEvent(row: StoredSecurityEvent) {
   return {
     id: row.id,
     userId: row.userId,
@@ -166,29 +165,39 @@ export function toSecurityEvent(row: Row) {
 }
 
 /** Oldest first after the cursor (the previous page's last seq, opaque to callers). */
-export function listSecurityEvents(db: Executor, after: number, limit: number) {
-  const rows = db.select().from(securityEvents).where(gt(securityEvents.seq, after)).orderBy(asc(securityEvents.seq)).limit(limit).all()
+export async function listSecurityEvents(store: SecurityStore, after: number, limit: number) {
+  const rows = await store.securityEventsAfter(after, limit)
   return { events: rows.map(toSecurityEvent), cursor: String(rows.at(-1)?.seq ?? after) }
 }
 
 /** Walks the chain; reports the first row whose links do not hold, or a tail that was cut. */
-export function verifySecurityLog(db: Executor, key: string): { ok: true; rows: number } | { ok: false; rows: number; brokenAt: number; reason: string } {
+export async function verifySecurityLog(
+  store: SecurityStore,
+  key: string,
+): Promise<{ ok: true; rows: number } | { ok: false; rows: number; brokenAt: number; reason: string }> {
   let prev = GENESIS_HASH
   let rows = 0
   let lastSeq = 0
-  // Page through the table instead of loading it whole.
+  let head: ChainLink | null = null
   for (;;) {
-    const page = db.select().from(securityEvents).where(gt(securityEvents.seq, lastSeq)).orderBy(asc(securityEvents.seq)).limit(1000).all()
-    if (page.length === 0) break
-    for (const row of page) {
-      rows++
-      if (row.prevHash !== prev) return { ok: false, rows, brokenAt: row.seq, reason: 'previous hash does not match (a row was removed or reordered)' }
-      if (chainHash(key, prev, row) !== row.hash) return { ok: false, rows, brokenAt: row.seq, reason: 'row content does not match its hash (a row was edited)' }
-      prev = row.hash
-      lastSeq = row.seq
+    // Page through the table instead of loading it whole.
+    for (;;) {
+      const page = await store.securityEventsAfter(lastSeq, 1000)
+      if (page.length === 0) break
+      for (const row of page) {
+        rows++
+        if (row.prevHash !== prev) return { ok: false, rows, brokenAt: row.seq, reason: 'previous hash does not match (a row was removed or reordered)' }
+        if (chainHash(key, prev, row) !== row.hash) return { ok: false, rows, brokenAt: row.seq, reason: 'row content does not match its hash (a row was edited)' }
+        prev = row.hash
+        lastSeq = row.seq
+      }
     }
+    head = await store.recordedHead()
+    // A flush stores its rows and the head together: a head past the walked
+    // end was written by a flush that committed during the walk, whose rows
+    // the walk has not read yet. Only a head the walk reached is judged.
+    if (!head || head.seq <= lastSeq || (await store.securityEventsAfter(lastSeq, 1)).length === 0) break
   }
-  const head = db.select().from(securityLogHead).where(eq(securityLogHead.id, 1)).get()
   if (head && (head.seq !== lastSeq || head.hash !== prev)) {
     return { ok: false, rows, brokenAt: head.seq, reason: 'the newest events were removed (the chain ends before its recorded head)' }
   }

@@ -2,9 +2,7 @@
 // verified once with the PIN and the withdrawal it authorizes. Failures are
 // counted per user across sessions; 5 in a row lock the PIN for 15 minutes,
 // each later lock twice as long; a correct PIN resets both.
-import { eq } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/sqlite/connection'
-import { pinLocks, pinSessions, userPins, users } from '../../db/schema'
+import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
@@ -12,17 +10,32 @@ import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { defaultHashGate, type HashGate } from '../auth/hash-gate'
 import { hashPassword, verifyPassword } from '../auth/passwords'
-import { accountKey, countAttempt, LOGIN_LIMITS, retryAfterSeconds } from '../auth/throttle'
 import { isCommonPin } from './pin-rules'
 import type { SecurityEventLog } from './event-log'
+import type { PinSession, SecurityStore } from './store'
 
 export const PIN_MAX_ATTEMPTS = 5
 export const PIN_LOCK_BASE_MS = 15 * 60_000
 
+/**
+ * The account password PUT /security/pin asks for, kept by the auth module:
+ * the password check is a password guess like a login, so the login's
+ * per-account throttle applies, or a stolen bearer could guess freely.
+ */
+export interface AccountPasswords {
+  /** Seconds until the account's login block ends; null when it is not blocked. */
+  retryAfter(userId: string, now: Date): Promise<number | null>
+  /** The account's password hash; null when there is no such user. */
+  passwordHash(userId: string): Promise<string | null>
+  /** Counts a wrong password against the account, as a failed login does (its own write). */
+  countFailure(userId: string, now: Date): Promise<void>
+}
+
 export interface PinServiceDeps {
-  db: Db
+  storage: Storage
   clock: Clock
   pinSessionTtlS: number
+  passwords: AccountPasswords
   securityLog?: SecurityEventLog
   /** Bounds concurrent argon2id work (default: the process's gate). */
   hashGate?: HashGate
@@ -37,50 +50,52 @@ export class PinService {
   }
 
   async setPin(userId: string, pin: string, password: string): Promise<void> {
-    const { db, clock } = this.deps
+    const { storage, clock, passwords } = this.deps
     if (isCommonPin(pin)) {
       throw new AppError('validation_failed', 'Request failed validation', {
         details: [{ path: 'body/pin', message: 'This PIN is too easy to guess' }],
       })
     }
-    // The password check is a password guess like a login: the same
-    // per-account throttle applies, or a stolen bearer could guess freely.
-    const account = accountKey(userId, '')
-    const retryAfter = retryAfterSeconds(db, [account], clock.now())
+    const retryAfter = await passwords.retryAfter(userId, clock.now())
     if (retryAfter !== null) {
       throw new AppError('rate_limited', 'Too many wrong passwords; try again later', { headers: { 'retry-after': String(retryAfter) } })
     }
     // Both hashes go through the hash gate. Refused (503 + Retry-After) at
     // the password check: nothing judged, so nothing counted; at the PIN
     // hash: nothing written. Either way the client may simply retry.
-    const user = db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).get()
-    if (!user || !(await verifyPassword(password, user.passwordHash, this.hashGate))) {
-      db.transaction((tx) => countAttempt(tx, account, LOGIN_LIMITS.account, clock.now()), { behavior: 'immediate' })
+    const passwordHash = await passwords.passwordHash(userId)
+    if (passwordHash === null || !(await verifyPassword(password, passwordHash, this.hashGate))) {
+      await passwords.countFailure(userId, clock.now())
       throw new AppError('forbidden', 'Password is incorrect')
     }
     const pinHash = await hashPassword(pin, this.hashGate)
-    const now = clock.now()
-    db.insert(userPins).values({ userId, pinHash, updatedAt: now }).onConflictDoUpdate({ target: userPins.userId, set: { pinHash, updatedAt: now } }).run()
+    await storage.write((tx) => tx.security.setPinHash(userId, pinHash, clock.now()))
   }
 
-  mint(userId: string) {
-    const { db, clock } = this.deps
-    const now = clock.now()
-    assertNotLocked(db, userId, now)
-    if (!db.select({ userId: userPins.userId }).from(userPins).where(eq(userPins.userId, userId)).get()) {
-      throw new AppError('conflict', 'Set a PIN first (PUT /api/v1/security/pin)')
-    }
-    const sessionToken = randomToken(32)
-    const id = newId('pinSession')
-    const expiresAt = new Date(now.getTime() + this.deps.pinSessionTtlS * 1000)
-    db.insert(pinSessions).values({ id, userId, tokenHash: sha256Hex(sessionToken), expiresAt, createdAt: now }).run()
-    return { sessionId: id, sessionToken, expiresAt: toIso(expiresAt), maxAttempts: PIN_MAX_ATTEMPTS }
+  async mint(userId: string) {
+    const { storage, clock } = this.deps
+    return storage.write(async (tx) => {
+      const now = clock.now()
+      await assertNotLocked(tx.security, userId, now)
+      if ((await tx.security.pinHash(userId)) === null) {
+        throw new AppError('conflict', 'Set a PIN first (PUT /api/v1/security/pin)')
+      }
+      const sessionToken = randomToken(32)
+      const id = newId('pinSession')
+      const expiresAt = new Date(now.getTime() + this.deps.pinSessionTtlS * 1000)
+      await tx.security.addPinSession({ id, userId, tokenHash: sha256Hex(sessionToken), expiresAt, consumedAt: null, createdAt: now })
+      return { sessionId: id, sessionToken, expiresAt: toIso(expiresAt), maxAttempts: PIN_MAX_ATTEMPTS }
+    })
   }
 
-  /** 401 for a wrong token or another user's session, 410 once expired or consumed, 429 while locked. */
-  checkSession(db: Executor, userId: string, sessionId: string, sessionToken: string | null) {
+  /**
+   * 401 for a wrong token or another user's session, 410 once expired or
+   * consumed, 429 while locked. `store` is `storage.read.security` for the
+   * early check, `tx.security` for the one that decides.
+   */
+  async checkSession(store: SecurityStore, userId: string, sessionId: string, sessionToken: string | null): Promise<PinSession> {
     const now = this.deps.clock.now()
-    const session = db.select().from(pinSessions).where(eq(pinSessions.id, sessionId)).get()
+    const session = await store.pinSession(sessionId)
     const tokenOk = constantTimeEqual(sha256Hex(sessionToken ?? ''), session?.tokenHash ?? sha256Hex(`none:${sessionId}`))
     if (!session || !sessionToken || session.userId !== userId || !tokenOk) {
       throw new AppError('unauthorized', 'Invalid x-secure-session for this PIN session')
@@ -88,45 +103,49 @@ export class PinService {
     if (session.consumedAt || session.expiresAt.getTime() <= now.getTime()) {
       throw new AppError('session_expired', 'This PIN session has expired or was already used')
     }
-    assertNotLocked(db, userId, now)
+    await assertNotLocked(store, userId, now)
     return session
   }
 
-  pinHashOf(userId: string): string {
-    const row = this.deps.db.select({ pinHash: userPins.pinHash }).from(userPins).where(eq(userPins.userId, userId)).get()
-    if (!row) throw new AppError('conflict', 'No PIN is set')
-    return row.pinHash
+  async pinHashOf(userId: string): Promise<string> {
+    const pinHash = await this.deps.storage.read.security.pinHash(userId)
+    if (pinHash === null) throw new AppError('conflict', 'No PIN is set')
+    return pinHash
   }
 
-  /** Records a wrong PIN in the caller's transaction; answers the verify response. */
-  recordFailure(tx: Executor, userId: string): { valid: false; locked: boolean; attempt: number } {
+  /** Records a wrong PIN in the caller's write; answers the verify response. */
+  async recordFailure(tx: Transaction, userId: string): Promise<{ valid: false; locked: boolean; attempt: number }> {
     const now = this.deps.clock.now()
-    const row = tx.select().from(pinLocks).where(eq(pinLocks.userId, userId)).get()
+    const row = await tx.security.pinLock(userId)
     const attempt = (row?.failures ?? 0) + 1
     const locks = row?.locks ?? 0
     const locked = attempt >= PIN_MAX_ATTEMPTS
     const state = locked
       ? { failures: 0, locks: locks + 1, lockedUntil: new Date(now.getTime() + PIN_LOCK_BASE_MS * 2 ** locks) }
       : { failures: attempt, locks, lockedUntil: row?.lockedUntil ?? null }
-    tx.insert(pinLocks).values({ userId, ...state }).onConflictDoUpdate({ target: pinLocks.userId, set: state }).run()
-    if (locked) {
-      this.deps.securityLog?.record({ userId, source: 'server', kind: 'PIN_LOCKED', level: 'WARN', details: { lockedUntil: state.lockedUntil?.toISOString(), locks: state.locks } })
+    await tx.security.savePinLock(userId, state)
+    const { securityLog } = this.deps
+    if (locked && securityLog) {
+      // Logged once the lock is stored: a write that rolls back locked nothing.
+      tx.afterCommit(() =>
+        securityLog.record({ userId, source: 'server', kind: 'PIN_LOCKED', level: 'WARN', details: { lockedUntil: state.lockedUntil?.toISOString(), locks: state.locks } }),
+      )
     }
     return { valid: false, locked, attempt }
   }
 
   /** A correct PIN clears the failure count and the doubling. */
-  recordSuccess(tx: Executor, userId: string): void {
-    tx.delete(pinLocks).where(eq(pinLocks.userId, userId)).run()
+  recordSuccess(store: SecurityStore, userId: string): Promise<void> {
+    return store.clearPinLock(userId)
   }
 
-  consume(tx: Executor, sessionId: string): void {
-    tx.update(pinSessions).set({ consumedAt: this.deps.clock.now() }).where(eq(pinSessions.id, sessionId)).run()
+  consume(store: SecurityStore, sessionId: string): Promise<void> {
+    return store.consumePinSession(sessionId, this.deps.clock.now())
   }
 }
 
-function assertNotLocked(db: Executor, userId: string, now: Date): void {
-  const lock = db.select({ lockedUntil: pinLocks.lockedUntil }).from(pinLocks).where(eq(pinLocks.userId, userId)).get()
+async function assertNotLocked(store: SecurityStore, userId: string, now: Date): Promise<void> {
+  const lock = await store.pinLock(userId)
   if (lock?.lockedUntil && lock.lockedUntil.getTime() > now.getTime()) {
     const retryAfter = Math.max(1, Math.ceil((lock.lockedUntil.getTime() - now.getTime()) / 1000))
     throw new AppError('pin_locked', 'Too many wrong PINs; try again later', { headers: { 'retry-after': String(retryAfter) } })

@@ -1,13 +1,11 @@
 // Wallet balances and operator credits (contract §3 and §6).
-import { eq } from 'drizzle-orm'
-import type { Db } from '../../db/sqlite/connection'
-import { ledgerTransactions, users, wallets } from '../../db/schema'
+import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { formatAmount, MoneyFormatError, parsePositiveAmount, USDC } from '../../shared/money'
-import { appendEvent } from '../events/outbox'
 import type { CustodyClient } from './custody'
 import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
+import type { Wallet } from './store'
 
 export const DEFAULT_ASSET = USDC
 
@@ -35,17 +33,17 @@ export class WalletService {
   /** In-flight wallet creations per user, so two first requests make one key. */
   private readonly creating = new Map<string, Promise<{ address: string; keyRef: string }>>()
 
-  constructor(private readonly deps: { db: Db; clock: Clock; custody: CustodyClient }) {}
+  constructor(private readonly deps: { storage: Storage; clock: Clock; custody: CustodyClient }) {}
 
   /** The user's wallet, created (a custody key, an address) on first use. */
   async wallet(userId: string): Promise<WalletView> {
     const row = await this.ensureWallet(userId)
-    return { asset: row.asset, balance: this.balance(userId), address: row.address }
+    return { asset: row.asset, balance: await this.balance(userId), address: row.address }
   }
 
-  async ensureWallet(userId: string): Promise<typeof wallets.$inferSelect> {
-    const { db, clock } = this.deps
-    const existing = db.select().from(wallets).where(eq(wallets.userId, userId)).get()
+  async ensureWallet(userId: string): Promise<Wallet> {
+    const { storage, clock } = this.deps
+    const existing = await storage.read.wallet.wallet(userId)
     if (existing) return existing
     let pending = this.creating.get(userId)
     if (!pending) {
@@ -59,19 +57,19 @@ export class WalletService {
           headers: { 'retry-after': '5' },
         })
       })
-      // Another process may have won the race: the first row stays, ours is unused.
-      db.insert(wallets)
-        .values({ userId, asset: DEFAULT_ASSET.code, address: key.address, keyRef: key.keyRef, createdAt: clock.now() })
-        .onConflictDoNothing()
-        .run()
+      return await storage.write(async (tx) => {
+        // Another process may have won the race: the first row stays, ours is unused.
+        await tx.wallet.addWalletUnlessExists({ userId, asset: DEFAULT_ASSET.code, address: key.address, keyRef: key.keyRef, createdAt: clock.now() })
+        return (await tx.wallet.wallet(userId))!
+      })
     } finally {
+      // Only once the row is stored: a request arriving meanwhile shares this key instead of making another.
       this.creating.delete(userId)
     }
-    return db.select().from(wallets).where(eq(wallets.userId, userId)).get()!
   }
 
-  balance(userId: string): string {
-    return formatAmount(balanceOf(this.deps.db, userId, DEFAULT_ASSET.code), DEFAULT_ASSET)
+  async balance(userId: string): Promise<string> {
+    return formatAmount(await balanceOf(this.deps.storage.read.wallet, userId, DEFAULT_ASSET.code), DEFAULT_ASSET)
   }
 
   /**
@@ -79,24 +77,25 @@ export class WalletService {
    * credits once: a repeat with the same user and amount answers the current
    * balance, a repeat with anything else is 409.
    */
-  credit(input: { userId: string; amount: string; reference: string }): { balance: string } {
-    const { db, clock } = this.deps
+  async credit(input: { userId: string; amount: string; reference: string }): Promise<{ balance: string }> {
+    const { storage, clock } = this.deps
     const amount = amountFrom(input.amount, 'body/amount')
     const asset = DEFAULT_ASSET.code
     const reference = `credit:${input.reference}`
-    db.transaction(
-      (tx) => {
-        const user = tx.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).get()
-        if (!user) throw new AppError('not_found', 'No such user')
-        const earlier = tx.select().from(ledgerTransactions).where(eq(ledgerTransactions.reference, reference)).get()
-        if (earlier) {
-          const memo = earlier.memo as { userId?: string; amount?: string } | null
-          if (memo?.userId !== input.userId || memo?.amount !== amount.toString()) {
-            throw new AppError('conflict', 'This reference was already used for another credit')
-          }
-          return
+    await storage.write(async (tx) => {
+      if (!(await tx.wallet.userExists(input.userId))) throw new AppError('not_found', 'No such user')
+      const earlier = await tx.wallet.transactionByReference(reference)
+      if (earlier) {
+        const memo = earlier.memo as { userId?: string; amount?: string } | null
+        if (memo?.userId !== input.userId || memo?.amount !== amount.toString()) {
+          throw new AppError('conflict', 'This reference was already used for another credit')
         }
-        postMovement(tx, clock, {
+        return
+      }
+      const now = clock.now()
+      await postMovement(
+        tx.wallet,
+        {
           kind: 'credit',
           asset,
           reference,
@@ -105,16 +104,15 @@ export class WalletService {
             { accountId: userAccountId(input.userId, asset), userId: input.userId, amount },
             { accountId: systemAccountId('funding', asset), userId: null, amount: -amount },
           ],
-        })
-        appendEvent(tx, clock, {
-          userId: input.userId,
-          topic: 'wallet',
-          type: 'wallet.credited',
-          data: { asset, amount: formatAmount(amount, DEFAULT_ASSET), reference: input.reference, balance: formatAmount(balanceOf(tx, input.userId, asset), DEFAULT_ASSET) },
-        })
-      },
-      { behavior: 'immediate' },
-    )
-    return { balance: this.balance(input.userId) }
+        },
+        now,
+      )
+      const balance = await balanceOf(tx.wallet, input.userId, asset)
+      await tx.events.append(
+        { userId: input.userId, topic: 'wallet', type: 'wallet.credited', data: { asset, amount: formatAmount(amount, DEFAULT_ASSET), reference: input.reference, balance: formatAmount(balance, DEFAULT_ASSET) } },
+        now,
+      )
+    })
+    return { balance: await this.balance(input.userId) }
   }
 }

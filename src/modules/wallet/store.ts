@@ -1,2 +1,122 @@
-// What the wallet module needs from the database, in its own terms (see src/db/storage.ts).
-export interface WalletStore {}
+// What the wallet module needs from the database, in its own terms (see
+// src/db/storage.ts): custody wallets, the double-entry ledger and withdrawals.
+//
+// Money is integer minor units in a bigint here; how an engine stores it is
+// its own business (SQLite: decimal TEXT, since neither its 64-bit integers
+// nor JavaScript numbers cover the contract's range).
+
+/** A user's custody wallet: its address is the group public key. */
+export interface Wallet {
+  userId: string
+  asset: string
+  /** Base58 of the 2-of-3 FROST group public key. */
+  address: string
+  /** Which key the custody client signs with; never a share or secret. */
+  keyRef: string
+  createdAt: Date
+}
+
+/** One balance per (owner, asset): users' wallets and the system's own accounts. */
+export interface LedgerAccount {
+  /** `user:<userId>:<asset>` or `system:<name>:<asset>`. */
+  id: string
+  /** Set for user accounts, which may not go below zero; null for system accounts. */
+  userId: string | null
+  asset: string
+  balance: bigint
+}
+
+export type LedgerTransactionKind = 'credit' | 'withdrawal' | 'reversal'
+
+/** A movement of money: its postings sum to zero per asset. */
+export interface LedgerTransaction {
+  id: string
+  kind: LedgerTransactionKind
+  /** Idempotency of operator credits (`credit:<reference>`); unique when set. */
+  reference: string | null
+  memo: Record<string, unknown> | null
+  createdAt: Date
+}
+
+export interface LedgerPosting {
+  /** Assigned by the store, in the order postings were written. */
+  id: number
+  transactionId: string
+  accountId: string
+  asset: string
+  /** Signed: positive credits the account, negative debits it. */
+  amount: bigint
+}
+
+export type WithdrawalStatus = 'pending_signature' | 'signed' | 'failed'
+
+export interface Withdrawal {
+  id: string
+  userId: string
+  asset: string
+  amount: bigint
+  destinationAddress: string
+  /** Unique per user: the same key never debits twice. */
+  idempotencyKey: string
+  status: WithdrawalStatus
+  /** base58 Ed25519 signature over the canonical withdrawal message, once signed. */
+  signature: string | null
+  failureReason: string | null
+  /** The PIN session the withdrawal consumed. */
+  pinSessionId: string
+  createdAt: Date
+  updatedAt: Date
+}
+
+/** Everything the ledger check reads, as of one moment. */
+export interface LedgerSnapshot {
+  accounts: LedgerAccount[]
+  transactions: LedgerTransaction[]
+  postings: LedgerPosting[]
+  withdrawals: Withdrawal[]
+}
+
+export interface WalletStore {
+  // ---- wallets ----
+  /** The user's wallet, or null before its first use. */
+  wallet(userId: string): Promise<Wallet | null>
+  /** Records a wallet unless the user has one already: then the first one stays and this one is dropped. */
+  addWalletUnlessExists(wallet: Wallet): Promise<void>
+  /** Whether a user with this id exists (credits are refused for anyone else). */
+  userExists(userId: string): Promise<boolean>
+
+  // ---- ledger ----
+  /** The account's balance; 0 for an account with no postings yet. */
+  balance(accountId: string): Promise<bigint>
+  /**
+   * The account a movement is about to change, or null when it was never
+   * used. Inside a write. (An engine whose writers run concurrently must lock
+   * the row here, so that the balance read is the balance updated.)
+   */
+  account(accountId: string): Promise<LedgerAccount | null>
+  /** Opens an account at balance 0. */
+  openAccount(account: Omit<LedgerAccount, 'balance'>, now: Date): Promise<LedgerAccount>
+  setBalance(accountId: string, balance: bigint): Promise<void>
+  /** Records a movement's header; a reference already used throws (the write rolls back). */
+  addTransaction(transaction: Omit<LedgerTransaction, 'createdAt'>, now: Date): Promise<void>
+  addPosting(posting: Omit<LedgerPosting, 'id'>): Promise<void>
+  /** The movement recorded under an idempotency reference, if any. */
+  transactionByReference(reference: string): Promise<LedgerTransaction | null>
+  /**
+   * Every account, transaction, posting and withdrawal, read as of one moment
+   * (never half of a movement that was committing meanwhile).
+   */
+  ledgerSnapshot(): Promise<LedgerSnapshot>
+
+  // ---- withdrawals ----
+  withdrawal(id: string): Promise<Withdrawal | null>
+  /** The user's withdrawal made under `idempotencyKey`, if any. */
+  withdrawalByKey(userId: string, idempotencyKey: string): Promise<Withdrawal | null>
+  addWithdrawal(withdrawal: Withdrawal): Promise<void>
+  /** Records the signature: the withdrawal is `signed`. Returns it as it now is. */
+  markWithdrawalSigned(id: string, signature: string, now: Date): Promise<Withdrawal>
+  /** Records why custody refused it: the withdrawal is `failed`. Returns it as it now is. */
+  markWithdrawalFailed(id: string, reason: string, now: Date): Promise<Withdrawal>
+  /** Withdrawals still waiting for their signature, oldest first. */
+  pendingWithdrawals(): Promise<Withdrawal[]>
+}

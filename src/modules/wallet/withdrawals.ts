@@ -1,37 +1,33 @@
 // Withdrawals, in recorded phases (contract §3), never awaiting the network
 // inside a transaction:
-//   1. one IMMEDIATE transaction consumes the PIN session, claims the
-//      idempotency key, debits the ledger and records the withdrawal
-//      `pending_signature` (with its outbox event);
-//   2. the custody client signs;
-//   3. a transaction records the signature: `signed`.
+//   1. one write consumes the PIN session, claims the idempotency key, debits
+//      the ledger and records the withdrawal `pending_signature` (with its
+//      outbox event);
+//   2. the custody client signs, outside any write;
+//   3. a write records the signature: `signed`.
 // A crash between 1 and 3 leaves a `pending_signature` withdrawal that
 // resumePending() signs later. A withdrawal custody refuses for good is
 // `failed`, and a compensating ledger transaction gives the money back.
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
-import { and, asc, eq } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/sqlite/connection'
-import { withdrawals, type WITHDRAWAL_STATUSES } from '../../db/schema'
+import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import type { Logger } from '../../shared/logger'
 import { formatAmount } from '../../shared/money'
-import { appendEvent } from '../events/outbox'
 import { verifyPassword } from '../auth/passwords'
 import type { PinService } from '../security/pin-service'
 import { CustodyRefusedError, type CustodyClient } from './custody'
 import { isValidAddress, withdrawalMessage } from './frost'
 import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
 import { amountFrom, DEFAULT_ASSET, type WalletService } from './service'
-
-type WithdrawalRow = typeof withdrawals.$inferSelect
+import type { WalletStore, Withdrawal, WithdrawalStatus } from './store'
 
 export interface WithdrawalView {
   id: string
-  status: (typeof WITHDRAWAL_STATUSES)[number]
+  status: WithdrawalStatus
   amount: string
   asset: string
   destinationAddress: string
@@ -40,11 +36,11 @@ export interface WithdrawalView {
   createdAt: string
 }
 
-export function toWithdrawal(row: WithdrawalRow): WithdrawalView {
+export function toWithdrawal(row: Withdrawal): WithdrawalView {
   return {
     id: row.id,
     status: row.status,
-    amount: formatAmount(BigInt(row.amount), DEFAULT_ASSET),
+    amount: formatAmount(row.amount, DEFAULT_ASSET),
     asset: row.asset,
     destinationAddress: row.destinationAddress,
     idempotencyKey: row.idempotencyKey,
@@ -68,7 +64,7 @@ export type VerifyResult =
   | { valid: true; locked: false; attempt: 0; withdrawal: WithdrawalView }
 
 export interface WithdrawalDeps {
-  db: Db
+  storage: Storage
   clock: Clock
   logger: Logger
   pins: PinService
@@ -81,43 +77,44 @@ export class WithdrawalService {
 
   /** POST /security/pin-session/{id}/verify: one PIN attempt authorizing one withdrawal. */
   async verify(input: VerifyInput): Promise<VerifyResult> {
-    const { db, clock, pins } = this.deps
+    const { storage, clock, pins } = this.deps
     const asset = DEFAULT_ASSET.code
     // Checks that neither consume the session nor count as a PIN failure.
-    pins.checkSession(db, input.userId, input.sessionId, input.sessionToken)
+    await pins.checkSession(storage.read.security, input.userId, input.sessionId, input.sessionToken)
     const amount = amountFrom(input.amount, 'body/amount')
     if (!isValidAddress(input.destinationAddress)) {
       throw new AppError('invalid_destination', 'destinationAddress is not a valid Ed25519 (base58) address')
     }
-    this.earlierWithdrawal(db, input, amount)
+    await this.earlierWithdrawal(storage.read.wallet, input, amount)
     const wallet = await this.deps.wallet.ensureWallet(input.userId)
 
-    // The slow hash runs outside any transaction; everything it decides is
+    // The slow hash runs outside any write; everything it decides is
     // re-checked inside the one below. If the hash gate refuses it (503 +
-    // Retry-After), this throws before that transaction: the session is not
+    // Retry-After), this throws before that write: the session is not
     // consumed, no PIN failure is counted, nothing is debited, and the same
     // session can verify again later.
-    const pinOk = await verifyPassword(input.pin, pins.pinHashOf(input.userId), pins.hashGate)
+    const pinOk = await verifyPassword(input.pin, await pins.pinHashOf(input.userId), pins.hashGate)
 
-    const outcome = db.transaction(
-      (tx) => {
-        pins.checkSession(tx, input.userId, input.sessionId, input.sessionToken)
-        // The key and the funds are checked again here, before the PIN's
-        // verdict is recorded: a verify racing another one that took the key
-        // or the money answers 409/422 and counts no failure, as it would
-        // have had it arrived after it.
-        const again = this.earlierWithdrawal(tx, input, amount)
-        if (!pinOk) return pins.recordFailure(tx, input.userId)
-        pins.recordSuccess(tx, input.userId)
-        if (again) {
-          pins.consume(tx, input.sessionId)
-          return { row: again, fresh: false }
-        }
-        const now = clock.now()
-        const id = newId('withdrawal')
-        // Debit first: insufficient funds throws and rolls everything back,
-        // the session included.
-        postMovement(tx, clock, {
+    const outcome = await storage.write(async (tx) => {
+      await pins.checkSession(tx.security, input.userId, input.sessionId, input.sessionToken)
+      // The key and the funds are checked again here, before the PIN's
+      // verdict is recorded: a verify racing another one that took the key
+      // or the money answers 409/422 and counts no failure, as it would
+      // have had it arrived after it.
+      const again = await this.earlierWithdrawal(tx.wallet, input, amount)
+      if (!pinOk) return pins.recordFailure(tx, input.userId)
+      await pins.recordSuccess(tx.security, input.userId)
+      if (again) {
+        await pins.consume(tx.security, input.sessionId)
+        return { row: again, fresh: false }
+      }
+      const now = clock.now()
+      const id = newId('withdrawal')
+      // Debit first: insufficient funds throws and rolls everything back,
+      // the session included.
+      await postMovement(
+        tx.wallet,
+        {
           kind: 'withdrawal',
           asset,
           memo: { withdrawalId: id },
@@ -125,29 +122,28 @@ export class WithdrawalService {
             { accountId: userAccountId(input.userId, asset), userId: input.userId, amount: -amount },
             { accountId: systemAccountId('withdrawals', asset), userId: null, amount },
           ],
-        })
-        const row = tx
-          .insert(withdrawals)
-          .values({
-            id,
-            userId: input.userId,
-            asset,
-            amount: amount.toString(),
-            destinationAddress: input.destinationAddress,
-            idempotencyKey: input.idempotencyKey,
-            status: 'pending_signature',
-            pinSessionId: input.sessionId,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning()
-          .get()
-        pins.consume(tx, input.sessionId)
-        appendEvent(tx, clock, { userId: input.userId, topic: 'wallet', type: 'wallet.withdrawal_pending', data: { withdrawalId: id, amount: formatAmount(amount), asset } })
-        return { row, fresh: true }
-      },
-      { behavior: 'immediate' },
-    )
+        },
+        now,
+      )
+      const row: Withdrawal = {
+        id,
+        userId: input.userId,
+        asset,
+        amount,
+        destinationAddress: input.destinationAddress,
+        idempotencyKey: input.idempotencyKey,
+        status: 'pending_signature',
+        signature: null,
+        failureReason: null,
+        pinSessionId: input.sessionId,
+        createdAt: now,
+        updatedAt: now,
+      }
+      await tx.wallet.addWithdrawal(row)
+      await pins.consume(tx.security, input.sessionId)
+      await tx.events.append({ userId: input.userId, topic: 'wallet', type: 'wallet.withdrawal_pending', data: { withdrawalId: id, amount: formatAmount(amount), asset } }, now)
+      return { row, fresh: true }
+    })
     if ('valid' in outcome) return outcome
     const row = outcome.row.status === 'pending_signature' ? await this.sign(outcome.row.id, wallet.keyRef, wallet.address) : outcome.row
     return { valid: true, locked: false, attempt: 0, withdrawal: toWithdrawal(row) }
@@ -157,11 +153,11 @@ export class WithdrawalService {
    * Phases 2 and 3 for one withdrawal. A custody error that may pass leaves it
    * pending for resumePending(); a refusal fails it and reverses the debit.
    */
-  async sign(withdrawalId: string, keyRef: string, address: string): Promise<WithdrawalRow> {
-    const { db, clock, custody, logger } = this.deps
-    const pending = db.select().from(withdrawals).where(eq(withdrawals.id, withdrawalId)).get()!
+  async sign(withdrawalId: string, keyRef: string, address: string): Promise<Withdrawal> {
+    const { storage, clock, custody, logger } = this.deps
+    const pending = (await storage.read.wallet.withdrawal(withdrawalId))!
     if (pending.status !== 'pending_signature') return pending
-    const message = withdrawalMessage({ id: pending.id, asset: pending.asset, amount: pending.amount, destinationAddress: pending.destinationAddress })
+    const message = withdrawalMessage({ id: pending.id, asset: pending.asset, amount: pending.amount.toString(), destinationAddress: pending.destinationAddress })
     let signature: string
     try {
       signature = await custody.signWithdrawal(keyRef, message)
@@ -176,57 +172,45 @@ export class WithdrawalService {
       logger.error('custody returned a signature that does not verify; withdrawal stays pending', { withdrawalId })
       return pending
     }
-    return db.transaction(
-      (tx) => {
-        const current = tx.select().from(withdrawals).where(eq(withdrawals.id, withdrawalId)).get()!
-        // Another resumer may have finished it meanwhile: first signature wins.
-        if (current.status !== 'pending_signature') return current
-        const signed = tx
-          .update(withdrawals)
-          .set({ status: 'signed', signature, updatedAt: clock.now() })
-          .where(eq(withdrawals.id, withdrawalId))
-          .returning()
-          .get()
-        appendEvent(tx, clock, { userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_signed', data: { withdrawalId, signature } })
-        return signed
-      },
-      { behavior: 'immediate' },
-    )
+    return storage.write(async (tx) => {
+      const current = (await tx.wallet.withdrawal(withdrawalId))!
+      // Another resumer may have finished it meanwhile: first signature wins.
+      if (current.status !== 'pending_signature') return current
+      const now = clock.now()
+      const signed = await tx.wallet.markWithdrawalSigned(withdrawalId, signature, now)
+      await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_signed', data: { withdrawalId, signature } }, now)
+      return signed
+    })
   }
 
-  private fail(withdrawalId: string, reason: string): WithdrawalRow {
-    const { db, clock } = this.deps
-    return db.transaction(
-      (tx) => {
-        const current = tx.select().from(withdrawals).where(eq(withdrawals.id, withdrawalId)).get()!
-        if (current.status !== 'pending_signature') return current
-        const amount = BigInt(current.amount)
-        postMovement(tx, clock, {
+  private fail(withdrawalId: string, reason: string): Promise<Withdrawal> {
+    const { storage, clock } = this.deps
+    return storage.write(async (tx) => {
+      const current = (await tx.wallet.withdrawal(withdrawalId))!
+      if (current.status !== 'pending_signature') return current
+      const now = clock.now()
+      await postMovement(
+        tx.wallet,
+        {
           kind: 'reversal',
           asset: current.asset,
           memo: { withdrawalId, reason },
           postings: [
-            { accountId: systemAccountId('withdrawals', current.asset), userId: null, amount: -amount },
-            { accountId: userAccountId(current.userId, current.asset), userId: current.userId, amount },
+            { accountId: systemAccountId('withdrawals', current.asset), userId: null, amount: -current.amount },
+            { accountId: userAccountId(current.userId, current.asset), userId: current.userId, amount: current.amount },
           ],
-        })
-        const failed = tx
-          .update(withdrawals)
-          .set({ status: 'failed', failureReason: reason, updatedAt: clock.now() })
-          .where(eq(withdrawals.id, withdrawalId))
-          .returning()
-          .get()
-        appendEvent(tx, clock, { userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_failed', data: { withdrawalId, reason } })
-        return failed
-      },
-      { behavior: 'immediate' },
-    )
+        },
+        now,
+      )
+      const failed = await tx.wallet.markWithdrawalFailed(withdrawalId, reason, now)
+      await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_failed', data: { withdrawalId, reason } }, now)
+      return failed
+    })
   }
 
   /** Signs every withdrawal left pending (by a crash, or custody being away). Returns how many were settled. */
   async resumePending(): Promise<number> {
-    const { db } = this.deps
-    const pending = db.select().from(withdrawals).where(eq(withdrawals.status, 'pending_signature')).orderBy(asc(withdrawals.createdAt)).all()
+    const pending = await this.deps.storage.read.wallet.pendingWithdrawals()
     let settled = 0
     for (const row of pending) {
       const wallet = await this.deps.wallet.ensureWallet(row.userId)
@@ -241,21 +225,13 @@ export class WithdrawalService {
    * when it was made with other parameters, or 422 when there is none and the
    * balance does not cover `amount`.
    */
-  private earlierWithdrawal(db: Executor, input: VerifyInput, amount: bigint): WithdrawalRow | undefined {
-    const earlier = this.byKey(db, input.userId, input.idempotencyKey)
+  private async earlierWithdrawal(ledger: WalletStore, input: VerifyInput, amount: bigint): Promise<Withdrawal | null> {
+    const earlier = await ledger.withdrawalByKey(input.userId, input.idempotencyKey)
     if (earlier && !sameRequest(earlier, amount, input.destinationAddress)) throw keyReused()
-    if (!earlier && balanceOf(db, input.userId, DEFAULT_ASSET.code) < amount) {
+    if (!earlier && (await balanceOf(ledger, input.userId, DEFAULT_ASSET.code)) < amount) {
       throw new AppError('insufficient_funds', 'The balance is lower than the amount')
     }
     return earlier
-  }
-
-  private byKey(db: Executor, userId: string, idempotencyKey: string): WithdrawalRow | undefined {
-    return db
-      .select()
-      .from(withdrawals)
-      .where(and(eq(withdrawals.userId, userId), eq(withdrawals.idempotencyKey, idempotencyKey)))
-      .get()
   }
 }
 
@@ -267,8 +243,8 @@ function signatureMatches(signature: string, message: Uint8Array, address: strin
   }
 }
 
-function sameRequest(row: WithdrawalRow, amount: bigint, destinationAddress: string): boolean {
-  return row.amount === amount.toString() && row.destinationAddress === destinationAddress
+function sameRequest(row: Withdrawal, amount: bigint, destinationAddress: string): boolean {
+  return row.amount === amount && row.destinationAddress === destinationAddress
 }
 
 function keyReused(): AppError {

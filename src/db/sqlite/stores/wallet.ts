@@ -1,6 +1,137 @@
-import type { WalletStore } from '../../../modules/wallet/store'
+// Wallets, the ledger and withdrawals on SQLite. Amounts are decimal TEXT
+// (see src/db/schema/wallet.ts), bigint on this side of the store. Writes run
+// in the committer's one transaction at a time, so the balance an account
+// read returns is still the balance when the movement updates it.
+import { and, asc, eq } from 'drizzle-orm'
+import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../../schema'
+import type {
+  LedgerAccount,
+  LedgerPosting,
+  LedgerSnapshot,
+  LedgerTransaction,
+  Wallet,
+  WalletStore,
+  Withdrawal,
+} from '../../../modules/wallet/store'
 import type { SqliteScope } from '../storage'
+
+function toWallet(row: typeof wallets.$inferSelect): Wallet {
+  return { userId: row.userId, asset: row.asset, address: row.address, keyRef: row.keyRef, createdAt: row.createdAt }
+}
+
+function toAccount(row: typeof ledgerAccounts.$inferSelect): LedgerAccount {
+  return { id: row.id, userId: row.userId, asset: row.asset, balance: BigInt(row.balance) }
+}
+
+function toTransaction(row: typeof ledgerTransactions.$inferSelect): LedgerTransaction {
+  return { id: row.id, kind: row.kind, reference: row.reference, memo: row.memo ?? null, createdAt: row.createdAt }
+}
+
+function toPosting(row: typeof ledgerPostings.$inferSelect): LedgerPosting {
+  return { id: row.id, transactionId: row.transactionId, accountId: row.accountId, asset: row.asset, amount: BigInt(row.amount) }
+}
+
+function toWithdrawal(row: typeof withdrawals.$inferSelect): Withdrawal {
+  return { ...row, amount: BigInt(row.amount) }
+}
 
 export class SqliteWalletStore implements WalletStore {
   constructor(private readonly scope: SqliteScope) {}
+
+  private get db() {
+    return this.scope.handle.db
+  }
+
+  // ---- wallets ----
+
+  async wallet(userId: string): Promise<Wallet | null> {
+    const row = this.db.select().from(wallets).where(eq(wallets.userId, userId)).get()
+    return row ? toWallet(row) : null
+  }
+
+  async addWalletUnlessExists(wallet: Wallet): Promise<void> {
+    this.db.insert(wallets).values(wallet).onConflictDoNothing().run()
+  }
+
+  async userExists(userId: string): Promise<boolean> {
+    return this.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get() !== undefined
+  }
+
+  // ---- ledger ----
+
+  async balance(accountId: string): Promise<bigint> {
+    const account = this.db.select({ balance: ledgerAccounts.balance }).from(ledgerAccounts).where(eq(ledgerAccounts.id, accountId)).get()
+    return account ? BigInt(account.balance) : 0n
+  }
+
+  async account(accountId: string): Promise<LedgerAccount | null> {
+    const row = this.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.id, accountId)).get()
+    return row ? toAccount(row) : null
+  }
+
+  async openAccount(account: Omit<LedgerAccount, 'balance'>, now: Date): Promise<LedgerAccount> {
+    return toAccount(this.db.insert(ledgerAccounts).values({ ...account, balance: '0', createdAt: now }).returning().get())
+  }
+
+  async setBalance(accountId: string, balance: bigint): Promise<void> {
+    this.db.update(ledgerAccounts).set({ balance: balance.toString() }).where(eq(ledgerAccounts.id, accountId)).run()
+  }
+
+  async addTransaction(transaction: Omit<LedgerTransaction, 'createdAt'>, now: Date): Promise<void> {
+    this.db.insert(ledgerTransactions).values({ ...transaction, createdAt: now }).run()
+  }
+
+  async addPosting(posting: Omit<LedgerPosting, 'id'>): Promise<void> {
+    this.db.insert(ledgerPostings).values({ ...posting, amount: posting.amount.toString() }).run()
+  }
+
+  async transactionByReference(reference: string): Promise<LedgerTransaction | null> {
+    const row = this.db.select().from(ledgerTransactions).where(eq(ledgerTransactions.reference, reference)).get()
+    return row ? toTransaction(row) : null
+  }
+
+  async ledgerSnapshot(): Promise<LedgerSnapshot> {
+    const { db } = this
+    // One read transaction (a savepoint inside a write): every table as of the same commit.
+    return this.scope.handle.sqlite
+      .transaction(() => ({
+        accounts: db.select().from(ledgerAccounts).all().map(toAccount),
+        transactions: db.select().from(ledgerTransactions).all().map(toTransaction),
+        postings: db.select().from(ledgerPostings).all().map(toPosting),
+        withdrawals: db.select().from(withdrawals).all().map(toWithdrawal),
+      }))
+      .deferred()
+  }
+
+  // ---- withdrawals ----
+
+  async withdrawal(id: string): Promise<Withdrawal | null> {
+    const row = this.db.select().from(withdrawals).where(eq(withdrawals.id, id)).get()
+    return row ? toWithdrawal(row) : null
+  }
+
+  async withdrawalByKey(userId: string, idempotencyKey: string): Promise<Withdrawal | null> {
+    const row = this.db
+      .select()
+      .from(withdrawals)
+      .where(and(eq(withdrawals.userId, userId), eq(withdrawals.idempotencyKey, idempotencyKey)))
+      .get()
+    return row ? toWithdrawal(row) : null
+  }
+
+  async addWithdrawal(withdrawal: Withdrawal): Promise<void> {
+    this.db.insert(withdrawals).values({ ...withdrawal, amount: withdrawal.amount.toString() }).run()
+  }
+
+  async markWithdrawalSigned(id: string, signature: string, now: Date): Promise<Withdrawal> {
+    return toWithdrawal(this.db.update(withdrawals).set({ status: 'signed', signature, updatedAt: now }).where(eq(withdrawals.id, id)).returning().get()!)
+  }
+
+  async markWithdrawalFailed(id: string, reason: string, now: Date): Promise<Withdrawal> {
+    return toWithdrawal(this.db.update(withdrawals).set({ status: 'failed', failureReason: reason, updatedAt: now }).where(eq(withdrawals.id, id)).returning().get()!)
+  }
+
+  async pendingWithdrawals(): Promise<Withdrawal[]> {
+    return this.db.select().from(withdrawals).where(eq(withdrawals.status, 'pending_signature')).orderBy(asc(withdrawals.createdAt)).all().map(toWithdrawal)
+  }
 }
