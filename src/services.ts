@@ -15,11 +15,7 @@ import { GamesService } from './modules/games/service'
 import type { Lifecycle } from './modules/health/service'
 import { MatchesService } from './modules/matches/service'
 import { SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
-import { PinService, type AccountPasswords } from './modules/security/pin-service'
-import { accountKey, countAttempt, LOGIN_LIMITS, retryAfterSeconds } from './modules/auth/throttle'
-import type { Db } from './db/sqlite/connection'
-import { users } from './db/schema'
-import { eq } from 'drizzle-orm'
+import { PinService } from './modules/security/pin-service'
 import { CosignerCustody } from './modules/wallet/cosigner-custody'
 import { LocalFrostCustody, type CustodyClient } from './modules/wallet/custody'
 import { WalletService } from './modules/wallet/service'
@@ -51,22 +47,6 @@ export function custodyFor(config: Readonly<Config>): CustodyClient {
   return new LocalFrostCustody(dir)
 }
 
-/**
- * The account passwords PIN changes check, from the auth module's throttle
- * and users. Until auth is on the storage seam they are read and written on
- * the write connection, as the auth service does.
- */
-function accountPasswords(db: Db): AccountPasswords {
-  const account = (userId: string) => accountKey(userId, '')
-  return {
-    retryAfter: async (userId, now) => retryAfterSeconds(db, [account(userId)], now),
-    passwordHash: async (userId) => db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).get()?.passwordHash ?? null,
-    countFailure: async (userId, now) => {
-      db.transaction((tx) => countAttempt(tx, account(userId), LOGIN_LIMITS.account, now), { behavior: 'immediate' })
-    },
-  }
-}
-
 /** The services behind the routes, shared with the server's background work and the operator commands. */
 export function createServices(deps: ServiceDeps) {
   const { config, clock, logger, storage } = deps
@@ -85,7 +65,7 @@ export function createServices(deps: ServiceDeps) {
   const matches = new MatchesService({ db, clock, games, gameSessionTtlS: config.gameSessionTtlS, commits: storage.commits })
   const custody = deps.custody ?? custodyFor(config)
   const wallet = new WalletService({ storage, clock, custody })
-  const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: accountPasswords(db), securityLog, hashGate })
+  const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })
   const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody })
   const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays })
   return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events }

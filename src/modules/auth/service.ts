@@ -9,6 +9,7 @@ import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import type { AccessTokens } from './access-tokens'
 import type { SecurityEventInput } from '../security/event-log'
+import type { AccountPasswords } from '../security/pin-service'
 import { COUNTRY_CODES } from './countries'
 import type { RegisterBody, TokenResponse, User } from './model'
 import { defaultHashGate, type HashGate, type HashTicket } from './hash-gate'
@@ -248,6 +249,21 @@ export class AuthService {
   }
 
   /** The bearer check behind every authenticated route. Throws 401 unless the token and its session are live. */
+  /**
+   * The account's password and its login throttle, for a module that asks a
+   * signed-in user for their password again (PUT /security/pin): a wrong
+   * password there counts against the account like a failed login.
+   */
+  accountPasswords(): AccountPasswords {
+    const { storage } = this.deps
+    const account = (userId: string) => accountKey(userId, '')
+    return {
+      retryAfter: (userId, now) => retryAfter(storage.read.auth, [account(userId)], now),
+      passwordHash: async (userId) => (await storage.read.auth.userById(userId))?.passwordHash ?? null,
+      countFailure: (userId, now) => storage.write((tx) => recordAttempt(tx.auth, account(userId), LOGIN_LIMITS.account, now)),
+    }
+  }
+
   async authenticate(token: string | null, options: { allowExpired?: boolean } = {}): Promise<Authenticated> {
     if (!token) throw unauthorized('Bearer access token required')
     const claims = await this.deps.accessTokens.verify(token, options)

@@ -7,9 +7,6 @@
 //   parallel cannot all get their guess evaluated: the sixth sees the block.
 // - A block is never shortened by a later failure, and attempts refused while
 //   blocked are not counted, so a block always ends on time: never permanent.
-import { eq, inArray } from 'drizzle-orm'
-import type { Executor } from '../../db/sqlite/connection'
-import { loginThrottle } from '../../db/schema'
 import type { AuthStore, ThrottleCounter } from './store'
 
 export interface ThrottleLimit {
@@ -84,19 +81,4 @@ export async function recordAttempt(store: AuthStore, key: string, limit: Thrott
 /** A successful login forgets the account's attempts, including a block its own attempt started. */
 export async function clearAttempts(store: AuthStore, key: string): Promise<void> {
   await store.deleteThrottleCounter(key)
-}
-
-// Legacy, synchronous, on a Drizzle handle: PinService (src/modules/security)
-// still checks and counts password guesses this way. Delete these two once it
-// is on the storage seam and calls retryAfter / recordAttempt with `tx.auth`.
-
-/** @deprecated Use `retryAfter(storage.read.auth | tx.auth, …)`. */
-export function retryAfterSeconds(db: Executor, keys: string[], now: Date): number | null {
-  return secondsBlocked(db.select().from(loginThrottle).where(inArray(loginThrottle.key, keys)).all(), now)
-}
-
-/** @deprecated Use `recordAttempt(tx.auth, …)`. */
-export function countAttempt(tx: Executor, key: string, limit: ThrottleLimit, now: Date): void {
-  const next = afterAttempt(key, tx.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get(), limit, now)
-  if (next) tx.insert(loginThrottle).values(next).onConflictDoUpdate({ target: loginThrottle.key, set: next }).run()
 }
