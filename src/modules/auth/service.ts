@@ -249,6 +249,20 @@ export class AuthService {
   }
 
   /** The bearer check behind every authenticated route. Throws 401 unless the token and its session are live. */
+  /** An operator's name for a user: its id, or its username in any case. */
+  async userIdOf(ref: string): Promise<string | null> {
+    const { auth } = this.deps.storage.read
+    return (await auth.userById(ref))?.id ?? (await auth.userByUsernameKey(ref.toLowerCase()))?.id ?? null
+  }
+
+  /** Which of these usernames or emails (compared case-insensitively) are taken; the holders' usernames. */
+  takenNames(usernames: readonly string[], emails: readonly string[]): Promise<string[]> {
+    return this.deps.storage.read.auth.usernamesHolding(
+      usernames.map((name) => name.toLowerCase()),
+      emails.map((email) => email.toLowerCase()),
+    )
+  }
+
   /**
    * The account's password and its login throttle, for a module that asks a
    * signed-in user for their password again (PUT /security/pin): a wrong

@@ -73,6 +73,8 @@ export interface AuthStore {
   userById(id: string): Promise<UserAccount | null>
   userByEmailKey(emailKey: string): Promise<UserAccount | null>
   userByUsernameKey(usernameKey: string): Promise<UserAccount | null>
+  /** Usernames of the users holding any of these username keys or email keys. */
+  usernamesHolding(usernameKeys: readonly string[], emailKeys: readonly string[]): Promise<string[]>
 
   createSession(session: NewAuthSession): Promise<void>
   session(id: string): Promise<AuthSession | null>

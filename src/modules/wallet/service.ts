@@ -41,6 +41,11 @@ export class WalletService {
     return { asset: row.asset, balance: await this.balance(userId), address: row.address }
   }
 
+  /** The custody key of the user's wallet, if it has one (never creates it). */
+  async keyRefOf(userId: string): Promise<string | null> {
+    return (await this.deps.storage.read.wallet.wallet(userId))?.keyRef ?? null
+  }
+
   async ensureWallet(userId: string): Promise<Wallet> {
     const { storage, clock } = this.deps
     const existing = await storage.read.wallet.wallet(userId)

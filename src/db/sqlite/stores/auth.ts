@@ -119,6 +119,15 @@ export class SqliteAuthStore implements AuthStore {
     return row ? toUserAccount(row) : null
   }
 
+  async usernamesHolding(usernameKeys: readonly string[], emailKeys: readonly string[]): Promise<string[]> {
+    return this.db
+      .select({ username: users.username })
+      .from(users)
+      .where(or(inArray(users.usernameKey, [...usernameKeys]), inArray(users.emailKey, [...emailKeys])))
+      .all()
+      .map((row) => row.username)
+  }
+
   async createSession(session: NewAuthSession): Promise<void> {
     this.db.insert(authSessions).values(session).run()
   }
