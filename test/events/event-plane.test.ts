@@ -68,7 +68,7 @@ describe('GET /api/v1/events', () => {
     await Bun.sleep(50)
     await expect(
       ctx.services.storage.write(async (tx) => {
-        await tx.events.append({ userId: p!.userId, topic: 'wallet', type: 'wallet.credited', data: { phantom: true } }, ctx.clock.now())
+        await tx.events.append({ userId: p!.userId, topic: 'wallet', type: 'wallet.credited', data: { asset: 'USDC', amount: '1', reference: 'phantom', balance: '1' } }, ctx.clock.now())
         throw new Error('rolled back')
       }),
     ).rejects.toThrow('rolled back')

@@ -5,7 +5,7 @@
 import type { Auth } from './auth.js'
 import { ApiError, NotSignedIn } from './errors.js'
 import { readJson } from './transport.js'
-import type { EventsPage, EventTopic, PlaneEvent } from './types.js'
+import type { EventsPage, EventTopic, EventType, KnownEvent, PlaneEvent } from './types.js'
 
 export interface PollOptions {
   topics?: EventTopic[]
@@ -38,6 +38,16 @@ export interface Subscription {
   stop(): Promise<void>
   /** Resolves when the loop ends, with why. Never rejects. */
   readonly done: Promise<SubscriptionEnd>
+}
+
+/**
+ * Whether `event` is of the known type `type`; narrows it to that type's topic
+ * and typed data, e.g. `events.filter((e) => isEvent(e, 'wallet.credited'))`
+ * is a `KnownEvent<'wallet.credited'>[]`. It compares the type only: the data
+ * is as the server wrote it for that type.
+ */
+export function isEvent<K extends EventType>(event: PlaneEvent, type: K): event is KnownEvent<K> {
+  return event.type === type
 }
 
 export type EventBatchHandler = (events: PlaneEvent[]) => void | Promise<void>

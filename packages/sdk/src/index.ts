@@ -14,6 +14,7 @@ import { readJson, Transport } from './transport.js'
 import type { Environment, FetchLike, MyMatch, Tokens, Tournament, User, Wallet } from './types.js'
 
 export * from './errors.js'
+export { isEvent } from './events.js'
 export type * from './types.js'
 export type { AuthorizeInput, AuthorizeResult, IntegrityCheck, IntegrityReport, IntegrityVerdict } from './purchases.js'
 export type { EventBatchHandler, PollOptions, Subscription, SubscriptionEnd, SubscribeOptions } from './events.js'

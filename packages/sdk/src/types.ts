@@ -133,12 +133,16 @@ export interface Wallet {
   address: string
 }
 
-/** One event of the event plane, for the signed-in user. */
+/**
+ * One event of the event plane, for the signed-in user, as the server sends
+ * it. The server may add event types: narrow with `isEvent(event, type)` to a
+ * KnownEvent, whose `data` is typed.
+ */
 export interface PlaneEvent {
   id: string
   /** One of the EventTopic values. */
   topic: string
-  /** e.g. `wallet.credited`, `match.decided`, `tournament.completed`. */
+  /** e.g. `wallet.credited`, `match.decided`, `tournament.completed`: an EventType, or one this SDK does not know yet. */
   type: string
   data: Record<string, unknown>
   createdAt: string
@@ -153,6 +157,53 @@ export interface EventsPage {
 
 /** The topics of the event plane (contract §4). */
 export type EventTopic = 'session' | 'wallet' | 'status'
+
+/**
+ * The event types of public-api.md "Event types": each type's topic and the
+ * data its events carry. Amounts and balances are decimal strings. It mirrors
+ * the server's catalogue (src/modules/events/catalogue.ts) entry for entry;
+ * the arena repository's test/sdk/event-types.* fail when the two disagree.
+ */
+export interface EventCatalogue {
+  // Topic `session`: the user's auth sessions.
+  'session.login': { topic: 'session'; data: { sessionId: string } }
+  'session.refreshed': { topic: 'session'; data: { sessionId: string } }
+  'session.logout': { topic: 'session'; data: { sessionId: string; reason: 'logout' | 'logout_all' } }
+  'session.reuse_revoked': { topic: 'session'; data: { sessionId: string; reason: 'refresh_token_reused' } }
+
+  // Topic `wallet`.
+  'wallet.credited': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; balance: string } }
+  'wallet.withdrawal_pending': { topic: 'wallet'; data: { withdrawalId: string; amount: string; asset: string } }
+  'wallet.withdrawal_signed': { topic: 'wallet'; data: { withdrawalId: string; signature: string } }
+  'wallet.withdrawal_failed': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
+
+  // Topic `status`: tournament events go to every participant, match events
+  // to the match's players only.
+  'tournament.started': { topic: 'status'; data: { tournamentId: string } }
+  'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
+  /** `participantId` and `place` are the recipient's own: 1 the winner, 2 the finalist, 3 the semi-final losers, … */
+  'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }
+  'match.ready': { topic: 'status'; data: { tournamentId: string; matchId: string; round: number } }
+  /** `reason` only for a bye. */
+  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; reason?: 'bye' } }
+  'match.replay': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'mutual_draw' } }
+  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' } }
+}
+
+/** The event types this SDK knows. */
+export type EventType = keyof EventCatalogue
+
+/** The `data` of an event of type K. */
+export type EventData<K extends EventType> = EventCatalogue[K]['data']
+
+/**
+ * An event of a known type: a union discriminated by `type`, each member with
+ * its topic and typed `data` (`KnownEvent<'wallet.credited'>` is that one
+ * member). Get one from a PlaneEvent with `isEvent`.
+ */
+export type KnownEvent<K extends EventType = EventType> = K extends EventType
+  ? { id: string; topic: EventCatalogue[K]['topic']; type: K; data: EventCatalogue[K]['data']; createdAt: string }
+  : never
 
 export interface ErrorDetail {
   path: string

@@ -1,3 +1,73 @@
-// The topics of the event plane (contract §4).
+// The event catalogue of the event plane (contract §4): every event type the
+// server appends, the topic it is filed under and the data it carries. It is
+// the one list of them:
+// - the outbox is typed by it (OutboxEvent in ./store.ts): an event of a type
+//   not listed here, filed under another topic, or with a data field missing,
+//   extra or of another type does not compile;
+// - docs/api.md "Event types" documents it, row for row (test/events/catalogue.test.ts);
+// - the client SDK mirrors it as its own EventCatalogue in
+//   packages/sdk/src/types.ts, written out there so that the package needs
+//   nothing of the server (test/sdk/event-types.check.ts and .test.ts).
+// Change them together. Plain TypeScript with no imports: the database
+// schema, the stores, the models and the tests all read it.
+
+/** The topics of the event plane (contract §4). */
 export const EVENT_TOPICS = ['session', 'wallet', 'status'] as const
 export type EventTopic = (typeof EVENT_TOPICS)[number]
+
+/**
+ * Event type → its topic and its `data`. Amounts and balances are decimal
+ * strings, as everywhere on the wire. Write the data as type literals (not
+ * named interfaces): the drift tests read this declaration as it is written.
+ */
+export interface EventCatalogue {
+  // Topic `session`: the user's auth sessions.
+  'session.login': { topic: 'session'; data: { sessionId: string } }
+  'session.refreshed': { topic: 'session'; data: { sessionId: string } }
+  'session.logout': { topic: 'session'; data: { sessionId: string; reason: 'logout' | 'logout_all' } }
+  'session.reuse_revoked': { topic: 'session'; data: { sessionId: string; reason: 'refresh_token_reused' } }
+
+  // Topic `wallet`.
+  'wallet.credited': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; balance: string } }
+  'wallet.withdrawal_pending': { topic: 'wallet'; data: { withdrawalId: string; amount: string; asset: string } }
+  'wallet.withdrawal_signed': { topic: 'wallet'; data: { withdrawalId: string; signature: string } }
+  'wallet.withdrawal_failed': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
+
+  // Topic `status`: tournament events go to every participant, match events
+  // to the match's players only.
+  'tournament.started': { topic: 'status'; data: { tournamentId: string } }
+  'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
+  /** `participantId` and `place` are the recipient's own: 1 the winner, 2 the finalist, 3 the semi-final losers, … */
+  'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }
+  'match.ready': { topic: 'status'; data: { tournamentId: string; matchId: string; round: number } }
+  /** `reason` only for a bye. */
+  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; reason?: 'bye' } }
+  'match.replay': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'mutual_draw' } }
+  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' } }
+}
+
+export type EventType = keyof EventCatalogue
+export type EventData<K extends EventType> = EventCatalogue[K]['data']
+
+// Every entry is filed under a topic there is, and its data is a JSON object.
+type Entries<T extends { [K in EventType]: { topic: EventTopic; data: Record<string, unknown> } }> = T
+export type CheckedCatalogue = Entries<EventCatalogue>
+
+/** Every event type with its topic, at run time: exactly EventCatalogue's keys (`satisfies` fails on one missing or extra). */
+export const EVENT_TYPES = {
+  'session.login': 'session',
+  'session.refreshed': 'session',
+  'session.logout': 'session',
+  'session.reuse_revoked': 'session',
+  'wallet.credited': 'wallet',
+  'wallet.withdrawal_pending': 'wallet',
+  'wallet.withdrawal_signed': 'wallet',
+  'wallet.withdrawal_failed': 'wallet',
+  'tournament.started': 'status',
+  'tournament.finalizing': 'status',
+  'tournament.completed': 'status',
+  'match.ready': 'status',
+  'match.decided': 'status',
+  'match.replay': 'status',
+  'match.disputed': 'status',
+} as const satisfies { [K in EventType]: EventCatalogue[K]['topic'] }

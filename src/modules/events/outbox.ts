@@ -1,17 +1,11 @@
 import type { Db, Executor } from '../../db/sqlite/connection'
-import { outboxEvents, type EventTopic } from '../../db/schema'
+import { outboxEvents } from '../../db/schema'
 import type { Clock } from '../../shared/clock'
 import { newId } from '../../shared/ids'
 import { pokeUser } from './plane'
+import type { OutboxEvent } from './store'
 
-export interface OutboxEvent {
-  /** Who may read it on the event plane; null for operator-only events. */
-  userId: string | null
-  topic: EventTopic
-  /** Lower-dot name of what happened, e.g. `session.login`. */
-  type: string
-  data: Record<string, unknown>
-}
+export type { OutboxEvent }
 
 /**
  * Appends an event to the outbox. Call it with the transaction that makes the

@@ -1,14 +1,25 @@
 // What the event plane needs from the database (see src/db/storage.ts).
-import type { EventTopic } from './catalogue'
+import type { EventCatalogue, EventTopic, EventType } from './catalogue'
 
-export interface OutboxEvent {
-  /** Who may read it on the event plane; null for operator-only events. */
-  userId: string | null
-  topic: EventTopic
-  /** Lower-dot name of what happened, e.g. `session.login`. */
-  type: string
-  data: Record<string, unknown>
-}
+/**
+ * An event to append, typed by the catalogue (./catalogue.ts): `type` is one
+ * of its types, `topic` that type's topic and `data` that type's data, so an
+ * uncatalogued type, another topic, or a data field missing, extra or of
+ * another type is a compile error. A union discriminated by `type`;
+ * `OutboxEvent<K>` is an event of the types K only. Distributive (not a
+ * mapped type indexed by K) so that, in a helper generic in K, an
+ * `OutboxEvent<K>` is an `OutboxEvent`.
+ */
+export type OutboxEvent<K extends EventType = EventType> = K extends EventType
+  ? {
+      /** Who may read it on the event plane; null for operator-only events. */
+      userId: string | null
+      topic: EventCatalogue[K]['topic']
+      /** Lower-dot name of what happened, e.g. `session.login`. */
+      type: K
+      data: EventCatalogue[K]['data']
+    }
+  : never
 
 /** An event as a poll reads it; `seq` orders a user's events and is never reused. */
 export interface StoredEvent {
