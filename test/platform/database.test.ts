@@ -9,7 +9,8 @@ import { eq } from 'drizzle-orm'
 import { databasePath, openDatabase } from '../../src/db/sqlite/connection'
 import { EMBEDDED_MIGRATIONS, MIGRATIONS_TABLE, runMigrations } from '../../src/db/sqlite/migrate'
 import { outboxEvents } from '../../src/db/schema'
-import { appendEvent } from '../../src/modules/events/outbox'
+import { SqliteStorage } from '../../src/db/sqlite/storage'
+import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import { ManualClock } from '../../src/shared/clock'
 import { isId, newId } from '../../src/shared/ids'
 import { tempDir } from '../helpers/app'
@@ -81,24 +82,27 @@ describe('migrations across processes', () => {
 
 describe('outbox', () => {
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
+  const storage = new SqliteStorage({ path: databasePath(tempDir()), wakeups: inProcessWakeups() })
+  afterAll(() => storage.close())
+  const db = storage.writer.db
 
-  test('an event appended in a committed transaction is stored', () => {
-    const id = handle.db.transaction((tx) => appendEvent(tx, clock, { userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1' } }))
-    const row = handle.db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()
+  test('an event appended in a committed transaction is stored', async () => {
+    const id = await storage.write((tx) => tx.events.append({ userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1' } }, clock.now()))
+    const row = db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()
     expect(row).toMatchObject({ userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1' } })
     expect(row!.createdAt.toISOString()).toBe('2026-11-22T10:00:00.000Z')
   })
 
-  test('an event appended in a rolled-back transaction never appears', () => {
+  test('an event appended in a rolled-back transaction never appears', async () => {
     let id = ''
-    expect(() =>
-      handle.db.transaction((tx) => {
-        id = appendEvent(tx, clock, { userId: 'usr_b', topic: 'wallet', type: 'wallet.credit', data: {} })
+    await expect(
+      storage.write(async (tx) => {
+        id = await tx.events.append({ userId: 'usr_b', topic: 'wallet', type: 'wallet.credited', data: { asset: 'USDC', amount: '1', reference: 'r', balance: '1' } }, clock.now())
         throw new Error('the change failed')
       }),
-    ).toThrow('the change failed')
+    ).rejects.toThrow('the change failed')
     expect(id).not.toBe('')
-    expect(handle.db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()).toBeUndefined()
+    expect(db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()).toBeUndefined()
   })
 })
 

@@ -214,7 +214,7 @@ export class AuthService {
       const sinceSpent = token.spentAt === null ? -1 : now.getTime() - token.spentAt.getTime()
       const retry = sinceSpent >= 0 && sinceSpent < (this.deps.refreshReuseGraceS ?? 0) * 1000
       if (token.spentAt && !retry) {
-        await revokeSessions(tx, clock, session.userId, [session.id], 'refresh_token_reused', 'session.reuse_revoked')
+        await revokeSessions(tx, clock, session.userId, [session.id], 'refresh_token_reused')
         return { kind: 'reused' as const }
       }
       if (!token.spentAt && !(await tx.auth.spendRefreshToken(presentedHash, now))) return { kind: 'invalid' as const }
@@ -244,7 +244,7 @@ export class AuthService {
     const { storage, clock } = this.deps
     return storage.write(async (tx) => {
       const ids = input.all ? (await tx.auth.liveSessions(input.userId, clock.now())).map((session) => session.id) : [input.sessionId]
-      return revokeSessions(tx, clock, input.userId, ids, input.all ? 'logout_all' : 'logout', 'session.logout')
+      return revokeSessions(tx, clock, input.userId, ids, input.all ? 'logout_all' : 'logout')
     })
   }
 
@@ -324,13 +324,19 @@ function isLive(session: AuthSession, now: Date): boolean {
 }
 
 /** Revokes those of the user's sessions still live, with one event each; returns how many. */
-async function revokeSessions(tx: Transaction, clock: Clock, userId: string, sessionIds: string[], reason: RevokeReason, eventType: string): Promise<number> {
+async function revokeSessions(tx: Transaction, clock: Clock, userId: string, sessionIds: string[], reason: RevokeReason): Promise<number> {
   const now = clock.now()
   let revoked = 0
   for (const id of sessionIds) {
     if (await tx.auth.revokeSession(id, userId, reason, now)) {
       revoked++
-      await tx.events.append({ userId, topic: 'session', type: eventType, data: { sessionId: id, reason } }, now)
+      // The reason says which event: a spent refresh token presented, or a logout.
+      await tx.events.append(
+        reason === 'refresh_token_reused'
+          ? { userId, topic: 'session', type: 'session.reuse_revoked', data: { sessionId: id, reason } }
+          : { userId, topic: 'session', type: 'session.logout', data: { sessionId: id, reason } },
+        now,
+      )
     }
   }
   return revoked
