@@ -31,6 +31,16 @@ function withServices<T>(fn: (services: Services & { db: Db }) => T): T {
   }
 }
 
+/** withServices for services on the storage seam, whose work awaits: closes once it settled. */
+async function withStorageServices<T>(fn: (services: Services) => Promise<T>): Promise<T> {
+  const opened = openServices(loadConfig())
+  try {
+    return await fn(opened.services)
+  } finally {
+    opened.close()
+  }
+}
+
 function print(io: Io, json: boolean, value: unknown, text: () => string): number {
   io.out(json ? JSON.stringify(value) : text())
   return 0
@@ -62,11 +72,11 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       const [action, id] = positionals
       const json = values.json === true
       if (action === 'create') {
-        const created = withServices(({ games }) => games.createGame(need(values.name as string | undefined, '--name')))
+        const created = await withStorageServices(({ games }) => games.createGame(need(values.name as string | undefined, '--name')))
         return print(io, json, created, () => `game ${created.game.id} "${created.game.name}"\nkey  ${created.gameKey}  (shown once: store it now)`)
       }
       if (action === 'rotate-key') {
-        const rotated = withServices(({ games }) => games.rotateKey(need(id, '<gameId>')))
+        const rotated = await withStorageServices(({ games }) => games.rotateKey(need(id, '<gameId>')))
         return print(io, json, rotated, () => `new key ${rotated.gameKey}  (the old key no longer works)`)
       }
       throw new UsageError(`unknown action "${action ?? ''}"`)
@@ -92,7 +102,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
           .filter(Boolean)
         if (players.length < 2 || players.length > 1024) throw new UsageError('--players takes 2 to 1024 players')
         return show(
-          withServices(({ games }) =>
+          await withStorageServices(({ games }) =>
             games.createTournament({
               gameId: need(values.game as string | undefined, '--game'),
               name: need(values.name as string | undefined, '--name'),
@@ -102,8 +112,8 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
           ),
         )
       }
-      if (action === 'start') return show(withServices(({ games }) => games.startTournament(need(id, '<tournamentId>'))))
-      if (action === 'show') return show(withServices(({ games }) => games.getTournament(need(id, '<tournamentId>'))))
+      if (action === 'start') return show(await withStorageServices(({ games }) => games.startTournament(need(id, '<tournamentId>'))))
+      if (action === 'show') return show(await withStorageServices(({ games }) => games.getTournament(need(id, '<tournamentId>'))))
       throw new UsageError(`unknown action "${action ?? ''}"`)
     },
   },
@@ -116,7 +126,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     async run({ values, positionals }, io) {
       const [action, id] = positionals
       if (action !== 'resolve') throw new UsageError(`unknown action "${action ?? ''}"`)
-      const result = withServices(({ matches }) => matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner')))
+      const result = await withStorageServices(({ matches }) => matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner')))
       return print(io, values.json === true, result, () => `${result.match.id} decided for ${result.match.winnerParticipantId}: ${result.decision.decision}`)
     },
   },
