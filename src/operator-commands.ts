@@ -6,29 +6,30 @@ import { nextStopSignal, UsageError } from './cli-types'
 import { AppError } from './shared/errors'
 import { loadConfig } from './config'
 import type { Tournament } from './modules/games/model'
-import { GamesService } from './modules/games/service'
-import { MatchesService } from './modules/matches/service'
 import { checkLedger } from './modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from './modules/security/event-log'
 import { resolveSecrets, rotateSigningKey } from './secrets'
-import { WalletService } from './modules/wallet/service'
 import { join } from 'node:path'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { startCosigner } from './cosigner'
-import type { Db } from './db/sqlite/connection'
-import { users, wallets } from './db/schema'
-import { eq, or } from 'drizzle-orm'
 import { openServices, type Services } from './services'
-import { systemClock } from './shared/clock'
 import { createLogger } from './shared/logger'
 
-async function withServices<T>(fn: (services: Services & { db: Db }) => Promise<T> | T): Promise<T> {
+/** Runs `fn` on the services of the data dir's database; closes them once it settled. */
+async function withServices<T>(fn: (services: Services) => Promise<T> | T): Promise<T> {
   const opened = openServices(loadConfig())
   try {
-    return await fn({ ...opened.services, db: opened.services.storage.writer.db })
+    return await fn(opened.services)
   } finally {
     await opened.close()
   }
+}
+
+/** The user an operator names by id or username; not_found otherwise. */
+async function userIdOf(services: Services, ref: string): Promise<string> {
+  const userId = await services.auth.userIdOf(ref)
+  if (userId === null) throw new AppError('not_found', `No user ${JSON.stringify(ref)}`)
+  return userId
 }
 
 function print(io: Io, json: boolean, value: unknown, text: () => string): number {
@@ -130,11 +131,10 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       const [action, who] = positionals
       if (action !== 'credit') throw new UsageError(`unknown action "${action ?? ''}"`)
       const ref = need(who, '<userId|username>')
-      const result = await withServices(({ wallet, db }) => {
-        const user = db.select({ id: users.id }).from(users).where(or(eq(users.id, ref), eq(users.usernameKey, ref.toLowerCase()))).get()
-        if (!user) throw new AppError('not_found', `No user ${JSON.stringify(ref)}`)
-        return wallet.credit({
-          userId: user.id,
+      const result = await withServices(async (services) => {
+        const userId = await userIdOf(services, ref)
+        return services.wallet.credit({
+          userId,
           amount: need(values.amount as string | undefined, '--amount'),
           reference: need(values.reference as string | undefined, '--reference'),
         })
@@ -171,15 +171,12 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       if (action !== 'export-recovery-share') throw new UsageError(`unknown action "${action ?? ''}"`)
       const ref = need(who, '<userId|username>')
       const config = loadConfig()
-      const keyRef = await withServices(({ db }) => {
-        const row = db
-          .select({ keyRef: wallets.keyRef })
-          .from(wallets)
-          .innerJoin(users, eq(users.id, wallets.userId))
-          .where(or(eq(users.id, ref), eq(users.usernameKey, ref.toLowerCase())))
-          .get()
-        if (!row) throw new AppError('not_found', `No wallet for ${JSON.stringify(ref)}`)
-        return row.keyRef
+      const keyRef = await withServices(async (services) => {
+        // An unknown user and a user without a wallet are both "no wallet".
+        const userId = await services.auth.userIdOf(ref)
+        const found = userId === null ? null : await services.wallet.keyRefOf(userId)
+        if (found === null) throw new AppError('not_found', `No wallet for ${JSON.stringify(ref)}`)
+        return found
       })
       const path = join(config.dataDir, 'custody', keyRef, 'recovery.json')
       if (!existsSync(path)) throw new AppError('not_found', 'The recovery share is no longer on this machine (already exported)')

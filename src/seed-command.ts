@@ -189,7 +189,7 @@ export async function seed(deps: { db: Db; services: Pick<Services, 'auth' | 'ga
     }
 
     step = 'creating the game'
-    const { game, gameKey } = games.createGame(`Local game ${prefix}`)
+    const { game, gameKey } = await games.createGame(`Local game ${prefix}`)
     created.gameId = game.id
     created.gameKey = gameKey
 
@@ -209,7 +209,7 @@ export async function seed(deps: { db: Db; services: Pick<Services, 'auth' | 'ga
     }
 
     step = 'creating the tournament'
-    const draft = games.createTournament({
+    const draft = await games.createTournament({
       gameId: game.id,
       name: `Local cup ${prefix}`,
       format: 'single_elimination',
@@ -217,8 +217,8 @@ export async function seed(deps: { db: Db; services: Pick<Services, 'auth' | 'ga
     })
     created.tournamentId = draft.id
     step = 'starting the tournament'
-    games.startTournament(draft.id)
-    const tournament = games.getTournament(draft.id)
+    await games.startTournament(draft.id)
+    const tournament = await games.getTournament(draft.id)
 
     return { game, gameKey, password, pin, players, tournament }
   } catch (error) {

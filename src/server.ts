@@ -83,17 +83,10 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   }
   prune()
   const pruner = setInterval(prune, 3_600_000)
-  const worker = createJobWorker({ db: db.db, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
-  if (config.jobsEnabled) {
-    // Work left by a previous run (a finalization interrupted by a crash) first;
-    // a failure here must not stop the server from starting: the poll retries.
-    try {
-      worker.runDue()
-    } catch (error) {
-      logger.error('job worker error at start', { error: String(error) })
-    }
-    worker.start(JOB_POLL_MS)
-  }
+  const worker = createJobWorker({ storage, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
+  // Work left by a previous run (a finalization interrupted by a crash) runs
+  // at once, then every poll; a failure is logged and the next poll retries.
+  if (config.jobsEnabled) worker.start(JOB_POLL_MS)
   return listen(app, {
     config,
     logger,

@@ -1,4 +1,4 @@
-// What each job kind does. Handlers run inside the worker's transaction.
+// What each job kind does. Handlers run inside the worker's unit of work.
 import type { Clock } from '../shared/clock'
 import { finalizeTournament } from '../modules/games/finalize'
 import type { JobHandler } from './worker'

@@ -19,6 +19,10 @@ export interface JobsStore {
   leaseDue(now: Date, leaseUntil: Date): Promise<Job | null>
   /** Marks a leased job done. */
   complete(id: string, now: Date): Promise<void>
-  /** Records a failed attempt: queued again at `retryAt`, or failed for good when `final`. */
-  fail(id: string, failure: { error: string; final: boolean; retryAt: Date; now: Date }): Promise<void>
+  /**
+   * Records a failed attempt (the `attempts`-th): queued again at `retryAt`,
+   * or failed for good when `final`. Written in its own unit of work, after
+   * the failed one rolled back.
+   */
+  fail(id: string, failure: { attempts: number; error: string; final: boolean; retryAt: Date; now: Date }): Promise<void>
 }

@@ -1,93 +1,121 @@
-// Runs due jobs. Each job runs inside one IMMEDIATE transaction together with
-// the row change that marks it done, so a process that dies mid-job leaves it
-// queued, and the next start (or the next poll) runs it again. Handlers must
-// therefore be idempotent and synchronous (SQLite work only).
-import { and, asc, eq, lte } from 'drizzle-orm'
-import type { Db, Tx } from '../db/sqlite/connection'
-import { jobs } from '../db/schema'
+// Runs due jobs. Each job runs in one unit of work (storage.write) that leases
+// it, runs its handler with the same `tx` and marks it done, so a process that
+// dies mid-job leaves nothing of that attempt: the next start (or the next
+// poll) runs it again at once. Handlers must therefore be idempotent, and do
+// storage work only (they run inside a transaction: nothing slow).
+//
+// A handler that throws rolls its unit of work back (lease, attempt, its own
+// writes); a second write then records the failed attempt: retried with
+// backoff (1 s, 2 s, 4 s, ...), failed for good after MAX_JOB_ATTEMPTS.
+//
+// What the lease is for: inside one unit of work it is never seen by anyone
+// else. It matters once a job is taken outside the transaction that runs it:
+// a handler that must run outside a transaction (a network call: lease and
+// commit, call, then complete in a second write), or several instances
+// polling one database (PostgreSQL), where a leased job is not due to the
+// others and a runner that died holding it leaves it due again when the
+// lease ends, instead of stuck forever.
+import type { Storage, Transaction } from '../db/storage'
 import type { Clock } from '../shared/clock'
 import type { Logger } from '../shared/logger'
 import type { JobKind } from './queue'
+import type { Job } from './store'
 
-export type JobHandler = (tx: Tx, payload: Record<string, unknown>) => void
+export type JobHandler = (tx: Transaction, payload: Record<string, unknown>) => Promise<void>
 
 export const MAX_JOB_ATTEMPTS = 5
 
+/** How long a runner holds a job it took; longer than any handler runs. */
+export const JOB_LEASE_MS = 5 * 60_000
+
+/** Most jobs one runDue runs, so a flood of jobs cannot hold the worker forever. */
+const MAX_JOBS_PER_RUN = 100
+
+/** An error as the log shows it: a storage error with the engine's own words, the operator's clue (disk full, I/O error). */
+function describe(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''
+  return String(error) + cause
+}
+
 export interface JobWorker {
-  /** Runs every job that is due now; returns how many succeeded. */
-  runDue(): number
+  /** Runs every job that is due now; resolves with how many succeeded. */
+  runDue(): Promise<number>
+  /** Runs the due jobs now, then every `pollMs` (a run still going skips the tick). */
   start(pollMs: number): void
   stop(): void
 }
 
-export function createJobWorker(deps: { db: Db; clock: Clock; logger: Logger; handlers: Record<JobKind, JobHandler> }): JobWorker {
-  const { db, clock, logger } = deps
+export function createJobWorker(deps: { storage: Storage; clock: Clock; logger: Logger; handlers: Record<JobKind, JobHandler> }): JobWorker {
+  const { storage, clock, logger } = deps
   let timer: ReturnType<typeof setInterval> | undefined
+  let running = false
 
-  const runOne = (): 'done' | 'failed' | 'none' => {
-    const job = db
-      .select()
-      .from(jobs)
-      .where(and(eq(jobs.status, 'queued'), lte(jobs.runAfter, clock.now())))
-      .orderBy(asc(jobs.runAfter), asc(jobs.createdAt))
-      .limit(1)
-      .get()
-    if (!job) return 'none'
-    const handler = deps.handlers[job.kind as JobKind]
+  const runOne = async (): Promise<'done' | 'failed' | 'none'> => {
+    // The job this attempt leased, known here even when its unit of work rolled back.
+    let leased: Job | null = null
     try {
-      if (!handler) throw new Error(`no handler for job kind ${job.kind}`)
-      db.transaction(
-        (tx) => {
-          handler(tx, job.payload)
-          tx.update(jobs)
-            .set({ status: 'done', attempts: job.attempts + 1, updatedAt: clock.now(), lastError: null })
-            .where(eq(jobs.id, job.id))
-            .run()
-        },
-        { behavior: 'immediate' },
-      )
+      const job = await storage.write(async (tx) => {
+        const now = clock.now()
+        leased = await tx.jobs.leaseDue(now, new Date(now.getTime() + JOB_LEASE_MS))
+        if (!leased) return null
+        const handler = deps.handlers[leased.kind as JobKind]
+        if (!handler) throw new Error(`no handler for job kind ${leased.kind}`)
+        await handler(tx, leased.payload)
+        await tx.jobs.complete(leased.id, clock.now())
+        return leased
+      })
+      if (!job) return 'none'
       logger.info('job done', { jobId: job.id, kind: job.kind })
       return 'done'
     } catch (error) {
-      const attempts = job.attempts + 1
-      const failed = attempts >= MAX_JOB_ATTEMPTS
+      const job = leased as Job | null
+      if (!job) throw error
+      const { attempts } = job
+      const final = attempts >= MAX_JOB_ATTEMPTS
       const now = clock.now()
-      db.update(jobs)
-        .set({
-          status: failed ? 'failed' : 'queued',
+      await storage.write((tx) =>
+        tx.jobs.fail(job.id, {
           attempts,
-          lastError: error instanceof Error ? error.message : String(error),
+          error: error instanceof Error ? error.message : String(error),
+          final,
           // Back off 1 s, 2 s, 4 s, ... between attempts.
-          runAfter: new Date(now.getTime() + 1000 * 2 ** (attempts - 1)),
-          updatedAt: now,
-        })
-        .where(eq(jobs.id, job.id))
-        .run()
-      logger.error('job failed', { jobId: job.id, kind: job.kind, attempts, final: failed, error: String(error) })
+          retryAt: new Date(now.getTime() + 1000 * 2 ** (attempts - 1)),
+          now,
+        }),
+      )
+      logger.error('job failed', { jobId: job.id, kind: job.kind, attempts, final, error: describe(error) })
       return 'failed'
     }
   }
 
-  const runDue = () => {
+  const runDue = async () => {
     let done = 0
-    for (let i = 0; i < 100; i++) {
-      const outcome = runOne()
+    for (let i = 0; i < MAX_JOBS_PER_RUN; i++) {
+      const outcome = await runOne()
       if (outcome === 'none') break
       if (outcome === 'done') done++
     }
     return done
   }
 
+  const tick = async () => {
+    if (running) return
+    running = true
+    try {
+      await runDue()
+    } catch (error) {
+      logger.error('job worker error', { error: describe(error) })
+    } finally {
+      running = false
+    }
+  }
+
   return {
     runDue,
     start(pollMs) {
-      timer ??= setInterval(() => {
-        try {
-          runDue()
-        } catch (error) {
-          logger.error('job worker error', { error: String(error) })
-        }
-      }, pollMs)
+      if (timer) return
+      void tick()
+      timer = setInterval(() => void tick(), pollMs)
     },
     stop() {
       if (timer) clearInterval(timer)

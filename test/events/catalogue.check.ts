@@ -6,7 +6,6 @@
 // not. Not a test file: bun never runs it, tsc checks it.
 import type { EventType } from '../../src/modules/events/catalogue'
 import type { EventsStore, OutboxEvent } from '../../src/modules/events/store'
-import type { appendEvent, EventAppender } from '../../src/modules/events/outbox'
 
 declare const store: EventsStore
 declare const now: Date
@@ -17,12 +16,8 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 /** Fails to compile unless the argument is `true`. */
 type Same<T extends true> = T
 
-// The transitional synchronous helpers take the same events as the store.
-export type HelpersTakeOutboxEvents = [
-  Same<Equal<Parameters<typeof appendEvent>[2], OutboxEvent>>,
-  Same<Equal<Parameters<EventAppender>[1], OutboxEvent>>,
-  Same<Equal<Parameters<EventsStore['append']>[0], OutboxEvent>>,
-]
+// The one way to append takes exactly the catalogue's events.
+export type AppendTakesOutboxEvents = [Same<Equal<Parameters<EventsStore['append']>[0], OutboxEvent>>]
 
 /** A helper generic in the event type, as the notifiers are: OutboxEvent<K> is an OutboxEvent. */
 export async function appendOf<K extends EventType>(event: OutboxEvent<K>): Promise<string> {

@@ -142,7 +142,7 @@ describe('tournaments', () => {
     }
     expect(last).toBe('game_advance_pending_finalization')
     expect(t.status).toBe('finalizing')
-    ctx.runJobs()
+    await ctx.runJobs()
     t = await tournament(ctx, t.id)
     expect(t.status).toBe('completed')
     expect(t.winnerParticipantId).toBe(t.participants.find((p) => p.seed === 1)!.id)
@@ -161,8 +161,8 @@ describe('tournaments', () => {
     })
     expect(places.sort()).toEqual([1, 2, 3, 3, 5])
     // Finalization is idempotent: running it again, or its job again, changes nothing.
-    ctx.db.db.transaction((tx) => finalizeTournament(tx, ctx.clock, t.id))
-    expect(ctx.runJobs()).toBe(0)
+    await ctx.services.storage.write((tx) => finalizeTournament(tx, ctx.clock, t.id))
+    expect(await ctx.runJobs()).toBe(0)
     const again = ctx.db.db.select().from(outboxEvents).where(and(eq(outboxEvents.userId, people[0]!.userId), eq(outboxEvents.type, 'tournament.completed'))).all()
     expect(again.length).toBe(1)
   })

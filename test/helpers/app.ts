@@ -36,7 +36,7 @@ export interface TestApp {
   /** Raw log text, for "this secret never appears" checks. */
   logText(): string
   /** Runs the background jobs that are due, as the server's worker would; returns how many succeeded. */
-  runJobs(): number
+  runJobs(): Promise<number>
   services: Services
   /** Writes the buffered security events, then closes the storage (and removes a temp data dir). */
   close(): Promise<void>
@@ -83,7 +83,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     },
     logText: () => lines.join('\n'),
     services,
-    runJobs: () => createJobWorker({ db: db.db, clock, logger, handlers: jobHandlers(clock) }).runDue(),
+    runJobs: () => createJobWorker({ storage, clock, logger, handlers: jobHandlers(clock) }).runDue(),
     async close() {
       await services.securityLog.close()
       storage.close()

@@ -1,5 +1,5 @@
-// The claim and session-issue paths run statements prepared once on the
-// database handle (src/modules/matches/queries.ts) instead of query-builder
+// The claim and session-issue paths run statements prepared once per
+// connection (src/db/sqlite/stores/matches.ts) instead of query-builder
 // chains. What that must not change: they run inside the group committer's
 // transaction (so a refused item writes nothing), the rows they write read
 // back through Drizzle as Drizzle's own writes do (epoch-ms integers, JSON
@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { gameSessions, jobs, matchClaims, matches, outboxEvents } from '../../src/db/schema'
-import { createEventAppender } from '../../src/modules/events/outbox'
+import type { OutboxEvent } from '../../src/modules/events/store'
 import { req } from '../helpers/app'
 import { claim, createArenaApp, createGame, openSession, players, playerOf, startedTournament, submit, type Player } from '../helpers/arena'
 
@@ -25,16 +25,16 @@ async function twoPlayerCup() {
 
 describe('prepared statements on the claim path', () => {
   test('run inside the group committer\'s transaction: a thrown item writes nothing, a committed one is durable', async () => {
-    const append = createEventAppender(ctx.db.db)
     const sqlite = ctx.db.sqlite
-    const event = (marker: string) => ({ userId: null, topic: 'status' as const, type: 'test.prepared', data: { marker } })
+    // A type of its own, so that the rows it finds are this test's: not a catalogued event, hence the cast.
+    const event = (marker: string) => ({ userId: null, topic: 'status', type: 'test.prepared', data: { marker } }) as unknown as OutboxEvent
     let inTransaction = false
-    const kept = ctx.services.storage.commits.run(() => {
+    const kept = ctx.services.storage.write((tx) => {
       inTransaction = sqlite.inTransaction
-      return append(ctx.clock, event('kept'))
+      return tx.events.append(event('kept'), ctx.clock.now())
     })
-    const dropped = ctx.services.storage.commits.run(() => {
-      append(ctx.clock, event('dropped'))
+    const dropped = ctx.services.storage.write(async (tx) => {
+      await tx.events.append(event('dropped'), ctx.clock.now())
       throw new Error('refused')
     })
     const keptId = await kept

@@ -188,7 +188,7 @@ describe('decisions', () => {
     const decision = await playOut(ctx, game.id, gameKey, t, people, final, final.slot1ParticipantId!)
     expect(decision.decision).toBe('game_advance_pending_finalization')
     expect((await tournament(ctx, t.id)).status).toBe('finalizing')
-    expect(ctx.runJobs()).toBeGreaterThanOrEqual(1)
+    expect(await ctx.runJobs()).toBeGreaterThanOrEqual(1)
     const done = await tournament(ctx, t.id)
     expect(done.status).toBe('completed')
     expect(done.winnerParticipantId).toBe(final.slot1ParticipantId)

@@ -56,22 +56,22 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
       })
       .post(
         '/games',
-        ({ body, set }) => {
+        async ({ body, set }) => {
           set.status = 201
-          return games.createGame(body.name)
+          return await games.createGame(body.name)
         },
         { body: CreateGameBody, response: { 201: CreateGameResponse, ...errors(JSON_BODY, OPERATOR, STORAGE) }, detail: detail('Create a game; its key is shown once') },
       )
-      .post('/games/:id/rotate-key', ({ params }) => games.rotateKey(params.id), {
+      .post('/games/:id/rotate-key', async ({ params }) => await games.rotateKey(params.id), {
         params: IdParams,
         response: { 200: GameKeyResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
         detail: detail('Issue a new game key; the old one stops working'),
       })
       .post(
         '/tournaments',
-        ({ body, set }) => {
+        async ({ body, set }) => {
           set.status = 201
-          return { tournament: games.createTournament(body) }
+          return { tournament: await games.createTournament(body) }
         },
         {
           body: CreateTournamentBody,
@@ -79,12 +79,12 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
           detail: detail('Create a single-elimination tournament, seeded in the given order'),
         },
       )
-      .post('/tournaments/:id/start', ({ params }) => ({ tournament: games.startTournament(params.id) }), {
+      .post('/tournaments/:id/start', async ({ params }) => ({ tournament: await games.startTournament(params.id) }), {
         params: IdParams,
         response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         detail: detail('Build the bracket, apply byes, open the first matches'),
       })
-      .get('/tournaments/:id', ({ params }) => ({ tournament: games.getTournament(params.id) }), {
+      .get('/tournaments/:id', async ({ params }) => ({ tournament: await games.getTournament(params.id) }), {
         params: IdParams,
         response: { 200: TournamentResponse, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
         detail: detail('A tournament with its participants and bracket'),
@@ -119,7 +119,7 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
           detail: detail('Security events, oldest first after the cursor'),
         },
       )
-      .post('/matches/:id/resolve', ({ params, body }) => matchService.resolve(params.id, body.winnerParticipantId), {
+      .post('/matches/:id/resolve', async ({ params, body }) => await matchService.resolve(params.id, body.winnerParticipantId), {
         params: IdParams,
         body: ResolveBody,
         response: { 200: t.Object({ match: Match, decision: DecisionResponse }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['match_not_running'] }, STORAGE) },

@@ -8,8 +8,6 @@
 // (PostgreSQL LISTEN/NOTIFY), or a poll on instance A would hear of an event
 // written on instance B only at its next re-read.
 
-import { registerWakeups } from './plane'
-
 export interface EventWakeups {
   /** Wakes the polls waiting on `userId` (called after the commit that wrote their events). */
   wake(userId: string): void
@@ -45,6 +43,5 @@ export function inProcessWakeups(): EventWakeups {
       })
     },
   }
-  registerWakeups(wakeups)
   return wakeups
 }

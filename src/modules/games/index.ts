@@ -9,7 +9,7 @@ import type { GamesService } from './service'
 export function gamesModule(auth: AuthService, games: GamesService) {
   return new Elysia({ name: 'arena/games', prefix: '/api/v1' })
     .use(authGuard(auth))
-    .get('/tournaments/:id', ({ params }) => ({ tournament: games.getTournament(params.id) }), {
+    .get('/tournaments/:id', async ({ params }) => ({ tournament: await games.getTournament(params.id) }), {
       auth: true,
       params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
       response: { 200: TournamentResponse, ...errors(BEARER, INVALID, { 404: ['not_found'] }, STORAGE) },

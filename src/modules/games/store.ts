@@ -1,2 +1,86 @@
-// What the games module needs from the database, in its own terms (see src/db/storage.ts).
-export interface GamesStore {}
+// What the games module needs from the database, in its own terms (see
+// src/db/storage.ts): games and their keys, tournaments, their participants
+// and their brackets. The claim path's match-level work is the matches
+// module's (src/modules/matches/store.ts); the tournament-level lookups it
+// makes (who plays, finalizing) are here, compiled once where they are hot.
+
+export type TournamentFormatName = 'single_elimination'
+export type TournamentStatus = 'draft' | 'running' | 'finalizing' | 'completed' | 'cancelled'
+export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided'
+
+export interface GameRecord {
+  id: string
+  name: string
+  /** SHA-256 of the current game key; the key itself is shown once and never stored. */
+  keyHash: string
+  keyRotatedAt: Date
+  createdAt: Date
+}
+
+export interface TournamentRecord {
+  id: string
+  gameId: string
+  name: string
+  format: TournamentFormatName
+  status: TournamentStatus
+  winnerParticipantId: string | null
+  createdAt: Date
+  startedAt: Date | null
+  completedAt: Date | null
+}
+
+/** A player's place in a tournament; seed 1 is the top seed. */
+export interface Participant {
+  id: string
+  userId: string
+  seed: number
+}
+
+export interface MatchRecord {
+  id: string
+  tournamentId: string
+  round: number
+  position: number
+  status: MatchStatus
+  slot1ParticipantId: string | null
+  slot2ParticipantId: string | null
+  winnerParticipantId: string | null
+  /** Where the winner goes (the format's bookkeeping); null for the deciding match. */
+  nextMatchId: string | null
+  nextSlot: number | null
+  /** Which round of claims is open; a replay starts the next one. */
+  claimRound: number
+  decidedAt: Date | null
+}
+
+export interface GamesStore {
+  insertGame(game: GameRecord): Promise<void>
+  /** Replaces a game's key; false when there is no such game. */
+  replaceKeyHash(gameId: string, keyHash: string, rotatedAt: Date): Promise<boolean>
+  /** The hash of a game's current key, null when there is no such game. Every game-SDK call asks. */
+  keyHashOf(gameId: string): Promise<string | null>
+  gameExists(gameId: string): Promise<boolean>
+  /** The users named by one of `ids` or by one of the lower-cased `usernameKeys`. */
+  findUsers(ids: readonly string[], usernameKeys: readonly string[]): Promise<{ id: string; usernameKey: string }[]>
+
+  /** A draft tournament and its participants. */
+  insertTournament(tournament: Omit<TournamentRecord, 'winnerParticipantId' | 'startedAt' | 'completedAt'>, participants: readonly (Participant & { tournamentId: string })[]): Promise<void>
+  tournament(id: string): Promise<TournamentRecord | null>
+  /** A tournament's format (it never changes), null when there is no such tournament. */
+  formatOf(tournamentId: string): Promise<TournamentFormatName | null>
+  /** A tournament's participants, by seed. */
+  participantsOf(tournamentId: string): Promise<Participant[]>
+  /** A tournament's matches, by round and position. */
+  bracketOf(tournamentId: string): Promise<MatchRecord[]>
+  /** Stores a planned bracket. */
+  insertBracket(matches: readonly MatchRecord[]): Promise<void>
+  markRunning(tournamentId: string, startedAt: Date): Promise<void>
+  /** The deciding match is decided: the tournament waits for its finalization job. */
+  markFinalizing(tournamentId: string, winnerParticipantId: string): Promise<void>
+  markCompleted(tournamentId: string, winnerParticipantId: string | null, completedAt: Date): Promise<void>
+
+  /** The users playing in a tournament, for addressing status events to each. */
+  participantUserIds(tournamentId: string): Promise<string[]>
+  /** The users behind one or two participants (a match's players). */
+  usersOfParticipants(participantIds: readonly string[]): Promise<string[]>
+}

@@ -35,7 +35,7 @@ export function matchesModule(auth: AuthService, matchService: MatchesService) {
     .use(authGuard(auth))
     .post(
       '/game-sdk/:gameId/sessions',
-      // Answered once the session is durable (group commit: see db/group-commit.ts).
+      // Answered once the session is durable (one storage.write, group-committed on SQLite).
       async ({ params, body, request, auth: { user }, set }) => {
         set.status = 201
         return await matchService.issueSession({
@@ -85,7 +85,7 @@ export function matchesModule(auth: AuthService, matchService: MatchesService) {
         },
       },
     )
-    .get('/me/matches', ({ auth: { user } }) => ({ matches: matchService.myMatches(user.id) }), {
+    .get('/me/matches', async ({ auth: { user } }) => ({ matches: await matchService.myMatches(user.id) }), {
       auth: true,
       response: { 200: t.Object({ matches: t.Array(MyMatch) }), ...errors(BEARER, STORAGE) },
       detail: { tags: ['matches'], summary: 'The caller\'s open matches', security: BEARER_SECURITY },

@@ -1,26 +1,26 @@
 // Match sessions, result claims and the bracket moves they cause (contract §2).
 // A claim is one unit of work: consume the session token, record the claim,
-// decide, move the winner. Claims (and session issues) go through the group
-// committer: each runs in its own savepoint of a shared IMMEDIATE transaction
-// and is answered once that transaction has committed, so concurrent claims
-// share one fsync. Items of a batch run one after another in one transaction,
-// so two racing claims still produce exactly one decision and one bracket move.
-import { and, asc, eq, inArray, ne, or } from 'drizzle-orm'
-import type { Db } from '../../db/sqlite/connection'
-import { createGroupCommitter, type GroupCommitter } from '../../db/sqlite/group-commit'
-import { matches, participants, tournaments, users } from '../../db/schema'
-import { createJobEnqueuer, JOB_KINDS, type JobEnqueuer } from '../../jobs/queue'
+// decide, move the winner. Claims (and session issues) are each one
+// storage.write: on SQLite each runs in its own savepoint of a shared
+// IMMEDIATE transaction (group commit) and is answered once that transaction
+// has committed, so concurrent claims share one fsync. Units of work run one
+// after another, so two racing claims still produce exactly one decision and
+// one bracket move.
+import { UniqueViolationError } from '../../db/errors'
+import type { Storage, Transaction } from '../../db/storage'
+import { JOB_KINDS } from '../../jobs/queue'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
-import { createEventAppender, type EventAppender } from '../events/outbox'
-import { createMatchNotifier, type MatchNotifier } from '../games/match-events'
-import { toMatch, type GamesService } from '../games/service'
+import { formatOf, type TournamentFormat } from '../games/formats'
+import { notifyMatchPlayers, notifyReady, type MatchEventData, type MatchEventType } from '../games/match-events'
 import type { Match } from '../games/model'
+import { toMatch, type GamesService } from '../games/service'
+import type { MatchRecord } from '../games/store'
 import { decide, type Claim, type Decision } from './arbiter'
-import { prepareMatchQueries, type MatchQueries, type MatchRow } from './queries'
+import type { NewClaim } from './store'
 
 export interface DecisionView {
   decision: Decision['decision']
@@ -36,15 +36,10 @@ export type ClaimInput =
   | { outcome: 'DRAW'; score?: Record<string, unknown> }
 
 export interface MatchesServiceDeps {
-  db: Db
+  storage: Storage
   clock: Clock
   games: GamesService
   gameSessionTtlS: number
-  /**
-   * Shared with the app's other writers; one of its own when not given (operator commands).
-   * Must be built on `db`: the claim path's prepared statements run on `db`'s connection.
-   */
-  commits?: GroupCommitter
 }
 
 function sessionTokenInvalid(): AppError {
@@ -55,98 +50,91 @@ function alreadyClaimed(): AppError {
   return new AppError('already_claimed', 'You already claimed a result in this round of claims')
 }
 
-/** The statements a claim runs, built once per service (see queries.ts). */
-interface Statements {
-  q: MatchQueries
-  events: EventAppender
-  notifier: MatchNotifier
-  enqueueJob: JobEnqueuer
-}
+/** Tournaments whose format a service remembers; past this it forgets them all and reads again. */
+const REMEMBERED_FORMATS = 10_000
 
 export class MatchesService {
-  private readonly commits: GroupCommitter
-  private readonly statements: Statements
+  /**
+   * The format of each tournament a claim touched. A tournament's format
+   * never changes, and reading it on every claim cost as much as reading the
+   * match, so it is read once.
+   */
+  private readonly formats = new Map<string, TournamentFormat>()
 
-  constructor(private readonly deps: MatchesServiceDeps) {
-    this.commits = deps.commits ?? createGroupCommitter(deps.db)
-    const events = createEventAppender(deps.db)
-    this.statements = {
-      q: prepareMatchQueries(deps.db),
-      events,
-      notifier: createMatchNotifier(deps.db, events),
-      enqueueJob: createJobEnqueuer(deps.db),
+  constructor(private readonly deps: MatchesServiceDeps) {}
+
+  /** The format `match` is played in, through `tx`. */
+  private async formatFor(tx: Transaction, match: MatchRecord): Promise<TournamentFormat> {
+    let format = this.formats.get(match.tournamentId)
+    if (format === undefined) {
+      format = formatOf((await tx.games.formatOf(match.tournamentId))!)
+      if (this.formats.size >= REMEMBERED_FORMATS) this.formats.clear()
+      this.formats.set(match.tournamentId, format)
     }
+    return format
   }
 
   async issueSession(input: { userId: string; gameId: string; gameKey: string | null; matchId: string }) {
-    this.deps.games.verifyGameKey(input.gameId, input.gameKey)
+    await this.deps.games.verifyGameKey(input.gameId, input.gameKey)
     // Answered once the session row is durable; a refusal writes nothing.
-    // The work ignores the committer's tx handle: its statements run on the
-    // same connection, inside that transaction (see queries.ts).
-    return this.commits.run(() => this.issueSessionIn(input))
-  }
+    return this.deps.storage.write(async (tx) => {
+      const found = await tx.matches.withGame(input.matchId)
+      if (!found) throw new AppError('not_found', 'No such match')
+      const { match } = found
+      if (found.gameId !== input.gameId) throw new AppError('invalid_game_key', 'This match belongs to another game')
+      const seat = await seatOf(tx, match, input.userId)
+      if (!seat) throw new AppError('not_a_participant', 'You are not a player of this match')
+      if (match.status !== 'running') throw new AppError('match_not_running', `Match is ${match.status}`)
+      // A session that could only ever be refused is not handed out.
+      if (await tx.matches.hasClaimed(match.id, match.claimRound, seat.participantId)) throw alreadyClaimed()
 
-  private issueSessionIn(input: { userId: string; gameId: string; matchId: string }) {
-    const { clock } = this.deps
-    const { q } = this.statements
-    const row = q.matchWithGame(input.matchId)
-    if (!row) throw new AppError('not_found', 'No such match')
-    if (row.gameId !== input.gameId) throw new AppError('invalid_game_key', 'This match belongs to another game')
-    const seat = seatOf(q, row.match, input.userId)
-    if (!seat) throw new AppError('not_a_participant', 'You are not a player of this match')
-    if (row.match.status !== 'running') throw new AppError('match_not_running', `Match is ${row.match.status}`)
-    // A session that could only ever be refused is not handed out.
-    if (q.hasClaimed(row.match.id, row.match.claimRound, seat.participantId)) throw alreadyClaimed()
-
-    const token = randomToken(32)
-    const now = clock.now()
-    const expiresAt = new Date(now.getTime() + this.deps.gameSessionTtlS * 1000)
-    const sessionId = newId('gameSession')
-    q.insertSession({
-      id: sessionId,
-      tokenHash: sha256Hex(token),
-      gameId: input.gameId,
-      matchId: row.match.id,
-      participantId: seat.participantId,
-      userId: input.userId,
-      claimRound: row.match.claimRound,
-      expiresAt,
-      createdAt: now,
+      const token = randomToken(32)
+      const now = this.deps.clock.now()
+      const expiresAt = new Date(now.getTime() + this.deps.gameSessionTtlS * 1000)
+      const sessionId = newId('gameSession')
+      await tx.matches.insertSession({
+        id: sessionId,
+        tokenHash: sha256Hex(token),
+        gameId: input.gameId,
+        matchId: match.id,
+        participantId: seat.participantId,
+        userId: input.userId,
+        claimRound: match.claimRound,
+        expiresAt,
+        createdAt: now,
+      })
+      return {
+        sessionId,
+        token,
+        expiresAt: toIso(expiresAt),
+        context: { tournamentId: match.tournamentId, matchId: match.id, participantId: seat.participantId, slot: seat.slot },
+      }
     })
-    return {
-      sessionId,
-      token,
-      expiresAt: toIso(expiresAt),
-      context: { tournamentId: row.match.tournamentId, matchId: row.match.id, participantId: seat.participantId, slot: seat.slot },
-    }
   }
 
   async submitResult(input: { userId: string; gameId: string; gameKey: string | null; sessionToken: string | null; claim: ClaimInput }): Promise<DecisionView> {
     const { clock } = this.deps
-    const statements = this.statements
-    const { q } = statements
-    this.deps.games.verifyGameKey(input.gameId, input.gameKey)
+    await this.deps.games.verifyGameKey(input.gameId, input.gameKey)
     if (!input.sessionToken) throw sessionTokenInvalid()
     const tokenHash = sha256Hex(input.sessionToken)
 
-    // A refusal thrown in here rolls back this claim's savepoint only: it spends nothing.
-    // The statements run on the committer's connection, inside its transaction.
-    return this.commits.run(() => {
+    // A refusal thrown in here rolls back this claim only: it spends nothing.
+    return this.deps.storage.write(async (tx) => {
       const now = clock.now()
-      const session = q.sessionByTokenHash(tokenHash)
+      const session = await tx.matches.sessionByTokenHash(tokenHash)
       // Another user's token is refused without being spent: its owner can still use it.
       if (!session || session.userId !== input.userId || session.gameId !== input.gameId) throw sessionTokenInvalid()
-      if (session.consumedAtMs !== null || session.expiresAtMs <= now.getTime()) throw sessionTokenInvalid()
+      if (session.consumedAt !== null || session.expiresAt.getTime() <= now.getTime()) throw sessionTokenInvalid()
 
-      const match = q.match(session.matchId)!
+      const match = (await tx.matches.byId(session.matchId))!
       if (match.status !== 'running') throw new AppError('match_not_running', `Match is ${match.status}`)
-      if (q.hasClaimed(match.id, match.claimRound, session.participantId)) throw alreadyClaimed()
+      if (await tx.matches.hasClaimed(match.id, match.claimRound, session.participantId)) throw alreadyClaimed()
       // Issued before a replay: the players must fetch new sessions (contract §2).
       if (session.claimRound !== match.claimRound) throw sessionTokenInvalid()
 
       // The token is spent by this call whatever the decision.
-      q.consumeSession(session.id, now)
-      insertClaim(q, {
+      await tx.matches.consumeSession(session.id, now)
+      await insertClaim(tx, {
         matchId: match.id,
         claimRound: match.claimRound,
         participantId: session.participantId,
@@ -157,156 +145,119 @@ export class MatchesService {
         createdAt: now,
       })
 
-      const claims: Claim[] = q
-        .claimsOfRound(match.id, match.claimRound)
-        .map((c) =>
-          c.outcome === 'WIN'
-            ? { participantId: c.participantId, outcome: 'WIN', winnerParticipantId: c.winnerParticipantId! }
-            : { participantId: c.participantId, outcome: 'DRAW' },
-        )
+      const claims: Claim[] = (await tx.matches.claimsOf(match.id, match.claimRound)).map((c) =>
+        c.outcome === 'WIN'
+          ? { participantId: c.participantId, outcome: 'WIN', winnerParticipantId: c.winnerParticipantId! }
+          : { participantId: c.participantId, outcome: 'DRAW' },
+      )
+      const format = await this.formatFor(tx, match)
       const decision = decide(
-        { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, deciding: match.nextMatchId === null },
+        { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, deciding: format.advance(match).kind === 'finalize' },
         claims,
       )
-      return applyDecision(statements, clock, match, decision)
+      return applyDecision(tx, format, now, match, decision)
     })
   }
 
   /** Operator decision for a disputed (or still running) match; advances like an agreed claim. */
-  resolve(matchId: string, winnerParticipantId: string): { match: Match; decision: DecisionView } {
-    const { db, clock } = this.deps
-    return db.transaction(
-      (tx) => {
-        const match = tx.select().from(matches).where(eq(matches.id, matchId)).get()
-        if (!match) throw new AppError('not_found', 'No such match')
-        if (match.status !== 'disputed' && match.status !== 'running') {
-          throw new AppError('match_not_running', `Match is ${match.status}; only disputed or running matches can be resolved`)
-        }
-        if (winnerParticipantId !== match.slot1ParticipantId && winnerParticipantId !== match.slot2ParticipantId) {
-          throw new AppError('validation_failed', 'Request failed validation', {
-            details: [{ path: 'body/winnerParticipantId', message: 'Not a participant of this match' }],
-          })
-        }
-        const decision = applyDecision(this.statements, clock, match, {
-          decision: match.nextMatchId === null ? 'game_advance_pending_finalization' : 'game_advance',
-          reason: 'claims_agree',
-          winnerParticipantId,
+  resolve(matchId: string, winnerParticipantId: string): Promise<{ match: Match; decision: DecisionView }> {
+    return this.deps.storage.write(async (tx) => {
+      const match = await tx.matches.byId(matchId)
+      if (!match) throw new AppError('not_found', 'No such match')
+      if (match.status !== 'disputed' && match.status !== 'running') {
+        throw new AppError('match_not_running', `Match is ${match.status}; only disputed or running matches can be resolved`)
+      }
+      if (winnerParticipantId !== match.slot1ParticipantId && winnerParticipantId !== match.slot2ParticipantId) {
+        throw new AppError('validation_failed', 'Request failed validation', {
+          details: [{ path: 'body/winnerParticipantId', message: 'Not a participant of this match' }],
         })
-        const view = { ...decision, reason: 'operator_resolved' }
-        return { match: toMatch(tx.select().from(matches).where(eq(matches.id, matchId)).get()!), decision: view }
-      },
-      { behavior: 'immediate' },
-    )
+      }
+      const format = await this.formatFor(tx, match)
+      const decision = await applyDecision(tx, format, this.deps.clock.now(), match, {
+        decision: format.advance(match).kind === 'finalize' ? 'game_advance_pending_finalization' : 'game_advance',
+        reason: 'claims_agree',
+        winnerParticipantId,
+      })
+      const view = { ...decision, reason: 'operator_resolved' }
+      return { match: toMatch((await tx.matches.byId(matchId))!), decision: view }
+    })
   }
 
   /** The caller's matches that are not decided yet, in tournaments still running. */
-  myMatches(userId: string) {
-    const { db } = this.deps
-    const mine = db
-      .select({ participantId: participants.id })
-      .from(participants)
-      .where(eq(participants.userId, userId))
-      .all()
-      .map((p) => p.participantId)
-    if (mine.length === 0) return []
-    const rows = db
-      .select({ match: matches, tournament: tournaments })
-      .from(matches)
-      .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
-      .where(
-        and(
-          or(inArray(matches.slot1ParticipantId, mine), inArray(matches.slot2ParticipantId, mine)),
-          ne(matches.status, 'decided'),
-          eq(tournaments.status, 'running'),
-        ),
-      )
-      .orderBy(asc(matches.round), asc(matches.position))
-      .all()
-    return rows.map(({ match, tournament }) => {
-      const slot = mine.includes(match.slot1ParticipantId ?? '') ? (1 as const) : (2 as const)
-      const participantId = slot === 1 ? match.slot1ParticipantId! : match.slot2ParticipantId!
-      const opponentId = slot === 1 ? match.slot2ParticipantId : match.slot1ParticipantId
-      const opponent = opponentId
-        ? db
-            .select({ participantId: participants.id, userId: users.id, username: users.username })
-            .from(participants)
-            .innerJoin(users, eq(users.id, participants.userId))
-            .where(eq(participants.id, opponentId))
-            .get() ?? null
-        : null
-      return {
-        matchId: match.id,
-        tournamentId: tournament.id,
-        tournamentName: tournament.name,
-        gameId: tournament.gameId,
-        round: match.round,
-        position: match.position,
-        status: match.status as 'waiting' | 'running' | 'disputed',
-        participantId,
-        slot,
-        opponent,
-      }
-    })
+  async myMatches(userId: string) {
+    const open = await this.deps.storage.read.matches.openMatchesOf(userId)
+    return open.map(({ match, tournamentName, gameId, participantId, slot, opponent }) => ({
+      matchId: match.id,
+      tournamentId: match.tournamentId,
+      tournamentName,
+      gameId,
+      round: match.round,
+      position: match.position,
+      status: match.status as 'waiting' | 'running' | 'disputed',
+      participantId,
+      slot,
+      opponent,
+    }))
   }
 }
 
-function insertClaim(q: MatchQueries, claim: Parameters<MatchQueries['insertClaim']>[0]): void {
+async function insertClaim(tx: Transaction, claim: NewClaim): Promise<void> {
   try {
-    q.insertClaim(claim)
+    await tx.matches.insertClaim(claim)
   } catch (error) {
     // The check before it answers this; the primary key is the backstop for a race.
-    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw alreadyClaimed()
+    if (error instanceof UniqueViolationError) throw alreadyClaimed()
     throw error
   }
 }
 
-function seatOf(q: MatchQueries, match: MatchRow, userId: string): { participantId: string; slot: 1 | 2 } | null {
+async function seatOf(tx: Transaction, match: MatchRecord, userId: string): Promise<{ participantId: string; slot: 1 | 2 } | null> {
   const ids = [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null)
   if (ids.length === 0) return null
-  const participantId = q.seatOf(ids, userId)
+  const participantId = await tx.matches.seatOf(ids, userId)
   if (participantId === null) return null
   return { participantId, slot: participantId === match.slot1ParticipantId ? 1 : 2 }
 }
 
 /**
- * Applies a decision to the match and the bracket, in the transaction open on
- * the connection, and writes the status events. Pending changes nothing.
+ * Applies a decision to the match and the bracket, in the unit of work `tx`,
+ * and writes the status events. Pending changes nothing.
  */
-function applyDecision(statements: Statements, clock: Clock, match: MatchRow, decision: Decision): DecisionView {
-  const { q, notifier, events } = statements
-  const now = clock.now()
+async function applyDecision(tx: Transaction, format: TournamentFormat, now: Date, match: MatchRecord, decision: Decision): Promise<DecisionView> {
   const base = { decision: decision.decision, reason: decision.reason, matchId: match.id, tournamentId: match.tournamentId }
-  const notify = (type: string, data: Record<string, unknown>) => notifier.notifyMatchPlayers(clock, match, type, data)
+  const notify = <K extends MatchEventType>(type: K, data: MatchEventData<K>) => notifyMatchPlayers(tx, now, match, type, data)
 
   switch (decision.decision) {
     case 'pending':
       return base
     case 'replay':
       // Claims stay for the record; the next round of claims starts empty.
-      q.setClaimRound(match.id, match.claimRound + 1)
-      notify('match.replay', { reason: decision.reason })
+      await tx.matches.setClaimRound(match.id, match.claimRound + 1)
+      await notify('match.replay', { reason: decision.reason })
       return base
     case 'dispute':
-      q.markDisputed(match.id)
-      notify('match.disputed', { reason: decision.reason })
+      await tx.matches.markDisputed(match.id)
+      await notify('match.disputed', { reason: decision.reason })
       return base
     case 'game_advance':
     case 'game_advance_pending_finalization': {
       const winner = decision.winnerParticipantId
-      q.markDecided(match.id, winner, now)
-      notify('match.decided', { winnerParticipantId: winner })
-      if (match.nextMatchId === null) {
-        q.markFinalizing(match.tournamentId, winner)
-        statements.enqueueJob(clock, JOB_KINDS.finalizeTournament, { tournamentId: match.tournamentId })
-        for (const userId of q.participantUserIds(match.tournamentId)) {
-          events(clock, { userId, topic: 'status', type: 'tournament.finalizing', data: { tournamentId: match.tournamentId, winnerParticipantId: winner } })
+      await tx.matches.markDecided(match.id, winner, now)
+      await notify('match.decided', { winnerParticipantId: winner })
+      const advance = format.advance(match)
+      if (advance.kind === 'finalize') {
+        await tx.games.markFinalizing(match.tournamentId, winner)
+        await tx.jobs.enqueue(JOB_KINDS.finalizeTournament, { tournamentId: match.tournamentId }, now)
+        for (const userId of await tx.games.participantUserIds(match.tournamentId)) {
+          await tx.events.append({ userId, topic: 'status', type: 'tournament.finalizing', data: { tournamentId: match.tournamentId, winnerParticipantId: winner } }, now)
         }
         return { ...base, winnerParticipantId: winner }
       }
-      q.setSlot(match.nextMatchId, match.nextSlot, winner)
+      await tx.matches.fillSlot(advance.matchId, advance.slot, winner)
       // The next match opens once both of its players are known.
-      for (const next of q.openIfReady(match.nextMatchId)) notifier.notifyReady(clock, next)
-      return { ...base, winnerParticipantId: winner, nextMatchId: match.nextMatchId }
+      const opened = await tx.matches.openIfReady(advance.matchId)
+      if (opened) await notifyReady(tx, now, opened)
+      return { ...base, winnerParticipantId: winner, nextMatchId: advance.matchId }
     }
   }
 }

@@ -1,2 +1,80 @@
-// What the matches module needs from the database, in its own terms (see src/db/storage.ts).
-export interface MatchesStore {}
+// What the matches module needs from the database, in its own terms (see
+// src/db/storage.ts): match sessions, result claims and the moves a decision
+// makes on a match. The session-issue and result-claim paths are the hottest
+// in the system; the SQLite store runs them on statements compiled once.
+import type { MatchRecord } from '../games/store'
+
+/** A single-use match session; the token itself is never stored, only its hash. */
+export interface GameSession {
+  id: string
+  gameId: string
+  matchId: string
+  participantId: string
+  userId: string
+  /** The round of claims it was issued for: a replay makes older sessions worthless. */
+  claimRound: number
+  expiresAt: Date
+  consumedAt: Date | null
+}
+
+export interface NewGameSession extends Omit<GameSession, 'consumedAt'> {
+  tokenHash: string
+  createdAt: Date
+}
+
+export interface ClaimRecord {
+  participantId: string
+  outcome: 'WIN' | 'DRAW'
+  winnerParticipantId: string | null
+}
+
+export interface NewClaim extends ClaimRecord {
+  matchId: string
+  claimRound: number
+  /** Stored, not compared. */
+  score: Record<string, unknown> | null
+  gameSessionId: string
+  createdAt: Date
+}
+
+/** One of a player's undecided matches, from that player's side. */
+export interface OpenMatch {
+  match: MatchRecord
+  tournamentName: string
+  gameId: string
+  participantId: string
+  slot: 1 | 2
+  opponent: { participantId: string; userId: string; username: string } | null
+}
+
+export interface MatchesStore {
+  byId(matchId: string): Promise<MatchRecord | null>
+  /** A match with the game its tournament is played in (the session-issue path). */
+  withGame(matchId: string): Promise<{ match: MatchRecord; gameId: string } | null>
+  /** Which of a match's participants (one or two ids) is `userId`'s; null when none. */
+  seatOf(participantIds: readonly string[], userId: string): Promise<string | null>
+
+  insertSession(session: NewGameSession): Promise<void>
+  sessionByTokenHash(tokenHash: string): Promise<GameSession | null>
+  consumeSession(sessionId: string, now: Date): Promise<void>
+  /** Housekeeping: deletes sessions that expired before `cutoff`; returns how many. */
+  pruneGameSessionsExpiredBefore(cutoff: Date): Promise<number>
+
+  hasClaimed(matchId: string, claimRound: number, participantId: string): Promise<boolean>
+  /** Records a claim. Throws UniqueViolationError when this participant already claimed in this round. */
+  insertClaim(claim: NewClaim): Promise<void>
+  /** The claims of one round of claims of a match. */
+  claimsOf(matchId: string, claimRound: number): Promise<ClaimRecord[]>
+
+  /** Opens a new round of claims (a replay); earlier claims stay for the record. */
+  setClaimRound(matchId: string, claimRound: number): Promise<void>
+  markDisputed(matchId: string): Promise<void>
+  markDecided(matchId: string, winnerParticipantId: string, now: Date): Promise<void>
+  /** Seats a participant in a slot of a match (a winner moving on). */
+  fillSlot(matchId: string, slot: 1 | 2, participantId: string): Promise<void>
+  /** Opens the match if it waits and both its slots are filled; the opened match, or null. */
+  openIfReady(matchId: string): Promise<MatchRecord | null>
+
+  /** A user's matches that are not decided yet, in running tournaments, by round and position. */
+  openMatchesOf(userId: string): Promise<OpenMatch[]>
+}

@@ -44,10 +44,10 @@ export class SqliteJobsStore implements JobsStore {
     this.scope.handle.db.update(jobs).set({ status: 'done', updatedAt: now, lastError: null }).where(eq(jobs.id, id)).run()
   }
 
-  async fail(id: string, failure: { error: string; final: boolean; retryAt: Date; now: Date }): Promise<void> {
+  async fail(id: string, failure: { attempts: number; error: string; final: boolean; retryAt: Date; now: Date }): Promise<void> {
     this.scope.handle.db
       .update(jobs)
-      .set({ status: failure.final ? 'failed' : 'queued', lastError: failure.error, runAfter: failure.retryAt, updatedAt: failure.now })
+      .set({ status: failure.final ? 'failed' : 'queued', attempts: failure.attempts, lastError: failure.error, runAfter: failure.retryAt, updatedAt: failure.now })
       .where(eq(jobs.id, id))
       .run()
   }
