@@ -4,7 +4,7 @@
 import type { AnyElysia } from 'elysia'
 import { createApp } from './app'
 import { createServices } from './services'
-import type { WithdrawalService } from './modules/wallet/withdrawals'
+import { inProcessLeases, startLoop, type Loop } from './background/loops'
 import { inProcessWakeups } from './modules/events/wakeups'
 import { housekeeping } from './modules/events/housekeeping'
 import { jobHandlers } from './jobs/handlers'
@@ -23,28 +23,8 @@ import { VERSION } from './shared/version'
 /** How often withdrawals left pending (crash, custody away) are signed again. */
 export const WITHDRAWAL_RESUME_MS = 2000
 
-/**
- * Signs withdrawals left `pending_signature`: once at start (a crash between
- * debit and signature), then periodically (custody was unreachable).
- */
-function startWithdrawalResumer(withdrawals: WithdrawalService, logger: Logger) {
-  let running = false
-  const tick = async () => {
-    if (running) return
-    running = true
-    try {
-      const settled = await withdrawals.resumePending()
-      if (settled > 0) logger.info('withdrawals resumed', { settled })
-    } catch (error) {
-      logger.error('withdrawal resume failed', { error: String(error) })
-    } finally {
-      running = false
-    }
-  }
-  void tick()
-  const timer = setInterval(() => void tick(), WITHDRAWAL_RESUME_MS)
-  return { stop: () => clearInterval(timer) }
-}
+/** How often retention and housekeeping run. */
+export const HOUSEKEEPING_MS = 3_600_000
 
 /** How often the job worker looks for due jobs. */
 export const JOB_POLL_MS = 200
@@ -66,36 +46,47 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   }
   const wakeups = inProcessWakeups()
   const storage = openStorage(config, { logger, wakeups })
-  const db = storage.writer
   const lifecycle: Lifecycle = { draining: false }
   const deps = { config, storage, wakeups, secrets, logger, clock: systemClock, lifecycle }
   const services = createServices(deps)
   const app = createApp(deps, services)
-  const resumer = startWithdrawalResumer(services.withdrawals, logger)
-  // Retention and housekeeping: at start, then hourly.
-  const prune = () => {
-    try {
-      const removed = housekeeping(db.db, systemClock, config.eventRetentionDays)
-      if (Object.values(removed).some((n) => n > 0)) logger.info('housekeeping', { ...removed })
-    } catch (error) {
-      logger.error('housekeeping failed', { error: String(error) })
-    }
+  // The background loops, each run at start and then on its timer.
+  const leases = inProcessLeases()
+  const loops: Loop[] = [
+    // Withdrawals left pending_signature: a crash between debit and signature, or custody away.
+    startLoop({
+      name: 'withdrawal resume',
+      everyMs: WITHDRAWAL_RESUME_MS,
+      leases,
+      logger,
+      tick: async () => {
+        const settled = await services.withdrawals.resumePending()
+        if (settled > 0) logger.info('withdrawals resumed', { settled })
+      },
+    }),
+    startLoop({
+      name: 'housekeeping',
+      everyMs: HOUSEKEEPING_MS,
+      leases,
+      logger,
+      tick: async () => {
+        const removed = await housekeeping(storage, systemClock, config.eventRetentionDays)
+        if (Object.values(removed).some((n) => n > 0)) logger.info('housekeeping', { ...removed })
+      },
+    }),
+  ]
+  if (config.jobsEnabled) {
+    // Work left by a previous run (a finalization interrupted by a crash) runs at once.
+    const worker = createJobWorker({ storage, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
+    loops.push(startLoop({ name: 'job worker', everyMs: JOB_POLL_MS, leases, logger, tick: async () => void (await worker.runDue()) }))
   }
-  prune()
-  const pruner = setInterval(prune, 3_600_000)
-  const worker = createJobWorker({ storage, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
-  // Work left by a previous run (a finalization interrupted by a crash) runs
-  // at once, then every poll; a failure is logged and the next poll retries.
-  if (config.jobsEnabled) worker.start(JOB_POLL_MS)
   return listen(app, {
     config,
     logger,
     lifecycle,
     wakeAll: () => services.events.wakeAll(),
     onStopped: async () => {
-      worker.stop()
-      resumer.stop()
-      clearInterval(pruner)
+      await Promise.all(loops.map((loop) => loop.stop()))
       // Buffered security events are written before the database closes.
       await services.securityLog.close()
       storage.close()

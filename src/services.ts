@@ -4,7 +4,7 @@
 // the routes do.
 import { join } from 'node:path'
 import type { Config } from './config'
-import type { SqliteStorage } from './db/sqlite/storage'
+import type { Storage } from './db/storage'
 import { openStorage } from './db/open'
 import { createAccessTokens } from './modules/auth/access-tokens'
 import { defaultHashGate, type HashGate } from './modules/auth/hash-gate'
@@ -26,7 +26,7 @@ import { createLogger, type Logger } from './shared/logger'
 
 export interface ServiceDeps {
   config: Readonly<Config>
-  storage: SqliteStorage
+  storage: Storage
   /** Long-poll wake-ups; the storage wakes them after a commit that appended events. */
   wakeups: EventWakeups
   secrets: Secrets
@@ -50,7 +50,6 @@ export function custodyFor(config: Readonly<Config>): CustodyClient {
 /** The services behind the routes, shared with the server's background work and the operator commands. */
 export function createServices(deps: ServiceDeps) {
   const { config, clock, logger, storage } = deps
-  const db = storage.writer.db
   const securityLog = new SecurityEventLog({ storage, clock, logger, key: deps.secrets.chainKey }, deps.securityLogOptions)
   const accessTokens = createAccessTokens({
     keys: signingKeyring(config, deps.secrets),

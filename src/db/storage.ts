@@ -44,6 +44,8 @@ export interface Transaction extends Stores {
 export interface Storage {
   /** Which engine holds the data ('sqlite'; 'postgres' in the next edition). */
   readonly engine: 'sqlite'
+  /** Where the data is, for people: a file path (SQLite), a URL without its password. */
+  readonly location: string
   /**
    * Reads outside any write: committed state only, never another request's
    * uncommitted rows. Writing through these stores is refused.

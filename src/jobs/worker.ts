@@ -17,6 +17,7 @@
 // lease ends, instead of stuck forever.
 import type { Storage, Transaction } from '../db/storage'
 import type { Clock } from '../shared/clock'
+import { describeError } from '../shared/errors'
 import type { Logger } from '../shared/logger'
 import type { JobKind } from './queue'
 import type { Job } from './store'
@@ -32,23 +33,14 @@ export const JOB_LEASE_MS = 5 * 60_000
 const MAX_JOBS_PER_RUN = 100
 
 /** An error as the log shows it: a storage error with the engine's own words, the operator's clue (disk full, I/O error). */
-function describe(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''
-  return String(error) + cause
-}
 
 export interface JobWorker {
   /** Runs every job that is due now; resolves with how many succeeded. */
   runDue(): Promise<number>
-  /** Runs the due jobs now, then every `pollMs` (a run still going skips the tick). */
-  start(pollMs: number): void
-  stop(): void
 }
 
 export function createJobWorker(deps: { storage: Storage; clock: Clock; logger: Logger; handlers: Record<JobKind, JobHandler> }): JobWorker {
   const { storage, clock, logger } = deps
-  let timer: ReturnType<typeof setInterval> | undefined
-  let running = false
 
   const runOne = async (): Promise<'done' | 'failed' | 'none'> => {
     // The job this attempt leased, known here even when its unit of work rolled back.
@@ -83,7 +75,7 @@ export function createJobWorker(deps: { storage: Storage; clock: Clock; logger: 
           now,
         }),
       )
-      logger.error('job failed', { jobId: job.id, kind: job.kind, attempts, final, error: describe(error) })
+      logger.error('job failed', { jobId: job.id, kind: job.kind, attempts, final, error: describeError(error) })
       return 'failed'
     }
   }
@@ -98,28 +90,5 @@ export function createJobWorker(deps: { storage: Storage; clock: Clock; logger: 
     return done
   }
 
-  const tick = async () => {
-    if (running) return
-    running = true
-    try {
-      await runDue()
-    } catch (error) {
-      logger.error('job worker error', { error: describe(error) })
-    } finally {
-      running = false
-    }
-  }
-
-  return {
-    runDue,
-    start(pollMs) {
-      if (timer) return
-      void tick()
-      timer = setInterval(() => void tick(), pollMs)
-    },
-    stop() {
-      if (timer) clearInterval(timer)
-      timer = undefined
-    },
-  }
+  return { runDue }
 }

@@ -5,7 +5,7 @@
 // passwords or PINs). Modules throw AppError; they never return status().
 import { Elysia, ElysiaCustomStatusResponse, ParseError, ValidationError } from 'elysia'
 import { isStorageUnavailable } from '../db/errors'
-import { AppError, envelope, type ErrorDetail, type ErrorEnvelope } from '../shared/errors'
+import { AppError, describeError, envelope, type ErrorDetail, type ErrorEnvelope } from '../shared/errors'
 import type { Logger } from '../shared/logger'
 import { REQUEST_ID_HEADER, requestState } from './request-context'
 
@@ -131,7 +131,7 @@ export function errorHandler(logger: Logger) {
         method: request.method,
         path,
         status: mapped.status,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        error: describeError(error),
         stack: error instanceof Error && !storage ? error.stack : undefined,
       })
     }

@@ -86,3 +86,14 @@ export function envelope(
     ? { error: { code, message, status, details } }
     : { error: { code, message, status } }
 }
+
+/**
+ * An error for a log line: `Name: message`, and the message of its cause when
+ * it wraps one (a mapped storage error names the engine's own words: "database
+ * or disk is full").
+ */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
+  return `${error.name}: ${error.message}${cause}`
+}

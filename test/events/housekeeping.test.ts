@@ -29,11 +29,11 @@ test('expired sessions and stale throttle rows go; live ones stay', async () => 
   expect(before.pin).toBeGreaterThan(0)
   expect(before.throttle).toBeGreaterThan(0)
 
-  expect(housekeeping(ctx.db.db, ctx.clock, 30)).toEqual({ events: 0, gameSessions: 0, pinSessions: 0, throttleRows: 0 })
+  expect(await housekeeping(ctx.services.storage, ctx.clock, 30)).toEqual({ events: 0, gameSessions: 0, pinSessions: 0, throttleRows: 0 })
   expect(counts()).toEqual(before)
 
   ctx.clock.advance(2 * 86_400_000)
-  const report = housekeeping(ctx.db.db, ctx.clock, 30)
+  const report = await housekeeping(ctx.services.storage, ctx.clock, 30)
   expect(report).toMatchObject({ events: 0, gameSessions: before.game, pinSessions: before.pin, throttleRows: before.throttle })
   expect(counts()).toEqual({ game: 0, pin: 0, throttle: 0 })
 })

@@ -11,6 +11,7 @@ import type { SecurityLogOptions } from '../../src/modules/security/event-log'
 import { HashGate, type HashGateOptions } from '../../src/modules/auth/hash-gate'
 import { loadConfig, type Config } from '../../src/config'
 import type { DbHandle } from '../../src/db/sqlite/connection'
+import type { SqliteStorage } from '../../src/db/sqlite/storage'
 import { openStorage } from '../../src/db/open'
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import type { Lifecycle } from '../../src/modules/health/service'
@@ -28,6 +29,8 @@ export interface TestApp {
   app: ReturnType<typeof createApp>
   handle: (request: Request) => Promise<Response>
   db: DbHandle
+  /** The engine behind the services (its committer's statistics, its connections). */
+  storage: SqliteStorage
   config: Readonly<Config>
   clock: ManualClock
   lifecycle: Lifecycle
@@ -75,6 +78,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     app,
     handle: (request) => app.handle(request),
     db,
+    storage,
     config,
     clock,
     lifecycle,

@@ -9,8 +9,8 @@ import { run, SOURCE_COMMAND, type RunResult } from '../helpers/process'
 import { someAddress } from '../helpers/purchases'
 import { isCommonPin } from '../../src/modules/security/pin-rules'
 import { AppError } from '../../src/shared/errors'
-import { parseSeedOptions, randomPin, seed, SeedError, type SeedResult } from '../../src/seed-command'
-import { UsageError } from '../../src/cli-types'
+import { parseSeedOptions, randomPin, seed, SeedError, type SeedResult } from '../../src/cli/seed-command'
+import { UsageError } from '../../src/cli/command'
 
 const seedCli = (args: string[], env: Record<string, string>) => run([...SOURCE_COMMAND, 'seed', ...args], env)
 
@@ -186,7 +186,7 @@ describe('arena seed refuses', () => {
           return ctx.services.pins.setPin(userId, pin, password)
         },
       } as unknown as typeof ctx.services.pins
-      const failure = await seed({ db: ctx.db.db, services: { ...ctx.services, pins } }, options).catch((error: unknown) => error)
+      const failure = await seed({ services: { ...ctx.services, pins } }, options).catch((error: unknown) => error)
       expect(failure).toBeInstanceOf(SeedError)
       const error = failure as SeedError
       expect(error.step).toBe('setting the PIN of mid_2')

@@ -84,6 +84,7 @@ export interface SqliteStorageOptions {
 
 export class SqliteStorage implements Storage {
   readonly engine = 'sqlite' as const
+  readonly location: string
   /** The write connection: the committer's; tests and fault injection reach the file through it. */
   readonly writer: DbHandle
   /** The read connection (query_only). */
@@ -104,6 +105,7 @@ export class SqliteStorage implements Storage {
       this.writer.close()
       throw error
     }
+    this.location = this.writer.path
     this.reader.sqlite.run('PRAGMA query_only = ON')
     this.read = new SqliteStores({ handle: this.reader, wakeups: this.wakeups })
     this.commits = createGroupCommitter(this.writer.db, { ...options.groupCommit, mapError: mapEngineError })

@@ -1,12 +1,12 @@
 // Hourly housekeeping: what has no use any more is deleted. Outbox events
 // past their retention; game and PIN sessions a day after they expired (a
 // consumed one was already useless; the day keeps recent ones for support);
-// login-throttle rows whose window and block have both ended.
-import { and, isNull, lt, or } from 'drizzle-orm'
-import type { Executor } from '../../db/sqlite/connection'
-import { gameSessions, loginThrottle, outboxEvents, pinSessions } from '../../db/schema'
+// login-throttle rows whose window and block have both ended. One unit of
+// work: a failure deletes nothing, and the next run tries again.
+import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { LOGIN_LIMITS } from '../auth/throttle'
+import { retentionCutoff } from './service'
 
 const DAY_MS = 86_400_000
 
@@ -17,19 +17,15 @@ export interface HousekeepingReport {
   throttleRows: number
 }
 
-export function housekeeping(db: Executor, clock: Clock, eventRetentionDays: number): HousekeepingReport {
-  const now = clock.now().getTime()
-  const sessionCutoff = new Date(now - DAY_MS)
+export function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number): Promise<HousekeepingReport> {
+  const now = clock.now()
+  const sessionCutoff = new Date(now.getTime() - DAY_MS)
   const longestWindow = Math.max(LOGIN_LIMITS.account.windowMs, LOGIN_LIMITS.address.windowMs)
-  const windowCutoff = new Date(now - longestWindow)
-  return {
-    events: db.delete(outboxEvents).where(lt(outboxEvents.createdAt, new Date(now - eventRetentionDays * DAY_MS))).returning({ seq: outboxEvents.seq }).all().length,
-    gameSessions: db.delete(gameSessions).where(lt(gameSessions.expiresAt, sessionCutoff)).returning({ id: gameSessions.id }).all().length,
-    pinSessions: db.delete(pinSessions).where(lt(pinSessions.expiresAt, sessionCutoff)).returning({ id: pinSessions.id }).all().length,
-    throttleRows: db
-      .delete(loginThrottle)
-      .where(and(lt(loginThrottle.windowStartedAt, windowCutoff), or(isNull(loginThrottle.blockedUntil), lt(loginThrottle.blockedUntil, new Date(now)))))
-      .returning({ key: loginThrottle.key })
-      .all().length,
-  }
+  const windowCutoff = new Date(now.getTime() - longestWindow)
+  return storage.write(async (tx) => ({
+    events: await tx.events.pruneCreatedBefore(retentionCutoff(now, eventRetentionDays)),
+    gameSessions: await tx.matches.pruneGameSessionsExpiredBefore(sessionCutoff),
+    pinSessions: await tx.security.prunePinSessionsExpiredBefore(sessionCutoff),
+    throttleRows: await tx.auth.pruneThrottleRows(windowCutoff, now),
+  }))
 }

@@ -17,6 +17,11 @@ export const PAGE_SIZE = 100
 /** Events written by another process (the CLI, a second server) wake no one here: re-read this often. */
 const RECHECK_MS = 1000
 
+/** Events created before this are past their retention. */
+export function retentionCutoff(now: Date, retentionDays: number): Date {
+  return new Date(now.getTime() - retentionDays * 86_400_000)
+}
+
 export function encodeCursor(seq: number): string {
   return CURSOR_PREFIX + Buffer.from(String(seq)).toString('base64url')
 }
@@ -87,7 +92,7 @@ export class EventsService {
 
   /** Retention: events older than the retention period are deleted; returns how many. */
   prune(): Promise<number> {
-    const before = new Date(this.deps.clock.now().getTime() - this.deps.eventRetentionDays * 86_400_000)
+    const before = retentionCutoff(this.deps.clock.now(), this.deps.eventRetentionDays)
     return this.deps.storage.write((tx) => tx.events.pruneCreatedBefore(before))
   }
 

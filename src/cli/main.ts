@@ -2,17 +2,17 @@
 // node:util parseArgs, reads configuration through loadConfig (so the CLI and
 // the server agree on every variable), and returns an exit code.
 import { parseArgs } from 'node:util'
-import { nextStopSignal, UsageError, type Command, type Io } from './cli-types'
-import { ConfigError, loadConfig, VARIABLES, type Config } from './config'
-import { resolveSecrets } from './secrets'
+import { nextStopSignal, UsageError, type Command, type Io } from './command'
+import { ConfigError, loadConfig, VARIABLES, type Config } from '../config'
+import { resolveSecrets } from '../secrets'
 import { OPERATOR_COMMANDS } from './operator-commands'
 import { seedCommand } from './seed-command'
-import { AppError } from './shared/errors'
-import { startServer } from './server'
-import { openStorage } from './db/open'
-import { inProcessWakeups } from './modules/events/wakeups'
-import { createLogger } from './shared/logger'
-import { VERSION } from './shared/version'
+import { AppError } from '../shared/errors'
+import { startServer } from '../server'
+import { openStorage } from '../db/open'
+import { inProcessWakeups } from '../modules/events/wakeups'
+import { createLogger } from '../shared/logger'
+import { VERSION } from '../shared/version'
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const
 
@@ -58,7 +58,7 @@ const COMMANDS: Record<string, Command> = {
       const config = loadConfig()
       const storage = openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
       storage.close()
-      const summary = { applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.writer.path }
+      const summary = { applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.location }
       io.out(values.json ? JSON.stringify(summary) : `applied ${summary.applied} migration(s) of ${summary.known}; database ${summary.database}`)
       return EXIT.ok
     },

@@ -1,19 +1,19 @@
 // Operator subcommands (contract §6): the same services the admin routes call,
 // on the data dir's database, without a running server. `--json` prints the
 // same objects the admin API answers.
-import type { Command, Io } from './cli-types'
-import { nextStopSignal, UsageError } from './cli-types'
-import { AppError } from './shared/errors'
-import { loadConfig } from './config'
-import type { Tournament } from './modules/games/model'
-import { checkLedger } from './modules/wallet/ledger'
-import { listSecurityEvents, verifySecurityLog } from './modules/security/event-log'
-import { resolveSecrets, rotateSigningKey } from './secrets'
+import type { Command, Io } from './command'
+import { nextStopSignal, UsageError } from './command'
+import { AppError } from '../shared/errors'
+import { loadConfig } from '../config'
+import type { Tournament } from '../modules/games/model'
+import { checkLedger } from '../modules/wallet/ledger'
+import { listSecurityEvents, verifySecurityLog } from '../modules/security/event-log'
+import { resolveSecrets, rotateSigningKey } from '../secrets'
 import { join } from 'node:path'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
-import { startCosigner } from './cosigner'
-import { openServices, type Services } from './services'
-import { createLogger } from './shared/logger'
+import { startCosigner } from '../cosigner'
+import { openServices, type Services } from '../services'
+import { createLogger } from '../shared/logger'
 
 /** Runs `fn` on the services of the data dir's database; closes them once it settled. */
 async function withServices<T>(fn: (services: Services) => Promise<T> | T): Promise<T> {

@@ -5,21 +5,18 @@
 //
 // Seed data has known passwords, so production refuses it. Every run gets a
 // fresh random prefix for its usernames, so seeding twice never collides.
-import { eq, inArray, or } from 'drizzle-orm'
-import { openServices, type Services } from './services'
-import type { Command, Io } from './cli-types'
-import { UsageError } from './cli-types'
-import { loadConfig } from './config'
-import type { Db } from './db/sqlite/connection'
-import { users } from './db/schema'
-import type { Tournament } from './modules/games/model'
-import { isCommonPin } from './modules/security/pin-rules'
-import { resolveSecrets } from './secrets'
-import { serveCommand } from './shared/version'
-import { systemClock } from './shared/clock'
-import { AppError } from './shared/errors'
-import { createLogger } from './shared/logger'
-import { MoneyFormatError, parsePositiveAmount, USDC } from './shared/money'
+import { openServices, type Services } from '../services'
+import type { Command, Io } from './command'
+import { UsageError } from './command'
+import { loadConfig } from '../config'
+import type { Tournament } from '../modules/games/model'
+import { isCommonPin } from '../modules/security/pin-rules'
+import { resolveSecrets } from '../secrets'
+import { serveCommand } from '../shared/version'
+import { systemClock } from '../shared/clock'
+import { AppError } from '../shared/errors'
+import { createLogger } from '../shared/logger'
+import { MoneyFormatError, parsePositiveAmount, USDC } from '../shared/money'
 
 export const SEED_USAGE =
   'arena seed [--players N] [--prefix P] [--password PW] [--pin PIN] [--amount AMOUNT] [--json]'
@@ -160,15 +157,9 @@ export function parseSeedOptions(values: Record<string, unknown>): SeedOptions {
 // --- seeding ---------------------------------------------------------------
 
 /** Usernames or emails of `prefix` that already exist (case-insensitive). */
-export function takenSeedNames(db: Db, prefix: string, players: number): string[] {
-  const names = usernamesFor(prefix, players).map((name) => name.toLowerCase())
-  const emails = names.map(emailFor)
-  return db
-    .select({ username: users.username })
-    .from(users)
-    .where(or(inArray(users.usernameKey, names), inArray(users.emailKey, emails)))
-    .all()
-    .map((row) => row.username)
+export function takenSeedNames(auth: Services['auth'], prefix: string, players: number): Promise<string[]> {
+  const names = usernamesFor(prefix, players)
+  return auth.takenNames(names, names.map((name) => emailFor(name.toLowerCase())))
 }
 
 /**
@@ -177,13 +168,13 @@ export function takenSeedNames(db: Db, prefix: string, players: number): string[
  * reused prefix fails before anything is written; a later failure throws a
  * SeedError saying what was already created.
  */
-export async function seed(deps: { db: Db; services: Pick<Services, 'auth' | 'games' | 'pins' | 'wallet'> }, options: SeedOptions): Promise<SeedResult> {
+export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | 'pins' | 'wallet'> }, options: SeedOptions): Promise<SeedResult> {
   const { auth, games, pins, wallet } = deps.services
   const { prefix, players: count, password, pin, amount } = options
   const created: SeedProgress = { users: [] }
   let step = 'checking usernames'
   try {
-    const taken = takenSeedNames(deps.db, prefix, count)
+    const taken = await takenSeedNames(auth, prefix, count)
     if (taken.length > 0) {
       throw new AppError('username_taken', `Prefix "${prefix}" is already used (${taken.slice(0, 3).join(', ')}${taken.length > 3 ? ', ...' : ''} exist); choose another --prefix or leave it out`)
     }
@@ -303,14 +294,13 @@ export const seedCommand: Command = {
     const config = loadConfig()
     const opened = openServices(config)
     const { services } = opened
-    const handle = services.storage.writer
     let result: SeedResult
     try {
       // A random prefix that happens to exist already is drawn again.
       if (values.prefix === undefined) {
-        for (let tries = 0; tries < 20 && takenSeedNames(handle.db, options.prefix, options.players).length > 0; tries++) options.prefix = randomPrefix()
+        for (let tries = 0; tries < 20 && (await takenSeedNames(services.auth, options.prefix, options.players)).length > 0; tries++) options.prefix = randomPrefix()
       }
-      result = await seed({ db: handle.db, services }, options)
+      result = await seed({ services }, options)
     } catch (error) {
       if (!(error instanceof SeedError)) throw error
       reportFailure(io, error)
@@ -318,7 +308,7 @@ export const seedCommand: Command = {
     } finally {
       await opened.close()
     }
-    io.out(values.json === true ? JSON.stringify(result) : seedText(result, { database: handle.path, port: config.port }))
+    io.out(values.json === true ? JSON.stringify(result) : seedText(result, { database: services.storage.location, port: config.port }))
     return 0
   },
 }
