@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config'
-import { ensureDataDir } from './secrets'
+import { ensureDataDir } from './shared/data-dir'
 import type { Logger } from './shared/logger'
 import { COSIGNER_PATHS, verifyRequest } from './modules/wallet/cosigner-protocol'
 import {

@@ -10,8 +10,9 @@
 // - the security-event chain key, which only ever chains the security log:
 //   rotating a signing key never makes `security verify-log` see tampering.
 // - in `local` only, the operator token when ARENA_ADMIN_TOKEN is unset.
-import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
-import { databasePath } from './db/sqlite/connection'
+import { chmodSync, closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { holdsDatabase } from './db/open'
+import { ensureDataDir } from './shared/data-dir'
 import { join } from 'node:path'
 import type { Config } from './config'
 import { randomToken } from './shared/crypto'
@@ -50,10 +51,6 @@ interface StoredSecrets {
 }
 
 export const SECRETS_FILE = 'secrets.json'
-
-export function ensureDataDir(dataDir: string): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-}
 
 export function signingKey(secret: string): SigningKey {
   return { kid: new Bun.CryptoHasher('sha256').update('arena access-token kid v1').update(secret).digest('base64url').slice(0, 16), secret }
@@ -118,7 +115,7 @@ function completeStored(path: string, config: SecretsConfig, generateOperatorTok
   }
   next.chainKey ??= existing?.jwtSecret
     ? legacyChainKey(existing.jwtSecret)
-    : config.jwtSecret !== undefined && existsSync(databasePath(config.dataDir))
+    : config.jwtSecret !== undefined && holdsDatabase(config.dataDir)
       ? legacyChainKey(config.jwtSecret)
       : Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')
   if (generateOperatorToken && config.env === 'local' && config.adminToken === undefined) next.adminToken ??= randomToken(32)
