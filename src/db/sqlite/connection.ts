@@ -3,7 +3,9 @@
 // survives power loss (money and match results), foreign keys enforced, and a
 // busy timeout so a second connection waits instead of failing at once.
 import { Database } from 'bun:sqlite'
+import { getTableColumns, getTableName } from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import * as schema from '../schema'
@@ -129,4 +131,14 @@ export function perConnection<T>(build: (sqlite: Database) => T): (sqlite: Datab
 export function selectList<C extends Record<string, { name: string }>>(columns: C, names: readonly (keyof C & string)[], alias?: string): string {
   const prefix = alias ? `${alias}.` : ''
   return names.map((name) => `${prefix}"${columns[name]!.name}" AS "${name}"`).join(', ')
+}
+
+/**
+ * An INSERT for hand-prepared statements, from the Drizzle schema: the named
+ * properties' columns, each bound to the parameter `$property`. Columns not
+ * named take their default (NULL for a nullable one).
+ */
+export function insertInto<T extends SQLiteTable>(table: T, names: readonly (keyof T['$inferInsert'] & string)[]): string {
+  const columns = getTableColumns(table) as Record<string, { name: string }>
+  return `INSERT INTO "${getTableName(table)}" (${names.map((name) => `"${columns[name]!.name}"`).join(', ')}) VALUES (${names.map((name) => `$${name}`).join(', ')})`
 }

@@ -9,7 +9,7 @@ import { outboxEvents } from '../../schema'
 import { EVENT_TOPICS, type EventTopic } from '../../../modules/events/catalogue'
 import type { EventsStore, OutboxEvent, StoredEvent } from '../../../modules/events/store'
 import { newId } from '../../../shared/ids'
-import { perConnection, selectList } from '../connection'
+import { insertInto, perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
 
 type Raw = Omit<StoredEvent, 'data' | 'createdAt'> & { data: string; createdAt: number }
@@ -18,7 +18,7 @@ type Raw = Omit<StoredEvent, 'data' | 'createdAt'> & { data: string; createdAt: 
 // caught-up poll's CPU and more than running the INSERT on the claim path.
 const statements = perConnection((sqlite) => ({
   insert: sqlite.prepare<unknown, { id: string; userId: string | null; topic: string; type: string; data: string; createdAt: number }>(
-    'INSERT INTO outbox_events (id, user_id, topic, type, data, created_at) VALUES ($id, $userId, $topic, $type, $data, $createdAt)',
+    insertInto(outboxEvents, ['id', 'userId', 'topic', 'type', 'data', 'createdAt']),
   ),
   newest: sqlite.prepare<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM outbox_events'),
   // One placeholder per topic there is; a caller asking for fewer repeats one.

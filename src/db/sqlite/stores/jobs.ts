@@ -5,14 +5,13 @@ import { and, asc, eq, lte } from 'drizzle-orm'
 import { jobs } from '../../schema'
 import type { Job, JobsStore } from '../../../jobs/store'
 import { newId } from '../../../shared/ids'
-import { perConnection } from '../connection'
+import { insertInto, perConnection } from '../connection'
 import type { SqliteScope } from '../storage'
 
 // On the result-claim path, where building the INSERT cost more CPU than running it.
 const statements = perConnection((sqlite) => ({
-  insert: sqlite.prepare<unknown, { id: string; kind: string; payload: string; now: number }>(
-    `INSERT INTO jobs (id, kind, payload, status, attempts, run_after, last_error, created_at, updated_at)
-     VALUES ($id, $kind, $payload, 'queued', 0, $now, NULL, $now, $now)`,
+  insert: sqlite.prepare<unknown, { id: string; kind: string; payload: string; status: 'queued'; attempts: 0; runAfter: number; createdAt: number; updatedAt: number }>(
+    insertInto(jobs, ['id', 'kind', 'payload', 'status', 'attempts', 'runAfter', 'createdAt', 'updatedAt']),
   ),
 }))
 
@@ -21,7 +20,8 @@ export class SqliteJobsStore implements JobsStore {
 
   async enqueue(kind: string, payload: Record<string, unknown>, now: Date): Promise<string> {
     const id = newId('job')
-    statements(this.scope.handle.sqlite).insert.run({ id, kind, payload: JSON.stringify(payload), now: now.getTime() })
+    const at = now.getTime()
+    statements(this.scope.handle.sqlite).insert.run({ id, kind, payload: JSON.stringify(payload), status: 'queued', attempts: 0, runAfter: at, createdAt: at, updatedAt: at })
     return id
   }
 

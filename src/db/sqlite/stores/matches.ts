@@ -10,7 +10,7 @@ import { gameSessions, matchClaims, matches, participants, tournaments, users } 
 import { mapEngineError } from '../../errors'
 import type { MatchRecord } from '../../../modules/games/store'
 import type { ClaimRecord, GameSession, MatchesStore, NewClaim, NewGameSession, OpenMatch } from '../../../modules/matches/store'
-import { perConnection, selectList } from '../connection'
+import { insertInto, perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
 
 const MATCH_FIELDS = [
@@ -58,8 +58,7 @@ const statements = perConnection((sqlite) => ({
   ),
   seat: sqlite.prepare<Id, { a: string; b: string; userId: string }>('SELECT id FROM participants WHERE id IN ($a, $b) AND user_id = $userId'),
   insertSession: sqlite.prepare<unknown, Omit<NewGameSession, 'expiresAt' | 'createdAt'> & { expiresAt: number; createdAt: number }>(
-    `INSERT INTO game_sessions (id, token_hash, game_id, match_id, participant_id, user_id, claim_round, expires_at, consumed_at, created_at)
-     VALUES ($id, $tokenHash, $gameId, $matchId, $participantId, $userId, $claimRound, $expiresAt, NULL, $createdAt)`,
+    insertInto(gameSessions, ['id', 'tokenHash', 'gameId', 'matchId', 'participantId', 'userId', 'claimRound', 'expiresAt', 'createdAt']),
   ),
   sessionByTokenHash: sqlite.prepare<RawSession, { tokenHash: string }>(
     `SELECT ${selectList(getTableColumns(gameSessions), SESSION_FIELDS)} FROM game_sessions WHERE token_hash = $tokenHash`,
@@ -70,8 +69,7 @@ const statements = perConnection((sqlite) => ({
      WHERE match_id = $matchId AND claim_round = $claimRound AND participant_id = $participantId`,
   ),
   insertClaim: sqlite.prepare<unknown, Omit<NewClaim, 'score' | 'createdAt'> & { score: string | null; createdAt: number }>(
-    `INSERT INTO match_claims (match_id, claim_round, participant_id, outcome, winner_participant_id, score, game_session_id, created_at)
-     VALUES ($matchId, $claimRound, $participantId, $outcome, $winnerParticipantId, $score, $gameSessionId, $createdAt)`,
+    insertInto(matchClaims, ['matchId', 'claimRound', 'participantId', 'outcome', 'winnerParticipantId', 'score', 'gameSessionId', 'createdAt']),
   ),
   claimsOfRound: sqlite.prepare<ClaimRecord, { matchId: string; claimRound: number }>(
     `SELECT ${selectList(getTableColumns(matchClaims), CLAIM_FIELDS)} FROM match_claims WHERE match_id = $matchId AND claim_round = $claimRound`,
