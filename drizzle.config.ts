@@ -2,7 +2,7 @@ import { defineConfig } from 'drizzle-kit'
 
 // `npm run db:generate` writes a new migration into ./drizzle from the schema.
 // Migrations are generated, never hand-edited, and embedded in the binary
-// (src/db/embedded-migrations.ts).
+// (src/db/sqlite/embedded-migrations.ts).
 export default defineConfig({
   dialect: 'sqlite',
   schema: './src/db/schema/index.ts',

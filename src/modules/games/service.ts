@@ -92,10 +92,13 @@ export class GamesService {
 
   /**
    * The x-game-key check of every /game-sdk/{gameId} call. An unknown game and
-   * a wrong key are the same 403, compared in constant time.
+   * a wrong key are the same 403, compared in constant time. The session and
+   * claim paths check it inside their unit of work (`games` = `tx.games`): a
+   * read on the read connection right after a commit finds that connection's
+   * page cache invalidated by the commit, and cost a sixth of a session issue.
    */
-  async verifyGameKey(gameId: string, presented: string | null): Promise<void> {
-    const keyHash = await this.deps.storage.read.games.keyHashOf(gameId)
+  async verifyGameKey(gameId: string, presented: string | null, games: GamesStore = this.deps.storage.read.games): Promise<void> {
+    const keyHash = await games.keyHashOf(gameId)
     const presentedHash = sha256Hex(presented ?? '')
     const ok = constantTimeEqual(presentedHash, keyHash ?? sha256Hex(`no-game:${gameId}`))
     if (keyHash === null || !presented || !ok) {

@@ -75,9 +75,9 @@ export class MatchesService {
   }
 
   async issueSession(input: { userId: string; gameId: string; gameKey: string | null; matchId: string }) {
-    await this.deps.games.verifyGameKey(input.gameId, input.gameKey)
     // Answered once the session row is durable; a refusal writes nothing.
     return this.deps.storage.write(async (tx) => {
+      await this.deps.games.verifyGameKey(input.gameId, input.gameKey, tx.games)
       const found = await tx.matches.withGame(input.matchId)
       if (!found) throw new AppError('not_found', 'No such match')
       const { match } = found
@@ -114,12 +114,11 @@ export class MatchesService {
 
   async submitResult(input: { userId: string; gameId: string; gameKey: string | null; sessionToken: string | null; claim: ClaimInput }): Promise<DecisionView> {
     const { clock } = this.deps
-    await this.deps.games.verifyGameKey(input.gameId, input.gameKey)
-    if (!input.sessionToken) throw sessionTokenInvalid()
-    const tokenHash = sha256Hex(input.sessionToken)
-
     // A refusal thrown in here rolls back this claim only: it spends nothing.
     return this.deps.storage.write(async (tx) => {
+      await this.deps.games.verifyGameKey(input.gameId, input.gameKey, tx.games)
+      if (!input.sessionToken) throw sessionTokenInvalid()
+      const tokenHash = sha256Hex(input.sessionToken)
       const now = clock.now()
       const session = await tx.matches.sessionByTokenHash(tokenHash)
       // Another user's token is refused without being spent: its owner can still use it.
