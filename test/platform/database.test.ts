@@ -93,6 +93,13 @@ describe('outbox', () => {
     expect(row!.createdAt.toISOString()).toBe('2026-11-22T10:00:00.000Z')
   })
 
+  test('reads outside a write use their own connection: it refuses writes and maps the file', () => {
+    const reader = storage.reader.sqlite
+    expect(reader).not.toBe(storage.writer.sqlite)
+    expect(() => reader.run("INSERT INTO jobs (id, kind, payload, status, attempts, run_after, created_at, updated_at) VALUES ('job_x', 'k', '{}', 'queued', 0, 0, 0, 0)")).toThrow()
+    expect(Object.values(reader.query('PRAGMA mmap_size').get() as object)[0]).toBe(256 * 1024 * 1024)
+  })
+
   test('an event appended in a rolled-back transaction never appears', async () => {
     let id = ''
     await expect(
