@@ -11,7 +11,7 @@ function toPinSession(row: typeof pinSessions.$inferSelect): PinSession {
   return { id: row.id, userId: row.userId, tokenHash: row.tokenHash, expiresAt: row.expiresAt, consumedAt: row.consumedAt, createdAt: row.createdAt }
 }
 
-function toSecurityEvent(row: typeof securityEvents.$inferSelect): StoredSecurityEvent {
+function toStoredSecurityEvent(row: typeof securityEvents.$inferSelect): StoredSecurityEvent {
   return {
     seq: row.seq,
     id: row.id,
@@ -101,6 +101,6 @@ export class SqliteSecurityStore implements SecurityStore {
   }
 
   async securityEventsAfter(afterSeq: number, limit: number): Promise<StoredSecurityEvent[]> {
-    return this.db.select().from(securityEvents).where(gt(securityEvents.seq, afterSeq)).orderBy(asc(securityEvents.seq)).limit(limit).all().map(toSecurityEvent)
+    return this.db.select().from(securityEvents).where(gt(securityEvents.seq, afterSeq)).orderBy(asc(securityEvents.seq)).limit(limit).all().map(toStoredSecurityEvent)
   }
 }
