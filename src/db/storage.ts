@@ -55,13 +55,15 @@ export interface Storage {
    * The one way to change state. `work` runs in one transaction and may
    * await store calls; it must not await anything slow (hashing, custody,
    * the network: do that before or after) nor call `write` again (it would
-   * wait for itself). Resolves once the transaction committed; rejects, with
-   * nothing written, when `work` throws or the commit fails. Engine errors
-   * arrive mapped (src/db/errors.ts).
+   * wait for itself: the engine fails such a unit of work after a timeout).
+   * Every store call must be awaited before `work` returns: `tx` refuses to
+   * be used once the work settled. Resolves once the transaction committed;
+   * rejects, with nothing written, when `work` throws or the commit fails.
+   * Engine errors arrive mapped (src/db/errors.ts).
    */
   write<T>(work: (tx: Transaction) => Promise<T>): Promise<T>
   /** Readiness: the database answers a query that reads its file; resolves with the latency in ms. */
   ping(): Promise<number>
-  /** Writes what is pending and closes every connection. Safe to call twice. */
+  /** Closes every connection; call it once nothing writes any more (the server stops its loops and flushes its logs first). Safe to call twice. */
   close(): void
 }

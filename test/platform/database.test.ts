@@ -10,6 +10,8 @@ import { databasePath, openDatabase } from '../../src/db/sqlite/connection'
 import { EMBEDDED_MIGRATIONS, MIGRATIONS_TABLE, runMigrations } from '../../src/db/sqlite/migrate'
 import { outboxEvents } from '../../src/db/schema'
 import { SqliteStorage } from '../../src/db/sqlite/storage'
+import { ClosedUnitOfWorkError } from '../../src/db/sqlite/group-commit'
+import type { Transaction } from '../../src/db/storage'
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import { ManualClock } from '../../src/shared/clock'
 import { isId, newId } from '../../src/shared/ids'
@@ -91,6 +93,15 @@ describe('outbox', () => {
     const row = db.select().from(outboxEvents).where(eq(outboxEvents.id, id)).get()
     expect(row).toMatchObject({ userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1' } })
     expect(row!.createdAt.toISOString()).toBe('2026-11-22T10:00:00.000Z')
+  })
+
+  test('a unit of work is over once its work settled: its stores are refused after that', async () => {
+    let kept: Transaction | undefined
+    await storage.write(async (tx) => {
+      kept = tx
+    })
+    expect(() => kept!.events).toThrow(ClosedUnitOfWorkError)
+    expect(() => kept!.afterCommit(() => {})).toThrow(ClosedUnitOfWorkError)
   })
 
   test('reads outside a write use their own connection: it refuses writes and maps the file', () => {

@@ -7,7 +7,7 @@ import { Database } from 'bun:sqlite'
 import { count } from 'drizzle-orm'
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { databasePath, openDatabase, type Db } from '../../src/db/sqlite/connection'
-import { createGroupCommitter, type BatchReport, type GroupCommitOptions } from '../../src/db/sqlite/group-commit'
+import { ClosedUnitOfWorkError, createGroupCommitter, UnitOfWorkTimeout, type BatchReport, type GroupCommitOptions } from '../../src/db/sqlite/group-commit'
 import { tempDir } from '../helpers/app'
 
 const dir = tempDir()
@@ -299,6 +299,36 @@ describe('group commit', () => {
     ])
     expect(failed[0].status).toBe('rejected')
     expect(ran).toEqual([])
+  })
+
+  test('an item is closed once its work settled: a late afterCommit is refused and never runs', async () => {
+    const { commits } = committer()
+    let late: ((effect: () => void) => void) | undefined
+    const ran: string[] = []
+    await commits.run((tx, item) => {
+      late = (effect) => item.afterCommit(effect)
+      return put(tx, 'closed', 1)
+    })
+    expect(() => late!(() => ran.push('late'))).toThrow(ClosedUnitOfWorkError)
+    await commits.run((tx) => put(tx, 'after', 2))
+    expect(ran).toEqual([])
+  })
+
+  test('a work that never settles (it waits for a write queued behind it) fails its batch after the timeout; the committer carries on', async () => {
+    const { commits } = committer({ workTimeoutMs: 200 })
+    let inner: Promise<string> | undefined
+    const started = performance.now()
+    const outer = commits.run(async (tx) => {
+      put(tx, 'outer', null)
+      inner = commits.run((t) => put(t, 'inner', 'inner'))
+      return await inner
+    })
+    await expect(outer).rejects.toBeInstanceOf(UnitOfWorkTimeout)
+    expect(performance.now() - started).toBeLessThan(2000)
+    // The inner write ran in the next batch; the outer one's rows were rolled back.
+    expect(await inner!).toBe('inner')
+    expect(await commits.run((tx) => put(tx, 'next', 'next'))).toBe('next')
+    expect(allCommitted()).toEqual(['inner', 'next'])
   })
 
   test('schedule: timeout batches the same way', async () => {

@@ -35,6 +35,15 @@
 // Side effects that must wait for the commit (waking long polls) are
 // registered with the item's `afterCommit`: they run after the batch
 // committed, only for items that did not roll back, never on failure.
+//
+// An item is open while its work runs: once the work settled, `afterCommit`
+// (and the stores of a storage transaction) refuse to be used, so a store call
+// the work forgot to await cannot land in the next item's savepoint or after
+// the COMMIT. A work function that never settles (it awaited something that
+// never ends, or started another write and waits for it: that one is queued
+// behind this batch) would hold the write connection for good: after
+// `workTimeoutMs` the batch is rolled back and every item of it fails with
+// UnitOfWorkTimeout, and the committer carries on.
 import type { Db } from './connection'
 
 export const DEFAULT_MAX_BATCH = 256
@@ -55,6 +64,8 @@ export interface BatchReport {
 export interface GroupCommitOptions {
   /** Most items one transaction takes; the rest wait for the next batch. Default 256. */
   maxBatch?: number
+  /** How long one batch's work may take before the batch is rolled back and fails (default 10 s). */
+  workTimeoutMs?: number
   /**
    * When a batch runs after its first item arrived: `immediate` (setImmediate,
    * after the pending I/O callbacks) or `timeout` (setTimeout 0). Default `immediate`.
@@ -68,9 +79,29 @@ export interface GroupCommitOptions {
 
 /** What a work item is handed besides the connection. */
 export interface ItemContext {
-  /** Runs `effect` once the batch has committed, if this item did not roll back. */
+  /** Runs `effect` once the batch has committed, if this item did not roll back. Only while the item is open. */
   afterCommit(effect: () => void): void
+  /** True while the item's work runs; false once it settled. */
+  readonly open: boolean
 }
+
+/** A store call or `afterCommit` after the unit of work it belongs to has settled. */
+export class ClosedUnitOfWorkError extends Error {
+  override readonly name = 'ClosedUnitOfWorkError'
+  constructor() {
+    super('this unit of work is over: a store call or afterCommit after its work settled (a call that was not awaited?)')
+  }
+}
+
+/** A batch whose work did not settle in time; everything in it was rolled back. */
+export class UnitOfWorkTimeout extends Error {
+  override readonly name = 'UnitOfWorkTimeout'
+  constructor(ms: number) {
+    super(`a unit of work did not settle within ${ms} ms (did it start another write, or await something slow?); its batch was rolled back`)
+  }
+}
+
+export const DEFAULT_WORK_TIMEOUT_MS = 10_000
 
 /** One item of work: runs inside the batch's transaction, on the write connection. */
 export type Work<T> = (db: Db, item: ItemContext) => T | Promise<T>
@@ -90,6 +121,7 @@ export interface GroupCommitter {
 }
 
 interface Item extends ItemContext {
+  open: boolean
   work: Work<unknown>
   effects: (() => void)[] | undefined
   resolve: (value: unknown) => void
@@ -143,20 +175,42 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     })
   }
 
+  const workTimeoutMs = options.workTimeoutMs ?? DEFAULT_WORK_TIMEOUT_MS
+
+  /** One timer per batch (not per item): its promise rejects when the batch has run too long. */
+  function batchTimeout(): { promise: Promise<never>; clear(): void } {
+    let fail!: (error: unknown) => void
+    const promise = new Promise<never>((_, reject) => {
+      fail = reject
+    })
+    promise.catch(() => {})
+    const timer = setTimeout(() => fail(new UnitOfWorkTimeout(workTimeoutMs)), workTimeoutMs)
+    return { promise, clear: () => clearTimeout(timer) }
+  }
+
   const begin = sqlite.prepare('BEGIN IMMEDIATE')
   const commit = sqlite.prepare('COMMIT')
   const savepoint = sqlite.prepare(`SAVEPOINT ${SAVEPOINT}`)
   const release = sqlite.prepare(`RELEASE ${SAVEPOINT}`)
   const rollbackTo = sqlite.prepare(`ROLLBACK TO ${SAVEPOINT}`)
 
-  async function runItems(batch: Item[], outcomes: Outcome[]): Promise<void> {
+  async function runItems(batch: Item[], outcomes: Outcome[], timedOut: Promise<never>): Promise<void> {
     for (const item of batch) {
       savepoint.run()
+      item.open = true
       try {
-        const value = await item.work(db, item)
+        let value = item.work(db, item)
+        if (value instanceof Promise) {
+          // A work that never settles must not hold the batch forever.
+          value.catch(() => {})
+          value = await Promise.race([value, timedOut])
+        }
+        item.open = false
         release.run()
         outcomes.push({ ok: true, value })
       } catch (error) {
+        item.open = false
+        if (error instanceof UnitOfWorkTimeout) throw error
         // Some errors (SQLITE_FULL, SQLITE_IOERR, ...) make SQLite roll back the whole transaction.
         if (!sqlite.inTransaction) throw new TransactionLost(error)
         rollbackTo.run()
@@ -173,10 +227,11 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     stats.batches++
     stats.items += batch.length
     stats.largestBatch = Math.max(stats.largestBatch, batch.length)
+    const timeout = batchTimeout()
     try {
       // BEGIN IMMEDIATE ... COMMIT; anything thrown out of here means nothing committed.
       begin.run()
-      await runItems(batch, outcomes)
+      await runItems(batch, outcomes, timeout.promise)
       commit.run()
     } catch (thrown) {
       // A failed COMMIT can leave the transaction open: close it so the next batch can begin.
@@ -187,6 +242,7 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
           // Nothing more to do; the next BEGIN will report what is wrong.
         }
       }
+      timeout.clear()
       stats.failedBatches++
       const lost = thrown instanceof TransactionLost ? thrown : null
       const error = lost ? lost.reason : thrown
@@ -202,6 +258,7 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
       report({ size: batch.length, rolledBack: outcomes.filter((o) => !o.ok).length, committed: false, error, ms: performance.now() - started })
       return
     }
+    timeout.clear()
     stats.commits++
     for (const [index, item] of batch.entries()) {
       const outcome = outcomes[index]!
@@ -235,7 +292,9 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
         const item: Item = {
           work,
           effects: undefined,
+          open: false,
           afterCommit(effect) {
+            if (!item.open) throw new ClosedUnitOfWorkError()
             ;(item.effects ??= []).push(effect)
           },
           resolve: resolve as (value: unknown) => void,

@@ -12,7 +12,7 @@ import type { Storage, Stores, Transaction } from '../storage'
 import { mapEngineError } from '../errors'
 import type { EventWakeups } from '../../modules/events/wakeups'
 import { openDatabase, type DbHandle } from './connection'
-import { createGroupCommitter, type GroupCommitOptions, type GroupCommitter, type ItemContext } from './group-commit'
+import { ClosedUnitOfWorkError, createGroupCommitter, type GroupCommitOptions, type GroupCommitter, type ItemContext } from './group-commit'
 import { runMigrations, type MigrationReport } from './migrate'
 import { SqliteAuthStore } from './stores/auth'
 import { SqliteEventsStore } from './stores/events'
@@ -42,32 +42,50 @@ class SqliteStores implements Stores {
 
   constructor(protected readonly scope: SqliteScope) {}
 
+  /** Called on every store access; a unit of work refuses once it is over. */
+  protected check(): void {}
+
   get auth() {
+    this.check()
     return (this._auth ??= new SqliteAuthStore(this.scope))
   }
   get events() {
+    this.check()
     return (this._events ??= new SqliteEventsStore(this.scope))
   }
   get games() {
+    this.check()
     return (this._games ??= new SqliteGamesStore(this.scope))
   }
   get jobs() {
+    this.check()
     return (this._jobs ??= new SqliteJobsStore(this.scope))
   }
   get matches() {
+    this.check()
     return (this._matches ??= new SqliteMatchesStore(this.scope))
   }
   get security() {
+    this.check()
     return (this._security ??= new SqliteSecurityStore(this.scope))
   }
   get wallet() {
+    this.check()
     return (this._wallet ??= new SqliteWalletStore(this.scope))
   }
 }
 
 class SqliteTransaction extends SqliteStores implements Transaction {
-  constructor(handle: DbHandle, wakeups: EventWakeups, item: ItemContext) {
+  constructor(
+    handle: DbHandle,
+    wakeups: EventWakeups,
+    private readonly item: ItemContext,
+  ) {
     super({ handle, wakeups, afterCommit: (effect) => item.afterCommit(effect) })
+  }
+
+  protected override check(): void {
+    if (!this.item.open) throw new ClosedUnitOfWorkError()
   }
 
   afterCommit(effect: () => void): void {

@@ -50,6 +50,7 @@ export interface SecurityLogOptions {
 export class SecurityEventLog {
   private buffer: SecurityEvent[] = []
   private shedCount = 0
+  private closed = false
   private timer: ReturnType<typeof setInterval> | undefined
   /** The flush running or last run: flushes run one after another, so batches are chained in the order they were recorded. */
   private flushing: Promise<unknown> = Promise.resolve()
@@ -69,7 +70,8 @@ export class SecurityEventLog {
 
   /** Never waits on the disk. Returns false when the event was shed. */
   record(event: SecurityEventInput): boolean {
-    if (this.buffer.length >= this.capacity) {
+    // After close nothing would write it (the storage is closing): shed, and counted.
+    if (this.closed || this.buffer.length >= this.capacity) {
       this.shedCount++
       return false
     }
@@ -145,6 +147,7 @@ export class SecurityEventLog {
 
   /** On shutdown: stop the timer and write what is left; resolves once written (close the storage after). */
   async close(): Promise<void> {
+    this.closed = true
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
     await this.flushSafely()

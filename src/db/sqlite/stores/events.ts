@@ -32,20 +32,21 @@ export class SqliteEventsStore implements EventsStore {
   constructor(private readonly scope: SqliteScope) {}
 
   async append(event: OutboxEvent, now: Date): Promise<string> {
+    const { userId } = event
+    // Registered first: a unit of work that is over refuses it, before anything is written.
+    if (userId !== null) {
+      const { wakeups } = this.scope
+      this.scope.afterCommit!(() => wakeups.wake(userId))
+    }
     const id = newId('event')
     statements(this.scope.handle.sqlite).insert.run({
       id,
-      userId: event.userId,
+      userId,
       topic: event.topic,
       type: event.type,
       data: JSON.stringify(event.data),
       createdAt: now.getTime(),
     })
-    const { userId } = event
-    if (userId !== null) {
-      const { wakeups } = this.scope
-      this.scope.afterCommit!(() => wakeups.wake(userId))
-    }
     return id
   }
 
