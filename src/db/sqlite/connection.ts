@@ -100,12 +100,6 @@ export function openDatabase(path: string): DbHandle {
   }
 }
 
-/** A Drizzle transaction handle, as passed to db.transaction's callback. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
-
-/** Anything a write can run on: the database itself or an open transaction. */
-export type Executor = Db | Tx
-
 /**
  * Statements compiled once per connection, on first use: `perConnection(build)`
  * returns a function giving `build(sqlite)` for that connection. Hot paths use

@@ -19,7 +19,7 @@ export interface EventWakeups {
 
 export function inProcessWakeups(): EventWakeups {
   const waiters = new Map<string, Set<() => void>>()
-  const wakeups: EventWakeups = {
+  return {
     wake(userId) {
       for (const wake of waiters.get(userId) ?? []) wake()
     },
@@ -43,5 +43,4 @@ export function inProcessWakeups(): EventWakeups {
       })
     },
   }
-  return wakeups
 }

@@ -11,21 +11,6 @@ function toPinSession(row: typeof pinSessions.$inferSelect): PinSession {
   return { id: row.id, userId: row.userId, tokenHash: row.tokenHash, expiresAt: row.expiresAt, consumedAt: row.consumedAt, createdAt: row.createdAt }
 }
 
-function toStoredSecurityEvent(row: typeof securityEvents.$inferSelect): StoredSecurityEvent {
-  return {
-    seq: row.seq,
-    id: row.id,
-    userId: row.userId,
-    source: row.source,
-    kind: row.kind,
-    level: row.level,
-    details: row.details,
-    occurredAt: row.occurredAt,
-    receivedAt: row.receivedAt,
-    prevHash: row.prevHash,
-    hash: row.hash,
-  }
-}
 
 export class SqliteSecurityStore implements SecurityStore {
   constructor(private readonly scope: SqliteScope) {}
@@ -101,6 +86,6 @@ export class SqliteSecurityStore implements SecurityStore {
   }
 
   async securityEventsAfter(afterSeq: number, limit: number): Promise<StoredSecurityEvent[]> {
-    return this.db.select().from(securityEvents).where(gt(securityEvents.seq, afterSeq)).orderBy(asc(securityEvents.seq)).limit(limit).all().map(toStoredSecurityEvent)
+    return this.db.select().from(securityEvents).where(gt(securityEvents.seq, afterSeq)).orderBy(asc(securityEvents.seq)).limit(limit).all()
   }
 }
