@@ -37,6 +37,35 @@ export class UniqueViolationError extends Error {
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY)/
 const SQLITE_UNIQUE = /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/
 
+// PostgreSQL (SQLSTATE classes and codes) and postgres.js (its own codes for a
+// connection it lost or could not open) saying the server, not the request,
+// is the problem: shut down or restarting, out of connections or resources,
+// the connection gone, a read-only standby.
+const POSTGRES_UNAVAILABLE = /^(08...|53...|57P0[1-4]|58...|25006|CONNECTION_(CLOSED|ENDED|DESTROYED)|CONNECT_TIMEOUT|ECONNREFUSED|ECONNRESET|ENOENT|EPIPE|ETIMEDOUT)$/
+/** Serialization failure and deadlock: the transaction lost a race; run it again from the start. */
+const POSTGRES_RETRY = /^(40001|40P01)$/
+const POSTGRES_UNIQUE = '23505'
+
+/** Whether `error` (or what it was mapped from) is PostgreSQL telling this transaction to run again (40001, 40P01). */
+export function isRetryableConflict(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = engineCode(e)
+    if (code !== undefined && POSTGRES_RETRY.test(code)) return true
+  }
+  return false
+}
+
+/** The columns a PostgreSQL unique violation names, as SQLite would: `users.email_key`. */
+function postgresConstraint(error: { table_name?: string; detail?: string; constraint_name?: string }): string {
+  // detail: 'Key (email_key)=(a@b.c) already exists.'; the columns are what services ask about.
+  const columns = /^Key \(([^)]*)\)=/.exec(error.detail ?? '')?.[1]
+  if (!columns) return error.constraint_name ?? 'unknown'
+  return columns
+    .split(',')
+    .map((column) => `${error.table_name ?? ''}.${column.trim()}`.replace(/^\./, ''))
+    .join(', ')
+}
+
 function engineCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' ? code : undefined
@@ -47,7 +76,8 @@ export function mapEngineError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError || error instanceof UniqueViolationError) return error
   const code = engineCode(error)
   if (code === undefined) return error
-  if (SQLITE_UNAVAILABLE.test(code)) return new StorageUnavailableError(code, { cause: error })
+  if (SQLITE_UNAVAILABLE.test(code) || POSTGRES_UNAVAILABLE.test(code)) return new StorageUnavailableError(code, { cause: error })
+  if (code === POSTGRES_UNIQUE) return new UniqueViolationError(postgresConstraint(error as object), { cause: error })
   if (SQLITE_UNIQUE.test(code)) {
     // "UNIQUE constraint failed: users.email" → "users.email"
     const message = (error as Error).message ?? ''

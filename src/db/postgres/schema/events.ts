@@ -1,0 +1,59 @@
+import { bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core'
+import { timestampMs } from './columns'
+import { SECURITY_LEVELS } from '../../schema/events'
+
+import { EVENT_TOPICS, type EventTopic } from '../../../modules/events/catalogue'
+
+export { EVENT_TOPICS, type EventTopic }
+
+// The event outbox of contract §4. Domains append to it inside the same
+// transaction as the change the event reports, so an event exists exactly
+// when its change committed. `seq` orders events for the event plane's cursor;
+// `id` is the public evt_ id.
+export const outboxEvents = pgTable(
+  'outbox_events',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    id: text('id').notNull().unique(),
+    /** The user the event is addressed to; null for events only operators read. */
+    userId: text('user_id'),
+    topic: text('topic', { enum: EVENT_TOPICS }).notNull(),
+    type: text('type').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (table) => [
+    index('outbox_events_user_seq').on(table.userId, table.seq),
+    index('outbox_events_created_at').on(table.createdAt),
+  ],
+)
+
+
+// The security-event log (contract §4). Tamper-evident: each row stores the
+// hash of the row before it, so editing or deleting a row breaks the chain
+// from there on (`arena security verify-log`).
+export const securityEvents = pgTable(
+  'security_events',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    id: text('id').notNull().unique(),
+    userId: text('user_id'),
+    source: text('source', { enum: ['client', 'server'] }).notNull(),
+    kind: text('kind').notNull(),
+    level: text('level', { enum: SECURITY_LEVELS }).notNull(),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+    occurredAt: timestampMs('occurred_at').notNull(),
+    receivedAt: timestampMs('received_at').notNull(),
+    prevHash: text('prev_hash').notNull(),
+    hash: text('hash').notNull(),
+  },
+  (table) => [index('security_events_user').on(table.userId)],
+)
+
+/** The newest link of the security-event chain, updated with every flush: a
+ *  truncated tail no longer matches it. One row (id 1). */
+export const securityLogHead = pgTable('security_log_head', {
+  id: integer('id').primaryKey(),
+  seq: bigint('seq', { mode: 'number' }).notNull(),
+  hash: text('hash').notNull(),
+})

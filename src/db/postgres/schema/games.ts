@@ -1,0 +1,147 @@
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { timestampMs } from './columns'
+import { TOURNAMENT_STATUSES, MATCH_STATUSES } from '../../schema/games'
+import { users } from './auth'
+
+export const games = pgTable('games', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  /** SHA-256 of the current game key; the key itself is shown once and never stored. */
+  keyHash: text('key_hash').notNull(),
+  keyRotatedAt: timestampMs('key_rotated_at').notNull(),
+  createdAt: timestampMs('created_at').notNull(),
+})
+
+
+export const tournaments = pgTable(
+  'tournaments',
+  {
+    id: text('id').primaryKey(),
+    gameId: text('game_id')
+      .notNull()
+      .references(() => games.id),
+    name: text('name').notNull(),
+    format: text('format', { enum: ['single_elimination'] }).notNull(),
+    status: text('status', { enum: TOURNAMENT_STATUSES }).notNull(),
+    winnerParticipantId: text('winner_participant_id'),
+    createdAt: timestampMs('created_at').notNull(),
+    startedAt: timestampMs('started_at'),
+    completedAt: timestampMs('completed_at'),
+  },
+  (table) => [index('tournaments_game').on(table.gameId)],
+)
+
+export const participants = pgTable(
+  'participants',
+  {
+    id: text('id').primaryKey(),
+    tournamentId: text('tournament_id')
+      .notNull()
+      .references(() => tournaments.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** 1 = top seed; the order the operator listed the players in. */
+    seed: integer('seed').notNull(),
+  },
+  (table) => [
+    uniqueIndex('participants_tournament_user').on(table.tournamentId, table.userId),
+    uniqueIndex('participants_tournament_seed').on(table.tournamentId, table.seed),
+    index('participants_user').on(table.userId),
+  ],
+)
+
+export const matches = pgTable(
+  'matches',
+  {
+    id: text('id').primaryKey(),
+    tournamentId: text('tournament_id')
+      .notNull()
+      .references(() => tournaments.id),
+    round: integer('round').notNull(),
+    position: integer('position').notNull(),
+    status: text('status', { enum: MATCH_STATUSES }).notNull(),
+    slot1ParticipantId: text('slot1_participant_id'),
+    slot2ParticipantId: text('slot2_participant_id'),
+    winnerParticipantId: text('winner_participant_id'),
+    nextMatchId: text('next_match_id'),
+    nextSlot: integer('next_slot'),
+    /** Which round of claims is open; a replay starts the next one. */
+    claimRound: integer('claim_round').notNull().default(1),
+    decidedAt: timestampMs('decided_at'),
+  },
+  (table) => [
+    uniqueIndex('matches_tournament_round_position').on(table.tournamentId, table.round, table.position),
+    index('matches_slot1').on(table.slot1ParticipantId),
+    index('matches_slot2').on(table.slot2ParticipantId),
+  ],
+)
+
+// Single-use match sessions: the token is shown once, stored as a hash, bound
+// to one user, one participant, one match and one game, and consumed by the
+// result submission whatever its decision.
+export const gameSessions = pgTable(
+  'game_sessions',
+  {
+    id: text('id').primaryKey(),
+    tokenHash: text('token_hash').notNull().unique(),
+    gameId: text('game_id')
+      .notNull()
+      .references(() => games.id),
+    matchId: text('match_id')
+      .notNull()
+      .references(() => matches.id),
+    participantId: text('participant_id')
+      .notNull()
+      .references(() => participants.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** The round of claims it was issued for: a replay makes older sessions worthless. */
+    claimRound: integer('claim_round').notNull(),
+    expiresAt: timestampMs('expires_at').notNull(),
+    consumedAt: timestampMs('consumed_at'),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (table) => [index('game_sessions_match').on(table.matchId)],
+)
+
+// One claim per participant per round of claims. The claim path checks first
+// and answers 409 already_claimed; the primary key is the backstop.
+export const matchClaims = pgTable(
+  'match_claims',
+  {
+    matchId: text('match_id')
+      .notNull()
+      .references(() => matches.id),
+    claimRound: integer('claim_round').notNull(),
+    participantId: text('participant_id')
+      .notNull()
+      .references(() => participants.id),
+    outcome: text('outcome', { enum: ['WIN', 'DRAW'] }).notNull(),
+    winnerParticipantId: text('winner_participant_id'),
+    score: jsonb('score').$type<Record<string, unknown>>(),
+    gameSessionId: text('game_session_id').notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.matchId, table.claimRound, table.participantId] })],
+)
+
+// Durable background work (tournament finalization, ...). A worker in the
+// server runs each queued job in one transaction with marking it done, so a
+// job interrupted by a crash is still queued after restart.
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: ['queued', 'done', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    runAfter: timestampMs('run_after').notNull(),
+    lastError: text('last_error'),
+    createdAt: timestampMs('created_at').notNull(),
+    updatedAt: timestampMs('updated_at').notNull(),
+  },
+  (table) => [index('jobs_status_run_after').on(table.status, table.runAfter)],
+)

@@ -1,0 +1,65 @@
+import { index, integer, numeric, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { timestampMs } from './columns'
+import { WITHDRAWAL_STATUSES } from '../../schema/security'
+import { users } from './auth'
+
+export const userPins = pgTable('user_pins', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id),
+  /** argon2id, like passwords. */
+  pinHash: text('pin_hash').notNull(),
+  updatedAt: timestampMs('updated_at').notNull(),
+})
+
+// PIN failures are counted per user, not per session, so minting new
+// sessions never resets them (contract §3).
+export const pinLocks = pgTable('pin_locks', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id),
+  /** Consecutive failures since the last success or lock. */
+  failures: integer('failures').notNull(),
+  /** Locks so far: each lasts twice as long as the one before. */
+  locks: integer('locks').notNull(),
+  lockedUntil: timestampMs('locked_until'),
+})
+
+export const pinSessions = pgTable(
+  'pin_sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: timestampMs('expires_at').notNull(),
+    consumedAt: timestampMs('consumed_at'),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (table) => [index('pin_sessions_user').on(table.userId)],
+)
+
+
+export const withdrawals = pgTable(
+  'withdrawals',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    asset: text('asset').notNull(),
+    /** Minor units, decimal TEXT. */
+    amount: numeric('amount', { mode: 'string' }).notNull(),
+    destinationAddress: text('destination_address').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    status: text('status', { enum: WITHDRAWAL_STATUSES }).notNull(),
+    /** base58 Ed25519 signature over the canonical withdrawal message. */
+    signature: text('signature'),
+    failureReason: text('failure_reason'),
+    pinSessionId: text('pin_session_id').notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+    updatedAt: timestampMs('updated_at').notNull(),
+  },
+  (table) => [uniqueIndex('withdrawals_user_key').on(table.userId, table.idempotencyKey), index('withdrawals_status').on(table.status)],
+)

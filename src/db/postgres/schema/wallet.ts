@@ -1,0 +1,63 @@
+import { bigint, index, jsonb, numeric, pgTable, text } from 'drizzle-orm/pg-core'
+import { timestampMs } from './columns'
+import { users } from './auth'
+
+// Amounts are integer minor units in NUMERIC (exact, any size; SQLite keeps
+// them as decimal TEXT): JavaScript numbers fall short of the contract's
+// range and no float may ever hold money. postgres.js reads NUMERIC as a
+// string; arithmetic happens in BigInt.
+
+/** One balance per (owner, asset): users' wallets and the system's own accounts. */
+export const ledgerAccounts = pgTable(
+  'ledger_accounts',
+  {
+    /** `user:<userId>:<asset>` or `system:<name>:<asset>`. */
+    id: text('id').primaryKey(),
+    userId: text('user_id').references(() => users.id),
+    asset: text('asset').notNull(),
+    /** Sum of the account's postings; a user account never goes below zero. */
+    balance: numeric('balance', { mode: 'string' }).notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+  },
+  (table) => [index('ledger_accounts_user').on(table.userId)],
+)
+
+/** A movement of money: its postings sum to zero per asset. */
+export const ledgerTransactions = pgTable('ledger_transactions', {
+  id: text('id').primaryKey(),
+  kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal'] }).notNull(),
+  /** Idempotency of operator credits (`credit:<reference>`); unique when set. */
+  reference: text('reference').unique(),
+  memo: jsonb('memo').$type<Record<string, unknown>>(),
+  createdAt: timestampMs('created_at').notNull(),
+})
+
+export const ledgerPostings = pgTable(
+  'ledger_postings',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    transactionId: text('transaction_id')
+      .notNull()
+      .references(() => ledgerTransactions.id),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => ledgerAccounts.id),
+    asset: text('asset').notNull(),
+    /** Signed minor units: positive credits the account, negative debits it. */
+    amount: numeric('amount', { mode: 'string' }).notNull(),
+  },
+  (table) => [index('ledger_postings_transaction').on(table.transactionId), index('ledger_postings_account').on(table.accountId)],
+)
+
+/** A user's custody wallet: created on first use, its address is the group public key. */
+export const wallets = pgTable('wallets', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id),
+  asset: text('asset').notNull(),
+  /** Base58 of the 2-of-3 FROST group public key (Solana-style). */
+  address: text('address').notNull(),
+  /** Which key the custody client signs with; never a share or secret. */
+  keyRef: text('key_ref').notNull(),
+  createdAt: timestampMs('created_at').notNull(),
+})

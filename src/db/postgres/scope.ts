@@ -1,0 +1,25 @@
+// What every PostgreSQL store is built on.
+import type postgres from 'postgres'
+import type { EventWakeups } from '../../modules/events/wakeups'
+import type { PgDb } from './connection'
+
+export interface PostgresScope {
+  /** Drizzle over this unit of work's transaction, or over the pool for reads outside one. */
+  db: PgDb
+  /**
+   * postgres.js on the same connection (the transaction's, or the pool), for
+   * what Drizzle does not say (advisory locks, NOTIFY, FOR UPDATE SKIP LOCKED).
+   * Note: Drizzle has told postgres.js to hand timestamps over as strings
+   * (it parses them itself); a raw query converts them with `new Date(...)`.
+   */
+  sql: postgres.Sql | postgres.TransactionSql
+  /** Registers an effect for after the commit; absent outside a unit of work. */
+  afterCommit?: (effect: () => void) => void
+  wakeups: EventWakeups
+}
+
+/** Transaction-level advisory lock keys (pg_advisory_xact_lock), one per thing serialized by a lock rather than by a row. */
+export const ADVISORY_LOCKS = {
+  /** Appending to the event outbox: seq is allocated under it, so seq order is commit order and a cursor never skips an event committed later with a lower seq. */
+  outbox: 0x61_72_65_6e_61_00_65_76n, // "arena\0ev"
+} as const
