@@ -12,7 +12,10 @@ import type { CustodyClient } from '../../src/modules/wallet/custody'
 import type { SecurityLogOptions } from '../../src/modules/security/event-log'
 import { HashGate, type HashGateOptions } from '../../src/modules/auth/hash-gate'
 import { loadConfig, type Config } from '../../src/config'
-import type { DbHandle } from '../../src/db/sqlite/connection'
+import type { Db, DbHandle } from '../../src/db/sqlite/connection'
+import * as sqliteTables from '../../src/db/schema'
+import * as postgresTables from '../../src/db/postgres/schema'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { SqliteStorage } from '../../src/db/sqlite/storage'
 import type { PostgresStorage } from '../../src/db/postgres/storage'
 import { openPool } from '../../src/db/postgres/connection'
@@ -71,6 +74,13 @@ export interface TestApp {
   sqlite: SqliteStorage
   /** The PostgreSQL engine (its pool, its retries); PostgreSQL runs only. */
   postgres: PostgresStorage
+  /**
+   * Drizzle on the test's database whichever the engine, for tests that check
+   * rows: `await ctx.peek.db.select().from(ctx.peek.tables.users).where(...)`.
+   * Await the query (never .get(), .all() or .run(): only SQLite has them).
+   * Typed as SQLite's: the PostgreSQL tables have the same names and rows.
+   */
+  peek: { db: Db; tables: typeof sqliteTables }
   config: Readonly<Config>
   clock: ManualClock
   lifecycle: Lifecycle
@@ -133,6 +143,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     get postgres() {
       return engineOnly('postgres', () => storage as PostgresStorage)
     },
+    peek:
+      storage.engine === 'sqlite'
+        ? { db: (storage as SqliteStorage).writer.db, tables: sqliteTables }
+        : { db: drizzlePostgres({ client: (storage as PostgresStorage).sql }) as unknown as Db, tables: postgresTables as unknown as typeof sqliteTables },
     config,
     clock,
     lifecycle,
