@@ -24,7 +24,8 @@ import { openPool, redactUrl, type Pool } from './connection'
 import { postgresLeases, type PostgresLeases } from './leases'
 import { runMigrations } from './migrate'
 import type { MigrationReport } from '../sqlite/migrate'
-import { EVENTS_CHANNEL, type PostgresScope } from './scope'
+import { listenForWakeups, type WakeupListener } from './listener'
+import type { PostgresScope } from './scope'
 import { PostgresAuthStore } from './stores/auth'
 import { PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
@@ -138,7 +139,7 @@ export class PostgresStorage implements Storage {
     private readonly wakeups: EventWakeups,
     readonly migrations: MigrationReport,
     url: string,
-    private readonly unlisten: () => Promise<void>,
+    private readonly listener: WakeupListener,
   ) {
     this.location = redactUrl(url)
     this.read = new PostgresStores({ db: pool.db, sql: pool.sql, wakeups })
@@ -150,9 +151,8 @@ export class PostgresStorage implements Storage {
     const pool = openPool(options.url, { max: options.pool })
     try {
       const migrations = await runMigrations(pool.sql)
-      // postgres.js listens on a connection of its own and listens again after reconnecting.
-      const { unlisten } = await pool.sql.listen(EVENTS_CHANNEL, (userId) => options.wakeups.wake(userId))
-      return new PostgresStorage(pool, options.wakeups, migrations, options.url, unlisten)
+      const listener = await listenForWakeups(options.url, options.wakeups, options.logger)
+      return new PostgresStorage(pool, options.wakeups, migrations, options.url, listener)
     } catch (error) {
       await pool.sql.end({ timeout: 1 }).catch(() => {})
       throw mapEngineError(error)
@@ -207,7 +207,7 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.unlisten().catch(() => {})
+    await this.listener.close().catch(() => {})
     await this.loopLeases.close().catch(() => {})
     await this.pool.sql.end({ timeout: 5 })
   }
