@@ -15,6 +15,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import postgres from 'postgres'
+import { KNOWN_VARIABLES } from '../../src/config'
 import { tempDir } from '../helpers/app'
 import { findPostgresBinaries, freshDatabaseUrl, postgresConnectOptions, startPostgres } from '../helpers/postgres'
 import { BINARY, buildBinary, startServe, type ServerProcess } from '../helpers/process'
@@ -50,8 +51,13 @@ function open(url: string): postgres.Sql {
   return c
 }
 
+// Once the build keeps its secrets in the database (branch pg-secrets), a
+// PostgreSQL instance needs the master key they are sealed under.
+const masterKey: Record<string, string> = KNOWN_VARIABLES.includes('ARENA_MASTER_KEY') ? { ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') } : {}
+
 async function serve(databaseUrl: string, dir: string): Promise<{ server: ServerProcess; call: Call }> {
-  const server = await startServe([BINARY, 'serve'], { ARENA_DATABASE_URL: databaseUrl, ARENA_DATA_DIR: dir, ARENA_JWT_SECRET: JWT_SECRET, ARENA_ADMIN_TOKEN: ADMIN_TOKEN }, { timeoutMs: 30_000 })
+  const env = { ARENA_DATABASE_URL: databaseUrl, ARENA_DATA_DIR: dir, ARENA_JWT_SECRET: JWT_SECRET, ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...masterKey }
+  const server = await startServe([BINARY, 'serve'], env, { timeoutMs: 30_000 })
   servers.push(server)
   return { server, call: client(server.url) }
 }
