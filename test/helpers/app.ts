@@ -87,6 +87,12 @@ export interface TestApp {
   config: Readonly<Config>
   /** The secrets the app runs with (the data dir's, or on PostgreSQL the database's). */
   secrets: Secrets
+  /**
+   * What a child process (the CLI, a second server) needs besides ARENA_DATA_DIR
+   * to open this app's database: nothing on SQLite (the data dir holds it),
+   * its ARENA_DATABASE_URL and ARENA_MASTER_KEY on PostgreSQL.
+   */
+  databaseEnv: Record<string, string>
   clock: ManualClock
   lifecycle: Lifecycle
   /** Every log line written so far, parsed. */
@@ -119,6 +125,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const database = options.env?.ARENA_DATABASE_URL !== undefined ? {} : (databaseOf.get(dataDir) ?? (await testDatabaseEnv()))
   databaseOf.set(dataDir, database)
   const config = loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_LOG_LEVEL: 'debug', ...database, ...options.env })
+  const { ARENA_DATABASE_URL, ARENA_MASTER_KEY } = { ...database, ...options.env }
+  const databaseEnv: Record<string, string> = ARENA_DATABASE_URL === undefined ? {} : { ARENA_DATABASE_URL, ...(ARENA_MASTER_KEY ? { ARENA_MASTER_KEY } : {}) }
   const lines: string[] = []
   const logger = createLogger(config.logLevel, (line) => lines.push(line))
   const wakeups = inProcessWakeups()
@@ -157,6 +165,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         : { db: drizzlePostgres({ client: (storage as PostgresStorage).sql }) as unknown as Db, tables: postgresTables as unknown as typeof sqliteTables },
     config,
     secrets,
+    databaseEnv,
     clock,
     lifecycle,
     get logs() {
