@@ -100,6 +100,17 @@ export function resolveSecrets(config: SecretsConfig, options: { generateOperato
 }
 
 /**
+ * What the data dir's file holds, completed as resolveSecrets completes it:
+ * what `arena db copy` carries into a PostgreSQL database's vault.
+ */
+export function dataDirSecrets(config: SecretsConfig): { signingKeys: StoredKey[]; chainKey: string; adminToken?: string } {
+  refuseDatabaseSecrets(config)
+  ensureDataDir(config.dataDir)
+  const stored = completeStored(join(config.dataDir, SECRETS_FILE), config, false)
+  return { signingKeys: stored.signingKeys!, chainKey: stored.chainKey!, ...(stored.adminToken !== undefined ? { adminToken: stored.adminToken } : {}) }
+}
+
+/**
  * The stored keys that still verify: a retired key stays as long as a token it
  * signed can be used, and /auth/validate accepts an expired access token for
  * up to the refresh lifetime.

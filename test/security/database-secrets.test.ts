@@ -6,16 +6,23 @@
 //   too: a rotated key verifies everywhere before anyone signs with it;
 // - the database holds them only sealed under ARENA_MASTER_KEY: its dump
 //   holds none of them, and another master key opens none of them;
-// - ARENA_JWT_SECRET still takes the signing keys from the environment.
+// - ARENA_JWT_SECRET still takes the signing keys from the environment;
+// - a data dir's secrets and shares carry over into the vault (db copy).
 // SQLite keeps its secrets in the data dir; its vault refuses any call.
 import { afterAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { ed25519 } from '@noble/curves/ed25519.js'
+import { base58 } from '@scure/base'
 import { SignJWT } from 'jose'
 import { loadConfig } from '../../src/config'
 import { openStorage } from '../../src/db/open'
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
-import { loadSecrets, openStorageWithSecrets } from '../../src/services'
-import { MasterKey } from '../../src/shared/sealed'
+import { LocalFrostCustody } from '../../src/modules/wallet/custody'
+import { resolveSecrets, rotateSigningKey } from '../../src/secrets'
+import { custodySharesFor, loadSecrets, openStorageWithSecrets, vaultFor } from '../../src/services'
 import { createLogger } from '../../src/shared/logger'
+import { MasterKey } from '../../src/shared/sealed'
+import { importDataDirSecrets } from '../../src/vault/import'
 import { KEY_ACTIVATION_DELAY_MS, keyring, VAULT_SECRETS } from '../../src/vault/secrets'
 import { createTestApp, onEngine, remote, tempDir, testDatabaseEnv, type Handler, type TestApp } from '../helpers/app'
 import { bearer, login, me, registerUser } from '../helpers/auth'
@@ -164,6 +171,35 @@ describe.skipIf(!onEngine('postgres'))('secrets in PostgreSQL', () => {
     await expect(openStorageWithSecrets(otherKey, { logger: createLogger('silent'), wakeups: inProcessWakeups() })).rejects.toThrow(
       /the sealed secret "[a-z-]+" does not open: sealed under another master key/,
     )
+  }, 30_000)
+
+  test('a data dir\'s secrets and custody shares carried into the vault (arena db copy): the same keys, chain key and operator token, every wallet still signs', async () => {
+    // A SQLite data dir with a rotated key, an operator token and two wallets.
+    const dataDir = tempDir('arena-import-')
+    const sqliteConfig = loadConfig({ ARENA_DATA_DIR: dataDir })
+    resolveSecrets(sqliteConfig, { generateOperatorToken: true })
+    rotateSigningKey(sqliteConfig, { dropOthers: false })
+    const before = resolveSecrets(sqliteConfig)
+    const fileCustody = new LocalFrostCustody(join(dataDir, 'custody'))
+    const wallets = [await fileCustody.createWallet(), await fileCustody.createWallet()]
+
+    const config = loadConfig({ ARENA_DATA_DIR: tempDir(), ...(await testDatabaseEnv()) })
+    const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+    try {
+      const vault = vaultFor(config, storage)
+      expect(await importDataDirSecrets(sqliteConfig, vault)).toEqual({ secrets: [VAULT_SECRETS.signingKeys, VAULT_SECRETS.chainKey, VAULT_SECRETS.adminToken], shares: 6 })
+      const after = await loadSecrets(config, storage)
+      expect(after).toEqual({ ...before, signingKeysFrom: 'database' })
+      const message = new TextEncoder().encode('arena-withdrawal-v1\nwdr_x\nUSDC\n1\naddress')
+      const custody = new LocalFrostCustody(custodySharesFor(config, storage))
+      for (const wallet of wallets) {
+        expect(ed25519.verify(base58.decode(await custody.signWithdrawal(wallet.keyRef, message)), message, base58.decode(wallet.address))).toBe(true)
+      }
+      // Nothing is overwritten: a second import (or an instance that generated its own first) is refused.
+      await expect(importDataDirSecrets(sqliteConfig, vault)).rejects.toThrow(/the secret "signing-keys" exists already/)
+    } finally {
+      await storage.close()
+    }
   }, 30_000)
 
   test('ARENA_JWT_SECRET still provides the signing keys; arena keys rotate says how to rotate it instead', async () => {
