@@ -52,7 +52,13 @@ export function onEngine(engine: 'sqlite' | 'postgres'): boolean {
  */
 export async function testDatabaseEnv(): Promise<Record<string, string>> {
   if (TEST_ENGINE === 'sqlite') return {}
-  await prepareTemplate(async (url) => {
+  await prepareTestTemplate()
+  return { ARENA_DATABASE_URL: await freshDatabaseUrl(), ARENA_MASTER_KEY: MasterKey.generateHex() }
+}
+
+/** Migrates the run's template database with arena's own migrations, once: every fresh test database is a copy of it. */
+export function prepareTestTemplate(): Promise<void> {
+  return prepareTemplate(async (url) => {
     const pool = openPool(url, { max: 1 })
     try {
       await runMigrations(pool.sql)
@@ -60,7 +66,6 @@ export async function testDatabaseEnv(): Promise<Record<string, string>> {
       await pool.sql.end()
     }
   })
-  return { ARENA_DATABASE_URL: await freshDatabaseUrl(), ARENA_MASTER_KEY: MasterKey.generateHex() }
 }
 
 /** The database of each data dir a test app ran on, so a "restart" on the same data dir finds it (PostgreSQL keeps it elsewhere). */
