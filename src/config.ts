@@ -45,6 +45,10 @@ export interface Config {
    * starts only with this explicit acknowledgement (ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY).
    */
   acceptSingleVolumeCustody: boolean
+  /** PostgreSQL to hold the data instead of SQLite in the data dir (ARENA_DATABASE_URL, postgres://...). */
+  databaseUrl: string | undefined
+  /** Connections each instance may open to PostgreSQL (ARENA_DATABASE_POOL). */
+  databasePool: number
 }
 
 export class ConfigError extends Error {
@@ -74,6 +78,7 @@ const INTS = {
   // 8 s: a graceful stop (grace, then closing the database) fits inside the
   // 10 s that `docker stop` and Kubernetes give before SIGKILL.
   ARENA_SHUTDOWN_GRACE_S: { default: 8, min: 0, max: 300 },
+  ARENA_DATABASE_POOL: { default: 10, min: 1, max: 1000 },
 } as const satisfies Record<string, IntSpec>
 
 /**
@@ -102,6 +107,8 @@ export const VARIABLES = {
   ARENA_COSIGNER_URL: 'base URL of the `arena cosigner` (custody cosigner)',
   ARENA_COSIGNER_SECRET: 'shared secret of server and co-signer, at least 32 characters',
   ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true lets production run with custody local (every key share on one volume)',
+  ARENA_DATABASE_URL: 'postgres://user:password@host:5432/db to keep the data in PostgreSQL 15+ (default: SQLite in the data dir)',
+  ARENA_DATABASE_POOL: 'connections each instance opens to PostgreSQL (default 10)',
 } as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
 
 export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)
@@ -189,6 +196,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     cosignerUrl: given('ARENA_COSIGNER_URL'),
     cosignerSecret: given('ARENA_COSIGNER_SECRET'),
     acceptSingleVolumeCustody: flag('ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY', false),
+    databaseUrl: given('ARENA_DATABASE_URL'),
+    databasePool: int('ARENA_DATABASE_POOL'),
+  }
+
+  if (config.databaseUrl !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(config.databaseUrl)) {
+    problems.push('ARENA_DATABASE_URL must be a postgres:// or postgresql:// URL')
   }
 
   if (config.custody === 'cosigner' && config.cosignerUrl === undefined) {

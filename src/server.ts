@@ -45,13 +45,15 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
     })
   }
   const wakeups = inProcessWakeups()
-  const storage = openStorage(config, { logger, wakeups })
+  const storage = await openStorage(config, { logger, wakeups })
   const lifecycle: Lifecycle = { draining: false }
   const deps = { config, storage, wakeups, secrets, logger, clock: systemClock, lifecycle }
   const services = createServices(deps)
   const app = createApp(deps, services)
   // The background loops, each run at start and then on its timer.
-  const leases = inProcessLeases()
+  // Withdrawal resume and housekeeping: one runner among every instance on the
+  // database. The job worker runs in every instance: jobs are leased one by one.
+  const leases = storage.loopLeases
   const loops: Loop[] = [
     // Withdrawals left pending_signature: a crash between debit and signature, or custody away.
     startLoop({
@@ -78,7 +80,7 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   if (config.jobsEnabled) {
     // Work left by a previous run (a finalization interrupted by a crash) runs at once.
     const worker = createJobWorker({ storage, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
-    loops.push(startLoop({ name: 'job worker', everyMs: JOB_POLL_MS, leases, logger, tick: async () => void (await worker.runDue()) }))
+    loops.push(startLoop({ name: 'job worker', everyMs: JOB_POLL_MS, leases: inProcessLeases(), logger, tick: async () => void (await worker.runDue()) }))
   }
   return listen(app, {
     config,
@@ -89,7 +91,7 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
       await Promise.all(loops.map((loop) => loop.stop()))
       // Buffered security events are written before the database closes.
       await services.securityLog.close()
-      storage.close()
+      await storage.close()
     },
   })
 }

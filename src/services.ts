@@ -77,11 +77,11 @@ export type Services = ReturnType<typeof createServices>
  * that runs without a server (operator subcommands, seed). `close` writes
  * the buffered security events and closes the database.
  */
-export function openServices(config: Readonly<Config>, options: { logger?: Logger; generateOperatorToken?: boolean } = {}) {
+export async function openServices(config: Readonly<Config>, options: { logger?: Logger; generateOperatorToken?: boolean } = {}) {
   const logger = options.logger ?? createLogger('silent')
   const secrets = resolveSecrets(config, { generateOperatorToken: options.generateOperatorToken ?? false })
   const wakeups = inProcessWakeups()
-  const storage = openStorage(config, { logger, wakeups })
+  const storage = await openStorage(config, { logger, wakeups })
   const services = createServices({ config, storage, wakeups, secrets, logger, clock: systemClock, lifecycle: { draining: false } })
   let closed = false
   return {
@@ -92,7 +92,7 @@ export function openServices(config: Readonly<Config>, options: { logger?: Logge
       if (closed) return
       closed = true
       await services.securityLog.close()
-      storage.close()
+      await storage.close()
     },
   }
 }

@@ -56,8 +56,8 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     async run({ values }, io) {
       const config = loadConfig()
-      const storage = openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
-      storage.close()
+      const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+      await storage.close()
       const summary = { applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.location }
       io.out(values.json ? JSON.stringify(summary) : `applied ${summary.applied} migration(s) of ${summary.known}; database ${summary.database}`)
       return EXIT.ok

@@ -17,7 +17,7 @@ import { createLogger } from '../shared/logger'
 
 /** Runs `fn` on the services of the data dir's database; closes them once it settled. */
 async function withServices<T>(fn: (services: Services) => Promise<T> | T): Promise<T> {
-  const opened = openServices(loadConfig())
+  const opened = await openServices(loadConfig())
   try {
     return await fn(opened.services)
   } finally {

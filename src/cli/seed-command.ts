@@ -292,7 +292,7 @@ export const seedCommand: Command = {
     }
     const options = parseSeedOptions(values)
     const config = loadConfig()
-    const opened = openServices(config)
+    const opened = await openServices(config)
     const { services } = opened
     let result: SeedResult
     try {

@@ -16,6 +16,14 @@ export class StorageUnavailableError extends Error {
   }
 }
 
+/** A store call or afterCommit after its unit of work's work settled (a call that was not awaited): refused, whatever the engine. */
+export class ClosedUnitOfWorkError extends Error {
+  override readonly name = 'ClosedUnitOfWorkError'
+  constructor() {
+    super('this unit of work is over: a store call or afterCommit after its work settled (a call that was not awaited?)')
+  }
+}
+
 /** A write broke a unique or primary-key constraint. */
 export class UniqueViolationError extends Error {
   override readonly name = 'UniqueViolationError'

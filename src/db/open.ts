@@ -1,22 +1,35 @@
-// Which engine holds the data: SQLite in the data dir (the zero-config default).
-// The next edition adds PostgreSQL here, chosen by ARENA_DATABASE_URL.
+// Which engine holds the data: SQLite in the data dir (the zero-config
+// default), or PostgreSQL when ARENA_DATABASE_URL is set (several instances
+// on one database). The only place, with services.ts, that names an engine.
 import type { Config } from '../config'
 import { existsSync } from 'node:fs'
 import { ensureDataDir } from '../shared/data-dir'
 import type { EventWakeups } from '../modules/events/wakeups'
 import type { Logger } from '../shared/logger'
+import type { Storage } from './storage'
+import type { MigrationReport } from './sqlite/migrate'
 import { databasePath } from './sqlite/connection'
 import { SqliteStorage } from './sqlite/storage'
+import { PostgresStorage } from './postgres/storage'
 
 /** Whether the data dir holds a database already (one the first edition wrote, or an earlier start). */
 export function holdsDatabase(dataDir: string): boolean {
   return existsSync(databasePath(dataDir))
 }
 
+export type OpenedStorage = Storage & { readonly migrations: MigrationReport }
+
 /** Opens (creating if needed) the configured database and applies pending migrations. */
-export function openStorage(config: Pick<Config, 'dataDir'>, deps: { logger: Logger; wakeups: EventWakeups }): SqliteStorage {
-  ensureDataDir(config.dataDir)
-  const storage = new SqliteStorage({ path: databasePath(config.dataDir), wakeups: deps.wakeups })
-  deps.logger.info('migrations', { applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.writer.path })
+export async function openStorage(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePool'>, deps: { logger: Logger; wakeups: EventWakeups }): Promise<OpenedStorage> {
+  const storage: OpenedStorage =
+    config.databaseUrl !== undefined
+      ? await PostgresStorage.open({ url: config.databaseUrl, pool: config.databasePool, wakeups: deps.wakeups, logger: deps.logger })
+      : openSqlite(config.dataDir, deps.wakeups)
+  deps.logger.info('migrations', { engine: storage.engine, applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.location })
   return storage
+}
+
+function openSqlite(dataDir: string, wakeups: EventWakeups): SqliteStorage {
+  ensureDataDir(dataDir)
+  return new SqliteStorage({ path: databasePath(dataDir), wakeups })
 }

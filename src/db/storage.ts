@@ -2,7 +2,7 @@
 //
 // Each module declares the persistence it needs as an async store interface
 // in its own folder (modules/<name>/store.ts), in domain terms. An engine
-// (src/db/sqlite/, later src/db/postgres/) implements every store and this
+// (src/db/sqlite/, src/db/postgres/) implements every store and this
 // Storage. Services hold a Storage and nothing else of the database:
 //
 //   const view = await storage.read.matches.myMatches(userId)       // committed state
@@ -19,6 +19,7 @@ import type { MatchesStore } from '../modules/matches/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
 import type { JobsStore } from '../jobs/store'
+import type { LoopLeases } from '../background/loops'
 
 /** Every module's store, on one connection or inside one unit of work. */
 export interface Stores {
@@ -42,8 +43,8 @@ export interface Transaction extends Stores {
 }
 
 export interface Storage {
-  /** Which engine holds the data ('sqlite'; 'postgres' in the next edition). */
-  readonly engine: 'sqlite'
+  /** Which engine holds the data: SQLite in the data dir, or PostgreSQL (ARENA_DATABASE_URL). */
+  readonly engine: 'sqlite' | 'postgres'
   /** Where the data is, for people: a file path (SQLite), a URL without its password. */
   readonly location: string
   /**
@@ -64,6 +65,13 @@ export interface Storage {
   write<T>(work: (tx: Transaction) => Promise<T>): Promise<T>
   /** Readiness: the database answers a query that reads its file; resolves with the latency in ms. */
   ping(): Promise<number>
+  /**
+   * Who may run a background loop now. SQLite: this process (one data dir,
+   * one server). PostgreSQL: one instance at a time among all those on the
+   * database (an advisory lock), so two never resume the same withdrawal or
+   * prune at once.
+   */
+  readonly loopLeases: LoopLeases
   /** Closes every connection; call it once nothing writes any more (the server stops its loops and flushes its logs first). Safe to call twice. */
-  close(): void
+  close(): Promise<void>
 }

@@ -4,7 +4,7 @@ import { outboxEvents } from '../../src/db/schema'
 import { createTestApp, postJson, req } from '../helpers/app'
 import { bearer, login, me, PASSWORD, registerUser } from '../helpers/auth'
 
-const ctx = createTestApp()
+const ctx = await createTestApp()
 afterAll(() => ctx.close())
 
 function decode(part: string) {

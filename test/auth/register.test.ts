@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm'
 import { users } from '../../src/db/schema'
 import { createTestApp, postJson } from '../helpers/app'
 
-const ctx = createTestApp()
+const ctx = await createTestApp()
 afterAll(() => ctx.close())
 
 let n = 0

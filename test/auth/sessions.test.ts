@@ -4,7 +4,7 @@ import { outboxEvents } from '../../src/db/schema'
 import { createTestApp, postJson } from '../helpers/app'
 import { bearer, login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 
-const ctx = createTestApp()
+const ctx = await createTestApp()
 afterAll(() => ctx.close())
 
 const logout = (accessToken: string, body: unknown = {}) => ctx.handle(postJson('/api/v1/user/s/logout', body, bearer(accessToken)))

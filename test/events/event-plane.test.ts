@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, players, type Player } from '../helpers/arena'
 
-const ctx = createArenaApp()
+const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
 type Page = { events: { id: string; topic: string; type: string; data: Record<string, unknown>; createdAt: string }[]; cursor: string }

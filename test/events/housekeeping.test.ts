@@ -8,7 +8,7 @@ import { postJson } from '../helpers/app'
 import { createArenaApp, createGame, openSession, players, playerOf, startedTournament } from '../helpers/arena'
 import { funded, mint } from '../helpers/purchases'
 
-const ctx = createArenaApp({ ARENA_TRUST_PROXY: 'true' })
+const ctx = await createArenaApp({ ARENA_TRUST_PROXY: 'true' })
 afterAll(() => ctx.close())
 
 test('expired sessions and stale throttle rows go; live ones stay', async () => {

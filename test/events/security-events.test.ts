@@ -9,7 +9,7 @@ import { postJson, req, tempDir } from '../helpers/app'
 import { admin, createArenaApp, players } from '../helpers/arena'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 
-const ctx = createArenaApp({}, { securityLogOptions: { capacity: 50, batchSize: 1000, flushMs: 60_000 } })
+const ctx = await createArenaApp({}, { securityLogOptions: { capacity: 50, batchSize: 1000, flushMs: 60_000 } })
 afterAll(() => ctx.close())
 
 const report = (token: string, body: unknown) => ctx.handle(postJson('/api/v1/security/events', body, { authorization: `Bearer ${token}` }))
@@ -103,7 +103,7 @@ test('a burst of bad game keys is logged once as INVALID_GAME_KEY_BURST', async 
 describe('tamper evidence', () => {
   test('verify-log passes on the written chain and names the first edited or removed row', async () => {
     const dataDir = tempDir('arena-seclog-')
-    const local = createArenaApp({}, { dataDir })
+    const local = await createArenaApp({}, { dataDir })
     try {
       const [p] = await players(local, 1)
       for (let i = 0; i < 5; i++) await local.handle(postJson('/api/v1/security/events', { kind: `EVENT_${i}`, details: { i } }, { authorization: `Bearer ${p!.tokens.accessToken}` }))

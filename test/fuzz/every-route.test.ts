@@ -50,8 +50,8 @@ const PATH = process.env.ARENA_FUZZ_PATH || undefined
 const ROUTE_TIMEOUT_MS = 60_000 + RUNS * 50
 
 // The routes of a fully configured app (operator routes included), as its router lists them.
-function listRoutes(): RouteShape[] {
-  const probe = createArenaApp()
+async function listRoutes(): Promise<RouteShape[]> {
+  const probe = await createArenaApp()
   try {
     return probe.app.routes.map((r) => {
       const hooks = r.hooks as { body?: Schema; query?: Schema; headers?: Schema }
@@ -62,7 +62,7 @@ function listRoutes(): RouteShape[] {
   }
 }
 
-const routes = listRoutes()
+const routes = await listRoutes()
 
 /** Routes a careful reader of the contract would expect; the enumeration must find every one. */
 const KNOWN_ROUTES = [
@@ -179,7 +179,7 @@ describe('fuzz: every route', () => {
     test(
       name,
       async () => {
-        const world = new World(template)
+        const world = await World.open(template)
         const tally: Tally = { route: name, runs: 0, ms: 0, statuses: new Map(), renewals: 0, slowest: { ms: 0, what: '' } }
         const started = performance.now()
         try {
@@ -227,7 +227,7 @@ describe('fuzz: every route', () => {
   test(
     'unrouted paths and methods',
     async () => {
-      const world = new World(template)
+      const world = await World.open(template)
       const tally: Tally = { route: 'unrouted paths and methods', runs: 0, ms: 0, statuses: new Map(), renewals: 0, slowest: { ms: 0, what: '' } }
       const started = performance.now()
       const segment = fc.oneof(fc.constantFrom('api', 'v1', 'admin', 'user', 'me', 'game-sdk', 'security', 'events', 'openapi', 'API', 'V1', ''), pathJunk)

@@ -86,7 +86,7 @@ function encodeLoosely(text: string): string {
 /** Builds the template data dir through the real routes (about a dozen argon2id hashes, once). */
 export async function buildTemplate(): Promise<Template> {
   const dir = tempDir('arena-fuzz-template-')
-  const t = createTestApp({ dataDir: dir, env })
+  const t = await createTestApp({ dataDir: dir, env })
   try {
     const stamp = Date.now().toString(36)
     const register = async (name: string) => {
@@ -197,10 +197,16 @@ export class World {
   /** Length of the log text already checked for error lines. */
   private logSeen = 0
 
-  constructor(template: Template) {
-    this.dir = tempDir('arena-fuzz-route-')
-    cpSync(template.dir, this.dir, { recursive: true })
-    this.t = createTestApp({ dataDir: this.dir, env })
+  /** A world on a copy of the template's data dir. */
+  static async open(template: Template): Promise<World> {
+    const dir = tempDir('arena-fuzz-route-')
+    cpSync(template.dir, dir, { recursive: true })
+    return new World(template, dir, await createTestApp({ dataDir: dir, env }))
+  }
+
+  private constructor(template: Template, dir: string, t: TestApp) {
+    this.dir = dir
+    this.t = t
     this.v = template.values
     this.users = template.values.users.map((u) => ({ ...u }))
     this.gameKey = this.v.gameKey

@@ -7,14 +7,14 @@ import { finalizeTournament } from '../../src/modules/games/finalize'
 import { createTestApp, postJson, req } from '../helpers/app'
 import { admin, ADMIN_TOKEN, createArenaApp, createGame, openSession, players, playOut, startedTournament, tournament, type TournamentView } from '../helpers/arena'
 
-const ctx = createArenaApp()
+const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
 const createTournament = (body: unknown, headers = admin) => ctx.handle(postJson('/api/v1/admin/tournaments', body, headers))
 
 describe('admin guard', () => {
   test('outside local, without ARENA_ADMIN_TOKEN, the whole admin tree is a 404 that says the operator API is disabled', async () => {
-    const closed = createTestApp({ env: { ARENA_ENV: 'sandbox' } })
+    const closed = await createTestApp({ env: { ARENA_ENV: 'sandbox' } })
     try {
       const requests = [
         postJson('/api/v1/admin/games', { name: 'x' }, { 'x-admin-token': 'anything' }),

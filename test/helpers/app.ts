@@ -1,5 +1,7 @@
-// A real app over a real SQLite file in a fresh temp dir, migrated by the same
-// function production uses. Log lines are captured so tests can read them.
+// A real app over a real database, migrated by the same function production
+// uses: a SQLite file in a fresh temp dir, or with ARENA_TEST_ENGINE=postgres
+// (`npm run test:pg`) a fresh database on the run's throwaway PostgreSQL
+// (test/helpers/postgres.ts). Log lines are captured so tests can read them.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,9 +12,16 @@ import type { CustodyClient } from '../../src/modules/wallet/custody'
 import type { SecurityLogOptions } from '../../src/modules/security/event-log'
 import { HashGate, type HashGateOptions } from '../../src/modules/auth/hash-gate'
 import { loadConfig, type Config } from '../../src/config'
-import type { DbHandle } from '../../src/db/sqlite/connection'
+import type { Db, DbHandle } from '../../src/db/sqlite/connection'
+import * as sqliteTables from '../../src/db/schema'
+import * as postgresTables from '../../src/db/postgres/schema'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { SqliteStorage } from '../../src/db/sqlite/storage'
-import { openStorage } from '../../src/db/open'
+import type { PostgresStorage } from '../../src/db/postgres/storage'
+import { openPool } from '../../src/db/postgres/connection'
+import { runMigrations } from '../../src/db/postgres/migrate'
+import { openStorage, type OpenedStorage } from '../../src/db/open'
+import { freshDatabaseUrl, prepareTemplate } from './postgres'
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import type { Lifecycle } from '../../src/modules/health/service'
 import { jobHandlers } from '../../src/jobs/handlers'
@@ -25,12 +34,53 @@ export function tempDir(prefix = 'arena-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
+/** The engine the suite runs on: `npm test` SQLite, `npm run test:pg` PostgreSQL. */
+export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.ARENA_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite'
+
+/** For tests that only mean something on one engine: `describe.skipIf(!onEngine('sqlite'))(...)`. */
+export function onEngine(engine: 'sqlite' | 'postgres'): boolean {
+  return TEST_ENGINE === engine
+}
+
+/**
+ * The environment pointing arena at a fresh database of the test engine:
+ * nothing for SQLite (the data dir holds it), ARENA_DATABASE_URL of a new
+ * database, copied from the migrated template, for PostgreSQL.
+ */
+export async function testDatabaseEnv(): Promise<Record<string, string>> {
+  if (TEST_ENGINE === 'sqlite') return {}
+  await prepareTemplate(async (url) => {
+    const pool = openPool(url, { max: 1 })
+    try {
+      await runMigrations(pool.sql)
+    } finally {
+      await pool.sql.end()
+    }
+  })
+  return { ARENA_DATABASE_URL: await freshDatabaseUrl() }
+}
+
+/** The database of each data dir a test app ran on, so a "restart" on the same data dir finds it (PostgreSQL keeps it elsewhere). */
+const databaseOf = new Map<string, Record<string, string>>()
+
 export interface TestApp {
   app: ReturnType<typeof createApp>
   handle: (request: Request) => Promise<Response>
+  /** The SQLite write connection (SQLite runs only: a test that reads the file directly). */
   db: DbHandle
-  /** The engine behind the services (its committer's statistics, its connections). */
-  storage: SqliteStorage
+  /** The engine behind the services. */
+  storage: OpenedStorage
+  /** The SQLite engine (its committer's statistics, its connections); SQLite runs only. */
+  sqlite: SqliteStorage
+  /** The PostgreSQL engine (its pool, its retries); PostgreSQL runs only. */
+  postgres: PostgresStorage
+  /**
+   * Drizzle on the test's database whichever the engine, for tests that check
+   * rows: `await ctx.peek.db.select().from(ctx.peek.tables.users).where(...)`.
+   * Await the query (never .get(), .all() or .run(): only SQLite has them).
+   * Typed as SQLite's: the PostgreSQL tables have the same names and rows.
+   */
+  peek: { db: Db; tables: typeof sqliteTables }
   config: Readonly<Config>
   clock: ManualClock
   lifecycle: Lifecycle
@@ -58,15 +108,20 @@ export interface TestAppOptions {
   hashGate?: HashGateOptions
 }
 
-export function createTestApp(options: TestAppOptions = {}): TestApp {
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDir()
-  const config = loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_LOG_LEVEL: 'debug', ...options.env })
+  // A restart (a data dir given back) finds its database again, on either engine.
+  const database = options.env?.ARENA_DATABASE_URL !== undefined ? {} : (databaseOf.get(dataDir) ?? (await testDatabaseEnv()))
+  databaseOf.set(dataDir, database)
+  const config = loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_LOG_LEVEL: 'debug', ...database, ...options.env })
   const lines: string[] = []
   const logger = createLogger(config.logLevel, (line) => lines.push(line))
   const wakeups = inProcessWakeups()
-  const storage = openStorage(config, { logger, wakeups })
-  // The write connection: tests read and fault-inject the file through it.
-  const db = storage.writer
+  const storage = await openStorage(config, { logger, wakeups })
+  const engineOnly = <T,>(engine: 'sqlite' | 'postgres', get: () => T): T => {
+    if (storage.engine !== engine) throw new Error(`this test reaches into ${engine} directly; it runs on ${engine} only (onEngine('${engine}'))`)
+    return get()
+  }
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
   const deps = { config, storage, wakeups, secrets: resolveSecrets(config, { generateOperatorToken: true }), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate) }
@@ -77,8 +132,21 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   return {
     app,
     handle: (request) => app.handle(request),
-    db,
+    // The write connection: tests read and fault-inject the file through it.
+    get db() {
+      return engineOnly('sqlite', () => (storage as SqliteStorage).writer)
+    },
     storage,
+    get sqlite() {
+      return engineOnly('sqlite', () => storage as SqliteStorage)
+    },
+    get postgres() {
+      return engineOnly('postgres', () => storage as PostgresStorage)
+    },
+    peek:
+      storage.engine === 'sqlite'
+        ? { db: (storage as SqliteStorage).writer.db, tables: sqliteTables }
+        : { db: drizzlePostgres({ client: (storage as PostgresStorage).sql }) as unknown as Db, tables: postgresTables as unknown as typeof sqliteTables },
     config,
     clock,
     lifecycle,
@@ -90,7 +158,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     runJobs: () => createJobWorker({ storage, clock, logger, handlers: jobHandlers(clock) }).runDue(),
     async close() {
       await services.securityLog.close()
-      storage.close()
+      await storage.close()
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }

@@ -7,8 +7,8 @@ import { login, registerUser, type Tokens } from './auth'
 export const ADMIN_TOKEN = 'test-admin-token-of-at-least-32-chars!!'
 export const admin = { 'x-admin-token': ADMIN_TOKEN }
 
-export function createArenaApp(env: Record<string, string> = {}, options: Omit<Parameters<typeof createTestApp>[0] & {}, 'env'> = {}): TestApp {
-  return createTestApp({ ...options, env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env } })
+export async function createArenaApp(env: Record<string, string> = {}, options: Omit<Parameters<typeof createTestApp>[0] & {}, 'env'> = {}): Promise<TestApp> {
+  return await createTestApp({ ...options, env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env } })
 }
 
 export interface Player {

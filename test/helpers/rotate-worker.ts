@@ -13,7 +13,7 @@ import { resolveSecrets } from '../../src/secrets'
 const [dataDir, sessionId, userId, refreshToken, startAt, graceS = '0'] = process.argv.slice(2) as [string, string, string, string, string, string?]
 const config = loadConfig({ ARENA_DATA_DIR: dataDir })
 const secrets = resolveSecrets(config)
-const storage = openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
 const auth = new AuthService({
   storage,
   clock: systemClock,
@@ -30,5 +30,5 @@ try {
 } catch (error) {
   console.log(JSON.stringify({ outcome: (error as { code?: string }).code ?? String(error) }))
 } finally {
-  storage.close()
+  await storage.close()
 }

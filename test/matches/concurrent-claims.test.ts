@@ -8,7 +8,7 @@ import { gameSessions, matchClaims, matches, outboxEvents } from '../../src/db/s
 import { createArenaApp, createGame, openSession, playerOf, startedTournament, submit, tournament, type MatchView, type Player } from '../helpers/arena'
 import { login, registerUser } from '../helpers/auth'
 
-const ctx = createArenaApp()
+const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
 /** Registered and logged in a few at a time (password hashing dominates; the hash gate admits only a few at once). */
@@ -52,12 +52,12 @@ describe('group commit on the claim path', () => {
       { match: m, player: playerOf(t, people, m.slot2ParticipantId!) },
     ])
 
-    const before = ctx.storage.commits.stats()
+    const before = ctx.sqlite.commits.stats()
     const tokens = await Promise.all(seats.map(async (s) => token(await openSession(ctx, game.id, gameKey, s.player, s.match.id))))
     const responses = await Promise.all(
       seats.map((s, i) => submit(ctx, game.id, gameKey, s.player, tokens[i]!, { outcome: 'WIN', winnerParticipantId: winnerOf(s.match) })),
     )
-    const after = ctx.storage.commits.stats()
+    const after = ctx.sqlite.commits.stats()
     // 128 requests, fewer transactions: they were grouped.
     expect(after.items - before.items).toBe(128)
     expect(after.commits - before.commits).toBeLessThan(128)
@@ -115,7 +115,7 @@ describe('group commit on the claim path', () => {
     const m6second = await open(seat(m6, 2), m6)
     const victim = await open(seat(m7, 1), m7)
 
-    const before = ctx.storage.commits.stats()
+    const before = ctx.sqlite.commits.stats()
     const burst = await Promise.all([
       ...plainSeats.map(({ m, p }, i) => submit(ctx, game.id, gameKey, p, plainTokens[i]!, win(m))),
       submit(ctx, game.id, gameKey, seat(m4, 1), reused, win(m4)),
@@ -128,7 +128,7 @@ describe('group commit on the claim path', () => {
       submit(ctx, game.id, gameKey, seat(m6, 2), m6second, win(m6)),
       submit(ctx, game.id, gameKey, seat(m7, 2), victim, win(m7)),
     ])
-    const after = ctx.storage.commits.stats()
+    const after = ctx.sqlite.commits.stats()
     expect(after.commits - before.commits).toBeLessThan(burst.length)
     const [plainRes, rest] = [burst.slice(0, 8), burst.slice(8)]
     const [reuseA, reuseB, m4b, twiceA, twiceB, m6good, m6bad, m6b, stolen] = rest as [Response, Response, Response, Response, Response, Response, Response, Response, Response]

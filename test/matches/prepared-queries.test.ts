@@ -11,7 +11,7 @@ import type { OutboxEvent } from '../../src/modules/events/store'
 import { req } from '../helpers/app'
 import { claim, createArenaApp, createGame, openSession, players, playerOf, startedTournament, submit, type Player } from '../helpers/arena'
 
-const ctx = createArenaApp()
+const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
 const { game, gameKey } = await createGame(ctx)

@@ -6,7 +6,7 @@ import { outboxEvents } from '../../src/db/schema'
 import { postJson, req } from '../helpers/app'
 import { admin, claim, createArenaApp, createGame, openSession, players, playerOf, playOut, startedTournament, submit, tournament } from '../helpers/arena'
 
-const ctx = createArenaApp()
+const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
 const { game, gameKey } = await createGame(ctx)

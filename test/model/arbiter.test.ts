@@ -36,7 +36,7 @@ const RUNS = modelRuns(40)
 const CONCURRENT_RUNS = RUNS
 const SEED = chooseSeed('ARENA_MODEL_SEED', 'arbiter model')
 
-const ctx = createArenaApp()
+const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
 // ---- the world: accounts made once (argon2 is slow), a fresh tournament per run ----

@@ -43,7 +43,7 @@ const RUNS = modelRuns(12)
 const CONCURRENT_RUNS = RUNS
 const SEED = chooseSeed('ARENA_MODEL_SEED', 'pin-sessions model')
 
-const ctx = createArenaApp({
+const ctx = await createArenaApp({
   ARENA_PIN_SESSION_TTL_S: String(SESSION_TTL_S),
   ARENA_ACCESS_TTL_S: String(ACCESS_TTL_S),
   ARENA_REFRESH_TTL_S: String(REFRESH_TTL_S),

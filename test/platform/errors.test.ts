@@ -51,7 +51,7 @@ const probes = new Elysia()
   })
   .get('/probe/query', ({ query }) => query, { query: t.Object({ limit: t.Numeric({ minimum: 1, maximum: 100 }) }) })
 
-const ctx = createTestApp({ probes })
+const ctx = await createTestApp({ probes })
 afterAll(() => ctx.close())
 
 async function expectEnvelope(res: Response, status: number, code: string) {

@@ -7,7 +7,8 @@ import { Database } from 'bun:sqlite'
 import { count } from 'drizzle-orm'
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { databasePath, openDatabase, type Db } from '../../src/db/sqlite/connection'
-import { ClosedUnitOfWorkError, createGroupCommitter, UnitOfWorkTimeout, type BatchReport, type GroupCommitOptions } from '../../src/db/sqlite/group-commit'
+import { ClosedUnitOfWorkError } from '../../src/db/errors'
+import { createGroupCommitter, UnitOfWorkTimeout, type BatchReport, type GroupCommitOptions } from '../../src/db/sqlite/group-commit'
 import { tempDir } from '../helpers/app'
 
 const dir = tempDir()

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { createTestApp, req } from '../helpers/app'
 
-const ctx = createTestApp()
+const ctx = await createTestApp()
 afterAll(() => ctx.close())
 
 describe('health', () => {
@@ -37,7 +37,7 @@ describe('health', () => {
   })
 
   test('/readyz is a 503 envelope when the database is gone', async () => {
-    const local = createTestApp()
+    const local = await createTestApp()
     local.db.sqlite.close()
     try {
       const res = await local.handle(req('/readyz'))
@@ -86,8 +86,8 @@ describe('OpenAPI', () => {
   })
 
   test('each app documents its own routes', async () => {
-    const a = createTestApp({ probes: new Elysia().get('/only-in-a', () => 'a') })
-    const b = createTestApp({ probes: new Elysia().get('/only-in-b', () => 'b') })
+    const a = await createTestApp({ probes: new Elysia().get('/only-in-a', () => 'a') })
+    const b = await createTestApp({ probes: new Elysia().get('/only-in-b', () => 'b') })
     try {
       const pathsOf = async (app: typeof a) =>
         Object.keys(((await (await app.handle(req('/openapi/json'))).json()) as { paths: object }).paths)

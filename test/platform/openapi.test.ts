@@ -5,7 +5,7 @@
 // Validator: @seriousme/openapi-schema-validator checks a document against the
 // OpenAPI Initiative's published JSON Schemas for 2.0, 3.0, 3.1 and 3.2
 // (Elysia emits 3.1), bundled in the package, so it needs no network.
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test, beforeAll } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
@@ -188,7 +188,10 @@ function markdownProblems(doc: Doc, markdown: string): string[] {
 }
 
 describe('the OpenAPI document', () => {
-  const ctx = createArenaApp()
+  let ctx!: TestApp
+  beforeAll(async () => {
+    ctx = await createArenaApp()
+  })
   afterAll(() => ctx.close())
 
   test('is a valid OpenAPI 3.1 document', async () => {
@@ -261,7 +264,10 @@ describe('the OpenAPI document', () => {
 })
 
 describe('docs/api.md', () => {
-  const ctx = createArenaApp()
+  let ctx!: TestApp
+  beforeAll(async () => {
+    ctx = await createArenaApp()
+  })
   afterAll(() => ctx.close())
 
   test('has a section for every documented route, listing the same errors as the OpenAPI document', async () => {
@@ -287,7 +293,7 @@ describe('the checks catch what they are for', () => {
     const probes = new Elysia()
       .get('/api/v1/undocumented', () => 'x', { detail: { hide: true } })
       .get('/api/v1/errorless', () => ({ ok: true }))
-    const app = createTestApp({ probes, env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN } })
+    const app = await createTestApp({ probes, env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN } })
     try {
       const doc = await documentOf(app)
       const problems = routeProblems(doc, app.app.routes)
@@ -300,7 +306,7 @@ describe('the checks catch what they are for', () => {
   })
 
   test('a special header not required, an error code under the wrong status, a doc table that disagrees', async () => {
-    const ctx = createArenaApp()
+    const ctx = await createArenaApp()
     try {
       const doc = await documentOf(ctx)
       const results = doc.paths['/api/v1/game-sdk/{gameId}/results']!.post!

@@ -10,7 +10,7 @@ const probes = new Elysia()
   })
   .get('/probe/raw-response', () => new Response(null, { status: 204 }))
 
-const ctx = createTestApp({ probes })
+const ctx = await createTestApp({ probes })
 afterAll(() => ctx.close())
 
 describe('x-request-id', () => {

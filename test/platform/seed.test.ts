@@ -78,7 +78,7 @@ describe('arena seed', () => {
     let ctx: TestApp
     let bearer: Record<string, string>
     beforeAll(async () => {
-      ctx = createTestApp({ dataDir })
+      ctx = await createTestApp({ dataDir })
       const res = await ctx.handle(postJson('/api/v1/user/login', { identifier: seeded.players[0]!.username, password: seeded.password }))
       expect(res.status).toBe(200)
       bearer = { authorization: `Bearer ${((await res.json()) as { accessToken: string }).accessToken}` }
@@ -176,7 +176,7 @@ describe('arena seed refuses', () => {
   })
 
   test('a failure midway names the step and what was already created', async () => {
-    const ctx = createTestApp()
+    const ctx = await createTestApp()
     try {
       const options = { ...parseSeedOptions({ prefix: 'mid' }), players: 3 }
       let calls = 0

@@ -20,7 +20,7 @@ const probes = new Elysia().get('/probe/slow', async () => {
   return { finished: true }
 })
 
-const ctx = createTestApp({ probes })
+const ctx = await createTestApp({ probes })
 afterAll(() => ctx.close())
 
 function serve(graceS: number) {

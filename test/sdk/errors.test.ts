@@ -15,7 +15,7 @@ function answering(status: number, body: string, headers: Record<string, string>
 
 describe('SDK errors', () => {
   test('the envelope from the real server: code, message, status, details and request id', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     const { client } = sdkClient(ctx)
     const error = (await client.auth.login('', '').catch((e: unknown) => e)) as ApiError
     expect(error).toBeInstanceOf(ApiError)

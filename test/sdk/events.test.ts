@@ -33,7 +33,7 @@ async function until(condition: () => boolean, ms = 5000) {
 
 describe('SDK events: poll', () => {
   test('poll keeps the cursor per topic set: each event is returned once', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, player } = await listener()
     await credit(player, '1', 'a')
     const first = await client.events.poll({ topics: ['wallet'] })
@@ -48,7 +48,7 @@ describe('SDK events: poll', () => {
   })
 
   test('poll with wait returns as soon as an event is written', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, player } = await listener()
     await client.events.poll({ topics: ['wallet'] })
     const started = performance.now()
@@ -62,7 +62,7 @@ describe('SDK events: poll', () => {
 
 describe('SDK events: subscribe', () => {
   test('delivers pages as batches in order, and stop() ends a long poll at once', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, player } = await listener()
     const batches: PlaneEvent[][] = []
     const sub = client.events.subscribe(['wallet'], (events) => {
@@ -81,7 +81,7 @@ describe('SDK events: subscribe', () => {
   })
 
   test('a handler that throws gets the same batch again (the cursor moves only after it returned)', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, player } = await listener()
     const errors: unknown[] = []
     let calls = 0
@@ -103,7 +103,7 @@ describe('SDK events: subscribe', () => {
   })
 
   test('network failures back off and recover without losing events', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     let failures = 2
     const { client, player, count } = await listener({
       intercept: async (request, forward) => {
@@ -126,7 +126,7 @@ describe('SDK events: subscribe', () => {
   })
 
   test('a revoked session ends the subscription instead of retrying forever', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client } = await listener()
     const errors: unknown[] = []
     const sub = client.events.subscribe(['status'], () => {}, { wait: 1, minBackoffMs: 5, onError: (e) => errors.push(e) })
@@ -143,7 +143,7 @@ describe('SDK events: subscribe', () => {
   })
 
   test('a handler whose own call fails with a 4xx gets the batch again; the subscription does not end', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, player } = await listener()
     let calls = 0
     const sub = client.events.subscribe(
@@ -161,7 +161,7 @@ describe('SDK events: subscribe', () => {
   })
 
   test('stop() from inside the handler does not deadlock; stop() from onError cuts the back-off short; a throwing onError is ignored', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, player } = await listener({
       intercept: async (request, forward) => {
         if (request.path.startsWith('/api/v1/events?') && request.path.includes('topics=status')) {

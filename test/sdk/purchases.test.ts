@@ -41,7 +41,7 @@ const loseVerifyAnswer: Interceptor = async (request, forward) => {
 
 describe('SDK purchases: authorize', () => {
   test('a correct PIN authorizes one withdrawal with one mint and one verify', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count, player } = await buyer()
     const to = someAddress()
     const result = await client.purchases.authorize({ pin: PIN, amount: '12.5', destinationAddress: to })
@@ -56,7 +56,7 @@ describe('SDK purchases: authorize', () => {
   })
 
   test('a wrong PIN is a result, not an error: valid false with the attempt count', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count, player } = await buyer()
     const result = await client.purchases.authorize({ pin: '000111', amount: '1', destinationAddress: someAddress() })
     expect(result).toMatchObject({ valid: false, locked: false, attempt: 1 })
@@ -66,7 +66,7 @@ describe('SDK purchases: authorize', () => {
   })
 
   test('the answer lost after the server debited: OutcomeUnknown with the key, one verify sent; the same key then finds the withdrawal and never debits twice', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count, player } = await buyer({ intercept: loseVerifyAnswer })
     const to = someAddress()
     const error = await client.purchases.authorize({ pin: PIN, amount: '30', destinationAddress: to }).catch((e: unknown) => e)
@@ -87,7 +87,7 @@ describe('SDK purchases: authorize', () => {
   })
 
   test('a connection that fails before the server saw the verify is still OutcomeUnknown and still not retried', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count, player } = await buyer({
       intercept: async (request, forward) => {
         if (VERIFY.test(request.path)) throw new TypeError('fetch failed: ECONNREFUSED')
@@ -101,7 +101,7 @@ describe('SDK purchases: authorize', () => {
   })
 
   test('a 5xx from a proxy on verify is OutcomeUnknown, not retried', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count } = await buyer({
       intercept: async (request, forward) => {
         if (!VERIFY.test(request.path)) return forward()
@@ -117,7 +117,7 @@ describe('SDK purchases: authorize', () => {
   })
 
   test('an access token that expires between mint and verify: the verify is not replayed after rotating', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count } = await buyer({
       intercept: async (request, forward) => {
         const response = await forward()
@@ -134,7 +134,7 @@ describe('SDK purchases: authorize', () => {
   })
 
   test('410: a PIN session that expired before the verify is PinSessionExpired', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count } = await buyer({
       intercept: async (request, forward) => {
         const response = await forward()
@@ -149,7 +149,7 @@ describe('SDK purchases: authorize', () => {
   })
 
   test('429: after the failure that locks the PIN, authorize throws PinLocked with Retry-After', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count } = await buyer()
     let last
     for (let i = 0; i < 5; i++) last = await client.purchases.authorize({ pin: '000111', amount: '1', destinationAddress: someAddress() })
@@ -162,7 +162,7 @@ describe('SDK purchases: authorize', () => {
   })
 
   test('refusals that are not PIN failures come through as ApiError with their code', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client } = await buyer()
     const poor = (await client.purchases.authorize({ pin: PIN, amount: '1000', destinationAddress: someAddress() }).catch((e: unknown) => e)) as ApiError
     expect(poor).toBeInstanceOf(ApiError)
@@ -174,7 +174,7 @@ describe('SDK purchases: authorize', () => {
 
 describe('SDK purchases: integrity checks', () => {
   test('COMPROMISED blocks the purchase on the client and reports ENV_COMPROMISED; nothing is minted', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const debuggerAttached = () => 'COMPROMISED' as const
     const rooted = () => ({ level: 'SAFE' as const })
     const { client, count, player } = await buyer({ integrityChecks: [rooted, debuggerAttached] })
@@ -192,7 +192,7 @@ describe('SDK purchases: integrity checks', () => {
   })
 
   test('a check that throws fails closed (COMPROMISED); a check added later runs too', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count } = await buyer()
     client.purchases.addIntegrityCheck(function screenCapture() {
       throw new Error('hook detected')
@@ -205,7 +205,7 @@ describe('SDK purchases: integrity checks', () => {
   })
 
   test('WARN goes on with the purchase and reports ENV_WARN; SAFE reports nothing', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     let level: 'SAFE' | 'WARN' = 'WARN'
     const { client, count, player } = await buyer({ integrityChecks: [async () => level] })
     expect((await client.purchases.authorize({ pin: PIN, amount: '5', destinationAddress: someAddress() })).valid).toBe(true)
@@ -217,7 +217,7 @@ describe('SDK purchases: integrity checks', () => {
   })
 
   test('a report that cannot be delivered still blocks the purchase', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client, count } = await buyer({
       integrityChecks: [() => 'COMPROMISED'],
       intercept: async (request, forward) => {
@@ -232,7 +232,7 @@ describe('SDK purchases: integrity checks', () => {
   })
 
   test('a report the server shed (202, accepted false) counts as not reported', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     const { client } = await buyer({
       integrityChecks: [() => 'COMPROMISED'],
       intercept: async (request, forward) => {
@@ -250,7 +250,7 @@ describe('SDK purchases: integrity checks', () => {
 describe('SDK purchases: error mapping on the PIN routes', () => {
   test('a plain { message } 429 on verify is PinLocked; a plain 410 is PinSessionExpired', async () => {
     for (const [status, kind] of [[429, PinLocked], [410, PinSessionExpired]] as const) {
-      ctx = createArenaApp()
+      ctx = await createArenaApp()
       const { client, count } = await buyer({
         intercept: async (request, forward) => {
           if (!VERIFY.test(request.path)) return forward()
@@ -266,7 +266,7 @@ describe('SDK purchases: error mapping on the PIN routes', () => {
   })
 
   test('a token that cannot be refreshed before the verify: an ordinary error, and no verify sent', async () => {
-    ctx = createArenaApp()
+    ctx = await createArenaApp()
     let now = Date.now()
     const { client, count } = await buyer({
       now: () => now,

@@ -20,7 +20,7 @@ async function signedIn(options: Parameters<typeof sdkClient>[1] = {}) {
 
 describe('SDK token rotation', () => {
   test('login holds the tokens; authenticated calls carry the bearer', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     const seen: (Tokens | null)[] = []
     const { client, user, sent } = await signedIn({ onTokens: (t) => seen.push(t) })
     expect((await client.me()).username).toBe(user.username)
@@ -30,7 +30,7 @@ describe('SDK token rotation', () => {
   })
 
   test('ten concurrent requests with an expired access token cause exactly one rotation, and all succeed', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     const seen: (Tokens | null)[] = []
     const { client, count } = await signedIn({ onTokens: (t) => seen.push(t) })
     const before = client.auth.current()!
@@ -48,7 +48,7 @@ describe('SDK token rotation', () => {
   })
 
   test('the client rotates before sending when it knows the token is about to expire; concurrent calls share it', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     let now = Date.now()
     const { client, count, sent } = await signedIn({ now: () => now })
     now += ctx.config.accessTtlS * 1000 // past the rotation margin, by the client's clock only
@@ -60,7 +60,7 @@ describe('SDK token rotation', () => {
   })
 
   test('calls made while a rotation is in flight wait for it instead of starting another', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
     const { client, count } = await signedIn({
@@ -80,7 +80,7 @@ describe('SDK token rotation', () => {
   })
 
   test('a spent refresh token ends the session: tokens forgotten, onTokens(null), NotSignedIn afterwards', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     const seen: (Tokens | null)[] = []
     const { client } = await signedIn({ onTokens: (t) => seen.push(t) })
     // Another device holding the same tokens rotates first.
@@ -100,7 +100,7 @@ describe('SDK token rotation', () => {
   })
 
   test('useToken without a refresh token: an expired access token is a 401, with no rotation attempted', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     const { client: source } = await signedIn()
     const { client, count } = sdkClient(ctx)
     client.auth.useToken(source.auth.current()!.accessToken)
@@ -113,7 +113,7 @@ describe('SDK token rotation', () => {
   })
 
   test('useToken with a refresh token rotates like a login would', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     const { client: source } = await signedIn()
     const held = source.auth.current()!
     const { client, count } = sdkClient(ctx)
@@ -124,7 +124,7 @@ describe('SDK token rotation', () => {
   })
 
   test('logout revokes on the server and forgets the tokens; logout({ all }) ends every session', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     const { client, user } = await signedIn()
     const second = sdkClient(ctx).client
     await second.auth.login(user.username, PASSWORD)
@@ -143,7 +143,7 @@ describe('SDK token rotation', () => {
   })
 
   test('a wrong password is an ApiError with the envelope code; the client stays signed out', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     const user = await registerUser(ctx)
     const { client } = sdkClient(ctx)
     const error = (await client.auth.login(user.username, 'not the password').catch((e: unknown) => e)) as ApiError
@@ -154,8 +154,8 @@ describe('SDK token rotation', () => {
     expect(client.auth.signedIn).toBe(false)
   })
 
-  test('the SDK has no registration', () => {
-    ctx = createTestApp()
+  test('the SDK has no registration', async () => {
+    ctx = await createTestApp()
     const { client } = sdkClient(ctx)
     expect(Object.keys(client.auth)).not.toContain('register')
     expect('register' in client.auth).toBe(false)
@@ -163,7 +163,7 @@ describe('SDK token rotation', () => {
   })
 
   test('useToken during a rotation: the new tokens stay, the rotation\'s result is dropped', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
     const seen: (Tokens | null)[] = []
@@ -190,7 +190,7 @@ describe('SDK token rotation', () => {
   })
 
   test('a call sent as one player that meets a 401 is never replayed as another player', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
     let holdWallet = true
@@ -217,7 +217,7 @@ describe('SDK token rotation', () => {
   })
 
   test('a logout that gets no answer keeps the tokens (it can be retried); clear() forgets them locally', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     let offline = true
     const { client } = await signedIn({
       intercept: async (request, forward) => {
@@ -236,7 +236,7 @@ describe('SDK token rotation', () => {
   })
 
   test('a proactive rotation that gets no answer falls back to the still-valid token', async () => {
-    ctx = createTestApp()
+    ctx = await createTestApp()
     let now = Date.now()
     const { client, count } = await signedIn({
       now: () => now,

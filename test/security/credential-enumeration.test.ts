@@ -6,7 +6,7 @@ import { createTestApp, postJson } from '../helpers/app'
 import { registerUser } from '../helpers/auth'
 
 // Throttling would turn later attempts into 429s; give every attempt its own address.
-const ctx = createTestApp({ env: { ARENA_TRUST_PROXY: 'true' } })
+const ctx = await createTestApp({ env: { ARENA_TRUST_PROXY: 'true' } })
 afterAll(() => ctx.close())
 
 let address = 0

@@ -4,7 +4,7 @@
 // trace: no throttle attempt, no session, no user, no PIN change, no PIN
 // failure, no consumed PIN session, no debit. An unknown identifier is
 // refused exactly like a known one.
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test, beforeAll } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { authSessions, loginThrottle, pinLocks, pinSessions, securityEvents, userPins, users, withdrawals } from '../../src/db/schema'
 import type { HashTicket } from '../../src/modules/auth/hash-gate'
@@ -17,8 +17,8 @@ const apps: TestApp[] = []
 afterAll(() => apps.forEach((a) => a.close()))
 
 /** K = 1 hash at a time, Q = 2 waiting. */
-function smallGateApp() {
-  const ctx = createTestApp({ hashGate: { concurrency: 1, queue: 2 } })
+async function smallGateApp() {
+  const ctx = await createTestApp({ hashGate: { concurrency: 1, queue: 2 } })
   apps.push(ctx)
   return ctx
 }
@@ -57,7 +57,7 @@ function count(statuses: number[], status: number) {
 
 describe('login under a burst (K=1, Q=2)', () => {
   test('20 simultaneous logins: the admitted ones 200, the rest 503 + Retry-After; one session per 200; no throttling', async () => {
-    const ctx = smallGateApp()
+    const ctx = await smallGateApp()
     const user = await registerUser(ctx)
     const results = await Promise.all(Array.from({ length: 20 }, () => loginReq(ctx, user.username, PASSWORD)))
     const statuses = results.map((r) => r.status)
@@ -76,7 +76,7 @@ describe('login under a burst (K=1, Q=2)', () => {
   })
 
   test('20 simultaneous wrong passwords: only the judged ones (401) count; the 503s do not, so the account is not blocked', async () => {
-    const ctx = smallGateApp()
+    const ctx = await smallGateApp()
     const user = await registerUser(ctx)
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => loginReq(ctx, user.username, `wrong-${i}`)))
     const statuses = results.map((r) => r.status)
@@ -96,7 +96,7 @@ describe('login under a burst (K=1, Q=2)', () => {
 
 describe('a full gate refuses before anything is judged or written', () => {
   test('login: a known and an unknown identifier get the same 503; no attempt counted, no session', async () => {
-    const ctx = smallGateApp()
+    const ctx = await smallGateApp()
     const user = await registerUser(ctx)
     const release = fillGate(ctx)
     const known = await expectRefused(await loginReq(ctx, user.username, PASSWORD))
@@ -112,7 +112,7 @@ describe('a full gate refuses before anything is judged or written', () => {
   })
 
   test('register: 503 and no user; the same registration succeeds once the gate has room', async () => {
-    const ctx = smallGateApp()
+    const ctx = await smallGateApp()
     const body = { email: 'gated@example.com', username: 'gated_player', password: PASSWORD, country: 'DE', accept_terms: true }
     const release = fillGate(ctx)
     await expectRefused(await ctx.handle(postJson('/api/v1/user/register', body)))
@@ -123,7 +123,10 @@ describe('a full gate refuses before anything is judged or written', () => {
 })
 
 describe('PIN (K=1, Q=0)', () => {
-  const ctx = createArenaApp({}, { hashGate: { concurrency: 1, queue: 0 } })
+  let ctx!: TestApp
+  beforeAll(async () => {
+    ctx = await createArenaApp({}, { hashGate: { concurrency: 1, queue: 0 } })
+  })
   apps.push(ctx)
   const putPin = (token: string, body: unknown) =>
     ctx.handle(new Request('http://localhost/api/v1/security/pin', { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))

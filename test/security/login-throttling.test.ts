@@ -11,8 +11,8 @@ const env = { ARENA_TRUST_PROXY: 'true' }
 const apps: TestApp[] = []
 afterAll(() => apps.forEach((a) => a.close()))
 
-function app(dataDir?: string) {
-  const created = createTestApp({ env, ...(dataDir ? { dataDir } : {}) })
+async function app(dataDir?: string) {
+  const created = await createTestApp({ env, ...(dataDir ? { dataDir } : {}) })
   apps.push(created)
   return created
 }
@@ -23,7 +23,7 @@ function attempt(ctx: TestApp, identifier: string, password: string, address: st
 
 describe('per identifier', () => {
   test('the 6th attempt after 5 failures is 429 with Retry-After, even with the right password; it ends after 15 minutes', async () => {
-    const ctx = app()
+    const ctx = await app()
     const user = await registerUser(ctx)
     for (let i = 0; i < 5; i++) {
       // Different addresses: only the identifier counter can be what blocks.
@@ -47,7 +47,7 @@ describe('per identifier', () => {
   })
 
   test('failures spread over more than the window do not block; a success resets the count', async () => {
-    const ctx = app()
+    const ctx = await app()
     const user = await registerUser(ctx)
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 4; i++) expect((await attempt(ctx, user.username, 'wrong', `192.0.2.${round * 10 + i}`)).status).toBe(401)
@@ -61,11 +61,11 @@ describe('per identifier', () => {
 
   test('a block survives a restart on the same data dir', async () => {
     const dataDir = tempDir()
-    const first = app(dataDir)
+    const first = await app(dataDir)
     const user = await registerUser(first)
     for (let i = 0; i < 5; i++) await attempt(first, user.username, 'wrong', `198.18.0.${i}`)
     first.close()
-    const second = app(dataDir)
+    const second = await app(dataDir)
     second.clock.set(first.clock.now())
     const res = await attempt(second, user.username, PASSWORD, '198.18.0.50')
     expect(res.status).toBe(429)
@@ -75,7 +75,7 @@ describe('per identifier', () => {
 
 describe('races and bypasses', () => {
   test('parallel guesses: at most 5 are evaluated, the rest are 429, and the block holds', async () => {
-    const ctx = app()
+    const ctx = await app()
     const user = await registerUser(ctx)
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) => attempt(ctx, user.username, `wrong-${i}`, `100.64.0.${i}`)),
@@ -87,7 +87,7 @@ describe('races and bypasses', () => {
   })
 
   test('username and email of one account share one counter', async () => {
-    const ctx = app()
+    const ctx = await app()
     const user = await registerUser(ctx)
     for (let i = 0; i < 3; i++) expect((await attempt(ctx, user.username, 'wrong', `100.65.0.${i}`)).status).toBe(401)
     for (let i = 0; i < 2; i++) expect((await attempt(ctx, user.email.toUpperCase(), 'wrong', `100.65.1.${i}`)).status).toBe(401)
@@ -96,7 +96,7 @@ describe('races and bypasses', () => {
   })
 
   test('failures during a block neither count nor shorten it', async () => {
-    const ctx = app()
+    const ctx = await app()
     const user = await registerUser(ctx)
     for (let i = 0; i < 5; i++) await attempt(ctx, user.username, 'wrong', `100.66.0.${i}`)
     ctx.clock.advance(5 * 60_000)
@@ -109,7 +109,7 @@ describe('races and bypasses', () => {
   })
 
   test('behind a proxy the address is the right-most X-Forwarded-For entry, not one the client wrote', async () => {
-    const ctx = app()
+    const ctx = await app()
     for (let i = 0; i < 20; i++) {
       expect((await attempt(ctx, `spray_${i}`, 'guess', `10.9.${i}.1, 198.51.100.77`)).status).toBe(401)
     }
@@ -120,7 +120,7 @@ describe('races and bypasses', () => {
 
 describe('per client address', () => {
   test('20 failures from one address block it for every identifier; other addresses are unaffected', async () => {
-    const ctx = app()
+    const ctx = await app()
     const victim = await registerUser(ctx)
     for (let i = 0; i < 20; i++) {
       expect((await attempt(ctx, `sprayed_${i}`, 'guess', '198.51.100.7')).status).toBe(401)
@@ -134,7 +134,7 @@ describe('per client address', () => {
 
 describe('a failing disk', () => {
   test('a right password whose session cannot be stored (503) leaves no attempt counted: six such 503s, then 200', async () => {
-    const ctx = app()
+    const ctx = await app()
     const user = await registerUser(ctx)
     // The disk refuses the session's COMMIT (as SQLITE_FULL would): any
     // unit of work that inserted an auth session fails, and rolls back.

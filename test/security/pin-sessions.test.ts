@@ -12,7 +12,7 @@ import { createArenaApp, players } from '../helpers/arena'
 import { login, PASSWORD } from '../helpers/auth'
 import { balance, funded, mint, mintRaw, PIN, someAddress, verify } from '../helpers/purchases'
 
-const ctx = createArenaApp({ ARENA_PIN_SESSION_TTL_S: '30' })
+const ctx = await createArenaApp({ ARENA_PIN_SESSION_TTL_S: '30' })
 afterAll(() => ctx.close())
 
 const putPin = (token: string, body: unknown) =>

@@ -9,7 +9,7 @@ import { createTestApp } from '../helpers/app'
 import { login, registerUser } from '../helpers/auth'
 import { run } from '../helpers/process'
 
-const ctx = createTestApp()
+const ctx = await createTestApp()
 afterAll(() => ctx.close())
 
 /** Eight processes rotate one fresh refresh token at the same moment; their outcomes. */

@@ -2,7 +2,8 @@
 // out while the retry grace is on (contract §7: two tabs, a retry after a
 // timeout): every one gets a working pair, and the session lives. With the
 // grace off (0), exactly one wins and the losers are replays.
-import { afterAll, describe, expect, test } from 'bun:test'
+import type { TestApp } from '../helpers/app'
+import { afterAll, describe, expect, test, beforeAll } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { authSessions, refreshTokens } from '../../src/db/schema'
 import { createTestApp } from '../helpers/app'
@@ -11,7 +12,10 @@ import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 const sidOf = (tokens: Tokens) => JSON.parse(Buffer.from(tokens.accessToken.split('.')[1]!, 'base64url').toString()).sid as string
 
 describe('with the retry grace (default)', () => {
-  const ctx = createTestApp()
+  let ctx!: TestApp
+  beforeAll(async () => {
+    ctx = await createTestApp()
+  })
   afterAll(() => ctx.close())
 
   test('12 concurrent rotations of one token: all 200, each pair works, the session lives', async () => {
@@ -29,7 +33,10 @@ describe('with the retry grace (default)', () => {
 })
 
 describe('with the grace off', () => {
-  const ctx = createTestApp({ env: { ARENA_REFRESH_REUSE_GRACE_S: '0' } })
+  let ctx!: TestApp
+  beforeAll(async () => {
+    ctx = await createTestApp({ env: { ARENA_REFRESH_REUSE_GRACE_S: '0' } })
+  })
   afterAll(() => ctx.close())
 
   test('12 concurrent rotations of one token: exactly one 200', async () => {

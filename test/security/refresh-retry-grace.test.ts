@@ -4,14 +4,14 @@
 // the first rotation's pair keeps working. From the grace's end on, the same
 // request is a replay that revokes the whole session. The grace runs from the
 // first rotation and is never extended by retries.
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test, beforeAll } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { authSessions } from '../../src/db/schema'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 
 const GRACE_S = 10
-const ctx = createTestApp({ env: { ARENA_REFRESH_REUSE_GRACE_S: String(GRACE_S) } })
+const ctx = await createTestApp({ env: { ARENA_REFRESH_REUSE_GRACE_S: String(GRACE_S) } })
 afterAll(() => ctx.close())
 
 async function rotated(app: TestApp, tokens: Tokens): Promise<Tokens> {
@@ -92,7 +92,10 @@ describe('from the end of the grace on: a replay', () => {
 })
 
 describe('grace 0', () => {
-  const strict = createTestApp({ env: { ARENA_REFRESH_REUSE_GRACE_S: '0' } })
+  let strict!: TestApp
+  beforeAll(async () => {
+    strict = await createTestApp({ env: { ARENA_REFRESH_REUSE_GRACE_S: '0' } })
+  })
   afterAll(() => strict.close())
 
   test('the very next presentation of a spent token is a replay', async () => {

@@ -8,7 +8,7 @@ import { authSessions, outboxEvents } from '../../src/db/schema'
 import { createTestApp } from '../helpers/app'
 import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 
-const ctx = createTestApp()
+const ctx = await createTestApp()
 afterAll(() => ctx.close())
 const pastGrace = () => ctx.clock.advance(ctx.config.refreshReuseGraceS * 1000)
 

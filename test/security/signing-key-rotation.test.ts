@@ -22,8 +22,8 @@ const apps: TestApp[] = []
 afterEach(() => {
   for (const app of apps.splice(0)) app.close()
 })
-function app(dataDir: string, env: Record<string, string> = {}): TestApp {
-  const created = createTestApp({ dataDir, env })
+async function app(dataDir: string, env: Record<string, string> = {}): Promise<TestApp> {
+  const created = await createTestApp({ dataDir, env })
   apps.push(created)
   return created
 }
@@ -44,7 +44,7 @@ async function reportEvents(ctx: TestApp, tokens: Tokens, n: number) {
 describe('keys from the data dir: arena keys rotate', () => {
   test('a running server signs with the new key within a second; tokens of the old key verify until they expire', async () => {
     const dataDir = tempDir('arena-keys-')
-    const ctx = app(dataDir)
+    const ctx = await app(dataDir)
     const before = await login(ctx, (await registerUser(ctx)).username)
     const oldKid = kidOf(before.accessToken)
     expect(oldKid).toBe(resolveSecrets(ctx.config).signingKeys[0]!.kid)
@@ -74,7 +74,7 @@ describe('keys from the data dir: arena keys rotate', () => {
 
   test('--drop-previous (a leaked key): tokens of every other key are refused at once', async () => {
     const dataDir = tempDir('arena-keys-')
-    const ctx = app(dataDir)
+    const ctx = await app(dataDir)
     const before = await login(ctx, (await registerUser(ctx)).username)
     expect((await me(ctx, before.accessToken)).status).toBe(200)
     const dropped = await arena(dataDir, 'keys', 'rotate', '--drop-previous', '--json')
@@ -89,7 +89,7 @@ describe('keys from the data dir: arena keys rotate', () => {
     const dataDir = tempDir('arena-keys-')
     const env = { ARENA_REFRESH_TTL_S: '3600' }
     const config = loadConfig({ ARENA_DATA_DIR: dataDir, ...env })
-    const ctx = app(dataDir, env)
+    const ctx = await app(dataDir, env)
     const before = await login(ctx, (await registerUser(ctx)).username)
     const replaced = new Date(Date.now() - 3_598_000)
     rotateSigningKey(config, { dropOthers: false, now: replaced })
@@ -105,7 +105,7 @@ describe('keys from the data dir: arena keys rotate', () => {
 
   test('rotating never breaks the security-event chain', async () => {
     const dataDir = tempDir('arena-keys-')
-    const ctx = app(dataDir)
+    const ctx = await app(dataDir)
     const tokens = await login(ctx, (await registerUser(ctx)).username)
     await reportEvents(ctx, tokens, 3)
     expect((await arena(dataDir, 'keys', 'rotate')).code).toBe(0)
@@ -124,28 +124,28 @@ describe('keys from the environment', () => {
 
   test('ARENA_JWT_PREVIOUS_SECRET keeps the replaced key verifying; without it its tokens are refused', async () => {
     const dataDir = tempDir('arena-keys-')
-    const old = app(dataDir, { ARENA_JWT_SECRET: first })
+    const old = await app(dataDir, { ARENA_JWT_SECRET: first })
     const user = await registerUser(old)
     const before = await login(old, user.username)
     old.close()
     apps.splice(apps.indexOf(old), 1)
 
-    const rolled = app(dataDir, { ARENA_JWT_SECRET: second, ARENA_JWT_PREVIOUS_SECRET: first })
+    const rolled = await app(dataDir, { ARENA_JWT_SECRET: second, ARENA_JWT_PREVIOUS_SECRET: first })
     expect((await me(rolled, before.accessToken)).status).toBe(200)
     const after = await login(rolled, user.username)
     expect(kidOf(after.accessToken)).not.toBe(kidOf(before.accessToken))
     expect(kidOf(after.accessToken)).toBe(resolveSecrets(rolled.config).signingKeys.at(-1)!.kid)
 
-    const only = app(dataDir, { ARENA_JWT_SECRET: second })
+    const only = await app(dataDir, { ARENA_JWT_SECRET: second })
     expect((await me(only, before.accessToken)).status).toBe(401)
     expect((await me(only, after.accessToken)).status).toBe(200)
   })
 
   test('a new ARENA_JWT_SECRET never breaks the security-event chain', async () => {
     const dataDir = tempDir('arena-keys-')
-    const old = app(dataDir, { ARENA_JWT_SECRET: first })
+    const old = await app(dataDir, { ARENA_JWT_SECRET: first })
     await reportEvents(old, await login(old, (await registerUser(old)).username), 3)
-    const next = app(dataDir, { ARENA_JWT_SECRET: second })
+    const next = await app(dataDir, { ARENA_JWT_SECRET: second })
     await reportEvents(next, await login(next, (await registerUser(next)).username), 2)
     const verified = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ARENA_DATA_DIR: dataDir, ARENA_JWT_SECRET: second })
     expect(verified.code).toBe(0)
@@ -163,7 +163,7 @@ describe('keys from the environment', () => {
 
   test('a token whose kid names one key of the keyring but was signed by another is refused', async () => {
     const dataDir = tempDir('arena-keys-')
-    const rolled = app(dataDir, { ARENA_JWT_SECRET: second, ARENA_JWT_PREVIOUS_SECRET: first })
+    const rolled = await app(dataDir, { ARENA_JWT_SECRET: second, ARENA_JWT_PREVIOUS_SECRET: first })
     const token = await login(rolled, (await registerUser(rolled)).username)
     const [, payload] = token.accessToken.split('.')
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Record<string, unknown>
@@ -187,7 +187,7 @@ describe('a data dir written before keys had ids', () => {
     const dataDir = tempDir('arena-keys-')
     const legacySecret = 'l'.repeat(48)
     writeFileSync(join(dataDir, SECRETS_FILE), JSON.stringify({ jwtSecret: legacySecret }), { mode: 0o600 })
-    const ctx = app(dataDir)
+    const ctx = await app(dataDir)
     // The upgrade kept the old secret as the first key and derived the chain key as the first edition did.
     const secrets = resolveSecrets(ctx.config)
     expect(secrets.signingKeys.map((key) => key.secret)).toEqual([legacySecret])

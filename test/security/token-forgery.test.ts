@@ -7,7 +7,7 @@ import { createTestApp, req } from '../helpers/app'
 import { resolveSecrets } from '../../src/secrets'
 import { login, me, registerUser } from '../helpers/auth'
 
-const ctx = createTestApp()
+const ctx = await createTestApp()
 afterAll(() => ctx.close())
 
 const user = await registerUser(ctx)

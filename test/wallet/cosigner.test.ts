@@ -31,7 +31,7 @@ const startCosigner = async () => {
 }
 
 let cosigner = await startCosigner()
-const ctx = createArenaApp({ ARENA_CUSTODY: 'cosigner', ARENA_COSIGNER_URL: `http://127.0.0.1:${PORT}`, ARENA_COSIGNER_SECRET: SECRET })
+const ctx = await createArenaApp({ ARENA_CUSTODY: 'cosigner', ARENA_COSIGNER_URL: `http://127.0.0.1:${PORT}`, ARENA_COSIGNER_SECRET: SECRET })
 afterAll(() => {
   processes.forEach((p) => p.proc.kill('SIGKILL'))
   ctx.close()

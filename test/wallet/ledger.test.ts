@@ -10,7 +10,7 @@ import { createTestApp, postJson, tempDir } from '../helpers/app'
 import { admin, createArenaApp, players } from '../helpers/arena'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 
-const ctx = createArenaApp()
+const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
 const credit = (userId: string, amount: unknown, reference: string) =>
@@ -102,7 +102,7 @@ describe('ledger invariants', () => {
   })
 
   test('checkLedger finds a withdrawal without its debit, and a debit without its withdrawal', async () => {
-    const local = createArenaApp()
+    const local = await createArenaApp()
     try {
       const [p] = await players(local, 1)
       const now = local.clock.now()
@@ -130,7 +130,7 @@ describe('ledger invariants', () => {
   })
 
   test('checkLedger finds a tampered balance', async () => {
-    const local = createArenaApp()
+    const local = await createArenaApp()
     try {
       const [p] = await players(local, 1)
       await local.handle(postJson(`/api/v1/admin/wallets/${p!.userId}/credit`, { amount: '5', reference: 'r' }, admin))
@@ -149,7 +149,7 @@ describe('command line', () => {
   test('arena wallet credit and arena ledger check (exit 1 on a breach)', async () => {
     const env = { ARENA_DATA_DIR: tempDir('arena-ledger-') }
     // Register through an app on the same data dir the CLI will use.
-    const shared = createTestApp({ dataDir: env.ARENA_DATA_DIR })
+    const shared = await createTestApp({ dataDir: env.ARENA_DATA_DIR })
     const [p] = await players(shared, 1)
     await shared.close()
     {

@@ -11,7 +11,7 @@ import { isValidAddress, withdrawalMessage } from '../../src/modules/wallet/fros
 import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, players } from '../helpers/arena'
 
-const ctx = createArenaApp()
+const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
 const wallet = (token: string) => ctx.handle(req('/api/v1/wallet', { headers: { authorization: `Bearer ${token}` } }))

@@ -33,7 +33,7 @@ class SwitchableCustody implements CustodyClient {
 }
 
 const custody = new SwitchableCustody(new LocalFrostCustody(join(tempDir('arena-custody-'), 'custody')))
-const ctx = createArenaApp({}, { custody })
+const ctx = await createArenaApp({}, { custody })
 afterAll(() => ctx.close())
 
 type Body = { valid: boolean; withdrawal: { id: string; status: string; signature?: string } }

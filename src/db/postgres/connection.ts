@@ -25,8 +25,29 @@ export interface Pool {
   inTransaction(tx: postgres.TransactionSql): PgDb
 }
 
+/**
+ * postgres.js options for `url`. A unix socket is named the way libpq names
+ * it, `postgres://user@localhost/db?host=/run/postgresql`; postgres.js does
+ * not read `host` from the query itself (it would dial TCP and send `host`
+ * to the server as a setting), so it becomes the socket file's `path`.
+ */
+export function connectOptions(url: string): { url: string; path?: string } {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return { url }
+  }
+  const host = parsed.searchParams.get('host')
+  if (!host?.startsWith('/')) return { url }
+  parsed.searchParams.delete('host')
+  return { url: parsed.toString(), path: `${host.replace(/\/$/, '')}/.s.PGSQL.${parsed.port || 5432}` }
+}
+
 export function openPool(url: string, options: PoolOptions): Pool {
-  const sql = postgres(url, {
+  const target = connectOptions(url)
+  const sql = postgres(target.url, {
+    ...(target.path ? { path: target.path } : {}),
     max: options.max,
     connect_timeout: options.connectTimeoutS ?? 5,
     // Idle connections close, so an instance that is quiet does not hold its share of max_connections.
@@ -34,7 +55,13 @@ export function openPool(url: string, options: PoolOptions): Pool {
     // A connection is replaced now and then: a failover or a restarted server is picked up.
     max_lifetime: 30 * 60,
     onnotice: () => {},
-    connection: { application_name: 'arena' },
+    connection: {
+      application_name: 'arena',
+      // A unit of work must not wait on anything but the database (storage.ts);
+      // one that does holds its connection and its locks. PostgreSQL ends such a
+      // session after 10 s, as SQLite's committer rolls back a batch that hangs.
+      idle_in_transaction_session_timeout: 10_000,
+    },
   })
   const db = drizzle({ client: sql })
   const dialect = new PgDialect()

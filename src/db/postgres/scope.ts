@@ -23,3 +23,6 @@ export const ADVISORY_LOCKS = {
   /** Appending to the event outbox: seq is allocated under it, so seq order is commit order and a cursor never skips an event committed later with a lower seq. */
   outbox: 0x61_72_65_6e_61_00_65_76n, // "arena\0ev"
 } as const
+
+/** The NOTIFY channel of long-poll wake-ups: the payload is the user whose events changed. */
+export const EVENTS_CHANNEL = 'arena_events'

@@ -45,6 +45,7 @@
 // `workTimeoutMs` the batch is rolled back and every item of it fails with
 // UnitOfWorkTimeout, and the committer carries on.
 import type { Db } from './connection'
+import { ClosedUnitOfWorkError } from '../errors'
 
 export const DEFAULT_MAX_BATCH = 256
 
@@ -86,13 +87,6 @@ export interface ItemContext {
 }
 
 /** A store call or `afterCommit` after the unit of work it belongs to has settled. */
-export class ClosedUnitOfWorkError extends Error {
-  override readonly name = 'ClosedUnitOfWorkError'
-  constructor() {
-    super('this unit of work is over: a store call or afterCommit after its work settled (a call that was not awaited?)')
-  }
-}
-
 /** A batch whose work did not settle in time; everything in it was rolled back. */
 export class UnitOfWorkTimeout extends Error {
   override readonly name = 'UnitOfWorkTimeout'

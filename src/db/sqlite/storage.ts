@@ -11,8 +11,10 @@
 import type { Storage, Stores, Transaction } from '../storage'
 import { mapEngineError } from '../errors'
 import type { EventWakeups } from '../../modules/events/wakeups'
+import { inProcessLeases } from '../../background/loops'
 import { openDatabase, type DbHandle } from './connection'
-import { ClosedUnitOfWorkError, createGroupCommitter, type GroupCommitOptions, type GroupCommitter, type ItemContext } from './group-commit'
+import { ClosedUnitOfWorkError } from '../errors'
+import { createGroupCommitter, type GroupCommitOptions, type GroupCommitter, type ItemContext } from './group-commit'
 import { runMigrations, type MigrationReport } from './migrate'
 import { SqliteAuthStore } from './stores/auth'
 import { SqliteEventsStore } from './stores/events'
@@ -113,6 +115,8 @@ export class SqliteStorage implements Storage {
   readonly read: Stores
   readonly commits: GroupCommitter
   readonly migrations: MigrationReport
+  /** One data dir, one server: the loops run in this process (see Storage.loopLeases). */
+  readonly loopLeases = inProcessLeases()
   private readonly wakeups: EventWakeups
   private closed = false
 
@@ -152,7 +156,7 @@ export class SqliteStorage implements Storage {
     return performance.now() - started
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
     this.reader.close()

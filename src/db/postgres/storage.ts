@@ -1,0 +1,214 @@
+// The PostgreSQL engine behind the storage seam (src/db/storage.ts), for a
+// studio running several instances on one database (ARENA_DATABASE_URL).
+//
+// Every unit of work is one SERIALIZABLE transaction on a pooled connection.
+// Stores read then write as they do on SQLite, where one writer at a time
+// keeps what a unit of work read true until it commits; here PostgreSQL's
+// serializable snapshot isolation gives the same guarantee across instances:
+// of two units of work that raced on the same rows, one commits and the
+// other fails with 40001 (or 40P01, a deadlock) and is run again from the
+// start, on a fresh snapshot. So a work function must be safe to run twice:
+// its effects outside the database go through afterCommit, which runs only
+// for the attempt that committed. docs/decisions.md, "PostgreSQL".
+//
+// Reads outside a write run on the pool, each statement on the last committed
+// state. Wake-ups cross instances by LISTEN/NOTIFY: the events store sends a
+// NOTIFY inside the transaction, PostgreSQL delivers it on commit, and every
+// instance's listener wakes its own waiting polls.
+import type postgres from 'postgres'
+import type { Storage, Stores, Transaction } from '../storage'
+import { ClosedUnitOfWorkError, isRetryableConflict, mapEngineError, StorageUnavailableError } from '../errors'
+import type { EventWakeups } from '../../modules/events/wakeups'
+import type { Logger } from '../../shared/logger'
+import { openPool, redactUrl, type Pool } from './connection'
+import { postgresLeases, type PostgresLeases } from './leases'
+import { runMigrations } from './migrate'
+import type { MigrationReport } from '../sqlite/migrate'
+import { EVENTS_CHANNEL, type PostgresScope } from './scope'
+import { PostgresAuthStore } from './stores/auth'
+import { PostgresEventsStore } from './stores/events'
+import { PostgresGamesStore } from './stores/games'
+import { PostgresJobsStore } from './stores/jobs'
+import { PostgresMatchesStore } from './stores/matches'
+import { PostgresSecurityStore } from './stores/security'
+import { PostgresWalletStore } from './stores/wallet'
+
+/** Every store on one scope, each built on first use. */
+class PostgresStores implements Stores {
+  private _auth?: PostgresAuthStore
+  private _events?: PostgresEventsStore
+  private _games?: PostgresGamesStore
+  private _jobs?: PostgresJobsStore
+  private _matches?: PostgresMatchesStore
+  private _security?: PostgresSecurityStore
+  private _wallet?: PostgresWalletStore
+
+  constructor(protected readonly scope: PostgresScope) {}
+
+  /** Called on every store access; a unit of work refuses once it is over. */
+  protected check(): void {}
+
+  get auth() {
+    this.check()
+    return (this._auth ??= new PostgresAuthStore(this.scope))
+  }
+  get events() {
+    this.check()
+    return (this._events ??= new PostgresEventsStore(this.scope))
+  }
+  get games() {
+    this.check()
+    return (this._games ??= new PostgresGamesStore(this.scope))
+  }
+  get jobs() {
+    this.check()
+    return (this._jobs ??= new PostgresJobsStore(this.scope))
+  }
+  get matches() {
+    this.check()
+    return (this._matches ??= new PostgresMatchesStore(this.scope))
+  }
+  get security() {
+    this.check()
+    return (this._security ??= new PostgresSecurityStore(this.scope))
+  }
+  get wallet() {
+    this.check()
+    return (this._wallet ??= new PostgresWalletStore(this.scope))
+  }
+}
+
+/** One attempt at a unit of work: its effects, and whether its work is still running. */
+class Attempt {
+  open = true
+  readonly effects: (() => void)[] = []
+}
+
+class PostgresTransaction extends PostgresStores implements Transaction {
+  constructor(
+    scope: Omit<PostgresScope, 'afterCommit'>,
+    private readonly attempt: Attempt,
+  ) {
+    super({
+      ...scope,
+      afterCommit: (effect) => {
+        if (!attempt.open) throw new ClosedUnitOfWorkError()
+        attempt.effects.push(effect)
+      },
+    })
+  }
+
+  protected override check(): void {
+    if (!this.attempt.open) throw new ClosedUnitOfWorkError()
+  }
+
+  afterCommit(effect: () => void): void {
+    this.scope.afterCommit!(effect)
+  }
+}
+
+/** How often a unit of work that lost a race (40001, 40P01) runs again before the request is answered 503. */
+export const MAX_ATTEMPTS = 12
+
+/** Backoff before attempt `n` (2, 3, ...): jittered and growing, so racers stop meeting at the same instant. */
+function backoffMs(attempt: number): number {
+  const ceiling = Math.min(100, 2 ** attempt)
+  return Math.random() * ceiling
+}
+
+export interface PostgresStorageOptions {
+  url: string
+  /** Connections this instance may open (ARENA_DATABASE_POOL). */
+  pool: number
+  wakeups: EventWakeups
+  logger: Logger
+}
+
+export class PostgresStorage implements Storage {
+  readonly engine = 'postgres' as const
+  readonly location: string
+  readonly read: Stores
+  readonly loopLeases: PostgresLeases
+  /** Units of work run again after losing a race, since start (for tests and the operator's curiosity). */
+  retries = 0
+  private closed = false
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly wakeups: EventWakeups,
+    readonly migrations: MigrationReport,
+    url: string,
+    private readonly unlisten: () => Promise<void>,
+  ) {
+    this.location = redactUrl(url)
+    this.read = new PostgresStores({ db: pool.db, sql: pool.sql, wakeups })
+    this.loopLeases = postgresLeases(url)
+  }
+
+  /** Connects, applies pending migrations (once across instances), and starts listening for other instances' wake-ups. */
+  static async open(options: PostgresStorageOptions): Promise<PostgresStorage> {
+    const pool = openPool(options.url, { max: options.pool })
+    try {
+      const migrations = await runMigrations(pool.sql)
+      // postgres.js listens on a connection of its own and listens again after reconnecting.
+      const { unlisten } = await pool.sql.listen(EVENTS_CHANNEL, (userId) => options.wakeups.wake(userId))
+      return new PostgresStorage(pool, options.wakeups, migrations, options.url, unlisten)
+    } catch (error) {
+      await pool.sql.end({ timeout: 1 }).catch(() => {})
+      throw mapEngineError(error)
+    }
+  }
+
+  /** The pool's postgres.js client: tests and `arena db copy` reach the database through it. */
+  get sql(): postgres.Sql {
+    return this.pool.sql
+  }
+
+  async write<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const current = new Attempt()
+      try {
+        const result = await this.pool.sql.begin('isolation level serializable', async (sql) => {
+          try {
+            return await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), sql, wakeups: this.wakeups }, current))
+          } finally {
+            current.open = false
+          }
+        })
+        for (const effect of current.effects) {
+          try {
+            effect()
+          } catch {
+            // The write is durable and answered; an effect is only a hint (see Transaction.afterCommit).
+          }
+        }
+        return result as T
+      } catch (error) {
+        if (!isRetryableConflict(error)) throw mapEngineError(error)
+        if (attempt >= MAX_ATTEMPTS) throw new StorageUnavailableError('40001', { cause: error })
+        this.retries++
+        await Bun.sleep(backoffMs(attempt + 1))
+      }
+    }
+  }
+
+  async ping(): Promise<number> {
+    const started = performance.now()
+    try {
+      // Reads a catalog page, not just a constant: a server that accepts
+      // connections but cannot read is not ready.
+      await this.pool.sql`SELECT count(*) FROM pg_class WHERE relname = 'users'`
+    } catch (error) {
+      throw mapEngineError(error)
+    }
+    return performance.now() - started
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.unlisten().catch(() => {})
+    await this.loopLeases.close().catch(() => {})
+    await this.pool.sql.end({ timeout: 5 })
+  }
+}
