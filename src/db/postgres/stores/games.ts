@@ -55,7 +55,9 @@ export class PostgresGamesStore implements GamesStore {
   }
 
   async tournament(id: string): Promise<TournamentRecord | null> {
-    const [row] = await this.db.select().from(tournaments).where(eq(tournaments.id, id))
+    const query = this.db.select().from(tournaments).where(eq(tournaments.id, id))
+    // In a write, what a start or a finalization moves on from: two of them take turns.
+    const [row] = await (this.scope.afterCommit !== undefined ? query.for('no key update') : query)
     return row ?? null
   }
 

@@ -9,7 +9,16 @@
 // engine runs it again from the start, when it sees both claims and decides.
 // Two decisions moving winners into one next match both update that match's
 // row: the second waits for the first and fails with 40001, and on its rerun
-// finds the other slot filled and opens the match. Nothing here locks.
+// finds the other slot filled and opens the match.
+//
+// Inside a write, the session and the match a claim decides on are also read
+// FOR NO KEY UPDATE, so claims of one match (and two uses of one token) take
+// turns on those rows instead of racing to a 40001 at commit. SSI does not
+// need it; it is what keeps the claim path right without SSI (at READ
+// COMMITTED each statement sees what the claim it waited for committed),
+// where a burst of claims does not fail over and over on SSI's page-sized
+// read locks. NO KEY UPDATE: the claims and sessions inserted meanwhile check
+// their foreign key with KEY SHARE on the match, which it does not block.
 import { and, asc, eq, inArray, isNotNull, lt, ne, or } from 'drizzle-orm'
 import { DrizzleQueryError } from 'drizzle-orm/errors'
 import { alias } from 'drizzle-orm/pg-core'
@@ -64,8 +73,15 @@ export class PostgresMatchesStore implements MatchesStore {
     return this.scope.db
   }
 
+  /** Inside a unit of work (reads outside one have no afterCommit). */
+  private get inWrite(): boolean {
+    return this.scope.afterCommit !== undefined
+  }
+
   async byId(matchId: string): Promise<MatchRecord | null> {
-    const [row] = await this.db.select(matchRecordColumns).from(matches).where(eq(matches.id, matchId))
+    const query = this.db.select(matchRecordColumns).from(matches).where(eq(matches.id, matchId))
+    // In a write, what a claim or a resolve decides on: claims of one match take turns (see the top of this file).
+    const [row] = await (this.inWrite ? query.for('no key update') : query)
     return row ?? null
   }
 
@@ -103,7 +119,9 @@ export class PostgresMatchesStore implements MatchesStore {
   }
 
   async sessionByTokenHash(tokenHash: string): Promise<GameSession | null> {
-    const [row] = await this.db.select(sessionColumns).from(gameSessions).where(eq(gameSessions.tokenHash, tokenHash))
+    const query = this.db.select(sessionColumns).from(gameSessions).where(eq(gameSessions.tokenHash, tokenHash))
+    // In a write, the claim about to spend it: two claims with one token take turns, the second finds it spent.
+    const [row] = await (this.inWrite ? query.for('no key update') : query)
     return row ?? null
   }
 
