@@ -1,5 +1,5 @@
 // One process of the cross-process rotation race: opens the shared database
-// with its own connections, waits for the common start time, rotates once, and
+// with its own connections (an instance of its own, on PostgreSQL), waits for the common start time, rotates once, and
 // prints the outcome as JSON.
 import { openStorage } from '../../src/db/open'
 import { createAccessTokens } from '../../src/modules/auth/access-tokens'
@@ -11,7 +11,9 @@ import { loadConfig } from '../../src/config'
 import { resolveSecrets } from '../../src/secrets'
 
 const [dataDir, sessionId, userId, refreshToken, startAt, graceS = '0'] = process.argv.slice(2) as [string, string, string, string, string, string?]
-const config = loadConfig({ ARENA_DATA_DIR: dataDir })
+// The test's database: the data dir (SQLite), or ARENA_DATABASE_URL when the test runs on PostgreSQL.
+const databaseUrl = process.env.ARENA_DATABASE_URL
+const config = loadConfig({ ARENA_DATA_DIR: dataDir, ...(databaseUrl ? { ARENA_DATABASE_URL: databaseUrl } : {}) })
 const secrets = resolveSecrets(config)
 const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
 const auth = new AuthService({

@@ -126,8 +126,8 @@ describe('PIN (K=1, Q=0)', () => {
   let ctx!: TestApp
   beforeAll(async () => {
     ctx = await createArenaApp({}, { hashGate: { concurrency: 1, queue: 0 } })
+    apps.push(ctx)
   })
-  apps.push(ctx)
   const putPin = (token: string, body: unknown) =>
     ctx.handle(new Request('http://localhost/api/v1/security/pin', { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))
 
