@@ -2,12 +2,13 @@
 // arbiter's decisions applied to the bracket, operator resolution.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
+import { UniqueViolationError } from '../../src/db/errors'
 import { postJson, req } from '../helpers/app'
 import { admin, claim, createArenaApp, createGame, openSession, players, playerOf, playOut, startedTournament, submit, tournament } from '../helpers/arena'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
-const { db, tables: { outboxEvents } } = ctx.peek
+const { db, tables: { gameSessions, outboxEvents } } = ctx.peek
 
 const { game, gameKey } = await createGame(ctx)
 const other = await createGame(ctx, 'Other Game')
@@ -151,6 +152,27 @@ describe('result submission', () => {
     const again = await openSession(ctx, game.id, gameKey, p1, final.id)
     expect(again.status).toBe(409)
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('already_claimed')
+  })
+
+  test('the backstop under that check: the store refuses a second claim in the round with a UniqueViolationError', async () => {
+    const { final, p1 } = await twoPlayerCup()
+    await claim(ctx, game.id, gameKey, p1, final.id, { outcome: 'DRAW' })
+    const participantId = final.slot1ParticipantId!
+    const [session] = await db.select().from(gameSessions).where(and(eq(gameSessions.matchId, final.id), eq(gameSessions.participantId, participantId)))
+    // Seen inside the unit of work, where the claim path catches it (and
+    // rethrows: on PostgreSQL the failed statement has doomed the transaction).
+    let error: unknown = null
+    const second = ctx.services.storage.write(async (tx) => {
+      try {
+        await tx.matches.insertClaim({ matchId: final.id, claimRound: 1, participantId, outcome: 'DRAW', winnerParticipantId: null, score: null, gameSessionId: session!.id, createdAt: ctx.clock.now() })
+      } catch (caught) {
+        error = caught
+        throw caught
+      }
+    })
+    await expect(second).rejects.toBeInstanceOf(UniqueViolationError)
+    expect(error).toBeInstanceOf(UniqueViolationError)
+    expect((error as UniqueViolationError).involves('participant_id')).toBe(true)
   })
 
   test('a token is bound to its game: another game\'s path and key do not accept it', async () => {

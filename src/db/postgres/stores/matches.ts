@@ -20,7 +20,6 @@
 // read locks. NO KEY UPDATE: the claims and sessions inserted meanwhile check
 // their foreign key with KEY SHARE on the match, which it does not block.
 import { and, asc, eq, inArray, isNotNull, lt, ne, or } from 'drizzle-orm'
-import { DrizzleQueryError } from 'drizzle-orm/errors'
 import { alias } from 'drizzle-orm/pg-core'
 import { mapEngineError } from '../../errors'
 import type { MatchRecord } from '../../../modules/games/store'
@@ -156,13 +155,10 @@ export class PostgresMatchesStore implements MatchesStore {
       })
     } catch (error) {
       // The caller answers a second claim in the round (the primary key) in
-      // its own terms; Drizzle wraps the driver's error, whose code says so.
-      // A claim racing another instance's for the same key, after this
-      // transaction read that there was none, fails with 40001 instead (SSI):
-      // that passes through as it came, and the rerun finds the claim.
-      const engineError = error instanceof DrizzleQueryError ? error.cause : error
-      const mapped = mapEngineError(engineError)
-      throw mapped === engineError ? error : mapped
+      // its own terms. A claim racing another instance's for the same key,
+      // after this transaction read that there was none, fails with 40001
+      // instead (SSI): that passes through unmapped, and the rerun finds the claim.
+      throw mapEngineError(error)
     }
   }
 
