@@ -7,7 +7,7 @@
 // serializable snapshot isolation gives the same guarantee across instances:
 // of two units of work that raced on the same rows, one commits and the
 // other fails with 40001 (or 40P01, a deadlock) and is run again from the
-// start, on a fresh snapshot. So a work function must be safe to run twice:
+// start, on a fresh snapshot, for up to RETRY_BUDGET_MS. So a work function must be safe to run twice:
 // its effects outside the database go through afterCommit, which runs only
 // for the attempt that committed. docs/decisions.md, "PostgreSQL".
 //
@@ -33,6 +33,7 @@ import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresWalletStore } from './stores/wallet'
+import { PostgresVaultStore } from './stores/vault'
 
 /** Every store on one scope, each built on first use. */
 class PostgresStores implements Stores {
@@ -43,6 +44,7 @@ class PostgresStores implements Stores {
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
   private _wallet?: PostgresWalletStore
+  private _vault?: PostgresVaultStore
 
   constructor(protected readonly scope: PostgresScope) {}
 
@@ -77,6 +79,10 @@ class PostgresStores implements Stores {
     this.check()
     return (this._wallet ??= new PostgresWalletStore(this.scope))
   }
+  get vault() {
+    this.check()
+    return (this._vault ??= new PostgresVaultStore(this.scope))
+  }
 }
 
 /** One attempt at a unit of work: its effects, and whether its work is still running. */
@@ -108,13 +114,19 @@ class PostgresTransaction extends PostgresStores implements Transaction {
   }
 }
 
-/** How often a unit of work that lost a race (40001, 40P01) runs again before the request is answered 503. */
-export const MAX_ATTEMPTS = 12
+/**
+ * How long a unit of work that keeps losing races (40001, 40P01) is run
+ * again before the request is answered 503. A budget in time, not attempts:
+ * a burst of claims on a small, busy table loses many races for reasons that
+ * are not real conflicts (SERIALIZABLE tracks reads per index page, and new
+ * rows share the newest page), each costing a millisecond or two; a fixed
+ * count of 12 attempts ran out now and then in a burst of 64 claims.
+ */
+export const RETRY_BUDGET_MS = 3_000
 
-/** Backoff before attempt `n` (2, 3, ...): jittered and growing, so racers stop meeting at the same instant. */
+/** Backoff before attempt `n` (2, 3, ...): jittered and growing to 50 ms, so racers stop meeting at the same instant. */
 function backoffMs(attempt: number): number {
-  const ceiling = Math.min(100, 2 ** attempt)
-  return Math.random() * ceiling
+  return Math.random() * Math.min(50, 2 ** attempt)
 }
 
 export interface PostgresStorageOptions {
@@ -165,6 +177,7 @@ export class PostgresStorage implements Storage {
   }
 
   async write<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const started = performance.now()
     for (let attempt = 1; ; attempt++) {
       const current = new Attempt()
       try {
@@ -185,7 +198,7 @@ export class PostgresStorage implements Storage {
         return result as T
       } catch (error) {
         if (!isRetryableConflict(error)) throw mapEngineError(error)
-        if (attempt >= MAX_ATTEMPTS) throw new StorageUnavailableError('40001', { cause: error })
+        if (performance.now() - started > RETRY_BUDGET_MS) throw new StorageUnavailableError('40001', { cause: error })
         this.retries++
         await Bun.sleep(backoffMs(attempt + 1))
       }
