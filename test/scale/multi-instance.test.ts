@@ -12,11 +12,10 @@
 //   the other, once;
 // - `arena ledger check` and `arena security verify-log` pass at the end.
 //
-// The tokens' key comes from ARENA_JWT_SECRET and the operator token from
-// ARENA_ADMIN_TOKEN, given to both. The chain key and the custody shares:
-// once the build keeps them in the database (it knows ARENA_MASTER_KEY), each
-// instance gets a data dir of its own and the one master key; until then
-// (before branch pg-secrets is merged) the two share one data dir for them.
+// The two share nothing but the database and their environment: the
+// tokens' key (ARENA_JWT_SECRET), the operator token (ARENA_ADMIN_TOKEN) and
+// the master key sealing the secrets kept in the database (the chain key, the
+// custody shares: ARENA_MASTER_KEY); each has a data dir of its own.
 //
 // Each instance names itself to PostgreSQL by the URL's application_name
 // (libpq's parameter, which postgres.js honours over arena's default), so a
@@ -28,7 +27,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
 import postgres from 'postgres'
-import { KNOWN_VARIABLES } from '../../src/config'
+import { MasterKey } from '../../src/shared/sealed'
 import { EMBEDDED_MIGRATIONS, MIGRATIONS_SCHEMA, MIGRATIONS_TABLE } from '../../src/db/postgres/migrate'
 import { tempDir } from '../helpers/app'
 import { findPostgresBinaries, postgresConnectOptions, startPostgres } from '../helpers/postgres'
@@ -70,7 +69,7 @@ interface Instance {
 let databaseUrl = ''
 let databaseName = ''
 let serverLog = ''
-/** The data dirs in use: one per instance, or the one both share (see above). */
+/** Each instance's data dir (and the operator commands'), by name. */
 const dataDirs = new Map<string, string>()
 let sql: postgres.Sql
 const instances: Instance[] = []
@@ -98,20 +97,18 @@ function instanceUrl(name: string): string {
   return url.toString()
 }
 
-const secretsInDatabase = KNOWN_VARIABLES.includes('ARENA_MASTER_KEY')
-const masterKey: Record<string, string> = secretsInDatabase ? { ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') } : {}
+const MASTER_KEY = MasterKey.generateHex()
 
 function dataDirOf(name: string): string {
-  const key = secretsInDatabase ? name : 'shared'
-  if (!dataDirs.has(key)) dataDirs.set(key, tempDir(`arena-multi-${key}-`))
-  return dataDirs.get(key)!
+  if (!dataDirs.has(name)) dataDirs.set(name, tempDir(`arena-multi-${name}-`))
+  return dataDirs.get(name)!
 }
 
 function serverEnv(name: string): Record<string, string> {
   return {
     ARENA_DATABASE_URL: instanceUrl(name),
     ARENA_DATA_DIR: dataDirOf(name),
-    ...masterKey,
+    ARENA_MASTER_KEY: MASTER_KEY,
     ARENA_JWT_SECRET: JWT_SECRET,
     ARENA_ADMIN_TOKEN: ADMIN_TOKEN,
   }
@@ -508,7 +505,7 @@ describe.skipIf(skip)('two instances on one PostgreSQL database', () => {
     )
     for (const r of reports) expect(r.status).toBe(202)
     for (const instance of instances) expect((await instance.server.signal('SIGTERM')).code).toBe(0)
-    const env = { ARENA_DATABASE_URL: databaseUrl, ARENA_DATA_DIR: dataDirOf('operator'), ...masterKey }
+    const env = { ARENA_DATABASE_URL: databaseUrl, ARENA_MASTER_KEY: MASTER_KEY, ARENA_DATA_DIR: dataDirOf('operator') }
     const ledger = await run([BINARY, 'ledger', 'check', '--json'], env)
     expect({ code: ledger.code, stderr: ledger.stderr }).toEqual({ code: 0, stderr: '' })
     const chain = await run([BINARY, 'security', 'verify-log', '--json'], env)

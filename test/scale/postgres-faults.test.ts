@@ -15,7 +15,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import postgres from 'postgres'
-import { KNOWN_VARIABLES } from '../../src/config'
+import { MasterKey } from '../../src/shared/sealed'
 import { tempDir } from '../helpers/app'
 import { findPostgresBinaries, freshDatabaseUrl, postgresConnectOptions, startPostgres } from '../helpers/postgres'
 import { BINARY, buildBinary, startServe, type ServerProcess } from '../helpers/process'
@@ -51,12 +51,10 @@ function open(url: string): postgres.Sql {
   return c
 }
 
-// Once the build keeps its secrets in the database (branch pg-secrets), a
-// PostgreSQL instance needs the master key they are sealed under.
-const masterKey: Record<string, string> = KNOWN_VARIABLES.includes('ARENA_MASTER_KEY') ? { ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') } : {}
+const MASTER_KEY = MasterKey.generateHex()
 
 async function serve(databaseUrl: string, dir: string): Promise<{ server: ServerProcess; call: Call }> {
-  const env = { ARENA_DATABASE_URL: databaseUrl, ARENA_DATA_DIR: dir, ARENA_JWT_SECRET: JWT_SECRET, ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...masterKey }
+  const env = { ARENA_DATABASE_URL: databaseUrl, ARENA_DATA_DIR: dir, ARENA_JWT_SECRET: JWT_SECRET, ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_MASTER_KEY: MASTER_KEY }
   const server = await startServe([BINARY, 'serve'], env, { timeoutMs: 30_000 })
   servers.push(server)
   return { server, call: client(server.url) }
@@ -165,9 +163,8 @@ describe.skipIf(skip)('PostgreSQL faults under a running arena', () => {
     await buildBinary()
     const cluster = await startPostgres()
     const databaseUrl = await freshDatabaseUrl()
-    const dir = dataDir('arena-pgrestart-')
     const sql = open(databaseUrl)
-    const [a, b] = [await serve(databaseUrl, dir), await serve(databaseUrl, dir)]
+    const [a, b] = [await serve(databaseUrl, dataDir('arena-pgrestart-a-')), await serve(databaseUrl, dataDir('arena-pgrestart-b-'))]
     const player = await setUpPlayer(a.call, 'restart_player', { wallet: true })
 
     // Reads and writes on both instances, without pause, for as long as the restart takes.
