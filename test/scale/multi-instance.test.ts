@@ -44,7 +44,6 @@ import {
   setUpPlayer,
   startTournament,
   type Call,
-  type Game,
   type PinTicket,
   type Player,
   type Tournament,
