@@ -22,7 +22,7 @@ async function race(graceS: number): Promise<string[]> {
   const startAt = String(Date.now() + 1500)
   const worker = join(import.meta.dir, '..', 'helpers', 'rotate-worker.ts')
   // On PostgreSQL the processes share the test's database, as instances would.
-  const database: Record<string, string> = ctx.config.databaseUrl ? { ARENA_DATABASE_URL: ctx.config.databaseUrl } : {}
+  const database = ctx.databaseEnv
   const results = await Promise.all(
     Array.from({ length: 8 }, () => run([process.execPath, worker, ctx.config.dataDir, sid, user.id, tokens.refreshToken, startAt, String(graceS)], database)),
   )
