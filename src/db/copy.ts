@@ -11,10 +11,15 @@
 // past the highest number SQLite ever issued, so the next event continues
 // where the data dir stopped.
 //
+// The data dir's secrets (signing keys, chain key, custody shares) go into
+// the target's vault in the same transaction, handed over already sealed
+// under the target's master key: this file never sees one in the clear.
+//
 // Everything is one transaction on PostgreSQL: a copy that fails leaves the
 // target as empty as it found it, and the target's tables are locked for its
-// duration, so nothing (a second copy, an instance started too early) writes
-// in between the emptiness check and the commit.
+// duration, so nothing (a second copy, an instance started too early and
+// generating its own secrets) writes in between the emptiness check and the
+// commit.
 import type postgres from 'postgres'
 import { getTableColumns, getTableName, is, sql } from 'drizzle-orm'
 import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core'
@@ -26,7 +31,9 @@ import { databasePath } from './sqlite/connection'
 import { SqliteStorage } from './sqlite/storage'
 import { openPool, redactUrl, type PgDb } from './postgres/connection'
 import { runMigrations } from './postgres/migrate'
+import { serverSecrets } from './postgres/schema'
 import { inProcessWakeups } from '../modules/events/wakeups'
+import type { SealedSecret } from '../vault/store'
 
 /** Rows per INSERT: few round trips, and far below PostgreSQL's 65535 parameters per statement. */
 export const COPY_BATCH_ROWS = 500
@@ -59,7 +66,7 @@ export interface CopyResult {
   source: string
   /** The PostgreSQL URL written to, without its password. */
   target: string
-  /** Every table, in the order it was written (parents before children). */
+  /** Every table, in the order it was written (parents before children), the vault's last. */
   tables: TableCopy[]
 }
 
@@ -84,8 +91,8 @@ function postgresTablesOf(schema: Record<string, unknown>): Map<string, PgTable>
  * Every SQLite table with its PostgreSQL twin, parents before children (by
  * the PostgreSQL foreign keys, which are what refuse a child inserted first).
  * Fails on a table or column one side lacks: the copy would otherwise drop
- * data without a word. PostgreSQL-only tables (the sealed secrets) are left
- * to whoever fills them.
+ * data without a word. PostgreSQL-only tables are not in the plan: the
+ * vault (server_secrets) is filled from the data dir's files, not its database.
  */
 export function copyPlan(
   sqliteTables: Map<string, SQLiteTable> = sqliteTablesOf(sqliteSchema),
@@ -134,14 +141,17 @@ export interface CopyOptions {
   dataDir: string
   /** The PostgreSQL database to fill (postgres://...). */
   url: string
+  /** The data dir's secrets, each sealed under the target's master key with its name (src/vault/import.ts, MasterKey.seal). */
+  sealedSecrets: readonly SealedSecret[]
   /** Rows per INSERT (tests make it small to cross batch boundaries). */
   batchRows?: number
 }
 
 /**
- * Copies every table of the data dir's database into the PostgreSQL database
- * at `url`, migrating that first. Throws TargetNotEmptyError, with nothing
- * written, when any of arena's tables there holds a row.
+ * Copies every table of the data dir's database, and its sealed secrets, into
+ * the PostgreSQL database at `url`, migrating that first. Throws
+ * TargetNotEmptyError, with nothing written, when any of arena's tables there
+ * (the vault included) holds a row.
  */
 export async function copySqliteToPostgres(options: CopyOptions): Promise<CopyResult> {
   const plan = copyPlan()
@@ -161,11 +171,13 @@ export async function copySqliteToPostgres(options: CopyOptions): Promise<CopyRe
       const tables = await pool.sql.begin(async (tx) => {
         const db = pool.inTransaction(tx)
         await claimEmptyTarget(tx)
+        const batchRows = options.batchRows ?? COPY_BATCH_ROWS
         const copied: TableCopy[] = []
         for (const pair of plan) {
-          copied.push({ table: pair.name, rows: await copyTable(reader.db, db, pair, options.batchRows ?? COPY_BATCH_ROWS) })
+          copied.push({ table: pair.name, rows: await copyTable(reader.db, db, pair, batchRows) })
           if (pair.identity) await continueSequence(tx, pair, issued.get(pair.name) ?? 0)
         }
+        copied.push({ table: getTableName(serverSecrets), rows: await storeSecrets(db, options.sealedSecrets, batchRows) })
         return copied
       })
       return { source: source.location, target: redactUrl(options.url), tables }
@@ -216,6 +228,15 @@ async function copyTable(from: SqliteStorage['reader']['db'], to: PgDb, pair: Ta
     await to.insert(pair.postgres).values(values as never)
     rows += values.length
   }
+}
+
+/** Writes the vault's rows as its store does (src/db/postgres/stores/vault.ts), the target being empty: no conflict to settle. */
+async function storeSecrets(to: PgDb, secrets: readonly SealedSecret[], batchRows: number): Promise<number> {
+  const createdAt = new Date()
+  for (let start = 0; start < secrets.length; start += batchRows) {
+    await to.insert(serverSecrets).values(secrets.slice(start, start + batchRows).map((secret) => ({ name: secret.name, sealed: secret.sealed, createdAt })))
+  }
+  return secrets.length
 }
 
 /**

@@ -1,11 +1,14 @@
 // `arena db copy`: a SQLite data dir, filled through the app, copied into an
-// empty PostgreSQL database must come out row for row the same, pass the
-// ledger check and the security-chain verification, and let an app on
-// PostgreSQL carry on where the SQLite one stopped: the same logins, tokens,
-// balances, brackets and event cursors, new event and chain numbers after the
-// copied ones. A database that already holds data is refused.
+// empty PostgreSQL database must come out row for row the same, its secrets
+// and custody shares sealed in the vault (none in the clear), pass the ledger
+// check and the security-chain verification, and let an app on PostgreSQL,
+// with a data dir of its own, carry on where the SQLite one stopped: the same
+// logins, tokens, balances, brackets and event cursors, custody signing, new
+// event and chain numbers after the copied ones. A database that already
+// holds data, or secrets an instance generated, is refused.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { getTableName, is, max } from 'drizzle-orm'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { SQLiteTable, sqliteTable, text } from 'drizzle-orm/sqlite-core'
@@ -17,9 +20,11 @@ import * as postgresSchema from '../../src/db/postgres/schema'
 import { databasePath, openDatabase } from '../../src/db/sqlite/connection'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
 import { checkLedger } from '../../src/modules/wallet/ledger'
+import { openPool } from '../../src/db/postgres/connection'
 import { resolveSecrets } from '../../src/secrets'
+import { MasterKey } from '../../src/shared/sealed'
 import { postJson, req, tempDir, TEST_ENGINE, type Handler, type TestApp } from '../helpers/app'
-import { admin, claim, createArenaApp, createGame, playerOf, players, playOut, startedTournament, tournament, type Player } from '../helpers/arena'
+import { admin, ADMIN_TOKEN, claim, createArenaApp, createGame, playerOf, players, playOut, startedTournament, tournament, type Player } from '../helpers/arena'
 import { bearer, login, me } from '../helpers/auth'
 import { findPostgresBinaries, startPostgres } from '../helpers/postgres'
 import { run, SOURCE_COMMAND } from '../helpers/process'
@@ -34,6 +39,23 @@ afterAll(async () => {
 })
 
 let databases = 0
+
+/** The master key the copies seal the data dir's secrets under, and the apps on them open them with. */
+const MASTER_KEY = MasterKey.generateHex()
+
+/** The data dir's configuration, as `arena db copy` reads it (SQLite: no database URL, no master key). */
+const sourceConfig = (dataDir: string) => loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN })
+
+/** The target's: the database and the master key its secrets are sealed under. */
+const targetConfig = (dataDir: string, url: string) => loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_DATABASE_URL: url, ARENA_MASTER_KEY: MASTER_KEY })
+
+/** The custody share files of a data dir: [keyRef/participant, the share's secret part]. */
+function shareFiles(dataDir: string): [string, string][] {
+  const dir = join(dataDir, 'custody')
+  return readdirSync(dir).flatMap((keyRef) =>
+    readdirSync(join(dir, keyRef)).map((file): [string, string] => [`${keyRef}/${file}`, (JSON.parse(readFileSync(join(dir, keyRef, file), 'utf8')) as { secret: { signingShare: string } }).secret.signingShare]),
+  )
+}
 
 /** A new database with nothing in it, not even the schema (the test template is migrated; a copy target is not). */
 async function emptyDatabase(): Promise<string> {
@@ -153,22 +175,32 @@ describe.skipIf(skip)('arena db copy', async () => {
     finalizing: await tournament(source, duoCup.id),
     wallet: await walletOf(source, payer),
     events: await poll(source, payer),
-    chainKey: resolveSecrets(source.config).chainKey,
+    secrets: resolveSecrets(source.config),
   }
   await source.close()
   const sqliteRows = sqliteContents(dataDir)
+  const shares = shareFiles(dataDir)
+  // An app on the copy runs on a data dir of its own: what it needs of the old one must have come through the database.
+  const pgDataDir = tempDir('arena-copy-pg-')
+  cleanUp.push(() => rmSync(pgDataDir, { recursive: true, force: true }))
 
   const target = await emptyDatabase()
   let report: DbCopyReport
   let pg: TestApp
 
-  test('copies every row as it is, then finds the ledger and the security chain intact on the copy', async () => {
+  test('copies every row as it is and the secrets sealed, then finds the ledger, the security chain and the vault intact on the copy', async () => {
     // Three rows per INSERT: every table of more than three rows crosses a batch boundary.
-    report = await copyDataDir(loadConfig({ ARENA_DATA_DIR: dataDir }), target, { batchRows: 3 })
+    report = await copyDataDir(sourceConfig(dataDir), targetConfig(pgDataDir, target), { batchRows: 3 })
     expect(report.ledger).toMatchObject({ ok: true, problems: [] })
     expect(report.securityLog).toEqual({ ok: true, rows: sqliteRows.security_events!.length })
-    expect(report.tables.map((t) => t.table)).toEqual(copyPlan().map((p) => p.name))
-    expect(Object.fromEntries(report.tables.map((t) => [t.table, t.rows]))).toEqual(Object.fromEntries(Object.entries(sqliteRows).map(([table, rows]) => [table, rows.length])))
+    // Signing keys and chain key (the operator token comes from the environment here), and every share file.
+    expect(shares.length).toBe(3 * sqliteRows.wallets!.length)
+    expect(report.vault).toEqual({ ok: true, secrets: ['signing-keys', 'chain-key'], shares: shares.length, problems: [] })
+    expect(report.tables.map((t) => t.table)).toEqual([...copyPlan().map((p) => p.name), 'server_secrets'])
+    expect(Object.fromEntries(report.tables.map((t) => [t.table, t.rows]))).toEqual({
+      ...Object.fromEntries(Object.entries(sqliteRows).map(([table, rows]) => [table, rows.length])),
+      server_secrets: 2 + shares.length,
+    })
     // Something of every kind came across (the scenario above is not silently empty).
     for (const table of ['users', 'auth_sessions', 'refresh_tokens', 'games', 'tournaments', 'participants', 'matches', 'game_sessions', 'match_claims', 'user_pins', 'pin_locks', 'pin_sessions', 'withdrawals', 'ledger_accounts', 'ledger_transactions', 'ledger_postings', 'wallets', 'outbox_events', 'security_events', 'security_log_head', 'login_throttle', 'jobs']) {
       expect(`${table}: ${sqliteRows[table]!.length > 0}`).toBe(`${table}: true`)
@@ -176,10 +208,16 @@ describe.skipIf(skip)('arena db copy', async () => {
     expect(report.target).toBe(target)
     expect(report.ok).toBe(true)
 
-    pg = await createArenaApp({ ARENA_DATABASE_URL: target }, { dataDir })
+    pg = await createArenaApp({ ARENA_DATABASE_URL: target, ARENA_MASTER_KEY: MASTER_KEY }, { dataDir: pgDataDir })
     cleanUp.push(() => pg.close())
     expect(pg.storage.engine).toBe('postgres')
     expect(await postgresContents(pg)).toEqual(sqliteRows)
+    // The vault holds the data dir's keys, and none of them in the clear.
+    expect(pg.secrets).toEqual({ ...before.secrets, signingKeysFrom: 'database' })
+    const dump = JSON.stringify(await pg.postgres.sql`SELECT * FROM server_secrets`)
+    for (const secret of [before.secrets.chainKey, ...before.secrets.signingKeys.map((key) => key.secret), ...shares.map(([, share]) => share)]) {
+      expect(dump).not.toContain(secret)
+    }
   }, 60_000)
 
   test('an app on the copy carries on: logins, tokens, balances, the bracket, event cursors, custody, the chain', async () => {
@@ -226,13 +264,13 @@ describe.skipIf(skip)('arena db copy', async () => {
     // The security chain continues from the copied head.
     expect((await reportSecurityEvent(pg, payer, 'ENV_DEBUGGER')).status).toBe(202)
     await pg.services.securityLog.flush()
-    const chain = await verifySecurityLog(pg.storage.read.security, before.chainKey)
+    const chain = await verifySecurityLog(pg.storage.read.security, pg.secrets.chainKey)
     expect(chain.ok).toBe(true)
     expect(chain.rows).toBeGreaterThan(report.securityLog.rows)
     expect((await checkLedger(pg.storage.read.wallet)).ok).toBe(true)
 
     // The operator commands agree, on PostgreSQL.
-    const env = { ARENA_DATA_DIR: dataDir, ARENA_DATABASE_URL: target }
+    const env = { ARENA_DATA_DIR: pgDataDir, ARENA_DATABASE_URL: target, ARENA_MASTER_KEY: MASTER_KEY }
     const ledger = await run([...SOURCE_COMMAND, 'ledger', 'check'], env)
     expect(ledger.stdout).toStartWith('ok: ')
     expect(ledger.code).toBe(0)
@@ -244,10 +282,10 @@ describe.skipIf(skip)('arena db copy', async () => {
   test('a second copy into the same, now filled, database is refused and writes nothing', async () => {
     const counts = async () => (await postgresContents(pg)) as Record<string, string[]>
     const filled = await counts()
-    await expect(copyDataDir(loadConfig({ ARENA_DATA_DIR: dataDir }), target)).rejects.toBeInstanceOf(TargetNotEmptyError)
+    await expect(copyDataDir(sourceConfig(dataDir), targetConfig(pgDataDir, target))).rejects.toBeInstanceOf(TargetNotEmptyError)
     expect(await counts()).toEqual(filled)
     // The CLI takes ARENA_DATABASE_URL as the target when --to is not given.
-    const cli = await run([...SOURCE_COMMAND, 'db', 'copy'], { ARENA_DATA_DIR: dataDir, ARENA_DATABASE_URL: target })
+    const cli = await run([...SOURCE_COMMAND, 'db', 'copy'], { ARENA_DATA_DIR: dataDir, ARENA_DATABASE_URL: target, ARENA_MASTER_KEY: MASTER_KEY })
     expect(cli.code).toBe(1)
     expect(cli.stderr).toContain('the target database is not empty (rows in ')
     expect(cli.stderr).toContain('users')
@@ -255,33 +293,56 @@ describe.skipIf(skip)('arena db copy', async () => {
     expect(await counts()).toEqual(filled)
   }, 60_000)
 
+  test('a target an instance already started on is refused: it generated secrets of its own', async () => {
+    const early = await emptyDatabase()
+    const instanceDir = tempDir('arena-copy-early-')
+    cleanUp.push(() => rmSync(instanceDir, { recursive: true, force: true }))
+    const instance = await createArenaApp({ ARENA_DATABASE_URL: early, ARENA_MASTER_KEY: MASTER_KEY }, { dataDir: instanceDir })
+    await instance.close()
+    const refused = await copyDataDir(sourceConfig(dataDir), targetConfig(instanceDir, early)).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(TargetNotEmptyError)
+    expect((refused as TargetNotEmptyError).tables).toContain('server_secrets')
+  }, 30_000)
+
   test('the CLI prints the rows per table and the checks, or the same as JSON', async () => {
-    const text = await run([...SOURCE_COMMAND, 'db', 'copy', '--to', await emptyDatabase()], { ARENA_DATA_DIR: dataDir })
+    const text = await run([...SOURCE_COMMAND, 'db', 'copy', '--to', await emptyDatabase()], { ARENA_DATA_DIR: dataDir, ARENA_MASTER_KEY: MASTER_KEY })
     expect(text.stderr).toBe('')
     expect(text.code).toBe(0)
     const lines = text.stdout.trim().split('\n')
     const total = report.tables.reduce((sum, t) => sum + t.rows, 0)
     expect(lines[0]).toStartWith(`copied ${total} rows from ${databasePath(dataDir)} to postgres://`)
     expect(lines).toContain(`  users${' '.repeat(Math.max(...report.tables.map((t) => t.table.length)) - 'users'.length)}  ${String(sqliteRows.users!.length).padStart(9)}`)
-    expect(lines.at(-2)).toStartWith('ledger: ok: ')
-    expect(lines.at(-1)).toBe(`security log: ok: ${report.securityLog.rows} events, chain intact`)
+    expect(lines.at(-3)).toStartWith('ledger: ok: ')
+    expect(lines.at(-2)).toBe(`security log: ok: ${report.securityLog.rows} events, chain intact`)
+    expect(lines.at(-1)).toBe(`vault: ok: signing-keys, chain-key and ${shares.length} custody shares, sealed under ARENA_MASTER_KEY`)
 
-    const json = await run([...SOURCE_COMMAND, 'db', 'copy', '--json', '--to', await emptyDatabase()], { ARENA_DATA_DIR: dataDir })
+    const json = await run([...SOURCE_COMMAND, 'db', 'copy', '--json', '--to', await emptyDatabase()], { ARENA_DATA_DIR: dataDir, ARENA_MASTER_KEY: MASTER_KEY })
     expect(json.code).toBe(0)
     const parsed = JSON.parse(json.stdout) as DbCopyReport
-    expect(parsed).toMatchObject({ ok: true, tables: report.tables, ledger: { ok: true }, securityLog: { ok: true, rows: report.securityLog.rows } })
+    expect(parsed).toMatchObject({ ok: true, tables: report.tables, ledger: { ok: true }, securityLog: { ok: true, rows: report.securityLog.rows }, vault: report.vault })
   }, 60_000)
 
-  test('usage: no target is exit 2; a data dir without a database is exit 1 and creates none', async () => {
-    const none = await run([...SOURCE_COMMAND, 'db', 'copy'], { ARENA_DATA_DIR: dataDir })
+  test('no target is exit 2; no master key, or a data dir without a database, is exit 1 and leaves the target untouched', async () => {
+    const none = await run([...SOURCE_COMMAND, 'db', 'copy'], { ARENA_DATA_DIR: dataDir, ARENA_MASTER_KEY: MASTER_KEY })
     expect(none.code).toBe(2)
     expect(none.stderr).toContain('Usage: arena db copy')
+    const untouched = await emptyDatabase()
+    const keyless = await run([...SOURCE_COMMAND, 'db', 'copy', '--to', untouched], { ARENA_DATA_DIR: dataDir })
+    expect(keyless.code).toBe(1)
+    expect(keyless.stderr).toContain('ARENA_DATABASE_URL requires ARENA_MASTER_KEY')
     const empty = tempDir('arena-copy-empty-')
     cleanUp.push(() => rmSync(empty, { recursive: true, force: true }))
-    const nothing = await run([...SOURCE_COMMAND, 'db', 'copy', '--to', await emptyDatabase()], { ARENA_DATA_DIR: empty })
+    const nothing = await run([...SOURCE_COMMAND, 'db', 'copy', '--to', untouched], { ARENA_DATA_DIR: empty, ARENA_MASTER_KEY: MASTER_KEY })
     expect(nothing.code).toBe(1)
     expect(nothing.stderr).toContain('no database in the data dir')
     expect(await Bun.file(databasePath(empty)).exists()).toBe(false)
+    // Not even migrated: the target is as it was.
+    const pool = openPool(untouched, { max: 1 })
+    try {
+      expect([...(await pool.sql`SELECT tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`)]).toEqual([])
+    } finally {
+      await pool.sql.end()
+    }
   }, 30_000)
 })
 
@@ -299,9 +360,9 @@ describe.skipIf(skip)('sequences after the copy', () => {
     await source.close()
 
     const target = await emptyDatabase()
-    const report = await copyDataDir(loadConfig({ ARENA_DATA_DIR: dataDir }), target)
+    const report = await copyDataDir(sourceConfig(dataDir), targetConfig(dataDir, target))
     expect(report.tables.find((t) => t.table === 'outbox_events')!.rows).toBe(0)
-    const pg = await createArenaApp({ ARENA_DATABASE_URL: target }, { dataDir })
+    const pg = await createArenaApp({ ARENA_DATABASE_URL: target, ARENA_MASTER_KEY: MASTER_KEY }, { dataDir })
     cleanUp.push(() => pg.close())
     await pg.handle(postJson(`/api/v1/admin/wallets/${p!.userId}/credit`, { amount: '1', reference: 'after-copy' }, admin))
     // The cursor the player held before the prune still reads on, and sees only the new event.
