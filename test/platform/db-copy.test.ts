@@ -305,7 +305,10 @@ describe.skipIf(skip)('arena db copy', async () => {
   }, 30_000)
 
   test('the CLI prints the rows per table and the checks, or the same as JSON', async () => {
-    const text = await run([...SOURCE_COMMAND, 'db', 'copy', '--to', await emptyDatabase()], { ARENA_DATA_DIR: dataDir, ARENA_MASTER_KEY: MASTER_KEY })
+    // Migrated ahead of time (`arena migrate`) is still empty.
+    const migrated = await emptyDatabase()
+    expect((await run([...SOURCE_COMMAND, 'migrate'], { ARENA_DATA_DIR: pgDataDir, ARENA_DATABASE_URL: migrated, ARENA_MASTER_KEY: MASTER_KEY })).code).toBe(0)
+    const text = await run([...SOURCE_COMMAND, 'db', 'copy', '--to', migrated], { ARENA_DATA_DIR: dataDir, ARENA_MASTER_KEY: MASTER_KEY })
     expect(text.stderr).toBe('')
     expect(text.code).toBe(0)
     const lines = text.stdout.trim().split('\n')
