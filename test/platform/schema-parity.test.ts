@@ -118,5 +118,4 @@ describe.skipIf(skip)('the SQLite and PostgreSQL migrations', () => {
     expect(pg.indexes).toEqual(lite.indexes)
     expect(pg.foreignKeys).toEqual(lite.foreignKeys)
   }, 30_000)
-
 })
