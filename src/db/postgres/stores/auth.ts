@@ -8,7 +8,6 @@
 // failed logins counting against one throttle key likewise cannot both
 // count from the same number.
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or } from 'drizzle-orm'
-import { DrizzleQueryError } from 'drizzle-orm/errors'
 import { authSessions, loginThrottle, refreshTokens, users } from '../schema'
 import { mapEngineError } from '../../errors'
 import type {
@@ -23,31 +22,7 @@ import type {
   UserAccount,
 } from '../../../modules/auth/store'
 import type { PostgresScope } from '../scope'
-
-function toUserAccount(row: typeof users.$inferSelect): UserAccount {
-  return { id: row.id, email: row.email, username: row.username, country: row.country, createdAt: row.createdAt, passwordHash: row.passwordHash }
-}
-
-function toAuthSession(row: typeof authSessions.$inferSelect): AuthSession {
-  return {
-    id: row.id,
-    userId: row.userId,
-    createdAt: row.createdAt,
-    lastUsedAt: row.lastUsedAt,
-    expiresAt: row.expiresAt,
-    userAgent: row.userAgent,
-    revokedAt: row.revokedAt,
-    revokedReason: row.revokedReason,
-  }
-}
-
-function toRefreshToken(row: typeof refreshTokens.$inferSelect): RefreshToken {
-  return { tokenHash: row.tokenHash, sessionId: row.sessionId, issuedAt: row.issuedAt, spentAt: row.spentAt }
-}
-
-function toThrottleCounter(row: typeof loginThrottle.$inferSelect): ThrottleCounter {
-  return { key: row.key, failures: row.failures, windowStartedAt: row.windowStartedAt, blockedUntil: row.blockedUntil }
-}
+import { toUserAccount, toAuthSession, toRefreshToken, toThrottleCounter } from '../../rows'
 
 /** The columns of the authentication lookup: the session's, and its user's (null only if the user were gone). */
 const sessionWithUserColumns = {
@@ -59,11 +34,6 @@ const sessionWithUserColumns = {
   username: users.username,
   country: users.country,
   createdAt: users.createdAt,
-}
-
-/** The engine error under Drizzle's wrapper (DrizzleQueryError carries the driver's error as its cause), mapped. */
-function mapQueryError(error: unknown): unknown {
-  return mapEngineError(error instanceof DrizzleQueryError ? error.cause : error)
 }
 
 export class PostgresAuthStore implements AuthStore {
@@ -80,7 +50,7 @@ export class PostgresAuthStore implements AuthStore {
       // The unique constraints decide, so two racing registrations cannot both
       // win; the second waits for the first and reads `users.email_key` (or
       // `users.username_key`) from PostgreSQL's detail (src/db/errors.ts).
-      throw mapQueryError(error)
+      throw mapEngineError(error)
     }
   }
 

@@ -9,16 +9,13 @@ import { asc, desc, eq, gt, lt } from 'drizzle-orm'
 import { pinLocks, pinSessions, securityEvents, securityLogHead, userPins } from '../schema'
 import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, SecurityStore, StoredSecurityEvent } from '../../../modules/security/store'
 import type { PostgresScope } from '../scope'
+import { toPinSession } from '../../rows'
 
 /** The head is one row. */
 const HEAD_ID = 1
 
 /** Events per INSERT: a flush may carry a whole buffer (10 000 events), and one statement takes at most 65 535 parameters. */
 const INSERT_CHUNK = 1000
-
-function toPinSession(row: typeof pinSessions.$inferSelect): PinSession {
-  return { id: row.id, userId: row.userId, tokenHash: row.tokenHash, expiresAt: row.expiresAt, consumedAt: row.consumedAt, createdAt: row.createdAt }
-}
 
 export class PostgresSecurityStore implements SecurityStore {
   constructor(private readonly scope: PostgresScope) {}

@@ -14,7 +14,6 @@
 // as a serialization failure; the rerun then finds the row. The unique
 // indexes stay the backstop, mapped to UniqueViolationError.
 import { and, asc, eq } from 'drizzle-orm'
-import { DrizzleQueryError } from 'drizzle-orm/errors'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../schema'
 import { mapEngineError } from '../../errors'
 import type {
@@ -28,26 +27,7 @@ import type {
 } from '../../../modules/wallet/store'
 import type { PgDb } from '../connection'
 import type { PostgresScope } from '../scope'
-
-function toWallet(row: typeof wallets.$inferSelect): Wallet {
-  return { userId: row.userId, asset: row.asset, address: row.address, keyRef: row.keyRef, createdAt: row.createdAt }
-}
-
-function toAccount(row: typeof ledgerAccounts.$inferSelect): LedgerAccount {
-  return { id: row.id, userId: row.userId, asset: row.asset, balance: BigInt(row.balance) }
-}
-
-function toTransaction(row: typeof ledgerTransactions.$inferSelect): LedgerTransaction {
-  return { id: row.id, kind: row.kind, reference: row.reference, memo: row.memo ?? null, createdAt: row.createdAt }
-}
-
-function toPosting(row: typeof ledgerPostings.$inferSelect): LedgerPosting {
-  return { id: row.id, transactionId: row.transactionId, accountId: row.accountId, asset: row.asset, amount: BigInt(row.amount) }
-}
-
-function toWithdrawal(row: typeof withdrawals.$inferSelect): Withdrawal {
-  return { ...row, amount: BigInt(row.amount) }
-}
+import { toWallet, toAccount, toTransaction, toPosting, toWithdrawal } from '../../rows'
 
 /**
  * Every ledger table through `db`. SQLite returns rows in insertion order;
@@ -78,14 +58,13 @@ export class PostgresWalletStore implements WalletStore {
 
   /**
    * Runs an insert, a unique violation arriving as UniqueViolationError (the
-   * caller's write rolls back). Drizzle wraps what postgres.js throws in a
-   * DrizzleQueryError; the engine's code is on its cause.
+   * caller's write rolls back).
    */
   private async insert(run: () => Promise<unknown>): Promise<void> {
     try {
       await run()
     } catch (error) {
-      throw mapEngineError(error instanceof DrizzleQueryError ? error.cause : error)
+      throw mapEngineError(error)
     }
   }
 

@@ -15,6 +15,7 @@ import type {
 } from '../../../modules/auth/store'
 import { perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
+import { toUserAccount, toAuthSession, toRefreshToken, toThrottleCounter } from '../../rows'
 
 /** The authentication statement's row: a session and its user's public columns (times in ms). */
 interface SessionWithUserRaw {
@@ -61,31 +62,6 @@ function toSessionWithUser(row: SessionWithUserRaw): SessionWithUser {
         ? null
         : { id: row.userId, email: row.email, username: row.username!, country: row.country!, createdAt: new Date(row.createdAt!) },
   }
-}
-
-function toUserAccount(row: typeof users.$inferSelect): UserAccount {
-  return { id: row.id, email: row.email, username: row.username, country: row.country, createdAt: row.createdAt, passwordHash: row.passwordHash }
-}
-
-function toAuthSession(row: typeof authSessions.$inferSelect): AuthSession {
-  return {
-    id: row.id,
-    userId: row.userId,
-    createdAt: row.createdAt,
-    lastUsedAt: row.lastUsedAt,
-    expiresAt: row.expiresAt,
-    userAgent: row.userAgent,
-    revokedAt: row.revokedAt,
-    revokedReason: row.revokedReason,
-  }
-}
-
-function toRefreshToken(row: typeof refreshTokens.$inferSelect): RefreshToken {
-  return { tokenHash: row.tokenHash, sessionId: row.sessionId, issuedAt: row.issuedAt, spentAt: row.spentAt }
-}
-
-function toThrottleCounter(row: typeof loginThrottle.$inferSelect): ThrottleCounter {
-  return { key: row.key, failures: row.failures, windowStartedAt: row.windowStartedAt, blockedUntil: row.blockedUntil }
 }
 
 export class SqliteAuthStore implements AuthStore {

@@ -3,14 +3,10 @@ import { asc, desc, eq, gt, lt } from 'drizzle-orm'
 import { pinLocks, pinSessions, securityEvents, securityLogHead, userPins } from '../../schema'
 import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, SecurityStore, StoredSecurityEvent } from '../../../modules/security/store'
 import type { SqliteScope } from '../storage'
+import { toPinSession } from '../../rows'
 
 /** The head is one row. */
 const HEAD_ID = 1
-
-function toPinSession(row: typeof pinSessions.$inferSelect): PinSession {
-  return { id: row.id, userId: row.userId, tokenHash: row.tokenHash, expiresAt: row.expiresAt, consumedAt: row.consumedAt, createdAt: row.createdAt }
-}
-
 
 export class SqliteSecurityStore implements SecurityStore {
   constructor(private readonly scope: SqliteScope) {}

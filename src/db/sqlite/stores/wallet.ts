@@ -14,26 +14,7 @@ import type {
   Withdrawal,
 } from '../../../modules/wallet/store'
 import type { SqliteScope } from '../storage'
-
-function toWallet(row: typeof wallets.$inferSelect): Wallet {
-  return { userId: row.userId, asset: row.asset, address: row.address, keyRef: row.keyRef, createdAt: row.createdAt }
-}
-
-function toAccount(row: typeof ledgerAccounts.$inferSelect): LedgerAccount {
-  return { id: row.id, userId: row.userId, asset: row.asset, balance: BigInt(row.balance) }
-}
-
-function toTransaction(row: typeof ledgerTransactions.$inferSelect): LedgerTransaction {
-  return { id: row.id, kind: row.kind, reference: row.reference, memo: row.memo ?? null, createdAt: row.createdAt }
-}
-
-function toPosting(row: typeof ledgerPostings.$inferSelect): LedgerPosting {
-  return { id: row.id, transactionId: row.transactionId, accountId: row.accountId, asset: row.asset, amount: BigInt(row.amount) }
-}
-
-function toWithdrawal(row: typeof withdrawals.$inferSelect): Withdrawal {
-  return { ...row, amount: BigInt(row.amount) }
-}
+import { toWallet, toAccount, toTransaction, toPosting, toWithdrawal } from '../../rows'
 
 export class SqliteWalletStore implements WalletStore {
   constructor(private readonly scope: SqliteScope) {}

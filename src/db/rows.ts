@@ -1,0 +1,58 @@
+// Rows to domain records, once for both engines. The PostgreSQL schema
+// mirrors the SQLite one column for column, and Drizzle gives both the same
+// row types (Date for instants, string for amounts, objects for JSON), so a
+// mapper written against SQLite's row type takes PostgreSQL's rows as they
+// are: the compiler checks it at each call.
+import type { authSessions, ledgerAccounts, ledgerPostings, ledgerTransactions, loginThrottle, pinSessions, refreshTokens, users, wallets, withdrawals } from './schema'
+import type { AuthSession, RefreshToken, ThrottleCounter, UserAccount } from '../modules/auth/store'
+import type { PinSession } from '../modules/security/store'
+import type { LedgerAccount, LedgerPosting, LedgerTransaction, Wallet, Withdrawal } from '../modules/wallet/store'
+
+export function toUserAccount(row: typeof users.$inferSelect): UserAccount {
+  return { id: row.id, email: row.email, username: row.username, country: row.country, createdAt: row.createdAt, passwordHash: row.passwordHash }
+}
+
+export function toAuthSession(row: typeof authSessions.$inferSelect): AuthSession {
+  return {
+    id: row.id,
+    userId: row.userId,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+    expiresAt: row.expiresAt,
+    userAgent: row.userAgent,
+    revokedAt: row.revokedAt,
+    revokedReason: row.revokedReason,
+  }
+}
+
+export function toRefreshToken(row: typeof refreshTokens.$inferSelect): RefreshToken {
+  return { tokenHash: row.tokenHash, sessionId: row.sessionId, issuedAt: row.issuedAt, spentAt: row.spentAt }
+}
+
+export function toThrottleCounter(row: typeof loginThrottle.$inferSelect): ThrottleCounter {
+  return { key: row.key, failures: row.failures, windowStartedAt: row.windowStartedAt, blockedUntil: row.blockedUntil }
+}
+
+export function toPinSession(row: typeof pinSessions.$inferSelect): PinSession {
+  return { id: row.id, userId: row.userId, tokenHash: row.tokenHash, expiresAt: row.expiresAt, consumedAt: row.consumedAt, createdAt: row.createdAt }
+}
+
+export function toWallet(row: typeof wallets.$inferSelect): Wallet {
+  return { userId: row.userId, asset: row.asset, address: row.address, keyRef: row.keyRef, createdAt: row.createdAt }
+}
+
+export function toAccount(row: typeof ledgerAccounts.$inferSelect): LedgerAccount {
+  return { id: row.id, userId: row.userId, asset: row.asset, balance: BigInt(row.balance) }
+}
+
+export function toTransaction(row: typeof ledgerTransactions.$inferSelect): LedgerTransaction {
+  return { id: row.id, kind: row.kind, reference: row.reference, memo: row.memo ?? null, createdAt: row.createdAt }
+}
+
+export function toPosting(row: typeof ledgerPostings.$inferSelect): LedgerPosting {
+  return { id: row.id, transactionId: row.transactionId, accountId: row.accountId, asset: row.asset, amount: BigInt(row.amount) }
+}
+
+export function toWithdrawal(row: typeof withdrawals.$inferSelect): Withdrawal {
+  return { ...row, amount: BigInt(row.amount) }
+}
