@@ -21,7 +21,7 @@ import type { PostgresStorage } from '../../src/db/postgres/storage'
 import { openPool } from '../../src/db/postgres/connection'
 import { runMigrations } from '../../src/db/postgres/migrate'
 import { openStorage, type OpenedStorage } from '../../src/db/open'
-import { freshDatabaseUrl, prepareTemplate } from './postgres'
+import { freshDatabaseUrl, prepareTemplate, startPostgres } from './postgres'
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import type { Lifecycle } from '../../src/modules/health/service'
 import { jobHandlers } from '../../src/jobs/handlers'
@@ -82,6 +82,12 @@ export interface TestApp {
    */
   peek: { db: Db; tables: typeof sqliteTables }
   config: Readonly<Config>
+  /**
+   * What a child process (the CLI, a second server) needs besides ARENA_DATA_DIR
+   * to open this app's database: nothing on SQLite (the data dir holds it),
+   * its ARENA_DATABASE_URL on PostgreSQL.
+   */
+  databaseEnv: Record<string, string>
   clock: ManualClock
   lifecycle: Lifecycle
   /** Every log line written so far, parsed. */
@@ -148,6 +154,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         ? { db: (storage as SqliteStorage).writer.db, tables: sqliteTables }
         : { db: drizzlePostgres({ client: (storage as PostgresStorage).sql }) as unknown as Db, tables: postgresTables as unknown as typeof sqliteTables },
     config,
+    databaseEnv: config.databaseUrl !== undefined ? { ARENA_DATABASE_URL: config.databaseUrl } : {},
     clock,
     lifecycle,
     get logs() {
@@ -162,6 +169,20 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Takes the app's database away from under it, as a lost disk or server
+ * would: SQLite's write connection closed, or the PostgreSQL database dropped
+ * (its connections cut, new ones refused). The app itself stays up.
+ */
+export async function loseDatabase(app: TestApp): Promise<void> {
+  if (app.storage.engine === 'sqlite') {
+    app.db.sqlite.close()
+    return
+  }
+  const name = decodeURIComponent(new URL(app.config.databaseUrl!).pathname.slice(1))
+  await (await startPostgres()).dropDatabase(name)
 }
 
 /** What the request helpers need: an in-process app, or a server on a real port (`remote`). */

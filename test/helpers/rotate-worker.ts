@@ -1,6 +1,7 @@
 // One process of the cross-process rotation race: opens the shared database
-// with its own connections, waits for the common start time, rotates once, and
-// prints the outcome as JSON.
+// (the data dir's SQLite file, or ARENA_DATABASE_URL's PostgreSQL database when
+// the environment names one) with its own connections, waits for the common
+// start time, rotates once, and prints the outcome as JSON.
 import { openStorage } from '../../src/db/open'
 import { createAccessTokens } from '../../src/modules/auth/access-tokens'
 import { AuthService } from '../../src/modules/auth/service'
@@ -11,7 +12,8 @@ import { loadConfig } from '../../src/config'
 import { resolveSecrets } from '../../src/secrets'
 
 const [dataDir, sessionId, userId, refreshToken, startAt, graceS = '0'] = process.argv.slice(2) as [string, string, string, string, string, string?]
-const config = loadConfig({ ARENA_DATA_DIR: dataDir })
+const databaseUrl = process.env.ARENA_DATABASE_URL
+const config = loadConfig({ ARENA_DATA_DIR: dataDir, ...(databaseUrl ? { ARENA_DATABASE_URL: databaseUrl } : {}) })
 const secrets = resolveSecrets(config)
 const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
 const auth = new AuthService({

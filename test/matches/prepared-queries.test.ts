@@ -4,11 +4,14 @@
 // transaction (so a refused item writes nothing), the rows they write read
 // back through Drizzle as Drizzle's own writes do (epoch-ms integers, JSON
 // text), and the events they append still wake waiting polls after commit.
+// The first two tests are about SQLite's prepared statements, its
+// transaction flag and its storage classes: SQLite only. The wake-up holds
+// on every engine.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { gameSessions, jobs, matchClaims, matches, outboxEvents } from '../../src/db/schema'
 import type { OutboxEvent } from '../../src/modules/events/store'
-import { req } from '../helpers/app'
+import { onEngine, req } from '../helpers/app'
 import { claim, createArenaApp, createGame, openSession, players, playerOf, startedTournament, submit, type Player } from '../helpers/arena'
 
 const ctx = await createArenaApp()
@@ -24,7 +27,7 @@ async function twoPlayerCup() {
 }
 
 describe('prepared statements on the claim path', () => {
-  test('run inside the group committer\'s transaction: a thrown item writes nothing, a committed one is durable', async () => {
+  test.skipIf(!onEngine('sqlite'))('run inside the group committer\'s transaction: a thrown item writes nothing, a committed one is durable', async () => {
     const sqlite = ctx.db.sqlite
     // A type of its own, so that the rows it finds are this test's: not a catalogued event, hence the cast.
     const event = (marker: string) => ({ userId: null, topic: 'status', type: 'test.prepared', data: { marker } }) as unknown as OutboxEvent
@@ -44,7 +47,7 @@ describe('prepared statements on the claim path', () => {
     expect(rows.map((r) => [r.id, r.data])).toEqual([[keptId, { marker: 'kept' }]])
   })
 
-  test('rows read back through Drizzle as Drizzle writes them: epoch-ms times, JSON text', async () => {
+  test.skipIf(!onEngine('sqlite'))('rows read back through Drizzle as Drizzle writes them: epoch-ms times, JSON text', async () => {
     const { t, final, p1, p2 } = await twoPlayerCup()
     const winner = final.slot2ParticipantId!
     const score = { p1: 1, p2: 3, rounds: [{ w: 'p2' }] }

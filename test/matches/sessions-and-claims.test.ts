@@ -2,12 +2,12 @@
 // arbiter's decisions applied to the bracket, operator resolution.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
-import { outboxEvents } from '../../src/db/schema'
 import { postJson, req } from '../helpers/app'
 import { admin, claim, createArenaApp, createGame, openSession, players, playerOf, playOut, startedTournament, submit, tournament } from '../helpers/arena'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
+const { outboxEvents } = ctx.peek.tables
 
 const { game, gameKey } = await createGame(ctx)
 const other = await createGame(ctx, 'Other Game')
@@ -192,11 +192,10 @@ describe('decisions', () => {
     const done = await tournament(ctx, t.id)
     expect(done.status).toBe('completed')
     expect(done.winnerParticipantId).toBe(final.slot1ParticipantId)
-    const completed = ctx.db.db
+    const completed = await ctx.peek.db
       .select()
       .from(outboxEvents)
       .where(and(eq(outboxEvents.type, 'tournament.completed'), eq(outboxEvents.userId, people[0]!.userId)))
-      .all()
     expect(completed.length).toBe(1)
   })
 
@@ -212,12 +211,12 @@ describe('decisions', () => {
     const results = await Promise.all([submit(ctx, game.id, gameKey, a, tokens[0]!, claimBody), submit(ctx, game.id, gameKey, b, tokens[1]!, claimBody)])
     const decisions = (await Promise.all(results.map((r) => r.json()))).map((d) => (d as { decision: string }).decision).sort()
     expect(decisions).toEqual(['game_advance', 'pending'])
-    const decided = ctx.db.db
-      .select()
-      .from(outboxEvents)
-      .where(and(eq(outboxEvents.type, 'match.decided'), eq(outboxEvents.userId, a.userId)))
-      .all()
-      .filter((e) => (e.data as { matchId: string }).matchId === semi.id)
+    const decided = (
+      await ctx.peek.db
+        .select()
+        .from(outboxEvents)
+        .where(and(eq(outboxEvents.type, 'match.decided'), eq(outboxEvents.userId, a.userId)))
+    ).filter((e) => (e.data as { matchId: string }).matchId === semi.id)
     expect(decided.length).toBe(1)
     const next = (await tournament(ctx, t.id)).matches.find((m) => m.id === semi.nextMatchId)!
     expect(next.slot1ParticipantId).toBe(semi.slot1ParticipantId)
@@ -252,7 +251,7 @@ describe('decisions', () => {
     expect(body.decision).toMatchObject({ decision: 'game_advance', nextMatchId: semi.nextMatchId })
     const after = await tournament(ctx, t.id)
     expect(after.matches.find((m) => m.id === semi.nextMatchId)!.slot1ParticipantId).toBe(semi.slot2ParticipantId)
-    const disputedEvents = ctx.db.db.select().from(outboxEvents).where(and(eq(outboxEvents.type, 'match.disputed'), eq(outboxEvents.userId, a.userId))).all()
+    const disputedEvents = await ctx.peek.db.select().from(outboxEvents).where(and(eq(outboxEvents.type, 'match.disputed'), eq(outboxEvents.userId, a.userId)))
     expect(disputedEvents.length).toBe(1)
     // A decided match cannot be resolved again.
     expect((await ctx.handle(postJson(`/api/v1/admin/matches/${semi.id}/resolve`, { winnerParticipantId: semi.slot1ParticipantId }, admin))).status).toBe(409)

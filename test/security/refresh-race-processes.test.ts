@@ -1,8 +1,9 @@
 // Invariant: rotations racing from separate processes, each with its own
-// SQLite connection, with the retry grace off, still let exactly one win: the IMMEDIATE transaction
-// and the spent-token guard hold across connections, not just within one
-// event loop. The losers see a spent token (a replay) or the session it
-// revoked, never a lock error.
+// connections to the one database, with the retry grace off, still let
+// exactly one win: the write transaction (IMMEDIATE on SQLite, SERIALIZABLE
+// on PostgreSQL) and the spent-token guard hold across connections, not just
+// within one event loop. The losers see a spent token (a replay) or the
+// session it revoked, never a lock error.
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createTestApp } from '../helpers/app'
@@ -20,7 +21,7 @@ async function race(graceS: number): Promise<string[]> {
   const startAt = String(Date.now() + 1500)
   const worker = join(import.meta.dir, '..', 'helpers', 'rotate-worker.ts')
   const results = await Promise.all(
-    Array.from({ length: 8 }, () => run([process.execPath, worker, ctx.config.dataDir, sid, user.id, tokens.refreshToken, startAt, String(graceS)])),
+    Array.from({ length: 8 }, () => run([process.execPath, worker, ctx.config.dataDir, sid, user.id, tokens.refreshToken, startAt, String(graceS)], ctx.databaseEnv)),
   )
   return results.map((r) => (r.code === 0 ? (JSON.parse(r.stdout.trim()) as { outcome: string }).outcome : `exit ${r.code}: ${r.stderr}`))
 }

@@ -19,9 +19,7 @@ import { bearer, login, me, registerUser, rotate, type Tokens } from '../helpers
 import { run, SOURCE_COMMAND } from '../helpers/process'
 
 const apps: TestApp[] = []
-afterEach(() => {
-  for (const app of apps.splice(0)) app.close()
-})
+afterEach(() => Promise.all(apps.splice(0).map((app) => app.close())))
 async function app(dataDir: string, env: Record<string, string> = {}): Promise<TestApp> {
   const created = await createTestApp({ dataDir, env })
   apps.push(created)
@@ -29,7 +27,8 @@ async function app(dataDir: string, env: Record<string, string> = {}): Promise<T
 }
 
 const kidOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid?: string }).kid
-const arena = (dataDir: string, ...args: string[]) => run([...SOURCE_COMMAND, ...args], { ARENA_DATA_DIR: dataDir })
+/** The CLI on an app's data dir and database. */
+const arena = (ctx: TestApp, ...args: string[]) => run([...SOURCE_COMMAND, ...args], { ARENA_DATA_DIR: ctx.config.dataDir, ...ctx.databaseEnv })
 /** The keyring is re-read from the data dir at most once a second. */
 const keyringNoticed = () => Bun.sleep(1100)
 
@@ -49,7 +48,7 @@ describe('keys from the data dir: arena keys rotate', () => {
     const oldKid = kidOf(before.accessToken)
     expect(oldKid).toBe(resolveSecrets(ctx.config).signingKeys[0]!.kid)
 
-    const rotated = await arena(dataDir, 'keys', 'rotate', '--json')
+    const rotated = await arena(ctx, 'keys', 'rotate', '--json')
     expect(rotated.code).toBe(0)
     const report = JSON.parse(rotated.stdout) as { current: string; verifying: string[] }
     expect(report.verifying).toEqual([oldKid!, report.current])
@@ -68,7 +67,7 @@ describe('keys from the data dir: arena keys rotate', () => {
     expect(refreshed.status).toBe(200)
     expect(kidOf(((await refreshed.json()) as Tokens).accessToken)).toBe(report.current)
 
-    const listed = await arena(dataDir, 'keys', 'list', '--json')
+    const listed = await arena(ctx, 'keys', 'list', '--json')
     expect(JSON.parse(listed.stdout)).toEqual({ ...report, from: 'data dir' })
   }, 30_000)
 
@@ -77,7 +76,7 @@ describe('keys from the data dir: arena keys rotate', () => {
     const ctx = await app(dataDir)
     const before = await login(ctx, (await registerUser(ctx)).username)
     expect((await me(ctx, before.accessToken)).status).toBe(200)
-    const dropped = await arena(dataDir, 'keys', 'rotate', '--drop-previous', '--json')
+    const dropped = await arena(ctx, 'keys', 'rotate', '--drop-previous', '--json')
     expect(JSON.parse(dropped.stdout).verifying).toHaveLength(1)
     await keyringNoticed()
     // The token was verified (and remembered) before: remembering must not outlive its key.
@@ -108,11 +107,11 @@ describe('keys from the data dir: arena keys rotate', () => {
     const ctx = await app(dataDir)
     const tokens = await login(ctx, (await registerUser(ctx)).username)
     await reportEvents(ctx, tokens, 3)
-    expect((await arena(dataDir, 'keys', 'rotate')).code).toBe(0)
+    expect((await arena(ctx, 'keys', 'rotate')).code).toBe(0)
     await keyringNoticed()
     const fresh = await login(ctx, (await registerUser(ctx)).username)
     await reportEvents(ctx, fresh, 3)
-    const verified = await arena(dataDir, 'security', 'verify-log', '--json')
+    const verified = await arena(ctx, 'security', 'verify-log', '--json')
     expect(verified.code).toBe(0)
     expect(JSON.parse(verified.stdout)).toEqual({ ok: true, rows: 6 })
   }, 30_000)
@@ -147,7 +146,7 @@ describe('keys from the environment', () => {
     await reportEvents(old, await login(old, (await registerUser(old)).username), 3)
     const next = await app(dataDir, { ARENA_JWT_SECRET: second })
     await reportEvents(next, await login(next, (await registerUser(next)).username), 2)
-    const verified = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ARENA_DATA_DIR: dataDir, ARENA_JWT_SECRET: second })
+    const verified = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ARENA_DATA_DIR: dataDir, ARENA_JWT_SECRET: second, ...next.databaseEnv })
     expect(verified.code).toBe(0)
     expect(JSON.parse(verified.stdout)).toEqual({ ok: true, rows: 5 })
   })
@@ -204,7 +203,7 @@ describe('a data dir written before keys had ids', () => {
 
     await reportEvents(ctx, tokens, 2)
     expect(await verifySecurityLog(ctx.services.storage.read.security, legacyChainKey(legacySecret))).toEqual({ ok: true, rows: 2 })
-    expect((await arena(dataDir, 'keys', 'rotate')).code).toBe(0)
-    expect((await arena(dataDir, 'security', 'verify-log')).code).toBe(0)
+    expect((await arena(ctx, 'keys', 'rotate')).code).toBe(0)
+    expect((await arena(ctx, 'security', 'verify-log')).code).toBe(0)
   }, 30_000)
 })
