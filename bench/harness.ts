@@ -43,14 +43,14 @@ export interface Arena {
 }
 
 /** Starts the binary on the data dir, stdout to a log file (the harness must not spend the load core reading it), and waits for /readyz. */
-export async function startArena(dataDir: string, binary = BINARY): Promise<Arena> {
+export async function startArena(dataDir: string, binary = BINARY, env: Record<string, string> = {}): Promise<Arena> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   mkdirSync(dataDir, { recursive: true })
   const out = openSync(join(dataDir, 'server.log'), 'a')
   const started = performance.now()
   const proc = Bun.spawn(onServerCpu([binary, 'serve']), {
-    env: { ...process.env, ARENA_DATA_DIR: dataDir, ARENA_PORT: String(port), ARENA_HOST: '127.0.0.1', ARENA_ADMIN_TOKEN: ADMIN_TOKEN },
+    env: { ...process.env, ARENA_DATA_DIR: dataDir, ARENA_PORT: String(port), ARENA_HOST: '127.0.0.1', ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
     stdout: out,
     stderr: out,
     stdin: 'ignore',

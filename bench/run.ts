@@ -11,14 +11,21 @@
 // Settings (environment): BENCH_SECONDS (10, per scenario), BENCH_CONNECTIONS
 // (32), BENCH_USERS (256).
 //
+// `npm run bench -- --engine postgres [--instances 2]` runs the same scenarios
+// with the data in PostgreSQL (a throwaway cluster from Debian's postgresql,
+// started here as in the tests), on one instance or on several sharing one
+// database; with several, each scenario's connections and requests are split
+// across the instances (bench/wrk.ts wrkAcross), as a load balancer would.
+//
 // `npm run bench -- --against <commit>` instead compares this source with an
 // earlier commit, interleaved in one run (bench/ab.ts).
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildBinary, startServe } from '../test/helpers/process'
+import { startPostgres } from '../test/helpers/postgres'
 import { admin, api, canPin, claimRequests, cores, inBatches, LOAD_CPU, log, onServerCpu, PASSWORD, PIN, rssKiB, runJson, sampled, SERVER_CPU, sessionRequests, startArena, tournaments, type Issued, type Player } from './harness'
-import { ensureWrk, requestFile, scratchFile, wrk, type WrkResult } from './wrk'
+import { ensureWrk, requestFile, scratchFile, wrk, wrkAcross, type WrkResult } from './wrk'
 
 const against = process.argv.indexOf('--against')
 if (against !== -1) {
@@ -27,6 +34,15 @@ if (against !== -1) {
   await (await import('./ab')).abBench(commit)
   process.exit(0)
 }
+
+const option = (name: string) => {
+  const at = process.argv.indexOf(name)
+  return at === -1 ? undefined : process.argv[at + 1]
+}
+const ENGINE = option('--engine') ?? 'sqlite'
+if (ENGINE !== 'sqlite' && ENGINE !== 'postgres') throw new Error('usage: npm run bench -- [--engine sqlite|postgres] [--instances N]')
+const INSTANCES = Number(option('--instances') ?? 1)
+if (!Number.isInteger(INSTANCES) || INSTANCES < 1 || (ENGINE === 'sqlite' && INSTANCES > 1)) throw new Error('--instances N: N ≥ 1, and more than one needs --engine postgres (one SQLite data dir serves one instance)')
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -72,11 +88,22 @@ const normalTx = sqliteLines.find((l) => l.mode === 'NORMAL')!.txPerSecond
 log('reference: raw Bun.password.verify (argon2id, arena parameters)')
 const argon = await runJson([process.execPath, join(import.meta.dir, 'argon2-reference.ts'), String(SECONDS)])
 
-// arena, fresh data dir.
+// arena, fresh data dir (and a fresh PostgreSQL database).
 const dataDir = join(root, 'data')
-let arena = await startArena(dataDir)
+let engineEnv: Record<string, string> = {}
+if (ENGINE === 'postgres') {
+  const cluster = await startPostgres()
+  await cluster.createDatabase('arena_bench')
+  engineEnv = { ARENA_DATABASE_URL: cluster.url('arena_bench') }
+  log(`PostgreSQL: throwaway cluster, socket in ${cluster.socketDir}; ${INSTANCES} instance(s) on one database`)
+}
+// Several instances share one data dir only for what is not in the database.
+const instances = [await startArena(dataDir, undefined, engineEnv)]
+for (let i = 1; i < INSTANCES; i++) instances.push(await startArena(dataDir, undefined, engineEnv))
+let arena = instances[0]!
 const base = arena.url
-log(`arena ready in ${arena.startMs} ms (fresh data dir: migrations included); setting up ${USERS} players through the API`)
+const urls = instances.map((a) => a.url)
+log(`arena ready in ${arena.startMs} ms (fresh database: migrations included); setting up ${USERS} players through the API`)
 
 const { game, gameKey } = await api<{ game: { id: string }; gameKey: string }>(base, 'POST', '/api/v1/admin/games', { name: 'Bench' }, admin)
 const players: Player[] = await inBatches(Array.from({ length: USERS }, (_, i) => i), 4, async (i) => {
@@ -94,27 +121,27 @@ const auth0 = { authorization: `Bearer ${buyer.bearer}` }
 // (1) Authenticated read.
 log('scenario: authenticated read GET /api/v1/me')
 const meFile = requestFile('me.tsv', [{ method: 'GET', path: '/api/v1/me', headers: auth0 }])
-const me = await sampled(arena.proc.pid, () => wrk({ url: base, script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: meFile } }))
+const me = await sampled(arena.proc.pid, () => wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: meFile } }))
 rows.push({ scenario: 'authenticated read GET /me', result: me.value, reference: { name: 'bare GET', perSecond: bareGet.rps }, target: '≥ 0.30', peakRssMiB: me.peakRssMiB })
 
 // p99 at half the maximum: 64 connections, each spaced to reach about half the rate above.
 const halfConnections = 64
 const delayMs = Math.max(1, Math.round((1000 * halfConnections) / (me.value.rps / 2)))
 log(`scenario: authenticated read at half its maximum (${halfConnections} connections, ${delayMs} ms apart)`)
-const half = await wrk({ url: base, script: 'replay', seconds: SECONDS, connections: halfConnections, cpus: LOAD_CPU, env: { BENCH_REQUESTS: meFile, BENCH_DELAY_MS: String(delayMs) } })
+const half = await wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: halfConnections, cpus: LOAD_CPU, env: { BENCH_REQUESTS: meFile, BENCH_DELAY_MS: String(delayMs) } })
 rows.push({ scenario: `authenticated read at ~half rate (${half.rps} req/s)`, result: half, target: 'p99 ≤ 5 ms', note: `${Math.round((half.rps / me.value.rps) * 100)}% of the maximum` })
 
 // (2) Session issue: calibrate on a small list, then a list long enough never to repeat.
 log('scenario: session issue (calibration)')
 const firstPairs = await tournaments(base, game.id, players, 1)
-const calibration = await wrk({ url: base, script: 'replay', seconds: 2, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('sessions-calibrate.tsv', sessionRequests(game.id, gameKey, firstPairs.flat())) } })
+const calibration = await wrkAcross(urls, { script: 'replay', seconds: 2, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('sessions-calibrate.tsv', sessionRequests(game.id, gameKey, firstPairs.flat())) } })
 const pairsPerTournament = Math.floor(USERS / 2)
 const sessionTournaments = Math.ceil((calibration.rps * SECONDS * 1.4) / (pairsPerTournament * 2))
 log(`scenario: session issue (${sessionTournaments} tournaments of ${USERS})`)
 const sessionPairs = await tournaments(base, game.id, players, sessionTournaments)
 const saved = scratchFile('sessions.jsonl')
 const sessions = await sampled(arena.proc.pid, () =>
-  wrk({ url: base, script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('sessions.tsv', sessionRequests(game.id, gameKey, sessionPairs.flat())), BENCH_SAVE: saved } }),
+  wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('sessions.tsv', sessionRequests(game.id, gameKey, sessionPairs.flat())), BENCH_SAVE: saved } }),
 )
 rows.push({ scenario: 'session issue POST /game-sdk/{id}/sessions', result: sessions.value, reference: { name: 'bare POST', perSecond: barePost.rps }, peakRssMiB: sessions.peakRssMiB })
 
@@ -125,7 +152,7 @@ let claimLines = claimRequests(game.id, gameKey, issued, sessionPairs)
 // only if the supply lasted: fewer claims answered than listed. Otherwise
 // issue more sessions (not measured) and run again.
 const claimRun = (lines: typeof claimLines, name: string) =>
-  sampled(arena.proc.pid, () => wrk({ url: base, script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile(name, lines), BENCH_MODE: 'once' } }))
+  sampled(arena.proc.pid, () => wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile(name, lines), BENCH_MODE: 'once' } }))
 log(`scenario: claims (${claimLines.length} claims from the issued sessions)`)
 let claims = await claimRun(claimLines, 'claims-0.tsv')
 for (let attempt = 1; claims.value.counted >= claimLines.length * 0.98 && attempt <= 3; attempt++) {
@@ -134,7 +161,7 @@ for (let attempt = 1; claims.value.counted >= claimLines.length * 0.98 && attemp
   log(`scenario: claims used up all ${claimLines.length} sessions within ${SECONDS} s; issuing ${more.length * 2} more (not measured) and running again`)
   const moreSaved = scratchFile(`sessions-more-${attempt}.jsonl`)
   const issueSeconds = Math.ceil((more.length * 2) / Math.max(1, sessions.value.rps) * 1.5) + 2
-  await wrk({ url: base, script: 'replay', seconds: issueSeconds, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile(`sessions-more-${attempt}.tsv`, sessionRequests(game.id, gameKey, more.flat())), BENCH_SAVE: moreSaved, BENCH_MODE: 'once' } })
+  await wrkAcross(urls, { script: 'replay', seconds: issueSeconds, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile(`sessions-more-${attempt}.tsv`, sessionRequests(game.id, gameKey, more.flat())), BENCH_SAVE: moreSaved, BENCH_MODE: 'once' } })
   claimLines = claimRequests(game.id, gameKey, readFileSync(moreSaved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued), more)
   claims = await claimRun(claimLines, `claims-${attempt}.tsv`)
 }
@@ -152,11 +179,11 @@ rows.push({
 // (4) Login: argon2id-bound; players in turn, so no account has several guesses in flight.
 log('scenario: login')
 const loginFile = requestFile('login.tsv', players.map((p) => ({ method: 'POST', path: '/api/v1/user/login', body: { identifier: p.username, password: PASSWORD } })))
-const login = await sampled(arena.proc.pid, () => wrk({ url: base, script: 'replay', seconds: SECONDS, connections: 8, cpus: LOAD_CPU, env: { BENCH_REQUESTS: loginFile } }))
+const login = await sampled(arena.proc.pid, () => wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: 8, cpus: LOAD_CPU, env: { BENCH_REQUESTS: loginFile } }))
 rows.push({ scenario: 'login POST /user/login (8 connections)', result: login.value, reference: { name: 'raw argon2id verify', perSecond: argon.verifyPerSecond! }, target: '≥ 0.85', peakRssMiB: login.peakRssMiB })
 
 log('scenario: 500 simultaneous logins')
-const burst = await sampled(arena.proc.pid, () => wrk({ url: base, script: 'replay', seconds: 5, connections: 500, cpus: LOAD_CPU, timeoutS: 30, env: { BENCH_REQUESTS: loginFile } }))
+const burst = await sampled(arena.proc.pid, () => wrkAcross(urls, { script: 'replay', seconds: 5, connections: 500, cpus: LOAD_CPU, timeoutS: 30, env: { BENCH_REQUESTS: loginFile } }))
 // The gate's admitted logins finish after wrk stops: let them drain before the next scenario.
 await Bun.sleep(3000)
 rows.push({ scenario: 'login burst, 500 connections', result: burst.value, target: 'RSS < 1 GiB; 429/503 not swap', peakRssMiB: burst.peakRssMiB, note: `${burst.value.errors} answered non-2xx (refused with Retry-After)` })
@@ -164,7 +191,7 @@ rows.push({ scenario: 'login burst, 500 connections', result: burst.value, targe
 // (5) PIN mint + verify with a withdrawal.
 log('scenario: PIN purchase (mint + verify + withdrawal)')
 const purchase = await sampled(arena.proc.pid, () =>
-  wrk({ url: base, script: 'purchase', seconds: SECONDS, connections: 8, cpus: LOAD_CPU, env: { BENCH_BEARER: buyer.bearer, BENCH_ADDRESS: destination, BENCH_PIN: PIN } }),
+  wrkAcross(urls, { script: 'purchase', seconds: SECONDS, connections: 8, cpus: LOAD_CPU, env: { BENCH_BEARER: buyer.bearer, BENCH_ADDRESS: destination, BENCH_PIN: PIN } }),
 )
 rows.push({
   scenario: 'PIN purchase: mint + verify + withdrawal (8 connections)',
@@ -185,19 +212,19 @@ for (;;) {
   if (page.events.length === 0) break
 }
 const poll = await sampled(arena.proc.pid, () =>
-  wrk({ url: base, script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('poll.tsv', [{ method: 'GET', path: `/api/v1/events?after=${cursor}&wait=0&topics=session,wallet,status`, headers: auth0 }]) } }),
+  wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('poll.tsv', [{ method: 'GET', path: `/api/v1/events?after=${cursor}&wait=0&topics=session,wallet,status`, headers: auth0 }]) } }),
 )
 rows.push({ scenario: 'event poll GET /events (caught up, wait=0)', result: poll.value, reference: { name: 'bare GET', perSecond: bareGet.rps }, peakRssMiB: poll.peakRssMiB })
 
 const hwmMiB = Math.round(rssKiB(arena.proc.pid, 'VmHWM') / 102.4) / 10
-await arena.stop()
+for (const instance of instances) await instance.stop()
 
 // Start-up on the existing data dir, and idle RSS.
 log('start-up: binary start to /readyz 200 on the existing data dir (5 starts)')
 const starts: number[] = []
 let idleMiB = 0
 for (let i = 0; i < 5; i++) {
-  arena = await startArena(dataDir)
+  arena = await startArena(dataDir, undefined, engineEnv)
   starts.push(arena.startMs)
   if (i === 4) {
     await Bun.sleep(2000)
@@ -209,7 +236,7 @@ starts.sort((a, b) => a - b)
 
 // ---------------------------------------------------------------- report
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1))
-console.log(`\n${new Date().toISOString()}; ${cores} cores; Bun ${Bun.version}; wrk -t1; ${SECONDS} s per scenario; ${CONNECTIONS} connections unless said\n`)
+console.log(`\n${new Date().toISOString()}; ${cores} cores; Bun ${Bun.version}; engine ${ENGINE}${ENGINE === 'postgres' ? `, ${INSTANCES} instance(s)` : ''}; wrk -t1${INSTANCES > 1 ? ` per instance` : ''}; ${SECONDS} s per scenario; ${CONNECTIONS} connections unless said\n`)
 console.log('| scenario | rate /s | reference /s | ratio | target | p50 ms | p99 ms | errors | peak RSS MiB | note |')
 console.log('|---|---|---|---|---|---|---|---|---|---|')
 for (const r of rows) {

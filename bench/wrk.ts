@@ -1,6 +1,6 @@
 // Runs wrk with one of the Lua scenario scripts (plus report.lua, which writes
 // its summary as JSON) and returns the figures.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -67,6 +67,34 @@ export async function wrk(options: {
     p99ms: ms(r.p99Us!),
     maxMs: ms(r.maxUs!),
   }
+}
+
+/**
+ * wrk against every instance at once (several instances behind no balancer:
+ * each gets its share of the connections and of the request list, line i to
+ * instance i mod n, so a single-use request is still sent once), combined:
+ * rates, counts and errors add up, percentiles are the worst instance's.
+ * Answers saved by the runs (BENCH_SAVE) end up in the one file asked for.
+ */
+export async function wrkAcross(urls: readonly string[], options: Omit<Parameters<typeof wrk>[0], 'url'>): Promise<WrkResult> {
+  if (urls.length === 1) return wrk({ ...options, url: urls[0]! })
+  const list = options.env.BENCH_REQUESTS ? readFileSync(options.env.BENCH_REQUESTS, 'utf8').trimEnd().split('\n') : undefined
+  const saved = options.env.BENCH_SAVE
+  const results = await Promise.all(
+    urls.map((url, i) => {
+      const env = { ...options.env }
+      if (list) {
+        env.BENCH_REQUESTS = join(work, `part-${++runs}.tsv`)
+        writeFileSync(env.BENCH_REQUESTS, list.filter((_, n) => n % urls.length === i).join('\n') + '\n')
+      }
+      if (saved) env.BENCH_SAVE = `${saved}.${i}`
+      return wrk({ ...options, url, env, connections: Math.max(1, Math.round(options.connections / urls.length)) })
+    }),
+  )
+  if (saved) writeFileSync(saved, urls.map((_, i) => (existsSync(`${saved}.${i}`) ? readFileSync(`${saved}.${i}`, 'utf8') : '')).join(''))
+  const sum = (key: keyof WrkResult) => results.reduce((total, r) => total + r[key], 0)
+  const worst = (key: keyof WrkResult) => Math.max(...results.map((r) => r[key]))
+  return { requests: sum('requests'), seconds: worst('seconds'), rps: sum('rps'), counted: sum('counted'), errors: sum('errors'), p50ms: worst('p50ms'), p90ms: worst('p90ms'), p99ms: worst('p99ms'), maxMs: worst('maxMs') }
 }
 
 /** Writes a request list for replay.lua. */

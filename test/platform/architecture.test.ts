@@ -24,8 +24,10 @@ function imports(text: string): string[] {
 }
 
 describe('import rules', () => {
-  test('no file outside src/db/ touches the SQLite engine or prepares SQL', () => {
-    const offenders = files.filter((f) => !f.path.startsWith('src/db/') && /bun:sqlite|drizzle-orm\/sqlite-core|\.prepare\(/.test(f.text))
+  test('no file outside src/db/ touches an engine (SQLite, PostgreSQL) or prepares SQL', () => {
+    const offenders = files.filter(
+      (f) => !f.path.startsWith('src/db/') && (/bun:sqlite|drizzle-orm\/(sqlite-core|pg-core|postgres-js)|\.prepare\(/.test(f.text) || imports(f.text).includes('postgres')),
+    )
     expect(offenders.map((f) => f.path)).toEqual([])
   })
 
@@ -43,7 +45,7 @@ describe('import rules', () => {
   test('only src/db/open.ts and the composition root name an engine', () => {
     const offenders = files
       .filter((f) => !f.path.startsWith('src/db/') && f.path !== 'src/services.ts')
-      .flatMap((f) => imports(f.text).filter((spec) => /db\/sqlite\//.test(spec)).map((spec) => `${f.path} imports ${spec}`))
+      .flatMap((f) => imports(f.text).filter((spec) => /db\/(sqlite|postgres)\//.test(spec)).map((spec) => `${f.path} imports ${spec}`))
     expect(offenders).toEqual([])
   })
 })
