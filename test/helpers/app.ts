@@ -21,7 +21,7 @@ import type { PostgresStorage } from '../../src/db/postgres/storage'
 import { openPool } from '../../src/db/postgres/connection'
 import { runMigrations } from '../../src/db/postgres/migrate'
 import { openStorage, type OpenedStorage } from '../../src/db/open'
-import { freshDatabaseUrl, prepareTemplate, startPostgres } from './postgres'
+import { copyDatabaseUrl, databaseNameOf, freshDatabaseUrl, prepareTemplate, startPostgres } from './postgres'
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import type { Lifecycle } from '../../src/modules/health/service'
 import { jobHandlers } from '../../src/jobs/handlers'
@@ -58,6 +58,27 @@ export async function testDatabaseEnv(): Promise<Record<string, string>> {
     }
   })
   return { ARENA_DATABASE_URL: await freshDatabaseUrl() }
+}
+
+/**
+ * Like testDatabaseEnv, but the database is empty, not yet migrated: a fresh
+ * data dir is that already on SQLite; a new database with no tables on
+ * PostgreSQL. For tests of the migrations themselves.
+ */
+export async function emptyDatabaseEnv(): Promise<Record<string, string>> {
+  if (TEST_ENGINE === 'sqlite') return {}
+  return { ARENA_DATABASE_URL: await freshDatabaseUrl({ empty: true }) }
+}
+
+/**
+ * The environment pointing at a copy of the database `env` points at (an
+ * app's databaseEnv, once that app is closed): nothing on SQLite, where
+ * copying the data dir copies its database; a new database made from it on
+ * PostgreSQL.
+ */
+export async function copyDatabaseEnv(env: Record<string, string>): Promise<Record<string, string>> {
+  if (env.ARENA_DATABASE_URL === undefined) return {}
+  return { ARENA_DATABASE_URL: await copyDatabaseUrl(env.ARENA_DATABASE_URL) }
 }
 
 /** The database of each data dir a test app ran on, so a "restart" on the same data dir finds it (PostgreSQL keeps it elsewhere). */
@@ -181,8 +202,7 @@ export async function loseDatabase(app: TestApp): Promise<void> {
     app.db.sqlite.close()
     return
   }
-  const name = decodeURIComponent(new URL(app.config.databaseUrl!).pathname.slice(1))
-  await (await startPostgres()).dropDatabase(name)
+  await (await startPostgres()).dropDatabase(databaseNameOf(app.config.databaseUrl!))
 }
 
 /** What the request helpers need: an in-process app, or a server on a real port (`remote`). */
