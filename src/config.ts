@@ -2,6 +2,7 @@
 // A bad value stops the process with one message naming every problem, so an
 // operator fixes them in one go instead of one restart per typo.
 import { LOG_LEVELS, type LogLevel } from './shared/logger'
+import { MasterKey } from './shared/sealed'
 
 export const ENVIRONMENTS = ['local', 'sandbox', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
@@ -49,6 +50,11 @@ export interface Config {
   databaseUrl: string | undefined
   /** Connections each instance may open to PostgreSQL (ARENA_DATABASE_POOL). */
   databasePool: number
+  /**
+   * With PostgreSQL: the key the secrets kept in the database are sealed under
+   * (ARENA_MASTER_KEY), the same on every instance. Prints as `[master key]`.
+   */
+  masterKey: MasterKey | undefined
 }
 
 export class ConfigError extends Error {
@@ -109,6 +115,7 @@ export const VARIABLES = {
   ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true lets production run with custody local (every key share on one volume)',
   ARENA_DATABASE_URL: 'postgres://user:password@host:5432/db to keep the data in PostgreSQL 15+ (default: SQLite in the data dir)',
   ARENA_DATABASE_POOL: 'connections each instance opens to PostgreSQL (default 10)',
+  ARENA_MASTER_KEY: 'with ARENA_DATABASE_URL, required: 32 random bytes (64 hex digits or base64) sealing the secrets kept in the database; the same on every instance',
 } as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
 
 export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)
@@ -198,10 +205,34 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     acceptSingleVolumeCustody: flag('ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY', false),
     databaseUrl: given('ARENA_DATABASE_URL'),
     databasePool: int('ARENA_DATABASE_POOL'),
+    masterKey: undefined,
   }
 
   if (config.databaseUrl !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(config.databaseUrl)) {
     problems.push('ARENA_DATABASE_URL must be a postgres:// or postgresql:// URL')
+  }
+
+  // The master key seals what PostgreSQL keeps for every instance. SQLite
+  // keeps its secrets in the data dir, unsealed: a key set there would seal
+  // nothing, and an operator could believe it does. Its value never appears
+  // in a problem.
+  const masterKeyText = given('ARENA_MASTER_KEY')
+  if (config.databaseUrl !== undefined && masterKeyText === undefined && env.ARENA_MASTER_KEY === undefined) {
+    problems.push(
+      'ARENA_DATABASE_URL requires ARENA_MASTER_KEY: 32 random bytes as 64 hex digits or base64 (e.g. `openssl rand -hex 32`), ' +
+        'the same on every instance; the signing keys, chain key and custody shares in the database are sealed under it',
+    )
+  }
+  if (masterKeyText !== undefined) {
+    if (config.databaseUrl === undefined) {
+      problems.push(
+        'ARENA_MASTER_KEY is only used with ARENA_DATABASE_URL (PostgreSQL); with SQLite the secrets and custody shares stay in the data dir, ' +
+          'unsealed, so unset it (and protect the data dir) rather than believe it seals something',
+      )
+    } else {
+      config.masterKey = MasterKey.decode(masterKeyText) ?? undefined
+      if (config.masterKey === undefined) problems.push('ARENA_MASTER_KEY must be exactly 32 bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)')
+    }
   }
 
   if (config.custody === 'cosigner' && config.cosignerUrl === undefined) {

@@ -1,7 +1,9 @@
 // The server's own secrets. Zero-config local use: what the operator did not
 // provide is generated once and kept in <dataDir>/secrets.json (mode 0600), so
 // restarts keep issued tokens valid. Production refuses a generated signing
-// key (see config.ts).
+// key (see config.ts). With PostgreSQL they live in the database instead,
+// sealed under ARENA_MASTER_KEY and shared by every instance
+// (src/vault/secrets.ts); this file is the data dir's side.
 //
 // Three secrets, each with one job, so changing one never disturbs another:
 // - access-token signing keys, each with an id (`kid` in the token header);
@@ -26,8 +28,8 @@ export interface SigningKey {
 export interface Secrets {
   /** Verification keys, oldest first; the last one signs. */
   signingKeys: readonly SigningKey[]
-  /** Where the signing keys come from: the data dir's file (rotatable with `arena keys rotate`) or the environment. */
-  signingKeysFrom: 'file' | 'environment'
+  /** Where the signing keys come from: the data dir's file or the database's vault (both rotatable with `arena keys rotate`), or the environment. */
+  signingKeysFrom: 'file' | 'database' | 'environment'
   chainKey: string
   /** ARENA_ADMIN_TOKEN, or in `local` the generated one; undefined: the operator API is disabled. */
   adminToken: string | undefined
@@ -35,11 +37,24 @@ export interface Secrets {
   adminTokenGenerated: boolean
 }
 
-interface StoredKey {
+/** The signing keys of a running server, as they are now. */
+export interface SigningKeyring {
+  /** Oldest first, the last one signs; cheap, called on every sign and verify. */
+  current(): readonly SigningKey[]
+  /** Reads the keys again where that takes a round trip (the database's vault: the server runs it every second); otherwise does nothing. */
+  refresh(): Promise<void>
+}
+
+export interface StoredKey {
   secret: string
   createdAt: string
   /** When a newer key became current; the key keeps verifying a while after. */
   retiredAt?: string
+  /**
+   * Database keys only: when the key starts signing. Until then it only
+   * verifies, so every instance knows it before any instance signs with it.
+   */
+  activatesAt?: string
 }
 
 interface StoredSecrets {
@@ -61,7 +76,7 @@ export function legacyChainKey(signingSecret: string): string {
   return new Bun.CryptoHasher('sha256', signingSecret).update('arena security-event chain v1').digest('hex')
 }
 
-type SecretsConfig = Pick<Config, 'dataDir' | 'env' | 'jwtSecret' | 'jwtPreviousSecret' | 'adminToken' | 'refreshTtlS'>
+type SecretsConfig = Pick<Config, 'dataDir' | 'env' | 'jwtSecret' | 'jwtPreviousSecret' | 'adminToken' | 'refreshTtlS'> & Partial<Pick<Config, 'databaseUrl'>>
 
 /**
  * The secrets, generating what is missing. Only the server (and `arena
@@ -70,12 +85,13 @@ type SecretsConfig = Pick<Config, 'dataDir' | 'env' | 'jwtSecret' | 'jwtPrevious
  * so it also works on a full disk.
  */
 export function resolveSecrets(config: SecretsConfig, options: { generateOperatorToken?: boolean } = {}): Secrets {
+  refuseDatabaseSecrets(config)
   ensureDataDir(config.dataDir)
   const path = join(config.dataDir, SECRETS_FILE)
   const stored = completeStored(path, config, options.generateOperatorToken === true)
   const fromEnv = config.jwtSecret !== undefined
   return {
-    signingKeys: fromEnv ? environmentKeys(config) : liveKeys(stored, config),
+    signingKeys: fromEnv ? environmentKeys(config) : liveKeys(stored.signingKeys!, config),
     signingKeysFrom: fromEnv ? 'environment' : 'file',
     chainKey: stored.chainKey!,
     adminToken: config.adminToken ?? (config.env === 'local' ? stored.adminToken : undefined),
@@ -84,17 +100,30 @@ export function resolveSecrets(config: SecretsConfig, options: { generateOperato
 }
 
 /**
+ * What the data dir's file holds, completed as resolveSecrets completes it:
+ * what `arena db copy` carries into a PostgreSQL database's vault.
+ */
+export function dataDirSecrets(config: SecretsConfig): { signingKeys: StoredKey[]; chainKey: string; adminToken?: string } {
+  refuseDatabaseSecrets(config)
+  ensureDataDir(config.dataDir)
+  const stored = completeStored(join(config.dataDir, SECRETS_FILE), config, false)
+  return { signingKeys: stored.signingKeys!, chainKey: stored.chainKey!, ...(stored.adminToken !== undefined ? { adminToken: stored.adminToken } : {}) }
+}
+
+/**
  * The stored keys that still verify: a retired key stays as long as a token it
  * signed can be used, and /auth/validate accepts an expired access token for
  * up to the refresh lifetime.
  */
-function liveKeys(stored: StoredSecrets, config: Pick<Config, 'refreshTtlS'>, now = Date.now()): SigningKey[] {
-  return stored
-    .signingKeys!.filter((key) => key.retiredAt === undefined || now - Date.parse(key.retiredAt) < config.refreshTtlS * 1000)
-    .map((key) => signingKey(key.secret))
+export function liveKeys(stored: readonly StoredKey[], config: Pick<Config, 'refreshTtlS'>, now = Date.now()): SigningKey[] {
+  return liveStoredKeys(stored, config, now).map((key) => signingKey(key.secret))
 }
 
-function environmentKeys(config: SecretsConfig): SigningKey[] {
+export function liveStoredKeys(stored: readonly StoredKey[], config: Pick<Config, 'refreshTtlS'>, now = Date.now()): StoredKey[] {
+  return stored.filter((key) => key.retiredAt === undefined || now - Date.parse(key.retiredAt) < config.refreshTtlS * 1000)
+}
+
+export function environmentKeys(config: Pick<Config, 'jwtSecret' | 'jwtPreviousSecret'>): SigningKey[] {
   return [...(config.jwtPreviousSecret ? [signingKey(config.jwtPreviousSecret)] : []), signingKey(config.jwtSecret!)]
 }
 
@@ -143,25 +172,38 @@ function completeStored(path: string, config: SecretsConfig, generateOperatorTok
 
 /** Adds a new current signing key to the data dir's file. `dropOthers`: the old keys stop verifying at once (a leaked key). */
 export function rotateSigningKey(config: SecretsConfig & Pick<Config, 'refreshTtlS'>, options: { dropOthers: boolean; now?: Date }): SigningKey[] {
-  if (config.jwtSecret !== undefined) {
-    throw new Error(
-      'ARENA_JWT_SECRET is set, so the signing key comes from the environment: set ARENA_JWT_PREVIOUS_SECRET to the current value ' +
-        'and ARENA_JWT_SECRET to a new one, restart every instance, and drop ARENA_JWT_PREVIOUS_SECRET once ARENA_REFRESH_TTL_S has passed',
-    )
-  }
+  refuseEnvironmentRotation(config)
+  refuseDatabaseSecrets(config)
   ensureDataDir(config.dataDir)
   const path = join(config.dataDir, SECRETS_FILE)
   const stored = completeStored(path, config, false)
   const now = options.now ?? new Date()
   // A retired key verifies as long as a token it signed can still be used: an
   // expired access token is accepted by /auth/validate up to the refresh TTL.
-  const live = new Set(liveKeys(stored, config, now.getTime()).map((key) => key.secret))
+  const live = new Set(liveStoredKeys(stored.signingKeys!, config, now.getTime()).map((key) => key.secret))
   const previous = options.dropOthers
     ? []
     : stored.signingKeys!.filter((key) => live.has(key.secret)).map((key) => ({ ...key, retiredAt: key.retiredAt ?? now.toISOString() }))
   const next: StoredSecrets = { ...stored, signingKeys: [...previous, { secret: randomToken(48), createdAt: now.toISOString() }] }
   replaceFile(path, next)
-  return liveKeys(next, config, now.getTime())
+  return liveKeys(next.signingKeys!, config, now.getTime())
+}
+
+/** `arena keys rotate` has nothing to rotate when the keys come from the environment: it says what to do instead. */
+export function refuseEnvironmentRotation(config: Pick<Config, 'jwtSecret'>): void {
+  if (config.jwtSecret !== undefined) {
+    throw new Error(
+      'ARENA_JWT_SECRET is set, so the signing key comes from the environment: set ARENA_JWT_PREVIOUS_SECRET to the current value ' +
+        'and ARENA_JWT_SECRET to a new one, restart every instance, and drop ARENA_JWT_PREVIOUS_SECRET once ARENA_REFRESH_TTL_S has passed',
+    )
+  }
+}
+
+/** A data-dir call with PostgreSQL configured is a wiring mistake: a secrets.json there would be one no other instance reads. */
+function refuseDatabaseSecrets(config: Partial<Pick<Config, 'databaseUrl'>>): void {
+  if (config.databaseUrl !== undefined) {
+    throw new Error('with ARENA_DATABASE_URL the secrets are kept in the database, not in the data dir: load them through the storage (loadSecrets)')
+  }
 }
 
 /**
@@ -196,7 +238,7 @@ export function signingKeyring(config: SecretsConfig, initial: Secrets): () => r
       // The file is briefly unreadable (being replaced, disk trouble): keep the keys we have.
     }
     // Recomputed every check, so a retired key ages out even while the file stays as it is.
-    const live = liveKeys(stored, config, now)
+    const live = liveKeys(stored.signingKeys!, config, now)
     if (live.length > 0 && (live.length !== keys.length || live.some((key, i) => key.kid !== keys[i]!.kid))) keys = live
     return keys
   }

@@ -1,24 +1,25 @@
 // Boot order for `arena serve`: data dir → secrets → database + migrations →
-// app → listen. Stopping reverses it: drain (readiness fails), stop accepting,
+// app → listen (with PostgreSQL the secrets come after the database, which
+// holds them). Stopping reverses it: drain (readiness fails), stop accepting,
 // let in-flight requests finish within the grace period, close the database.
 import type { AnyElysia } from 'elysia'
 import { createApp } from './app'
-import { createServices } from './services'
+import { createServices, openStorageWithSecrets } from './services'
 import { inProcessLeases, startLoop, type Loop } from './background/loops'
 import { inProcessWakeups } from './modules/events/wakeups'
 import { housekeeping } from './modules/events/housekeeping'
 import { jobHandlers } from './jobs/handlers'
 import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
-import { openStorage } from './db/open'
 import type { Lifecycle } from './modules/health/service'
 import { INTERNAL_ERROR_BODY, jsonResponse } from './plugins/errors'
 import { REQUEST_ID_HEADER } from './plugins/request-context'
-import { resolveSecrets } from './secrets'
+import type { Secrets } from './secrets'
 import { systemClock } from './shared/clock'
 import { newId } from './shared/ids'
 import type { Logger } from './shared/logger'
 import { VERSION } from './shared/version'
+import { startKeyringRefresh } from './vault/secrets'
 
 /** How often withdrawals left pending (crash, custody away) are signed again. */
 export const WITHDRAWAL_RESUME_MS = 2000
@@ -32,20 +33,25 @@ export const JOB_POLL_MS = 200
 export interface RunningServer {
   url: string
   port: number
+  /** The secrets it runs with (the generated operator token is announced from here). */
+  secrets: Secrets
   /** Graceful stop; resolves once the database is closed. Safe to call twice. */
   stop(reason?: string): Promise<void>
 }
 
 export async function startServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
-  const secrets = resolveSecrets(config, { generateOperatorToken: true })
+  const wakeups = inProcessWakeups()
+  const { storage, secrets } = await openStorageWithSecrets(config, { logger, wakeups }, { generateOperatorToken: true })
   if (config.env === 'production' && config.custody === 'local') {
     // Only reachable with ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true (config.ts refuses it otherwise).
-    logger.warn('custody is local in production: every wallet key share is on this data volume (ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true)', {
-      dataDir: config.dataDir,
-    })
+    if (storage.engine === 'sqlite') {
+      logger.warn('custody is local in production: every wallet key share is on this data volume (ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true)', {
+        dataDir: config.dataDir,
+      })
+    } else {
+      logger.warn('custody is local in production: every wallet key share is in the database, sealed under ARENA_MASTER_KEY (ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY=true)')
+    }
   }
-  const wakeups = inProcessWakeups()
-  const storage = await openStorage(config, { logger, wakeups })
   const lifecycle: Lifecycle = { draining: false }
   const deps = { config, storage, wakeups, secrets, logger, clock: systemClock, lifecycle }
   const services = createServices(deps)
@@ -77,12 +83,17 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
       },
     }),
   ]
+  if (secrets.signingKeysFrom === 'database') {
+    // Keys another machine added (`arena keys rotate`) reach this instance
+    // within a second even while it serves nothing (src/vault/secrets.ts).
+    loops.push(startKeyringRefresh(services.signingKeys, logger))
+  }
   if (config.jobsEnabled) {
     // Work left by a previous run (a finalization interrupted by a crash) runs at once.
     const worker = createJobWorker({ storage, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
     loops.push(startLoop({ name: 'job worker', everyMs: JOB_POLL_MS, leases: inProcessLeases(), logger, tick: async () => void (await worker.runDue()) }))
   }
-  return listen(app, {
+  const running = listen(app, {
     config,
     logger,
     lifecycle,
@@ -94,6 +105,7 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
       await storage.close()
     },
   })
+  return { ...running, secrets }
 }
 
 /**
@@ -111,7 +123,7 @@ export function listen(
     /** Releases what the app held; a promise it returns is awaited before `stop` resolves. */
     onStopped: () => unknown
   },
-): RunningServer {
+): Omit<RunningServer, 'secrets'> {
   const { config, logger, lifecycle } = deps
   app.listen({
     hostname: config.host,

@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import type { Config } from './config'
 import type { Storage } from './db/storage'
-import { openStorage } from './db/open'
+import { openStorage, type OpenedStorage } from './db/open'
 import { createAccessTokens } from './modules/auth/access-tokens'
 import { defaultHashGate, type HashGate } from './modules/auth/hash-gate'
 import { AuthService } from './modules/auth/service'
@@ -18,11 +18,14 @@ import { SecurityEventLog, type SecurityLogOptions } from './modules/security/ev
 import { PinService } from './modules/security/pin-service'
 import { CosignerCustody } from './modules/wallet/cosigner-custody'
 import { LocalFrostCustody, type CustodyClient } from './modules/wallet/custody'
+import { DirectoryKeyShares, VaultKeyShares, type KeyShares } from './modules/wallet/key-shares'
 import { WalletService } from './modules/wallet/service'
 import { WithdrawalService } from './modules/wallet/withdrawals'
-import { resolveSecrets, signingKeyring, type Secrets } from './secrets'
+import { resolveSecrets, signingKeyring, type Secrets, type SigningKeyring } from './secrets'
 import { systemClock, type Clock } from './shared/clock'
 import { createLogger, type Logger } from './shared/logger'
+import { Vault } from './vault/vault'
+import { vaultKeyring, vaultSecrets } from './vault/secrets'
 
 export interface ServiceDeps {
   config: Readonly<Config>
@@ -40,19 +43,81 @@ export interface ServiceDeps {
   hashGate?: HashGate
 }
 
+/**
+ * Where the secrets shared by every instance on a PostgreSQL database are
+ * kept: its vault, sealed under ARENA_MASTER_KEY (which config.ts requires
+ * beside ARENA_DATABASE_URL).
+ */
+export function vaultFor(config: Pick<Config, 'masterKey'>, storage: Storage): Vault {
+  if (config.masterKey === undefined) throw new Error('ARENA_MASTER_KEY is required with ARENA_DATABASE_URL: the secrets in the database are sealed under it')
+  return new Vault(storage, config.masterKey)
+}
+
+type SecretsConfig = Parameters<typeof resolveSecrets>[0] & Pick<Config, 'masterKey'>
+
+/**
+ * The server's secrets where the engine keeps them: the data dir's
+ * secrets.json with SQLite, the database's vault with PostgreSQL.
+ */
+export async function loadSecrets(config: SecretsConfig, storage: Storage, options: { generateOperatorToken?: boolean } = {}): Promise<Secrets> {
+  if (storage.engine === 'sqlite') return resolveSecrets(config, options)
+  return vaultSecrets(config, vaultFor(config, storage), options)
+}
+
+/**
+ * Opens the configured storage and loads its secrets, in the order each
+ * engine needs. SQLite: the data dir's secrets first, because on a data
+ * dir's first start the chain key depends on whether a database was there
+ * already (src/secrets.ts); PostgreSQL: the database first, since it holds
+ * them. A failure to load them closes the storage again.
+ */
+export async function openStorageWithSecrets(
+  config: Readonly<Config>,
+  deps: { logger: Logger; wakeups: EventWakeups },
+  options: { generateOperatorToken?: boolean } = {},
+): Promise<{ storage: OpenedStorage; secrets: Secrets }> {
+  if (config.databaseUrl === undefined) {
+    const secrets = resolveSecrets(config, options)
+    return { storage: await openStorage(config, deps), secrets }
+  }
+  const storage = await openStorage(config, deps)
+  try {
+    return { storage, secrets: await loadSecrets(config, storage, options) }
+  } catch (error) {
+    await storage.close()
+    throw error
+  }
+}
+
+/** Where the server keeps the custody shares it holds: the data dir's custody/ with SQLite, the vault with PostgreSQL. */
+export function custodySharesFor(config: Readonly<Config>, storage: Storage): KeyShares {
+  return storage.engine === 'sqlite' ? new DirectoryKeyShares(join(config.dataDir, 'custody')) : new VaultKeyShares(vaultFor(config, storage))
+}
+
 /** The custody client the configuration asks for (contract §3: pluggable). */
-export function custodyFor(config: Readonly<Config>): CustodyClient {
-  const dir = join(config.dataDir, 'custody')
-  if (config.custody === 'cosigner') return new CosignerCustody(dir, config.cosignerUrl!, config.cosignerSecret!)
-  return new LocalFrostCustody(dir)
+export function custodyFor(config: Readonly<Config>, storage: Storage): CustodyClient {
+  const shares = custodySharesFor(config, storage)
+  if (config.custody === 'cosigner') return new CosignerCustody(shares, config.cosignerUrl!, config.cosignerSecret!)
+  return new LocalFrostCustody(shares)
+}
+
+/**
+ * The access-token keyring: fixed (environment), re-read from the data dir's
+ * file when it changes, or re-read from the vault by `refresh`, which the
+ * server runs every second (startKeyringRefresh).
+ */
+export function signingKeysFor(config: Readonly<Config>, storage: Storage, secrets: Secrets): SigningKeyring {
+  if (secrets.signingKeysFrom === 'database') return vaultKeyring(config, vaultFor(config, storage), secrets.signingKeys)
+  return { current: signingKeyring(config, secrets), refresh: async () => {} }
 }
 
 /** The services behind the routes, shared with the server's background work and the operator commands. */
 export function createServices(deps: ServiceDeps) {
   const { config, clock, logger, storage } = deps
   const securityLog = new SecurityEventLog({ storage, clock, logger, key: deps.secrets.chainKey }, deps.securityLogOptions)
+  const signingKeys = signingKeysFor(config, storage, deps.secrets)
   const accessTokens = createAccessTokens({
-    keys: signingKeyring(config, deps.secrets),
+    keys: signingKeys.current,
     ttlS: config.accessTtlS,
     // /auth/validate accepts an expired access token no older than a session can live.
     maxExpiredS: config.refreshTtlS,
@@ -62,12 +127,12 @@ export function createServices(deps: ServiceDeps) {
   const auth = new AuthService({ storage, clock, accessTokens, refreshTtlS: config.refreshTtlS, refreshReuseGraceS: config.refreshReuseGraceS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
   const games = new GamesService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ storage, clock, games, gameSessionTtlS: config.gameSessionTtlS })
-  const custody = deps.custody ?? custodyFor(config)
+  const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })
   const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody })
   const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays })
-  return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events }
+  return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys }
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -79,9 +144,8 @@ export type Services = ReturnType<typeof createServices>
  */
 export async function openServices(config: Readonly<Config>, options: { logger?: Logger; generateOperatorToken?: boolean } = {}) {
   const logger = options.logger ?? createLogger('silent')
-  const secrets = resolveSecrets(config, { generateOperatorToken: options.generateOperatorToken ?? false })
   const wakeups = inProcessWakeups()
-  const storage = await openStorage(config, { logger, wakeups })
+  const { storage, secrets } = await openStorageWithSecrets(config, { logger, wakeups }, { generateOperatorToken: options.generateOperatorToken ?? false })
   const services = createServices({ config, storage, wakeups, secrets, logger, clock: systemClock, lifecycle: { draining: false } })
   let closed = false
   return {

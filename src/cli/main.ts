@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util'
 import { nextStopSignal, UsageError, type Command, type Io } from './command'
 import { ConfigError, loadConfig, VARIABLES, type Config } from '../config'
-import { resolveSecrets } from '../secrets'
+import { resolveSecrets, type Secrets } from '../secrets'
 import { OPERATOR_COMMANDS } from './operator-commands'
 import { seedCommand } from './seed-command'
 import { AppError } from '../shared/errors'
@@ -39,7 +39,7 @@ const COMMANDS: Record<string, Command> = {
         logger.error('uncaught exception', { error: String(error), stack: error.stack })
       })
       const server = await startServer(config, logger)
-      announceOperatorToken(config, io)
+      announceOperatorToken(config, io, undefined, server.secrets)
       const signal = await nextStopSignal()
       try {
         await server.stop(signal)
@@ -100,14 +100,19 @@ const COMMANDS: Record<string, Command> = {
  * When stderr is not a terminal (a container, a service manager: its output
  * goes to log collectors) only the way to get it is printed. Elsewhere nothing.
  */
-export function announceOperatorToken(config: Readonly<Config>, io: Io, toTerminal = process.stderr.isTTY === true): void {
-  const secrets = resolveSecrets(config)
+export function announceOperatorToken(
+  config: Readonly<Config>,
+  io: Io,
+  toTerminal = process.stderr.isTTY === true,
+  /** The server's; by default the data dir's (SQLite). */
+  secrets: Pick<Secrets, 'adminToken' | 'adminTokenGenerated'> = resolveSecrets(config),
+): void {
   if (!secrets.adminTokenGenerated || secrets.adminToken === undefined) return
   const how = 'send it as x-admin-token; set ARENA_ADMIN_TOKEN to choose your own'
   io.err(
     toTerminal
       ? `arena: local operator token (${how}; \`arena admin-token\` prints it again): ${secrets.adminToken}`
-      : `arena: local operator token generated into the data dir: \`arena admin-token\` prints it (${how})`,
+      : `arena: local operator token generated into the ${config.databaseUrl === undefined ? 'data dir' : 'database'}: \`arena admin-token\` prints it (${how})`,
   )
 }
 

@@ -4,15 +4,17 @@
 import type { Command, Io } from './command'
 import { nextStopSignal, UsageError } from './command'
 import { AppError } from '../shared/errors'
-import { loadConfig } from '../config'
+import { loadConfig, type Config } from '../config'
 import type { Tournament } from '../modules/games/model'
 import { checkLedger } from '../modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from '../modules/security/event-log'
 import { resolveSecrets, rotateSigningKey } from '../secrets'
-import { join } from 'node:path'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { startCosigner } from '../cosigner'
-import { openServices, type Services } from '../services'
+import { custodySharesFor, loadSecrets, openServices, vaultFor, type Services } from '../services'
+import { openStorage } from '../db/open'
+import type { Storage } from '../db/storage'
+import { inProcessWakeups } from '../modules/events/wakeups'
+import { rotateVaultSigningKey } from '../vault/secrets'
 import { createLogger } from '../shared/logger'
 
 /** Runs `fn` on the services of the data dir's database; closes them once it settled. */
@@ -22,6 +24,19 @@ async function withServices<T>(fn: (services: Services) => Promise<T> | T): Prom
     return await fn(opened.services)
   } finally {
     await opened.close()
+  }
+}
+
+/**
+ * Runs `fn` on the configured storage alone, no services (the secrets of a
+ * PostgreSQL database); closes it once it settled.
+ */
+async function withStorage<T>(config: Readonly<Config>, fn: (storage: Storage) => Promise<T>): Promise<T> {
+  const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+  try {
+    return await fn(storage)
+  } finally {
+    await storage.close()
   }
 }
 
@@ -171,21 +186,22 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       if (action !== 'export-recovery-share') throw new UsageError(`unknown action "${action ?? ''}"`)
       const ref = need(who, '<userId|username>')
       const config = loadConfig()
-      const keyRef = await withServices(async (services) => {
+      return withServices(async (services) => {
         // An unknown user and a user without a wallet are both "no wallet".
         const userId = await services.auth.userIdOf(ref)
-        const found = userId === null ? null : await services.wallet.keyRefOf(userId)
-        if (found === null) throw new AppError('not_found', `No wallet for ${JSON.stringify(ref)}`)
-        return found
+        const keyRef = userId === null ? null : await services.wallet.keyRefOf(userId)
+        if (keyRef === null) throw new AppError('not_found', `No wallet for ${JSON.stringify(ref)}`)
+        // The data dir's custody/ (SQLite) or the database's vault (PostgreSQL).
+        const shares = custodySharesFor(config, services.storage)
+        const share = await shares.text(keyRef, 'recovery')
+        if (share === null) throw new AppError('not_found', 'The recovery share is no longer on this machine (already exported)')
+        io.out(share)
+        // Deleting is a second, explicit step (--remove), so a failed redirect
+        // cannot lose the only copy. Once removed, this machine holds one share
+        // fewer: with the co-signer elsewhere, no single machine can sign.
+        if (values.remove === true) await shares.remove(keyRef, 'recovery')
+        return 0
       })
-      const path = join(config.dataDir, 'custody', keyRef, 'recovery.json')
-      if (!existsSync(path)) throw new AppError('not_found', 'The recovery share is no longer on this machine (already exported)')
-      io.out(readFileSync(path, 'utf8'))
-      // Deleting is a second, explicit step (--remove), so a failed redirect
-      // cannot lose the only copy. Once removed, this machine holds one share
-      // fewer: with the co-signer elsewhere, no single machine can sign.
-      if (values.remove === true) rmSync(path)
-      return 0
     },
   },
 
@@ -219,8 +235,13 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         )
       }
       if (positionals[0] === 'verify-log') {
-        const key = resolveSecrets(loadConfig()).chainKey
-        const report = await withServices(({ storage }) => verifySecurityLog(storage.read.security, key))
+        const opened = await openServices(loadConfig())
+        let report
+        try {
+          report = await verifySecurityLog(opened.services.storage.read.security, opened.secrets.chainKey)
+        } finally {
+          await opened.close()
+        }
         print(io, json, report, () => (report.ok ? `ok: ${report.rows} events, chain intact` : `BROKEN at event ${report.brokenAt}: ${report.reason}`))
         return report.ok ? 0 : 1
       }
@@ -243,21 +264,38 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       })
       const text = (report: ReturnType<typeof describe>) =>
         [`current key ${report.current} (from the ${report.from})`, ...report.verifying.slice(0, -1).map((kid) => `  still verifying ${kid}`)].join('\n')
+      const from = { file: 'data dir', database: 'database', environment: 'environment' } as const
       if (positionals[0] === 'list') {
-        const secrets = resolveSecrets(config)
-        const report = describe(secrets.signingKeys, secrets.signingKeysFrom === 'file' ? 'data dir' : 'environment')
+        const secrets = config.databaseUrl === undefined ? resolveSecrets(config) : await withStorage(config, (storage) => loadSecrets(config, storage))
+        const report = describe(secrets.signingKeys, from[secrets.signingKeysFrom])
         return print(io, json, report, () => text(report))
       }
       if (positionals[0] === 'rotate') {
+        const dropOthers = values['drop-previous'] === true
+        if (config.databaseUrl !== undefined) {
+          // Every instance on the database re-reads the keys every second; the
+          // new key signs once they all had the time to (src/vault/secrets.ts).
+          let rotation
+          try {
+            rotation = await withStorage(config, (storage) => rotateVaultSigningKey(config, vaultFor(config, storage), { dropOthers }))
+          } catch (error) {
+            io.err(`arena: ${(error as Error).message}`)
+            return 1
+          }
+          const report = { ...describe(rotation.keys, from.database), ...(rotation.next ? { next: rotation.next } : {}) }
+          return print(io, json, report, () =>
+            [text(report), ...(rotation.next ? [`  new key ${rotation.next.kid} signs from ${rotation.next.signsFrom} (every instance verifies it by then)`] : [])].join('\n'),
+          )
+        }
         let keys
         try {
-          keys = rotateSigningKey(config, { dropOthers: values['drop-previous'] === true })
+          keys = rotateSigningKey(config, { dropOthers })
         } catch (error) {
           io.err(`arena: ${(error as Error).message}`)
           return 1
         }
         // Running servers on this data dir pick the new key up within a second.
-        const report = describe(keys, 'data dir')
+        const report = describe(keys, from.file)
         return print(io, json, report, () => text(report))
       }
       throw new UsageError(`unknown action "${positionals[0] ?? ''}"`)
@@ -274,7 +312,10 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         io.err('arena: ARENA_ADMIN_TOKEN is set; the admin API takes that value')
         return 1
       }
-      const secrets = resolveSecrets(config, { generateOperatorToken: true })
+      const secrets =
+        config.databaseUrl === undefined
+          ? resolveSecrets(config, { generateOperatorToken: true })
+          : await withStorage(config, (storage) => loadSecrets(config, storage, { generateOperatorToken: true }))
       if (secrets.adminToken === undefined) {
         io.err(`arena: no operator token: outside ARENA_ENV=local the admin API stays disabled until ARENA_ADMIN_TOKEN is set`)
         return 1

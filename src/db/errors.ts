@@ -82,8 +82,18 @@ function engineCode(error: unknown): string | undefined {
 /** The engine-neutral form of `error`, or `error` itself when it is not an engine error this layer names. */
 export function mapEngineError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError || error instanceof UniqueViolationError) return error
+  // Drizzle wraps what the PostgreSQL driver throws (DrizzleQueryError, the
+  // driver's error as its cause): the engine's code may be a level down.
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const mapped = mapOne(e)
+    if (mapped !== undefined) return mapped
+  }
+  return error
+}
+
+function mapOne(error: unknown): Error | undefined {
   const code = engineCode(error)
-  if (code === undefined) return error
+  if (code === undefined) return undefined
   if (SQLITE_UNAVAILABLE.test(code) || POSTGRES_UNAVAILABLE.test(code)) return new StorageUnavailableError(code, { cause: error })
   if (code === POSTGRES_UNIQUE) return new UniqueViolationError(postgresConstraint(error as object), { cause: error })
   if (SQLITE_UNIQUE.test(code)) {
@@ -91,7 +101,7 @@ export function mapEngineError(error: unknown): unknown {
     const message = (error as Error).message ?? ''
     return new UniqueViolationError(message.slice(message.indexOf(':') + 1).trim(), { cause: error })
   }
-  return error
+  return undefined
 }
 
 /** Whether `error` is the storage being away (answered 503 + Retry-After), not the request being wrong. */

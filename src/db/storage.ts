@@ -20,6 +20,7 @@ import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
 import type { JobsStore } from '../jobs/store'
 import type { LoopLeases } from '../background/loops'
+import type { VaultStore } from '../vault/store'
 
 /** Every module's store, on one connection or inside one unit of work. */
 export interface Stores {
@@ -30,6 +31,8 @@ export interface Stores {
   matches: MatchesStore
   security: SecurityStore
   wallet: WalletStore
+  /** Sealed secrets shared by every instance (PostgreSQL); SQLite keeps its secrets in the data dir and refuses. */
+  vault: VaultStore
 }
 
 /** One unit of work: every store, inside one transaction. */

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AnyElysia } from 'elysia'
 import { createApp } from '../../src/app'
-import { createServices, type Services } from '../../src/services'
+import { createServices, loadSecrets, type Services } from '../../src/services'
 import type { CustodyClient } from '../../src/modules/wallet/custody'
 import type { SecurityLogOptions } from '../../src/modules/security/event-log'
 import { HashGate, type HashGateOptions } from '../../src/modules/auth/hash-gate'
@@ -26,7 +26,9 @@ import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import type { Lifecycle } from '../../src/modules/health/service'
 import { jobHandlers } from '../../src/jobs/handlers'
 import { createJobWorker } from '../../src/jobs/worker'
-import { resolveSecrets } from '../../src/secrets'
+import type { Secrets } from '../../src/secrets'
+import { MasterKey } from '../../src/shared/sealed'
+import { startKeyringRefresh } from '../../src/vault/secrets'
 import { ManualClock } from '../../src/shared/clock'
 import { createLogger } from '../../src/shared/logger'
 
@@ -45,11 +47,18 @@ export function onEngine(engine: 'sqlite' | 'postgres'): boolean {
 /**
  * The environment pointing arena at a fresh database of the test engine:
  * nothing for SQLite (the data dir holds it), ARENA_DATABASE_URL of a new
- * database, copied from the migrated template, for PostgreSQL.
+ * database, copied from the migrated template, for PostgreSQL, with a master
+ * key of its own (ARENA_MASTER_KEY) for the secrets kept there.
  */
 export async function testDatabaseEnv(): Promise<Record<string, string>> {
   if (TEST_ENGINE === 'sqlite') return {}
-  await prepareTemplate(async (url) => {
+  await prepareTestTemplate()
+  return { ARENA_DATABASE_URL: await freshDatabaseUrl(), ARENA_MASTER_KEY: MasterKey.generateHex() }
+}
+
+/** Migrates the run's template database with arena's own migrations, once: every fresh test database is a copy of it. */
+export function prepareTestTemplate(): Promise<void> {
+  return prepareTemplate(async (url) => {
     const pool = openPool(url, { max: 1 })
     try {
       await runMigrations(pool.sql)
@@ -57,7 +66,6 @@ export async function testDatabaseEnv(): Promise<Record<string, string>> {
       await pool.sql.end()
     }
   })
-  return { ARENA_DATABASE_URL: await freshDatabaseUrl() }
 }
 
 /**
@@ -67,18 +75,18 @@ export async function testDatabaseEnv(): Promise<Record<string, string>> {
  */
 export async function emptyDatabaseEnv(): Promise<Record<string, string>> {
   if (TEST_ENGINE === 'sqlite') return {}
-  return { ARENA_DATABASE_URL: await freshDatabaseUrl({ empty: true }) }
+  return { ARENA_DATABASE_URL: await freshDatabaseUrl({ empty: true }), ARENA_MASTER_KEY: MasterKey.generateHex() }
 }
 
 /**
  * The environment pointing at a copy of the database `env` points at (an
  * app's databaseEnv, once that app is closed): nothing on SQLite, where
- * copying the data dir copies its database; a new database made from it on
- * PostgreSQL.
+ * copying the data dir copies its database; on PostgreSQL a new database made
+ * from it, under the same master key (its sealed secrets are copied too).
  */
 export async function copyDatabaseEnv(env: Record<string, string>): Promise<Record<string, string>> {
   if (env.ARENA_DATABASE_URL === undefined) return {}
-  return { ARENA_DATABASE_URL: await copyDatabaseUrl(env.ARENA_DATABASE_URL) }
+  return { ...env, ARENA_DATABASE_URL: await copyDatabaseUrl(env.ARENA_DATABASE_URL) }
 }
 
 /** The database of each data dir a test app ran on, so a "restart" on the same data dir finds it (PostgreSQL keeps it elsewhere). */
@@ -103,10 +111,12 @@ export interface TestApp {
    */
   peek: { db: Db; tables: typeof sqliteTables }
   config: Readonly<Config>
+  /** The secrets the app runs with (the data dir's, or on PostgreSQL the database's). */
+  secrets: Secrets
   /**
    * What a child process (the CLI, a second server) needs besides ARENA_DATA_DIR
    * to open this app's database: nothing on SQLite (the data dir holds it),
-   * its ARENA_DATABASE_URL on PostgreSQL.
+   * its ARENA_DATABASE_URL and ARENA_MASTER_KEY on PostgreSQL.
    */
   databaseEnv: Record<string, string>
   clock: ManualClock
@@ -141,6 +151,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const database = options.env?.ARENA_DATABASE_URL !== undefined ? {} : (databaseOf.get(dataDir) ?? (await testDatabaseEnv()))
   databaseOf.set(dataDir, database)
   const config = loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_LOG_LEVEL: 'debug', ...database, ...options.env })
+  const { ARENA_DATABASE_URL, ARENA_MASTER_KEY } = { ...database, ...options.env }
+  const databaseEnv: Record<string, string> = ARENA_DATABASE_URL === undefined ? {} : { ARENA_DATABASE_URL, ...(ARENA_MASTER_KEY ? { ARENA_MASTER_KEY } : {}) }
   const lines: string[] = []
   const logger = createLogger(config.logLevel, (line) => lines.push(line))
   const wakeups = inProcessWakeups()
@@ -151,8 +163,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   }
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
-  const deps = { config, storage, wakeups, secrets: resolveSecrets(config, { generateOperatorToken: true }), logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate) }
+  const secrets = await loadSecrets(config, storage, { generateOperatorToken: true })
+  const deps = { config, storage, wakeups, secrets, logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate) }
   const services = createServices(deps)
+  // As the server does: keys rotated in the database reach this app within a second.
+  const keyringRefresh = secrets.signingKeysFrom === 'database' ? startKeyringRefresh(services.signingKeys, logger) : undefined
   const base = createApp(deps, services)
   // Probe routes change the app's route types; tests only call handle(), so keep the base type.
   const app = options.probes ? (base.use(options.probes) as unknown as typeof base) : base
@@ -175,7 +190,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         ? { db: (storage as SqliteStorage).writer.db, tables: sqliteTables }
         : { db: drizzlePostgres({ client: (storage as PostgresStorage).sql }) as unknown as Db, tables: postgresTables as unknown as typeof sqliteTables },
     config,
-    databaseEnv: config.databaseUrl !== undefined ? { ARENA_DATABASE_URL: config.databaseUrl } : {},
+    secrets,
+    databaseEnv,
     clock,
     lifecycle,
     get logs() {
@@ -185,6 +201,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     services,
     runJobs: () => createJobWorker({ storage, clock, logger, handlers: jobHandlers(clock) }).runDue(),
     async close() {
+      await keyringRefresh?.stop()
       await services.securityLog.close()
       await storage.close()
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })

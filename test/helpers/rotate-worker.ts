@@ -1,7 +1,6 @@
 // One process of the cross-process rotation race: opens the shared database
-// (the data dir's SQLite file, or ARENA_DATABASE_URL's PostgreSQL database when
-// the environment names one) with its own connections, waits for the common
-// start time, rotates once, and prints the outcome as JSON.
+// with its own connections (an instance of its own, on PostgreSQL), waits for the common start time, rotates once, and
+// prints the outcome as JSON.
 import { openStorage } from '../../src/db/open'
 import { createAccessTokens } from '../../src/modules/auth/access-tokens'
 import { AuthService } from '../../src/modules/auth/service'
@@ -9,13 +8,14 @@ import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import { systemClock } from '../../src/shared/clock'
 import { createLogger } from '../../src/shared/logger'
 import { loadConfig } from '../../src/config'
-import { resolveSecrets } from '../../src/secrets'
+import { loadSecrets } from '../../src/services'
 
 const [dataDir, sessionId, userId, refreshToken, startAt, graceS = '0'] = process.argv.slice(2) as [string, string, string, string, string, string?]
+// The test's database: the data dir (SQLite), or ARENA_DATABASE_URL when the test runs on PostgreSQL.
 const databaseUrl = process.env.ARENA_DATABASE_URL
-const config = loadConfig({ ARENA_DATA_DIR: dataDir, ...(databaseUrl ? { ARENA_DATABASE_URL: databaseUrl } : {}) })
-const secrets = resolveSecrets(config)
+const config = loadConfig({ ARENA_DATA_DIR: dataDir, ...(databaseUrl ? { ARENA_DATABASE_URL: databaseUrl, ARENA_MASTER_KEY: process.env.ARENA_MASTER_KEY ?? '' } : {}) })
 const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+const secrets = await loadSecrets(config, storage)
 const auth = new AuthService({
   storage,
   clock: systemClock,

@@ -172,6 +172,48 @@ describe('listening address', () => {
   })
 })
 
+// With PostgreSQL the secrets live in the database, sealed under
+// ARENA_MASTER_KEY; with SQLite nothing is sealed, so a key there would only
+// give a false sense of protection.
+describe('ARENA_MASTER_KEY', () => {
+  const url = 'postgres://arena@db.internal:5432/arena'
+  const hexKey = 'ab'.repeat(32)
+
+  test('is required with ARENA_DATABASE_URL, and says how to make one', () => {
+    const problems = problemsOf({ ARENA_DATABASE_URL: url })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toContain('ARENA_DATABASE_URL requires ARENA_MASTER_KEY')
+    expect(problems[0]).toContain('openssl rand -hex 32')
+  })
+
+  test('is 32 bytes, as 64 hex digits or base64', () => {
+    const bytes = Buffer.from(hexKey, 'hex')
+    for (const text of [hexKey, bytes.toString('base64'), bytes.toString('base64url')]) {
+      expect(loadConfig({ ARENA_DATABASE_URL: url, ARENA_MASTER_KEY: text }).masterKey).toBeDefined()
+    }
+    for (const text of ['ab'.repeat(31), 'ab'.repeat(33), Buffer.alloc(16).toString('base64'), 'not a key at all, just words']) {
+      const problems = problemsOf({ ARENA_DATABASE_URL: url, ARENA_MASTER_KEY: text })
+      expect(problems).toEqual(['ARENA_MASTER_KEY must be exactly 32 bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)'])
+    }
+  })
+
+  test('is refused without ARENA_DATABASE_URL: SQLite seals nothing', () => {
+    const problems = problemsOf({ ARENA_MASTER_KEY: hexKey })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toContain('ARENA_MASTER_KEY is only used with ARENA_DATABASE_URL')
+    expect(loadConfig({}).masterKey).toBeUndefined()
+  })
+
+  test('never appears in a problem or in the printed configuration', () => {
+    const wrong = 'cd'.repeat(33)
+    expect(problemsOf({ ARENA_DATABASE_URL: url, ARENA_MASTER_KEY: wrong }).join('\n')).not.toContain(wrong)
+    expect(problemsOf({ ARENA_MASTER_KEY: hexKey }).join('\n')).not.toContain(hexKey)
+    const config = loadConfig({ ARENA_DATABASE_URL: url, ARENA_MASTER_KEY: hexKey })
+    expect(JSON.stringify(config)).not.toContain(hexKey)
+    expect(JSON.stringify(config)).toContain('"masterKey":"[master key]"')
+  })
+})
+
 describe('generated secrets', () => {
   const config = (dataDir: string, env: Record<string, string> = {}) => loadConfig({ ARENA_DATA_DIR: dataDir, ...env })
 

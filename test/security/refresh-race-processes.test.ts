@@ -1,9 +1,10 @@
 // Invariant: rotations racing from separate processes, each with its own
-// connections to the one database, with the retry grace off, still let
-// exactly one win: the write transaction (IMMEDIATE on SQLite, SERIALIZABLE
-// on PostgreSQL) and the spent-token guard hold across connections, not just
-// within one event loop. The losers see a spent token (a replay) or the
-// session it revoked, never a lock error.
+// connections (on PostgreSQL, its own pool: an instance), with the retry
+// grace off, still let exactly one win: the IMMEDIATE transaction (SQLite),
+// the SERIALIZABLE one run again on a conflict (PostgreSQL), and the
+// spent-token guard hold across connections, not just within one event loop.
+// The losers see a spent token (a replay) or the session it revoked, never a
+// lock error.
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createTestApp } from '../helpers/app'
@@ -20,8 +21,10 @@ async function race(graceS: number): Promise<string[]> {
   const sid = JSON.parse(Buffer.from(tokens.accessToken.split('.')[1]!, 'base64url').toString()).sid as string
   const startAt = String(Date.now() + 1500)
   const worker = join(import.meta.dir, '..', 'helpers', 'rotate-worker.ts')
+  // On PostgreSQL the processes share the test's database, as instances would.
+  const database = ctx.databaseEnv
   const results = await Promise.all(
-    Array.from({ length: 8 }, () => run([process.execPath, worker, ctx.config.dataDir, sid, user.id, tokens.refreshToken, startAt, String(graceS)], ctx.databaseEnv)),
+    Array.from({ length: 8 }, () => run([process.execPath, worker, ctx.config.dataDir, sid, user.id, tokens.refreshToken, startAt, String(graceS)], database)),
   )
   return results.map((r) => (r.code === 0 ? (JSON.parse(r.stdout.trim()) as { outcome: string }).outcome : `exit ${r.code}: ${r.stderr}`))
 }

@@ -7,19 +7,26 @@
 // - the security-event chain has its own key: no signing-key change, by
 //   `arena keys rotate` or by a new ARENA_JWT_SECRET, makes verify-log report
 //   tampering, and chains written before keys had ids keep verifying.
+// With PostgreSQL the keys live in the database (src/vault/secrets.ts) and a
+// rotated key starts signing only once every instance had the time to learn
+// it; the same invariants hold.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SignJWT } from 'jose'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
-import { legacyChainKey, resolveSecrets, rotateSigningKey, SECRETS_FILE } from '../../src/secrets'
+import { legacyChainKey, resolveSecrets, rotateSigningKey, SECRETS_FILE, type SigningKey } from '../../src/secrets'
 import { loadConfig } from '../../src/config'
-import { createTestApp, postJson, tempDir, type TestApp } from '../helpers/app'
+import { loadSecrets, vaultFor } from '../../src/services'
+import { KEY_ACTIVATION_DELAY_MS, rotateVaultSigningKey } from '../../src/vault/secrets'
+import { createTestApp, onEngine, postJson, tempDir, type TestApp } from '../helpers/app'
 import { bearer, login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 
 const apps: TestApp[] = []
-afterEach(() => Promise.all(apps.splice(0).map((app) => app.close())))
+afterEach(() => {
+  for (const app of apps.splice(0)) app.close()
+})
 async function app(dataDir: string, env: Record<string, string> = {}): Promise<TestApp> {
   const created = await createTestApp({ dataDir, env })
   apps.push(created)
@@ -27,10 +34,29 @@ async function app(dataDir: string, env: Record<string, string> = {}): Promise<T
 }
 
 const kidOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid?: string }).kid
-/** The CLI on an app's data dir and database. */
-const arena = (ctx: TestApp, ...args: string[]) => run([...SOURCE_COMMAND, ...args], { ARENA_DATA_DIR: ctx.config.dataDir, ...ctx.databaseEnv })
-/** The keyring is re-read from the data dir at most once a second. */
+/** The app's database for a subcommand: its data dir, and on PostgreSQL its ARENA_DATABASE_URL and ARENA_MASTER_KEY. */
+const databaseEnv = (ctx: TestApp): Record<string, string> => ({ ARENA_DATA_DIR: ctx.config.dataDir, ...ctx.databaseEnv })
+const arena = (ctx: TestApp, ...args: string[]) => run([...SOURCE_COMMAND, ...args], databaseEnv(ctx))
+/** The keyring is re-read from the data dir (or the database) at most once a second. */
 const keyringNoticed = () => Bun.sleep(1100)
+/** Where `arena keys` says the keys are. */
+const KEYS_FROM = onEngine('sqlite') ? 'data dir' : 'database'
+
+interface RotationReport {
+  current: string
+  verifying: string[]
+  /** PostgreSQL: the new key, and when it starts signing. */
+  next?: { kid: string; signsFrom: string }
+}
+/** Until the app signs with a rotated key: the next re-read of the file; in the database, the key's activation too. */
+async function newKeySigns(report: RotationReport): Promise<void> {
+  if (report.next) await Bun.sleep(Math.max(0, Date.parse(report.next.signsFrom) - Date.now()))
+  await keyringNoticed()
+}
+/** The keys as stored now: the data dir's file, or the app's database. */
+async function storedKeys(ctx: TestApp): Promise<readonly SigningKey[]> {
+  return (await loadSecrets(ctx.config, ctx.storage)).signingKeys
+}
 
 async function reportEvents(ctx: TestApp, tokens: Tokens, n: number) {
   for (let i = 0; i < n; i++) {
@@ -45,17 +71,20 @@ describe('keys from the data dir: arena keys rotate', () => {
     const dataDir = tempDir('arena-keys-')
     const ctx = await app(dataDir)
     const before = await login(ctx, (await registerUser(ctx)).username)
-    const oldKid = kidOf(before.accessToken)
-    expect(oldKid).toBe(resolveSecrets(ctx.config).signingKeys[0]!.kid)
+    const oldKid = kidOf(before.accessToken)!
+    expect(oldKid).toBe(ctx.secrets.signingKeys[0]!.kid)
 
     const rotated = await arena(ctx, 'keys', 'rotate', '--json')
     expect(rotated.code).toBe(0)
-    const report = JSON.parse(rotated.stdout) as { current: string; verifying: string[] }
-    expect(report.verifying).toEqual([oldKid!, report.current])
-    await keyringNoticed()
+    const report = JSON.parse(rotated.stdout) as RotationReport
+    // The data dir's new key signs at once; the database's verifies first and signs from `next.signsFrom`.
+    expect(report.next === undefined).toBe(onEngine('sqlite'))
+    const newKid = report.next?.kid ?? report.current
+    expect(report.verifying).toEqual(report.next ? [newKid, oldKid] : [oldKid, newKid])
+    await newKeySigns(report)
 
     const after = await login(ctx, (await registerUser(ctx)).username)
-    expect(kidOf(after.accessToken)).toBe(report.current)
+    expect(kidOf(after.accessToken)).toBe(newKid)
     expect((await me(ctx, before.accessToken)).status).toBe(200)
     expect((await me(ctx, after.accessToken)).status).toBe(200)
 
@@ -65,10 +94,10 @@ describe('keys from the data dir: arena keys rotate', () => {
     expect((await me(ctx, before.accessToken)).status).toBe(401)
     const refreshed = await rotate(ctx, before)
     expect(refreshed.status).toBe(200)
-    expect(kidOf(((await refreshed.json()) as Tokens).accessToken)).toBe(report.current)
+    expect(kidOf(((await refreshed.json()) as Tokens).accessToken)).toBe(newKid)
 
     const listed = await arena(ctx, 'keys', 'list', '--json')
-    expect(JSON.parse(listed.stdout)).toEqual({ ...report, from: 'data dir' })
+    expect(JSON.parse(listed.stdout)).toEqual({ current: newKid, verifying: [oldKid, newKid], from: KEYS_FROM })
   }, 30_000)
 
   test('--drop-previous (a leaked key): tokens of every other key are refused at once', async () => {
@@ -84,21 +113,21 @@ describe('keys from the data dir: arena keys rotate', () => {
     expect((await rotate(ctx, before)).status).toBe(401)
   }, 30_000)
 
-  test('a replaced key stops verifying once the refresh lifetime has passed since it was replaced, in the file and in a running server', async () => {
+  test('a replaced key stops verifying once the refresh lifetime has passed since it was replaced, where it is stored and in a running server', async () => {
     const dataDir = tempDir('arena-keys-')
     const env = { ARENA_REFRESH_TTL_S: '3600' }
-    const config = loadConfig({ ARENA_DATA_DIR: dataDir, ...env })
     const ctx = await app(dataDir, env)
     const before = await login(ctx, (await registerUser(ctx)).username)
-    const replaced = new Date(Date.now() - 3_598_000)
-    rotateSigningKey(config, { dropOthers: false, now: replaced })
+    // Replaced (in the database: the new key took over) 3598 s ago.
+    if (onEngine('sqlite')) rotateSigningKey(ctx.config, { dropOthers: false, now: new Date(Date.now() - 3_598_000) })
+    else await rotateVaultSigningKey(ctx.config, vaultFor(ctx.config, ctx.storage), { dropOthers: false, now: new Date(Date.now() - 3_598_000 - KEY_ACTIVATION_DELAY_MS) })
     // Two seconds before the end of its refresh lifetime, the replaced key still verifies...
-    expect(resolveSecrets(config).signingKeys).toHaveLength(2)
+    expect(await storedKeys(ctx)).toHaveLength(2)
     expect((await me(ctx, before.accessToken)).status).toBe(200)
-    // ...and once they have passed, the running server drops it without any write to the file.
+    // ...and once they have passed, the running server drops it without any write to where the keys are.
     await Bun.sleep(2100)
     await keyringNoticed()
-    expect(resolveSecrets(config).signingKeys).toHaveLength(1)
+    expect(await storedKeys(ctx)).toHaveLength(1)
     expect((await me(ctx, before.accessToken)).status).toBe(401)
   }, 30_000)
 
@@ -133,7 +162,7 @@ describe('keys from the environment', () => {
     expect((await me(rolled, before.accessToken)).status).toBe(200)
     const after = await login(rolled, user.username)
     expect(kidOf(after.accessToken)).not.toBe(kidOf(before.accessToken))
-    expect(kidOf(after.accessToken)).toBe(resolveSecrets(rolled.config).signingKeys.at(-1)!.kid)
+    expect(kidOf(after.accessToken)).toBe(rolled.secrets.signingKeys.at(-1)!.kid)
 
     const only = await app(dataDir, { ARENA_JWT_SECRET: second })
     expect((await me(only, before.accessToken)).status).toBe(401)
@@ -146,7 +175,7 @@ describe('keys from the environment', () => {
     await reportEvents(old, await login(old, (await registerUser(old)).username), 3)
     const next = await app(dataDir, { ARENA_JWT_SECRET: second })
     await reportEvents(next, await login(next, (await registerUser(next)).username), 2)
-    const verified = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ARENA_DATA_DIR: dataDir, ARENA_JWT_SECRET: second, ...next.databaseEnv })
+    const verified = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ...databaseEnv(next), ARENA_JWT_SECRET: second })
     expect(verified.code).toBe(0)
     expect(JSON.parse(verified.stdout)).toEqual({ ok: true, rows: 5 })
   })
@@ -166,7 +195,7 @@ describe('keys from the environment', () => {
     const token = await login(rolled, (await registerUser(rolled)).username)
     const [, payload] = token.accessToken.split('.')
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Record<string, unknown>
-    const kids = resolveSecrets(rolled.config).signingKeys.map((key) => key.kid)
+    const kids = rolled.secrets.signingKeys.map((key) => key.kid)
     const swapped = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: kids[1]!, typ: 'at+jwt' }).sign(new TextEncoder().encode(first))
     expect((await me(rolled, swapped)).status).toBe(401)
     const matching = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: kids[0]!, typ: 'at+jwt' }).sign(new TextEncoder().encode(first))
@@ -181,7 +210,8 @@ describe('keys from the environment', () => {
   })
 })
 
-describe('a data dir written before keys had ids', () => {
+// The first edition wrote data dirs only: PostgreSQL has no such past.
+describe.skipIf(!onEngine('sqlite'))('a data dir written before keys had ids', () => {
   test('its tokens (no kid) keep verifying and its security-event chain keeps verifying', async () => {
     const dataDir = tempDir('arena-keys-')
     const legacySecret = 'l'.repeat(48)

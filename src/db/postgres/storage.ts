@@ -32,6 +32,7 @@ import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresWalletStore } from './stores/wallet'
+import { PostgresVaultStore } from './stores/vault'
 
 /** Every store on one scope, each built on first use. */
 class PostgresStores implements Stores {
@@ -42,6 +43,7 @@ class PostgresStores implements Stores {
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
   private _wallet?: PostgresWalletStore
+  private _vault?: PostgresVaultStore
 
   constructor(protected readonly scope: PostgresScope) {}
 
@@ -75,6 +77,10 @@ class PostgresStores implements Stores {
   get wallet() {
     this.check()
     return (this._wallet ??= new PostgresWalletStore(this.scope))
+  }
+  get vault() {
+    this.check()
+    return (this._vault ??= new PostgresVaultStore(this.scope))
   }
 }
 

@@ -13,7 +13,7 @@ export const ledgerAccounts = sqliteTable(
     id: text('id').primaryKey(),
     userId: text('user_id').references(() => users.id),
     asset: text('asset').notNull(),
-    /** Sum of the account's postings; a user account never goes below zero. */
+    /** A user account's running sum of its postings, never below zero. System accounts keep none (their balance is the sum of their postings; src/modules/wallet/ledger.ts). */
     balance: text('balance').notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },

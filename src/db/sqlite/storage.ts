@@ -23,6 +23,7 @@ import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { SqliteSecurityStore } from './stores/security'
 import { SqliteWalletStore } from './stores/wallet'
+import { SqliteVault } from './stores/vault'
 
 /** What every SQLite store is built on: a connection, and the unit of work it runs in (none on the read connection). */
 export interface SqliteScope {
@@ -74,6 +75,10 @@ class SqliteStores implements Stores {
   get wallet() {
     this.check()
     return (this._wallet ??= new SqliteWalletStore(this.scope))
+  }
+  get vault() {
+    this.check()
+    return SqliteVault
   }
 }
 

@@ -121,6 +121,10 @@ export class AuthService {
     let blockedForS: number | null
     try {
       blockedForS = await storage.write(async (tx) => {
+        // An engine may run a unit of work again (PostgreSQL, on a
+        // serialization failure): the ticket of an attempt that did not
+        // commit is given back first, or its slot would be held for good.
+        ticket?.cancel()
         ticket = this.hashGate.admit()
         const now = clock.now()
         const blocked = await retryAfter(tx.auth, [account, address], now)

@@ -4,10 +4,9 @@
 // server and co-signer shares, so without the co-signer nothing is signed:
 // a network error is a transient failure (the withdrawal waits), a refusal
 // from the co-signer is final.
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { base58 } from '@scure/base'
 import { CustodyRefusedError, type CustodyClient } from './custody'
+import { DirectoryKeyShares, readShare, type KeyShares } from './key-shares'
 import { COSIGNER_PATHS, signRequest } from './cosigner-protocol'
 import {
   addressOf,
@@ -20,17 +19,21 @@ import {
   signRound2,
   type DkgRound1Package,
   type DkgRound2Package,
-  type KeyShare,
   type ParticipantName,
   type SigningCommitment,
 } from './frost'
 
 export class CosignerCustody implements CustodyClient {
+  private readonly shares: KeyShares
+
+  /** `shares`: where the server and recovery shares are kept; a directory path keeps them as files there. */
   constructor(
-    private readonly dir: string,
+    shares: KeyShares | string,
     private readonly url: string,
     private readonly secret: string,
-  ) {}
+  ) {
+    this.shares = typeof shares === 'string' ? new DirectoryKeyShares(shares) : shares
+  }
 
   private async call<T>(path: string, body: unknown): Promise<T> {
     const text = JSON.stringify(body)
@@ -76,26 +79,15 @@ export class CosignerCustody implements CustodyClient {
     if (cosignerAddress !== address || addressOf(groupPublicKey(shares.recovery)) !== address) {
       throw new CustodyRefusedError('DKG participants disagree on the group key')
     }
-    const keyDir = join(this.dir, keyRef)
-    mkdirSync(keyDir, { recursive: true, mode: 0o700 })
-    for (const name of ['server', 'recovery'] as const) {
-      const path = join(keyDir, `${name}.json`)
-      writeFileSync(path, JSON.stringify(shares[name]), { mode: 0o600, flag: 'wx' })
-      chmodSync(path, 0o600)
-    }
+    await this.shares.create(keyRef, shares)
     return { address, keyRef }
   }
 
   async signWithdrawal(keyRef: string, message: Uint8Array) {
     const withdrawal = parseWithdrawalMessage(message)
-    let server: KeyShare
-    try {
-      server = JSON.parse(readFileSync(join(this.dir, keyRef, 'server.json'), 'utf8')) as KeyShare
-    } catch (error) {
-      // Only a share that does not exist is final; an unreadable one may come back.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CustodyRefusedError(`no server share for ${keyRef}`)
-      throw error
-    }
+    // Only a share that does not exist is final; an unreadable one may come back.
+    const server = await readShare(this.shares, keyRef, 'server')
+    if (server === null) throw new CustodyRefusedError(`no server share for ${keyRef}`)
     const mine = signRound1(server)
     const theirs = await this.call<{ commitmentId: string; commitment: SigningCommitment }>(COSIGNER_PATHS.commit, { keyRef, withdrawal })
     const commitments = [mine.commitment, theirs.commitment]

@@ -1,12 +1,12 @@
 // Custody is a pluggable client (contract §3): create a wallet (an address),
 // sign a withdrawal, report health. The local implementation keeps a 2-of-3
 // FROST key made by a DKG among three separate participant states, each
-// share in its own file; signing combines two shares' partial signatures, so
-// no step ever reconstructs the whole key.
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+// share kept on its own (a file in the data dir, or a sealed row of the
+// database's vault: key-shares.ts); signing combines two shares' partial
+// signatures, so no step ever reconstructs the whole key.
 import { base58 } from '@scure/base'
 import { aggregate, addressOf, groupPublicKey, runLocalDkg, signRound1, signRound2, type KeyShare, type ParticipantName } from './frost'
+import { DirectoryKeyShares, readShare, type KeyShares } from './key-shares'
 
 export interface CustodyClient {
   /** Creates a key and answers its address; `keyRef` names it for signing later. */
@@ -19,28 +19,25 @@ export interface CustodyClient {
 /** A refusal that will not change on retry (the withdrawal fails and is reversed). */
 export class CustodyRefusedError extends Error {}
 
-const SHARE_FILES: ParticipantName[] = ['server', 'cosigner', 'recovery']
-
 export class LocalFrostCustody implements CustodyClient {
-  constructor(private readonly dir: string) {}
+  private readonly shares: KeyShares
+
+  /** `shares`: where the three shares are kept; a directory path keeps them as files there. */
+  constructor(shares: KeyShares | string) {
+    this.shares = typeof shares === 'string' ? new DirectoryKeyShares(shares) : shares
+  }
 
   async createWallet() {
     const keyRef = `key_${Bun.randomUUIDv7().replaceAll('-', '')}`
     const shares = runLocalDkg()
-    const keyDir = join(this.dir, keyRef)
-    mkdirSync(keyDir, { recursive: true, mode: 0o700 })
-    for (const name of SHARE_FILES) {
-      const path = join(keyDir, `${name}.json`)
-      writeFileSync(path, JSON.stringify(shares[name]), { mode: 0o600, flag: 'wx' })
-      chmodSync(path, 0o600)
-    }
+    await this.shares.create(keyRef, { server: shares.server, cosigner: shares.cosigner, recovery: shares.recovery })
     return { address: addressOf(groupPublicKey(shares.server)), keyRef }
   }
 
   async signWithdrawal(keyRef: string, message: Uint8Array) {
     if (!/^key_[0-9a-f]{32}$/.test(keyRef)) throw new CustodyRefusedError('unknown key')
-    const server = this.share(keyRef, 'server')
-    const cosigner = this.share(keyRef, 'cosigner')
+    const server = await this.share(keyRef, 'server')
+    const cosigner = await this.share(keyRef, 'cosigner')
     const a = signRound1(server)
     const b = signRound1(cosigner)
     const commitments = [a.commitment, b.commitment]
@@ -50,19 +47,17 @@ export class LocalFrostCustody implements CustodyClient {
 
   async health() {
     try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 })
+      await this.shares.check()
       return { ok: true }
     } catch (error) {
       return { ok: false, detail: String(error) }
     }
   }
 
-  private share(keyRef: string, name: ParticipantName): KeyShare {
-    try {
-      return JSON.parse(readFileSync(join(this.dir, keyRef, `${name}.json`), 'utf8')) as KeyShare
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CustodyRefusedError(`no ${name} share for ${keyRef}`)
-      throw error
-    }
+  private async share(keyRef: string, name: ParticipantName): Promise<KeyShare> {
+    // Only a share that does not exist is final; an unreadable one may come back.
+    const share = await readShare(this.shares, keyRef, name)
+    if (share === null) throw new CustodyRefusedError(`no ${name} share for ${keyRef}`)
+    return share
   }
 }

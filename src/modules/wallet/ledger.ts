@@ -1,6 +1,12 @@
 // The double-entry ledger. Every movement is one ledger transaction whose
-// postings sum to zero per asset; balances are the running sums of postings;
-// a user's account never goes below zero. Callers pass the wallet store of
+// postings sum to zero per asset; a user account's balance is the running sum
+// of its postings, kept in its row, and never goes below zero. A system
+// account (funding, withdrawals) keeps no running balance: its balance is the
+// sum of its postings, read when wanted. Every credit and every withdrawal
+// posts to one of them; a running balance there would make every movement
+// write the same row, and on PostgreSQL concurrent movements of different
+// users would abort each other (one row, SERIALIZABLE) instead of committing
+// side by side. docs/decisions.md, "PostgreSQL". Callers pass the wallet store of
 // their own unit of work (`tx.wallet`), so a movement commits or rolls back
 // with the change it pays for.
 import { AppError } from '../../shared/errors'
@@ -51,6 +57,11 @@ export async function postMovement(ledger: WalletStore, movement: Movement, now:
   for (const posting of movement.postings) {
     const account =
       (await ledger.account(posting.accountId)) ?? (await ledger.openAccount({ id: posting.accountId, userId: posting.userId, asset: movement.asset }, now))
+    if (account.userId === null) {
+      // A system account: the posting is its balance (see the top of this file).
+      await ledger.addPosting({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount })
+      continue
+    }
     const balance = account.balance + posting.amount
     if (account.userId !== null && balance < 0n) {
       throw new AppError('insufficient_funds', 'The balance is lower than the amount')
@@ -80,8 +91,9 @@ export interface LedgerReport {
 
 /**
  * Verifies every invariant from the raw rows: each transaction balances per
- * asset and has postings; each account's balance equals the sum of its
- * postings and is in the account's asset; no user account is negative.
+ * asset and has postings; each posting is in its account's asset; each user
+ * account's balance equals the sum of its postings and is not negative (a
+ * system account's balance is that sum: there is nothing to compare).
  * Reads one snapshot (`storage.read.wallet`), so a server writing meanwhile
  * is never caught half-way through a movement.
  */
@@ -104,7 +116,7 @@ export async function checkLedger(ledger: WalletStore): Promise<LedgerReport> {
     if (!perAsset) problems.push(`transaction ${t.id} has no postings`)
     for (const [asset, sum] of perAsset ?? []) if (sum !== 0n) problems.push(`transaction ${t.id} does not balance in ${asset}: ${sum}`)
   }
-  for (const a of accounts) {
+  for (const a of accounts.filter((account) => account.userId !== null)) {
     const sum = byAccount.get(a.id) ?? 0n
     if (a.balance !== sum) problems.push(`account ${a.id} balance ${a.balance} but postings sum to ${sum}`)
     if (a.userId !== null && a.balance < 0n) problems.push(`user account ${a.id} is negative: ${a.balance}`)

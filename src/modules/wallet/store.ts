@@ -23,6 +23,7 @@ export interface LedgerAccount {
   /** Set for user accounts, which may not go below zero; null for system accounts. */
   userId: string | null
   asset: string
+  /** A user account's running balance; a system account keeps none (see src/modules/wallet/ledger.ts). */
   balance: bigint
 }
 

@@ -15,7 +15,7 @@ export const ledgerAccounts = pgTable(
     id: text('id').primaryKey(),
     userId: text('user_id').references(() => users.id),
     asset: text('asset').notNull(),
-    /** Sum of the account's postings; a user account never goes below zero. */
+    /** A user account's running sum of its postings, never below zero. System accounts keep none (their balance is the sum of their postings; src/modules/wallet/ledger.ts). */
     balance: numeric('balance', { mode: 'string' }).notNull(),
     createdAt: timestampMs('created_at').notNull(),
   },

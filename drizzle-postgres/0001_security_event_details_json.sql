@@ -1,0 +1,1 @@
+ALTER TABLE "security_events" ALTER COLUMN "details" SET DATA TYPE json;

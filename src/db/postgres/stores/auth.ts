@@ -1,0 +1,204 @@
+// Accounts, auth sessions, refresh tokens and login-throttle counters on PostgreSQL.
+//
+// Every write runs in one SERIALIZABLE transaction that the engine retries on
+// 40001/40P01 (see ../storage.ts), so the read-then-write rules of the auth
+// service hold across instances as they do under SQLite's one writer: two
+// rotations of one refresh token both read it unspent and both update its row,
+// so one of them fails to serialize and, run again, finds it spent; two
+// failed logins counting against one throttle key likewise cannot both
+// count from the same number.
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or } from 'drizzle-orm'
+import { DrizzleQueryError } from 'drizzle-orm/errors'
+import { authSessions, loginThrottle, refreshTokens, users } from '../schema'
+import { mapEngineError } from '../../errors'
+import type {
+  AuthSession,
+  AuthStore,
+  NewAuthSession,
+  NewUser,
+  RefreshToken,
+  RevokeReason,
+  SessionWithUser,
+  ThrottleCounter,
+  UserAccount,
+} from '../../../modules/auth/store'
+import type { PostgresScope } from '../scope'
+
+function toUserAccount(row: typeof users.$inferSelect): UserAccount {
+  return { id: row.id, email: row.email, username: row.username, country: row.country, createdAt: row.createdAt, passwordHash: row.passwordHash }
+}
+
+function toAuthSession(row: typeof authSessions.$inferSelect): AuthSession {
+  return {
+    id: row.id,
+    userId: row.userId,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+    expiresAt: row.expiresAt,
+    userAgent: row.userAgent,
+    revokedAt: row.revokedAt,
+    revokedReason: row.revokedReason,
+  }
+}
+
+function toRefreshToken(row: typeof refreshTokens.$inferSelect): RefreshToken {
+  return { tokenHash: row.tokenHash, sessionId: row.sessionId, issuedAt: row.issuedAt, spentAt: row.spentAt }
+}
+
+function toThrottleCounter(row: typeof loginThrottle.$inferSelect): ThrottleCounter {
+  return { key: row.key, failures: row.failures, windowStartedAt: row.windowStartedAt, blockedUntil: row.blockedUntil }
+}
+
+/** The columns of the authentication lookup: the session's, and its user's (null only if the user were gone). */
+const sessionWithUserColumns = {
+  userId: authSessions.userId,
+  lastUsedAt: authSessions.lastUsedAt,
+  expiresAt: authSessions.expiresAt,
+  revokedAt: authSessions.revokedAt,
+  email: users.email,
+  username: users.username,
+  country: users.country,
+  createdAt: users.createdAt,
+}
+
+/** The engine error under Drizzle's wrapper (DrizzleQueryError carries the driver's error as its cause), mapped. */
+function mapQueryError(error: unknown): unknown {
+  return mapEngineError(error instanceof DrizzleQueryError ? error.cause : error)
+}
+
+export class PostgresAuthStore implements AuthStore {
+  constructor(private readonly scope: PostgresScope) {}
+
+  private get db() {
+    return this.scope.db
+  }
+
+  async createUser(user: NewUser): Promise<void> {
+    try {
+      await this.db.insert(users).values(user)
+    } catch (error) {
+      // The unique constraints decide, so two racing registrations cannot both
+      // win; the second waits for the first and reads `users.email_key` (or
+      // `users.username_key`) from PostgreSQL's detail (src/db/errors.ts).
+      throw mapQueryError(error)
+    }
+  }
+
+  async userById(id: string): Promise<UserAccount | null> {
+    const [row] = await this.db.select().from(users).where(eq(users.id, id))
+    return row ? toUserAccount(row) : null
+  }
+
+  async userByEmailKey(emailKey: string): Promise<UserAccount | null> {
+    const [row] = await this.db.select().from(users).where(eq(users.emailKey, emailKey))
+    return row ? toUserAccount(row) : null
+  }
+
+  async userByUsernameKey(usernameKey: string): Promise<UserAccount | null> {
+    const [row] = await this.db.select().from(users).where(eq(users.usernameKey, usernameKey))
+    return row ? toUserAccount(row) : null
+  }
+
+  async usernamesHolding(usernameKeys: readonly string[], emailKeys: readonly string[]): Promise<string[]> {
+    const rows = await this.db
+      .select({ username: users.username })
+      .from(users)
+      .where(or(inArray(users.usernameKey, [...usernameKeys]), inArray(users.emailKey, [...emailKeys])))
+    return rows.map((row) => row.username)
+  }
+
+  async createSession(session: NewAuthSession): Promise<void> {
+    await this.db.insert(authSessions).values(session)
+  }
+
+  async session(id: string): Promise<AuthSession | null> {
+    const [row] = await this.db.select().from(authSessions).where(eq(authSessions.id, id))
+    return row ? toAuthSession(row) : null
+  }
+
+  async sessionWithUser(sessionId: string): Promise<SessionWithUser | null> {
+    // One round trip on every authenticated request: the session joined to its
+    // user by primary key (postgres.js prepares it once per connection).
+    const [row] = await this.db
+      .select(sessionWithUserColumns)
+      .from(authSessions)
+      .leftJoin(users, eq(users.id, authSessions.userId))
+      .where(eq(authSessions.id, sessionId))
+    if (!row) return null
+    return {
+      userId: row.userId,
+      lastUsedAt: row.lastUsedAt,
+      expiresAt: row.expiresAt,
+      revokedAt: row.revokedAt,
+      user:
+        row.email === null
+          ? null
+          : { id: row.userId, email: row.email, username: row.username!, country: row.country!, createdAt: row.createdAt! },
+    }
+  }
+
+  async liveSessions(userId: string, now: Date): Promise<AuthSession[]> {
+    const rows = await this.db
+      .select()
+      .from(authSessions)
+      .where(and(eq(authSessions.userId, userId), isNull(authSessions.revokedAt), gt(authSessions.expiresAt, now)))
+      .orderBy(desc(authSessions.lastUsedAt), asc(authSessions.id))
+    return rows.map(toAuthSession)
+  }
+
+  async touchSession(id: string, now: Date): Promise<void> {
+    await this.db.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, id))
+  }
+
+  async revokeSession(id: string, userId: string, reason: RevokeReason, now: Date): Promise<boolean> {
+    const changed = await this.db
+      .update(authSessions)
+      .set({ revokedAt: now, revokedReason: reason })
+      .where(and(eq(authSessions.id, id), eq(authSessions.userId, userId), isNull(authSessions.revokedAt)))
+      .returning({ id: authSessions.id })
+    return changed.length === 1
+  }
+
+  async refreshToken(tokenHash: string): Promise<RefreshToken | null> {
+    const [row] = await this.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash))
+    return row ? toRefreshToken(row) : null
+  }
+
+  async issueRefreshToken(tokenHash: string, sessionId: string, now: Date): Promise<void> {
+    await this.db.insert(refreshTokens).values({ tokenHash, sessionId, issuedAt: now })
+  }
+
+  async spendRefreshToken(tokenHash: string, now: Date): Promise<boolean> {
+    // Conditional on the row being unspent: a concurrent rotation that spent
+    // it first makes this one fail to serialize (it updates a row changed
+    // since its snapshot), and the retry reads it spent.
+    const spent = await this.db
+      .update(refreshTokens)
+      .set({ spentAt: now })
+      .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.spentAt)))
+      .returning({ tokenHash: refreshTokens.tokenHash })
+    return spent.length === 1
+  }
+
+  async throttleCounters(keys: readonly string[]): Promise<ThrottleCounter[]> {
+    const rows = await this.db.select().from(loginThrottle).where(inArray(loginThrottle.key, [...keys]))
+    return rows.map(toThrottleCounter)
+  }
+
+  async saveThrottleCounter(counter: ThrottleCounter): Promise<void> {
+    const state = { failures: counter.failures, windowStartedAt: counter.windowStartedAt, blockedUntil: counter.blockedUntil }
+    await this.db.insert(loginThrottle).values(counter).onConflictDoUpdate({ target: loginThrottle.key, set: state })
+  }
+
+  async deleteThrottleCounter(key: string): Promise<void> {
+    await this.db.delete(loginThrottle).where(eq(loginThrottle.key, key))
+  }
+
+  async pruneThrottleRows(windowCutoff: Date, now: Date): Promise<number> {
+    const deleted = await this.db
+      .delete(loginThrottle)
+      .where(and(lt(loginThrottle.windowStartedAt, windowCutoff), or(isNull(loginThrottle.blockedUntil), lt(loginThrottle.blockedUntil, now))))
+      .returning({ key: loginThrottle.key })
+    return deleted.length
+  }
+}

@@ -1,0 +1,200 @@
+// Wallets, the ledger and withdrawals on PostgreSQL. Amounts are NUMERIC
+// (strings through Drizzle, see src/db/postgres/schema/wallet.ts), bigint on
+// this side of the store.
+//
+// A movement reads an account's balance and writes the new one in the same
+// unit of work (ledger.ts, postMovement). On SQLite one writer keeps the
+// balance read the balance updated; here SERIALIZABLE keeps it so across
+// instances: of two units of work that read and update one account, the
+// second to update fails with 40001 and storage.write runs it again on a
+// fresh snapshot, where it reads the new balance (and may find it short).
+// Likewise a check-then-insert (an idempotency key, a credit reference, an
+// account opened on first use) that races another gets 40001 rather than a
+// unique violation, PostgreSQL reporting a conflict the check could have seen
+// as a serialization failure; the rerun then finds the row. The unique
+// indexes stay the backstop, mapped to UniqueViolationError.
+import { and, asc, eq } from 'drizzle-orm'
+import { DrizzleQueryError } from 'drizzle-orm/errors'
+import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../schema'
+import { mapEngineError } from '../../errors'
+import type {
+  LedgerAccount,
+  LedgerPosting,
+  LedgerSnapshot,
+  LedgerTransaction,
+  Wallet,
+  WalletStore,
+  Withdrawal,
+} from '../../../modules/wallet/store'
+import type { PgDb } from '../connection'
+import type { PostgresScope } from '../scope'
+
+function toWallet(row: typeof wallets.$inferSelect): Wallet {
+  return { userId: row.userId, asset: row.asset, address: row.address, keyRef: row.keyRef, createdAt: row.createdAt }
+}
+
+function toAccount(row: typeof ledgerAccounts.$inferSelect): LedgerAccount {
+  return { id: row.id, userId: row.userId, asset: row.asset, balance: BigInt(row.balance) }
+}
+
+function toTransaction(row: typeof ledgerTransactions.$inferSelect): LedgerTransaction {
+  return { id: row.id, kind: row.kind, reference: row.reference, memo: row.memo ?? null, createdAt: row.createdAt }
+}
+
+function toPosting(row: typeof ledgerPostings.$inferSelect): LedgerPosting {
+  return { id: row.id, transactionId: row.transactionId, accountId: row.accountId, asset: row.asset, amount: BigInt(row.amount) }
+}
+
+function toWithdrawal(row: typeof withdrawals.$inferSelect): Withdrawal {
+  return { ...row, amount: BigInt(row.amount) }
+}
+
+/**
+ * Every ledger table through `db`. SQLite returns rows in insertion order;
+ * PostgreSQL has none to give, so: creation time, then key (postings by
+ * their identity, which is insertion order).
+ */
+async function readLedger(db: PgDb): Promise<LedgerSnapshot> {
+  const [accounts, transactions, postings, rows] = await Promise.all([
+    db.select().from(ledgerAccounts).orderBy(asc(ledgerAccounts.createdAt), asc(ledgerAccounts.id)),
+    db.select().from(ledgerTransactions).orderBy(asc(ledgerTransactions.createdAt), asc(ledgerTransactions.id)),
+    db.select().from(ledgerPostings).orderBy(asc(ledgerPostings.id)),
+    db.select().from(withdrawals).orderBy(asc(withdrawals.createdAt), asc(withdrawals.id)),
+  ])
+  return {
+    accounts: accounts.map(toAccount),
+    transactions: transactions.map(toTransaction),
+    postings: postings.map(toPosting),
+    withdrawals: rows.map(toWithdrawal),
+  }
+}
+
+export class PostgresWalletStore implements WalletStore {
+  constructor(private readonly scope: PostgresScope) {}
+
+  private get db() {
+    return this.scope.db
+  }
+
+  /**
+   * Runs an insert, a unique violation arriving as UniqueViolationError (the
+   * caller's write rolls back). Drizzle wraps what postgres.js throws in a
+   * DrizzleQueryError; the engine's code is on its cause.
+   */
+  private async insert(run: () => Promise<unknown>): Promise<void> {
+    try {
+      await run()
+    } catch (error) {
+      throw mapEngineError(error instanceof DrizzleQueryError ? error.cause : error)
+    }
+  }
+
+  // ---- wallets ----
+
+  async wallet(userId: string): Promise<Wallet | null> {
+    const [row] = await this.db.select().from(wallets).where(eq(wallets.userId, userId))
+    return row ? toWallet(row) : null
+  }
+
+  async addWalletUnlessExists(wallet: Wallet): Promise<void> {
+    // A wallet another instance inserted and committed after this snapshot
+    // began is a serialization failure under SERIALIZABLE, not a silent no-op:
+    // the rerun sees it and keeps it.
+    await this.db.insert(wallets).values(wallet).onConflictDoNothing()
+  }
+
+  async userExists(userId: string): Promise<boolean> {
+    const [row] = await this.db.select({ id: users.id }).from(users).where(eq(users.id, userId))
+    return row !== undefined
+  }
+
+  // ---- ledger ----
+
+  async balance(accountId: string): Promise<bigint> {
+    const [account] = await this.db.select({ balance: ledgerAccounts.balance }).from(ledgerAccounts).where(eq(ledgerAccounts.id, accountId))
+    return account ? BigInt(account.balance) : 0n
+  }
+
+  async account(accountId: string): Promise<LedgerAccount | null> {
+    // No FOR UPDATE: under SERIALIZABLE the update that follows fails with
+    // 40001 if another transaction changed the row since this snapshot, and a
+    // lock would not spare that failure (a locked row changed after the
+    // snapshot fails the same way), only add a wait before it.
+    const [row] = await this.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.id, accountId))
+    return row ? toAccount(row) : null
+  }
+
+  async openAccount(account: Omit<LedgerAccount, 'balance'>, now: Date): Promise<LedgerAccount> {
+    let row: typeof ledgerAccounts.$inferSelect | undefined
+    await this.insert(async () => {
+      ;[row] = await this.db
+        .insert(ledgerAccounts)
+        .values({ ...account, balance: '0', createdAt: now })
+        .returning()
+    })
+    return toAccount(row!)
+  }
+
+  async setBalance(accountId: string, balance: bigint): Promise<void> {
+    await this.db.update(ledgerAccounts).set({ balance: balance.toString() }).where(eq(ledgerAccounts.id, accountId))
+  }
+
+  async addTransaction(transaction: Omit<LedgerTransaction, 'createdAt'>, now: Date): Promise<void> {
+    // A reference already used: UniqueViolationError, as the interface says.
+    await this.insert(() => this.db.insert(ledgerTransactions).values({ ...transaction, createdAt: now }))
+  }
+
+  async addPosting(posting: Omit<LedgerPosting, 'id'>): Promise<void> {
+    await this.db.insert(ledgerPostings).values({ ...posting, amount: posting.amount.toString() })
+  }
+
+  async transactionByReference(reference: string): Promise<LedgerTransaction | null> {
+    const [row] = await this.db.select().from(ledgerTransactions).where(eq(ledgerTransactions.reference, reference))
+    return row ? toTransaction(row) : null
+  }
+
+  async ledgerSnapshot(): Promise<LedgerSnapshot> {
+    // Inside a write, the unit of work's own transaction is one snapshot already.
+    if (this.scope.afterCommit) return readLedger(this.db)
+    // Outside one, each statement on the pool would see its own commit: one
+    // read-only REPEATABLE READ transaction reads every table as of one moment
+    // (never half of a movement committing meanwhile), and, read-only, it
+    // takes no part in the writers' serialization conflicts.
+    return this.db.transaction((tx) => readLedger(tx), { isolationLevel: 'repeatable read', accessMode: 'read only' })
+  }
+
+  // ---- withdrawals ----
+
+  async withdrawal(id: string): Promise<Withdrawal | null> {
+    const [row] = await this.db.select().from(withdrawals).where(eq(withdrawals.id, id))
+    return row ? toWithdrawal(row) : null
+  }
+
+  async withdrawalByKey(userId: string, idempotencyKey: string): Promise<Withdrawal | null> {
+    const [row] = await this.db
+      .select()
+      .from(withdrawals)
+      .where(and(eq(withdrawals.userId, userId), eq(withdrawals.idempotencyKey, idempotencyKey)))
+    return row ? toWithdrawal(row) : null
+  }
+
+  async addWithdrawal(withdrawal: Withdrawal): Promise<void> {
+    // The (user, idempotency key) unique index: the same key never debits twice, whatever raced.
+    await this.insert(() => this.db.insert(withdrawals).values({ ...withdrawal, amount: withdrawal.amount.toString() }))
+  }
+
+  async markWithdrawalSigned(id: string, signature: string, now: Date): Promise<Withdrawal> {
+    const [row] = await this.db.update(withdrawals).set({ status: 'signed', signature, updatedAt: now }).where(eq(withdrawals.id, id)).returning()
+    return toWithdrawal(row!)
+  }
+
+  async markWithdrawalFailed(id: string, reason: string, now: Date): Promise<Withdrawal> {
+    const [row] = await this.db.update(withdrawals).set({ status: 'failed', failureReason: reason, updatedAt: now }).where(eq(withdrawals.id, id)).returning()
+    return toWithdrawal(row!)
+  }
+
+  async pendingWithdrawals(): Promise<Withdrawal[]> {
+    const rows = await this.db.select().from(withdrawals).where(eq(withdrawals.status, 'pending_signature')).orderBy(asc(withdrawals.createdAt))
+    return rows.map(toWithdrawal)
+  }
+}
