@@ -1,14 +1,14 @@
 // Operator side of contract §2/§6: the admin guard, games and keys,
 // tournaments from creation to completion.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { and, eq } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import { finalizeTournament } from '../../src/modules/games/finalize'
 import { createTestApp, postJson, req } from '../helpers/app'
 import { admin, ADMIN_TOKEN, createArenaApp, createGame, openSession, players, playOut, startedTournament, tournament, type TournamentView } from '../helpers/arena'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
-const { games, outboxEvents } = ctx.peek.tables
+const { db, tables: { games, outboxEvents } } = ctx.peek
 
 const createTournament = (body: unknown, headers = admin) => ctx.handle(postJson('/api/v1/admin/tournaments', body, headers))
 
@@ -55,7 +55,8 @@ describe('games', () => {
     const { game, gameKey } = await createGame(ctx, 'Hash Check')
     expect(game.id).toMatch(/^gam_[0-9a-f]{32}$/)
     expect(gameKey.length).toBeGreaterThanOrEqual(40)
-    const stored = (await ctx.peek.db.select().from(games).where(eq(games.id, game.id)))[0]!
+    const stored = await db.select().from(games).where(eq(games.id, game.id))
+    expect(stored).toHaveLength(1)
     expect(JSON.stringify(stored)).not.toContain(gameKey)
   })
 
@@ -148,23 +149,24 @@ describe('tournaments', () => {
     expect(t.winnerParticipantId).toBe(t.participants.find((p) => p.seed === 1)!.id)
     expect(t.matches.every((m) => m.status === 'decided')).toBe(true)
 
-    const events = await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.userId, people[0]!.userId)).orderBy(outboxEvents.seq)
+    const events = await db.select().from(outboxEvents).where(eq(outboxEvents.userId, people[0]!.userId)).orderBy(asc(outboxEvents.seq))
     const types = events.filter((e) => e.topic === 'status').map((e) => e.type)
     expect(types[0]).toBe('tournament.started')
     for (const type of ['match.decided', 'match.ready', 'tournament.finalizing']) expect(types).toContain(type)
     expect(types.at(-1)).toBe('tournament.completed')
     // Each player learns the winner and their own place.
-    const places: number[] = []
-    for (const p of people) {
-      const completed = await ctx.peek.db.select().from(outboxEvents).where(and(eq(outboxEvents.userId, p.userId), eq(outboxEvents.type, 'tournament.completed')))
-      expect(completed.length).toBe(1)
-      places.push((completed[0]!.data as { place: number }).place)
-    }
+    const places = await Promise.all(
+      people.map(async (p) => {
+        const completed = await db.select().from(outboxEvents).where(and(eq(outboxEvents.userId, p.userId), eq(outboxEvents.type, 'tournament.completed')))
+        expect(completed.length).toBe(1)
+        return (completed[0]!.data as { place: number }).place
+      }),
+    )
     expect(places.sort()).toEqual([1, 2, 3, 3, 5])
     // Finalization is idempotent: running it again, or its job again, changes nothing.
     await ctx.services.storage.write((tx) => finalizeTournament(tx, ctx.clock, t.id))
     expect(await ctx.runJobs()).toBe(0)
-    const again = await ctx.peek.db.select().from(outboxEvents).where(and(eq(outboxEvents.userId, people[0]!.userId), eq(outboxEvents.type, 'tournament.completed')))
+    const again = await db.select().from(outboxEvents).where(and(eq(outboxEvents.userId, people[0]!.userId), eq(outboxEvents.type, 'tournament.completed')))
     expect(again.length).toBe(1)
   })
 

@@ -1,8 +1,7 @@
 // Claims and session issues go through the group committer: a burst of them
 // shares transactions, yet every decision is the one a serial run would make,
 // and a refused claim in a batch answers its own 4xx and writes nothing while
-// the others of its batch succeed. On PostgreSQL each request is its own
-// serializable transaction and the same decisions must come out of the race.
+// the others of its batch succeed.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { and, eq, inArray } from 'drizzle-orm'
 import { onEngine } from '../helpers/app'
@@ -11,14 +10,10 @@ import { login, registerUser } from '../helpers/auth'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
-const { gameSessions, matchClaims, matches, outboxEvents } = ctx.peek.tables
+const { db, tables: { gameSessions, matchClaims, matches, outboxEvents } } = ctx.peek
 
-/**
- * The group committer's counters: SQLite only, the one engine that batches
- * requests into shared transactions (PostgreSQL gives each its own), so the
- * assertions on them are skipped there and the rest of each test runs on both.
- */
-const commitStats = () => (onEngine('sqlite') ? ctx.sqlite.commits.stats() : undefined)
+/** The group committer's counters: SQLite batches units of work; PostgreSQL runs each in a transaction of its own. */
+const commitStats = () => (onEngine('sqlite') ? ctx.sqlite.commits.stats() : null)
 
 /** Registered and logged in a few at a time (password hashing dominates; the hash gate admits only a few at once). */
 async function players(count: number): Promise<Player[]> {
@@ -86,7 +81,7 @@ describe('group commit on the claim path', () => {
     for (const m of first) expect(now.matches.find((x) => x.id === m.id)).toMatchObject({ status: 'decided', winnerParticipantId: winnerOf(m) })
     const second = now.matches.filter((m) => m.round === 2)
     expect(second.length).toBe(16)
-    const slots = await ctx.peek.db.select({ id: matches.id, nextMatchId: matches.nextMatchId, nextSlot: matches.nextSlot }).from(matches).where(inArray(matches.id, first.map((m) => m.id)))
+    const slots = await db.select({ id: matches.id, nextMatchId: matches.nextMatchId, nextSlot: matches.nextSlot }).from(matches).where(inArray(matches.id, first.map((m) => m.id)))
     for (const m of second) {
       expect(m.status).toBe('running')
       const feeders = first.filter((f) => f.nextMatchId === m.id)
@@ -95,11 +90,11 @@ describe('group commit on the claim path', () => {
       expect(m.slot2ParticipantId).toBe(winnerOf(feeders.find((f) => slotOf(f) === 2)!))
     }
     // Exactly one decision per match: one match.decided per player, one claim per player.
-    const decidedEvents = await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.type, 'match.decided'))
+    const decidedEvents = await db.select().from(outboxEvents).where(eq(outboxEvents.type, 'match.decided'))
     for (const m of first) expect(decidedEvents.filter((e) => (e.data as { matchId: string }).matchId === m.id).length).toBe(2)
-    const readyEvents = await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.type, 'match.ready'))
+    const readyEvents = await db.select().from(outboxEvents).where(eq(outboxEvents.type, 'match.ready'))
     for (const m of second) expect(readyEvents.filter((e) => (e.data as { matchId: string }).matchId === m.id).length).toBe(2)
-    expect((await ctx.peek.db.select().from(matchClaims).where(inArray(matchClaims.matchId, first.map((m) => m.id)))).length).toBe(64)
+    expect((await db.select().from(matchClaims).where(inArray(matchClaims.matchId, first.map((m) => m.id)))).length).toBe(64)
   }, 60_000)
 
   test('bad claims in the same burst get their own 4xx and write nothing; the good ones succeed', async () => {
@@ -162,9 +157,9 @@ describe('group commit on the claim path', () => {
     expect(await errorCode(twiceA.status === 409 ? twiceA : twiceB)).toBe('already_claimed')
     const refusedToken = twiceA.status === 409 ? twice[0] : twice[1]
     const hashOf = (t: string) => new Bun.CryptoHasher('sha256').update(t).digest('hex')
-    const unspent = (await ctx.peek.db.select().from(gameSessions).where(eq(gameSessions.matchId, m5.id))).filter((s) => s.consumedAt === null)
+    const unspent = (await db.select().from(gameSessions).where(eq(gameSessions.matchId, m5.id))).filter((s) => s.consumedAt === null)
     expect(unspent.map((s) => s.tokenHash).sort()).toEqual([hashOf(refusedToken), hashOf(m5second)].sort())
-    expect((await ctx.peek.db.select().from(matchClaims).where(eq(matchClaims.matchId, m5.id))).length).toBe(1)
+    expect((await db.select().from(matchClaims).where(eq(matchClaims.matchId, m5.id))).length).toBe(1)
     const m5b = await submit(ctx, game.id, gameKey, seat(m5, 2), m5second, win(m5))
     expect(((await m5b.json()) as { decision: string }).decision).toBe('game_advance')
 
@@ -186,9 +181,9 @@ describe('group commit on the claim path', () => {
     for (const m of [...plain, m4, m5, m6]) expect(now.matches.find((x) => x.id === m.id)).toMatchObject({ status: 'decided', winnerParticipantId: winnerOf(m) })
     expect(now.matches.find((x) => x.id === m7.id)!.status).toBe('running')
     for (const m of [...plain, m4, m5, m6]) {
-      const decided = await ctx.peek.db.select().from(outboxEvents).where(and(eq(outboxEvents.type, 'match.decided'), eq(outboxEvents.userId, seat(m, 1).userId)))
+      const decided = await db.select().from(outboxEvents).where(and(eq(outboxEvents.type, 'match.decided'), eq(outboxEvents.userId, seat(m, 1).userId)))
       expect(decided.filter((e) => (e.data as { matchId: string }).matchId === m.id).length).toBe(1)
     }
-    expect((await ctx.peek.db.select().from(matchClaims).where(eq(matchClaims.matchId, m7.id))).length).toBe(1)
+    expect((await db.select().from(matchClaims).where(eq(matchClaims.matchId, m7.id))).length).toBe(1)
   }, 30_000)
 })

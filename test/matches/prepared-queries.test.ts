@@ -4,9 +4,6 @@
 // transaction (so a refused item writes nothing), the rows they write read
 // back through Drizzle as Drizzle's own writes do (epoch-ms integers, JSON
 // text), and the events they append still wake waiting polls after commit.
-// The first two tests are about SQLite's prepared statements, its
-// transaction flag and its storage classes: SQLite only. The wake-up holds
-// on every engine.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { gameSessions, jobs, matchClaims, matches, outboxEvents } from '../../src/db/schema'
@@ -27,6 +24,7 @@ async function twoPlayerCup() {
 }
 
 describe('prepared statements on the claim path', () => {
+  // The first two look at SQLite itself (its transaction, its storage classes); the wake-up holds on both engines.
   test.skipIf(!onEngine('sqlite'))('run inside the group committer\'s transaction: a thrown item writes nothing, a committed one is durable', async () => {
     const sqlite = ctx.db.sqlite
     // A type of its own, so that the rows it finds are this test's: not a catalogued event, hence the cast.

@@ -2,12 +2,13 @@
 // arbiter's decisions applied to the bracket, operator resolution.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
+import { UniqueViolationError } from '../../src/db/errors'
 import { postJson, req } from '../helpers/app'
 import { admin, claim, createArenaApp, createGame, openSession, players, playerOf, playOut, startedTournament, submit, tournament } from '../helpers/arena'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
-const { outboxEvents } = ctx.peek.tables
+const { db, tables: { gameSessions, outboxEvents } } = ctx.peek
 
 const { game, gameKey } = await createGame(ctx)
 const other = await createGame(ctx, 'Other Game')
@@ -153,6 +154,27 @@ describe('result submission', () => {
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('already_claimed')
   })
 
+  test('the backstop under that check: the store refuses a second claim in the round with a UniqueViolationError', async () => {
+    const { final, p1 } = await twoPlayerCup()
+    await claim(ctx, game.id, gameKey, p1, final.id, { outcome: 'DRAW' })
+    const participantId = final.slot1ParticipantId!
+    const [session] = await db.select().from(gameSessions).where(and(eq(gameSessions.matchId, final.id), eq(gameSessions.participantId, participantId)))
+    // Seen inside the unit of work, where the claim path catches it (and
+    // rethrows: on PostgreSQL the failed statement has doomed the transaction).
+    let error: unknown = null
+    const second = ctx.services.storage.write(async (tx) => {
+      try {
+        await tx.matches.insertClaim({ matchId: final.id, claimRound: 1, participantId, outcome: 'DRAW', winnerParticipantId: null, score: null, gameSessionId: session!.id, createdAt: ctx.clock.now() })
+      } catch (caught) {
+        error = caught
+        throw caught
+      }
+    })
+    await expect(second).rejects.toBeInstanceOf(UniqueViolationError)
+    expect(error).toBeInstanceOf(UniqueViolationError)
+    expect((error as UniqueViolationError).involves('participant_id')).toBe(true)
+  })
+
   test('a token is bound to its game: another game\'s path and key do not accept it', async () => {
     const { final, p1 } = await twoPlayerCup()
     const { token } = (await (await openSession(ctx, game.id, gameKey, p1, final.id)).json()) as { token: string }
@@ -192,7 +214,7 @@ describe('decisions', () => {
     const done = await tournament(ctx, t.id)
     expect(done.status).toBe('completed')
     expect(done.winnerParticipantId).toBe(final.slot1ParticipantId)
-    const completed = await ctx.peek.db
+    const completed = await db
       .select()
       .from(outboxEvents)
       .where(and(eq(outboxEvents.type, 'tournament.completed'), eq(outboxEvents.userId, people[0]!.userId)))
@@ -212,7 +234,7 @@ describe('decisions', () => {
     const decisions = (await Promise.all(results.map((r) => r.json()))).map((d) => (d as { decision: string }).decision).sort()
     expect(decisions).toEqual(['game_advance', 'pending'])
     const decided = (
-      await ctx.peek.db
+      await db
         .select()
         .from(outboxEvents)
         .where(and(eq(outboxEvents.type, 'match.decided'), eq(outboxEvents.userId, a.userId)))
@@ -251,7 +273,7 @@ describe('decisions', () => {
     expect(body.decision).toMatchObject({ decision: 'game_advance', nextMatchId: semi.nextMatchId })
     const after = await tournament(ctx, t.id)
     expect(after.matches.find((m) => m.id === semi.nextMatchId)!.slot1ParticipantId).toBe(semi.slot2ParticipantId)
-    const disputedEvents = await ctx.peek.db.select().from(outboxEvents).where(and(eq(outboxEvents.type, 'match.disputed'), eq(outboxEvents.userId, a.userId)))
+    const disputedEvents = await db.select().from(outboxEvents).where(and(eq(outboxEvents.type, 'match.disputed'), eq(outboxEvents.userId, a.userId)))
     expect(disputedEvents.length).toBe(1)
     // A decided match cannot be resolved again.
     expect((await ctx.handle(postJson(`/api/v1/admin/matches/${semi.id}/resolve`, { winnerParticipantId: semi.slot1ParticipantId }, admin))).status).toBe(409)

@@ -1,0 +1,107 @@
+// Games, tournaments, participants and brackets on PostgreSQL.
+//
+// A tournament's state moves (running, finalizing, completed) are plain
+// read-then-write in the caller's unit of work: it is SERIALIZABLE, so two
+// instances starting one tournament, or finalizing it, cannot both act on
+// what they read (one fails with 40001 and, run again, finds it moved on).
+import { asc, eq, inArray, or } from 'drizzle-orm'
+import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord } from '../../../modules/games/store'
+import { games, matches, participants, tournaments, users } from '../schema'
+import type { PostgresScope } from '../scope'
+import { matchRecordColumns } from './matches'
+
+/** Matches per INSERT: a 1024-player bracket is 1023 rows of 12 parameters, under PostgreSQL's 65535 per statement with room to spare. */
+const INSERT_CHUNK = 1000
+
+export class PostgresGamesStore implements GamesStore {
+  constructor(private readonly scope: PostgresScope) {}
+
+  private get db() {
+    return this.scope.db
+  }
+
+  async insertGame(game: GameRecord): Promise<void> {
+    await this.db.insert(games).values(game)
+  }
+
+  async replaceKeyHash(gameId: string, keyHash: string, rotatedAt: Date): Promise<boolean> {
+    const replaced = await this.db.update(games).set({ keyHash, keyRotatedAt: rotatedAt }).where(eq(games.id, gameId)).returning({ id: games.id })
+    return replaced.length > 0
+  }
+
+  async keyHashOf(gameId: string): Promise<string | null> {
+    const [row] = await this.db.select({ keyHash: games.keyHash }).from(games).where(eq(games.id, gameId))
+    return row?.keyHash ?? null
+  }
+
+  async gameExists(gameId: string): Promise<boolean> {
+    const rows = await this.db.select({ id: games.id }).from(games).where(eq(games.id, gameId))
+    return rows.length > 0
+  }
+
+  async findUsers(ids: readonly string[], usernameKeys: readonly string[]): Promise<{ id: string; usernameKey: string }[]> {
+    return this.db
+      .select({ id: users.id, usernameKey: users.usernameKey })
+      .from(users)
+      .where(or(inArray(users.id, [...ids]), inArray(users.usernameKey, [...usernameKeys])))
+  }
+
+  async insertTournament(
+    tournament: Omit<TournamentRecord, 'winnerParticipantId' | 'startedAt' | 'completedAt'>,
+    people: readonly (Participant & { tournamentId: string })[],
+  ): Promise<void> {
+    await this.db.insert(tournaments).values(tournament)
+    await this.db.insert(participants).values([...people])
+  }
+
+  async tournament(id: string): Promise<TournamentRecord | null> {
+    const query = this.db.select().from(tournaments).where(eq(tournaments.id, id))
+    // In a write, what a start or a finalization moves on from: two of them take turns.
+    const [row] = await (this.scope.afterCommit !== undefined ? query.for('no key update') : query)
+    return row ?? null
+  }
+
+  async formatOf(tournamentId: string): Promise<TournamentFormatName | null> {
+    const [row] = await this.db.select({ format: tournaments.format }).from(tournaments).where(eq(tournaments.id, tournamentId))
+    return row?.format ?? null
+  }
+
+  async participantsOf(tournamentId: string): Promise<Participant[]> {
+    return this.db
+      .select({ id: participants.id, userId: participants.userId, seed: participants.seed })
+      .from(participants)
+      .where(eq(participants.tournamentId, tournamentId))
+      .orderBy(asc(participants.seed))
+  }
+
+  async bracketOf(tournamentId: string): Promise<MatchRecord[]> {
+    return this.db.select(matchRecordColumns).from(matches).where(eq(matches.tournamentId, tournamentId)).orderBy(asc(matches.round), asc(matches.position))
+  }
+
+  async insertBracket(rows: readonly MatchRecord[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await this.db.insert(matches).values(rows.slice(i, i + INSERT_CHUNK))
+  }
+
+  async markRunning(tournamentId: string, startedAt: Date): Promise<void> {
+    await this.db.update(tournaments).set({ status: 'running', startedAt }).where(eq(tournaments.id, tournamentId))
+  }
+
+  async markFinalizing(tournamentId: string, winnerParticipantId: string): Promise<void> {
+    await this.db.update(tournaments).set({ status: 'finalizing', winnerParticipantId }).where(eq(tournaments.id, tournamentId))
+  }
+
+  async markCompleted(tournamentId: string, winnerParticipantId: string | null, completedAt: Date): Promise<void> {
+    await this.db.update(tournaments).set({ status: 'completed', winnerParticipantId, completedAt }).where(eq(tournaments.id, tournamentId))
+  }
+
+  async participantUserIds(tournamentId: string): Promise<string[]> {
+    const rows = await this.db.select({ userId: participants.userId }).from(participants).where(eq(participants.tournamentId, tournamentId))
+    return rows.map((row) => row.userId)
+  }
+
+  async usersOfParticipants(participantIds: readonly string[]): Promise<string[]> {
+    if (participantIds.length === 0) return []
+    const rows = await this.db.select({ userId: participants.userId }).from(participants).where(inArray(participants.id, [...participantIds]))
+    return rows.map((row) => row.userId)
+  }
+}
