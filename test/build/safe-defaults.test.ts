@@ -7,13 +7,13 @@
 // - a copied binary tells its user what to run and how it is configured, with
 //   no README beside it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { loadConfig, VARIABLES } from '../../src/config'
 import { announceOperatorToken } from '../../src/cli/main'
 import { resolveSecrets, SECRETS_FILE } from '../../src/secrets'
-import { tempDir, testDatabaseEnv } from '../helpers/app'
+import { onEngine, tempDir, testDatabaseEnv } from '../helpers/app'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 
 const started: ServerProcess[] = []
@@ -44,7 +44,7 @@ describe('an empty setting is a mistake, not the default', () => {
 })
 
 describe('operator token', () => {
-  test('local without ARENA_ADMIN_TOKEN: one is generated once, kept 0600 in the data dir, printed by arena admin-token; a start whose stderr is not a terminal says how to get it, never the token itself', async () => {
+  test('local without ARENA_ADMIN_TOKEN: one is generated once, kept 0600 in the data dir (sealed in the database on PostgreSQL), printed by arena admin-token; a start whose stderr is not a terminal says how to get it, never the token itself', async () => {
     const dataDir = tempDir('arena-safe-')
     const env = { ARENA_DATA_DIR: dataDir, ...(await testDatabaseEnv()) }
     const server = await serve(env)
@@ -56,7 +56,9 @@ describe('operator token', () => {
     expect(server.stderr()).toContain('`arena admin-token` prints it')
     expect(server.stderr()).not.toContain(token)
     expect(JSON.stringify(server.lines)).not.toContain(token)
-    expect(statSync(join(dataDir, SECRETS_FILE)).mode & 0o777).toBe(0o600)
+    // With PostgreSQL the secrets are sealed in the database, shared by every instance: none in the data dir.
+    if (onEngine('sqlite')) expect(statSync(join(dataDir, SECRETS_FILE)).mode & 0o777).toBe(0o600)
+    else expect(existsSync(join(dataDir, SECRETS_FILE))).toBe(false)
 
     expect((await games(server.url, token)).status).toBe(201)
     expect((await games(server.url, 'wrong')).status).toBe(401)

@@ -3,7 +3,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
-import { resolveSecrets } from '../../src/secrets'
 import { postJson, req, tempDir } from '../helpers/app'
 import { admin, createArenaApp, players } from '../helpers/arena'
 import { run, SOURCE_COMMAND } from '../helpers/process'
@@ -108,7 +107,7 @@ describe('tamper evidence', () => {
       const [p] = await players(local, 1)
       for (let i = 0; i < 5; i++) await local.handle(postJson('/api/v1/security/events', { kind: `EVENT_${i}`, details: { i } }, { authorization: `Bearer ${p!.tokens.accessToken}` }))
       await local.services.securityLog.flush()
-      const key = resolveSecrets(local.config).chainKey
+      const key = local.secrets.chainKey
       expect(await verifySecurityLog(local.services.storage.read.security, key)).toEqual({ ok: true, rows: 5 })
       // The CLI opens the same database: the data dir on SQLite, the app's URL on PostgreSQL.
       const cliEnv = { ARENA_DATA_DIR: dataDir, ...local.databaseEnv }
@@ -116,22 +115,21 @@ describe('tamper evidence', () => {
       expect(ok.code).toBe(0)
 
       // Tampering with the stored rows, behind the app's back.
-      const { securityEvents: log } = local.peek.tables
-      await local.peek.db.update(log).set({ details: { i: 99 } }).where(eq(log.seq, 3))
+      await local.peek.db.update(securityEvents).set({ details: { i: 99 } }).where(eq(securityEvents.seq, 3))
       const edited = await verifySecurityLog(local.services.storage.read.security, key)
       expect(edited).toMatchObject({ ok: false, brokenAt: 3 })
       const broken = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], cliEnv)
       expect(broken.code).toBe(1)
       expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, brokenAt: 3 })
 
-      await local.peek.db.update(log).set({ details: { i: 2 } }).where(eq(log.seq, 3))
+      await local.peek.db.update(securityEvents).set({ details: { i: 2 } }).where(eq(securityEvents.seq, 3))
       expect((await verifySecurityLog(local.services.storage.read.security, key)).ok).toBe(true)
       // Cutting the newest events off the end is caught by the recorded head.
-      await local.peek.db.delete(log).where(eq(log.seq, 5))
+      await local.peek.db.delete(securityEvents).where(eq(securityEvents.seq, 5))
       expect(await verifySecurityLog(local.services.storage.read.security, key)).toMatchObject({ ok: false, brokenAt: 5 })
       // A chain rebuilt without the server's secret does not verify.
       expect((await verifySecurityLog(local.services.storage.read.security, 'another key of at least thirty-two characters')).ok).toBe(false)
-      await local.peek.db.delete(log).where(eq(log.seq, 2))
+      await local.peek.db.delete(securityEvents).where(eq(securityEvents.seq, 2))
       expect(await verifySecurityLog(local.services.storage.read.security, key)).toMatchObject({ ok: false, brokenAt: 3 })
     } finally {
       await local.close()

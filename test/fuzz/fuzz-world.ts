@@ -17,7 +17,6 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { addressOf } from '../../src/modules/wallet/frost'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
-import { resolveSecrets } from '../../src/secrets'
 import { copyDatabaseEnv, createTestApp, postJson, req, tempDir, type TestApp } from '../helpers/app'
 import { ADMIN_TOKEN, admin } from '../helpers/arena'
 import { PASSWORD } from '../helpers/auth'
@@ -217,7 +216,7 @@ export class World {
     this.staleGameKey = this.v.staleGameKey
     this.otherGameKey = this.v.otherGameKey
     this.tournaments = [this.v.runningTournamentId]
-    this.jwtSecret = resolveSecrets(this.t.config).signingKeys.at(-1)!.secret
+    this.jwtSecret = this.t.secrets.signingKeys.at(-1)!.secret
   }
 
   async close(): Promise<void> {
@@ -243,7 +242,7 @@ export class World {
     } catch (error) {
       problems.push(`security-event flush failed: ${String(error)}`)
     }
-    const chain = await verifySecurityLog(this.t.services.storage.read.security, resolveSecrets(this.t.config).chainKey)
+    const chain = await verifySecurityLog(this.t.services.storage.read.security, this.t.secrets.chainKey)
     if (!chain.ok) problems.push(`security-event chain broken at ${chain.brokenAt}: ${chain.reason}`)
     const ledger = await checkLedger(this.t.services.storage.read.wallet)
     if (!ledger.ok) problems.push(...ledger.problems.map((p) => `ledger: ${p}`))

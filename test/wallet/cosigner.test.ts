@@ -4,13 +4,14 @@
 // the co-signer returns. The co-signer refuses unauthenticated or malformed
 // requests. The recovery share can be exported once, leaving this machine.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
 import { eq } from 'drizzle-orm'
 import { COSIGNER_PATHS, signRequest } from '../../src/modules/wallet/cosigner-protocol'
-import { withdrawalMessage } from '../../src/modules/wallet/frost'
+import { PARTICIPANTS, withdrawalMessage } from '../../src/modules/wallet/frost'
+import { custodySharesFor } from '../../src/services'
 import { tempDir } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 import { run, SOURCE_COMMAND, startServe, type ServerProcess } from '../helpers/process'
@@ -36,6 +37,13 @@ afterAll(() => {
   return ctx.close()
 })
 const { wallets, withdrawals } = ctx.peek.tables
+/** The server's key shares where its engine keeps them: files in the data dir (SQLite), sealed rows in the database (PostgreSQL). */
+const serverShares = custodySharesFor(ctx.config, ctx.storage)
+/** Which shares of a key the server holds. */
+const heldShares = async (keyRef: string) => {
+  const held = await Promise.all(PARTICIPANTS.map(async (participant) => ((await serverShares.text(keyRef, participant)) === null ? null : participant)))
+  return held.filter((participant) => participant !== null).sort()
+}
 
 type Verified = { valid: boolean; withdrawal: { id: string; status: string; signature?: string; amount: string } }
 
@@ -44,7 +52,7 @@ describe('cosigner custody', () => {
     const p = await funded(ctx, '100')
     const { address } = (await (await ctx.handle(new Request('http://localhost/api/v1/wallet', { headers: { authorization: `Bearer ${p.tokens.accessToken}` } }))).json()) as { address: string }
     const keyRef = (await ctx.peek.db.select().from(wallets).where(eq(wallets.userId, p.userId)))[0]!.keyRef
-    expect(readdirSync(join(ctx.config.dataDir, 'custody', keyRef)).sort()).toEqual(['recovery.json', 'server.json'])
+    expect(await heldShares(keyRef)).toEqual(['recovery', 'server'])
     expect(readdirSync(join(cosignerDir, 'cosigner-keys', keyRef))).toEqual(['share.json'])
 
     const res = await verify(ctx, p, await mint(ctx, p), { pin: PIN, amount: '10', destinationAddress: someAddress(), idempotencyKey: 'cos-1' })
@@ -110,14 +118,13 @@ describe('cosigner custody', () => {
     await ctx.handle(new Request('http://localhost/api/v1/wallet', { headers: { authorization: `Bearer ${p.tokens.accessToken}` } }))
     const keyRef = (await ctx.peek.db.select().from(wallets).where(eq(wallets.userId, p.userId)))[0]!.keyRef
     const env = { ARENA_DATA_DIR: ctx.config.dataDir, ...ctx.databaseEnv }
-    const path = join(ctx.config.dataDir, 'custody', keyRef, 'recovery.json')
     const printed = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username], env)
     expect(printed.code).toBe(0)
     expect(JSON.parse(printed.stdout)).toMatchObject({ name: 'recovery' })
-    expect(existsSync(path)).toBe(true) // printing alone deletes nothing
+    expect(await heldShares(keyRef)).toEqual(['recovery', 'server']) // printing alone deletes nothing
     const exported = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username, '--remove'], env)
     expect(JSON.parse(exported.stdout)).toEqual(JSON.parse(printed.stdout))
-    expect(existsSync(path)).toBe(false)
+    expect(await heldShares(keyRef)).toEqual(['server'])
     const again = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username], env)
     expect(again.code).toBe(1)
   }, 30_000)
