@@ -42,7 +42,7 @@ CREATE TABLE "outbox_events" (
 	"user_id" text,
 	"topic" text NOT NULL,
 	"type" text NOT NULL,
-	"data" jsonb NOT NULL,
+	"data" json NOT NULL,
 	"created_at" timestamp (3) with time zone NOT NULL,
 	CONSTRAINT "outbox_events_id_unique" UNIQUE("id")
 );
@@ -54,7 +54,7 @@ CREATE TABLE "security_events" (
 	"source" text NOT NULL,
 	"kind" text NOT NULL,
 	"level" text NOT NULL,
-	"details" jsonb NOT NULL,
+	"details" json NOT NULL,
 	"occurred_at" timestamp (3) with time zone NOT NULL,
 	"received_at" timestamp (3) with time zone NOT NULL,
 	"prev_hash" text NOT NULL,
@@ -93,7 +93,7 @@ CREATE TABLE "games" (
 CREATE TABLE "jobs" (
 	"id" text PRIMARY KEY NOT NULL,
 	"kind" text NOT NULL,
-	"payload" jsonb NOT NULL,
+	"payload" json NOT NULL,
 	"status" text NOT NULL,
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"run_after" timestamp (3) with time zone NOT NULL,
@@ -108,7 +108,7 @@ CREATE TABLE "match_claims" (
 	"participant_id" text NOT NULL,
 	"outcome" text NOT NULL,
 	"winner_participant_id" text,
-	"score" jsonb,
+	"score" json,
 	"game_session_id" text NOT NULL,
 	"created_at" timestamp (3) with time zone NOT NULL,
 	CONSTRAINT "match_claims_match_id_claim_round_participant_id_pk" PRIMARY KEY("match_id","claim_round","participant_id")
@@ -146,6 +146,12 @@ CREATE TABLE "tournaments" (
 	"created_at" timestamp (3) with time zone NOT NULL,
 	"started_at" timestamp (3) with time zone,
 	"completed_at" timestamp (3) with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "server_secrets" (
+	"name" text PRIMARY KEY NOT NULL,
+	"sealed" text NOT NULL,
+	"created_at" timestamp (3) with time zone NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "pin_locks" (
@@ -205,7 +211,7 @@ CREATE TABLE "ledger_transactions" (
 	"id" text PRIMARY KEY NOT NULL,
 	"kind" text NOT NULL,
 	"reference" text,
-	"memo" jsonb,
+	"memo" json,
 	"created_at" timestamp (3) with time zone NOT NULL,
 	CONSTRAINT "ledger_transactions_reference_unique" UNIQUE("reference")
 );

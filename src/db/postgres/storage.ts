@@ -7,7 +7,7 @@
 // serializable snapshot isolation gives the same guarantee across instances:
 // of two units of work that raced on the same rows, one commits and the
 // other fails with 40001 (or 40P01, a deadlock) and is run again from the
-// start, on a fresh snapshot. So a work function must be safe to run twice:
+// start, on a fresh snapshot, for up to RETRY_BUDGET_MS. So a work function must be safe to run twice:
 // its effects outside the database go through afterCommit, which runs only
 // for the attempt that committed. docs/decisions.md, "PostgreSQL".
 //
@@ -24,7 +24,8 @@ import { openPool, redactUrl, type Pool } from './connection'
 import { postgresLeases, type PostgresLeases } from './leases'
 import { runMigrations } from './migrate'
 import type { MigrationReport } from '../sqlite/migrate'
-import { EVENTS_CHANNEL, type PostgresScope } from './scope'
+import { listenForWakeups, type WakeupListener } from './listener'
+import type { PostgresScope } from './scope'
 import { PostgresAuthStore } from './stores/auth'
 import { PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
@@ -113,13 +114,19 @@ class PostgresTransaction extends PostgresStores implements Transaction {
   }
 }
 
-/** How often a unit of work that lost a race (40001, 40P01) runs again before the request is answered 503. */
-export const MAX_ATTEMPTS = 12
+/**
+ * How long a unit of work that keeps losing races (40001, 40P01) is run
+ * again before the request is answered 503. A budget in time, not attempts:
+ * a burst of claims on a small, busy table loses many races for reasons that
+ * are not real conflicts (SERIALIZABLE tracks reads per index page, and new
+ * rows share the newest page), each costing a millisecond or two; a fixed
+ * count of 12 attempts ran out now and then in a burst of 64 claims.
+ */
+export const RETRY_BUDGET_MS = 3_000
 
-/** Backoff before attempt `n` (2, 3, ...): jittered and growing, so racers stop meeting at the same instant. */
+/** Backoff before attempt `n` (2, 3, ...): jittered and growing to 50 ms, so racers stop meeting at the same instant. */
 function backoffMs(attempt: number): number {
-  const ceiling = Math.min(100, 2 ** attempt)
-  return Math.random() * ceiling
+  return Math.random() * Math.min(50, 2 ** attempt)
 }
 
 export interface PostgresStorageOptions {
@@ -144,7 +151,7 @@ export class PostgresStorage implements Storage {
     private readonly wakeups: EventWakeups,
     readonly migrations: MigrationReport,
     url: string,
-    private readonly unlisten: () => Promise<void>,
+    private readonly listener: WakeupListener,
   ) {
     this.location = redactUrl(url)
     this.read = new PostgresStores({ db: pool.db, sql: pool.sql, wakeups })
@@ -156,9 +163,8 @@ export class PostgresStorage implements Storage {
     const pool = openPool(options.url, { max: options.pool })
     try {
       const migrations = await runMigrations(pool.sql)
-      // postgres.js listens on a connection of its own and listens again after reconnecting.
-      const { unlisten } = await pool.sql.listen(EVENTS_CHANNEL, (userId) => options.wakeups.wake(userId))
-      return new PostgresStorage(pool, options.wakeups, migrations, options.url, unlisten)
+      const listener = await listenForWakeups(options.url, options.wakeups, options.logger)
+      return new PostgresStorage(pool, options.wakeups, migrations, options.url, listener)
     } catch (error) {
       await pool.sql.end({ timeout: 1 }).catch(() => {})
       throw mapEngineError(error)
@@ -171,6 +177,7 @@ export class PostgresStorage implements Storage {
   }
 
   async write<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const started = performance.now()
     for (let attempt = 1; ; attempt++) {
       const current = new Attempt()
       try {
@@ -191,7 +198,7 @@ export class PostgresStorage implements Storage {
         return result as T
       } catch (error) {
         if (!isRetryableConflict(error)) throw mapEngineError(error)
-        if (attempt >= MAX_ATTEMPTS) throw new StorageUnavailableError('40001', { cause: error })
+        if (performance.now() - started > RETRY_BUDGET_MS) throw new StorageUnavailableError('40001', { cause: error })
         this.retries++
         await Bun.sleep(backoffMs(attempt + 1))
       }
@@ -213,7 +220,7 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.unlisten().catch(() => {})
+    await this.listener.close().catch(() => {})
     await this.loopLeases.close().catch(() => {})
     await this.pool.sql.end({ timeout: 5 })
   }

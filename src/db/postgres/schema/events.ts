@@ -1,4 +1,4 @@
-import { bigint, index, integer, json, jsonb, pgTable, text } from 'drizzle-orm/pg-core'
+import { bigint, index, integer, json, pgTable, text } from 'drizzle-orm/pg-core'
 import { timestampMs } from './columns'
 import { SECURITY_LEVELS } from '../../schema/events'
 
@@ -19,7 +19,7 @@ export const outboxEvents = pgTable(
     userId: text('user_id'),
     topic: text('topic', { enum: EVENT_TOPICS }).notNull(),
     type: text('type').notNull(),
-    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    data: json('data').$type<Record<string, unknown>>().notNull(),
     createdAt: timestampMs('created_at').notNull(),
   },
   (table) => [
@@ -41,10 +41,6 @@ export const securityEvents = pgTable(
     source: text('source', { enum: ['client', 'server'] }).notNull(),
     kind: text('kind').notNull(),
     level: text('level', { enum: SECURITY_LEVELS }).notNull(),
-    // json, not jsonb: the chain hashes the details as JSON.stringify wrote
-    // them, and jsonb gives its keys back in its own order (shortest first),
-    // so `verify-log` would find every event with two keys edited. json keeps
-    // the text as written, like SQLite's TEXT (and takes \u0000, which jsonb refuses).
     details: json('details').$type<Record<string, unknown>>().notNull(),
     occurredAt: timestampMs('occurred_at').notNull(),
     receivedAt: timestampMs('received_at').notNull(),

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { timestampMs } from './columns'
 import { TOURNAMENT_STATUSES, MATCH_STATUSES } from '../../schema/games'
 import { users } from './auth'
@@ -120,7 +120,7 @@ export const matchClaims = pgTable(
       .references(() => participants.id),
     outcome: text('outcome', { enum: ['WIN', 'DRAW'] }).notNull(),
     winnerParticipantId: text('winner_participant_id'),
-    score: jsonb('score').$type<Record<string, unknown>>(),
+    score: json('score').$type<Record<string, unknown>>(),
     gameSessionId: text('game_session_id').notNull(),
     createdAt: timestampMs('created_at').notNull(),
   },
@@ -135,7 +135,7 @@ export const jobs = pgTable(
   {
     id: text('id').primaryKey(),
     kind: text('kind').notNull(),
-    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    payload: json('payload').$type<Record<string, unknown>>().notNull(),
     status: text('status', { enum: ['queued', 'done', 'failed'] }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     runAfter: timestampMs('run_after').notNull(),

@@ -1,4 +1,4 @@
-import { bigint, index, jsonb, numeric, pgTable, text } from 'drizzle-orm/pg-core'
+import { bigint, index, json, numeric, pgTable, text } from 'drizzle-orm/pg-core'
 import { timestampMs } from './columns'
 import { users } from './auth'
 
@@ -28,7 +28,7 @@ export const ledgerTransactions = pgTable('ledger_transactions', {
   kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal'] }).notNull(),
   /** Idempotency of operator credits (`credit:<reference>`); unique when set. */
   reference: text('reference').unique(),
-  memo: jsonb('memo').$type<Record<string, unknown>>(),
+  memo: json('memo').$type<Record<string, unknown>>(),
   createdAt: timestampMs('created_at').notNull(),
 })
 

@@ -17,7 +17,7 @@ import { ADVISORY_LOCKS, EVENTS_CHANNEL, type PostgresScope } from '../scope'
 /** The lock key as text: postgres.js's parameter types do not include bigint. */
 const OUTBOX_LOCK = ADVISORY_LOCKS.outbox.toString()
 
-/** A page row as postgres.js hands it over: int8 as a string, timestamptz as text (see scope.ts), jsonb parsed. */
+/** A page row as postgres.js hands it over: int8 as a string, timestamptz as text (see scope.ts), json parsed. */
 interface RawEvent {
   seq: string
   id: string
@@ -49,7 +49,7 @@ export class PostgresEventsStore implements EventsStore {
     await this.scope.sql`
       WITH appended AS (
         INSERT INTO outbox_events (id, user_id, topic, type, data, created_at)
-        SELECT ${id}::text, ${userId}::text, ${event.topic}::text, ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${now.toISOString()}::timestamptz
+        SELECT ${id}::text, ${userId}::text, ${event.topic}::text, ${event.type}::text, ${JSON.stringify(event.data)}::json, ${now.toISOString()}::timestamptz
         FROM (SELECT pg_advisory_xact_lock(${OUTBOX_LOCK}::bigint)) AS outbox_lock
         RETURNING user_id
       )

@@ -1,1 +1,0 @@
-ALTER TABLE "security_events" ALTER COLUMN "details" SET DATA TYPE json;
