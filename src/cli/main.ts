@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, VARIABLES, type Config } from '../config'
 import { resolveSecrets, type Secrets } from '../secrets'
 import { OPERATOR_COMMANDS } from './operator-commands'
 import { seedCommand } from './seed-command'
+import { dbCommand } from './db-command'
 import { AppError } from '../shared/errors'
 import { startServer } from '../server'
 import { openStorage } from '../db/open'
@@ -63,6 +64,8 @@ const COMMANDS: Record<string, Command> = {
       return EXIT.ok
     },
   },
+
+  db: dbCommand,
 
   version: {
     summary: 'Print the version of this build',

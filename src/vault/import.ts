@@ -1,7 +1,9 @@
 // A data dir's secrets and custody shares carried into a PostgreSQL
-// database's vault, sealed under its master key: for `arena db copy`, so the
-// copy keeps every issued token valid, its security-event chain verifying,
-// and every wallet signable. The data dir is only read.
+// database's vault, sealed under its master key, so the copy keeps every
+// issued token valid, its security-event chain verifying, and every wallet
+// signable. The data dir is only read. `arena db copy` reads them with
+// dataDirVaultEntries and writes them sealed in the transaction that copies
+// the tables; importDataDirSecrets puts them into a live vault.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from '../config'
@@ -23,6 +25,28 @@ export interface ImportedSecrets {
   shares: number
 }
 
+/** A data dir's secrets as the vault names them, in the clear: for a vault, or to be sealed by whoever writes them (`arena db copy`). */
+export interface DataDirVaultEntries {
+  /** The server's own secrets: signing keys (with their history), chain key, operator token. */
+  own: [name: string, value: string][]
+  /** Custody shares, a wallet's two or three, by vault name. */
+  shares: [name: string, value: string][]
+}
+
+/**
+ * Reads the data dir's secrets.json (completed as resolveSecrets completes
+ * it) and custody/<keyRef>/<participant>.json, named as the vault names them.
+ */
+export function dataDirVaultEntries(config: Parameters<typeof dataDirSecrets>[0] & Pick<Config, 'dataDir'>): DataDirVaultEntries {
+  const stored = dataDirSecrets(config)
+  const own: [string, string][] = [
+    [VAULT_SECRETS.signingKeys, JSON.stringify(stored.signingKeys)],
+    [VAULT_SECRETS.chainKey, stored.chainKey],
+    ...(stored.adminToken !== undefined ? [[VAULT_SECRETS.adminToken, stored.adminToken] as [string, string]] : []),
+  ]
+  return { own, shares: custodyShares(join(config.dataDir, 'custody')) }
+}
+
 /**
  * Copies the data dir's secrets.json (signing keys with their history, chain
  * key, operator token) and custody/<keyRef>/<participant>.json into `vault`.
@@ -31,16 +55,10 @@ export interface ImportedSecrets {
  * overwritten.
  */
 export async function importDataDirSecrets(config: Parameters<typeof dataDirSecrets>[0] & Pick<Config, 'dataDir'>, vault: Vault): Promise<ImportedSecrets> {
-  const stored = dataDirSecrets(config)
-  const own: Record<string, string> = {
-    [VAULT_SECRETS.signingKeys]: JSON.stringify(stored.signingKeys),
-    [VAULT_SECRETS.chainKey]: stored.chainKey,
-    ...(stored.adminToken !== undefined ? { [VAULT_SECRETS.adminToken]: stored.adminToken } : {}),
-  }
-  const shares = custodyShares(join(config.dataDir, 'custody'))
-  const entries = [...Object.entries(own), ...shares]
+  const { own, shares } = dataDirVaultEntries(config)
+  const entries = [...own, ...shares]
   for (let i = 0; i < entries.length; i += BATCH) await vault.create(Object.fromEntries(entries.slice(i, i + BATCH)))
-  return { secrets: Object.keys(own), shares: shares.length }
+  return { secrets: own.map(([name]) => name), shares: shares.length }
 }
 
 /** Every share file under custody/, as [vault name, text]. */

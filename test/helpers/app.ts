@@ -50,8 +50,8 @@ export function onEngine(engine: 'sqlite' | 'postgres'): boolean {
  * database, copied from the migrated template, for PostgreSQL, with a master
  * key of its own (ARENA_MASTER_KEY) for the secrets kept there.
  */
-export async function testDatabaseEnv(): Promise<Record<string, string>> {
-  if (TEST_ENGINE === 'sqlite') return {}
+export async function testDatabaseEnv(engine: 'sqlite' | 'postgres' = TEST_ENGINE): Promise<Record<string, string>> {
+  if (engine === 'sqlite') return {}
   await prepareTestTemplate()
   return { ARENA_DATABASE_URL: await freshDatabaseUrl(), ARENA_MASTER_KEY: MasterKey.generateHex() }
 }
@@ -141,6 +141,8 @@ export interface TestAppOptions {
   securityLogOptions?: SecurityLogOptions
   /** Extra routes mounted after the real modules (probes for the cross-cutting plugins). */
   probes?: AnyElysia
+  /** The engine whatever the run's (`arena db copy` reads a SQLite data dir in the PostgreSQL run too). */
+  engine?: 'sqlite' | 'postgres'
   /** Sizes of this app's own argon2id gate (default sizes otherwise; never the process-wide gate, so apps stay independent). */
   hashGate?: HashGateOptions
 }
@@ -148,7 +150,7 @@ export interface TestAppOptions {
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDir()
   // A restart (a data dir given back) finds its database again, on either engine.
-  const database = options.env?.ARENA_DATABASE_URL !== undefined ? {} : (databaseOf.get(dataDir) ?? (await testDatabaseEnv()))
+  const database = options.env?.ARENA_DATABASE_URL !== undefined ? {} : (databaseOf.get(dataDir) ?? (await testDatabaseEnv(options.engine)))
   databaseOf.set(dataDir, database)
   const config = loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_LOG_LEVEL: 'debug', ...database, ...options.env })
   const { ARENA_DATABASE_URL, ARENA_MASTER_KEY } = { ...database, ...options.env }

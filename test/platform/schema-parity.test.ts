@@ -117,5 +117,5 @@ describe.skipIf(skip)('the SQLite and PostgreSQL migrations', () => {
     expect(pg.columns).toEqual(lite.columns)
     expect(pg.indexes).toEqual(lite.indexes)
     expect(pg.foreignKeys).toEqual(lite.foreignKeys)
-  })
+  }, 30_000)
 })
