@@ -1,11 +1,12 @@
 // POST /api/v1/user/login, GET /api/v1/me, GET /api/v1/me/sessions.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { outboxEvents } from '../../src/db/schema'
+import { eq } from 'drizzle-orm'
 import { createTestApp, postJson, req } from '../helpers/app'
 import { bearer, login, me, PASSWORD, registerUser } from '../helpers/auth'
 
 const ctx = await createTestApp()
 afterAll(() => ctx.close())
+const { outboxEvents } = ctx.peek.tables
 
 function decode(part: string) {
   return JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
@@ -43,7 +44,7 @@ describe('login', () => {
     const b = await login(ctx, user.username)
     const sid = (token: string) => decode(token.split('.')[1]!).sid
     expect(sid(a.accessToken)).not.toBe(sid(b.accessToken))
-    const events = ctx.db.db.select().from(outboxEvents).all().filter((e) => e.userId === user.id)
+    const events = await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.userId, user.id)).orderBy(outboxEvents.seq)
     expect(events.map((e) => [e.topic, e.type])).toEqual([
       ['session', 'session.login'],
       ['session', 'session.login'],

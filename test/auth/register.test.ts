@@ -1,11 +1,11 @@
 // POST /api/v1/user/register: contract §1 rules, field by field.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { users } from '../../src/db/schema'
 import { createTestApp, postJson } from '../helpers/app'
 
 const ctx = await createTestApp()
 afterAll(() => ctx.close())
+const { users } = ctx.peek.tables
 
 let n = 0
 function valid(overrides: Record<string, unknown> = {}) {
@@ -38,7 +38,7 @@ describe('register', () => {
   test('the password is stored only as an argon2id hash at the OWASP minimum or above', async () => {
     const body = valid()
     await register(body)
-    const row = ctx.db.db.select().from(users).where(eq(users.usernameKey, body.username.toLowerCase())).get()!
+    const row = (await ctx.peek.db.select().from(users).where(eq(users.usernameKey, body.username.toLowerCase())))[0]!
     expect(row.passwordHash).not.toContain(body.password)
     const params = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=\d+\$/.exec(row.passwordHash)
     expect(params).not.toBeNull()
@@ -113,9 +113,9 @@ describe('register', () => {
   })
 
   test('a failed registration leaves no row behind', async () => {
-    const before = ctx.db.db.select().from(users).all().length
+    const before = (await ctx.peek.db.select().from(users)).length
     await register(valid({ country: 'XX' }))
     await register(valid({ accept_terms: false }))
-    expect(ctx.db.db.select().from(users).all().length).toBe(before)
+    expect((await ctx.peek.db.select().from(users)).length).toBe(before)
   })
 })

@@ -1,11 +1,12 @@
 // Refresh rotation (POST /auth/validate) and logout (POST /user/s/logout), contract §1.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { outboxEvents } from '../../src/db/schema'
+import { and, eq } from 'drizzle-orm'
 import { createTestApp, postJson } from '../helpers/app'
 import { bearer, login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 
 const ctx = await createTestApp()
 afterAll(() => ctx.close())
+const { outboxEvents } = ctx.peek.tables
 
 const logout = (accessToken: string, body: unknown = {}) => ctx.handle(postJson('/api/v1/user/s/logout', body, bearer(accessToken)))
 
@@ -80,7 +81,7 @@ describe('rotation', () => {
   test('writes a session.refreshed event', async () => {
     const { user, tokens } = await freshLogin()
     await rotate(ctx, tokens)
-    const types = ctx.db.db.select().from(outboxEvents).all().filter((e) => e.userId === user.id).map((e) => e.type)
+    const types = (await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.userId, user.id)).orderBy(outboxEvents.seq)).map((e) => e.type)
     expect(types).toEqual(['session.login', 'session.refreshed'])
   })
 })
@@ -100,7 +101,7 @@ describe('logout', () => {
   test('writes one session.logout event for the session it ends', async () => {
     const { user, tokens } = await freshLogin()
     await logout(tokens.accessToken)
-    const events = ctx.db.db.select().from(outboxEvents).all().filter((e) => e.userId === user.id && e.type === 'session.logout')
+    const events = await ctx.peek.db.select().from(outboxEvents).where(and(eq(outboxEvents.userId, user.id), eq(outboxEvents.type, 'session.logout')))
     expect(events.length).toBe(1)
     expect(events[0]!.data).toMatchObject({ reason: 'logout' })
   })
@@ -140,7 +141,7 @@ describe('logout', () => {
       expect((await rotate(ctx, t)).status).toBe(401)
     }
     expect((await me(ctx, stranger.tokens.accessToken)).status).toBe(200)
-    const events = ctx.db.db.select().from(outboxEvents).all().filter((e) => e.userId === user.id && e.type === 'session.logout')
+    const events = await ctx.peek.db.select().from(outboxEvents).where(and(eq(outboxEvents.userId, user.id), eq(outboxEvents.type, 'session.logout')))
     expect(events.length).toBe(3)
   })
 

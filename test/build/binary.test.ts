@@ -3,12 +3,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, copyFileSync, existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { tempDir } from '../helpers/app'
+import { emptyDatabaseEnv, onEngine, tempDir, testDatabaseEnv } from '../helpers/app'
 import { BINARY, buildBinary, ROOT, run, startServe, type ServerProcess } from '../helpers/process'
 
 const started: ServerProcess[] = []
-// The migrations drizzle-kit wrote; the binary must carry exactly these.
-const journal = (await Bun.file(join(ROOT, 'drizzle', 'meta', '_journal.json')).json()) as { entries: unknown[] }
+// The migrations drizzle-kit wrote for the engine of the run; the binary must carry exactly these.
+const journal = (await Bun.file(join(ROOT, onEngine('postgres') ? 'drizzle-postgres' : 'drizzle', 'meta', '_journal.json')).json()) as { entries: unknown[] }
 const KNOWN = journal.entries.length
 
 beforeAll(async () => {
@@ -35,7 +35,9 @@ describe('dist/arena', () => {
     copyFileSync(BINARY, join(home, 'arena'))
     chmodSync(join(home, 'arena'), 0o755)
     const dataDir = './data'
-    const first = await serve({ ARENA_DATA_DIR: dataDir }, home)
+    // A database with nothing in it yet: the binary migrates it from scratch.
+    const env = { ARENA_DATA_DIR: dataDir, ...(await emptyDatabaseEnv()) }
+    const first = await serve(env, home)
     expect(first.lines.find((l) => l.msg === 'migrations')).toMatchObject({ applied: KNOWN, known: KNOWN })
 
     const health = await fetch(`${first.url}/healthz`)
@@ -91,15 +93,16 @@ describe('dist/arena', () => {
     const stop = await first.signal('SIGTERM')
     expect(stop.code).toBe(0)
     // The buffered security event was written on the way out.
-    const listed = await run([join(home, 'arena'), 'security', 'events', '--json'], { ARENA_DATA_DIR: join(home, 'data') })
+    const listed = await run([join(home, 'arena'), 'security', 'events', '--json'], { ...env, ARENA_DATA_DIR: join(home, 'data') })
     expect((JSON.parse(listed.stdout) as { events: { kind: string }[] }).events.map((e) => e.kind)).toContain('ENV_COMPROMISED')
     expect(stop.ms).toBeLessThan(5000)
     expect(first.lines.some((l) => l.msg === 'stopped')).toBe(true)
     expect(first.lines.filter((l) => l.msg === 'request').length).toBeGreaterThanOrEqual(5)
 
-    expect(existsSync(join(home, 'data', 'arena.sqlite'))).toBe(true)
+    // The database is where the configuration put it: the data dir's file, or PostgreSQL (no file at all).
+    expect(existsSync(join(home, 'data', 'arena.sqlite'))).toBe(onEngine('sqlite'))
 
-    const second = await serve({ ARENA_DATA_DIR: dataDir }, home)
+    const second = await serve(env, home)
     expect(second.lines.find((l) => l.msg === 'migrations')).toMatchObject({ applied: 0, known: KNOWN })
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200)
     // Same data dir, same generated secret: the token issued before the restart still works.
@@ -111,7 +114,7 @@ describe('dist/arena', () => {
   }, 60_000)
 
   test('healthcheck exits 0 against a live server and 1 when nothing answers', async () => {
-    const server = await serve({ ARENA_DATA_DIR: tempDir('arena-bin-') })
+    const server = await serve({ ARENA_DATA_DIR: tempDir('arena-bin-'), ...(await testDatabaseEnv()) })
     expect((await run([BINARY, 'healthcheck', '--url', server.url])).code).toBe(0)
     expect((await server.signal('SIGTERM')).code).toBe(0)
     const dead = await run([BINARY, 'healthcheck', '--url', server.url])
@@ -120,11 +123,11 @@ describe('dist/arena', () => {
   }, 30_000)
 
   test('migrate applies the embedded migrations once; version and --help answer', async () => {
-    const dataDir = tempDir('arena-bin-')
-    const first = await run([BINARY, 'migrate', '--json'], { ARENA_DATA_DIR: dataDir })
+    const env = { ARENA_DATA_DIR: tempDir('arena-bin-'), ...(await emptyDatabaseEnv()) }
+    const first = await run([BINARY, 'migrate', '--json'], env)
     expect(first.code).toBe(0)
     expect(JSON.parse(first.stdout)).toMatchObject({ applied: KNOWN, known: KNOWN })
-    const second = await run([BINARY, 'migrate', '--json'], { ARENA_DATA_DIR: dataDir })
+    const second = await run([BINARY, 'migrate', '--json'], env)
     expect(JSON.parse(second.stdout)).toMatchObject({ applied: 0, known: KNOWN })
 
     const pkg = (await Bun.file(join(ROOT, 'package.json')).json()) as { version: string }

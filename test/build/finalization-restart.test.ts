@@ -1,8 +1,8 @@
 // A tournament whose final was agreed is finished by a durable job. Kill the
 // server while the tournament is finalizing, start it again on the same data
-// dir, and it completes. Operator actions go through the binary's own CLI.
+// dir and database, and it completes. Operator actions go through the binary's own CLI.
 import { afterAll, expect, test } from 'bun:test'
-import { tempDir } from '../helpers/app'
+import { tempDir, testDatabaseEnv } from '../helpers/app'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 
 const started: ServerProcess[] = []
@@ -10,7 +10,7 @@ afterAll(() => started.forEach((s) => s.proc.kill('SIGKILL')))
 
 test('killed while finalizing, restarted, completed', async () => {
   await buildBinary()
-  const env = { ARENA_DATA_DIR: tempDir('arena-final-') }
+  const env = { ARENA_DATA_DIR: tempDir('arena-final-'), ...(await testDatabaseEnv()) }
   const cli = async (...args: string[]) => {
     const result = await run([BINARY, ...args, '--json'], env)
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' })

@@ -7,13 +7,13 @@
 // - a copied binary tells its user what to run and how it is configured, with
 //   no README beside it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { loadConfig, VARIABLES } from '../../src/config'
 import { announceOperatorToken } from '../../src/cli/main'
 import { resolveSecrets, SECRETS_FILE } from '../../src/secrets'
-import { tempDir } from '../helpers/app'
+import { onEngine, tempDir, testDatabaseEnv } from '../helpers/app'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 
 const started: ServerProcess[] = []
@@ -44,10 +44,11 @@ describe('an empty setting is a mistake, not the default', () => {
 })
 
 describe('operator token', () => {
-  test('local without ARENA_ADMIN_TOKEN: one is generated once, kept 0600 in the data dir, printed by arena admin-token; a start whose stderr is not a terminal says how to get it, never the token itself', async () => {
+  test('local without ARENA_ADMIN_TOKEN: one is generated once, kept 0600 in the data dir (sealed in the database on PostgreSQL), printed by arena admin-token; a start whose stderr is not a terminal says how to get it, never the token itself', async () => {
     const dataDir = tempDir('arena-safe-')
-    const server = await serve({ ARENA_DATA_DIR: dataDir })
-    const printed = await run([BINARY, 'admin-token'], { ARENA_DATA_DIR: dataDir })
+    const env = { ARENA_DATA_DIR: dataDir, ...(await testDatabaseEnv()) }
+    const server = await serve(env)
+    const printed = await run([BINARY, 'admin-token'], env)
     expect(printed.code).toBe(0)
     const token = printed.stdout.trim()
     expect(token.length).toBeGreaterThanOrEqual(32)
@@ -55,14 +56,16 @@ describe('operator token', () => {
     expect(server.stderr()).toContain('`arena admin-token` prints it')
     expect(server.stderr()).not.toContain(token)
     expect(JSON.stringify(server.lines)).not.toContain(token)
-    expect(statSync(join(dataDir, SECRETS_FILE)).mode & 0o777).toBe(0o600)
+    // With PostgreSQL the secrets are sealed in the database, shared by every instance: none in the data dir.
+    if (onEngine('sqlite')) expect(statSync(join(dataDir, SECRETS_FILE)).mode & 0o777).toBe(0o600)
+    else expect(existsSync(join(dataDir, SECRETS_FILE))).toBe(false)
 
     expect((await games(server.url, token)).status).toBe(201)
     expect((await games(server.url, 'wrong')).status).toBe(401)
     expect((await server.signal('SIGTERM')).code).toBe(0)
 
     // The same token after a restart.
-    const again = await serve({ ARENA_DATA_DIR: dataDir })
+    const again = await serve(env)
     expect((await games(again.url, token)).status).toBe(201)
   }, 30_000)
 
@@ -82,10 +85,11 @@ describe('operator token', () => {
 
   test('ARENA_ADMIN_TOKEN set: only it opens the operator API, and nothing is printed', async () => {
     const dataDir = tempDir('arena-safe-')
-    const server = await serve({ ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: strong })
+    const database = await testDatabaseEnv()
+    const server = await serve({ ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: strong, ...database })
     expect((await games(server.url, strong)).status).toBe(201)
     expect(server.stderr()).not.toContain('operator token')
-    const printed = await run([BINARY, 'admin-token'], { ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: strong })
+    const printed = await run([BINARY, 'admin-token'], { ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: strong, ...database })
     expect(printed.code).toBe(1)
     expect(printed.stdout).toBe('')
     expect(printed.stderr).toContain('ARENA_ADMIN_TOKEN is set')
@@ -93,12 +97,13 @@ describe('operator token', () => {
 
   test('outside local without a token, the operator API is closed and says why', async () => {
     const dataDir = tempDir('arena-safe-')
-    const server = await serve({ ARENA_DATA_DIR: dataDir, ARENA_ENV: 'staging' })
+    const database = await testDatabaseEnv()
+    const server = await serve({ ARENA_DATA_DIR: dataDir, ARENA_ENV: 'staging', ...database })
     const res = await games(server.url, 'anything')
     expect(res.status).toBe(404)
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('operator_api_disabled')
     expect(server.stderr()).not.toContain('operator token')
-    const printed = await run([BINARY, 'admin-token'], { ARENA_DATA_DIR: dataDir, ARENA_ENV: 'staging' })
+    const printed = await run([BINARY, 'admin-token'], { ARENA_DATA_DIR: dataDir, ARENA_ENV: 'staging', ...database })
     expect(printed.code).toBe(1)
     expect(printed.stderr).toContain('ARENA_ADMIN_TOKEN')
   }, 30_000)
@@ -114,7 +119,7 @@ describe('production and single-volume custody', () => {
   })
 
   test('with it, the server starts and logs a warning', async () => {
-    const server = await serve({ ...production, ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true', ARENA_DATA_DIR: tempDir('arena-safe-') })
+    const server = await serve({ ...production, ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true', ARENA_DATA_DIR: tempDir('arena-safe-'), ...(await testDatabaseEnv()) })
     const warning = server.lines.find((line) => line.level === 'warn' && String(line.msg).includes('custody is local in production'))
     expect(warning).toBeDefined()
   }, 30_000)
@@ -126,7 +131,7 @@ describe('docker stop', () => {
   // middle of its body) is cut at the grace and the server still exits 0,
   // database closed, inside those 10 s.
   test('with the default grace, a stalled request still lets the server exit cleanly within 10 s of SIGTERM', async () => {
-    const server = await serve({ ARENA_DATA_DIR: tempDir('arena-safe-') })
+    const server = await serve({ ARENA_DATA_DIR: tempDir('arena-safe-'), ...(await testDatabaseEnv()) })
     const socket = connect(server.port, '127.0.0.1')
     await new Promise<void>((resolve) => socket.on('connect', () => resolve()))
     socket.on('error', () => {})
@@ -153,7 +158,7 @@ describe('a copied binary explains itself', () => {
   })
 
   test('seed, run from the binary, says to start the binary (not npm start)', async () => {
-    const seeded = await run([BINARY, 'seed'], { ARENA_DATA_DIR: tempDir('arena-safe-') })
+    const seeded = await run([BINARY, 'seed'], { ARENA_DATA_DIR: tempDir('arena-safe-'), ...(await testDatabaseEnv()) })
     expect(seeded.code).toBe(0)
     expect(seeded.stdout).toContain('Next: arena serve')
     expect(seeded.stdout).not.toContain('npm start')

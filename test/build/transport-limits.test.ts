@@ -6,14 +6,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { connect } from 'node:net'
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, TRANSPORT_HEADER_BYTES } from '../../src/plugins/json-body'
-import { tempDir } from '../helpers/app'
+import { tempDir, testDatabaseEnv } from '../helpers/app'
 import { BINARY, buildBinary, startServe, type ServerProcess } from '../helpers/process'
 
 let server: ServerProcess
 beforeAll(async () => {
   await buildBinary()
   // staging: no operator token, so the /api/v1/admin tree is the disabled one.
-  server = await startServe([BINARY, 'serve'], { ARENA_DATA_DIR: tempDir('arena-limits-'), ARENA_ENV: 'staging' })
+  server = await startServe([BINARY, 'serve'], { ARENA_DATA_DIR: tempDir('arena-limits-'), ARENA_ENV: 'staging', ...(await testDatabaseEnv()) })
 }, 180_000)
 afterAll(() => server?.proc.kill('SIGKILL'))
 

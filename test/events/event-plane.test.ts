@@ -112,10 +112,8 @@ test('events written by another process are found while waiting (re-read every s
   const waiting = poll(p!, `?after=${now.cursor}&wait=10`)
   await Bun.sleep(50)
   // Inserted behind the app's back: no poke, as from the CLI or a second server.
-  ctx.db.sqlite.run(
-    "INSERT INTO outbox_events (id, user_id, topic, type, data, created_at) VALUES (?, ?, 'wallet', 'wallet.credited', '{}', ?)",
-    [`evt_${'f'.repeat(32)}`, p!.userId, ctx.clock.now().getTime()],
-  )
+  const { outboxEvents } = ctx.peek.tables
+  await ctx.peek.db.insert(outboxEvents).values({ id: `evt_${'f'.repeat(32)}`, userId: p!.userId, topic: 'wallet', type: 'wallet.credited', data: {}, createdAt: ctx.clock.now() })
   const started = performance.now()
   const { body } = await waiting
   expect(body.events.map((e) => e.type)).toEqual(['wallet.credited'])

@@ -2,7 +2,6 @@
 // day past expiry, throttle rows whose window and block have ended, events
 // past retention. Live sessions, blocks and recent events stay.
 import { afterAll, expect, test } from 'bun:test'
-import { loginThrottle, gameSessions, pinSessions } from '../../src/db/schema'
 import { housekeeping } from '../../src/modules/events/housekeeping'
 import { postJson } from '../helpers/app'
 import { createArenaApp, createGame, openSession, players, playerOf, startedTournament } from '../helpers/arena'
@@ -10,6 +9,7 @@ import { funded, mint } from '../helpers/purchases'
 
 const ctx = await createArenaApp({ ARENA_TRUST_PROXY: 'true' })
 afterAll(() => ctx.close())
+const { loginThrottle, gameSessions, pinSessions } = ctx.peek.tables
 
 test('expired sessions and stale throttle rows go; live ones stay', async () => {
   const { game, gameKey } = await createGame(ctx)
@@ -19,21 +19,21 @@ test('expired sessions and stale throttle rows go; live ones stay', async () => 
   const buyer = await funded(ctx, '1')
   await mint(ctx, buyer)
   for (let i = 0; i < 2; i++) await ctx.handle(postJson('/api/v1/user/login', { identifier: 'ghost', password: 'x' }, { 'x-forwarded-for': '192.0.2.1' }))
-  const counts = () => ({
-    game: ctx.db.db.select().from(gameSessions).all().length,
-    pin: ctx.db.db.select().from(pinSessions).all().length,
-    throttle: ctx.db.db.select().from(loginThrottle).all().length,
+  const counts = async () => ({
+    game: (await ctx.peek.db.select().from(gameSessions)).length,
+    pin: (await ctx.peek.db.select().from(pinSessions)).length,
+    throttle: (await ctx.peek.db.select().from(loginThrottle)).length,
   })
-  const before = counts()
+  const before = await counts()
   expect(before.game).toBeGreaterThan(0)
   expect(before.pin).toBeGreaterThan(0)
   expect(before.throttle).toBeGreaterThan(0)
 
   expect(await housekeeping(ctx.services.storage, ctx.clock, 30)).toEqual({ events: 0, gameSessions: 0, pinSessions: 0, throttleRows: 0 })
-  expect(counts()).toEqual(before)
+  expect(await counts()).toEqual(before)
 
   ctx.clock.advance(2 * 86_400_000)
   const report = await housekeeping(ctx.services.storage, ctx.clock, 30)
   expect(report).toMatchObject({ events: 0, gameSessions: before.game, pinSessions: before.pin, throttleRows: before.throttle })
-  expect(counts()).toEqual({ game: 0, pin: 0, throttle: 0 })
+  expect(await counts()).toEqual({ game: 0, pin: 0, throttle: 0 })
 })

@@ -2,15 +2,14 @@
 // and counts under a flood), visible to operators, tamper-evident.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { securityEvents } from '../../src/db/schema'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
-import { resolveSecrets } from '../../src/secrets'
 import { postJson, req, tempDir } from '../helpers/app'
 import { admin, createArenaApp, players } from '../helpers/arena'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 
 const ctx = await createArenaApp({}, { securityLogOptions: { capacity: 50, batchSize: 1000, flushMs: 60_000 } })
 afterAll(() => ctx.close())
+const { securityEvents } = ctx.peek.tables
 
 const report = (token: string, body: unknown) => ctx.handle(postJson('/api/v1/security/events', body, { authorization: `Bearer ${token}` }))
 
@@ -82,7 +81,7 @@ describe('POST /security/events', () => {
     ctx.clock.advance(ctx.config.refreshReuseGraceS * 1000) // past the retry grace: a replay
     await rotate()
     await ctx.services.securityLog.flush()
-    const rows = ctx.db.db.select().from(securityEvents).where(eq(securityEvents.userId, p!.userId)).all()
+    const rows = await ctx.peek.db.select().from(securityEvents).where(eq(securityEvents.userId, p!.userId))
     expect(rows.map((r) => [r.source, r.kind, r.level])).toContainEqual(['server', 'REFRESH_TOKEN_REUSED', 'COMPROMISED'])
   })
 })
@@ -95,7 +94,7 @@ test('a burst of bad game keys is logged once as INVALID_GAME_KEY_BURST', async 
     expect(res.status).toBe(403)
   }
   await ctx.services.securityLog.flush()
-  const bursts = ctx.db.db.select().from(securityEvents).where(eq(securityEvents.kind, 'INVALID_GAME_KEY_BURST')).all()
+  const bursts = await ctx.peek.db.select().from(securityEvents).where(eq(securityEvents.kind, 'INVALID_GAME_KEY_BURST'))
   expect(bursts.length).toBe(1)
   expect(bursts[0]!.details).toMatchObject({ gameId: game.id, failures: 5 })
 })
@@ -108,26 +107,29 @@ describe('tamper evidence', () => {
       const [p] = await players(local, 1)
       for (let i = 0; i < 5; i++) await local.handle(postJson('/api/v1/security/events', { kind: `EVENT_${i}`, details: { i } }, { authorization: `Bearer ${p!.tokens.accessToken}` }))
       await local.services.securityLog.flush()
-      const key = resolveSecrets(local.config).chainKey
+      const key = local.secrets.chainKey
       expect(await verifySecurityLog(local.services.storage.read.security, key)).toEqual({ ok: true, rows: 5 })
-      const ok = await run([...SOURCE_COMMAND, 'security', 'verify-log'], { ARENA_DATA_DIR: dataDir })
+      // The CLI opens the same database: the data dir on SQLite, the app's URL on PostgreSQL.
+      const cliEnv = { ARENA_DATA_DIR: dataDir, ...local.databaseEnv }
+      const ok = await run([...SOURCE_COMMAND, 'security', 'verify-log'], cliEnv)
       expect(ok.code).toBe(0)
 
-      local.db.sqlite.run(`UPDATE security_events SET details = '{"i":99}' WHERE seq = 3`)
+      // Tampering with the stored rows, behind the app's back.
+      await local.peek.db.update(securityEvents).set({ details: { i: 99 } }).where(eq(securityEvents.seq, 3))
       const edited = await verifySecurityLog(local.services.storage.read.security, key)
       expect(edited).toMatchObject({ ok: false, brokenAt: 3 })
-      const broken = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], { ARENA_DATA_DIR: dataDir })
+      const broken = await run([...SOURCE_COMMAND, 'security', 'verify-log', '--json'], cliEnv)
       expect(broken.code).toBe(1)
       expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, brokenAt: 3 })
 
-      local.db.sqlite.run(`UPDATE security_events SET details = '{"i":2}' WHERE seq = 3`)
+      await local.peek.db.update(securityEvents).set({ details: { i: 2 } }).where(eq(securityEvents.seq, 3))
       expect((await verifySecurityLog(local.services.storage.read.security, key)).ok).toBe(true)
       // Cutting the newest events off the end is caught by the recorded head.
-      local.db.sqlite.run('DELETE FROM security_events WHERE seq = 5')
+      await local.peek.db.delete(securityEvents).where(eq(securityEvents.seq, 5))
       expect(await verifySecurityLog(local.services.storage.read.security, key)).toMatchObject({ ok: false, brokenAt: 5 })
       // A chain rebuilt without the server's secret does not verify.
       expect((await verifySecurityLog(local.services.storage.read.security, 'another key of at least thirty-two characters')).ok).toBe(false)
-      local.db.sqlite.run('DELETE FROM security_events WHERE seq = 2')
+      await local.peek.db.delete(securityEvents).where(eq(securityEvents.seq, 2))
       expect(await verifySecurityLog(local.services.storage.read.security, key)).toMatchObject({ ok: false, brokenAt: 3 })
     } finally {
       await local.close()

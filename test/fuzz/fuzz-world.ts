@@ -1,8 +1,9 @@
 // The world the route fuzz runs in, and the one place a generated RequestSpec
 // becomes a real Request. Built once through the real routes (a template data
-// dir: four logged-in players, two of them with a PIN and a funded wallet, a
-// login victim, two games, a running and a draft tournament), then copied for
-// every route, so each route is fuzzed against a fresh copy of the same world:
+// dir and database: four logged-in players, two of them with a PIN and a
+// funded wallet, a login victim, two games, a running and a draft tournament),
+// then copied for every route (the data dir with its SQLite file, or the data
+// dir and a PostgreSQL database made from the template's), so each route is fuzzed against a fresh copy of the same world:
 // no route's damage (a logout, a rotated key, a locked PIN) leaks into
 // another's, and a seed replays a route on its own.
 //
@@ -16,8 +17,7 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { addressOf } from '../../src/modules/wallet/frost'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
-import { resolveSecrets } from '../../src/secrets'
-import { createTestApp, postJson, req, tempDir, type TestApp } from '../helpers/app'
+import { copyDatabaseEnv, createTestApp, postJson, req, tempDir, type TestApp } from '../helpers/app'
 import { ADMIN_TOKEN, admin } from '../helpers/arena'
 import { PASSWORD } from '../helpers/auth'
 import { PIN } from '../helpers/purchases'
@@ -52,6 +52,8 @@ export interface TemplateValues {
 
 export interface Template {
   dir: string
+  /** The environment naming the template's database besides its data dir (PostgreSQL runs). */
+  databaseEnv: Record<string, string>
   values: TemplateValues
   remove(): void
 }
@@ -145,7 +147,7 @@ export async function buildTemplate(): Promise<Template> {
       eventsCursor: cursor,
       addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
     }
-    return { dir, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
+    return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
     await t.close()
   }
@@ -197,11 +199,12 @@ export class World {
   /** Length of the log text already checked for error lines. */
   private logSeen = 0
 
-  /** A world on a copy of the template's data dir. */
+  /** A world on a copy of the template's data dir and database. */
   static async open(template: Template): Promise<World> {
     const dir = tempDir('arena-fuzz-route-')
     cpSync(template.dir, dir, { recursive: true })
-    return new World(template, dir, await createTestApp({ dataDir: dir, env }))
+    const database = await copyDatabaseEnv(template.databaseEnv)
+    return new World(template, dir, await createTestApp({ dataDir: dir, env: { ...env, ...database } }))
   }
 
   private constructor(template: Template, dir: string, t: TestApp) {
@@ -213,7 +216,7 @@ export class World {
     this.staleGameKey = this.v.staleGameKey
     this.otherGameKey = this.v.otherGameKey
     this.tournaments = [this.v.runningTournamentId]
-    this.jwtSecret = resolveSecrets(this.t.config).signingKeys.at(-1)!.secret
+    this.jwtSecret = this.t.secrets.signingKeys.at(-1)!.secret
   }
 
   async close(): Promise<void> {
@@ -239,7 +242,7 @@ export class World {
     } catch (error) {
       problems.push(`security-event flush failed: ${String(error)}`)
     }
-    const chain = await verifySecurityLog(this.t.services.storage.read.security, resolveSecrets(this.t.config).chainKey)
+    const chain = await verifySecurityLog(this.t.services.storage.read.security, this.t.secrets.chainKey)
     if (!chain.ok) problems.push(`security-event chain broken at ${chain.brokenAt}: ${chain.reason}`)
     const ledger = await checkLedger(this.t.services.storage.read.wallet)
     if (!ledger.ok) problems.push(...ledger.problems.map((p) => `ledger: ${p}`))

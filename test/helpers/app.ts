@@ -21,7 +21,7 @@ import type { PostgresStorage } from '../../src/db/postgres/storage'
 import { openPool } from '../../src/db/postgres/connection'
 import { runMigrations } from '../../src/db/postgres/migrate'
 import { openStorage, type OpenedStorage } from '../../src/db/open'
-import { freshDatabaseUrl, prepareTemplate } from './postgres'
+import { copyDatabaseUrl, databaseNameOf, freshDatabaseUrl, prepareTemplate, startPostgres } from './postgres'
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import type { Lifecycle } from '../../src/modules/health/service'
 import { jobHandlers } from '../../src/jobs/handlers'
@@ -66,6 +66,27 @@ export function prepareTestTemplate(): Promise<void> {
       await pool.sql.end()
     }
   })
+}
+
+/**
+ * Like testDatabaseEnv, but the database is empty, not yet migrated: a fresh
+ * data dir is that already on SQLite; a new database with no tables on
+ * PostgreSQL. For tests of the migrations themselves.
+ */
+export async function emptyDatabaseEnv(): Promise<Record<string, string>> {
+  if (TEST_ENGINE === 'sqlite') return {}
+  return { ARENA_DATABASE_URL: await freshDatabaseUrl({ empty: true }), ARENA_MASTER_KEY: MasterKey.generateHex() }
+}
+
+/**
+ * The environment pointing at a copy of the database `env` points at (an
+ * app's databaseEnv, once that app is closed): nothing on SQLite, where
+ * copying the data dir copies its database; on PostgreSQL a new database made
+ * from it, under the same master key (its sealed secrets are copied too).
+ */
+export async function copyDatabaseEnv(env: Record<string, string>): Promise<Record<string, string>> {
+  if (env.ARENA_DATABASE_URL === undefined) return {}
+  return { ...env, ARENA_DATABASE_URL: await copyDatabaseUrl(env.ARENA_DATABASE_URL) }
 }
 
 /** The database of each data dir a test app ran on, so a "restart" on the same data dir finds it (PostgreSQL keeps it elsewhere). */
@@ -188,6 +209,19 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Takes the app's database away from under it, as a lost disk or server
+ * would: SQLite's write connection closed, or the PostgreSQL database dropped
+ * (its connections cut, new ones refused). The app itself stays up.
+ */
+export async function loseDatabase(app: TestApp): Promise<void> {
+  if (app.storage.engine === 'sqlite') {
+    app.db.sqlite.close()
+    return
+  }
+  await (await startPostgres()).dropDatabase(databaseNameOf(app.config.databaseUrl!))
 }
 
 /** What the request helpers need: an in-process app, or a server on a real port (`remote`). */

@@ -221,14 +221,32 @@ export function prepareTemplate(migrate: (url: string) => Promise<void>): Promis
   return template
 }
 
+/** The database a databaseUrl names. */
+export function databaseNameOf(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.slice(1))
+}
+
+/**
+ * A new, uniquely named copy of the database `url` names, and its URL
+ * (CREATE DATABASE ... TEMPLATE: nobody may be connected to the source).
+ */
+export async function copyDatabaseUrl(url: string): Promise<string> {
+  const cluster = await startPostgres()
+  const name = `arena_test_${++databaseCount}`
+  await cluster.createDatabase(name, { template: databaseNameOf(url) })
+  return cluster.url(name)
+}
+
 /**
  * A new, uniquely named database and its URL: a copy of the migrated
- * template once prepareTemplate was called, an empty database otherwise.
+ * template once prepareTemplate was called, an empty database otherwise
+ * (or always with `empty`: for tests of the migrations themselves).
  */
-export async function freshDatabaseUrl(): Promise<string> {
+export async function freshDatabaseUrl(options: { empty?: boolean } = {}): Promise<string> {
   const cluster = await startPostgres()
-  if (template) await template
+  const copy = template !== undefined && !options.empty
+  if (copy) await template
   const name = `arena_test_${++databaseCount}`
-  await cluster.createDatabase(name, template ? { template: TEMPLATE_DATABASE } : {})
+  await cluster.createDatabase(name, copy ? { template: TEMPLATE_DATABASE } : {})
   return cluster.url(name)
 }

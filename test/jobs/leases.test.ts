@@ -107,7 +107,7 @@ describe.skipIf(!onEngine('postgres'))('two instances on one PostgreSQL database
   // Instance B: an app of its own (pool, clock, worker) on instance A's database.
   let b: TestApp
   beforeAll(async () => {
-    b = await createTestApp({ env: { ARENA_DATABASE_URL: a.config.databaseUrl! } })
+    b = await createTestApp({ env: a.databaseEnv })
   })
   afterAll(() => b.close())
 

@@ -1,6 +1,7 @@
 // Model-based tests of the match arbiter (contract §2, public-api.md "States
 // and transitions"), through the real HTTP routes of a real app over a real
-// SQLite file: match sessions opened, claims submitted in every order and
+// database (SQLite, or PostgreSQL under ARENA_TEST_ENGINE=postgres): match
+// sessions opened, claims submitted in every order and
 // combination, operator resolutions, against a model that holds the decision
 // table written out on its own (not src/modules/matches/arbiter.ts).
 //

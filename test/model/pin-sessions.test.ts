@@ -1,6 +1,7 @@
 // Model-based tests of PIN sessions and the single-shot verify (contract §3,
 // README "Wallets and secure purchases"), through the real HTTP routes of a
-// real app over a real SQLite file; expiry and locks move with the ManualClock.
+// real app over a real database (SQLite, or PostgreSQL under
+// ARENA_TEST_ENGINE=postgres); expiry and locks move with the ManualClock.
 //
 // What must stay true, checked against a small model after every command:
 // - mint answers 201 with a session living ARENA_PIN_SESSION_TTL_S, or 429
@@ -22,8 +23,7 @@
 //   while locked.
 import { afterAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { eq } from 'drizzle-orm'
-import { pinLocks, pinSessions, withdrawals } from '../../src/db/schema'
+import { eq, inArray } from 'drizzle-orm'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, players, type Player } from '../helpers/arena'
@@ -49,6 +49,7 @@ const ctx = await createArenaApp({
   ARENA_REFRESH_TTL_S: String(REFRESH_TTL_S),
 })
 afterAll(() => ctx.close())
+const { pinLocks, pinSessions, withdrawals } = ctx.peek.tables
 
 /** PINs a user may set (none is common) and PINs that are never set. */
 const SETTABLE_PINS = [PIN, '5820', '73519', '604172', '29583'] as const
@@ -297,20 +298,29 @@ interface Stored {
   withdrawalIds: string[]
 }
 
-/** The stored state of what the model knows, with the balance read over HTTP beforehand. */
-function stored(m: PinModel, balance: bigint): Stored {
-  const row = ctx.db.db.select().from(pinLocks).where(eq(pinLocks.userId, user.player.userId)).get()
+/** The user's rows behind the model's state, read once: a burst compares many candidate orders' states with them. */
+interface UserRows {
+  lock: { failures: number; locks: number; lockedUntil: Date | null } | undefined
+  /** consumed_at of each of the user's PIN sessions, by id. */
+  consumedAt: Map<string, Date | null>
+  withdrawals: { id: string; pinSessionId: string }[]
+}
+
+async function userRows(): Promise<UserRows> {
+  const userId = user.player.userId
+  const [lock] = await ctx.peek.db.select().from(pinLocks).where(eq(pinLocks.userId, userId))
+  const sessions = await ctx.peek.db.select({ id: pinSessions.id, consumedAt: pinSessions.consumedAt }).from(pinSessions).where(eq(pinSessions.userId, userId))
+  const rows = await ctx.peek.db.select({ id: withdrawals.id, pinSessionId: withdrawals.pinSessionId }).from(withdrawals).where(eq(withdrawals.userId, userId))
+  return { lock, consumedAt: new Map(sessions.map((s) => [s.id, s.consumedAt])), withdrawals: rows }
+}
+
+/** The stored state of what the model knows, from the user's rows and the balance read over HTTP beforehand. */
+function stored(m: PinModel, balance: bigint, rows: UserRows): Stored {
+  const row = rows.lock
   const consumed: Record<string, boolean> = {}
-  for (const s of m.sessions) {
-    const session = ctx.db.db.select({ consumedAt: pinSessions.consumedAt }).from(pinSessions).where(eq(pinSessions.id, s.id)).get()
-    consumed[s.id] = session?.consumedAt != null
-  }
+  for (const s of m.sessions) consumed[s.id] = rows.consumedAt.get(s.id) != null
   const sessionIds = new Set(m.sessions.map((s) => s.id))
-  const withdrawalIds = ctx.db.db
-    .select({ id: withdrawals.id, pinSessionId: withdrawals.pinSessionId })
-    .from(withdrawals)
-    .where(eq(withdrawals.userId, user.player.userId))
-    .all()
+  const withdrawalIds = rows.withdrawals
     .filter((w) => sessionIds.has(w.pinSessionId))
     .map((w) => w.id)
     .sort()
@@ -335,23 +345,28 @@ function storedDiffers(m: PinModel, real: Stored): string | null {
 }
 
 /** The invariants that hold whatever happened: the lock rule and one withdrawal per consumed session. */
-function checkInvariants(): void {
-  const row = ctx.db.db.select().from(pinLocks).where(eq(pinLocks.userId, user.player.userId)).get()
+async function checkInvariants(): Promise<void> {
+  const [row] = await ctx.peek.db.select().from(pinLocks).where(eq(pinLocks.userId, user.player.userId))
   expect(row?.failures ?? 0).toBeLessThan(MAX_ATTEMPTS)
-  const rows = ctx.db.db.select().from(withdrawals).where(eq(withdrawals.userId, user.player.userId)).all()
+  const rows = await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.userId, user.player.userId))
   const sessions = new Set<string>()
   for (const w of rows) {
     expect(sessions.has(w.pinSessionId)).toBe(false)
     sessions.add(w.pinSessionId)
-    const session = ctx.db.db.select().from(pinSessions).where(eq(pinSessions.id, w.pinSessionId)).get()
-    expect(session?.consumedAt).not.toBeNull()
   }
+  const consumed = new Map(
+    rows.length === 0
+      ? []
+      : (await ctx.peek.db.select({ id: pinSessions.id, consumedAt: pinSessions.consumedAt }).from(pinSessions).where(inArray(pinSessions.id, [...sessions]))).map((s) => [s.id, s.consumedAt]),
+  )
+  for (const w of rows) expect(consumed.get(w.pinSessionId)).not.toBeNull()
 }
 
 async function checkAll(m: PinModel): Promise<void> {
-  const why = storedDiffers(m, stored(m, await walletBalance(user)))
+  const balance = await walletBalance(user)
+  const why = storedDiffers(m, stored(m, balance, await userRows()))
   if (why) throw new Error(why)
-  checkInvariants()
+  await checkInvariants()
 }
 
 /** What the runs went through, printed at the end (coverage of the model's branches). */
@@ -499,7 +514,8 @@ class Burst implements fc.AsyncCommand<PinModel, PinReal> {
     const ops = this.specs.map((spec) => resolve(m, r, spec))
     const observed = await inFlight(r.scheduler!, ops.map((op) => () => send(op)), this.pauses, ops.map(describeOp))
     const balance = await walletBalance(user)
-    const result = linearize(m, ops, observed, step, (end) => storedDiffers(end, stored(end, balance)))
+    const rows = await userRows()
+    const result = linearize(m, ops, observed, step, (end) => storedDiffers(end, stored(end, balance, rows)))
     if (!result.found) {
       const lines = ops.map((op, i) => `  ${describeOp(op)} -> ${observed[i]!.status} ${JSON.stringify(observed[i]!.body)}`)
       throw new Error(`no serial order explains the burst:\n${lines.join('\n')}\n${result.why.join('\n')}`)
@@ -594,7 +610,7 @@ const concurrentCommands = fc.commands(
  */
 async function setup(scheduler?: fc.Scheduler): Promise<{ model: PinModel; real: PinReal }> {
   const tag = `run${++runCounter}`
-  ctx.db.db.delete(pinLocks).where(eq(pinLocks.userId, user.player.userId)).run()
+  await ctx.peek.db.delete(pinLocks).where(eq(pinLocks.userId, user.player.userId))
   await keepSignedIn(user)
   await keepSignedIn(other)
   let balance = await walletBalance(user)
@@ -639,11 +655,11 @@ describe('PIN sessions against a model', () => {
   )
 
   test('over all runs: balance = credits - withdrawals, and the ledger balances', async () => {
-    const rows = ctx.db.db.select().from(withdrawals).where(eq(withdrawals.userId, user.player.userId)).all()
+    const rows = await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.userId, user.player.userId))
     const withdrawn = rows.filter((w) => w.status !== 'failed').reduce((sum, w) => sum + BigInt(w.amount), 0n)
     expect(await walletBalance(user)).toBe(creditedTotal - withdrawn)
     expect((await checkLedger(ctx.services.storage.read.wallet)).ok).toBe(true)
-    checkInvariants()
+    await checkInvariants()
     console.log(`pin-sessions model (seed ${SEED}): ${runCounter} runs (shrinks included); answers seen:\n${[...seen].sort().map(([k, n]) => `  ${k}: ${n}`).join('\n')}`)
   })
 })

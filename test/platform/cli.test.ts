@@ -1,7 +1,7 @@
 // `npm start` runs the server from source; the CLI answers usage errors with
 // exit 2 and a usage line, and never a stack trace.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { tempDir } from '../helpers/app'
+import { tempDir, testDatabaseEnv } from '../helpers/app'
 import { run, SOURCE_COMMAND, startServe, type ServerProcess } from '../helpers/process'
 
 const started: ServerProcess[] = []
@@ -11,7 +11,7 @@ afterAll(() => {
 
 describe('npm start', () => {
   test('serves /healthz and stops gracefully on SIGTERM', async () => {
-    const server = await startServe(['npm', 'start', '--silent'], { ARENA_DATA_DIR: tempDir('arena-cli-') })
+    const server = await startServe(['npm', 'start', '--silent'], { ARENA_DATA_DIR: tempDir('arena-cli-'), ...(await testDatabaseEnv()) })
     started.push(server)
     const res = await fetch(`${server.url}/healthz`)
     expect(res.status).toBe(200)
@@ -56,7 +56,7 @@ describe('command line', () => {
 
 describe('operator commands', () => {
   test('game create prints the game and its key; --json is the admin API shape', async () => {
-    const env = { ARENA_DATA_DIR: tempDir('arena-cli-') }
+    const env = { ARENA_DATA_DIR: tempDir('arena-cli-'), ...(await testDatabaseEnv()) }
     const text = await run([...SOURCE_COMMAND, 'game', 'create', '--name', 'CLI Game'], env)
     expect(text.code).toBe(0)
     expect(text.stdout).toMatch(/^game gam_[0-9a-f]{32} "CLI Game"\nkey {2}agk_/)
@@ -68,7 +68,7 @@ describe('operator commands', () => {
   })
 
   test('usage mistakes exit 2; a refused operation exits 1 with the reason', async () => {
-    const env = { ARENA_DATA_DIR: tempDir('arena-cli-') }
+    const env = { ARENA_DATA_DIR: tempDir('arena-cli-'), ...(await testDatabaseEnv()) }
     for (const args of [['game'], ['game', 'create'], ['game', 'explode'], ['tournament', 'create', '--game', 'g', '--name', 'n', '--players', 'solo'], ['match', 'resolve', 'mat_x']]) {
       const result = await run([...SOURCE_COMMAND, ...args], env)
       expect(result.code).toBe(2)

@@ -85,6 +85,9 @@ test.skipIf(skip)('fresh databases are copies of the migrated template, each its
   expect([...(await second!`SELECT to_regclass('public.players') IS NULL AS absent`)]).toEqual([{ absent: true }])
   const [template] = await cluster.admin<{ template: boolean }[]>`SELECT datistemplate AS template FROM pg_database WHERE datname = ${TEMPLATE_DATABASE}`
   expect(template?.template).toBe(true)
+  // An empty database, for tests of the migrations themselves, carries nothing.
+  const empty = open(await freshDatabaseUrl({ empty: true }))
+  expect([...(await empty`SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname = 'public'`)]).toEqual([{ tables: 0 }])
 
   // Many test files ask for databases at once: concurrent copies of one template must all succeed.
   const concurrent = await Promise.all(Array.from({ length: 6 }, () => freshDatabaseUrl()))

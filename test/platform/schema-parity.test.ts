@@ -67,7 +67,7 @@ function sqliteShape(): Shape {
 }
 
 async function postgresShape(): Promise<Shape> {
-  const pool = openPool(await freshDatabaseUrl(), { max: 1 })
+  const pool = openPool(await freshDatabaseUrl({ empty: true }), { max: 1 })
   const { sql } = pool
   try {
     await migratePostgres(sql)

@@ -1,10 +1,11 @@
 // `arena seed` (and `npm run seed`): one command makes a game, funded players
-// with a PIN and a started tournament, on the data dir's database; the server
-// then serves them (checked here through the real routes of the same data dir).
+// with a PIN and a started tournament, on the configured database (the data
+// dir's, or ARENA_DATABASE_URL's); the server then serves them (checked here
+// through the real routes of an app on the same database).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { createTestApp, postJson, req, tempDir, type TestApp } from '../helpers/app'
+import { createTestApp, postJson, req, tempDir, testDatabaseEnv, type TestApp } from '../helpers/app'
 import { run, SOURCE_COMMAND, type RunResult } from '../helpers/process'
 import { someAddress } from '../helpers/purchases'
 import { isCommonPin } from '../../src/modules/security/pin-rules'
@@ -20,14 +21,18 @@ function noStack(result: RunResult) {
 
 describe('arena seed', () => {
   const dataDir = tempDir('arena-seed-')
+  let database: Record<string, string>
+  let env: Record<string, string>
   let first: RunResult
   let second: RunResult
   let seeded: SeedResult
 
   beforeAll(async () => {
-    // Two runs on one data dir: the second, in text mode, must not collide.
-    first = await seedCli(['--json'], { ARENA_DATA_DIR: dataDir })
-    second = await seedCli([], { ARENA_DATA_DIR: dataDir })
+    database = await testDatabaseEnv()
+    env = { ARENA_DATA_DIR: dataDir, ...database }
+    // Two runs on one database: the second, in text mode, must not collide.
+    first = await seedCli(['--json'], env)
+    second = await seedCli([], env)
     seeded = JSON.parse(first.stdout) as SeedResult
   }, 30_000)
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -78,7 +83,7 @@ describe('arena seed', () => {
     let ctx: TestApp
     let bearer: Record<string, string>
     beforeAll(async () => {
-      ctx = await createTestApp({ dataDir })
+      ctx = await createTestApp({ dataDir, env: database })
       const res = await ctx.handle(postJson('/api/v1/user/login', { identifier: seeded.players[0]!.username, password: seeded.password }))
       expect(res.status).toBe(200)
       bearer = { authorization: `Bearer ${((await res.json()) as { accessToken: string }).accessToken}` }
@@ -121,7 +126,7 @@ describe('arena seed', () => {
 
   test('a prefix already in use fails before writing anything: exit 1, the reason and its code, no stack trace', async () => {
     const prefix = seeded.players[0]!.username.replace(/_1$/, '')
-    const result = await seedCli(['--prefix', prefix], { ARENA_DATA_DIR: dataDir })
+    const result = await seedCli(['--prefix', prefix], env)
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('username_taken')
     expect(result.stderr).toContain(`"${prefix}"`)
@@ -195,7 +200,7 @@ describe('arena seed refuses', () => {
       expect(error.created.users).toHaveLength(2)
       expect(error.created.tournamentId).toBeUndefined()
     } finally {
-      ctx.close()
+      await ctx.close()
     }
   })
 })

@@ -5,7 +5,7 @@
 // verify for one PIN session.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createClient, type ArenaClient, type FetchLike, type MyMatch, type PlaneEvent, type Subscription } from '@arena/sdk'
-import { tempDir } from '../helpers/app'
+import { tempDir, testDatabaseEnv } from '../helpers/app'
 import { run, SOURCE_COMMAND, startServe, type ServerProcess } from '../helpers/process'
 import { someAddress } from '../helpers/purchases'
 
@@ -39,11 +39,13 @@ let seeded: Seeded
 const seats: Seat[] = []
 
 beforeAll(async () => {
-  const seed = await run([...SOURCE_COMMAND, 'seed', '--json', '--players', '4'], { ARENA_DATA_DIR: dataDir })
+  // The seed and the server share one database: the data dir's, or one PostgreSQL database.
+  const env = { ARENA_DATA_DIR: dataDir, ...(await testDatabaseEnv()) }
+  const seed = await run([...SOURCE_COMMAND, 'seed', '--json', '--players', '4'], env)
   expect(seed.stderr).toBe('')
   expect(seed.code).toBe(0)
   seeded = JSON.parse(seed.stdout.trim().split('\n').at(-1)!) as Seeded
-  server = await startServe([...SOURCE_COMMAND, 'serve'], { ARENA_DATA_DIR: dataDir })
+  server = await startServe([...SOURCE_COMMAND, 'serve'], env)
 }, 60_000)
 
 afterAll(async () => {

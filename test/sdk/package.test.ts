@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { tempDir } from '../helpers/app'
+import { tempDir, testDatabaseEnv } from '../helpers/app'
 import { BINARY, buildBinary, ROOT, run, startServe, type RunResult, type ServerProcess } from '../helpers/process'
 
 interface Seeded {
@@ -110,12 +110,14 @@ const TSCONFIG = {
 
 const project = tempDir('arena-sdk-studio-')
 const dataDir = tempDir('arena-sdk-package-data-')
+/** The seeds and the server share one database: the data dir's, or one PostgreSQL database. */
+let env: Record<string, string> = { ARENA_DATA_DIR: dataDir }
 let server: ServerProcess | undefined
 const seeds: Seeded[] = []
 
 /** A game, two players with the same password and PIN, funded, and their started tournament. */
 async function seed(): Promise<Seeded> {
-  const seeded = await run([BINARY, 'seed', '--json', '--players', '2'], { ARENA_DATA_DIR: dataDir })
+  const seeded = await run([BINARY, 'seed', '--json', '--players', '2'], env)
   expect(seeded.stderr).toBe('')
   expect(seeded.code).toBe(0)
   return JSON.parse(seeded.stdout.trim().split('\n').at(-1)!) as Seeded
@@ -136,8 +138,9 @@ beforeAll(async () => {
   expect(existsSync(TARBALL)).toBe(true)
 
   // Two seeds on one server: one game, two players and a tournament per runtime.
+  env = { ...env, ...(await testDatabaseEnv()) }
   seeds.push(await seed(), await seed())
-  server = await startServe([BINARY, 'serve'], { ARENA_DATA_DIR: dataDir })
+  server = await startServe([BINARY, 'serve'], env)
 
   // The studio's project: nothing but the tarball, installed with no registry to reach and an empty cache.
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'studio-app', version: '1.0.0', private: true, type: 'module' }, null, 2))

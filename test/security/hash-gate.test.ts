@@ -6,7 +6,6 @@
 // refused exactly like a known one.
 import { afterAll, describe, expect, test, beforeAll } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { authSessions, loginThrottle, pinLocks, pinSessions, securityEvents, userPins, users, withdrawals } from '../../src/db/schema'
 import type { HashTicket } from '../../src/modules/auth/hash-gate'
 import { createTestApp, postJson, type TestApp } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
@@ -14,7 +13,7 @@ import { PASSWORD, registerUser } from '../helpers/auth'
 import { balance, funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
 
 const apps: TestApp[] = []
-afterAll(() => apps.forEach((a) => a.close()))
+afterAll(() => Promise.all(apps.map((a) => a.close())))
 
 /** K = 1 hash at a time, Q = 2 waiting. */
 async function smallGateApp() {
@@ -43,12 +42,14 @@ async function expectRefused(res: Response) {
   return body
 }
 
-function throttleRow(ctx: TestApp, key: string) {
-  return ctx.db.db.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get()
+async function throttleRow(ctx: TestApp, key: string) {
+  const { loginThrottle } = ctx.peek.tables
+  return (await ctx.peek.db.select().from(loginThrottle).where(eq(loginThrottle.key, key)))[0]
 }
 
-function sessionsOf(ctx: TestApp, userId: string) {
-  return ctx.db.db.select().from(authSessions).where(eq(authSessions.userId, userId)).all().length
+async function sessionsOf(ctx: TestApp, userId: string) {
+  const { authSessions } = ctx.peek.tables
+  return (await ctx.peek.db.select().from(authSessions).where(eq(authSessions.userId, userId))).length
 }
 
 function count(statuses: number[], status: number) {
@@ -66,13 +67,14 @@ describe('login under a burst (K=1, Q=2)', () => {
     expect(count(statuses, 503)).toBeGreaterThanOrEqual(1)
     expect(count(statuses, 200) + count(statuses, 503)).toBe(20)
     for (const res of results) if (res.status === 503) await expectRefused(res)
-    expect(sessionsOf(ctx, user.id)).toBe(count(statuses, 200))
+    expect(await sessionsOf(ctx, user.id)).toBe(count(statuses, 200))
     expect(ctx.services.pins.hashGate.stats()).toMatchObject({ running: 0, waiting: 0, refused: count(statuses, 503) })
 
     // The 503s were not attempts: the right password still logs in, and nothing was throttled.
     expect((await loginReq(ctx, user.username, PASSWORD)).status).toBe(200)
     await ctx.services.securityLog.flush()
-    expect(ctx.db.db.select().from(securityEvents).where(eq(securityEvents.kind, 'LOGIN_THROTTLED')).all()).toEqual([])
+    const { securityEvents } = ctx.peek.tables
+    expect(await ctx.peek.db.select().from(securityEvents).where(eq(securityEvents.kind, 'LOGIN_THROTTLED'))).toEqual([])
   })
 
   test('20 simultaneous wrong passwords: only the judged ones (401) count; the 503s do not, so the account is not blocked', async () => {
@@ -86,9 +88,9 @@ describe('login under a burst (K=1, Q=2)', () => {
     expect(judged).toBeLessThan(5)
     expect(count(statuses, 503)).toBe(20 - judged)
     for (const res of results) if (res.status === 503) await expectRefused(res)
-    expect(throttleRow(ctx, `account:${user.id}`)?.failures).toBe(judged)
-    expect(throttleRow(ctx, 'address:unknown')?.failures).toBe(judged)
-    expect(sessionsOf(ctx, user.id)).toBe(0)
+    expect((await throttleRow(ctx, `account:${user.id}`))?.failures).toBe(judged)
+    expect((await throttleRow(ctx, 'address:unknown'))?.failures).toBe(judged)
+    expect(await sessionsOf(ctx, user.id)).toBe(0)
 
     expect((await loginReq(ctx, user.username, PASSWORD)).status).toBe(200)
   })
@@ -104,11 +106,12 @@ describe('a full gate refuses before anything is judged or written', () => {
     const unknown = await expectRefused(await loginReq(ctx, 'nobody_by_this_name', 'wrong password'))
     expect(unknown).toEqual(known)
     expect(wrong).toEqual(known)
-    expect(ctx.db.db.select().from(loginThrottle).all()).toEqual([])
-    expect(sessionsOf(ctx, user.id)).toBe(0)
+    const { loginThrottle } = ctx.peek.tables
+    expect(await ctx.peek.db.select().from(loginThrottle)).toEqual([])
+    expect(await sessionsOf(ctx, user.id)).toBe(0)
     release()
     expect((await loginReq(ctx, user.username, PASSWORD)).status).toBe(200)
-    expect(sessionsOf(ctx, user.id)).toBe(1)
+    expect(await sessionsOf(ctx, user.id)).toBe(1)
   })
 
   test('register: 503 and no user; the same registration succeeds once the gate has room', async () => {
@@ -116,7 +119,8 @@ describe('a full gate refuses before anything is judged or written', () => {
     const body = { email: 'gated@example.com', username: 'gated_player', password: PASSWORD, country: 'DE', accept_terms: true }
     const release = fillGate(ctx)
     await expectRefused(await ctx.handle(postJson('/api/v1/user/register', body)))
-    expect(ctx.db.db.select().from(users).where(eq(users.usernameKey, 'gated_player')).get()).toBeUndefined()
+    const { users } = ctx.peek.tables
+    expect((await ctx.peek.db.select().from(users).where(eq(users.usernameKey, 'gated_player')))[0]).toBeUndefined()
     release()
     expect((await ctx.handle(postJson('/api/v1/user/register', body))).status).toBe(201)
   })
@@ -141,9 +145,10 @@ describe('PIN (K=1, Q=0)', () => {
     await expectRefused(await verify(ctx, p, s, body))
     // A wrong PIN is refused the same way, and is not a failure either.
     await expectRefused(await verify(ctx, p, s, { ...body, pin: '913572' }))
-    expect(ctx.db.db.select().from(pinSessions).where(eq(pinSessions.id, s.sessionId)).get()!.consumedAt).toBeNull()
-    expect(ctx.db.db.select().from(pinLocks).where(eq(pinLocks.userId, p.userId)).get()).toBeUndefined()
-    expect(ctx.db.db.select().from(withdrawals).where(eq(withdrawals.userId, p.userId)).all()).toEqual([])
+    const { pinSessions, pinLocks, withdrawals } = ctx.peek.tables
+    expect((await ctx.peek.db.select().from(pinSessions).where(eq(pinSessions.id, s.sessionId)))[0]!.consumedAt).toBeNull()
+    expect((await ctx.peek.db.select().from(pinLocks).where(eq(pinLocks.userId, p.userId)))[0]).toBeUndefined()
+    expect(await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.userId, p.userId))).toEqual([])
     release()
     expect(await balance(ctx, p)).toBe('100')
 
@@ -156,14 +161,15 @@ describe('PIN (K=1, Q=0)', () => {
 
   test('a refused PUT /security/pin writes nothing and counts no password attempt', async () => {
     const p = await funded(ctx, '0')
-    const before = ctx.db.db.select().from(userPins).where(eq(userPins.userId, p.userId)).get()!
+    const { userPins, loginThrottle } = ctx.peek.tables
+    const before = (await ctx.peek.db.select().from(userPins).where(eq(userPins.userId, p.userId)))[0]!
     const release = fillGate(ctx)
     await expectRefused(await putPin(p.tokens.accessToken, { pin: '5820', password: PASSWORD }))
     await expectRefused(await putPin(p.tokens.accessToken, { pin: '5820', password: 'wrong password' }))
     release()
-    expect(ctx.db.db.select().from(userPins).where(eq(userPins.userId, p.userId)).get()).toEqual(before)
-    expect(ctx.db.db.select().from(loginThrottle).where(eq(loginThrottle.key, `account:${p.userId}`)).get()).toBeUndefined()
+    expect((await ctx.peek.db.select().from(userPins).where(eq(userPins.userId, p.userId)))[0]).toEqual(before)
+    expect((await ctx.peek.db.select().from(loginThrottle).where(eq(loginThrottle.key, `account:${p.userId}`)))[0]).toBeUndefined()
     expect((await putPin(p.tokens.accessToken, { pin: '5820', password: PASSWORD })).status).toBe(200)
-    expect(ctx.db.db.select().from(userPins).where(eq(userPins.userId, p.userId)).get()!.pinHash).not.toBe(before.pinHash)
+    expect((await ctx.peek.db.select().from(userPins).where(eq(userPins.userId, p.userId)))[0]!.pinHash).not.toBe(before.pinHash)
   })
 })

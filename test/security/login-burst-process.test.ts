@@ -7,10 +7,8 @@
 //   - 50 accounts: the gate does the work: K hashes at a time, 8K waiting,
 //     the rest refused at once with 503.
 import { afterAll, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { readFileSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { tempDir } from '../helpers/app'
+import { createTestApp, tempDir, testDatabaseEnv } from '../helpers/app'
 import { SOURCE_COMMAND, startServe, type ServerProcess } from '../helpers/process'
 
 const PASSWORD = 'burst password 123'
@@ -76,7 +74,8 @@ function expectOnlyAllowedAnswers(outcomes: Outcome[]) {
 test(`${BURST} simultaneous logins against a real server: 200 or 503/429 with Retry-After, peak RSS under 1 GiB`, async () => {
   const dataDir = tempDir('arena-burst-')
   dirs.push(dataDir)
-  const server = await startServe([...SOURCE_COMMAND, 'serve'], { ARENA_DATA_DIR: dataDir })
+  const database = await testDatabaseEnv()
+  const server = await startServe([...SOURCE_COMMAND, 'serve'], { ARENA_DATA_DIR: dataDir, ...database })
   started.push(server)
   // `bun src/index.ts serve` is the direct child: its pid is the server's.
   const pid = server.proc.pid
@@ -119,11 +118,12 @@ test(`${BURST} simultaneous logins against a real server: 200 or 503/429 with Re
   expect(many.ms).toBeLessThan(10_000)
 
   expect((await server.signal('SIGTERM')).code).toBe(0)
-  const db = new Database(join(dataDir, 'arena.sqlite'), { readonly: true })
+  // What the server left behind, read by an app opened on the same database.
+  const after = await createTestApp({ dataDir, env: database })
   try {
-    const { n } = db.query('SELECT count(*) AS n FROM auth_sessions').get() as { n: number }
-    expect(n).toBe((one.tally[200] ?? 0) + (many.tally[200] ?? 0))
+    const sessions = await after.peek.db.select().from(after.peek.tables.authSessions)
+    expect(sessions.length).toBe((one.tally[200] ?? 0) + (many.tally[200] ?? 0))
   } finally {
-    db.close()
+    await after.close()
   }
 }, 30_000)

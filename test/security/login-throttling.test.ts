@@ -4,7 +4,7 @@
 // reset it, counted before the password is checked so parallel guesses
 // cannot slip through, and never permanently.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { createTestApp, postJson, tempDir, type TestApp } from '../helpers/app'
+import { createTestApp, onEngine, postJson, tempDir, type TestApp } from '../helpers/app'
 import { PASSWORD, registerUser } from '../helpers/auth'
 
 const env = { ARENA_TRUST_PROXY: 'true' }
@@ -136,20 +136,23 @@ describe('a failing disk', () => {
   test('a right password whose session cannot be stored (503) leaves no attempt counted: six such 503s, then 200', async () => {
     const ctx = await app()
     const user = await registerUser(ctx)
-    // The disk refuses the session's COMMIT (as SQLITE_FULL would): any
-    // unit of work that inserted an auth session fails, and rolls back.
+    // The disk refuses the session's COMMIT (as SQLITE_FULL or PostgreSQL's
+    // disk_full would): any unit of work that inserted an auth session for
+    // the user fails, and rolls back. Counted through the unit of work's own
+    // stores, which see its uncommitted rows on either engine.
+    const diskFullCode = onEngine('sqlite') ? 'SQLITE_FULL' : '53100'
     const { storage } = ctx.services
     const original = storage.write.bind(storage)
     let diskFull = true
     let refusedCommits = 0
     storage.write = ((work: Parameters<typeof original>[0]) =>
       original(async (tx) => {
-        const before = ctx.db.sqlite.query('SELECT count(*) AS n FROM auth_sessions').get() as { n: number }
+        const before = (await tx.auth.liveSessions(user.id, ctx.clock.now())).length
         const result = await work(tx)
-        const after = ctx.db.sqlite.query('SELECT count(*) AS n FROM auth_sessions').get() as { n: number }
-        if (diskFull && after.n > before.n) {
+        const after = (await tx.auth.liveSessions(user.id, ctx.clock.now())).length
+        if (diskFull && after > before) {
           refusedCommits++
-          throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+          throw Object.assign(new Error('database or disk is full'), { code: diskFullCode })
         }
         return result
       })) as typeof storage.write

@@ -3,7 +3,6 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
 import { eq } from 'drizzle-orm'
-import { userPins } from '../../src/db/schema'
 import { withdrawalMessage } from '../../src/modules/wallet/frost'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { parseAmount } from '../../src/shared/money'
@@ -14,6 +13,7 @@ import { balance, funded, mint, mintRaw, PIN, someAddress, verify } from '../hel
 
 const ctx = await createArenaApp({ ARENA_PIN_SESSION_TTL_S: '30' })
 afterAll(() => ctx.close())
+const { userPins } = ctx.peek.tables
 
 const putPin = (token: string, body: unknown) =>
   ctx.handle(new Request('http://localhost/api/v1/security/pin', { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))
@@ -25,7 +25,7 @@ describe('PUT /security/pin', () => {
   test('sets a PIN, stored only as an argon2id hash', async () => {
     const [p] = await players(ctx, 1)
     expect((await putPin(p!.tokens.accessToken, { pin: '5820', password: PASSWORD })).status).toBe(200)
-    const row = ctx.db.db.select().from(userPins).where(eq(userPins.userId, p!.userId)).get()!
+    const row = (await ctx.peek.db.select().from(userPins).where(eq(userPins.userId, p!.userId)))[0]!
     expect(row.pinHash).toStartWith('$argon2id$')
   })
 

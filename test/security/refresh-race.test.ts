@@ -5,7 +5,6 @@
 import type { TestApp } from '../helpers/app'
 import { afterAll, describe, expect, test, beforeAll } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { authSessions, refreshTokens } from '../../src/db/schema'
 import { createTestApp } from '../helpers/app'
 import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 
@@ -28,7 +27,8 @@ describe('with the retry grace (default)', () => {
     for (const pair of pairs) expect((await me(ctx, pair.accessToken)).status).toBe(200)
     // Each new refresh token rotates once more, without any of them revoking the session.
     for (const pair of pairs) expect((await rotate(ctx, pair)).status).toBe(200)
-    expect(ctx.db.db.select().from(authSessions).where(eq(authSessions.id, sidOf(tokens))).get()!.revokedAt).toBeNull()
+    const { authSessions } = ctx.peek.tables
+    expect((await ctx.peek.db.select().from(authSessions).where(eq(authSessions.id, sidOf(tokens))))[0]!.revokedAt).toBeNull()
   })
 })
 
@@ -47,6 +47,7 @@ describe('with the grace off', () => {
     expect(statuses.filter((s) => s === 200).length).toBe(1)
     expect(statuses.filter((s) => s === 401).length).toBe(11)
     // One token spent, one issued by the single winner: no second branch of the chain.
-    expect(ctx.db.db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, sidOf(tokens))).all().length).toBe(2)
+    const { refreshTokens } = ctx.peek.tables
+    expect((await ctx.peek.db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, sidOf(tokens)))).length).toBe(2)
   })
 })

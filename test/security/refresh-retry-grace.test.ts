@@ -6,7 +6,6 @@
 // first rotation and is never extended by retries.
 import { afterAll, describe, expect, test, beforeAll } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { authSessions } from '../../src/db/schema'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 
@@ -27,7 +26,10 @@ async function expectReplay(app: TestApp, tokens: Tokens) {
 }
 
 const sidOf = (tokens: Tokens) => JSON.parse(Buffer.from(tokens.accessToken.split('.')[1]!, 'base64url').toString()).sid as string
-const revokedReason = (app: TestApp, tokens: Tokens) => app.db.db.select().from(authSessions).where(eq(authSessions.id, sidOf(tokens))).get()!.revokedReason
+const revokedReason = async (app: TestApp, tokens: Tokens) => {
+  const { authSessions } = app.peek.tables
+  return (await app.peek.db.select().from(authSessions).where(eq(authSessions.id, sidOf(tokens))))[0]!.revokedReason
+}
 
 describe('inside the grace: a retry', () => {
   test('the last millisecond of the grace still answers a new pair, and both pairs work', async () => {
@@ -40,7 +42,7 @@ describe('inside the grace: a retry', () => {
     // Each pair's refresh token is good for its own rotation.
     await rotated(ctx, first)
     await rotated(ctx, retry)
-    expect(revokedReason(ctx, tokens)).toBeNull()
+    expect(await revokedReason(ctx, tokens)).toBeNull()
   })
 
   test('a retry must carry a bearer of the same session', async () => {
@@ -70,7 +72,7 @@ describe('from the end of the grace on: a replay', () => {
     await expectReplay(ctx, tokens)
     expect((await me(ctx, first.accessToken)).status).toBe(401)
     expect((await rotate(ctx, first)).status).toBe(401)
-    expect(revokedReason(ctx, tokens)).toBe('refresh_token_reused')
+    expect(await revokedReason(ctx, tokens)).toBe('refresh_token_reused')
   })
 
   test('a clock that stepped back is no grace: a token spent "in the future" is a replay', async () => {
@@ -102,6 +104,6 @@ describe('grace 0', () => {
     const tokens = await login(strict, (await registerUser(strict)).username)
     await rotated(strict, tokens)
     await expectReplay(strict, tokens)
-    expect(revokedReason(strict, tokens)).toBe('refresh_token_reused')
+    expect(await revokedReason(strict, tokens)).toBe('refresh_token_reused')
   })
 })

@@ -4,12 +4,12 @@
 // including the tokens the legitimate rotation just issued.
 import { afterAll, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { authSessions, outboxEvents } from '../../src/db/schema'
 import { createTestApp } from '../helpers/app'
 import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 
 const ctx = await createTestApp()
 afterAll(() => ctx.close())
+const { authSessions, outboxEvents } = ctx.peek.tables
 const pastGrace = () => ctx.clock.advance(ctx.config.refreshReuseGraceS * 1000)
 
 test('replaying a spent refresh token revokes the session: its newest access and refresh tokens are 401', async () => {
@@ -28,9 +28,9 @@ test('replaying a spent refresh token revokes the session: its newest access and
   expect((await me(ctx, stolen.accessToken)).status).toBe(401)
 
   const sid = JSON.parse(Buffer.from(stolen.accessToken.split('.')[1]!, 'base64url').toString()).sid as string
-  const session = ctx.db.db.select().from(authSessions).where(eq(authSessions.id, sid)).get()!
+  const session = (await ctx.peek.db.select().from(authSessions).where(eq(authSessions.id, sid)))[0]!
   expect(session.revokedReason).toBe('refresh_token_reused')
-  const events = ctx.db.db.select().from(outboxEvents).where(eq(outboxEvents.userId, user.id)).all()
+  const events = await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.userId, user.id))
   expect(events.map((e) => e.type)).toContain('session.reuse_revoked')
 })
 

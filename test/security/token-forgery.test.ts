@@ -4,7 +4,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { SignJWT } from 'jose'
 import { createTestApp, req } from '../helpers/app'
-import { resolveSecrets } from '../../src/secrets'
 import { login, me, registerUser } from '../helpers/auth'
 
 const ctx = await createTestApp()
@@ -15,7 +14,7 @@ const tokens = await login(ctx, user.username)
 const [headerPart, payloadPart, signaturePart] = tokens.accessToken.split('.') as [string, string, string]
 const claims = JSON.parse(Buffer.from(payloadPart, 'base64url').toString()) as Record<string, unknown>
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
-const secret = new TextEncoder().encode(resolveSecrets(ctx.config).signingKeys.at(-1)!.secret)
+const secret = new TextEncoder().encode(ctx.secrets.signingKeys.at(-1)!.secret)
 const kid = (JSON.parse(Buffer.from(headerPart, 'base64url').toString()) as { kid: string }).kid
 
 async function signed(overrides: Record<string, unknown>, header: Record<string, unknown> = {}, key = secret) {

@@ -4,14 +4,14 @@
 // the co-signer returns. The co-signer refuses unauthenticated or malformed
 // requests. The recovery share can be exported once, leaving this machine.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
 import { eq } from 'drizzle-orm'
-import { wallets, withdrawals } from '../../src/db/schema'
 import { COSIGNER_PATHS, signRequest } from '../../src/modules/wallet/cosigner-protocol'
-import { withdrawalMessage } from '../../src/modules/wallet/frost'
+import { PARTICIPANTS, withdrawalMessage } from '../../src/modules/wallet/frost'
+import { custodySharesFor } from '../../src/services'
 import { tempDir } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 import { run, SOURCE_COMMAND, startServe, type ServerProcess } from '../helpers/process'
@@ -34,8 +34,16 @@ let cosigner = await startCosigner()
 const ctx = await createArenaApp({ ARENA_CUSTODY: 'cosigner', ARENA_COSIGNER_URL: `http://127.0.0.1:${PORT}`, ARENA_COSIGNER_SECRET: SECRET })
 afterAll(() => {
   processes.forEach((p) => p.proc.kill('SIGKILL'))
-  ctx.close()
+  return ctx.close()
 })
+const { wallets, withdrawals } = ctx.peek.tables
+/** The server's key shares where its engine keeps them: files in the data dir (SQLite), sealed rows in the database (PostgreSQL). */
+const serverShares = custodySharesFor(ctx.config, ctx.storage)
+/** Which shares of a key the server holds. */
+const heldShares = async (keyRef: string) => {
+  const held = await Promise.all(PARTICIPANTS.map(async (participant) => ((await serverShares.text(keyRef, participant)) === null ? null : participant)))
+  return held.filter((participant) => participant !== null).sort()
+}
 
 type Verified = { valid: boolean; withdrawal: { id: string; status: string; signature?: string; amount: string } }
 
@@ -43,14 +51,14 @@ describe('cosigner custody', () => {
   test('the wallet key is made by a DKG across both processes; each side keeps only its own shares', async () => {
     const p = await funded(ctx, '100')
     const { address } = (await (await ctx.handle(new Request('http://localhost/api/v1/wallet', { headers: { authorization: `Bearer ${p.tokens.accessToken}` } }))).json()) as { address: string }
-    const keyRef = ctx.db.db.select().from(wallets).where(eq(wallets.userId, p.userId)).get()!.keyRef
-    expect(readdirSync(join(ctx.config.dataDir, 'custody', keyRef)).sort()).toEqual(['recovery.json', 'server.json'])
+    const keyRef = (await ctx.peek.db.select().from(wallets).where(eq(wallets.userId, p.userId)))[0]!.keyRef
+    expect(await heldShares(keyRef)).toEqual(['recovery', 'server'])
     expect(readdirSync(join(cosignerDir, 'cosigner-keys', keyRef))).toEqual(['share.json'])
 
     const res = await verify(ctx, p, await mint(ctx, p), { pin: PIN, amount: '10', destinationAddress: someAddress(), idempotencyKey: 'cos-1' })
     const body = (await res.json()) as Verified
     expect(body.withdrawal.status).toBe('signed')
-    const row = ctx.db.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)).get()!
+    const row = (await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)))[0]!
     const message = withdrawalMessage({ id: row.id, asset: row.asset, amount: row.amount, destinationAddress: row.destinationAddress })
     expect(ed25519.verify(base58.decode(body.withdrawal.signature!), message, base58.decode(address))).toBe(true)
   }, 30_000)
@@ -66,18 +74,18 @@ describe('cosigner custody', () => {
     expect(body.withdrawal.signature).toBeUndefined()
     expect(await balance(ctx, p)).toBe('75')
     expect(await ctx.services.withdrawals.resumePending()).toBe(0)
-    expect(ctx.db.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)).get()!.status).toBe('pending_signature')
+    expect((await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)))[0]!.status).toBe('pending_signature')
 
     cosigner = await startCosigner()
     expect(await ctx.services.withdrawals.resumePending()).toBe(1)
-    const row = ctx.db.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)).get()!
+    const row = (await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)))[0]!
     expect(row.status).toBe('signed')
     expect(await balance(ctx, p)).toBe('75')
   }, 30_000)
 
   test('the co-signer refuses requests without the pair\'s MAC, and requests that are not well-formed withdrawals', async () => {
     const url = `http://127.0.0.1:${PORT}${COSIGNER_PATHS.commit}`
-    const keyRef = ctx.db.db.select().from(wallets).get()!.keyRef
+    const keyRef = (await ctx.peek.db.select().from(wallets))[0]!.keyRef
     const good = { keyRef, withdrawal: { id: `wdr_${'0'.repeat(32)}`, asset: 'USDC', amount: '1000000', destinationAddress: someAddress() } }
     const unsigned = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(good) })
     expect(unsigned.status).toBe(401)
@@ -108,16 +116,15 @@ describe('cosigner custody', () => {
   test('the recovery share is exported once and then gone from this machine', async () => {
     const p = await funded(ctx, '1')
     await ctx.handle(new Request('http://localhost/api/v1/wallet', { headers: { authorization: `Bearer ${p.tokens.accessToken}` } }))
-    const keyRef = ctx.db.db.select().from(wallets).where(eq(wallets.userId, p.userId)).get()!.keyRef
-    const env = { ARENA_DATA_DIR: ctx.config.dataDir }
-    const path = join(ctx.config.dataDir, 'custody', keyRef, 'recovery.json')
+    const keyRef = (await ctx.peek.db.select().from(wallets).where(eq(wallets.userId, p.userId)))[0]!.keyRef
+    const env = { ARENA_DATA_DIR: ctx.config.dataDir, ...ctx.databaseEnv }
     const printed = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username], env)
     expect(printed.code).toBe(0)
     expect(JSON.parse(printed.stdout)).toMatchObject({ name: 'recovery' })
-    expect(existsSync(path)).toBe(true) // printing alone deletes nothing
+    expect(await heldShares(keyRef)).toEqual(['recovery', 'server']) // printing alone deletes nothing
     const exported = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username, '--remove'], env)
     expect(JSON.parse(exported.stdout)).toEqual(JSON.parse(printed.stdout))
-    expect(existsSync(path)).toBe(false)
+    expect(await heldShares(keyRef)).toEqual(['server'])
     const again = await run([...SOURCE_COMMAND, 'custody', 'export-recovery-share', p.username], env)
     expect(again.code).toBe(1)
   }, 30_000)

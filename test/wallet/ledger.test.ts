@@ -3,15 +3,14 @@
 // credits are idempotent by reference; `arena ledger check` catches any breach.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { databasePath, openDatabase } from '../../src/db/sqlite/connection'
-import { ledgerAccounts, outboxEvents, withdrawals } from '../../src/db/schema'
 import { checkLedger, postMovement, systemAccountId, userAccountId } from '../../src/modules/wallet/ledger'
-import { createTestApp, postJson, tempDir } from '../helpers/app'
+import { createTestApp, postJson, tempDir, testDatabaseEnv } from '../helpers/app'
 import { admin, createArenaApp, players } from '../helpers/arena'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
+const { outboxEvents } = ctx.peek.tables
 
 const credit = (userId: string, amount: unknown, reference: string) =>
   ctx.handle(postJson(`/api/v1/admin/wallets/${userId}/credit`, { amount, reference }, admin))
@@ -25,7 +24,7 @@ describe('operator credit', () => {
     const again = await credit(p!.userId, '100.00', 'deposit-1')
     expect(await again.json()).toEqual({ balance: '100' })
     expect(await (await credit(p!.userId, '0.5', 'deposit-2')).json()).toEqual({ balance: '100.5' })
-    const events = ctx.db.db.select().from(outboxEvents).where(eq(outboxEvents.userId, p!.userId)).all().filter((e) => e.topic === 'wallet')
+    const events = (await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.userId, p!.userId)).orderBy(outboxEvents.seq)).filter((e) => e.topic === 'wallet')
     expect(events.map((e) => e.data)).toEqual([
       { asset: 'USDC', amount: '100', reference: 'deposit-1', balance: '100' },
       { asset: 'USDC', amount: '0.5', reference: 'deposit-2', balance: '100.5' },
@@ -106,7 +105,8 @@ describe('ledger invariants', () => {
     try {
       const [p] = await players(local, 1)
       const now = local.clock.now()
-      local.db.db.insert(withdrawals).values({ id: 'wdr_orphan', userId: p!.userId, asset: 'USDC', amount: '1', destinationAddress: 'x', idempotencyKey: 'k', status: 'signed', pinSessionId: 'pns_x', createdAt: now, updatedAt: now }).run()
+      const { withdrawals } = local.peek.tables
+      await local.peek.db.insert(withdrawals).values({ id: 'wdr_orphan', userId: p!.userId, asset: 'USDC', amount: '1', destinationAddress: 'x', idempotencyKey: 'k', status: 'signed', pinSessionId: 'pns_x', createdAt: now, updatedAt: now })
       expect((await checkLedger(local.services.storage.read.wallet)).problems).toContain('withdrawal wdr_orphan has 0 debits')
       await local.services.storage.write((tx) =>
         postMovement(
@@ -135,7 +135,8 @@ describe('ledger invariants', () => {
       const [p] = await players(local, 1)
       await local.handle(postJson(`/api/v1/admin/wallets/${p!.userId}/credit`, { amount: '5', reference: 'r' }, admin))
       expect((await checkLedger(local.services.storage.read.wallet)).ok).toBe(true)
-      local.db.db.update(ledgerAccounts).set({ balance: '6000000' }).where(eq(ledgerAccounts.id, userAccountId(p!.userId, 'USDC'))).run()
+      const { ledgerAccounts } = local.peek.tables
+      await local.peek.db.update(ledgerAccounts).set({ balance: '6000000' }).where(eq(ledgerAccounts.id, userAccountId(p!.userId, 'USDC')))
       const report = await checkLedger(local.services.storage.read.wallet)
       expect(report.ok).toBe(false)
       expect(report.problems.join('\n')).toContain('postings sum to 5000000')
@@ -147,9 +148,10 @@ describe('ledger invariants', () => {
 
 describe('command line', () => {
   test('arena wallet credit and arena ledger check (exit 1 on a breach)', async () => {
-    const env = { ARENA_DATA_DIR: tempDir('arena-ledger-') }
-    // Register through an app on the same data dir the CLI will use.
-    const shared = await createTestApp({ dataDir: env.ARENA_DATA_DIR })
+    const database = await testDatabaseEnv()
+    const env = { ARENA_DATA_DIR: tempDir('arena-ledger-'), ...database }
+    // Register through an app on the same database the CLI will use.
+    const shared = await createTestApp({ dataDir: env.ARENA_DATA_DIR, env: database })
     const [p] = await players(shared, 1)
     await shared.close()
     {
@@ -159,9 +161,11 @@ describe('command line', () => {
       const clean = await run([...SOURCE_COMMAND, 'ledger', 'check', '--json'], env)
       expect(clean.code).toBe(0)
       expect(JSON.parse(clean.stdout)).toMatchObject({ ok: true, transactions: 1, postings: 2 })
-      const handle = openDatabase(databasePath(env.ARENA_DATA_DIR))
-      handle.sqlite.run("UPDATE ledger_postings SET amount = '1' WHERE id = 1")
-      handle.close()
+      // A posting edited behind arena's back, through an app on the same database.
+      const tamper = await createTestApp({ dataDir: env.ARENA_DATA_DIR, env: database })
+      const { ledgerPostings } = tamper.peek.tables
+      await tamper.peek.db.update(ledgerPostings).set({ amount: '1' }).where(eq(ledgerPostings.id, 1))
+      await tamper.close()
       const broken = await run([...SOURCE_COMMAND, 'ledger', 'check'], env)
       expect(broken.code).toBe(1)
       expect(broken.stdout).toContain('BREACH')

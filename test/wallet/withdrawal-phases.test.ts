@@ -5,7 +5,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { outboxEvents, withdrawals } from '../../src/db/schema'
 import { CustodyRefusedError, LocalFrostCustody, type CustodyClient } from '../../src/modules/wallet/custody'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { createArenaApp } from '../helpers/arena'
@@ -34,6 +33,7 @@ class SwitchableCustody implements CustodyClient {
 
 const custody = new SwitchableCustody(new LocalFrostCustody(join(tempDir('arena-custody-'), 'custody')))
 const ctx = await createArenaApp({}, { custody })
+const { outboxEvents, withdrawals } = ctx.peek.tables
 afterAll(() => ctx.close())
 
 type Body = { valid: boolean; withdrawal: { id: string; status: string; signature?: string } }
@@ -51,11 +51,11 @@ describe('custody away', () => {
     expect(await balance(ctx, p)).toBe('30')
 
     expect(await ctx.services.withdrawals.resumePending()).toBe(0)
-    expect(ctx.db.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)).get()!.status).toBe('pending_signature')
+    expect((await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)))[0]!.status).toBe('pending_signature')
 
     custody.mode = 'up'
     expect(await ctx.services.withdrawals.resumePending()).toBe(1)
-    const row = ctx.db.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)).get()!
+    const row = (await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)))[0]!
     expect(row.status).toBe('signed')
     expect(row.signature).toBeTruthy()
     expect(await balance(ctx, p)).toBe('30')
@@ -69,7 +69,7 @@ describe('custody away', () => {
     const body = (await res.json()) as Body
     expect(body.withdrawal.status).toBe('failed')
     expect(await balance(ctx, p)).toBe('50')
-    const types = ctx.db.db.select().from(outboxEvents).where(eq(outboxEvents.userId, p.userId)).all().filter((e) => e.topic === 'wallet').map((e) => e.type)
+    const types = (await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.userId, p.userId)).orderBy(outboxEvents.seq)).filter((e) => e.topic === 'wallet').map((e) => e.type)
     expect(types).toEqual(['wallet.credited', 'wallet.withdrawal_pending', 'wallet.withdrawal_failed'])
     const report = await checkLedger(ctx.services.storage.read.wallet)
     expect(report.ok).toBe(true)
@@ -86,7 +86,7 @@ describe('custody misbehaving', () => {
     expect(await ctx.services.withdrawals.resumePending()).toBe(0)
     custody.mode = 'up'
     expect(await ctx.services.withdrawals.resumePending()).toBe(1)
-    expect(ctx.db.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)).get()!.status).toBe('signed')
+    expect((await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.id, body.withdrawal.id)))[0]!.status).toBe('signed')
   })
 
   test('custody unable to create a wallet is a 503 with Retry-After, and nothing moves', async () => {
