@@ -24,6 +24,18 @@ export class ClosedUnitOfWorkError extends Error {
   }
 }
 
+/**
+ * A text value the engine cannot store or compare: PostgreSQL refuses U+0000
+ * in text (22021) and what its encoding cannot hold (22P05). SQLite stores
+ * such text. Answered 422: the request, not the storage, is the problem.
+ */
+export class UnstorableTextError extends Error {
+  override readonly name = 'UnstorableTextError'
+  constructor(options: { cause: unknown }) {
+    super('a text value holds a character the database cannot store (U+0000)', options)
+  }
+}
+
 /** A write broke a unique or primary-key constraint. */
 export class UniqueViolationError extends Error {
   override readonly name = 'UniqueViolationError'
@@ -53,6 +65,7 @@ const POSTGRES_UNAVAILABLE = /^(08...|53...|57P0[1-4]|58...|25006|CONNECTION_(CL
 /** Serialization failure and deadlock: the transaction lost a race; run it again from the start. */
 const POSTGRES_RETRY = /^(40001|40P01)$/
 const POSTGRES_UNIQUE = '23505'
+const POSTGRES_UNSTORABLE_TEXT = /^(22021|22P05)$/
 
 /** Whether `error` (or what it was mapped from) is PostgreSQL telling this transaction to run again (40001, 40P01). */
 export function isRetryableConflict(error: unknown): boolean {
@@ -81,7 +94,7 @@ function engineCode(error: unknown): string | undefined {
 
 /** The engine-neutral form of `error`, or `error` itself when it is not an engine error this layer names. */
 export function mapEngineError(error: unknown): unknown {
-  if (error instanceof StorageUnavailableError || error instanceof UniqueViolationError) return error
+  if (error instanceof StorageUnavailableError || error instanceof UniqueViolationError || error instanceof UnstorableTextError) return error
   // Drizzle wraps what the PostgreSQL driver throws (DrizzleQueryError, the
   // driver's error as its cause): the engine's code may be a level down.
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -96,6 +109,7 @@ function mapOne(error: unknown): Error | undefined {
   if (code === undefined) return undefined
   if (SQLITE_UNAVAILABLE.test(code) || POSTGRES_UNAVAILABLE.test(code)) return new StorageUnavailableError(code, { cause: error })
   if (code === POSTGRES_UNIQUE) return new UniqueViolationError(postgresConstraint(error as object), { cause: error })
+  if (POSTGRES_UNSTORABLE_TEXT.test(code)) return new UnstorableTextError({ cause: error })
   if (SQLITE_UNIQUE.test(code)) {
     // "UNIQUE constraint failed: users.email" → "users.email"
     const message = (error as Error).message ?? ''

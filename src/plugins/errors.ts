@@ -4,7 +4,7 @@
 // else: no stack, no SQL, no echo of the submitted values (they may be
 // passwords or PINs). Modules throw AppError; they never return status().
 import { Elysia, ElysiaCustomStatusResponse, ParseError, ValidationError } from 'elysia'
-import { isStorageUnavailable } from '../db/errors'
+import { isStorageUnavailable, mapEngineError, UnstorableTextError } from '../db/errors'
 import { AppError, describeError, envelope, type ErrorDetail, type ErrorEnvelope } from '../shared/errors'
 import type { Logger } from '../shared/logger'
 import { REQUEST_ID_HEADER, requestState } from './request-context'
@@ -96,6 +96,12 @@ function map(code: string | number, error: unknown, method: string, path: string
     case 'INVALID_COOKIE_SIGNATURE':
     case 'INVALID_FILE_TYPE':
       return { status: 400, body: envelope(400, 'bad_request', 'Request is malformed') }
+  }
+  if (mapEngineError(error) instanceof UnstorableTextError) {
+    return {
+      status: 422,
+      body: envelope(422, 'validation_failed', 'Request failed validation', [{ path: 'request', message: 'Text may not contain the character U+0000' }]),
+    }
   }
   // The storage layer tells us when the disk, not the request, is the problem.
   if (isStorageUnavailable(error)) {
