@@ -16,7 +16,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { closeSync, openSync, statfsSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { sha256Hex } from '../../src/shared/crypto'
-import { tempDir } from '../helpers/app'
+import { onEngine, tempDir } from '../helpers/app'
 import { BINARY, buildBinary, startServe, type ServerProcess } from '../helpers/process'
 import { ADMIN_TOKEN, claimTickets, client, count, createGame, eventually, gameHeaders, Outcomes, PASSWORD, pinTickets, query, register, sendClaim, sendVerify, setUpPlayer, startTournament, storeProblems, type Answer, type Player, type Store } from './helpers'
 
@@ -26,6 +26,8 @@ const WAVES = Number(process.env.ARENA_DISK_WAVES ?? 4)
 const TMPFS_MB = 12
 
 function skipReason(): string | null {
+  // The disk faults of SQLite's data dir; the PostgreSQL run has its own (test/scale/postgres-faults.test.ts).
+  if (onEngine('postgres')) return 'a SQLite fault test, run by npm test, not npm run test:pg'
   if (process.platform !== 'linux') return 'not Linux'
   if (process.getuid?.() !== 0) return 'not root (mounting a tmpfs in a private mount namespace needs root)'
   if (!Bun.which('unshare')) return 'no unshare(1) on PATH'

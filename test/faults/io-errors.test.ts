@@ -24,7 +24,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { tempDir } from '../helpers/app'
+import { onEngine, tempDir } from '../helpers/app'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 import { chooseSeed } from '../helpers/seed'
 import { ADMIN_TOKEN, claimTickets, client, count, createGame, eventually, Outcomes, PASSWORD, pinTickets, query, register, sendClaim, sendVerify, setUpPlayer, startTournament, storeProblems, type Answer, type PinTicket, type Player, type Store } from './helpers'
@@ -38,6 +38,8 @@ const FAILURE_POINTS = ['posix/io/rw/pwrite', 'posix/io/sync/fsync']
 const EIO = 5
 
 function skipReason(): string | null {
+  // The disk faults of SQLite's data dir; the PostgreSQL run has its own (test/scale/postgres-faults.test.ts).
+  if (onEngine('postgres')) return 'a SQLite fault test, run by npm test, not npm run test:pg'
   if (process.platform !== 'linux') return 'not Linux'
   if (!Bun.which('fiu-run') || !Bun.which('fiu-ctrl')) return 'fiu-run/fiu-ctrl not on PATH (Debian package fiu-utils)'
   const probe = Bun.spawnSync(['fiu-run', '-x', '-f', '', 'true'], { stderr: 'pipe' })
