@@ -3,9 +3,13 @@
 // `completed`, a PIN withdrawal, and the events of all of it arriving through
 // subscribe. The SDK's traffic is recorded to prove it never sent a second
 // verify for one PIN session.
+//
+// On PostgreSQL (npm run test:pg) the same journey runs against TWO servers on
+// one database, every request of every client sent to the other server than
+// the one before: the contract must hold whichever instance a request reaches.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createClient, type ArenaClient, type FetchLike, type MyMatch, type PlaneEvent, type Subscription } from '@arena/sdk'
-import { tempDir, testDatabaseEnv } from '../helpers/app'
+import { onEngine, tempDir, testDatabaseEnv } from '../helpers/app'
 import { run, SOURCE_COMMAND, startServe, type ServerProcess } from '../helpers/process'
 import { someAddress } from '../helpers/purchases'
 
@@ -28,13 +32,28 @@ interface Seat {
 }
 
 const dataDir = tempDir('arena-journey-')
-const sent: { method: string; path: string }[] = []
+const sent: { method: string; path: string; instance: number }[] = []
+/**
+ * With two instances, requests alternate between them, kind by kind (method
+ * and path with ids taken out): the second login, claim, verify or poll goes
+ * to the other instance than the first.
+ */
+const turns = new Map<string, number>()
 const recording: FetchLike = (input, init) => {
-  sent.push({ method: init.method ?? 'GET', path: new URL(input).pathname })
-  return fetch(input, init)
+  const url = new URL(input)
+  const kind = `${init.method ?? 'GET'} ${url.pathname.replace(/\/[a-z]+_[0-9a-zA-Z]+/g, '/:id')}`
+  const turn = turns.get(kind) ?? 0
+  turns.set(kind, turn + 1)
+  const instance = turn % servers.length
+  sent.push({ method: init.method ?? 'GET', path: url.pathname, instance })
+  const target = new URL(servers[instance]!.url)
+  url.protocol = target.protocol
+  url.host = target.host
+  return fetch(url.toString(), init)
 }
 
 let server: ServerProcess
+const servers: ServerProcess[] = []
 let seeded: Seeded
 const seats: Seat[] = []
 
@@ -46,11 +65,14 @@ beforeAll(async () => {
   expect(seed.code).toBe(0)
   seeded = JSON.parse(seed.stdout.trim().split('\n').at(-1)!) as Seeded
   server = await startServe([...SOURCE_COMMAND, 'serve'], env)
+  servers.push(server)
+  // A second instance on the same database, with a data dir of its own: everything it needs is in the database.
+  if (onEngine('postgres')) servers.push(await startServe([...SOURCE_COMMAND, 'serve'], { ...env, ARENA_DATA_DIR: tempDir('arena-journey-b-') }))
 }, 60_000)
 
 afterAll(async () => {
   for (const seat of seats) await seat.subscription.stop()
-  if (server) expect((await server.signal('SIGTERM')).code).toBe(0)
+  for (const instance of servers) expect((await instance.signal('SIGTERM')).code).toBe(0)
 })
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
@@ -172,5 +194,9 @@ describe('journey through the SDK', () => {
       expect(seat.client.auth.signedIn).toBe(false)
     }
     expect(sent.some((r) => r.path.endsWith('/user/register'))).toBe(false)
+    // Every instance served its share of each kind of request: logins, claims, withdrawals, event polls.
+    for (const kind of ['/user/login', '/results', '/verify', '/events']) {
+      expect(new Set(sent.filter((r) => r.path.endsWith(kind)).map((r) => r.instance)).size).toBe(servers.length)
+    }
   })
 })
