@@ -94,7 +94,7 @@ let engineEnv: Record<string, string> = {}
 if (ENGINE === 'postgres') {
   const cluster = await startPostgres()
   await cluster.createDatabase('arena_bench')
-  engineEnv = { ARENA_DATABASE_URL: cluster.url('arena_bench') }
+  engineEnv = { ARENA_DATABASE_URL: cluster.url('arena_bench'), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
   log(`PostgreSQL: throwaway cluster, socket in ${cluster.socketDir}; ${INSTANCES} instance(s) on one database`)
 }
 // Several instances share one data dir only for what is not in the database.

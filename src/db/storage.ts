@@ -45,6 +45,23 @@ export interface Transaction extends Stores {
   afterCommit(effect: () => void): void
 }
 
+/** How a unit of work may be ordered against the others. */
+export interface WriteOptions {
+  /**
+   * The unit of work decides only on rows it locks as it reads them (on
+   * PostgreSQL the stores read a session, a match and its tournament `FOR NO
+   * KEY UPDATE` inside a write, so two claims of one match take turns), so
+   * those locks alone order it against every write that could change its
+   * decision. PostgreSQL then runs it READ COMMITTED instead of SERIALIZABLE:
+   * a burst of claims on different matches shares index pages, which
+   * SERIALIZABLE counts as conflicts, and those aborted most of a burst. Only
+   * for units of work whose every read-then-write is covered by such a lock
+   * (the claim path and session issue; docs/decisions.md, "PostgreSQL").
+   * SQLite ignores it: one writer at a time.
+   */
+  rowLocks?: boolean
+}
+
 export interface Storage {
   /** Which engine holds the data: SQLite in the data dir, or PostgreSQL (ARENA_DATABASE_URL). */
   readonly engine: 'sqlite' | 'postgres'
@@ -65,7 +82,7 @@ export interface Storage {
    * rejects, with nothing written, when `work` throws or the commit fails.
    * Engine errors arrive mapped (src/db/errors.ts).
    */
-  write<T>(work: (tx: Transaction) => Promise<T>): Promise<T>
+  write<T>(work: (tx: Transaction) => Promise<T>, options?: WriteOptions): Promise<T>
   /** Readiness: the database answers a query that reads its file; resolves with the latency in ms. */
   ping(): Promise<number>
   /**

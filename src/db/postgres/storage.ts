@@ -16,7 +16,7 @@
 // NOTIFY inside the transaction, PostgreSQL delivers it on commit, and every
 // instance's listener wakes its own waiting polls.
 import type postgres from 'postgres'
-import type { Storage, Stores, Transaction } from '../storage'
+import type { Storage, Stores, Transaction, WriteOptions } from '../storage'
 import { ClosedUnitOfWorkError, isRetryableConflict, mapEngineError, StorageUnavailableError } from '../errors'
 import type { EventWakeups } from '../../modules/events/wakeups'
 import type { Logger } from '../../shared/logger'
@@ -176,12 +176,13 @@ export class PostgresStorage implements Storage {
     return this.pool.sql
   }
 
-  async write<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  async write<T>(work: (tx: Transaction) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    const isolation = options.rowLocks ? 'isolation level read committed' : 'isolation level serializable'
     const started = performance.now()
     for (let attempt = 1; ; attempt++) {
       const current = new Attempt()
       try {
-        const result = await this.pool.sql.begin('isolation level serializable', async (sql) => {
+        const result = await this.pool.sql.begin(isolation, async (sql) => {
           try {
             return await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), sql, wakeups: this.wakeups }, current))
           } finally {

@@ -8,7 +8,7 @@
 // so nothing outside a batch sees a batch's uncommitted rows. It is
 // query_only: a write sent there by mistake fails instead of escaping the
 // committer.
-import type { Storage, Stores, Transaction } from '../storage'
+import type { Storage, Stores, Transaction, WriteOptions } from '../storage'
 import { mapEngineError } from '../errors'
 import type { EventWakeups } from '../../modules/events/wakeups'
 import { inProcessLeases } from '../../background/loops'
@@ -149,7 +149,8 @@ export class SqliteStorage implements Storage {
     this.commits = createGroupCommitter(this.writer.db, { ...options.groupCommit, mapError: mapEngineError })
   }
 
-  write<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  // Options are for engines with concurrent writers (see WriteOptions): here one unit of work runs at a time.
+  write<T>(work: (tx: Transaction) => Promise<T>, _options?: WriteOptions): Promise<T> {
     return this.commits.run((_db, item) => work(new SqliteTransaction(this.writer, this.wakeups, item)))
   }
 

@@ -109,7 +109,8 @@ export class MatchesService {
         expiresAt: toIso(expiresAt),
         context: { tournamentId: match.tournamentId, matchId: match.id, participantId: seat.participantId, slot: seat.slot },
       }
-    })
+      // Decides on the match and the seat only; a session issued as the match is decided is refused at its claim.
+    }, { rowLocks: true })
   }
 
   async submitResult(input: { userId: string; gameId: string; gameKey: string | null; sessionToken: string | null; claim: ClaimInput }): Promise<DecisionView> {
@@ -155,7 +156,10 @@ export class MatchesService {
         claims,
       )
       return applyDecision(tx, format, now, match, decision)
-    })
+      // The session and the match are read locked (claims of one match take
+      // turns on the match's row); everything the decision writes is that match,
+      // its tournament and the next match, each by an UPDATE that locks its row.
+    }, { rowLocks: true })
   }
 
   /** Operator decision for a disputed (or still running) match; advances like an agreed claim. */
