@@ -252,3 +252,5 @@ console.log(`\n- start to /readyz 200 on the existing data dir: median ${starts[
 console.log(`- idle RSS after start: ${idleMiB} MiB; target ≤ 120 MB`)
 console.log(`- server peak RSS over the whole run (VmHWM): ${hwmMiB} MiB`)
 console.log(`- data and server log: ${root}`)
+// The PostgreSQL harness keeps a client (and the cluster's watcher) open: the run is over.
+process.exit(0)
