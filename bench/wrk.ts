@@ -85,7 +85,9 @@ export async function wrkAcross(urls: readonly string[], options: Omit<Parameter
       const env = { ...options.env }
       if (list) {
         env.BENCH_REQUESTS = join(work, `part-${++runs}.tsv`)
-        writeFileSync(env.BENCH_REQUESTS, list.filter((_, n) => n % urls.length === i).join('\n') + '\n')
+        // A list shorter than the instances (one request, replayed) goes to every instance whole.
+        const share = list.length < urls.length ? list : list.filter((_, n) => n % urls.length === i)
+        writeFileSync(env.BENCH_REQUESTS, share.join('\n') + '\n')
       }
       if (saved) env.BENCH_SAVE = `${saved}.${i}`
       return wrk({ ...options, url, env, connections: Math.max(1, Math.round(options.connections / urls.length)) })
