@@ -1,20 +1,12 @@
 // Invariant: with two instances writing to one database, a poll's cursor never
 // skips an event: an event that commits after another never carries a lower
 // seq. And a poll waiting on one instance wakes when the other writes.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
-import { onEngine, tempDir } from '../helpers/app'
-import { createArenaApp, players } from '../helpers/arena'
+import { onEngine } from '../helpers/app'
+import { twoInstances, players } from '../helpers/arena'
 
-const dataDir = tempDir()
-const one = await createArenaApp({}, { dataDir })
-const two = await createArenaApp({}, { dataDir })
-afterAll(async () => {
-  await one.close()
-  await two.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+const { one, two } = await twoInstances()
 
 const credited = (reference: string) => ({ topic: 'wallet', type: 'wallet.credited', data: { asset: 'USDC', amount: '1', reference, balance: '1' } }) as const
 

@@ -1,11 +1,29 @@
 // A game with players and a started tournament, built through the real
 // operator and player routes.
-import { expect } from 'bun:test'
-import { createTestApp, postJson, req, type Handler, type TestApp } from './app'
+import { afterAll, expect } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { createTestApp, postJson, req, tempDir, type Handler, type TestApp } from './app'
 import { login, registerUser, type Tokens } from './auth'
 
 export const ADMIN_TOKEN = 'test-admin-token-of-at-least-32-chars!!'
 export const admin = { 'x-admin-token': ADMIN_TOKEN }
+
+/**
+ * Two instances on one database: two apps on one data dir (two SQLite
+ * connections to one file, or two PostgreSQL pools to one database), closed
+ * with their data dir after the file's tests.
+ */
+export async function twoInstances(env: Record<string, string> = {}): Promise<{ one: TestApp; two: TestApp }> {
+  const dataDir = tempDir()
+  const one = await createArenaApp(env, { dataDir })
+  const two = await createArenaApp(env, { dataDir })
+  afterAll(async () => {
+    await one.close()
+    await two.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  return { one, two }
+}
 
 export async function createArenaApp(env: Record<string, string> = {}, options: Omit<Parameters<typeof createTestApp>[0] & {}, 'env'> = {}): Promise<TestApp> {
   return await createTestApp({ ...options, env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env } })

@@ -2,19 +2,11 @@
 // resumer): one runner at a time among every instance on the database, and
 // a runner that dies hands the loop over. On SQLite a data dir has one
 // server, and the loops are leased within the process (checked too).
-import { afterAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
-import { onEngine, tempDir } from '../helpers/app'
-import { createArenaApp } from '../helpers/arena'
+import { describe, expect, test } from 'bun:test'
+import { onEngine } from '../helpers/app'
+import { twoInstances } from '../helpers/arena'
 
-const dataDir = tempDir()
-const one = await createArenaApp({}, { dataDir })
-const two = await createArenaApp({}, { dataDir })
-afterAll(async () => {
-  await one.close()
-  await two.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+const { one, two } = await twoInstances()
 
 /** A tick that runs until released. */
 function heldTick() {

@@ -33,6 +33,7 @@ import { tempDir } from '../helpers/app'
 import { findPostgresBinaries, postgresConnectOptions, startPostgres } from '../helpers/postgres'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 import { chooseSeed, seededRandom } from '../helpers/seed'
+import { waitFor } from '../helpers/wait'
 import {
   ADMIN_TOKEN,
   client,
@@ -117,17 +118,6 @@ async function startInstance(name: string): Promise<Instance> {
   const server = await startServe([BINARY, 'serve'], serverEnv(name), { timeoutMs: 30_000 })
   everyServer.push(server)
   return { name, server, call: client(server.url) }
-}
-
-/** Polls `check` every 20 ms until it returns something other than undefined; fails after `ms` saying what it waited for. */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
-    await Bun.sleep(20)
-  }
 }
 
 function expectStatus(what: string, answer: { status: number; text: string }, status: number): void {

@@ -20,6 +20,7 @@ import { tempDir } from '../helpers/app'
 import { findPostgresBinaries, freshDatabaseUrl, postgresConnectOptions, startPostgres } from '../helpers/postgres'
 import { BINARY, buildBinary, startServe, type ServerProcess } from '../helpers/process'
 import { ADMIN_TOKEN, client, PASSWORD, createGame, gameHeaders, notCleanUnavailable, setUpPlayer, startTournament, type Answer, type Call, type Player } from '../faults/helpers'
+import { waitFor } from '../helpers/wait'
 
 const required = process.env.ARENA_TEST_ENGINE === 'postgres'
 const skip = !required && findPostgresBinaries() === null
@@ -58,16 +59,6 @@ async function serve(databaseUrl: string, dir: string): Promise<{ server: Server
   const server = await startServe([BINARY, 'serve'], env, { timeoutMs: 30_000 })
   servers.push(server)
   return { server, call: client(server.url) }
-}
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
-    await Bun.sleep(20)
-  }
 }
 
 /** A cursor past every wallet event the player has now (pages of 100). */

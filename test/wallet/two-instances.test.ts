@@ -3,21 +3,13 @@
 // move money as one would. Racing withdrawals never overdraw, one
 // idempotency key debits once, one credit reference credits once, whichever
 // instance each request reaches; the ledger check passes after the race.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { describe, expect, test } from 'bun:test'
 import { checkLedger } from '../../src/modules/wallet/ledger'
-import { postJson, tempDir, type TestApp } from '../helpers/app'
-import { admin, createArenaApp, players } from '../helpers/arena'
+import { postJson, type TestApp } from '../helpers/app'
+import { admin, twoInstances, players } from '../helpers/arena'
 import { balance, funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
 
-const dataDir = tempDir()
-const one = await createArenaApp({}, { dataDir })
-const two = await createArenaApp({}, { dataDir })
-afterAll(async () => {
-  await one.close()
-  await two.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+const { one, two } = await twoInstances()
 /** The instance the i-th request of a race goes to: they alternate. */
 const instance = (i: number): TestApp => (i % 2 === 0 ? one : two)
 
