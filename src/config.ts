@@ -55,6 +55,16 @@ export interface Config {
    * (ARENA_MASTER_KEY), the same on every instance. Prints as `[master key]`.
    */
   masterKey: MasterKey | undefined
+  /** SMTP server for mail (ARENA_SMTP_URL, smtp:// or smtps://, credentials in the URL); never logged with its password. */
+  smtpUrl: string | undefined
+  /** The From address of arena's mail (ARENA_MAIL_FROM). */
+  mailFrom: string
+  /** Base URL of the studio's site, for the links in mail (ARENA_PUBLIC_URL); no links without it. */
+  publicUrl: string | undefined
+  /** The product name mail speaks in (ARENA_PRODUCT_NAME). */
+  productName: string
+  /** A PIN verify of an account whose email is unverified answers 403 email_not_verified (contract §8). */
+  requireVerifiedEmail: boolean
 }
 
 export class ConfigError extends Error {
@@ -116,6 +126,11 @@ export const VARIABLES = {
   ARENA_DATABASE_URL: 'postgres://user:password@host:5432/db to keep the data in PostgreSQL 15+ (default: SQLite in the data dir)',
   ARENA_DATABASE_POOL: 'connections each instance opens to PostgreSQL (default 10)',
   ARENA_MASTER_KEY: 'with ARENA_DATABASE_URL, required: 32 random bytes (64 hex digits or base64) sealing the secrets kept in the database; the same on every instance',
+  ARENA_SMTP_URL: 'smtp://user:password@host:587 or smtps://…:465, the server mail is sent through (default: none; local keeps mail in a dev mailbox)',
+  ARENA_MAIL_FROM: 'From address of the mail arena sends (default "arena <no-reply@localhost>")',
+  ARENA_PUBLIC_URL: "base URL of the studio's site, for links in mail (default: none, mail carries the code alone)",
+  ARENA_PRODUCT_NAME: 'the name mail calls the service by (default arena)',
+  ARENA_REQUIRE_VERIFIED_EMAIL: 'true: a PIN verify needs a verified email (default true in production, false elsewhere)',
 } as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
 
 export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)
@@ -206,6 +221,19 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseUrl: given('ARENA_DATABASE_URL'),
     databasePool: int('ARENA_DATABASE_POOL'),
     masterKey: undefined,
+    smtpUrl: given('ARENA_SMTP_URL'),
+    mailFrom: given('ARENA_MAIL_FROM') ?? 'arena <no-reply@localhost>',
+    publicUrl: given('ARENA_PUBLIC_URL')?.replace(/\/+$/, ''),
+    productName: given('ARENA_PRODUCT_NAME') ?? 'arena',
+    requireVerifiedEmail: flag('ARENA_REQUIRE_VERIFIED_EMAIL', environment === 'production'),
+  }
+
+  if (config.smtpUrl !== undefined && !/^smtps?:\/\/[^\s/]+(\/\S*)?$/.test(config.smtpUrl)) {
+    // The value itself is not repeated: it may hold a password.
+    problems.push('ARENA_SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:password@host:587)')
+  }
+  if (config.publicUrl !== undefined && !/^https?:\/\/\S+$/.test(config.publicUrl)) {
+    problems.push('ARENA_PUBLIC_URL must be an http(s) URL')
   }
 
   if (config.databaseUrl !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(config.databaseUrl)) {

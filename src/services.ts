@@ -12,6 +12,7 @@ import { AuthService } from './modules/auth/service'
 import { EventsService } from './modules/events/service'
 import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
 import { GamesService } from './modules/games/service'
+import { Mailer } from './modules/mail/mailer'
 import type { Lifecycle } from './modules/health/service'
 import { MatchesService } from './modules/matches/service'
 import { SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
@@ -124,6 +125,7 @@ export function createServices(deps: ServiceDeps) {
     clock,
   })
   const hashGate = deps.hashGate ?? defaultHashGate()
+  const mailer = new Mailer(config)
   const auth = new AuthService({ storage, clock, accessTokens, refreshTtlS: config.refreshTtlS, refreshReuseGraceS: config.refreshReuseGraceS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
   const games = new GamesService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ storage, clock, games, gameSessionTtlS: config.gameSessionTtlS })
@@ -132,7 +134,7 @@ export function createServices(deps: ServiceDeps) {
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })
   const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody })
   const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays })
-  return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys }
+  return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -3,13 +3,52 @@
 // row types (Date for instants, string for amounts, objects for JSON), so a
 // mapper written against SQLite's row type takes PostgreSQL's rows as they
 // are: the compiler checks it at each call.
-import type { authSessions, ledgerAccounts, ledgerPostings, ledgerTransactions, loginThrottle, pinSessions, refreshTokens, users, wallets, withdrawals } from './schema'
-import type { AuthSession, RefreshToken, ThrottleCounter, UserAccount } from '../modules/auth/store'
+import type { accountCodes, authSessions, ledgerAccounts, ledgerPostings, ledgerTransactions, loginThrottle, pinSessions, refreshTokens, users, wallets, withdrawals } from './schema'
+import type { AccountCode, AuthSession, RefreshToken, ThrottleCounter, UserAccount, UserBan } from '../modules/auth/store'
 import type { PinSession } from '../modules/security/store'
 import type { LedgerAccount, LedgerPosting, LedgerTransaction, Wallet, Withdrawal } from '../modules/wallet/store'
 
 export function toUserAccount(row: typeof users.$inferSelect): UserAccount {
-  return { id: row.id, email: row.email, username: row.username, country: row.country, createdAt: row.createdAt, passwordHash: row.passwordHash }
+  return {
+    id: row.id,
+    email: row.email,
+    username: row.username,
+    country: row.country,
+    createdAt: row.createdAt,
+    emailVerifiedAt: row.emailVerifiedAt,
+    passwordHash: row.passwordHash,
+    ban: toUserBan(row),
+    deletedAt: row.deletedAt,
+  }
+}
+
+/** The ban columns of a user row as a ban, or null. */
+export function toUserBan(row: Pick<typeof users.$inferSelect, 'bannedAt' | 'bannedUntil' | 'banReason'>): UserBan | null {
+  return row.bannedAt === null ? null : { bannedAt: row.bannedAt, until: row.bannedUntil, reason: row.banReason ?? '' }
+}
+
+/** A user row's ban columns for `ban` (null lifts it). */
+export function userBanColumns(ban: UserBan | null) {
+  return { bannedAt: ban?.bannedAt ?? null, bannedUntil: ban?.until ?? null, banReason: ban?.reason ?? null }
+}
+
+/** What erasing an account writes over its user row (AuthStore.eraseUser). */
+export function erasedUserColumns(userId: string, now: Date) {
+  return {
+    email: 'erased',
+    emailKey: `erased:${userId}`,
+    username: 'erased',
+    usernameKey: `erased:${userId}`,
+    passwordHash: '',
+    country: 'ZZ',
+    emailVerifiedAt: null,
+    ...userBanColumns(null),
+    deletedAt: now,
+  }
+}
+
+export function toAccountCode(row: typeof accountCodes.$inferSelect): AccountCode {
+  return { userId: row.userId, purpose: row.purpose, codeHash: row.codeHash, failures: row.failures, createdAt: row.createdAt, expiresAt: row.expiresAt }
 }
 
 export function toAuthSession(row: typeof authSessions.$inferSelect): AuthSession {
@@ -55,4 +94,9 @@ export function toPosting(row: typeof ledgerPostings.$inferSelect): LedgerPostin
 
 export function toWithdrawal(row: typeof withdrawals.$inferSelect): Withdrawal {
   return { ...row, amount: BigInt(row.amount) }
+}
+
+/** A LIKE pattern (with ESCAPE '\\') matching any text that contains `text`, its own % and _ taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }

@@ -15,6 +15,7 @@
 import type { AuthStore } from '../modules/auth/store'
 import type { EventsStore } from '../modules/events/store'
 import type { GamesStore } from '../modules/games/store'
+import type { MailStore } from '../modules/mail/store'
 import type { MatchesStore } from '../modules/matches/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
@@ -28,6 +29,7 @@ export interface Stores {
   events: EventsStore
   games: GamesStore
   jobs: JobsStore
+  mail: MailStore
   matches: MatchesStore
   security: SecurityStore
   wallet: WalletStore

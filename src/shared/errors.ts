@@ -8,11 +8,15 @@ export const ERROR_CODES = {
   bad_request: 400,
   unauthorized: 401,
   invalid_credentials: 401,
+  invalid_verification_code: 400,
+  invalid_reset_code: 400,
   refresh_token_reused: 401,
   session_token_invalid: 401,
   forbidden: 403,
   invalid_game_key: 403,
   not_a_participant: 403,
+  email_not_verified: 403,
+  account_banned: 403,
   not_found: 404,
   operator_api_disabled: 404,
   method_not_allowed: 405,
@@ -22,6 +26,7 @@ export const ERROR_CODES = {
   already_claimed: 409,
   match_not_running: 409,
   idempotency_key_reused: 409,
+  balance_not_empty: 409,
   session_expired: 410,
   payload_too_large: 413,
   request_header_fields_too_large: 431,
@@ -33,6 +38,7 @@ export const ERROR_CODES = {
   pin_locked: 429,
   internal: 500,
   service_unavailable: 503,
+  mail_not_configured: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES
@@ -48,6 +54,8 @@ export interface ErrorEnvelope {
     message: string
     status: number
     details?: ErrorDetail[]
+    /** A fact the client acts on, beside the message: `until` of an `account_banned` (ISO-8601, or null: until lifted). */
+    until?: string | null
   }
 }
 
@@ -57,11 +65,13 @@ export class AppError extends Error {
   readonly details?: ErrorDetail[]
   /** Extra response headers, e.g. Retry-After on a 429. */
   readonly headers?: Record<string, string>
+  /** `error.until` of the envelope (account_banned). */
+  readonly until?: string | null
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: ErrorDetail[]; headers?: Record<string, string>; status?: number } = {},
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; status?: number; until?: string | null } = {},
   ) {
     super(message)
     this.name = 'AppError'
@@ -69,10 +79,13 @@ export class AppError extends Error {
     this.status = options.status ?? ERROR_CODES[code]
     if (options.details) this.details = options.details
     if (options.headers) this.headers = options.headers
+    if (options.until !== undefined) this.until = options.until
   }
 
   toEnvelope(): ErrorEnvelope {
-    return envelope(this.status, this.code, this.message, this.details)
+    const body = envelope(this.status, this.code, this.message, this.details)
+    if (this.until !== undefined) body.error.until = this.until
+    return body
   }
 }
 

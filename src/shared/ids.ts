@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   job: 'job',
   ledgerTransaction: 'ltx',
   request: 'req',
+  mail: 'mal',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -146,7 +146,7 @@ describe('outbox', () => {
   test('an event appended in a committed transaction is stored', async () => {
     const { storage } = app
     const { outboxEvents } = app.peek.tables
-    const id = await storage.write((tx) => tx.events.append({ userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1' } }, clock.now()))
+    const id = await storage.write((tx) => tx.events.append({ userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1', newDevice: true } }, clock.now()))
     const [row] = await app.peek.db.select().from(outboxEvents).where(eq(outboxEvents.id, id))
     expect(row).toMatchObject({ userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1' } })
     expect(row!.createdAt.toISOString()).toBe('2026-11-22T10:00:00.000Z')

@@ -21,6 +21,8 @@ export interface User {
   country: string
   /** ISO-8601 UTC. */
   createdAt: string
+  /** Whether the user entered the code mailed to `email`. */
+  emailVerified: boolean
 }
 
 /** How many sessions a logout revoked. */
@@ -156,7 +158,7 @@ export interface EventsPage {
 }
 
 /** The topics of the event plane (contract §4). */
-export type EventTopic = 'session' | 'wallet' | 'status'
+export type EventTopic = 'session' | 'account' | 'wallet' | 'status'
 
 /**
  * The event types of public-api.md "Event types": each type's topic and the
@@ -166,10 +168,28 @@ export type EventTopic = 'session' | 'wallet' | 'status'
  */
 export interface EventCatalogue {
   // Topic `session`: the user's auth sessions.
-  'session.login': { topic: 'session'; data: { sessionId: string } }
+  /** `newDevice`: the user had logged in before, but never from this user agent. */
+  'session.login': { topic: 'session'; data: { sessionId: string; newDevice: boolean } }
   'session.refreshed': { topic: 'session'; data: { sessionId: string } }
-  'session.logout': { topic: 'session'; data: { sessionId: string; reason: 'logout' | 'logout_all' } }
+  /** `reason`: the session's own logout, logout `all` or `others`, DELETE /me/sessions/{id} (`revoked`), a password change or reset, a ban. */
+  'session.logout': {
+    topic: 'session'
+    data: { sessionId: string; reason: 'logout' | 'logout_all' | 'logout_others' | 'revoked' | 'password_changed' | 'password_reset' | 'banned' }
+  }
   'session.reuse_revoked': { topic: 'session'; data: { sessionId: string; reason: 'refresh_token_reused' } }
+
+  // Topic `account`: the account itself (contract §8).
+  /** A one-time code was mailed: the verification code (register, resend) or a reset code (forgot). */
+  'account.code_sent': { topic: 'account'; data: { purpose: 'verify_email' | 'reset_password' } }
+  'account.email_verified': { topic: 'account'; data: { verifiedAt: string } }
+  /** `revoked`: how many other sessions the change ended. */
+  'account.password_changed': { topic: 'account'; data: { revoked: number } }
+  /** `revoked`: how many sessions the reset ended (all of them). */
+  'account.password_reset': { topic: 'account'; data: { revoked: number } }
+  /** `until` null: until an operator lifts it. */
+  'account.banned': { topic: 'account'; data: { reason: string; until: string | null } }
+  'account.unbanned': { topic: 'account'; data: { unbannedAt: string } }
+  'account.deleted': { topic: 'account'; data: { deletedAt: string } }
 
   // Topic `wallet`.
   'wallet.credited': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; balance: string } }

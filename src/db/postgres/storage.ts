@@ -31,6 +31,7 @@ import { PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
+import { PostgresMailStore } from './stores/mail'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresWalletStore } from './stores/wallet'
 import { PostgresVaultStore } from './stores/vault'
@@ -41,6 +42,7 @@ class PostgresStores implements Stores {
   private _events?: PostgresEventsStore
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
+  private _mail?: PostgresMailStore
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
   private _wallet?: PostgresWalletStore
@@ -66,6 +68,10 @@ class PostgresStores implements Stores {
   get jobs() {
     this.check()
     return (this._jobs ??= new PostgresJobsStore(this.scope))
+  }
+  get mail() {
+    this.check()
+    return (this._mail ??= new PostgresMailStore(this.scope))
   }
   get matches() {
     this.check()

@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { ACCOUNT_CODE_PURPOSES, REVOKE_REASONS } from '../../modules/auth/store'
 
 export const users = sqliteTable('users', {
   id: text('id').primaryKey(),
@@ -11,6 +12,14 @@ export const users = sqliteTable('users', {
   passwordHash: text('password_hash').notNull(),
   country: text('country').notNull(),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  /** When the user entered the code mailed to `email` (contract §8); null until then. */
+  emailVerifiedAt: integer('email_verified_at', { mode: 'timestamp_ms' }),
+  /** Banned from then (contract §8): sessions ended, logins refused until `banned_until` (null: until unbanned). */
+  bannedAt: integer('banned_at', { mode: 'timestamp_ms' }),
+  bannedUntil: integer('banned_until', { mode: 'timestamp_ms' }),
+  banReason: text('ban_reason'),
+  /** Deleted (contract §8): personal columns erased, the row kept for the ledger that names it. */
+  deletedAt: integer('deleted_at', { mode: 'timestamp_ms' }),
 })
 
 // One row per login. Access tokens carry its id (`sid`), and every
@@ -29,7 +38,7 @@ export const authSessions = sqliteTable(
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
     userAgent: text('user_agent'),
     revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
-    revokedReason: text('revoked_reason', { enum: ['logout', 'logout_all', 'refresh_token_reused'] }),
+    revokedReason: text('revoked_reason', { enum: REVOKE_REASONS }),
   },
   (table) => [index('auth_sessions_user').on(table.userId)],
 )
@@ -58,3 +67,23 @@ export const loginThrottle = sqliteTable('login_throttle', {
   windowStartedAt: integer('window_started_at', { mode: 'timestamp_ms' }).notNull(),
   blockedUntil: integer('blocked_until', { mode: 'timestamp_ms' }),
 })
+
+// One-time codes mailed to a user (contract §8): the email-verification code
+// and the password-reset code, one live code per purpose (a new one replaces
+// the old). Only a hash is kept; a code is deleted when used, and killed after
+// five wrong tries.
+export const accountCodes = sqliteTable(
+  'account_codes',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    purpose: text('purpose', { enum: ACCOUNT_CODE_PURPOSES }).notNull(),
+    codeHash: text('code_hash').notNull(),
+    /** Wrong codes tried against this one. */
+    failures: integer('failures').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.purpose] })],
+)

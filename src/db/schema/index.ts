@@ -2,5 +2,6 @@
 export * from './auth'
 export * from './events'
 export * from './games'
+export * from './mail'
 export * from './security'
 export * from './wallet'

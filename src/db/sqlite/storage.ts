@@ -21,6 +21,7 @@ import { SqliteEventsStore } from './stores/events'
 import { SqliteGamesStore } from './stores/games'
 import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
+import { SqliteMailStore } from './stores/mail'
 import { SqliteSecurityStore } from './stores/security'
 import { SqliteWalletStore } from './stores/wallet'
 import { SqliteVault } from './stores/vault'
@@ -39,6 +40,7 @@ class SqliteStores implements Stores {
   private _events?: SqliteEventsStore
   private _games?: SqliteGamesStore
   private _jobs?: SqliteJobsStore
+  private _mail?: SqliteMailStore
   private _matches?: SqliteMatchesStore
   private _security?: SqliteSecurityStore
   private _wallet?: SqliteWalletStore
@@ -63,6 +65,10 @@ class SqliteStores implements Stores {
   get jobs() {
     this.check()
     return (this._jobs ??= new SqliteJobsStore(this.scope))
+  }
+  get mail() {
+    this.check()
+    return (this._mail ??= new SqliteMailStore(this.scope))
   }
   get matches() {
     this.check()

@@ -7,6 +7,7 @@ export const User = t.Object(
     username: t.String(),
     country: t.String(),
     createdAt: t.String({ description: 'ISO-8601 UTC' }),
+    emailVerified: t.Boolean({ description: 'whether the user entered the code mailed to `email`' }),
   },
   { $id: 'User' },
 )

@@ -44,7 +44,14 @@ const LAST_USED_RESOLUTION_MS = 60_000
 const MAX_USER_AGENT = 256
 
 export function toUser(profile: UserProfile): User {
-  return { id: profile.id, email: profile.email, username: profile.username, country: profile.country, createdAt: toIso(profile.createdAt) }
+  return {
+    id: profile.id,
+    email: profile.email,
+    username: profile.username,
+    country: profile.country,
+    createdAt: toIso(profile.createdAt),
+    emailVerified: profile.emailVerifiedAt !== null,
+  }
 }
 
 function unauthorized(message = 'Missing, invalid or revoked access token'): AppError {
@@ -84,6 +91,7 @@ export class AuthService {
       passwordHash: await hashPassword(input.password, this.hashGate),
       country,
       createdAt: this.deps.clock.now(),
+      emailVerifiedAt: null,
     }
     await this.deps.storage.write(async (tx) => {
       try {
@@ -159,8 +167,9 @@ export class AuthService {
     const now = clock.now()
     const sessionId = newId('authSession')
     const refreshToken = randomToken(32)
+    let newDevice: boolean
     try {
-      await this.openSession(user, sessionId, refreshToken, account, now, input.userAgent)
+      newDevice = await this.openSession(user, sessionId, refreshToken, account, now, input.userAgent)
     } catch (error) {
       // The password was right but the session could not be stored (a full or
       // failing disk: 503). The attempt counted above must not stay counted,
@@ -175,22 +184,37 @@ export class AuthService {
       }
       throw error
     }
+    if (newDevice) {
+      this.deps.onSecurityEvent?.({
+        userId: user.id,
+        source: 'server',
+        kind: 'NEW_DEVICE_LOGIN',
+        level: 'SAFE',
+        details: { sessionId, address: input.address, userAgent: input.userAgent?.slice(0, MAX_USER_AGENT) ?? null },
+      })
+    }
     return this.tokenResponse(user, sessionId, refreshToken)
   }
 
-  private openSession(user: UserAccount, sessionId: string, refreshToken: string, account: string, now: Date, userAgent: string | null): Promise<void> {
+  /** Opens the session; whether it is the first from this user agent (a new device). */
+  private openSession(user: UserAccount, sessionId: string, refreshToken: string, account: string, now: Date, userAgent: string | null): Promise<boolean> {
+    const agent = userAgent?.slice(0, MAX_USER_AGENT) ?? null
     return this.deps.storage.write(async (tx) => {
       await clearAttempts(tx.auth, account)
+      // The first login of an account is not a new device: there is no old one.
+      const earlier = await tx.auth.earlierSessions(user.id, agent)
+      const newDevice = earlier.any && !earlier.sameAgent
       await tx.auth.createSession({
         id: sessionId,
         userId: user.id,
         createdAt: now,
         lastUsedAt: now,
         expiresAt: new Date(now.getTime() + this.deps.refreshTtlS * 1000),
-        userAgent: userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+        userAgent: agent,
       })
       await tx.auth.issueRefreshToken(sha256Hex(refreshToken), sessionId, now)
-      await tx.events.append({ userId: user.id, topic: 'session', type: 'session.login', data: { sessionId } }, now)
+      await tx.events.append({ userId: user.id, topic: 'session', type: 'session.login', data: { sessionId, newDevice } }, now)
+      return newDevice
     })
   }
 

@@ -8,23 +8,57 @@ export interface UserProfile {
   username: string
   country: string
   createdAt: Date
+  /** When the user entered the code mailed to their address; null until then (contract §8). */
+  emailVerifiedAt: Date | null
+}
+
+/** An operator's ban (contract §8). In force while `until` is null or later than now. */
+export interface UserBan {
+  bannedAt: Date
+  until: Date | null
+  reason: string
 }
 
 /** An account with what a login checks. */
 export interface UserAccount extends UserProfile {
   passwordHash: string
+  /** The last ban set, possibly expired (see `banInForce`); null when none or lifted. */
+  ban: UserBan | null
+  /** Set when the account was deleted: its personal columns hold nothing of the person any more. */
+  deletedAt: Date | null
+}
+
+/** Whether the ban keeps the user out at `now`. */
+export function banInForce(ban: UserBan | null, now: Date): boolean {
+  return ban !== null && (ban.until === null || ban.until.getTime() > now.getTime())
 }
 
 /**
  * A new account. The keys are the lower-cased email and username: uniqueness
  * is case-insensitive (contract §1), and logins look accounts up by them.
  */
-export interface NewUser extends UserAccount {
+export interface NewUser extends Omit<UserAccount, 'ban' | 'deletedAt'> {
   emailKey: string
   usernameKey: string
 }
 
-export type RevokeReason = 'logout' | 'logout_all' | 'refresh_token_reused'
+/** Why a session ended: the caller's logout, its `all` or `others` form, DELETE /me/sessions/{id}, a replayed refresh token, a password change or reset, a ban. */
+export const REVOKE_REASONS = ['logout', 'logout_all', 'logout_others', 'revoked', 'refresh_token_reused', 'password_changed', 'password_reset', 'banned'] as const
+export type RevokeReason = (typeof REVOKE_REASONS)[number]
+
+/** What a mailed one-time code is for (contract §8). */
+export const ACCOUNT_CODE_PURPOSES = ['verify_email', 'reset_password'] as const
+export type AccountCodePurpose = (typeof ACCOUNT_CODE_PURPOSES)[number]
+
+/** A mailed one-time code, known by its hash; one per user and purpose. */
+export interface AccountCode {
+  userId: string
+  purpose: AccountCodePurpose
+  codeHash: string
+  failures: number
+  createdAt: Date
+  expiresAt: Date
+}
 
 /** One login. Access tokens carry its id; revoking it ends its tokens at once. */
 export interface AuthSession {
@@ -48,7 +82,7 @@ export interface SessionWithUser {
   expiresAt: Date
   revokedAt: Date | null
   /** Null only if the user is gone, which cannot be (a user's sessions go with it). */
-  user: UserProfile | null
+  user: (UserProfile & { ban: UserBan | null }) | null
 }
 
 /** A refresh token, known by its hash. A spent one is kept so a replay can be recognised. */
@@ -101,4 +135,40 @@ export interface AuthStore {
    * and whose block, if any, ended before `now`; returns how many.
    */
   pruneThrottleRows(windowCutoff: Date, now: Date): Promise<number>
+
+  // ---- accounts (contract §8) ----
+
+  setPasswordHash(userId: string, passwordHash: string): Promise<void>
+  /** Marks the user's email verified at `now` unless it already is; whether this call did. */
+  markEmailVerified(userId: string, now: Date): Promise<boolean>
+  accountCode(userId: string, purpose: AccountCodePurpose): Promise<AccountCode | null>
+  /** Creates or replaces the user's code of `code.purpose`: a new code replaces the old one. */
+  saveAccountCode(code: AccountCode): Promise<void>
+  /** Counts a wrong try against the user's code; its failures now (0 when there is no code). */
+  countAccountCodeFailure(userId: string, purpose: AccountCodePurpose): Promise<number>
+  /** Deletes the user's code of that purpose; whether there was one. */
+  deleteAccountCode(userId: string, purpose: AccountCodePurpose): Promise<boolean>
+
+  /** Every session of the user, live or not, newest first (export, operator detail). */
+  sessionsOf(userId: string): Promise<AuthSession[]>
+  /** Whether the user has any session stored (`any`), and any with this user agent (`sameAgent`): a login from a new device has the first and not the second. */
+  earlierSessions(userId: string, userAgent: string | null): Promise<{ any: boolean; sameAgent: boolean }>
+
+  /** Sets or (with null) lifts the user's ban. */
+  setBan(userId: string, ban: UserBan | null): Promise<void>
+  /**
+   * Users in id order (creation order) after `afterId`, at most `limit`;
+   * with a `query`, only those whose id equals it or whose username or email
+   * contains it, case-insensitively. Deleted users are included.
+   */
+  searchUsers(query: string | null, afterId: string | null, limit: number): Promise<UserAccount[]>
+  /**
+   * Erases the account's personal data in place (contract §8): email and
+   * username become `erased` (their keys `erased:<id>`, which no address or
+   * username can equal, so both are free again), the password hash empty,
+   * country `ZZ`, any ban lifted, `deletedAt` set; deletes its sessions
+   * (their refresh tokens go with them) and codes. The row stays: the
+   * ledger names it.
+   */
+  eraseUser(userId: string, now: Date): Promise<void>
 }

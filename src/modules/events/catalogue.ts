@@ -12,7 +12,7 @@
 // schema, the stores, the models and the tests all read it.
 
 /** The topics of the event plane (contract §4). */
-export const EVENT_TOPICS = ['session', 'wallet', 'status'] as const
+export const EVENT_TOPICS = ['session', 'account', 'wallet', 'status'] as const
 export type EventTopic = (typeof EVENT_TOPICS)[number]
 
 /**
@@ -22,10 +22,28 @@ export type EventTopic = (typeof EVENT_TOPICS)[number]
  */
 export interface EventCatalogue {
   // Topic `session`: the user's auth sessions.
-  'session.login': { topic: 'session'; data: { sessionId: string } }
+  /** `newDevice`: the user had logged in before, but never from this user agent. */
+  'session.login': { topic: 'session'; data: { sessionId: string; newDevice: boolean } }
   'session.refreshed': { topic: 'session'; data: { sessionId: string } }
-  'session.logout': { topic: 'session'; data: { sessionId: string; reason: 'logout' | 'logout_all' } }
+  /** `reason`: the session's own logout, logout `all` or `others`, DELETE /me/sessions/{id} (`revoked`), a password change or reset, a ban. */
+  'session.logout': {
+    topic: 'session'
+    data: { sessionId: string; reason: 'logout' | 'logout_all' | 'logout_others' | 'revoked' | 'password_changed' | 'password_reset' | 'banned' }
+  }
   'session.reuse_revoked': { topic: 'session'; data: { sessionId: string; reason: 'refresh_token_reused' } }
+
+  // Topic `account`: the account itself (contract §8).
+  /** A one-time code was mailed: the verification code (register, resend) or a reset code (forgot). */
+  'account.code_sent': { topic: 'account'; data: { purpose: 'verify_email' | 'reset_password' } }
+  'account.email_verified': { topic: 'account'; data: { verifiedAt: string } }
+  /** `revoked`: how many other sessions the change ended. */
+  'account.password_changed': { topic: 'account'; data: { revoked: number } }
+  /** `revoked`: how many sessions the reset ended (all of them). */
+  'account.password_reset': { topic: 'account'; data: { revoked: number } }
+  /** `until` null: until an operator lifts it. */
+  'account.banned': { topic: 'account'; data: { reason: string; until: string | null } }
+  'account.unbanned': { topic: 'account'; data: { unbannedAt: string } }
+  'account.deleted': { topic: 'account'; data: { deletedAt: string } }
 
   // Topic `wallet`.
   'wallet.credited': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; balance: string } }
@@ -59,6 +77,13 @@ export const EVENT_TYPES = {
   'session.refreshed': 'session',
   'session.logout': 'session',
   'session.reuse_revoked': 'session',
+  'account.code_sent': 'account',
+  'account.email_verified': 'account',
+  'account.password_changed': 'account',
+  'account.password_reset': 'account',
+  'account.banned': 'account',
+  'account.unbanned': 'account',
+  'account.deleted': 'account',
   'wallet.credited': 'wallet',
   'wallet.withdrawal_pending': 'wallet',
   'wallet.withdrawal_signed': 'wallet',

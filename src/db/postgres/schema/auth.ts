@@ -1,4 +1,5 @@
-import { index, integer, pgTable, text } from 'drizzle-orm/pg-core'
+import { index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import { ACCOUNT_CODE_PURPOSES, REVOKE_REASONS } from '../../../modules/auth/store'
 import { timestampMs } from './columns'
 
 export const users = pgTable('users', {
@@ -12,6 +13,14 @@ export const users = pgTable('users', {
   passwordHash: text('password_hash').notNull(),
   country: text('country').notNull(),
   createdAt: timestampMs('created_at').notNull(),
+  /** When the user entered the code mailed to `email` (contract §8); null until then. */
+  emailVerifiedAt: timestampMs('email_verified_at'),
+  /** Banned from then (contract §8): sessions ended, logins refused until `banned_until` (null: until unbanned). */
+  bannedAt: timestampMs('banned_at'),
+  bannedUntil: timestampMs('banned_until'),
+  banReason: text('ban_reason'),
+  /** Deleted (contract §8): personal columns erased, the row kept for the ledger that names it. */
+  deletedAt: timestampMs('deleted_at'),
 })
 
 // One row per login. Access tokens carry its id (`sid`), and every
@@ -30,7 +39,7 @@ export const authSessions = pgTable(
     expiresAt: timestampMs('expires_at').notNull(),
     userAgent: text('user_agent'),
     revokedAt: timestampMs('revoked_at'),
-    revokedReason: text('revoked_reason', { enum: ['logout', 'logout_all', 'refresh_token_reused'] }),
+    revokedReason: text('revoked_reason', { enum: REVOKE_REASONS }),
   },
   (table) => [index('auth_sessions_user').on(table.userId)],
 )
@@ -59,3 +68,23 @@ export const loginThrottle = pgTable('login_throttle', {
   windowStartedAt: timestampMs('window_started_at').notNull(),
   blockedUntil: timestampMs('blocked_until'),
 })
+
+// One-time codes mailed to a user (contract §8): the email-verification code
+// and the password-reset code, one live code per purpose (a new one replaces
+// the old). Only a hash is kept; a code is deleted when used, and killed after
+// five wrong tries.
+export const accountCodes = pgTable(
+  'account_codes',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    purpose: text('purpose', { enum: ACCOUNT_CODE_PURPOSES }).notNull(),
+    codeHash: text('code_hash').notNull(),
+    /** Wrong codes tried against this one. */
+    failures: integer('failures').notNull(),
+    createdAt: timestampMs('created_at').notNull(),
+    expiresAt: timestampMs('expires_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.purpose] })],
+)

@@ -6,6 +6,7 @@
 export * from './auth'
 export * from './events'
 export * from './games'
+export * from './mail'
 export * from './secrets'
 export * from './security'
 export * from './wallet'

@@ -7,8 +7,8 @@
 // so one of them fails to serialize and, run again, finds it spent; two
 // failed logins counting against one throttle key likewise cannot both
 // count from the same number.
-import { and, asc, desc, eq, gt, inArray, isNull, lt, or } from 'drizzle-orm'
-import { authSessions, loginThrottle, refreshTokens, users } from '../schema'
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
+import { accountCodes, authSessions, loginThrottle, refreshTokens, users } from '../schema'
 import { mapEngineError } from '../../errors'
 import type {
   AuthSession,
@@ -20,9 +20,12 @@ import type {
   SessionWithUser,
   ThrottleCounter,
   UserAccount,
+  AccountCode,
+  AccountCodePurpose,
+  UserBan,
 } from '../../../modules/auth/store'
 import type { PostgresScope } from '../scope'
-import { toUserAccount, toAuthSession, toRefreshToken, toThrottleCounter } from '../../rows'
+import { containsPattern, erasedUserColumns, toAccountCode, toAuthSession, toRefreshToken, toThrottleCounter, toUserAccount, toUserBan, userBanColumns } from '../../rows'
 
 /** The columns of the authentication lookup: the session's, and its user's (null only if the user were gone). */
 const sessionWithUserColumns = {
@@ -34,6 +37,10 @@ const sessionWithUserColumns = {
   username: users.username,
   country: users.country,
   createdAt: users.createdAt,
+  emailVerifiedAt: users.emailVerifiedAt,
+  bannedAt: users.bannedAt,
+  bannedUntil: users.bannedUntil,
+  banReason: users.banReason,
 }
 
 export class PostgresAuthStore implements AuthStore {
@@ -103,7 +110,15 @@ export class PostgresAuthStore implements AuthStore {
       user:
         row.email === null
           ? null
-          : { id: row.userId, email: row.email, username: row.username!, country: row.country!, createdAt: row.createdAt! },
+          : {
+              id: row.userId,
+              email: row.email,
+              username: row.username!,
+              country: row.country!,
+              createdAt: row.createdAt!,
+              emailVerifiedAt: row.emailVerifiedAt,
+              ban: toUserBan(row),
+            },
     }
   }
 
@@ -171,4 +186,84 @@ export class PostgresAuthStore implements AuthStore {
       .returning({ key: loginThrottle.key })
     return deleted.length
   }
+
+  // ---- accounts (contract §8) ----
+
+  async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+    await this.db.update(users).set({ passwordHash }).where(eq(users.id, userId))
+  }
+
+  async markEmailVerified(userId: string, now: Date): Promise<boolean> {
+    const rows = await this.db
+      .update(users)
+      .set({ emailVerifiedAt: now })
+      .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)))
+      .returning({ id: users.id })
+    return rows.length > 0
+  }
+
+  async accountCode(userId: string, purpose: AccountCodePurpose): Promise<AccountCode | null> {
+    const [row] = await this.db.select().from(accountCodes).where(and(eq(accountCodes.userId, userId), eq(accountCodes.purpose, purpose)))
+    return row ? toAccountCode(row) : null
+  }
+
+  async saveAccountCode(code: AccountCode): Promise<void> {
+    const { userId, purpose, ...rest } = code
+    await this.db.insert(accountCodes).values(code).onConflictDoUpdate({ target: [accountCodes.userId, accountCodes.purpose], set: rest })
+  }
+
+  async countAccountCodeFailure(userId: string, purpose: AccountCodePurpose): Promise<number> {
+    const [row] = await this.db
+      .update(accountCodes)
+      .set({ failures: sql`${accountCodes.failures} + 1` })
+      .where(and(eq(accountCodes.userId, userId), eq(accountCodes.purpose, purpose)))
+      .returning({ failures: accountCodes.failures })
+    return row?.failures ?? 0
+  }
+
+  async deleteAccountCode(userId: string, purpose: AccountCodePurpose): Promise<boolean> {
+    const rows = await this.db
+      .delete(accountCodes)
+      .where(and(eq(accountCodes.userId, userId), eq(accountCodes.purpose, purpose)))
+      .returning({ userId: accountCodes.userId })
+    return rows.length > 0
+  }
+
+  async sessionsOf(userId: string): Promise<AuthSession[]> {
+    const rows = await this.db.select().from(authSessions).where(eq(authSessions.userId, userId)).orderBy(desc(authSessions.createdAt), desc(authSessions.id))
+    return rows.map(toAuthSession)
+  }
+
+  async earlierSessions(userId: string, userAgent: string | null): Promise<{ any: boolean; sameAgent: boolean }> {
+    const agent = userAgent === null ? isNull(authSessions.userAgent) : eq(authSessions.userAgent, userAgent)
+    const exists = async (condition: SQL | undefined) => (await this.db.select({ id: authSessions.id }).from(authSessions).where(condition).limit(1)).length > 0
+    return { any: await exists(eq(authSessions.userId, userId)), sameAgent: await exists(and(eq(authSessions.userId, userId), agent)) }
+  }
+
+  async setBan(userId: string, ban: UserBan | null): Promise<void> {
+    await this.db.update(users).set(userBanColumns(ban)).where(eq(users.id, userId))
+  }
+
+  async searchUsers(query: string | null, afterId: string | null, limit: number): Promise<UserAccount[]> {
+    const rows = await this.db
+      .select()
+      .from(users)
+      .where(and(afterId === null ? undefined : gt(users.id, afterId), query === null ? undefined : userMatches(query)))
+      .orderBy(asc(users.id))
+      .limit(limit)
+    return rows.map(toUserAccount)
+  }
+
+  async eraseUser(userId: string, now: Date): Promise<void> {
+    await this.db.delete(accountCodes).where(eq(accountCodes.userId, userId))
+    // Its refresh tokens go with the sessions (ON DELETE CASCADE).
+    await this.db.delete(authSessions).where(eq(authSessions.userId, userId))
+    await this.db.update(users).set(erasedUserColumns(userId, now)).where(eq(users.id, userId))
+  }
+}
+
+/** A user whose id is `query`, or whose username or email key contains it (LIKE's wildcards taken literally). */
+function userMatches(query: string) {
+  const pattern = containsPattern(query.toLowerCase())
+  return or(eq(users.id, query), sql`${users.usernameKey} LIKE ${pattern} ESCAPE '\\'`, sql`${users.emailKey} LIKE ${pattern} ESCAPE '\\'`)
 }

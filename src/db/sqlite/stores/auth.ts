@@ -1,6 +1,6 @@
 // Accounts, auth sessions, refresh tokens and login-throttle counters on SQLite.
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, or } from 'drizzle-orm'
-import { authSessions, loginThrottle, refreshTokens, users } from '../../schema'
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
+import { accountCodes, authSessions, loginThrottle, refreshTokens, users } from '../../schema'
 import { mapEngineError } from '../../errors'
 import type {
   AuthSession,
@@ -12,10 +12,13 @@ import type {
   SessionWithUser,
   ThrottleCounter,
   UserAccount,
+  AccountCode,
+  AccountCodePurpose,
+  UserBan,
 } from '../../../modules/auth/store'
 import { perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
-import { toUserAccount, toAuthSession, toRefreshToken, toThrottleCounter } from '../../rows'
+import { containsPattern, erasedUserColumns, toAccountCode, toAuthSession, toRefreshToken, toThrottleCounter, toUserAccount, toUserBan, userBanColumns } from '../../rows'
 
 /** The authentication statement's row: a session and its user's public columns (times in ms). */
 interface SessionWithUserRaw {
@@ -27,13 +30,19 @@ interface SessionWithUserRaw {
   username: string | null
   country: string | null
   createdAt: number | null
+  emailVerifiedAt: number | null
+  bannedAt: number | null
+  bannedUntil: number | null
+  banReason: string | null
 }
 
 const sessionColumns = getTableColumns(authSessions)
 const userColumns = getTableColumns(users)
 
 /** One of the session's user's columns, as a scalar subquery named like the property. */
-function userColumn(name: 'email' | 'username' | 'country' | 'createdAt'): string {
+const SESSION_USER_COLUMNS = ['email', 'username', 'country', 'createdAt', 'emailVerifiedAt', 'bannedAt', 'bannedUntil', 'banReason'] as const
+
+function userColumn(name: (typeof SESSION_USER_COLUMNS)[number]): string {
   return `(SELECT "${userColumns[name].name}" FROM users WHERE "${userColumns.id.name}" = s."${sessionColumns.userId.name}") AS "${name}"`
 }
 
@@ -46,10 +55,14 @@ function userColumn(name: 'email' | 'username' | 'country' | 'createdAt'): strin
 const statements = perConnection((sqlite) => ({
   sessionWithUser: sqlite.prepare<SessionWithUserRaw, [string]>(
     `SELECT ${selectList(sessionColumns, ['userId', 'lastUsedAt', 'expiresAt', 'revokedAt'], 's')},
-      ${(['email', 'username', 'country', 'createdAt'] as const).map(userColumn).join(', ')}
+      ${SESSION_USER_COLUMNS.map(userColumn).join(', ')}
     FROM auth_sessions s WHERE s."${sessionColumns.id.name}" = ?`,
   ),
 }))
+
+function optionalDate(ms: number | null): Date | null {
+  return ms === null ? null : new Date(ms)
+}
 
 function toSessionWithUser(row: SessionWithUserRaw): SessionWithUser {
   return {
@@ -60,7 +73,15 @@ function toSessionWithUser(row: SessionWithUserRaw): SessionWithUser {
     user:
       row.email === null
         ? null
-        : { id: row.userId, email: row.email, username: row.username!, country: row.country!, createdAt: new Date(row.createdAt!) },
+        : {
+            id: row.userId,
+            email: row.email,
+            username: row.username!,
+            country: row.country!,
+            createdAt: new Date(row.createdAt!),
+            emailVerifiedAt: optionalDate(row.emailVerifiedAt),
+            ban: toUserBan({ bannedAt: optionalDate(row.bannedAt), bannedUntil: optionalDate(row.bannedUntil), banReason: row.banReason }),
+          },
   }
 }
 
@@ -181,4 +202,82 @@ export class SqliteAuthStore implements AuthStore {
       .returning({ key: loginThrottle.key })
       .all().length
   }
+
+  // ---- accounts (contract §8) ----
+
+  async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+    this.db.update(users).set({ passwordHash }).where(eq(users.id, userId)).run()
+  }
+
+  async markEmailVerified(userId: string, now: Date): Promise<boolean> {
+    return this.db.update(users).set({ emailVerifiedAt: now }).where(and(eq(users.id, userId), isNull(users.emailVerifiedAt))).returning({ id: users.id }).all().length > 0
+  }
+
+  async accountCode(userId: string, purpose: AccountCodePurpose): Promise<AccountCode | null> {
+    const row = this.db.select().from(accountCodes).where(and(eq(accountCodes.userId, userId), eq(accountCodes.purpose, purpose))).get()
+    return row ? toAccountCode(row) : null
+  }
+
+  async saveAccountCode(code: AccountCode): Promise<void> {
+    const { userId, purpose, ...rest } = code
+    this.db.insert(accountCodes).values(code).onConflictDoUpdate({ target: [accountCodes.userId, accountCodes.purpose], set: rest }).run()
+  }
+
+  async countAccountCodeFailure(userId: string, purpose: AccountCodePurpose): Promise<number> {
+    const row = this.db
+      .update(accountCodes)
+      .set({ failures: sql`${accountCodes.failures} + 1` })
+      .where(and(eq(accountCodes.userId, userId), eq(accountCodes.purpose, purpose)))
+      .returning({ failures: accountCodes.failures })
+      .get()
+    return row?.failures ?? 0
+  }
+
+  async deleteAccountCode(userId: string, purpose: AccountCodePurpose): Promise<boolean> {
+    return (
+      this.db
+        .delete(accountCodes)
+        .where(and(eq(accountCodes.userId, userId), eq(accountCodes.purpose, purpose)))
+        .returning({ userId: accountCodes.userId })
+        .all().length > 0
+    )
+  }
+
+  async sessionsOf(userId: string): Promise<AuthSession[]> {
+    return this.db.select().from(authSessions).where(eq(authSessions.userId, userId)).orderBy(desc(authSessions.createdAt), desc(authSessions.id)).all().map(toAuthSession)
+  }
+
+  async earlierSessions(userId: string, userAgent: string | null): Promise<{ any: boolean; sameAgent: boolean }> {
+    const agent = userAgent === null ? isNull(authSessions.userAgent) : eq(authSessions.userAgent, userAgent)
+    const exists = (condition: SQL | undefined) => this.db.select({ id: authSessions.id }).from(authSessions).where(condition).limit(1).get() !== undefined
+    return { any: exists(eq(authSessions.userId, userId)), sameAgent: exists(and(eq(authSessions.userId, userId), agent)) }
+  }
+
+  async setBan(userId: string, ban: UserBan | null): Promise<void> {
+    this.db.update(users).set(userBanColumns(ban)).where(eq(users.id, userId)).run()
+  }
+
+  async searchUsers(query: string | null, afterId: string | null, limit: number): Promise<UserAccount[]> {
+    return this.db
+      .select()
+      .from(users)
+      .where(and(afterId === null ? undefined : gt(users.id, afterId), query === null ? undefined : userMatches(query)))
+      .orderBy(asc(users.id))
+      .limit(limit)
+      .all()
+      .map(toUserAccount)
+  }
+
+  async eraseUser(userId: string, now: Date): Promise<void> {
+    this.db.delete(accountCodes).where(eq(accountCodes.userId, userId)).run()
+    // Its refresh tokens go with the sessions (ON DELETE CASCADE).
+    this.db.delete(authSessions).where(eq(authSessions.userId, userId)).run()
+    this.db.update(users).set(erasedUserColumns(userId, now)).where(eq(users.id, userId)).run()
+  }
+}
+
+/** A user whose id is `query`, or whose username or email key contains it (LIKE's wildcards taken literally). */
+function userMatches(query: string) {
+  const pattern = containsPattern(query.toLowerCase())
+  return or(eq(users.id, query), sql`${users.usernameKey} LIKE ${pattern} ESCAPE '\\'`, sql`${users.emailKey} LIKE ${pattern} ESCAPE '\\'`)
 }

@@ -1,0 +1,67 @@
+// The mail outbox on PostgreSQL (src/modules/mail/store.ts).
+import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm'
+import { mailOutbox } from '../schema'
+import type { MailMessage, MailStore, NewMail } from '../../../modules/mail/store'
+import type { PostgresScope } from '../scope'
+
+export class PostgresMailStore implements MailStore {
+  constructor(private readonly scope: PostgresScope) {}
+
+  private get db() {
+    return this.scope.db
+  }
+
+  async enqueue(mail: NewMail): Promise<void> {
+    await this.db.insert(mailOutbox).values({ ...mail, toKey: mail.toAddress.toLowerCase(), attempts: 0, lastError: null, sentAt: null })
+  }
+
+  async due(now: Date, limit: number): Promise<MailMessage[]> {
+    return this.db
+      .select()
+      .from(mailOutbox)
+      .where(and(eq(mailOutbox.status, 'queued'), lte(mailOutbox.nextAttemptAt, now)))
+      .orderBy(asc(mailOutbox.nextAttemptAt), asc(mailOutbox.id))
+      .limit(limit)
+  }
+
+  async markSent(id: string, now: Date): Promise<boolean> {
+    const rows = await this.db
+      .update(mailOutbox)
+      .set({ status: 'sent', sentAt: now, attempts: sql`${mailOutbox.attempts} + 1`, lastError: null })
+      .where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, 'queued')))
+      .returning({ id: mailOutbox.id })
+    return rows.length > 0
+  }
+
+  async markAttemptFailed(id: string, failure: { error: string; nextAttemptAt: Date; giveUp: boolean }): Promise<void> {
+    await this.db
+      .update(mailOutbox)
+      .set({
+        status: failure.giveUp ? 'failed' : 'queued',
+        attempts: sql`${mailOutbox.attempts} + 1`,
+        lastError: failure.error,
+        nextAttemptAt: failure.nextAttemptAt,
+      })
+      .where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, 'queued')))
+  }
+
+  async toAddress(toKey: string, limit: number): Promise<MailMessage[]> {
+    return this.db.select().from(mailOutbox).where(eq(mailOutbox.toKey, toKey)).orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id)).limit(limit)
+  }
+
+  async recent(limit: number): Promise<MailMessage[]> {
+    return this.db.select().from(mailOutbox).orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id)).limit(limit)
+  }
+
+  async deleteForUser(userId: string): Promise<number> {
+    return (await this.db.delete(mailOutbox).where(eq(mailOutbox.userId, userId)).returning({ id: mailOutbox.id })).length
+  }
+
+  async prune(cutoff: Date): Promise<number> {
+    const rows = await this.db
+      .delete(mailOutbox)
+      .where(and(inArray(mailOutbox.status, ['sent', 'failed', 'kept']), lt(mailOutbox.createdAt, cutoff)))
+      .returning({ id: mailOutbox.id })
+    return rows.length
+  }
+}
