@@ -31,6 +31,8 @@ export interface SmtpOptions {
   auth?: { user: string; pass: string }
   /** `tls`: implicit TLS (smtps://); `starttls`: offers STARTTLS; default neither. Self-signed certificate of smtp-server. */
   tls?: 'tls' | 'starttls'
+  /** Refuse every MAIL FROM with this reply (a relay that will not take our sender). */
+  refuseSender?: { code: number; message: string }
   /** Answer each message only after this long (a slow server). */
   delayMs?: number
   /** Never answer the n-th message (from 1): a server that hangs after the data. */
@@ -74,6 +76,12 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
       logins.push({ user: auth.username ?? '', ok })
       if (!ok) return callback(new Error('Invalid username or password'))
       callback(null, { user: auth.username })
+    },
+    onMailFrom(_address, _session, callback) {
+      if (!options.refuseSender) return callback()
+      const error = new Error(options.refuseSender.message) as Error & { responseCode: number }
+      error.responseCode = options.refuseSender.code
+      callback(error)
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = []

@@ -177,6 +177,23 @@ test('a permanent 550 fails the mail for good: never offered again; the next mai
   expect(server.offered).toBe(2)
   expect(server.received.map((m) => m.envelopeTo[0])).toEqual(['fine@example.com'])
   expect(logs().find((l) => l.level === 'warn')).toMatchObject({ msg: 'mail refused for good, not retried', mailId: doomed.id, attempt: 1 })
+
+  // An address nodemailer cannot send to at all fails the same way, without a word to the server.
+  const hopeless = await queue(ctx, 'not an address')
+  expect(await sender.deliverDue()).toEqual({ sent: 0, failed: 1, retried: 0 })
+  expect((await row(ctx, hopeless.id)).status).toBe('failed')
+  expect(server.offered).toBe(2)
+})
+
+test('a 5xx to our own MAIL FROM is the settings\' fault, not the mail\'s: retried', async () => {
+  const ctx = await app()
+  const server = await smtp({ refuseSender: { code: 553, message: '5.7.1 sender not allowed to relay' } })
+  const { sender } = delivery(ctx, `smtp://127.0.0.1:${server.port}`)
+  const mail = await queue(ctx, 'relay@example.com')
+  expect(await sender.deliverDue()).toEqual({ sent: 0, failed: 0, retried: 1 })
+  const after = await row(ctx, mail.id)
+  expect({ status: after.status, attempts: after.attempts }).toEqual({ status: 'queued', attempts: 1 })
+  expect(after.lastError).toContain('553')
 })
 
 test('credentials in the URL log in (percent-encoded too); a wrong password is retried and written nowhere', async () => {

@@ -38,7 +38,7 @@ interface SmtpError {
 /**
  * Whether a failure is this mail's for good: a 5xx the server answered to the
  * recipient (RCPT TO) or to the message (DATA), or a recipient nodemailer
- * refuses itself (EENVELOPE without a reply). Everything else is retried: a
+ * refuses itself before asking (no reply code). Everything else is retried: a
  * refused or lost connection, a timeout, any 4xx, and also a 5xx to the login
  * (EAUTH), to TLS or to our own MAIL FROM, which say the server is configured
  * wrong, not that this mail cannot go: they would refuse every mail the same
@@ -48,7 +48,8 @@ export function isPermanent(error: unknown): boolean {
   const e = (error ?? {}) as SmtpError
   if (e.code !== 'EENVELOPE' && e.code !== 'EMESSAGE') return false
   if (e.command === 'MAIL FROM') return false
-  return e.responseCode === undefined || e.responseCode >= 500
+  if (e.responseCode === undefined) return /recipient/i.test(e.message ?? '')
+  return e.responseCode >= 500
 }
 
 function escapeRegExp(text: string): string {
@@ -151,7 +152,6 @@ export class MailDelivery {
       const due = await this.deps.storage.read.mail.due(this.deps.clock.now(), BATCH)
       for (const mail of due) {
         if (this.#stopping.signal.aborted) return report
-        if (this.#acceptedUnmarked.has(mail.id)) continue
         const outcome = await this.#deliver(mail)
         report[outcome]++
         if (outcome === 'retried') return report
