@@ -40,6 +40,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   // No operator token (outside `local`, where one is generated), no operator
   // routes: the /api/v1/admin tree answers 404 operator_api_disabled.
   const adminToken = deps.secrets.adminToken
-  return adminToken === undefined ? app.use(operatorApiDisabled) : app.use(adminModule(adminToken, games, matchService, wallet, storage))
+  return adminToken === undefined ? app.use(operatorApiDisabled) : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local' }))
 }
 

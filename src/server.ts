@@ -8,6 +8,7 @@ import { createServices, openStorageWithSecrets } from './services'
 import { inProcessLeases, startLoop, type Loop } from './background/loops'
 import { inProcessWakeups } from './modules/events/wakeups'
 import { housekeeping } from './modules/events/housekeeping'
+import { MailDelivery } from './modules/mail/delivery'
 import { jobHandlers } from './jobs/handlers'
 import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
@@ -29,6 +30,9 @@ export const HOUSEKEEPING_MS = 3_600_000
 
 /** How often the job worker looks for due jobs. */
 export const JOB_POLL_MS = 200
+
+/** How often queued mail is looked for (a code should arrive while the player still waits for it). */
+export const MAIL_DELIVERY_MS = 1000
 
 export interface RunningServer {
   url: string
@@ -57,8 +61,8 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   const services = createServices(deps)
   const app = createApp(deps, services)
   // The background loops, each run at start and then on its timer.
-  // Withdrawal resume and housekeeping: one runner among every instance on the
-  // database. The job worker runs in every instance: jobs are leased one by one.
+  // Withdrawal resume, housekeeping and mail delivery: one runner among every
+  // instance on the database. The job worker runs in every instance: jobs are leased one by one.
   const leases = storage.loopLeases
   const loops: Loop[] = [
     // Withdrawals left pending_signature: a crash between debit and signature, or custody away.
@@ -83,6 +87,27 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
       },
     }),
   ]
+  if (config.smtpUrl === undefined && config.env !== 'local') {
+    logger.warn('no ARENA_SMTP_URL: no mail can be sent; password reset and verification resend answer 503 mail_not_configured')
+  }
+  if (config.smtpUrl !== undefined) {
+    // Mail: one sender among every instance, so a mail is never sent by two at once.
+    const delivery = new MailDelivery({ storage, clock: systemClock, logger, config })
+    const loop = startLoop({
+      name: 'mail delivery',
+      everyMs: MAIL_DELIVERY_MS,
+      leases,
+      logger,
+      tick: async () => void (await delivery.deliverDue()),
+    })
+    loops.push({
+      async stop() {
+        // A send in progress is abandoned (its mail stays queued), not waited for.
+        delivery.stop()
+        await loop.stop()
+      },
+    })
+  }
   if (secrets.signingKeysFrom === 'database') {
     // Keys another machine added (`arena keys rotate`) reach this instance
     // within a second even while it serves nothing (src/vault/secrets.ts).

@@ -8,6 +8,7 @@ import { resolveSecrets, type Secrets } from '../secrets'
 import { OPERATOR_COMMANDS } from './operator-commands'
 import { seedCommand } from './seed-command'
 import { dbCommand } from './db-command'
+import { mailCommand } from './mail-command'
 import { AppError } from '../shared/errors'
 import { startServer } from '../server'
 import { openStorage } from '../db/open'
@@ -94,6 +95,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   ...OPERATOR_COMMANDS,
+  mail: mailCommand,
   seed: seedCommand,
 }
 

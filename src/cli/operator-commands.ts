@@ -18,7 +18,7 @@ import { rotateVaultSigningKey } from '../vault/secrets'
 import { createLogger } from '../shared/logger'
 
 /** Runs `fn` on the services of the data dir's database; closes them once it settled. */
-async function withServices<T>(fn: (services: Services) => Promise<T> | T): Promise<T> {
+export async function withServices<T>(fn: (services: Services) => Promise<T> | T): Promise<T> {
   const opened = await openServices(loadConfig())
   try {
     return await fn(opened.services)

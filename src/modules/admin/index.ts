@@ -13,6 +13,8 @@ import type { MatchesService } from '../matches/service'
 import type { WalletService } from '../wallet/service'
 import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
+import { listMail, mailView } from '../mail/mailbox'
+import { MailboxQuery, MailboxResponse } from '../mail/model'
 
 export const ADMIN_TOKEN_HEADER = 'x-admin-token'
 /** Every operator route: the token is checked before anything else, validation included. */
@@ -42,9 +44,32 @@ export const operatorApiDisabled = new Elysia({ name: 'arena/admin-disabled' }).
   }
 })
 
-export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService, storage: Storage) {
+type RouteDetail = (summary: string) => { tags: string[]; summary: string; parameters: ReturnType<typeof requiredHeaders> }
+
+/**
+ * GET /admin/dev/mail, the dev mailbox (contract §8): what arena queued, to
+ * read a code without a mail server. Mounted only in `local` (see
+ * adminModule), inside the operator module so the token check covers it.
+ */
+function devMailbox(storage: Storage, detail: RouteDetail) {
+  return new Elysia({ name: 'arena/admin-dev-mail' }).get('/dev/mail', async ({ query }) => ({ messages: (await listMail(storage.read.mail, query.to)).map(mailView) }), {
+    query: MailboxQuery,
+    response: { 200: MailboxResponse, ...errors(OPERATOR, INVALID, STORAGE) },
+    detail: detail('The dev mailbox (local only): mail queued to an address, newest first'),
+  })
+}
+
+export function adminModule(
+  adminToken: string,
+  games: GamesService,
+  matchService: MatchesService,
+  wallet: WalletService,
+  storage: Storage,
+  /** `devMailbox`: mount GET /admin/dev/mail (ARENA_ENV=local only; elsewhere that path is the ordinary 404). */
+  options: { devMailbox: boolean } = { devMailbox: false },
+) {
   // The token is a required header of every route here, checked by the module's transform hook.
-  const detail = (summary: string) => ({ tags: ['admin'], summary, parameters: requiredHeaders(ADMIN_TOKEN_HEADER) })
+  const detail: RouteDetail = (summary) => ({ tags: ['admin'], summary, parameters: requiredHeaders(ADMIN_TOKEN_HEADER) })
   return (
     new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
       // transform runs before validation: a caller without the token learns
@@ -125,5 +150,6 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
         response: { 200: t.Object({ match: Match, decision: DecisionResponse }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['match_not_running'] }, STORAGE) },
         detail: detail('Decide a disputed (or running) match; advances the bracket'),
       })
+      .use(options.devMailbox ? devMailbox(storage, detail) : new Elysia({ name: 'arena/admin-dev-mail-off' }))
   )
 }

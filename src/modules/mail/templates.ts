@@ -7,7 +7,7 @@ export type MailBranding = Pick<Config, 'productName' | 'publicUrl'>
 
 /** A mail ready to queue: what it is, and its two bodies. */
 export interface ComposedMail {
-  kind: 'verify_email' | 'reset_password'
+  kind: 'verify_email' | 'reset_password' | 'test'
   subject: string
   text: string
   html: string
@@ -59,4 +59,16 @@ export function resetMail(brand: MailBranding, email: string, code: string, vali
     url: link(brand, '/reset-password', { email, code }),
     outro: 'If it was not you, ignore this mail: your password stays as it is.',
   })
+}
+
+/** `arena mail test`: a mail whose only point is to arrive, so an operator can check the SMTP settings. */
+export function testMail(brand: MailBranding, sentAt: Date): ComposedMail {
+  const intro = `This is a test mail from ${brand.productName}, queued at ${sentAt.toISOString()} by \`arena mail test\`.`
+  const outro = 'If you can read it, the server can send mail: verification and reset codes will arrive the same way.'
+  return {
+    kind: 'test',
+    subject: `${brand.productName} test mail`,
+    text: [intro, '', outro, ''].join('\n'),
+    html: ['<!doctype html>', '<html><body style="font-family: sans-serif; line-height: 1.5">', `<p>${escapeHtml(intro)}</p>`, `<p>${escapeHtml(outro)}</p>`, '</body></html>', ''].join('\n'),
+  }
 }
