@@ -219,6 +219,7 @@ describe('when mail goes nowhere (no SMTP outside local)', () => {
       expect(await eventTypes(app, user.id, 'account')).toEqual([])
       const res = await resendVerification(app, token)
       expect(res.status).toBe(503)
+      expect(res.headers.get('retry-after')).toBe('3600')
       expect(await res.json()).toEqual({ error: { code: 'mail_not_configured', message: 'Mail is not configured on this server (ARENA_SMTP_URL)', status: 503 } })
       expect((await verifyEmail(app, token, 'AAAAA-AAAAA')).status).toBe(400)
     } finally {
