@@ -6,17 +6,17 @@ import {
   AcceptedResponse,
   ChangePasswordBody,
   ForgotPasswordBody,
-  ResetPasswordBody,
-  SessionsEndedResponse,
-  VerifyEmailBody,
   LoginBody,
   LogoutBody,
   LogoutResponse,
   RefreshBody,
   RegisterBody,
+  ResetPasswordBody,
+  SessionsEndedResponse,
   SessionsResponse,
   TokenResponse,
   UserResponse,
+  VerifyEmailBody,
 } from './model'
 import type { EmailVerification } from './email-verification'
 import type { PasswordChange } from './password-change'
