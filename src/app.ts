@@ -30,7 +30,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(jsonBody)
       .use(apiDocs())
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))
-      .use(authModule(auth, { trustProxy: config.trustProxy }))
+      .use(authModule(auth, { trustProxy: config.trustProxy }, services))
       .use(gamesModule(auth, games))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet))

@@ -8,6 +8,9 @@ import type { Storage } from './db/storage'
 import { openStorage, type OpenedStorage } from './db/open'
 import { createAccessTokens } from './modules/auth/access-tokens'
 import { defaultHashGate, type HashGate } from './modules/auth/hash-gate'
+import { EmailVerification } from './modules/auth/email-verification'
+import { PasswordChange } from './modules/auth/password-change'
+import { PasswordReset } from './modules/auth/password-reset'
 import { AuthService } from './modules/auth/service'
 import { EventsService } from './modules/events/service'
 import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
@@ -126,15 +129,27 @@ export function createServices(deps: ServiceDeps) {
   })
   const hashGate = deps.hashGate ?? defaultHashGate()
   const mailer = new Mailer(config)
-  const auth = new AuthService({ storage, clock, accessTokens, refreshTtlS: config.refreshTtlS, refreshReuseGraceS: config.refreshReuseGraceS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
+  const emailVerification = new EmailVerification({ storage, clock, mailer })
+  const auth = new AuthService({
+    storage,
+    clock,
+    accessTokens,
+    refreshTtlS: config.refreshTtlS,
+    refreshReuseGraceS: config.refreshReuseGraceS,
+    onSecurityEvent: (e) => securityLog.record(e),
+    hashGate,
+    onRegister: (tx, user, now) => emailVerification.onRegister(tx, user, now),
+  })
+  const passwordChange = new PasswordChange({ storage, clock, passwords: auth.accountPasswords(), hashGate, onSecurityEvent: (e) => securityLog.record(e) })
+  const passwordReset = new PasswordReset({ storage, clock, mailer, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const games = new GamesService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ storage, clock, games, gameSessionTtlS: config.gameSessionTtlS })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })
-  const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody })
+  const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody, requireVerifiedEmail: config.requireVerifiedEmail })
   const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays })
-  return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer }
+  return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset }
 }
 
 export type Services = ReturnType<typeof createServices>

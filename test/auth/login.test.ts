@@ -46,6 +46,7 @@ describe('login', () => {
     expect(sid(a.accessToken)).not.toBe(sid(b.accessToken))
     const events = await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.userId, user.id)).orderBy(outboxEvents.seq)
     expect(events.map((e) => [e.topic, e.type])).toEqual([
+      ['account', 'account.code_sent'], // register mailed the verification code
       ['session', 'session.login'],
       ['session', 'session.login'],
     ])

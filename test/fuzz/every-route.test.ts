@@ -68,6 +68,7 @@ const routes = await listRoutes()
 const KNOWN_ROUTES = [
   'GET /healthz', 'GET /readyz', 'GET /openapi', 'GET /openapi/json',
   'POST /api/v1/user/register', 'POST /api/v1/user/login', 'POST /api/v1/auth/validate', 'POST /api/v1/user/s/logout',
+  'POST /api/v1/user/email/verify', 'POST /api/v1/user/email/resend', 'POST /api/v1/user/password/change', 'POST /api/v1/user/password/forgot', 'POST /api/v1/user/password/reset',
   'GET /api/v1/me', 'GET /api/v1/me/sessions', 'GET /api/v1/me/matches', 'GET /api/v1/tournaments/:id',
   'POST /api/v1/game-sdk/:gameId/sessions', 'POST /api/v1/game-sdk/:gameId/results', 'GET /api/v1/wallet',
   'POST /api/v1/security/events', 'PUT /api/v1/security/pin', 'POST /api/v1/security/pin-session', 'POST /api/v1/security/pin-session/:id/verify',

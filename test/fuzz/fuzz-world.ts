@@ -416,6 +416,24 @@ export class World {
     }
   }
 
+  /**
+   * A code mailed to the subject just now, through the real routes (resend,
+   * or forgot for the subject's address), read from the dev mailbox. Asked
+   * for once per request; when the route refuses (verified already,
+   * throttled) the newest code mailed before stands, or one that is wrong.
+   */
+  private async mailedCode(r: Resolution, purpose: 'verify_email' | 'reset_password'): Promise<string> {
+    const known = r.values.get(`code:${purpose}`)
+    if (known !== undefined) return known
+    const user = this.users[r.subject]!
+    if (purpose === 'verify_email') await this.t.handle(postJson('/api/v1/user/email/resend', {}, bearerOf(await this.bearerFor(r.subject))))
+    else await this.t.handle(postJson('/api/v1/user/password/forgot', { email: user.email }))
+    const mail = (await this.t.storage.read.mail.toAddress(user.email.toLowerCase(), 20)).find((m) => m.kind === purpose)
+    const code = /\b([0-9A-Z]{5}-[0-9A-Z]{5})\b/.exec(mail?.textBody ?? '')?.[1] ?? 'ZZZZZ-ZZZZZ'
+    r.values.set(`code:${purpose}`, code)
+    return code
+  }
+
   /** The text a Ref stands for in this request. */
   private async resolve(ref: Ref, r: Resolution): Promise<string> {
     const s = r.subject
@@ -490,6 +508,10 @@ export class World {
         if (ref.arg === 1 && seat?.opponentParticipantId) return seat.opponentParticipantId
         return [...this.knownParticipants][ref.arg % Math.max(1, this.knownParticipants.size)] ?? 'par_none'
       }
+      case 'code:verify_email':
+        return this.mailedCode(r, 'verify_email')
+      case 'code:reset_password':
+        return this.mailedCode(r, 'reset_password')
       case 'cursor':
         return this.v.eventsCursor
       case 'address':
@@ -622,6 +644,14 @@ export const FIELD_HINTS: Hints = {
   identifier: fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 3 }).map((n) => new Ref('victim:identifier', n)) }, { weight: 1, arbitrary: fc.constantFrom('nobody', 'nobody@example.com', ' ', '@') }),
   refreshToken: fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('refreshToken')) }, { weight: 1, arbitrary: fc.constantFrom(new Ref('refreshToken:stale'), new Ref('refreshToken:other')) }),
   all: fc.boolean(),
+  // Verified email and passwords (contract §8).
+  code: fc.oneof(
+    { weight: 2, arbitrary: fc.constantFrom(new Ref('code:verify_email'), new Ref('code:reset_password')) },
+    { weight: 1, arbitrary: fc.constantFrom('ZZZZZ-ZZZZZ', 'zzzzz zzzzz', 'OOOOO-IIIII', '0', '-', ' '.repeat(64)) },
+  ),
+  currentPassword: fc.oneof({ weight: 3, arbitrary: fc.constant(PASSWORD) }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 20 }) }),
+  // Mostly the pool's password, so a changed or reset password leaves its user able to log in again.
+  newPassword: fc.oneof({ weight: 4, arbitrary: fc.constant(PASSWORD) }, { weight: 1, arbitrary: fc.string({ minLength: 8, maxLength: 20 }) }),
   matchId: fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('matchId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('matchId', n + 1)) }),
   outcome: fc.constantFrom('WIN', 'WIN', 'DRAW'),
   winnerParticipantId: fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('participantId', 0)) }, { weight: 2, arbitrary: fc.constant(new Ref('participantId', 1)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('participantId', n + 2)) }),
@@ -702,6 +732,14 @@ const GOOD_FIELDS: Record<string, JVal> = {
   format: 'single_elimination',
   participants: [new Ref('userId', 0), new Ref('userId', 1)],
   reference: 'known-good',
+  code: new Ref('code:verify_email'),
+  currentPassword: PASSWORD,
+  newPassword: PASSWORD,
+}
+
+/** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
+const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
+  'POST /api/v1/user/password/reset': { email: new Ref('email', 0), code: new Ref('code:reset_password') },
 }
 
 /** The real id a path parameter names in a known-good request. */
@@ -742,11 +780,12 @@ export function knownGoodRequest(route: RouteShape): RequestSpec {
       .map((h): [string, Ref] => [h, new Ref(h)]),
   ]
   const fields = Object.keys(route.body?.properties ?? {})
-  for (const f of fields) if (!(f in GOOD_FIELDS)) throw new Error(`fuzz world: no known-good value for body field ${f} of ${route.method} ${route.path}`)
+  const good = { ...GOOD_FIELDS, ...GOOD_FIELDS_OF_ROUTE[`${route.method} ${route.path}`] }
+  for (const f of fields) if (!(f in good)) throw new Error(`fuzz world: no known-good value for body field ${f} of ${route.method} ${route.path}`)
   const body: RequestSpec['body'] =
     route.method === 'GET' || route.method === 'HEAD'
       ? { kind: 'none', contentType: null }
-      : { kind: 'json', value: new JObj(fields.map((f) => [f, GOOD_FIELDS[f]!])), contentType: 'application/json' }
+      : { kind: 'json', value: new JObj(fields.map((f) => [f, good[f]!])), contentType: 'application/json' }
   return {
     method: route.method,
     params: Object.fromEntries(paramNames(route).map((p) => [p, goodParam(p, route.path)])),

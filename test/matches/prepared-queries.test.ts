@@ -76,7 +76,7 @@ describe('prepared statements on the claim path', () => {
     expect(job).toMatchObject({ kind: 'finalize_tournament', payload: { tournamentId: t.id }, attempts: 0, runAfter: decidedAt, createdAt: decidedAt, updatedAt: decidedAt })
     expect(raw.query('SELECT typeof(payload) AS p, typeof(run_after) AS r FROM jobs WHERE id = ?').get(job.id)).toEqual({ p: 'text', r: 'integer' })
 
-    const events = ctx.db.db.select().from(outboxEvents).where(eq(outboxEvents.userId, p1.userId)).all().filter((e) => e.type !== 'session.login')
+    const events = ctx.db.db.select().from(outboxEvents).where(eq(outboxEvents.userId, p1.userId)).all().filter((e) => e.topic === 'status')
     expect(events.map((e) => [e.type, e.data, e.createdAt.getTime()])).toEqual([
       ['tournament.started', { tournamentId: t.id }, events[0]!.createdAt.getTime()],
       ['match.ready', { tournamentId: t.id, matchId: final.id, round: 1 }, events[1]!.createdAt.getTime()],

@@ -122,6 +122,24 @@ describe('loadConfig', () => {
   })
 })
 
+// Contract §8: a PIN verify (a withdrawal) needs a verified email in
+// production unless the operator says otherwise, and nowhere else unless asked.
+describe('ARENA_REQUIRE_VERIFIED_EMAIL', () => {
+  const production = { ARENA_ENV: 'production', ARENA_JWT_SECRET: strong, ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true' }
+
+  test('defaults to on in production and off everywhere else', () => {
+    expect(loadConfig(production).requireVerifiedEmail).toBe(true)
+    for (const env of ['local', 'sandbox', 'staging']) expect(loadConfig({ ARENA_ENV: env }).requireVerifiedEmail).toBe(false)
+    expect(loadConfig({}).requireVerifiedEmail).toBe(false)
+  })
+
+  test('either way can be set explicitly; anything but a boolean is refused', () => {
+    expect(loadConfig({ ...production, ARENA_REQUIRE_VERIFIED_EMAIL: 'false' }).requireVerifiedEmail).toBe(false)
+    expect(loadConfig({ ARENA_REQUIRE_VERIFIED_EMAIL: 'true' }).requireVerifiedEmail).toBe(true)
+    expect(problemsOf({ ARENA_REQUIRE_VERIFIED_EMAIL: 'sometimes' })[0]).toContain('ARENA_REQUIRE_VERIFIED_EMAIL must be true or false')
+  })
+})
+
 // Safe defaults (issue "what a new user trips on"): a setting that is present
 // but empty is a mistake, never a silent default.
 describe('an empty value is refused, not taken as the default', () => {

@@ -12,8 +12,8 @@
 // sent as one player is never replayed as another.
 import { ApiError, NetworkError, NotSignedIn } from './errors.js'
 import { readJson, type Call, type Transport } from './transport.js'
-import type { LoginBody, LogoutBody, RefreshBody } from './requests.js'
-import type { LogoutResult, TokenResponse, Tokens, User } from './types.js'
+import type { ChangePasswordBody, ForgotPasswordBody, LoginBody, LogoutBody, RefreshBody, ResetPasswordBody, VerifyEmailBody } from './requests.js'
+import type { Accepted, LogoutResult, SessionsEnded, TokenResponse, Tokens, User } from './types.js'
 
 export interface AuthOptions {
   /** Called with the new tokens after login and every rotation, and with null when they are gone. */
@@ -69,6 +69,48 @@ export class Auth {
     // Answered: a 2xx revoked the session, a 4xx says it is not usable anyway.
     if (response.status < 500 && this.lineage === lineage) this.clear()
     return readJson<LogoutResult>(response)
+  }
+
+  // ---- the account (contract §8) ----
+
+  /** Confirms the signed-in user's e-mail address with the code mailed to it; the user, now `emailVerified`. */
+  async verifyEmail(code: string): Promise<User> {
+    const response = await this.send({ method: 'POST', path: '/api/v1/user/email/verify', body: { code } satisfies VerifyEmailBody })
+    return (await readJson<{ user: User }>(response)).user
+  }
+
+  /** Mails the signed-in user a new verification code (the previous one stops working). */
+  async resendVerification(): Promise<void> {
+    await readJson<Accepted>(await this.send({ method: 'POST', path: '/api/v1/user/email/resend', body: {} }))
+  }
+
+  /**
+   * Changes the signed-in user's password. Every other session of the user
+   * ends; this one stays, and so do the tokens held here. A wrong current
+   * password is `ApiError` 403 `invalid_credentials`.
+   */
+  async changePassword(currentPassword: string, newPassword: string): Promise<SessionsEnded> {
+    const response = await this.send({ method: 'POST', path: '/api/v1/user/password/change', body: { currentPassword, newPassword } satisfies ChangePasswordBody })
+    return readJson<SessionsEnded>(response)
+  }
+
+  /**
+   * Asks for a password reset code to be mailed to `email`. Needs no sign-in.
+   * Resolves the same whether or not the address has an account.
+   */
+  async forgotPassword(email: string): Promise<void> {
+    await readJson<Accepted>(await this.transport.send({ method: 'POST', path: '/api/v1/user/password/forgot', body: { email } satisfies ForgotPasswordBody }))
+  }
+
+  /**
+   * Sets a new password with the code `forgotPassword` mailed. Needs no
+   * sign-in. Every session of that user ends, a session held here included:
+   * sign in again with the new password. A wrong, used or expired code is
+   * `ApiError` 400 `invalid_reset_code`.
+   */
+  async resetPassword(email: string, code: string, newPassword: string): Promise<SessionsEnded> {
+    const response = await this.transport.send({ method: 'POST', path: '/api/v1/user/password/reset', body: { email, code, newPassword } satisfies ResetPasswordBody })
+    return readJson<SessionsEnded>(response)
   }
 
   /** Forgets the tokens here, without telling the server (the session stays live until it expires). */

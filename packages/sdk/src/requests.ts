@@ -16,6 +16,29 @@ export interface LogoutBody {
   all?: boolean
 }
 
+export interface VerifyEmailBody {
+  /** The code as mailed (`XXXXX-XXXXX`); any case, dash optional. */
+  code: string
+}
+
+export interface ChangePasswordBody {
+  currentPassword: string
+  /** 8 to 128 characters. */
+  newPassword: string
+}
+
+export interface ForgotPasswordBody {
+  email: string
+}
+
+export interface ResetPasswordBody {
+  email: string
+  /** The code mailed by forgot. */
+  code: string
+  /** 8 to 128 characters. */
+  newPassword: string
+}
+
 export interface SessionBody {
   matchId: string
 }

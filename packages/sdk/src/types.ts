@@ -30,6 +30,16 @@ export interface LogoutResult {
   revoked: number
 }
 
+/** A request the server took; what follows (a mail) happens later. */
+export interface Accepted {
+  accepted: true
+}
+
+/** How many sessions a password change (the other ones) or reset (all of them) ended. */
+export interface SessionsEnded {
+  revoked: number
+}
+
 export interface Match {
   id: string
   round: number

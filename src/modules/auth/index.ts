@@ -1,17 +1,26 @@
 // Accounts and auth sessions over HTTP (contract §1).
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { authGuard } from '../../plugins/auth'
 import { BEARER, BEARER_SECURITY, errors, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import {
+  AcceptedResponse,
+  ChangePasswordBody,
+  ForgotPasswordBody,
   LoginBody,
   LogoutBody,
   LogoutResponse,
   RefreshBody,
   RegisterBody,
+  ResetPasswordBody,
+  SessionsEndedResponse,
   SessionsResponse,
   TokenResponse,
   UserResponse,
+  VerifyEmailBody,
 } from './model'
+import type { EmailVerification } from './email-verification'
+import type { PasswordChange } from './password-change'
+import type { PasswordReset } from './password-reset'
 import type { AuthService } from './service'
 
 export interface ClientAddressOptions {
@@ -19,7 +28,22 @@ export interface ClientAddressOptions {
   trustProxy: boolean
 }
 
-export function authModule(auth: AuthService, options: ClientAddressOptions) {
+/** The services behind the account routes of contract §8 (verified email, password change and reset). */
+export interface AccountServices {
+  emailVerification: EmailVerification
+  passwordChange: PasswordChange
+  passwordReset: PasswordReset
+}
+
+/** The client's address, for the throttles: the socket's, or behind a trusted proxy the one it appended. */
+function clientAddress(request: Request, server: { requestIP(request: Request): { address: string } | null } | null, options: ClientAddressOptions): string {
+  // The right-most entry is the one our proxy appended; anything left of it the client wrote.
+  const forwarded = options.trustProxy ? request.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined
+  return forwarded || server?.requestIP(request)?.address || 'unknown'
+}
+
+export function authModule(auth: AuthService, options: ClientAddressOptions, account: AccountServices) {
+  const { emailVerification, passwordChange, passwordReset } = account
   return new Elysia({ name: 'arena/auth', prefix: '/api/v1' })
     .use(authGuard(auth))
     .post(
@@ -37,12 +61,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
     )
     .post(
       '/user/login',
-      ({ body, request, server }) => {
-        // The right-most entry is the one our proxy appended; anything left of it the client wrote.
-        const forwarded = options.trustProxy ? request.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined
-        const address = forwarded || server?.requestIP(request)?.address || 'unknown'
-        return auth.login({ ...body, address, userAgent: request.headers.get('user-agent') })
-      },
+      ({ body, request, server }) => auth.login({ ...body, address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent') }),
       {
         body: LoginBody,
         response: { 200: TokenResponse, ...errors(JSON_BODY, { 401: ['invalid_credentials'], 429: ['rate_limited'] }, STORAGE) },
@@ -83,4 +102,70 @@ export function authModule(auth: AuthService, options: ClientAddressOptions) {
       response: { 200: SessionsResponse, ...errors(BEARER, STORAGE) },
       detail: { tags: ['auth'], summary: 'Where the user is logged in: the live sessions', security: BEARER_SECURITY },
     })
+    // ---- verified email and passwords (contract §8) ----
+    .post('/user/email/verify', async ({ body, auth: { user } }) => ({ user: await emailVerification.verify(user.id, body.code) }), {
+      auth: true,
+      body: VerifyEmailBody,
+      response: { 200: UserResponse, ...errors(JSON_BODY, BEARER, { 400: ['invalid_verification_code'] }, STORAGE) },
+      detail: { tags: ['auth'], summary: 'Confirm the email address with the code mailed to it', security: BEARER_SECURITY },
+    })
+    .post(
+      '/user/email/resend',
+      async ({ auth: { user }, set }) => {
+        await emailVerification.resend(user.id)
+        set.status = 202
+        return { accepted: true as const }
+      },
+      {
+        auth: true,
+        transform(context) {
+          if (context.body === null || context.body === undefined) context.body = {}
+        },
+        body: t.Object({}),
+        response: {
+          202: AcceptedResponse,
+          ...errors(JSON_BODY, BEARER, { 409: ['conflict'], 429: ['rate_limited'], 503: ['mail_not_configured'] }, STORAGE),
+        },
+        detail: { tags: ['auth'], summary: 'Mail a new verification code (the old one stops working)', security: BEARER_SECURITY },
+      },
+    )
+    .post(
+      '/user/password/change',
+      async ({ body, auth: { session } }) => ({
+        revoked: await passwordChange.change({ userId: session.userId, sessionId: session.id, currentPassword: body.currentPassword, newPassword: body.newPassword }),
+      }),
+      {
+        auth: true,
+        body: ChangePasswordBody,
+        // 503 also when the password-hash gate is full.
+        response: {
+          200: SessionsEndedResponse,
+          ...errors(JSON_BODY, BEARER, { 403: ['invalid_credentials'], 409: ['conflict'], 429: ['rate_limited'] }, STORAGE),
+        },
+        detail: { tags: ['auth'], summary: 'Change the password; every other session ends', security: BEARER_SECURITY },
+      },
+    )
+    .post(
+      '/user/password/forgot',
+      async ({ body, request, server, set }) => {
+        await passwordReset.forgot({ email: body.email, address: clientAddress(request, server, options) })
+        set.status = 202
+        return { accepted: true as const }
+      },
+      {
+        body: ForgotPasswordBody,
+        response: { 202: AcceptedResponse, ...errors(JSON_BODY, { 429: ['rate_limited'], 503: ['mail_not_configured'] }, STORAGE) },
+        detail: { tags: ['auth'], summary: 'Mail a password reset code to the address if it has an account (the answer is the same either way)' },
+      },
+    )
+    .post(
+      '/user/password/reset',
+      async ({ body, request, server }) => ({ revoked: await passwordReset.reset({ ...body, address: clientAddress(request, server, options) }) }),
+      {
+        body: ResetPasswordBody,
+        // 503 also when the password-hash gate is full.
+        response: { 200: SessionsEndedResponse, ...errors(JSON_BODY, { 400: ['invalid_reset_code'], 429: ['rate_limited'] }, STORAGE) },
+        detail: { tags: ['auth'], summary: 'Set a new password with the mailed reset code; every session ends' },
+      },
+    )
 }

@@ -56,3 +56,32 @@ export const SessionView = t.Object({
 })
 
 export const SessionsResponse = t.Object({ sessions: t.Array(SessionView) })
+
+// ---- verified email and passwords (contract §8) ----
+
+/** A one-time code as mailed (`XXXXX-XXXXX`); typed back in any case, with or without the dash. */
+const MailedCode = t.String({ minLength: 1, maxLength: 64, description: 'the code from the mail, `XXXXX-XXXXX`, in any case, dash optional' })
+
+/** A new password, with register's rules (8 to 128 characters). */
+const NewPassword = t.String({ minLength: 8, maxLength: 128 })
+
+export const VerifyEmailBody = t.Object({ code: MailedCode })
+
+/** 202: taken; what follows (a mail) happens later. */
+export const AcceptedResponse = t.Object({ accepted: t.Literal(true) })
+
+export const ChangePasswordBody = t.Object({
+  currentPassword: t.String({ minLength: 1, maxLength: 1024 }),
+  newPassword: NewPassword,
+})
+
+export const ForgotPasswordBody = t.Object({ email: t.String({ format: 'email', maxLength: 254 }) })
+
+export const ResetPasswordBody = t.Object({
+  email: t.String({ format: 'email', maxLength: 254 }),
+  code: MailedCode,
+  newPassword: NewPassword,
+})
+
+/** A password change (the other sessions) or reset (every session): how many sessions it ended. */
+export const SessionsEndedResponse = t.Object({ revoked: t.Integer({ description: 'how many sessions the change ended' }) })

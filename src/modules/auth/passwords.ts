@@ -4,9 +4,22 @@
 // which bounds how many run at once and how many wait, and refuses the rest
 // with 503 + Retry-After: pass the services' gate, or an admitted ticket;
 // without one, the process's default gate applies, so no path is ungated.
+import { AppError } from '../../shared/errors'
 import { defaultHashGate, type HashRunner } from './hash-gate'
 
 export const PASSWORD_HASH_PARAMS = { algorithm: 'argon2id', memoryCost: 19_456, timeCost: 2 } as const
+
+/**
+ * A new password (register, change, reset) is 8 to 128 characters, counted
+ * in code points: the schema's length counts UTF-16 units, so four emoji
+ * would pass it as eight. `path` names the field in the 422.
+ */
+export function assertPasswordLength(password: string, path: string): void {
+  const length = [...password].length
+  if (length < 8 || length > 128) {
+    throw new AppError('validation_failed', 'Request failed validation', { details: [{ path, message: 'Expected 8 to 128 characters' }] })
+  }
+}
 
 export function hashPassword(password: string, via: HashRunner = defaultHashGate()): Promise<string> {
   return via.run(() => Bun.password.hash(password, PASSWORD_HASH_PARAMS))

@@ -13,7 +13,7 @@ import type { AccountPasswords } from '../security/pin-service'
 import { COUNTRY_CODES } from './countries'
 import type { RegisterBody, TokenResponse, User } from './model'
 import { defaultHashGate, type HashGate, type HashTicket } from './hash-gate'
-import { hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
+import { assertPasswordLength, hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
 import type { AuthSession, NewUser, RevokeReason, UserAccount, UserProfile } from './store'
 import { accountKey, addressKey, clearAttempts, LOGIN_LIMITS, recordAttempt, retryAfter } from './throttle'
 
@@ -37,6 +37,12 @@ export interface AuthServiceDeps {
   onSecurityEvent?: (event: SecurityEventInput) => void
   /** Bounds concurrent argon2id work (default: the process's gate). */
   hashGate?: HashGate
+  /**
+   * More of register's unit of work, on the account just created: the
+   * verification code, its mail and its event (email-verification.ts). A
+   * failure there fails the registration: no account without its code.
+   */
+  onRegister?: (tx: Transaction, user: NewUser, now: Date) => Promise<void>
 }
 
 /** lastUsedAt is written at most this often per session, so reads stay reads. */
@@ -54,7 +60,8 @@ export function toUser(profile: UserProfile): User {
   }
 }
 
-function unauthorized(message = 'Missing, invalid or revoked access token'): AppError {
+/** The bearer check's 401, with its WWW-Authenticate challenge. */
+export function unauthorized(message = 'Missing, invalid or revoked access token'): AppError {
   return new AppError('unauthorized', message, { headers: { 'www-authenticate': 'Bearer realm="arena"' } })
 }
 
@@ -66,13 +73,7 @@ export class AuthService {
   }
 
   async register(input: RegisterBody): Promise<User> {
-    // The schema counts UTF-16 units; "8–128 characters" means code points.
-    const passwordLength = [...input.password].length
-    if (passwordLength < 8 || passwordLength > 128) {
-      throw new AppError('validation_failed', 'Request failed validation', {
-        details: [{ path: 'body/password', message: 'Expected 8 to 128 characters' }],
-      })
-    }
+    assertPasswordLength(input.password, 'body/password')
     const country = input.country.toUpperCase()
     if (!COUNTRY_CODES.has(country)) {
       throw new AppError('validation_failed', 'Request failed validation', {
@@ -102,6 +103,7 @@ export class AuthService {
         if (error instanceof UniqueViolationError && error.involves('email_key')) throw new AppError('email_taken', 'That email is already registered')
         throw error
       }
+      await this.deps.onRegister?.(tx, user, this.deps.clock.now())
     })
     return toUser(user)
   }
@@ -351,8 +353,8 @@ function isLive(session: AuthSession, now: Date): boolean {
   return session.revokedAt === null && session.expiresAt.getTime() > now.getTime()
 }
 
-/** Revokes those of the user's sessions still live, with one event each; returns how many. */
-async function revokeSessions(tx: Transaction, clock: Clock, userId: string, sessionIds: string[], reason: RevokeReason): Promise<number> {
+/** Revokes those of the user's sessions still live, with one event each; returns how many. In the caller's unit of work. */
+export async function revokeSessions(tx: Transaction, clock: Clock, userId: string, sessionIds: string[], reason: RevokeReason): Promise<number> {
   const now = clock.now()
   let revoked = 0
   for (const id of sessionIds) {

@@ -7,6 +7,7 @@
 //   parallel cannot all get their guess evaluated: the sixth sees the block.
 // - A block is never shortened by a later failure, and attempts refused while
 //   blocked are not counted, so a block always ends on time: never permanent.
+import { AppError } from '../../shared/errors'
 import type { AuthStore, ThrottleCounter } from './store'
 
 export interface ThrottleLimit {
@@ -24,6 +25,37 @@ export const LOGIN_LIMITS = {
   /** One client spraying many accounts. */
   address: { maxFailures: 20, windowMs: 15 * MINUTE, blockMs: 15 * MINUTE },
 } as const satisfies Record<string, ThrottleLimit>
+
+const HOUR = 60 * MINUTE
+
+/**
+ * Mailed one-time codes (contract §8). Every request counts here, not only a
+ * failure: each one sends a mail or tries a code. The attempt that reaches
+ * the limit still goes through and starts the block (as with logins), so
+ * `maxFailures` is how many are let through per window.
+ */
+export const ACCOUNT_CODE_LIMITS = {
+  /** Verification mails one user asks for (POST /user/email/resend). */
+  resend: { maxFailures: 5, windowMs: HOUR, blockMs: HOUR },
+  /** Reset mails to one address, known or not (POST /user/password/forgot). */
+  forgotEmail: { maxFailures: 5, windowMs: HOUR, blockMs: HOUR },
+  /** Reset mails one client asks for, to any addresses. */
+  forgotClient: { maxFailures: 20, windowMs: HOUR, blockMs: HOUR },
+  /** Reset attempts from one client, to any addresses (spraying codes across accounts). */
+  resetClient: { maxFailures: 20, windowMs: HOUR, blockMs: HOUR },
+} as const satisfies Record<string, ThrottleLimit>
+
+/** Housekeeping keeps a counter at least this long after its window started, so no window is cut short. */
+export const LONGEST_THROTTLE_WINDOW_MS = Math.max(...[...Object.values(LOGIN_LIMITS), ...Object.values(ACCOUNT_CODE_LIMITS)].map((limit) => limit.windowMs))
+
+/** The counter keys of ACCOUNT_CODE_LIMITS, one prefix each, apart from the login keys. */
+export const accountCodeKeys = {
+  resend: (userId: string) => `resend:${userId}`,
+  /** The address as typed, lower-cased: a known and an unknown address are counted alike. */
+  forgotEmail: (email: string) => `forgot-email:${email.trim().toLowerCase()}`,
+  forgotClient: (address: string) => `forgot-client:${address.toLowerCase()}`,
+  resetClient: (address: string) => `reset-client:${address.toLowerCase()}`,
+}
 
 /**
  * `account:<user id>` when the identifier names an account, so its username
@@ -81,4 +113,9 @@ export async function recordAttempt(store: AuthStore, key: string, limit: Thrott
 /** A successful login forgets the account's attempts, including a block its own attempt started. */
 export async function clearAttempts(store: AuthStore, key: string): Promise<void> {
   await store.deleteThrottleCounter(key)
+}
+
+/** The 429 a blocked request answers: `Retry-After` the seconds until its block ends. */
+export function rateLimited(retryAfterS: number, message: string): AppError {
+  return new AppError('rate_limited', message, { headers: { 'retry-after': String(retryAfterS) } })
 }

@@ -25,7 +25,9 @@ export class Mailer {
   /** Refuses (503 mail_not_configured) a request whose whole point is a mail that cannot go anywhere. */
   assertCanSend(): void {
     if (this.destination === 'nowhere') {
-      throw new AppError('mail_not_configured', 'Mail is not configured on this server (ARENA_SMTP_URL)')
+      // Every 503 says when to come back (docs/api.md, Errors); a missing setting
+      // is not fixed in seconds, so not soon.
+      throw new AppError('mail_not_configured', 'Mail is not configured on this server (ARENA_SMTP_URL)', { headers: { 'retry-after': '3600' } })
     }
   }
 

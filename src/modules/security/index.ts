@@ -103,6 +103,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
       ({ params, body, request, auth: { user } }) =>
         withdrawals.verify({
           userId: user.id,
+          emailVerified: user.emailVerified,
           sessionId: params.id,
           sessionToken: request.headers.get('x-secure-session'),
           ...body,
@@ -118,7 +119,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
           ...errors(
             JSON_BODY,
             BEARER,
-            { 409: ['idempotency_key_reused'], 410: ['session_expired'], 422: ['invalid_destination', 'insufficient_funds'], 429: ['pin_locked'] },
+            { 403: ['email_not_verified'], 409: ['idempotency_key_reused'], 410: ['session_expired'], 422: ['invalid_destination', 'insufficient_funds'], 429: ['pin_locked'] },
             STORAGE,
           ),
         },

@@ -51,6 +51,8 @@ export function toWithdrawal(row: Withdrawal): WithdrawalView {
 
 export interface VerifyInput {
   userId: string
+  /** Whether the user's email is verified, as the bearer check read it on this request. */
+  emailVerified: boolean
   sessionId: string
   sessionToken: string | null
   pin: string
@@ -70,6 +72,8 @@ export interface WithdrawalDeps {
   pins: PinService
   wallet: WalletService
   custody: CustodyClient
+  /** A verify by an account whose email is unverified answers 403 email_not_verified (ARENA_REQUIRE_VERIFIED_EMAIL; default off). */
+  requireVerifiedEmail?: boolean
 }
 
 export class WithdrawalService {
@@ -80,6 +84,11 @@ export class WithdrawalService {
     const { storage, clock, pins } = this.deps
     const asset = DEFAULT_ASSET.code
     // Checks that neither consume the session nor count as a PIN failure.
+    // The account may not withdraw at all first: the session stays as it
+    // was, to be verified once the email is.
+    if (this.deps.requireVerifiedEmail && !input.emailVerified) {
+      throw new AppError('email_not_verified', 'Verify your email address before withdrawing (POST /api/v1/user/email/verify)')
+    }
     await pins.checkSession(storage.read.security, input.userId, input.sessionId, input.sessionToken)
     const amount = amountFrom(input.amount, 'body/amount')
     if (!isValidAddress(input.destinationAddress)) {
