@@ -43,6 +43,15 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES
 
+/**
+ * The few codes a route may answer under another status than their own
+ * (AppError's `status` option), and which. `invalid_credentials` is a 401 at
+ * login, a 403 where a signed-in user types the password again (POST
+ * /me/delete, contract §8): a 401 there would read as an expired bearer,
+ * which a client refreshes and replays.
+ */
+export const OTHER_STATUSES: Partial<Record<ErrorCode, readonly number[]>> = { invalid_credentials: [403] }
+
 export interface ErrorDetail {
   path: string
   message: string

@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
-import { errors, INVALID, JSON_BODY, requiredHeaders, STORAGE } from '../../plugins/openapi'
+import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import { CreateGameBody, CreateGameResponse, CreateTournamentBody, GameKeyResponse, Match, TournamentResponse } from '../games/model'
 import type { GamesService } from '../games/service'
 import { DecisionResponse, ResolveBody } from '../matches/model'
@@ -13,10 +13,10 @@ import type { MatchesService } from '../matches/service'
 import type { WalletService } from '../wallet/service'
 import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
+import { ADMIN_TOKEN_HEADER, OPERATOR, operatorDetail as detail } from './operator'
+import { adminUserRoutes, type AdminUserServices } from './users'
 
-export const ADMIN_TOKEN_HEADER = 'x-admin-token'
-/** Every operator route: the token is checked before anything else, validation included. */
-const OPERATOR = { 401: ['unauthorized'] } as const
+export { ADMIN_TOKEN_HEADER }
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 
 const ADMIN_PREFIX = '/api/v1/admin'
@@ -42,9 +42,8 @@ export const operatorApiDisabled = new Elysia({ name: 'arena/admin-disabled' }).
   }
 })
 
-export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService, storage: Storage) {
+export function adminModule(adminToken: string, games: GamesService, matchService: MatchesService, wallet: WalletService, storage: Storage, accounts: AdminUserServices) {
   // The token is a required header of every route here, checked by the module's transform hook.
-  const detail = (summary: string) => ({ tags: ['admin'], summary, parameters: requiredHeaders(ADMIN_TOKEN_HEADER) })
   return (
     new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
       // transform runs before validation: a caller without the token learns
@@ -125,5 +124,8 @@ export function adminModule(adminToken: string, games: GamesService, matchServic
         response: { 200: t.Object({ match: Match, decision: DecisionResponse }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['match_not_running'] }, STORAGE) },
         detail: detail('Decide a disputed (or running) match; advances the bracket'),
       })
+      // Users: search, one user in full, bans, deletion (contract §8). Added to
+      // this instance (a function plugin), so the token check above guards them.
+      .use(adminUserRoutes(accounts))
   )
 }
