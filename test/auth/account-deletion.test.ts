@@ -172,6 +172,9 @@ describe('POST /me/delete', () => {
     expect(shown.status).toBe(200)
     const mine = (await (await ctx.handle(req('/api/v1/me/matches', { headers: bearer(people[1]!.tokens.accessToken) }))).json()) as { matches: { opponent: { username: string } | null }[] }
     expect(mine.matches[0]!.opponent?.username).toBe('erased')
+    // A deleted account is seated in no new tournament.
+    const seatAgain = await ctx.handle(postJson('/api/v1/admin/tournaments', { gameId: game.id, name: 'Later Cup', format: 'single_elimination', participants: people.map((p) => p.userId) }, admin))
+    expect(seatAgain.status).toBe(422)
   })
 })
 

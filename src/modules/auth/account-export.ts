@@ -36,7 +36,8 @@ export class AccountExport {
     const { storage, clock } = this.deps
     const exportedAt = toIso(clock.now())
     const account = await storage.read.auth.userById(userId)
-    if (!account || account.deletedAt !== null) throw new AppError('not_found', 'No such user')
+    // The bearer was checked: only an account deleted this very moment gets here.
+    if (!account || account.deletedAt !== null) throw new AppError('unauthorized', 'This account no longer exists')
     const [sessions, matches, ledger, withdrawals, securityEvents] = await Promise.all([
       storage.read.auth.sessionsOf(userId),
       this.deps.matches.playedBy(userId),
