@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import type { ServiceDeps, Services } from './services'
 import { adminModule, operatorApiDisabled } from './modules/admin'
-import { authModule } from './modules/auth'
+import { accountModule, authModule } from './modules/auth'
 import { gamesModule } from './modules/games'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
@@ -17,7 +17,7 @@ import { requestContext } from './plugins/request-context'
 
 export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger' | 'lifecycle'>, services: Services) {
   const { config } = deps
-  const { auth, games, matches: matchService, wallet, pins, withdrawals, securityLog, events, storage } = services
+  const { auth, games, matches: matchService, wallet, pins, withdrawals, securityLog, events, storage, bans, users, deletion, exports } = services
   const app = (
     new Elysia({ name: 'arena', normalize: 'typebox' })
       // normalize 'typebox': Elysia's default (exact-mirror) reshapes a wrong
@@ -31,6 +31,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(apiDocs())
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))
       .use(authModule(auth, { trustProxy: config.trustProxy }, services))
+      .use(accountModule(auth, deletion, exports))
       .use(gamesModule(auth, games))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet))
@@ -40,6 +41,8 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   // No operator token (outside `local`, where one is generated), no operator
   // routes: the /api/v1/admin tree answers 404 operator_api_disabled.
   const adminToken = deps.secrets.adminToken
-  return adminToken === undefined ? app.use(operatorApiDisabled) : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local' }))
+  return adminToken === undefined
+    ? app.use(operatorApiDisabled)
+    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion }))
 }
 

@@ -11,7 +11,11 @@ import { defaultHashGate, type HashGate } from './modules/auth/hash-gate'
 import { EmailVerification } from './modules/auth/email-verification'
 import { PasswordChange } from './modules/auth/password-change'
 import { PasswordReset } from './modules/auth/password-reset'
+import { AccountDeletion } from './modules/auth/account-deletion'
+import { AccountExport } from './modules/auth/account-export'
+import { BanService } from './modules/auth/bans'
 import { AuthService } from './modules/auth/service'
+import { UserDirectory } from './modules/auth/user-directory'
 import { EventsService } from './modules/events/service'
 import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
 import { GamesService } from './modules/games/service'
@@ -149,7 +153,12 @@ export function createServices(deps: ServiceDeps) {
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })
   const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody, requireVerifiedEmail: config.requireVerifiedEmail })
   const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays })
-  return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset }
+  // Accounts (contract §8): bans, the operator's view of users, deletion, export.
+  const bans = new BanService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
+  const users = new UserDirectory({ storage, clock, wallet })
+  const deletion = new AccountDeletion({ storage, clock, passwords: auth.accountPasswords(), hashGate, onSecurityEvent: (e) => securityLog.record(e) })
+  const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
+  return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, bans, users, deletion, exports }
 }
 
 export type Services = ReturnType<typeof createServices>

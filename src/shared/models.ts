@@ -8,7 +8,8 @@ export const ErrorResponse = t.Object(
       message: t.String(),
       status: t.Integer(),
       details: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }))),
+      until: t.Optional(t.Nullable(t.String({ description: 'account_banned: when the ban ends (ISO-8601), null until an operator lifts it' }))),
     }),
   },
-  { $id: 'Error', description: 'Every error, whatever the status: a code to act on, a message for people, the status again, and for validation the fields at fault' },
+  { $id: 'Error', description: 'Every error, whatever the status: a code to act on, a message for people, the status again, for validation the fields at fault, and for account_banned until when' },
 )

@@ -339,6 +339,14 @@ export class World {
     return r.pinSession
   }
 
+  /** A live auth session of user i: another one than its bearer's when it has one (DELETE /me/sessions/{id}). */
+  private async authSessionId(i: number): Promise<string> {
+    const res = await this.t.handle(req('/api/v1/me/sessions', { headers: bearerOf(await this.bearerFor(i)) }))
+    if (res.status !== 200) return 'ses_none'
+    const { sessions } = (await res.json()) as { sessions: { id: string; current: boolean }[] }
+    return (sessions.find((session) => !session.current) ?? sessions[0])?.id ?? 'ses_none'
+  }
+
   /** A token signed with the real secret but with claims no signer of ours would write, or not signed right. */
   private forged(n: number, subject: number): string {
     const u = this.users[(n >> 5) % USERS]!
@@ -512,6 +520,8 @@ export class World {
         return this.mailedCode(r, 'verify_email')
       case 'code:reset_password':
         return this.mailedCode(r, 'reset_password')
+      case 'authSessionId':
+        return this.authSessionId(ref.arg === 0 ? s : other)
       case 'cursor':
         return this.v.eventsCursor
       case 'address':
@@ -674,6 +684,11 @@ export const FIELD_HINTS: Hints = {
   wait: fc.constantFrom('0', '0.001', '0.5', '1', '30'),
   topics: fc.constantFrom('session', 'wallet', 'status', 'session,wallet,status', 'wallet,status'),
   limit: fc.constantFrom('1', '10', '500'),
+  // Accounts (contract §8): logout everywhere else, bans, deletions, the user search.
+  others: fc.boolean(),
+  reason: fc.oneof(fc.constantFrom('cheating', 'spam'), fc.string({ minLength: 1, maxLength: 500 })),
+  until: fc.constantFrom(-60, -1, 0, 1, 60, 60 * 24 * 400).map((minutes) => new Ref('isoTime', minutes)),
+  query: fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('username', n)), fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.constantFrom('fuzz', '%', '_', 'usr_', '')),
 }
 
 /** Real ids for a path parameter, chosen by the segment before it. */
@@ -692,6 +707,11 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.nat({ max: USERS }).map((n) => new Ref('userId', n))
     case 'pin-session':
       return fc.oneof({ weight: 6, arbitrary: fc.constant(new Ref('pinSessionId', 0)) }, { weight: 1, arbitrary: fc.constantFrom(new Ref('pinSessionId', 1), new Ref('pinSessionId', 2)) })
+    case 'sessions':
+      // 0: one of the caller's own live sessions; 1: another user's.
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('authSessionId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('authSessionId', 1)) })
+    case 'users':
+      return fc.nat({ max: USERS }).map((n) => new Ref('userId', n))
     default:
       return fc.constant(new Ref('anyId'))
   }
@@ -735,6 +755,9 @@ const GOOD_FIELDS: Record<string, JVal> = {
   code: new Ref('code:verify_email'),
   currentPassword: PASSWORD,
   newPassword: PASSWORD,
+  others: false,
+  reason: 'known good reason',
+  until: new Ref('isoTime', 60),
 }
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
@@ -759,6 +782,11 @@ function goodParam(param: string, path: string): Ref {
       return new Ref('userId', 0)
     case 'pin-session':
       return new Ref('pinSessionId', 0)
+    case 'sessions':
+      return new Ref('authSessionId', 0)
+    case 'users':
+      // Pool user 2: no money, so an operator's deletion of it succeeds as well as a ban.
+      return new Ref('userId', 2)
     default:
       throw new Error(`fuzz world: no known-good value for :${param} in ${path}`)
   }
@@ -792,7 +820,8 @@ export function knownGoodRequest(route: RouteShape): RequestSpec {
     query: null,
     headers,
     body,
-    subject: 0,
+    // Pool user 0 holds money, which no account deletion may take: the player deleting their own account is user 2.
+    subject: route.path === '/api/v1/me/delete' ? 2 : 0,
   }
 }
 

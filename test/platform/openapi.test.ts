@@ -38,11 +38,14 @@ const MISSING: Record<SpecialHeader, [number, ErrorCode]> = {
 }
 /**
  * A code answered under another status than its usual one, where the
- * contract says so: a wrong current password on a password change is 403
- * (contract §8; the bearer is fine), where a failed login's is 401.
+ * contract says so: a wrong password typed again by a signed-in user (a
+ * password change, deleting the account) is 403 (contract §8): a 401 there
+ * would read as an expired bearer, which a client refreshes and replays.
+ * A failed login's is 401.
  */
 const STATUS_OVERRIDES: Record<string, Partial<Record<ErrorCode, number>>> = {
   'POST /api/v1/user/password/change': { invalid_credentials: 403 },
+  'POST /api/v1/me/delete': { invalid_credentials: 403 },
 }
 /** Listed once in docs/api.md's conventions rather than under every route. */
 const ANY_ROUTE_STATUSES = new Set([413, 431, 500])

@@ -5,6 +5,8 @@
 // - the two claims of one match, sent to different instances at the same
 //   moment, give one decision, and the bracket advances once;
 // - a logout on one instance ends the access token on the other at once;
+// - a ban through one instance ends the user's access token on the other at
+//   once, and a login there is 403 account_banned;
 // - a long poll on one is woken by a write on the other within 100 ms (the
 //   poll's own re-read runs every second: only NOTIFY is that fast);
 // - concurrent withdrawals from one balance on both never overdraw it;
@@ -327,6 +329,33 @@ describe.skipIf(skip)('two instances on one PostgreSQL database', () => {
       // Nor can its refresh token be rotated there.
       const rotated = await to.call('POST', '/api/v1/auth/validate', { refreshToken: login.body.refreshToken }, auth)
       expect(rotated.status).toBe(401)
+    }
+  }, 30_000)
+
+  test('a ban through one instance ends the access token on the other at once, and a login there is 403 account_banned', async () => {
+    const [player] = await playersOn('banned_', 1)
+    for (const [from, to] of [
+      [instances[0]!, instances[1]!],
+      [instances[1]!, instances[0]!],
+    ] as const) {
+      const login = await to.call('POST', '/api/v1/user/login', { identifier: player!.username, password: PASSWORD })
+      expectStatus('login', login, 200)
+      const auth = { authorization: `Bearer ${login.body.accessToken}` }
+      expectStatus(`GET /me on ${to.name} before the ban`, await to.call('GET', '/api/v1/me', undefined, auth), 200)
+      const ban = await from.call('POST', `/api/v1/admin/users/${player!.id}/ban`, { reason: 'multi-instance ban' }, admin)
+      expectStatus(`ban on ${from.name}`, ban, 200)
+      // The very next request on the other instance: no cache, no delay.
+      const after = await to.call('GET', '/api/v1/me', undefined, auth)
+      expect({ on: to.name, status: after.status, code: after.body?.error?.code }).toEqual({ on: to.name, status: 401, code: 'unauthorized' })
+      const refused = await to.call('POST', '/api/v1/user/login', { identifier: player!.username, password: PASSWORD })
+      expect({ on: to.name, status: refused.status, code: refused.body?.error?.code, until: refused.body?.error?.until }).toEqual({
+        on: to.name,
+        status: 403,
+        code: 'account_banned',
+        until: null,
+      })
+      expectStatus(`unban on ${to.name}`, await to.call('POST', `/api/v1/admin/users/${player!.id}/unban`, {}, admin), 200)
+      expectStatus(`login on ${from.name} after the unban`, await from.call('POST', '/api/v1/user/login', { identifier: player!.username, password: PASSWORD }), 200)
     }
   }, 30_000)
 

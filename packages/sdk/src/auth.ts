@@ -12,8 +12,8 @@
 // sent as one player is never replayed as another.
 import { ApiError, NetworkError, NotSignedIn } from './errors.js'
 import { readJson, type Call, type Transport } from './transport.js'
-import type { ChangePasswordBody, ForgotPasswordBody, LoginBody, LogoutBody, RefreshBody, ResetPasswordBody, VerifyEmailBody } from './requests.js'
-import type { Accepted, LogoutResult, SessionsEnded, TokenResponse, Tokens, User } from './types.js'
+import type { ChangePasswordBody, DeleteAccountBody, ForgotPasswordBody, LoginBody, LogoutBody, RefreshBody, ResetPasswordBody, VerifyEmailBody } from './requests.js'
+import type { Accepted, AccountDeleted, LogoutResult, Session, SessionsEnded, TokenResponse, Tokens, User } from './types.js'
 
 export interface AuthOptions {
   /** Called with the new tokens after login and every rotation, and with null when they are gone. */
@@ -62,10 +62,16 @@ export class Auth {
    * server, then forgets the tokens. When the server cannot be reached (a
    * network error, a 5xx) the tokens are kept, so the logout can be retried;
    * `clear()` forgets them locally without asking the server.
+   *
+   * With `others`, ends every session of the user but this one (a "log out
+   * everywhere else"): this client stays signed in and keeps its tokens.
+   * `all` and `others` together are refused (422).
    */
-  async logout(options: { all?: boolean } = {}): Promise<LogoutResult> {
+  async logout(options: { all?: boolean; others?: boolean } = {}): Promise<LogoutResult> {
     const lineage = this.lineage
-    const response = await this.send({ method: 'POST', path: '/api/v1/user/s/logout', body: (options.all ? { all: true } : {}) satisfies LogoutBody })
+    const body: LogoutBody = { ...(options.all ? { all: true } : {}), ...(options.others ? { others: true } : {}) }
+    const response = await this.send({ method: 'POST', path: '/api/v1/user/s/logout', body })
+    if (options.others && !options.all) return readJson<LogoutResult>(response)
     // Answered: a 2xx revoked the session, a 4xx says it is not usable anyway.
     if (response.status < 500 && this.lineage === lineage) this.clear()
     return readJson<LogoutResult>(response)
@@ -111,6 +117,35 @@ export class Auth {
   async resetPassword(email: string, code: string, newPassword: string): Promise<SessionsEnded> {
     const response = await this.transport.send({ method: 'POST', path: '/api/v1/user/password/reset', body: { email, code, newPassword } satisfies ResetPasswordBody })
     return readJson<SessionsEnded>(response)
+  }
+
+  /** Where the user is logged in: their live sessions, most recently used first (`current` marks this client's). */
+  async sessions(): Promise<Session[]> {
+    return (await readJson<{ sessions: Session[] }>(await this.send({ method: 'GET', path: '/api/v1/me/sessions' }))).sessions
+  }
+
+  /**
+   * Ends one of the user's live sessions (a lost phone's, say): its tokens
+   * stop working at once. Ending this client's own session ends its tokens
+   * too: the next call fails and the tokens are forgotten. An id that is not
+   * one of the user's live sessions is an ApiError 404 `not_found`.
+   */
+  async revokeSession(sessionId: string): Promise<LogoutResult> {
+    return readJson<LogoutResult>(await this.send({ method: 'DELETE', path: `/api/v1/me/sessions/${encodeURIComponent(sessionId)}` }))
+  }
+
+  /**
+   * Deletes the account for good, with its password asked again: personal
+   * data is erased and every session ends, so the tokens are forgotten here.
+   * A wrong password is an ApiError 403 `invalid_credentials` (throttled like
+   * a login: 429 `rate_limited`); a wallet still holding funds or a pending
+   * withdrawal is 409 `balance_not_empty`, and nothing is deleted.
+   */
+  async deleteAccount(password: string): Promise<AccountDeleted> {
+    const lineage = this.lineage
+    const result = await readJson<AccountDeleted>(await this.send({ method: 'POST', path: '/api/v1/me/delete', body: { password } satisfies DeleteAccountBody }))
+    if (this.lineage === lineage) this.clear()
+    return result
   }
 
   /** Forgets the tokens here, without telling the server (the session stays live until it expires). */

@@ -31,14 +31,17 @@ export class ApiError extends Error {
   /** Seconds, from `Retry-After` (on 429 and 503). */
   readonly retryAfter?: number
   readonly requestId?: string
+  /** `account_banned`: when the ban ends (ISO-8601), null until an operator lifts it; absent on other errors. */
+  readonly until?: string | null
 
-  constructor(init: { status: number; code: string; message: string; details?: ErrorDetail[]; retryAfter?: number; requestId?: string }) {
+  constructor(init: { status: number; code: string; message: string; details?: ErrorDetail[]; retryAfter?: number; requestId?: string; until?: string | null }) {
     super(init.message)
     this.status = init.status
     this.code = init.code
     if (init.details) this.details = init.details
     if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter
     if (init.requestId) this.requestId = init.requestId
+    if (init.until !== undefined) this.until = init.until
   }
 
   /** Reads an error answer. Never throws: an unreadable body still gives an ApiError. */
@@ -65,6 +68,7 @@ export class ApiError extends Error {
         code: typeof e.code === 'string' && e.code !== '' ? e.code : fallbackCode,
         message: e.message as string,
         ...(details && details.length > 0 ? { details } : {}),
+        ...(typeof e.until === 'string' || e.until === null ? { until: e.until } : {}),
         ...common,
       })
     }

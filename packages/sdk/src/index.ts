@@ -11,7 +11,7 @@ import { EventsClient } from './events.js'
 import { GameClient } from './game.js'
 import { PurchaseClient, type IntegrityCheck } from './purchases.js'
 import { readJson, Transport } from './transport.js'
-import type { Environment, FetchLike, MyMatch, Tokens, Tournament, User, Wallet } from './types.js'
+import type { AccountExport, Environment, FetchLike, MyMatch, Tokens, Tournament, User, Wallet } from './types.js'
 
 export * from './errors.js'
 export { isEvent } from './events.js'
@@ -54,6 +54,8 @@ export interface ArenaClient {
   /** The client of one game, with the key the studio got from the operator. */
   game(gameId: string, gameKey: string): GameClient
   me(): Promise<User>
+  /** Everything arena keeps about the signed-in user, as one document (GET /me/export). */
+  exportAccount(): Promise<AccountExport>
   wallet(): Promise<Wallet>
   /** The signed-in player's open matches. */
   myMatches(): Promise<MyMatch[]>
@@ -76,6 +78,7 @@ export function createClient(options: ClientOptions = {}): ArenaClient {
     events: new EventsClient(auth),
     game: (gameId, gameKey) => new GameClient(auth, gameId, gameKey),
     me: async () => (await get<{ user: User }>('/api/v1/me')).user,
+    exportAccount: () => get<AccountExport>('/api/v1/me/export'),
     wallet: () => get<Wallet>('/api/v1/wallet'),
     myMatches: async () => (await get<{ matches: MyMatch[] }>('/api/v1/me/matches')).matches,
     tournament: async (id) => (await get<{ tournament: Tournament }>(`/api/v1/tournaments/${encodeURIComponent(id)}`)).tournament,

@@ -13,7 +13,15 @@ export interface RefreshBody {
 }
 
 export interface LogoutBody {
+  /** Every session of the user. */
   all?: boolean
+  /** Every session of the user but this one (not with `all`). */
+  others?: boolean
+}
+
+export interface DeleteAccountBody {
+  /** The account password, to re-authenticate. */
+  password: string
 }
 
 export interface VerifyEmailBody {

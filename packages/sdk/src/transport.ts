@@ -13,7 +13,7 @@ export interface TransportOptions {
 }
 
 export interface Call {
-  method: 'GET' | 'POST' | 'PUT'
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   path: string
   query?: Record<string, string | undefined>
   body?: unknown

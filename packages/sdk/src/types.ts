@@ -25,7 +25,7 @@ export interface User {
   emailVerified: boolean
 }
 
-/** How many sessions a logout revoked. */
+/** How many sessions a logout (or revoking one session) ended. */
 export interface LogoutResult {
   revoked: number
 }
@@ -38,6 +38,96 @@ export interface Accepted {
 /** How many sessions a password change (the other ones) or reset (all of them) ended. */
 export interface SessionsEnded {
   revoked: number
+}
+
+/** One of the user's live auth sessions (`auth.sessions()`): where they are logged in. */
+export interface Session {
+  id: string
+  createdAt: string
+  /** Updated at most once a minute. */
+  lastUsedAt: string
+  /** The login's User-Agent (at most 256 characters), or null. */
+  userAgent: string | null
+  /** The session of this client's token. */
+  current: boolean
+}
+
+/** Why a session ended. */
+export type RevokeReason = 'logout' | 'logout_all' | 'logout_others' | 'revoked' | 'refresh_token_reused' | 'password_changed' | 'password_reset' | 'banned'
+
+/** The answer to `auth.deleteAccount()`. */
+export interface AccountDeleted {
+  deleted: true
+  deletedAt: string
+}
+
+/** The user as the export shows it: with when the email was verified. */
+export interface ExportedUser {
+  id: string
+  email: string
+  username: string
+  country: string
+  createdAt: string
+  emailVerified: boolean
+  emailVerifiedAt: string | null
+}
+
+/**
+ * Everything arena keeps about the user (`arena.exportAccount()`, GET
+ * /me/export): never a hash, a token or a key.
+ */
+export interface AccountExport {
+  exportedAt: string
+  user: ExportedUser
+  /** Every auth session, live or ended, newest first. */
+  sessions: {
+    id: string
+    createdAt: string
+    lastUsedAt: string
+    expiresAt: string
+    userAgent: string | null
+    revokedAt: string | null
+    revokedReason: RevokeReason | null
+  }[]
+  /** Every match the user was seated in. */
+  matches: {
+    matchId: string
+    tournamentId: string
+    tournamentName: string
+    gameId: string
+    round: number
+    position: number
+    status: 'waiting' | 'running' | 'disputed' | 'decided'
+    /** The user's seat in the tournament. */
+    participantId: string
+    opponentParticipantId: string | null
+    winnerParticipantId: string | null
+    /** Once decided (a bye is won); null before. */
+    result: 'won' | 'lost' | null
+    decidedAt: string | null
+  }[]
+  /** Every posting on the user's wallet, oldest first. */
+  ledger: {
+    transactionId: string
+    kind: 'credit' | 'withdrawal' | 'reversal'
+    /** `credit:<reference>` for an operator credit; null otherwise. */
+    reference: string | null
+    asset: string
+    /** Signed decimal string: positive credits the wallet, negative debits it. */
+    amount: string
+    createdAt: string
+  }[]
+  /** Oldest first. */
+  withdrawals: Withdrawal[]
+  /** The events the user reported (`purchases` integrity reports, POST /security/events), oldest first. */
+  securityEvents: {
+    id: string
+    kind: string
+    level: IntegrityLevel
+    details: Record<string, unknown>
+    occurredAt: string
+    receivedAt: string
+  }[]
 }
 
 export interface Match {
@@ -247,6 +337,8 @@ export interface ErrorEnvelope {
     message: string
     status: number
     details?: ErrorDetail[]
+    /** `account_banned`: when the ban ends (ISO-8601), null until an operator lifts it. */
+    until?: string | null
   }
 }
 

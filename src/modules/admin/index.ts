@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
-import { errors, INVALID, JSON_BODY, requiredHeaders, STORAGE } from '../../plugins/openapi'
+import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import { CreateGameBody, CreateGameResponse, CreateTournamentBody, GameKeyResponse, Match, TournamentResponse } from '../games/model'
 import type { GamesService } from '../games/service'
 import { DecisionResponse, ResolveBody } from '../matches/model'
@@ -15,10 +15,10 @@ import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
 import { listMail, mailView } from '../mail/mailbox'
 import { MailboxQuery, MailboxResponse } from '../mail/model'
+import { ADMIN_TOKEN_HEADER, OPERATOR, operatorDetail as detail } from './operator'
+import { adminUserRoutes, type AdminUserServices } from './users'
 
-export const ADMIN_TOKEN_HEADER = 'x-admin-token'
-/** Every operator route: the token is checked before anything else, validation included. */
-const OPERATOR = { 401: ['unauthorized'] } as const
+export { ADMIN_TOKEN_HEADER }
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 
 const ADMIN_PREFIX = '/api/v1/admin'
@@ -44,14 +44,12 @@ export const operatorApiDisabled = new Elysia({ name: 'arena/admin-disabled' }).
   }
 })
 
-type RouteDetail = (summary: string) => { tags: string[]; summary: string; parameters: ReturnType<typeof requiredHeaders> }
-
 /**
  * GET /admin/dev/mail, the dev mailbox (contract §8): what arena queued, to
  * read a code without a mail server. Mounted only in `local` (see
  * adminModule), inside the operator module so the token check covers it.
  */
-function devMailbox(storage: Storage, detail: RouteDetail) {
+function devMailbox(storage: Storage) {
   return new Elysia({ name: 'arena/admin-dev-mail' }).get('/dev/mail', async ({ query }) => ({ messages: (await listMail(storage.read.mail, query.to)).map(mailView) }), {
     query: MailboxQuery,
     response: { 200: MailboxResponse, ...errors(OPERATOR, INVALID, STORAGE) },
@@ -65,11 +63,10 @@ export function adminModule(
   matchService: MatchesService,
   wallet: WalletService,
   storage: Storage,
-  /** `devMailbox`: mount GET /admin/dev/mail (ARENA_ENV=local only; elsewhere that path is the ordinary 404). */
-  options: { devMailbox: boolean } = { devMailbox: false },
+  /** `devMailbox`: mount GET /admin/dev/mail (ARENA_ENV=local only; elsewhere that path is the ordinary 404). The rest: the user routes' services. */
+  options: { devMailbox: boolean } & AdminUserServices,
 ) {
   // The token is a required header of every route here, checked by the module's transform hook.
-  const detail: RouteDetail = (summary) => ({ tags: ['admin'], summary, parameters: requiredHeaders(ADMIN_TOKEN_HEADER) })
   return (
     new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
       // transform runs before validation: a caller without the token learns
@@ -150,6 +147,9 @@ export function adminModule(
         response: { 200: t.Object({ match: Match, decision: DecisionResponse }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['match_not_running'] }, STORAGE) },
         detail: detail('Decide a disputed (or running) match; advances the bracket'),
       })
-      .use(options.devMailbox ? devMailbox(storage, detail) : new Elysia({ name: 'arena/admin-dev-mail-off' }))
+      .use(options.devMailbox ? devMailbox(storage) : new Elysia({ name: 'arena/admin-dev-mail-off' }))
+      // Users: search, one user in full, bans, deletion (contract §8). Added to
+      // this instance (a function plugin), so the token check above guards them.
+      .use(adminUserRoutes(options))
   )
 }

@@ -1,10 +1,16 @@
 // Accounts and auth sessions over HTTP (contract §1).
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../../plugins/auth'
-import { BEARER, BEARER_SECURITY, errors, JSON_BODY, STORAGE } from '../../plugins/openapi'
+import { BEARER, BEARER_SECURITY, errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
+import { AppError } from '../../shared/errors'
+import type { AccountDeletion } from './account-deletion'
+import type { AccountExport as AccountExports } from './account-export'
 import {
   AcceptedResponse,
+  AccountExport,
   ChangePasswordBody,
+  DeleteAccountBody,
+  DeleteAccountResponse,
   ForgotPasswordBody,
   LoginBody,
   LogoutBody,
@@ -12,6 +18,7 @@ import {
   RefreshBody,
   RegisterBody,
   ResetPasswordBody,
+  SessionIdParams,
   SessionsEndedResponse,
   SessionsResponse,
   TokenResponse,
@@ -64,7 +71,8 @@ export function authModule(auth: AuthService, options: ClientAddressOptions, acc
       ({ body, request, server }) => auth.login({ ...body, address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent') }),
       {
         body: LoginBody,
-        response: { 200: TokenResponse, ...errors(JSON_BODY, { 401: ['invalid_credentials'], 429: ['rate_limited'] }, STORAGE) },
+        // 403 account_banned (with `error.until`) only after the right password: a wrong one while banned is 401 as ever.
+        response: { 200: TokenResponse, ...errors(JSON_BODY, { 401: ['invalid_credentials'], 403: ['account_banned'], 429: ['rate_limited'] }, STORAGE) },
         detail: { tags: ['auth'], summary: 'Exchange an email or username and a password for tokens' },
       },
     )
@@ -82,16 +90,30 @@ export function authModule(auth: AuthService, options: ClientAddressOptions, acc
         },
       },
     )
-    .post('/user/s/logout', async ({ body, auth: { session } }) => ({ revoked: await auth.logout({ userId: session.userId, sessionId: session.id, all: body.all === true }) }), {
-      auth: true,
-      // No body at all means {}; anything else must be { all?: boolean }.
-      transform(context) {
-        if (context.body === null || context.body === undefined) context.body = {}
+    .post(
+      '/user/s/logout',
+      async ({ body, auth: { session } }) => {
+        // Each asks for something else; both at once is a contradiction, not a choice to guess at.
+        if (body.all === true && body.others === true) {
+          throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/others', message: 'Not together with all' }] })
+        }
+        return { revoked: await auth.logout({ userId: session.userId, sessionId: session.id, all: body.all === true, others: body.others === true }) }
       },
-      body: LogoutBody,
-      response: { 200: LogoutResponse, ...errors(JSON_BODY, BEARER, STORAGE) },
-      detail: { tags: ['auth'], summary: 'Revoke this session, or with { all: true } every session of the user', security: BEARER_SECURITY },
-    })
+      {
+        auth: true,
+        // No body at all means {}; anything else must be { all?: boolean, others?: boolean }.
+        transform(context) {
+          if (context.body === null || context.body === undefined) context.body = {}
+        },
+        body: LogoutBody,
+        response: { 200: LogoutResponse, ...errors(JSON_BODY, BEARER, STORAGE) },
+        detail: {
+          tags: ['auth'],
+          summary: 'Revoke this session; with { all: true } every session of the user, with { others: true } every one but this',
+          security: BEARER_SECURITY,
+        },
+      },
+    )
     .get('/me', ({ auth: { user } }) => ({ user }), {
       auth: true,
       response: { 200: UserResponse, ...errors(BEARER, STORAGE) },
@@ -166,6 +188,46 @@ export function authModule(auth: AuthService, options: ClientAddressOptions, acc
         // 503 also when the password-hash gate is full.
         response: { 200: SessionsEndedResponse, ...errors(JSON_BODY, { 400: ['invalid_reset_code'], 429: ['rate_limited'] }, STORAGE) },
         detail: { tags: ['auth'], summary: 'Set a new password with the mailed reset code; every session ends' },
+      },
+    )
+    .delete('/me/sessions/:id', async ({ params, auth: { user } }) => ({ revoked: await auth.revokeSession(user.id, params.id) }), {
+      auth: true,
+      params: SessionIdParams,
+      response: { 200: LogoutResponse, ...errors(BEARER, INVALID, { 404: ['not_found'] }, STORAGE) },
+      detail: {
+        tags: ['auth'],
+        summary: 'End one of the user\'s live sessions (this one included); 404 for an unknown, ended or foreign id',
+        security: BEARER_SECURITY,
+      },
+    })
+}
+
+/** The account itself (contract §8): deleting it, exporting what arena keeps about it. */
+export function accountModule(auth: AuthService, deletion: AccountDeletion, exports: AccountExports) {
+  return new Elysia({ name: 'arena/account', prefix: '/api/v1' })
+    .use(authGuard(auth))
+    .post('/me/delete', async ({ body, auth: { user } }) => ({ deleted: true as const, ...(await deletion.deleteOwn(user.id, body.password)) }), {
+      auth: true,
+      body: DeleteAccountBody,
+      // 403 invalid_credentials, not 401: a 401 would read as an expired bearer, which a client refreshes and replays.
+      response: {
+        200: DeleteAccountResponse,
+        ...errors(JSON_BODY, BEARER, { 403: ['invalid_credentials'], 409: ['balance_not_empty'], 429: ['rate_limited'] }, STORAGE),
+      },
+      detail: { tags: ['auth'], summary: 'Delete the account: personal data erased, the ledger kept (needs an empty wallet)', security: BEARER_SECURITY },
+    })
+    .get(
+      '/me/export',
+      async ({ set, auth: { user } }) => {
+        const document = await exports.exportOf(user.id)
+        // A download, named for what it is; the body is the JSON document all the same.
+        set.headers['content-disposition'] = `attachment; filename="arena-export-${user.id}.json"`
+        return document
+      },
+      {
+        auth: true,
+        response: { 200: AccountExport, ...errors(BEARER, STORAGE) },
+        detail: { tags: ['auth'], summary: 'Everything arena keeps about the user, as one JSON document', security: BEARER_SECURITY },
       },
     )
 }

@@ -1,4 +1,6 @@
 import { t, type Static } from 'elysia'
+import { IntegrityLevel, Withdrawal } from '../security/model'
+import type { RevokeReason as StoredRevokeReason } from './store'
 
 export const User = t.Object(
   {
@@ -43,7 +45,10 @@ export type TokenResponse = Static<typeof TokenResponse>
 
 export const RefreshBody = t.Object({ refreshToken: t.String({ minLength: 1, maxLength: 512 }) })
 
-export const LogoutBody = t.Object({ all: t.Optional(t.Boolean()) })
+export const LogoutBody = t.Object({
+  all: t.Optional(t.Boolean({ description: 'end every session of the user' })),
+  others: t.Optional(t.Boolean({ description: 'end every session of the user but this one; not with `all`' })),
+})
 
 export const LogoutResponse = t.Object({ revoked: t.Integer() })
 
@@ -85,3 +90,84 @@ export const ResetPasswordBody = t.Object({
 
 /** A password change (the other sessions) or reset (every session): how many sessions it ended. */
 export const SessionsEndedResponse = t.Object({ revoked: t.Integer({ description: 'how many sessions the change ended' }) })
+export const SessionIdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+
+// ---- deletion and export (contract §8) ----
+
+export const DeleteAccountBody = t.Object({ password: t.String({ minLength: 1, maxLength: 1024, description: 'the account password, to re-authenticate' }) })
+
+export const DeleteAccountResponse = t.Object({ deleted: t.Literal(true), deletedAt: t.String({ description: 'ISO-8601 UTC' }) }, { $id: 'AccountDeleted' })
+
+
+/** Why a session ended (src/modules/auth/store.ts). */
+export const RevokeReason = t.Union([
+  t.Literal('logout'),
+  t.Literal('logout_all'),
+  t.Literal('logout_others'),
+  t.Literal('revoked'),
+  t.Literal('refresh_token_reused'),
+  t.Literal('password_changed'),
+  t.Literal('password_reset'),
+  t.Literal('banned'),
+])
+
+export const ExportedSession = t.Object({
+  id: t.String(),
+  createdAt: t.String(),
+  lastUsedAt: t.String(),
+  expiresAt: t.String(),
+  userAgent: t.Nullable(t.String()),
+  revokedAt: t.Nullable(t.String()),
+  revokedReason: t.Nullable(RevokeReason),
+})
+
+export const ExportedMatch = t.Object({
+  matchId: t.String(),
+  tournamentId: t.String(),
+  tournamentName: t.String(),
+  gameId: t.String(),
+  round: t.Integer(),
+  position: t.Integer(),
+  status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed'), t.Literal('decided')]),
+  participantId: t.String({ description: 'the user\'s seat in the tournament' }),
+  opponentParticipantId: t.Nullable(t.String()),
+  winnerParticipantId: t.Nullable(t.String()),
+  result: t.Nullable(t.Union([t.Literal('won'), t.Literal('lost')])),
+  decidedAt: t.Nullable(t.String()),
+})
+
+export const LedgerEntry = t.Object({
+  transactionId: t.String(),
+  kind: t.Union([t.Literal('credit'), t.Literal('withdrawal'), t.Literal('reversal')]),
+  reference: t.Nullable(t.String({ description: 'the movement\'s idempotency reference: `credit:<reference>` for an operator credit' })),
+  asset: t.String(),
+  amount: t.String({ description: 'signed decimal string: positive credits the wallet, negative debits it' }),
+  createdAt: t.String(),
+})
+
+export const ReportedSecurityEvent = t.Object({
+  id: t.String(),
+  kind: t.String(),
+  level: IntegrityLevel,
+  details: t.Record(t.String(), t.Unknown()),
+  occurredAt: t.String(),
+  receivedAt: t.String(),
+})
+
+export const AccountExport = t.Object(
+  {
+    exportedAt: t.String(),
+    user: t.Object({ ...User.properties, emailVerifiedAt: t.Nullable(t.String()) }),
+    sessions: t.Array(ExportedSession, { description: 'every auth session, live or ended, newest first' }),
+    matches: t.Array(ExportedMatch, { description: 'every match the user was seated in' }),
+    ledger: t.Array(LedgerEntry, { description: 'every posting on the user\'s wallet, oldest first' }),
+    withdrawals: t.Array(Withdrawal, { description: 'oldest first' }),
+    securityEvents: t.Array(ReportedSecurityEvent, { description: 'the events the user reported (POST /security/events), oldest first' }),
+  },
+  { $id: 'AccountExport' },
+)
+export type AccountExport = Static<typeof AccountExport>
+
+// The model lists every reason the store knows, and no other (a compile error when one side gains one).
+const _reasonsAgree: [Static<typeof RevokeReason>, StoredRevokeReason] extends [StoredRevokeReason, Static<typeof RevokeReason>] ? true : never = true
+void _reasonsAgree

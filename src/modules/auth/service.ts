@@ -14,7 +14,8 @@ import { COUNTRY_CODES } from './countries'
 import type { RegisterBody, TokenResponse, User } from './model'
 import { defaultHashGate, type HashGate, type HashTicket } from './hash-gate'
 import { assertPasswordLength, hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
-import type { AuthSession, NewUser, RevokeReason, UserAccount, UserProfile } from './store'
+import { bannedError } from './standing'
+import { banInForce, type AuthSession, type NewUser, type RevokeReason, type UserAccount, type UserProfile } from './store'
 import { accountKey, addressKey, clearAttempts, LOGIN_LIMITS, recordAttempt, retryAfter } from './throttle'
 
 export interface Authenticated {
@@ -111,7 +112,9 @@ export class AuthService {
   async login(input: { identifier: string; password: string; address: string; userAgent: string | null }): Promise<TokenResponse> {
     const { storage, clock } = this.deps
     const lookup = input.identifier.trim().toLowerCase()
-    const user = lookup.includes('@') ? await storage.read.auth.userByEmailKey(lookup) : await storage.read.auth.userByUsernameKey(lookup)
+    const found = lookup.includes('@') ? await storage.read.auth.userByEmailKey(lookup) : await storage.read.auth.userByUsernameKey(lookup)
+    // A deleted account is no account: its erased key (`erased:<id>`) names it, but nobody may log in as it.
+    const user = found?.deletedAt === null ? found : null
     const account = accountKey(user?.id, input.identifier)
     const address = addressKey(input.address)
 
@@ -202,6 +205,13 @@ export class AuthService {
   private openSession(user: UserAccount, sessionId: string, refreshToken: string, account: string, now: Date, userAgent: string | null): Promise<boolean> {
     const agent = userAgent?.slice(0, MAX_USER_AGENT) ?? null
     return this.deps.storage.write(async (tx) => {
+      // Checked here, in the write that opens the session, not before the
+      // hash: a ban committed while the password was being checked is seen
+      // (and on PostgreSQL a ban racing this write makes one of the two run
+      // again). A wrong password never gets this far: no ban oracle.
+      const standing = await tx.auth.standing(user.id)
+      if (standing === null || standing.deletedAt !== null) throw new AppError('invalid_credentials', 'Invalid identifier or password')
+      if (banInForce(standing.ban, now)) throw bannedError(standing.ban!)
       await clearAttempts(tx.auth, account)
       // The first login of an account is not a new device: there is no old one.
       const earlier = await tx.auth.earlierSessions(user.id, agent)
@@ -269,12 +279,33 @@ export class AuthService {
     return this.tokenResponse(user, input.sessionId, next)
   }
 
-  /** Revokes the caller's session, or every live session of the user; returns how many. */
-  logout(input: { userId: string; sessionId: string; all: boolean }): Promise<number> {
+  /**
+   * Revokes the caller's session; with `all` every live session of the user,
+   * with `others` every one but the caller's (never both: the route refuses
+   * that). Returns how many.
+   */
+  logout(input: { userId: string; sessionId: string; all: boolean; others?: boolean }): Promise<number> {
+    const { storage, clock } = this.deps
+    const reason: RevokeReason = input.all ? 'logout_all' : input.others ? 'logout_others' : 'logout'
+    return storage.write(async (tx) => {
+      const live = reason === 'logout' ? [] : (await tx.auth.liveSessions(input.userId, clock.now())).map((session) => session.id)
+      const ids = reason === 'logout' ? [input.sessionId] : reason === 'logout_others' ? live.filter((id) => id !== input.sessionId) : live
+      return revokeSessions(tx, clock, input.userId, ids, reason)
+    })
+  }
+
+  /**
+   * Ends one live session of the user (DELETE /me/sessions/{id}), the
+   * caller's own included. Another user's session, an unknown id and a
+   * session already ended (revoked or expired) are all 404: the answer never
+   * says whose a session id is.
+   */
+  revokeSession(userId: string, sessionId: string): Promise<number> {
     const { storage, clock } = this.deps
     return storage.write(async (tx) => {
-      const ids = input.all ? (await tx.auth.liveSessions(input.userId, clock.now())).map((session) => session.id) : [input.sessionId]
-      return revokeSessions(tx, clock, input.userId, ids, input.all ? 'logout_all' : 'logout')
+      const session = await tx.auth.session(sessionId)
+      if (!session || session.userId !== userId || !isLive(session, clock.now())) throw new AppError('not_found', 'No such live session')
+      return revokeSessions(tx, clock, userId, [sessionId], 'revoked')
     })
   }
 
@@ -303,7 +334,11 @@ export class AuthService {
     const account = (userId: string) => accountKey(userId, '')
     return {
       retryAfter: (userId, now) => retryAfter(storage.read.auth, [account(userId)], now),
-      passwordHash: async (userId) => (await storage.read.auth.userById(userId))?.passwordHash ?? null,
+      passwordHash: async (userId) => {
+        const user = await storage.read.auth.userById(userId)
+        // A deleted account's hash is empty: nothing to check against.
+        return user && user.deletedAt === null ? user.passwordHash : null
+      },
       countFailure: (userId, now) => storage.write((tx) => recordAttempt(tx.auth, account(userId), LOGIN_LIMITS.account, now)),
     }
   }
@@ -319,6 +354,9 @@ export class AuthService {
     if (!found?.user || found.userId !== claims.userId || found.revokedAt !== null || found.expiresAt.getTime() <= now.getTime()) {
       throw unauthorized()
     }
+    // A ban revokes every session in its own write; a session a login opened
+    // as the ban committed would still be live: refused all the same.
+    if (banInForce(found.user.ban, now)) throw unauthorized()
     if (now.getTime() - found.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
       try {
         await storage.write((tx) => tx.auth.touchSession(claims.sessionId, now))

@@ -171,4 +171,21 @@ export interface AuthStore {
    * ledger names it.
    */
   eraseUser(userId: string, now: Date): Promise<void>
+
+  // ---- sessions, bans, deletion (contract §8) ----
+
+  /**
+   * The user's ban and deletion, for a check inside a unit of work that must
+   * not race a ban or a deletion (a claim, a withdrawal, a new session): on
+   * PostgreSQL the row is read FOR SHARE inside a write, so a ban committing
+   * meanwhile is waited for and then seen, even READ COMMITTED. Null when
+   * there is no such user.
+   */
+  standing(userId: string): Promise<UserStanding | null>
+}
+
+/** What decides whether a user may still act: a ban, a deletion. */
+export interface UserStanding {
+  ban: UserBan | null
+  deletedAt: Date | null
 }

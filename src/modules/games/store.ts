@@ -60,7 +60,7 @@ export interface GamesStore {
   /** The hash of a game's current key, null when there is no such game. Every game-SDK call asks. */
   keyHashOf(gameId: string): Promise<string | null>
   gameExists(gameId: string): Promise<boolean>
-  /** The users named by one of `ids` or by one of the lower-cased `usernameKeys`. */
+  /** The users named by one of `ids` or by one of the lower-cased `usernameKeys`; deleted accounts are no users here. */
   findUsers(ids: readonly string[], usernameKeys: readonly string[]): Promise<{ id: string; usernameKey: string }[]>
 
   /** A draft tournament and its participants. */

@@ -13,6 +13,7 @@ import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
+import { assertMayAct } from '../auth/standing'
 import { newId } from '../../shared/ids'
 import { formatOf, type TournamentFormat } from '../games/formats'
 import { notifyMatchPlayers, notifyReady, type MatchEventData, type MatchEventType } from '../games/match-events'
@@ -121,6 +122,9 @@ export class MatchesService {
       if (!input.sessionToken) throw sessionTokenInvalid()
       const tokenHash = sha256Hex(input.sessionToken)
       const now = clock.now()
+      // A game session outlives nothing: a user banned (or deleted) since the
+      // bearer was checked claims nothing, and the token is not spent.
+      await assertMayAct(tx.auth, input.userId, now)
       const session = await tx.matches.sessionByTokenHash(tokenHash)
       // Another user's token is refused without being spent: its owner can still use it.
       if (!session || session.userId !== input.userId || session.gameId !== input.gameId) throw sessionTokenInvalid()
@@ -184,6 +188,29 @@ export class MatchesService {
       const view = { ...decision, reason: 'operator_resolved' }
       return { match: toMatch((await tx.matches.byId(matchId))!), decision: view }
     })
+  }
+
+  /**
+   * Every match the user was seated in, whatever its state (the account
+   * export): `result` is `won` or `lost` once decided (a bye is won), null
+   * before.
+   */
+  async playedBy(userId: string) {
+    const played = await this.deps.storage.read.matches.playedBy(userId)
+    return played.map(({ match, tournamentName, gameId, participantId }) => ({
+      matchId: match.id,
+      tournamentId: match.tournamentId,
+      tournamentName,
+      gameId,
+      round: match.round,
+      position: match.position,
+      status: match.status,
+      participantId,
+      opponentParticipantId: (match.slot1ParticipantId === participantId ? match.slot2ParticipantId : match.slot1ParticipantId) ?? null,
+      winnerParticipantId: match.winnerParticipantId,
+      result: match.status !== 'decided' ? null : match.winnerParticipantId === participantId ? ('won' as const) : ('lost' as const),
+      decidedAt: match.decidedAt === null ? null : toIso(match.decidedAt),
+    }))
   }
 
   /** The caller's matches that are not decided yet, in tournaments still running. */

@@ -77,4 +77,14 @@ export interface MatchesStore {
 
   /** A user's matches that are not decided yet, in running tournaments, by round and position. */
   openMatchesOf(userId: string): Promise<OpenMatch[]>
+  /** Every match the user was seated in, whatever its status or its tournament's, by tournament (oldest first), round and position (export). */
+  playedBy(userId: string): Promise<PlayedMatch[]>
+}
+
+/** A match a user was seated in, from that user's side. */
+export interface PlayedMatch {
+  match: MatchRecord
+  tournamentName: string
+  gameId: string
+  participantId: string
 }

@@ -90,6 +90,14 @@ export class SecurityEventLog {
     return true
   }
 
+  /** The events the user reported (source `client`), oldest first (the account export). */
+  async reportedBy(userId: string) {
+    return (await this.deps.storage.read.security.reportedBy(userId)).map((row) => {
+      const { id, kind, level, details, occurredAt, receivedAt } = toSecurityEvent(row)
+      return { id, kind, level, details, occurredAt, receivedAt }
+    })
+  }
+
   /** The log's clock, so callers judge event times against the same now. */
   now(): Date {
     return this.deps.clock.now()

@@ -72,6 +72,12 @@ export interface SecurityStore {
   /** Housekeeping: deletes sessions that expired before `cutoff`; returns how many. */
   prunePinSessionsExpiredBefore(cutoff: Date): Promise<number>
 
+  // ---- account deletion and export (contract §8) ----
+  /** Deletes the user's PIN hash, failure count and lock, and PIN sessions (account deletion). */
+  erasePin(userId: string): Promise<void>
+  /** The security events the user reported (source `client`), oldest first. */
+  reportedBy(userId: string): Promise<StoredSecurityEvent[]>
+
   // ---- the security-event log ----
   //
   // The chain head is state shared by every request and every flush: each

@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { formatAmount, MoneyFormatError, parsePositiveAmount, USDC } from '../../shared/money'
 import type { CustodyClient } from './custody'
+import { holdingsOf, statementOf, type Holdings, type StatementEntry } from './holdings'
 import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
 import type { Wallet } from './store'
 
@@ -71,6 +72,17 @@ export class WalletService {
       // Only once the row is stored: a request arriving meanwhile shares this key instead of making another.
       this.creating.delete(userId)
     }
+  }
+
+  /** What the user's wallet holds and has on its way out (the operator's view of a user). */
+  async holdings(userId: string): Promise<Holdings> {
+    const { empty: _, ...holdings } = await holdingsOf(this.deps.storage.read.wallet, userId)
+    return holdings
+  }
+
+  /** Every movement on the user's wallet, oldest first (the account export). */
+  statement(userId: string): Promise<StatementEntry[]> {
+    return statementOf(this.deps.storage.read.wallet, userId)
   }
 
   async balance(userId: string): Promise<string> {

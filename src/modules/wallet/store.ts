@@ -83,7 +83,7 @@ export interface WalletStore {
   wallet(userId: string): Promise<Wallet | null>
   /** Records a wallet unless the user has one already: then the first one stays and this one is dropped. */
   addWalletUnlessExists(wallet: Wallet): Promise<void>
-  /** Whether a user with this id exists (credits are refused for anyone else). */
+  /** Whether a user with this id exists and is not deleted (credits are refused for anyone else). */
   userExists(userId: string): Promise<boolean>
 
   // ---- ledger ----
@@ -120,4 +120,18 @@ export interface WalletStore {
   markWithdrawalFailed(id: string, reason: string, now: Date): Promise<Withdrawal>
   /** Withdrawals still waiting for their signature, oldest first. */
   pendingWithdrawals(): Promise<Withdrawal[]>
+
+  // ---- one user's money (operator view, deletion, export; contract §8) ----
+  /** The user's ledger accounts, one per asset it ever held, by asset. */
+  accountsOf(userId: string): Promise<LedgerAccount[]>
+  /** Every posting on the user's accounts with its movement, oldest first. */
+  postingsOf(userId: string): Promise<UserPosting[]>
+  /** The user's withdrawals, oldest first. */
+  withdrawalsOf(userId: string): Promise<Withdrawal[]>
+}
+
+/** A posting on a user's account and the movement it belongs to. */
+export interface UserPosting {
+  posting: LedgerPosting
+  transaction: LedgerTransaction
 }

@@ -18,6 +18,7 @@ import { newId } from '../../shared/ids'
 import type { Logger } from '../../shared/logger'
 import { formatAmount } from '../../shared/money'
 import { verifyPassword } from '../auth/passwords'
+import { assertMayAct } from '../auth/standing'
 import type { PinService } from '../security/pin-service'
 import { CustodyRefusedError, type CustodyClient } from './custody'
 import { isValidAddress, withdrawalMessage } from './frost'
@@ -106,6 +107,9 @@ export class WithdrawalService {
 
     const outcome = await storage.write(async (tx) => {
       await pins.checkSession(tx.security, input.userId, input.sessionId, input.sessionToken)
+      // A PIN session outlives nothing: a user banned (or deleted) since the
+      // bearer was checked withdraws nothing, and the session is not consumed.
+      await assertMayAct(tx.auth, input.userId, clock.now())
       // The key and the funds are checked again here, before the PIN's
       // verdict is recorded: a verify racing another one that took the key
       // or the money answers 409/422 and counts no failure, as it would
@@ -215,6 +219,11 @@ export class WithdrawalService {
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_failed', data: { withdrawalId, reason } }, now)
       return failed
     })
+  }
+
+  /** The user's withdrawals, oldest first (the account export). */
+  async listOf(userId: string): Promise<WithdrawalView[]> {
+    return (await this.deps.storage.read.wallet.withdrawalsOf(userId)).map(toWithdrawal)
   }
 
   /** Signs every withdrawal left pending (by a crash, or custody being away). Returns how many were settled. */

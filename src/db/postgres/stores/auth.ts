@@ -23,6 +23,7 @@ import type {
   AccountCode,
   AccountCodePurpose,
   UserBan,
+  UserStanding,
 } from '../../../modules/auth/store'
 import type { PostgresScope } from '../scope'
 import { containsPattern, erasedUserColumns, toAccountCode, toAuthSession, toRefreshToken, toThrottleCounter, toUserAccount, toUserBan, userBanColumns } from '../../rows'
@@ -260,7 +261,19 @@ export class PostgresAuthStore implements AuthStore {
     await this.db.delete(authSessions).where(eq(authSessions.userId, userId))
     await this.db.update(users).set(erasedUserColumns(userId, now)).where(eq(users.id, userId))
   }
+
+  async standing(userId: string): Promise<UserStanding | null> {
+    const query = this.db.select(standingColumns).from(users).where(eq(users.id, userId))
+    // In a write, FOR SHARE: a ban or a deletion (an UPDATE of this row) that
+    // committed first is seen, one still running is waited for and then seen,
+    // even by the READ COMMITTED claim path; claims of one user do not block
+    // each other (shared locks).
+    const [row] = await (this.scope.afterCommit !== undefined ? query.for('share') : query)
+    return row ? { ban: toUserBan(row), deletedAt: row.deletedAt } : null
+  }
 }
+
+const standingColumns = { bannedAt: users.bannedAt, bannedUntil: users.bannedUntil, banReason: users.banReason, deletedAt: users.deletedAt }
 
 /** A user whose id is `query`, or whose username or email key contains it (LIKE's wildcards taken literally). */
 function userMatches(query: string) {

@@ -4,7 +4,7 @@
 // read-then-write in the caller's unit of work: it is SERIALIZABLE, so two
 // instances starting one tournament, or finalizing it, cannot both act on
 // what they read (one fails with 40001 and, run again, finds it moved on).
-import { asc, eq, inArray, or } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, or } from 'drizzle-orm'
 import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord } from '../../../modules/games/store'
 import { games, matches, participants, tournaments, users } from '../schema'
 import type { PostgresScope } from '../scope'
@@ -43,7 +43,8 @@ export class PostgresGamesStore implements GamesStore {
     return this.db
       .select({ id: users.id, usernameKey: users.usernameKey })
       .from(users)
-      .where(or(inArray(users.id, [...ids]), inArray(users.usernameKey, [...usernameKeys])))
+      // A deleted account plays no more: it is no user to seat.
+      .where(and(or(inArray(users.id, [...ids]), inArray(users.usernameKey, [...usernameKeys])), isNull(users.deletedAt)))
   }
 
   async insertTournament(

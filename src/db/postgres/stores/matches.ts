@@ -23,7 +23,7 @@ import { and, asc, eq, inArray, isNotNull, lt, ne, or } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import { mapEngineError } from '../../errors'
 import type { MatchRecord } from '../../../modules/games/store'
-import type { ClaimRecord, GameSession, MatchesStore, NewClaim, NewGameSession, OpenMatch } from '../../../modules/matches/store'
+import type { ClaimRecord, GameSession, MatchesStore, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../../modules/matches/store'
 import { gameSessions, matchClaims, matches, participants, tournaments, users } from '../schema'
 import type { PostgresScope } from '../scope'
 
@@ -241,5 +241,16 @@ export class PostgresMatchesStore implements MatchesStore {
           ? { participantId: opponentParticipantId, userId: opponentUserId, username: opponentUsername }
           : null,
     }))
+  }
+
+  async playedBy(userId: string): Promise<PlayedMatch[]> {
+    // One statement, so one snapshot (as openMatchesOf).
+    return this.db
+      .select({ match: matchRecordColumns, tournamentName: tournaments.name, gameId: tournaments.gameId, participantId: participants.id })
+      .from(participants)
+      .innerJoin(matches, or(eq(matches.slot1ParticipantId, participants.id), eq(matches.slot2ParticipantId, participants.id)))
+      .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
+      .where(eq(participants.userId, userId))
+      .orderBy(asc(tournaments.createdAt), asc(tournaments.id), asc(matches.round), asc(matches.position))
   }
 }

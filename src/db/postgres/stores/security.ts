@@ -5,7 +5,7 @@
 // once across instances: two verifies both read it unconsumed and both update
 // its row, so one fails to serialize and, run again, finds it consumed. PIN
 // failure counts are read then saved the same way.
-import { asc, desc, eq, gt, lt } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, lt } from 'drizzle-orm'
 import { pinLocks, pinSessions, securityEvents, securityLogHead, userPins } from '../schema'
 import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, SecurityStore, StoredSecurityEvent } from '../../../modules/security/store'
 import type { PostgresScope } from '../scope'
@@ -70,6 +70,22 @@ export class PostgresSecurityStore implements SecurityStore {
   async prunePinSessionsExpiredBefore(cutoff: Date): Promise<number> {
     const deleted = await this.db.delete(pinSessions).where(lt(pinSessions.expiresAt, cutoff)).returning({ id: pinSessions.id })
     return deleted.length
+  }
+
+  // ---- account deletion and export ----
+
+  async erasePin(userId: string): Promise<void> {
+    await this.db.delete(pinSessions).where(eq(pinSessions.userId, userId))
+    await this.db.delete(pinLocks).where(eq(pinLocks.userId, userId))
+    await this.db.delete(userPins).where(eq(userPins.userId, userId))
+  }
+
+  async reportedBy(userId: string): Promise<StoredSecurityEvent[]> {
+    return this.db
+      .select()
+      .from(securityEvents)
+      .where(and(eq(securityEvents.userId, userId), eq(securityEvents.source, 'client')))
+      .orderBy(asc(securityEvents.seq))
   }
 
   // ---- the security-event log ----

@@ -13,7 +13,7 @@
 // unique violation, PostgreSQL reporting a conflict the check could have seen
 // as a serialization failure; the rerun then finds the row. The unique
 // indexes stay the backstop, mapped to UniqueViolationError.
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, isNull } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../schema'
 import { mapEngineError } from '../../errors'
 import type {
@@ -23,6 +23,7 @@ import type {
   LedgerTransaction,
   Wallet,
   WalletStore,
+  UserPosting,
   Withdrawal,
 } from '../../../modules/wallet/store'
 import type { PgDb } from '../connection'
@@ -83,7 +84,7 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async userExists(userId: string): Promise<boolean> {
-    const [row] = await this.db.select({ id: users.id }).from(users).where(eq(users.id, userId))
+    const [row] = await this.db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), isNull(users.deletedAt)))
     return row !== undefined
   }
 
@@ -174,6 +175,29 @@ export class PostgresWalletStore implements WalletStore {
 
   async pendingWithdrawals(): Promise<Withdrawal[]> {
     const rows = await this.db.select().from(withdrawals).where(eq(withdrawals.status, 'pending_signature')).orderBy(asc(withdrawals.createdAt))
+    return rows.map(toWithdrawal)
+  }
+
+  // ---- one user's money ----
+
+  async accountsOf(userId: string): Promise<LedgerAccount[]> {
+    const rows = await this.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.userId, userId)).orderBy(asc(ledgerAccounts.asset))
+    return rows.map(toAccount)
+  }
+
+  async postingsOf(userId: string): Promise<UserPosting[]> {
+    const rows = await this.db
+      .select({ posting: ledgerPostings, transaction: ledgerTransactions })
+      .from(ledgerPostings)
+      .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerPostings.accountId))
+      .innerJoin(ledgerTransactions, eq(ledgerTransactions.id, ledgerPostings.transactionId))
+      .where(eq(ledgerAccounts.userId, userId))
+      .orderBy(asc(ledgerPostings.id))
+    return rows.map((row) => ({ posting: toPosting(row.posting), transaction: toTransaction(row.transaction) }))
+  }
+
+  async withdrawalsOf(userId: string): Promise<Withdrawal[]> {
+    const rows = await this.db.select().from(withdrawals).where(eq(withdrawals.userId, userId)).orderBy(asc(withdrawals.createdAt), asc(withdrawals.id))
     return rows.map(toWithdrawal)
   }
 }

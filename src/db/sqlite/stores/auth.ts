@@ -15,6 +15,7 @@ import type {
   AccountCode,
   AccountCodePurpose,
   UserBan,
+  UserStanding,
 } from '../../../modules/auth/store'
 import { perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
@@ -36,6 +37,14 @@ interface SessionWithUserRaw {
   banReason: string | null
 }
 
+/** AuthStore.standing's row (times in ms). */
+interface StandingRaw {
+  bannedAt: number | null
+  bannedUntil: number | null
+  banReason: string | null
+  deletedAt: number | null
+}
+
 const sessionColumns = getTableColumns(authSessions)
 const userColumns = getTableColumns(users)
 
@@ -53,6 +62,9 @@ function userColumn(name: (typeof SESSION_USER_COLUMNS)[number]): string {
 // the two prepared primary-key lookups this replaces were a quarter of the CPU
 // of GET /me under load. SQLite ran the equivalent JOIN slower than either.
 const statements = perConnection((sqlite) => ({
+  standing: sqlite.prepare<StandingRaw, [string]>(
+    `SELECT ${selectList(userColumns, ['bannedAt', 'bannedUntil', 'banReason', 'deletedAt'])} FROM users WHERE "${userColumns.id.name}" = ?`,
+  ),
   sessionWithUser: sqlite.prepare<SessionWithUserRaw, [string]>(
     `SELECT ${selectList(sessionColumns, ['userId', 'lastUsedAt', 'expiresAt', 'revokedAt'], 's')},
       ${SESSION_USER_COLUMNS.map(userColumn).join(', ')}
@@ -273,6 +285,17 @@ export class SqliteAuthStore implements AuthStore {
     // Its refresh tokens go with the sessions (ON DELETE CASCADE).
     this.db.delete(authSessions).where(eq(authSessions.userId, userId)).run()
     this.db.update(users).set(erasedUserColumns(userId, now)).where(eq(users.id, userId)).run()
+  }
+
+  async standing(userId: string): Promise<UserStanding | null> {
+    // One writer at a time: a ban cannot commit between this read and the end
+    // of the write that made it. Compiled once: every claim reads it.
+    const row = statements(this.scope.handle.sqlite).standing.get(userId)
+    if (!row) return null
+    return {
+      ban: toUserBan({ bannedAt: optionalDate(row.bannedAt), bannedUntil: optionalDate(row.bannedUntil), banReason: row.banReason }),
+      deletedAt: optionalDate(row.deletedAt),
+    }
   }
 }
 

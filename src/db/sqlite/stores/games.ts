@@ -2,7 +2,7 @@
 // game-SDK and claim paths make (the key check on every call, a match's
 // players, a tournament's players) are compiled once per connection: building
 // them cost more than running them. The rest uses the query builder.
-import { asc, eq, getTableColumns, inArray, or } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, inArray, isNull, or } from 'drizzle-orm'
 import { games, matches, participants, tournaments, users } from '../../schema'
 import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord } from '../../../modules/games/store'
 import { perConnection, selectList } from '../connection'
@@ -65,7 +65,8 @@ export class SqliteGamesStore implements GamesStore {
     return this.db
       .select({ id: users.id, usernameKey: users.usernameKey })
       .from(users)
-      .where(or(inArray(users.id, [...ids]), inArray(users.usernameKey, [...usernameKeys])))
+      // A deleted account plays no more: it is no user to seat.
+      .where(and(or(inArray(users.id, [...ids]), inArray(users.usernameKey, [...usernameKeys])), isNull(users.deletedAt)))
       .all()
   }
 

@@ -9,7 +9,7 @@ import { and, asc, eq, getTableColumns, inArray, lt, ne, or } from 'drizzle-orm'
 import { gameSessions, matchClaims, matches, participants, tournaments, users } from '../../schema'
 import { mapEngineError } from '../../errors'
 import type { MatchRecord } from '../../../modules/games/store'
-import type { ClaimRecord, GameSession, MatchesStore, NewClaim, NewGameSession, OpenMatch } from '../../../modules/matches/store'
+import type { ClaimRecord, GameSession, MatchesStore, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../../modules/matches/store'
 import { insertInto, perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
 
@@ -204,5 +204,16 @@ export class SqliteMatchesStore implements MatchesStore {
         : null
       return { match, tournamentName, gameId, participantId, slot, opponent }
     })
+  }
+
+  async playedBy(userId: string): Promise<PlayedMatch[]> {
+    return this.scope.handle.db
+      .select({ match: matches, tournamentName: tournaments.name, gameId: tournaments.gameId, participantId: participants.id })
+      .from(participants)
+      .innerJoin(matches, or(eq(matches.slot1ParticipantId, participants.id), eq(matches.slot2ParticipantId, participants.id)))
+      .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
+      .where(eq(participants.userId, userId))
+      .orderBy(asc(tournaments.createdAt), asc(tournaments.id), asc(matches.round), asc(matches.position))
+      .all()
   }
 }

@@ -1,5 +1,5 @@
 // PINs, PIN sessions and the security-event log on SQLite.
-import { asc, desc, eq, gt, lt } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, lt } from 'drizzle-orm'
 import { pinLocks, pinSessions, securityEvents, securityLogHead, userPins } from '../../schema'
 import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, SecurityStore, StoredSecurityEvent } from '../../../modules/security/store'
 import type { SqliteScope } from '../storage'
@@ -55,6 +55,23 @@ export class SqliteSecurityStore implements SecurityStore {
 
   async prunePinSessionsExpiredBefore(cutoff: Date): Promise<number> {
     return this.db.delete(pinSessions).where(lt(pinSessions.expiresAt, cutoff)).returning({ id: pinSessions.id }).all().length
+  }
+
+  // ---- account deletion and export ----
+
+  async erasePin(userId: string): Promise<void> {
+    this.db.delete(pinSessions).where(eq(pinSessions.userId, userId)).run()
+    this.db.delete(pinLocks).where(eq(pinLocks.userId, userId)).run()
+    this.db.delete(userPins).where(eq(userPins.userId, userId)).run()
+  }
+
+  async reportedBy(userId: string): Promise<StoredSecurityEvent[]> {
+    return this.db
+      .select()
+      .from(securityEvents)
+      .where(and(eq(securityEvents.userId, userId), eq(securityEvents.source, 'client')))
+      .orderBy(asc(securityEvents.seq))
+      .all()
   }
 
   // ---- the security-event log ----

@@ -2,7 +2,7 @@
 // (see src/db/schema/wallet.ts), bigint on this side of the store. Writes run
 // in the committer's one transaction at a time, so the balance an account
 // read returns is still the balance when the movement updates it.
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, isNull } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../../schema'
 import type {
   LedgerAccount,
@@ -11,6 +11,7 @@ import type {
   LedgerTransaction,
   Wallet,
   WalletStore,
+  UserPosting,
   Withdrawal,
 } from '../../../modules/wallet/store'
 import type { SqliteScope } from '../storage'
@@ -35,7 +36,7 @@ export class SqliteWalletStore implements WalletStore {
   }
 
   async userExists(userId: string): Promise<boolean> {
-    return this.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get() !== undefined
+    return this.db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), isNull(users.deletedAt))).get() !== undefined
   }
 
   // ---- ledger ----
@@ -114,5 +115,27 @@ export class SqliteWalletStore implements WalletStore {
 
   async pendingWithdrawals(): Promise<Withdrawal[]> {
     return this.db.select().from(withdrawals).where(eq(withdrawals.status, 'pending_signature')).orderBy(asc(withdrawals.createdAt)).all().map(toWithdrawal)
+  }
+
+  // ---- one user's money ----
+
+  async accountsOf(userId: string): Promise<LedgerAccount[]> {
+    return this.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.userId, userId)).orderBy(asc(ledgerAccounts.asset)).all().map(toAccount)
+  }
+
+  async postingsOf(userId: string): Promise<UserPosting[]> {
+    return this.db
+      .select({ posting: ledgerPostings, transaction: ledgerTransactions })
+      .from(ledgerPostings)
+      .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerPostings.accountId))
+      .innerJoin(ledgerTransactions, eq(ledgerTransactions.id, ledgerPostings.transactionId))
+      .where(eq(ledgerAccounts.userId, userId))
+      .orderBy(asc(ledgerPostings.id))
+      .all()
+      .map((row) => ({ posting: toPosting(row.posting), transaction: toTransaction(row.transaction) }))
+  }
+
+  async withdrawalsOf(userId: string): Promise<Withdrawal[]> {
+    return this.db.select().from(withdrawals).where(eq(withdrawals.userId, userId)).orderBy(asc(withdrawals.createdAt), asc(withdrawals.id)).all().map(toWithdrawal)
   }
 }

@@ -1,0 +1,59 @@
+// TypeBox models of the operator's user routes (contract §8): the operator's
+// view of a user, its ban, its sessions and its wallet.
+import { t, type Static } from 'elysia'
+import { ExportedSession, User } from '../auth/model'
+
+export const BanView = t.Object(
+  {
+    reason: t.String(),
+    bannedAt: t.String(),
+    until: t.Nullable(t.String({ description: 'null: until an operator lifts it' })),
+    inForce: t.Boolean({ description: 'false once `until` has passed: the user may log in again' }),
+  },
+  { $id: 'Ban' },
+)
+
+export const AdminUser = t.Object(
+  {
+    ...User.properties,
+    ban: t.Nullable(BanView, { description: 'the last ban set, possibly expired; null when none or lifted' }),
+    deletedAt: t.Nullable(t.String({ description: 'set once the account was deleted: email and username then read `erased`' })),
+  },
+  { $id: 'AdminUser' },
+)
+export type AdminUser = Static<typeof AdminUser>
+
+export const AdminUserResponse = t.Object({ user: AdminUser })
+
+export const UsersQuery = t.Object({
+  query: t.Optional(t.String({ maxLength: 254, description: 'a user id, or part of a username or email (any case)' })),
+  after: t.Optional(t.String({ maxLength: 64, description: 'the `cursor` of the previous page' })),
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, description: '1 to 100, default 50' })),
+})
+
+export const UsersPage = t.Object({
+  users: t.Array(AdminUser),
+  cursor: t.Nullable(t.String({ description: 'pass as `after` for the next page; null at the end' })),
+})
+
+export const AdminSession = t.Object({ ...ExportedSession.properties, live: t.Boolean({ description: 'neither revoked nor expired' }) })
+
+export const Holdings = t.Object({
+  address: t.Nullable(t.String({ description: 'null before the wallet was first used' })),
+  balances: t.Array(t.Object({ asset: t.String(), balance: t.String() })),
+  pendingWithdrawals: t.Integer({ description: 'withdrawals debited and not yet signed' }),
+})
+
+export const AdminUserDetail = t.Object({
+  user: AdminUser,
+  sessions: t.Array(AdminSession, { description: 'every auth session, live or ended, newest first' }),
+  wallet: Holdings,
+  ban: t.Nullable(BanView),
+})
+
+export const BanBody = t.Object({
+  reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the account.banned event' }),
+  until: t.Optional(t.String({ format: 'date-time', maxLength: 40, description: 'ISO-8601 with a zone, in the future; absent: until lifted' })),
+})
+
+export const DeleteUserBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'recorded in the security log' }) })

@@ -1,0 +1,77 @@
+// The operator's user routes (contract §8): search users, read one in full,
+// ban and unban, delete. Thin over the same services the player's own routes
+// use (src/modules/auth/bans.ts, user-directory.ts, account-deletion.ts).
+import { Elysia } from 'elysia'
+import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
+import { AppError } from '../../shared/errors'
+import { isId } from '../../shared/ids'
+import type { AccountDeletion } from '../auth/account-deletion'
+import type { BanService } from '../auth/bans'
+import { DeleteAccountResponse, SessionIdParams as IdParams } from '../auth/model'
+import { USERS_PAGE_DEFAULT, type UserDirectory } from '../auth/user-directory'
+import { AdminUserDetail, AdminUserResponse, BanBody, DeleteUserBody, UsersPage, UsersQuery } from './model'
+import { OPERATOR, operatorDetail as detail } from './operator'
+
+export interface AdminUserServices {
+  bans: BanService
+  users: UserDirectory
+  deletion: AccountDeletion
+}
+
+function invalid(path: string, message: string): AppError {
+  return new AppError('validation_failed', 'Request failed validation', { details: [{ path, message }] })
+}
+
+/** `until` as a time; the schema has checked its form already, this catches what the form allows and a date cannot be (Feb 30). */
+function untilOf(until: string | undefined): Date | null {
+  if (until === undefined) return null
+  const date = new Date(until)
+  if (Number.isNaN(date.getTime())) throw invalid('body/until', 'Expected an ISO-8601 date-time')
+  return date
+}
+
+/**
+ * The routes, added to the operator module's own instance (a function
+ * plugin, not a separate Elysia): its token check, which runs before
+ * anything else, guards them exactly as it guards the rest.
+ */
+export function adminUserRoutes({ bans, users, deletion }: AdminUserServices) {
+  return (app: Elysia<'/api/v1/admin'>) =>
+    app
+      .get(
+        '/users',
+        ({ query }) => {
+          if (query.after !== undefined && !isId('user', query.after)) throw invalid('query/after', 'Not a cursor this server issued')
+          if (query.limit !== undefined && !Number.isInteger(query.limit)) throw invalid('query/limit', 'Expected a whole number')
+          const text = query.query?.trim() ?? ''
+          return users.search({ query: text === '' ? null : text, after: query.after ?? null, limit: query.limit ?? USERS_PAGE_DEFAULT })
+        },
+        {
+          query: UsersQuery,
+          response: { 200: UsersPage, ...errors(OPERATOR, INVALID, STORAGE) },
+          detail: detail('Users in creation order, deleted ones included; search by id, or part of a username or email'),
+        },
+      )
+      .get('/users/:id', ({ params }) => users.detail(params.id), {
+        params: IdParams,
+        response: { 200: AdminUserDetail, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
+        detail: detail('One user: the account, every session, the wallet, the ban'),
+      })
+      .post('/users/:id/ban', async ({ params, body }) => ({ user: users.view(await bans.ban(params.id, { reason: body.reason, until: untilOf(body.until) })) }), {
+        params: IdParams,
+        body: BanBody,
+        response: { 200: AdminUserResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+        detail: detail('Ban a user until a time or until lifted: every session ends at once; a ban in force is replaced'),
+      })
+      .post('/users/:id/unban', async ({ params }) => ({ user: users.view(await bans.unban(params.id)) }), {
+        params: IdParams,
+        response: { 200: AdminUserResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+        detail: detail('Lift the ban; the user may log in again'),
+      })
+      .post('/users/:id/delete', async ({ params, body }) => ({ deleted: true as const, ...(await deletion.deleteByOperator(params.id, body.reason)) }), {
+        params: IdParams,
+        body: DeleteUserBody,
+        response: { 200: DeleteAccountResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'balance_not_empty'] }, STORAGE) },
+        detail: detail('Delete an account: personal data erased, the ledger kept (needs an empty wallet)'),
+      })
+}

@@ -1,0 +1,107 @@
+// Account deletion (contract §8), by the user (POST /me/delete, with the
+// password) or by an operator (POST /admin/users/{id}/delete, with a reason).
+//
+// Deleting is erasing in place, in one unit of work: the user row keeps its
+// id (the ledger, withdrawals, tournament seats and the security log name it)
+// and loses everything of the person: email, username, password hash (see
+// AuthStore.eraseUser), the PIN hash, its lock and PIN sessions, every auth
+// session, the mail sent to them, and the login-throttle counters keyed by
+// the old email or username. Money cannot be deleted: while the wallet holds
+// any balance or a withdrawal is still being signed, the answer is 409
+// balance_not_empty and nothing changes.
+import type { Storage, Transaction } from '../../db/storage'
+import type { Clock } from '../../shared/clock'
+import { toIso } from '../../shared/clock'
+import { AppError } from '../../shared/errors'
+import type { SecurityEventInput } from '../security/event-log'
+import type { AccountPasswords } from '../security/pin-service'
+import { holdingsOf } from '../wallet/holdings'
+import type { HashGate } from './hash-gate'
+import { verifyPassword } from './passwords'
+import { accountKey } from './throttle'
+
+export interface AccountDeletionDeps {
+  storage: Storage
+  clock: Clock
+  /** The account's password and its login throttle (AuthService.accountPasswords). */
+  passwords: AccountPasswords
+  hashGate: HashGate
+  onSecurityEvent?: (event: SecurityEventInput) => void
+}
+
+/** Who asked: the user themself, or an operator with a reason. */
+type Requester = { by: 'user' } | { by: 'operator'; reason: string }
+
+export class AccountDeletion {
+  constructor(private readonly deps: AccountDeletionDeps) {}
+
+  /**
+   * The user deletes their own account. The password is asked again, and a
+   * wrong one counts against the account like a failed login (403
+   * invalid_credentials: a 401 would read as an expired bearer, which a
+   * client refreshes and replays).
+   */
+  async deleteOwn(userId: string, password: string): Promise<{ deletedAt: string }> {
+    const { clock, passwords, hashGate } = this.deps
+    const blockedForS = await passwords.retryAfter(userId, clock.now())
+    if (blockedForS !== null) {
+      throw new AppError('rate_limited', 'Too many wrong passwords; try again later', { headers: { 'retry-after': String(blockedForS) } })
+    }
+    // The slow hash runs before the unit of work, never inside it.
+    const hash = await passwords.passwordHash(userId)
+    if (hash === null || !(await verifyPassword(password, hash, hashGate))) {
+      await passwords.countFailure(userId, clock.now())
+      throw new AppError('invalid_credentials', 'The password is not right', { status: 403 })
+    }
+    return this.erase(userId, { by: 'user' })
+  }
+
+  /** An operator deletes the account: the same rules, no password. */
+  deleteByOperator(userId: string, reason: string): Promise<{ deletedAt: string }> {
+    return this.erase(userId, { by: 'operator', reason })
+  }
+
+  private async erase(userId: string, requester: Requester): Promise<{ deletedAt: string }> {
+    const { storage, clock } = this.deps
+    return storage.write(async (tx) => {
+      const now = clock.now()
+      const account = await tx.auth.userById(userId)
+      if (!account) throw new AppError('not_found', 'No such user')
+      if (account.deletedAt !== null) throw new AppError('conflict', 'The account was deleted already')
+      // Read in this unit of work: a credit or a withdrawal racing the
+      // deletion either committed first (and is seen here) or, on
+      // PostgreSQL, makes one of the two run again.
+      const holdings = await holdingsOf(tx.wallet, userId)
+      if (!holdings.empty) {
+        throw new AppError('balance_not_empty', 'The wallet still holds funds or a withdrawal is pending: withdraw everything first')
+      }
+      await tx.auth.eraseUser(userId, now)
+      await tx.security.erasePin(userId)
+      await tx.mail.deleteForUser(userId)
+      await forgetThrottleCounters(tx, userId, [account.email, account.username])
+      const deletedAt = toIso(now)
+      await tx.events.append({ userId, topic: 'account', type: 'account.deleted', data: { deletedAt } }, now)
+      tx.afterCommit(() =>
+        this.deps.onSecurityEvent?.({
+          userId,
+          source: 'server',
+          kind: 'ACCOUNT_DELETED',
+          level: 'WARN',
+          details: requester.by === 'user' ? { by: 'user' } : { by: 'operator', reason: requester.reason },
+        }),
+      )
+      return { deletedAt }
+    })
+  }
+}
+
+/**
+ * The account's login-throttle counters: its own, and those of its old email
+ * and username typed as identifiers (counted under `identifier:<text>` while
+ * they named no account, e.g. before registering): their keys hold the text.
+ */
+async function forgetThrottleCounters(tx: Transaction, userId: string, identifiers: string[]): Promise<void> {
+  for (const key of [accountKey(userId, ''), ...identifiers.map((identifier) => accountKey(undefined, identifier))]) {
+    await tx.auth.deleteThrottleCounter(key)
+  }
+}
