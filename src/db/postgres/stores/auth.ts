@@ -263,12 +263,13 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async standing(userId: string): Promise<UserStanding | null> {
-    const query = this.db.select(standingColumns).from(users).where(eq(users.id, userId))
-    // In a write, FOR SHARE: a ban or a deletion (an UPDATE of this row) that
-    // committed first is seen, one still running is waited for and then seen,
-    // even by the READ COMMITTED claim path; claims of one user do not block
-    // each other (shared locks).
-    const [row] = await (this.scope.afterCommit !== undefined ? query.for('share') : query)
+    // A plain read, no lock: a ban or deletion that committed first is seen
+    // (READ COMMITTED reads the latest committed row, SERIALIZABLE fails one of
+    // the two). One committing at the same instant may land just after a claim
+    // that read the row before it: the claim was then made before the ban, as
+    // far as anyone can tell. A FOR SHARE lock to order them would write to the
+    // user's row on every claim, and doubled the claim's time (199 → 413 µs).
+    const [row] = await this.db.select(standingColumns).from(users).where(eq(users.id, userId))
     return row ? { ban: toUserBan(row), deletedAt: row.deletedAt } : null
   }
 }
