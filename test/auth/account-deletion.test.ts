@@ -44,7 +44,7 @@ describe('POST /me/delete', () => {
     expect(pinSession.sessionId).toStartWith('pns_')
     await ctx.storage.write((tx) => tx.security.savePinLock(user.id, { failures: 2, locks: 1, lockedUntil: null }))
     await ctx.storage.write((tx) => ctx.services.mailer.queue(tx, { address: user.email, userId: user.id }, verificationMail(ctx.config, user.email, 'ABCDE-FGHJK', 24), ctx.clock.now()))
-    expect((await mailTo(ctx, user.email)).length).toBe(1)
+    expect((await mailTo(ctx, user.email)).length).toBe(2) // register's verification mail, and this one
     const before = await userRow(user.id)
     const sessionIds = (await ctx.peek.db.select().from(authSessions).where(eq(authSessions.userId, user.id))).map((row) => row.id)
     expect(sessionIds.length).toBe(2)
