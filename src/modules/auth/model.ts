@@ -1,5 +1,6 @@
 import { t, type Static } from 'elysia'
 import { IntegrityLevel, Withdrawal } from '../security/model'
+import { PlayedMatch } from '../matches/model'
 import type { RevokeReason as StoredRevokeReason } from './store'
 
 export const User = t.Object(
@@ -121,21 +122,6 @@ export const ExportedSession = t.Object({
   revokedReason: t.Nullable(RevokeReason),
 })
 
-export const ExportedMatch = t.Object({
-  matchId: t.String(),
-  tournamentId: t.String(),
-  tournamentName: t.String(),
-  gameId: t.String(),
-  round: t.Integer(),
-  position: t.Integer(),
-  status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed'), t.Literal('decided')]),
-  participantId: t.String({ description: 'the user\'s seat in the tournament' }),
-  opponentParticipantId: t.Nullable(t.String()),
-  winnerParticipantId: t.Nullable(t.String()),
-  result: t.Nullable(t.Union([t.Literal('won'), t.Literal('lost')])),
-  decidedAt: t.Nullable(t.String()),
-})
-
 export const LedgerEntry = t.Object({
   transactionId: t.String(),
   kind: t.Union([t.Literal('credit'), t.Literal('withdrawal'), t.Literal('reversal')]),
@@ -159,7 +145,7 @@ export const AccountExport = t.Object(
     exportedAt: t.String(),
     user: t.Object({ ...User.properties, emailVerifiedAt: t.Nullable(t.String()) }),
     sessions: t.Array(ExportedSession, { description: 'every auth session, live or ended, newest first' }),
-    matches: t.Array(ExportedMatch, { description: 'every match the user was seated in' }),
+    matches: t.Array(PlayedMatch, { description: 'every match the user was seated in' }),
     ledger: t.Array(LedgerEntry, { description: 'every posting on the user\'s wallet, oldest first' }),
     withdrawals: t.Array(Withdrawal, { description: 'oldest first' }),
     securityEvents: t.Array(ReportedSecurityEvent, { description: 'the events the user reported (POST /security/events), oldest first' }),

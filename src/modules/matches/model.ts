@@ -47,15 +47,31 @@ export const DecisionResponse = t.Object(
 
 export const ResolveBody = t.Object({ winnerParticipantId: t.String({ minLength: 1, maxLength: 64 }) })
 
-export const MyMatch = t.Object({
+/** Where a match is: its tournament (and that tournament's game), round and position. */
+const MatchPlace = {
   matchId: t.String(),
   tournamentId: t.String(),
   tournamentName: t.String(),
   gameId: t.String(),
   round: t.Integer(),
   position: t.Integer(),
+}
+
+export const MyMatch = t.Object({
+  ...MatchPlace,
   status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed')]),
   participantId: t.String(),
   slot: t.Union([t.Literal(1), t.Literal(2)]),
   opponent: t.Nullable(t.Object({ participantId: t.String(), userId: t.String(), username: t.String() })),
+})
+
+/** A match the user was seated in, whatever its state (the account export). */
+export const PlayedMatch = t.Object({
+  ...MatchPlace,
+  status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed'), t.Literal('decided')]),
+  participantId: t.String({ description: "the user's seat in the tournament" }),
+  opponentParticipantId: t.Nullable(t.String()),
+  winnerParticipantId: t.Nullable(t.String()),
+  result: t.Nullable(t.Union([t.Literal('won'), t.Literal('lost')])),
+  decidedAt: t.Nullable(t.String()),
 })

@@ -198,12 +198,7 @@ export class MatchesService {
   async playedBy(userId: string) {
     const played = await this.deps.storage.read.matches.playedBy(userId)
     return played.map(({ match, tournamentName, gameId, participantId }) => ({
-      matchId: match.id,
-      tournamentId: match.tournamentId,
-      tournamentName,
-      gameId,
-      round: match.round,
-      position: match.position,
+      ...placeOf(match, tournamentName, gameId),
       status: match.status,
       participantId,
       opponentParticipantId: (match.slot1ParticipantId === participantId ? match.slot2ParticipantId : match.slot1ParticipantId) ?? null,
@@ -217,12 +212,7 @@ export class MatchesService {
   async myMatches(userId: string) {
     const open = await this.deps.storage.read.matches.openMatchesOf(userId)
     return open.map(({ match, tournamentName, gameId, participantId, slot, opponent }) => ({
-      matchId: match.id,
-      tournamentId: match.tournamentId,
-      tournamentName,
-      gameId,
-      round: match.round,
-      position: match.position,
+      ...placeOf(match, tournamentName, gameId),
       status: match.status as 'waiting' | 'running' | 'disputed',
       participantId,
       slot,
@@ -290,4 +280,9 @@ async function applyDecision(tx: Transaction, format: TournamentFormat, now: Dat
       return { ...base, winnerParticipantId: winner, nextMatchId: advance.matchId }
     }
   }
+}
+
+/** Where a match is, as the match views show it. */
+function placeOf(match: Pick<MatchRecord, 'id' | 'tournamentId' | 'round' | 'position'>, tournamentName: string, gameId: string) {
+  return { matchId: match.id, tournamentId: match.tournamentId, tournamentName, gameId, round: match.round, position: match.position }
 }
