@@ -53,6 +53,25 @@ describe('login', () => {
     expect(JSON.stringify(events)).not.toContain(a.refreshToken)
   })
 
+  test('a login from a user agent the user never logged in with is a new device: newDevice and NEW_DEVICE_LOGIN; the first login and a known agent are not', async () => {
+    const user = await registerUser(ctx)
+    const phone = { 'user-agent': 'DuelClient/2.1 (Android 15)' }
+    const laptop = { 'user-agent': 'DuelClient/2.1 (Windows 11)' }
+    await login(ctx, user.username, PASSWORD, phone) // the first login: no old device to compare with
+    await login(ctx, user.username, PASSWORD, phone) // the same device again
+    const third = await login(ctx, user.username, PASSWORD, laptop)
+    await login(ctx, user.username, PASSWORD, laptop) // known by now
+    const logins = await ctx.peek.db.select().from(outboxEvents).where(eq(outboxEvents.userId, user.id)).orderBy(outboxEvents.seq)
+    expect(logins.filter((e) => e.type === 'session.login').map((e) => (e.data as { newDevice: boolean }).newDevice)).toEqual([false, false, true, false])
+
+    await ctx.services.securityLog.flush()
+    const { securityEvents } = ctx.peek.tables
+    const alerts = (await ctx.peek.db.select().from(securityEvents).where(eq(securityEvents.userId, user.id))).filter((e) => e.kind === 'NEW_DEVICE_LOGIN')
+    expect(alerts).toHaveLength(1)
+    expect(alerts[0]).toMatchObject({ source: 'server', level: 'SAFE' })
+    expect(alerts[0]!.details).toMatchObject({ sessionId: decode(third.accessToken.split('.')[1]!).sid, userAgent: laptop['user-agent'] })
+  })
+
   test('missing or mistyped fields are 422', async () => {
     for (const body of [{}, { identifier: 'x' }, { password: 'x' }, { identifier: 1, password: 'x' }]) {
       const res = await ctx.handle(postJson('/api/v1/user/login', body))
