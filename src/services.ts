@@ -156,7 +156,7 @@ export function createServices(deps: ServiceDeps) {
   // Accounts (contract §8): bans, the operator's view of users, deletion, export.
   const bans = new BanService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const users = new UserDirectory({ storage, clock, wallet })
-  const deletion = new AccountDeletion({ storage, clock, passwords: auth.accountPasswords(), hashGate, onSecurityEvent: (e) => securityLog.record(e) })
+  const deletion = new AccountDeletion({ storage, clock, passwords: auth.accountPasswords(), onSecurityEvent: (e) => securityLog.record(e) })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
   return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, bans, users, deletion, exports }
 }

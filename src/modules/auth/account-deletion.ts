@@ -16,8 +16,6 @@ import { AppError } from '../../shared/errors'
 import type { SecurityEventInput } from '../security/event-log'
 import type { AccountPasswords } from '../security/pin-service'
 import { holdingsOf } from '../wallet/holdings'
-import type { HashGate } from './hash-gate'
-import { verifyPassword } from './passwords'
 import { accountKey } from './throttle'
 
 export interface AccountDeletionDeps {
@@ -25,7 +23,6 @@ export interface AccountDeletionDeps {
   clock: Clock
   /** The account's password and its login throttle (AuthService.accountPasswords). */
   passwords: AccountPasswords
-  hashGate: HashGate
   onSecurityEvent?: (event: SecurityEventInput) => void
 }
 
@@ -42,15 +39,8 @@ export class AccountDeletion {
    * client refreshes and replays).
    */
   async deleteOwn(userId: string, password: string): Promise<{ deletedAt: string }> {
-    const { clock, passwords, hashGate } = this.deps
-    const blockedForS = await passwords.retryAfter(userId, clock.now())
-    if (blockedForS !== null) {
-      throw new AppError('rate_limited', 'Too many wrong passwords; try again later', { headers: { 'retry-after': String(blockedForS) } })
-    }
     // The slow hash runs before the unit of work, never inside it.
-    const hash = await passwords.passwordHash(userId)
-    if (hash === null || !(await verifyPassword(password, hash, hashGate))) {
-      await passwords.countFailure(userId, clock.now())
+    if (!(await this.deps.passwords.confirm(userId, password)).matched) {
       throw new AppError('invalid_credentials', 'The password is not right', { status: 403 })
     }
     return this.erase(userId, { by: 'user' })

@@ -9,9 +9,8 @@ import { AppError } from '../../shared/errors'
 import type { AccountPasswords } from '../security/pin-service'
 import type { SecurityEventInput } from '../security/event-log'
 import { defaultHashGate, type HashGate } from './hash-gate'
-import { assertPasswordLength, hashPassword, verifyPassword } from './passwords'
+import { assertPasswordLength, hashPassword } from './passwords'
 import { revokeSessions, unauthorized } from './service'
-import { rateLimited } from './throttle'
 
 export interface PasswordChangeDeps {
   storage: Storage
@@ -34,17 +33,12 @@ export class PasswordChange {
     const { storage, clock, passwords } = this.deps
     const { userId, sessionId } = input
     assertPasswordLength(input.newPassword, 'body/newPassword')
-    const blocked = await passwords.retryAfter(userId, clock.now())
-    if (blocked !== null) throw rateLimited(blocked, 'Too many wrong passwords; try again later')
 
     // Both hashes run outside any unit of work, through the hash gate. Refused
     // there (503 + Retry-After): nothing judged or counted, nothing written.
-    const currentHash = await passwords.passwordHash(userId)
-    if (currentHash === null || !(await verifyPassword(input.currentPassword, currentHash, this.hashGate))) {
-      await passwords.countFailure(userId, clock.now())
-      // 403, not the code's usual 401: the bearer is fine, the password is not.
-      throw new AppError('invalid_credentials', 'The current password is wrong', { status: 403 })
-    }
+    const { matched, hash: currentHash } = await passwords.confirm(userId, input.currentPassword)
+    // 403, not the code's usual 401: the bearer is fine, the password is not.
+    if (!matched) throw new AppError('invalid_credentials', 'The current password is wrong', { status: 403 })
     const passwordHash = await hashPassword(input.newPassword, this.hashGate)
 
     const outcome = await storage.write(async (tx) => {
@@ -58,6 +52,8 @@ export class PasswordChange {
       const user = await tx.auth.userById(userId)
       if (!user || user.passwordHash !== currentHash) return 'changed_meanwhile' as const
       await tx.auth.setPasswordHash(userId, passwordHash)
+      // A reset code asked for before the change would still open the account.
+      await tx.auth.deleteAccountCode(userId, 'reset_password')
       const others = (await tx.auth.liveSessions(userId, now)).filter((s) => s.id !== sessionId).map((s) => s.id)
       const revoked = await revokeSessions(tx, clock, userId, others, 'password_changed')
       await tx.events.append({ userId, topic: 'account', type: 'account.password_changed', data: { revoked } }, now)

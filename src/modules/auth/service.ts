@@ -16,7 +16,7 @@ import { defaultHashGate, type HashGate, type HashTicket } from './hash-gate'
 import { assertPasswordLength, hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
 import { bannedError } from './standing'
 import { banInForce, type AuthSession, type NewUser, type RevokeReason, type UserAccount, type UserProfile } from './store'
-import { accountKey, addressKey, clearAttempts, LOGIN_LIMITS, recordAttempt, retryAfter } from './throttle'
+import { accountKey, addressKey, clearAttempts, LOGIN_LIMITS, rateLimited, recordAttempt, retryAfter } from './throttle'
 
 export interface Authenticated {
   user: User
@@ -326,22 +326,49 @@ export class AuthService {
 
   /**
    * The account's password and its login throttle, for a module that asks a
-   * signed-in user for their password again (PUT /security/pin): a wrong
-   * password there counts against the account like a failed login.
+   * signed-in user for their password again (PUT /security/pin, a password
+   * change, deleting the account): each check counts against the account
+   * like a login attempt, before the hash.
    */
   accountPasswords(): AccountPasswords {
-    const { storage } = this.deps
-    const account = (userId: string) => accountKey(userId, '')
+    const { storage, clock } = this.deps
     return {
-      retryAfter: (userId, now) => retryAfter(storage.read.auth, [account(userId)], now),
-      passwordHash: async (userId) => {
-        const user = await storage.read.auth.userById(userId)
-        // A deleted account's hash is empty: nothing to check against.
-        return user && user.deletedAt === null ? user.passwordHash : null
+      confirm: async (userId, password) => {
+        const account = accountKey(userId, '')
+        // As a login does (see login): a place at the hash gate, the block
+        // checked and the attempt counted in one unit of work, before the hash.
+        let ticket: HashTicket | undefined
+        let hash: string | null = null
+        let blockedForS: number | null
+        try {
+          blockedForS = await storage.write(async (tx) => {
+            ticket?.cancel()
+            ticket = this.hashGate.admit()
+            const now = clock.now()
+            const blocked = await retryAfter(tx.auth, [account], now)
+            if (blocked !== null) {
+              ticket.cancel()
+              return blocked
+            }
+            await recordAttempt(tx.auth, account, LOGIN_LIMITS.account, now)
+            const user = await tx.auth.userById(userId)
+            // A deleted account's hash is empty: nothing to check against.
+            hash = user && user.deletedAt === null ? user.passwordHash : null
+            return null
+          })
+        } catch (error) {
+          ticket?.cancel()
+          throw error
+        }
+        if (blockedForS !== null) throw rateLimited(blockedForS, 'Too many wrong passwords; try again later')
+        const matched = hash !== null ? await verifyPassword(password, hash, ticket!) : await verifyAgainstDummy(password, ticket!)
+        // Right: the count goes, as after a good login.
+        if (matched) await storage.write((tx) => clearAttempts(tx.auth, account))
+        return { matched, hash }
       },
-      countFailure: (userId, now) => storage.write((tx) => recordAttempt(tx.auth, account(userId), LOGIN_LIMITS.account, now)),
     }
   }
+
 
   async authenticate(token: string | null, options: { allowExpired?: boolean } = {}): Promise<Authenticated> {
     if (!token) throw unauthorized('Bearer access token required')

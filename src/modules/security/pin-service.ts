@@ -9,7 +9,7 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { defaultHashGate, type HashGate } from '../auth/hash-gate'
-import { hashPassword, verifyPassword } from '../auth/passwords'
+import { hashPassword } from '../auth/passwords'
 import { isCommonPin } from './pin-rules'
 import type { SecurityEventLog } from './event-log'
 import type { PinSession, SecurityStore } from './store'
@@ -18,17 +18,20 @@ export const PIN_MAX_ATTEMPTS = 5
 export const PIN_LOCK_BASE_MS = 15 * 60_000
 
 /**
- * The account password PUT /security/pin asks for, kept by the auth module:
- * the password check is a password guess like a login, so the login's
- * per-account throttle applies, or a stolen bearer could guess freely.
+ * A signed-in user's password, asked again (PUT /security/pin, a password
+ * change, deleting the account), kept by the auth module: each check is a
+ * password guess like a login, so the login's per-account throttle applies,
+ * or a stolen bearer could guess freely.
  */
 export interface AccountPasswords {
-  /** Seconds until the account's login block ends; null when it is not blocked. */
-  retryAfter(userId: string, now: Date): Promise<number | null>
-  /** The account's password hash; null when there is no such user. */
-  passwordHash(userId: string): Promise<string | null>
-  /** Counts a wrong password against the account, as a failed login does (its own write). */
-  countFailure(userId: string, now: Date): Promise<void>
+  /**
+   * Checks `password` against the account's. Counted like a login, in one
+   * unit of work with the block check and BEFORE the slow hash, so guesses
+   * sent in parallel cannot all be judged: the sixth sees the block. Throws
+   * 429 rate_limited while blocked, 503 when the hash gate is full (nothing
+   * counted). `hash`: the one it was checked against (null: no such account).
+   */
+  confirm(userId: string, password: string): Promise<{ matched: boolean; hash: string | null }>
 }
 
 export interface PinServiceDeps {
@@ -56,18 +59,10 @@ export class PinService {
         details: [{ path: 'body/pin', message: 'This PIN is too easy to guess' }],
       })
     }
-    const retryAfter = await passwords.retryAfter(userId, clock.now())
-    if (retryAfter !== null) {
-      throw new AppError('rate_limited', 'Too many wrong passwords; try again later', { headers: { 'retry-after': String(retryAfter) } })
-    }
     // Both hashes go through the hash gate. Refused (503 + Retry-After) at
     // the password check: nothing judged, so nothing counted; at the PIN
     // hash: nothing written. Either way the client may simply retry.
-    const passwordHash = await passwords.passwordHash(userId)
-    if (passwordHash === null || !(await verifyPassword(password, passwordHash, this.hashGate))) {
-      await passwords.countFailure(userId, clock.now())
-      throw new AppError('forbidden', 'Password is incorrect')
-    }
+    if (!(await passwords.confirm(userId, password)).matched) throw new AppError('forbidden', 'Password is incorrect')
     const pinHash = await hashPassword(pin, this.hashGate)
     await storage.write((tx) => tx.security.setPinHash(userId, pinHash, clock.now()))
   }
