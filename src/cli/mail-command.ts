@@ -17,13 +17,25 @@ function address(value: unknown, required: boolean): string | undefined {
   return value
 }
 
+/**
+ * The text a listing shows: the dev mailbox's own (`kept`) in full; of mail
+ * for SMTP, nothing. Queued mail may carry a live code, and an operator's
+ * terminal or a CI log is no place for it (sent mail has no body left).
+ */
+function bodyOf(mail: MailMessage): string {
+  return mail.status === 'kept' ? mail.textBody : '(body not shown: it is for the recipient alone)'
+}
+
 /** A message for a person at a terminal: where it stands, then its subject and text. */
 function messageText(mail: MailMessage): string {
   const state = mail.status === 'failed' || (mail.status === 'queued' && mail.lastError !== null) ? `${mail.status} (${mail.attempts} attempts: ${mail.lastError})` : mail.status
   return [
     `${mail.id}  ${mail.createdAt.toISOString()}  ${state}  ${mail.kind}  to ${mail.toAddress}`,
     `  Subject: ${mail.subject}`,
-    ...mail.textBody.trimEnd().split('\n').map((line) => `  ${line}`),
+    ...bodyOf(mail)
+      .trimEnd()
+      .split('\n')
+      .map((line) => `  ${line}`),
   ].join('\n')
 }
 
@@ -37,7 +49,7 @@ export const mailCommand: Command = {
     if (positionals[0] === 'list' && positionals.length === 1) {
       const to = address(values.to, false)
       const messages = await withServices(({ storage }) => listMail(storage.read.mail, to))
-      io.out(json ? JSON.stringify({ messages: messages.map(mailView) }) : messages.length === 0 ? 'no mail' : messages.map(messageText).join('\n\n'))
+      io.out(json ? JSON.stringify({ messages: messages.map((mail) => ({ ...mailView(mail), text: mail.status === 'kept' ? mail.textBody : '' })) }) : messages.length === 0 ? 'no mail' : messages.map(messageText).join('\n\n'))
       return 0
     }
     if (positionals[0] === 'test' && positionals.length === 1) {

@@ -45,6 +45,9 @@ describe('POST /me/delete', () => {
     await ctx.storage.write((tx) => tx.security.savePinLock(user.id, { failures: 2, locks: 1, lockedUntil: null }))
     await ctx.storage.write((tx) => ctx.services.mailer.queue(tx, { address: user.email, userId: user.id }, verificationMail(ctx.config, user.email, 'ABCDE-FGHJK', 24), ctx.clock.now()))
     expect((await mailTo(ctx, user.email)).length).toBe(2) // register's verification mail, and this one
+    // The mailed-code counters name the address and the user too.
+    expect((await ctx.handle(postJson('/api/v1/user/password/forgot', { email: user.email }))).status).toBe(202)
+    expect((await ctx.handle(postJson('/api/v1/user/email/resend', {}, bearer(tokens[0]!.accessToken)))).status).toBe(202)
     const before = await userRow(user.id)
     const sessionIds = (await ctx.peek.db.select().from(authSessions).where(eq(authSessions.userId, user.id))).map((row) => row.id)
     expect(sessionIds.length).toBe(2)
@@ -71,6 +74,8 @@ describe('POST /me/delete', () => {
     expect(await mailTo(ctx, user.email)).toEqual([])
     const keys = [`account:${user.id}`, `identifier:${user.email.toLowerCase()}`, `identifier:${user.username.toLowerCase()}`]
     expect(await ctx.peek.db.select().from(loginThrottle).where(inArray(loginThrottle.key, keys))).toEqual([])
+    const left = (await ctx.peek.db.select().from(loginThrottle)).map((row) => row.key)
+    expect(left.filter((key) => key.includes(user.id) || key.includes(user.email.toLowerCase()) || key.includes(user.username.toLowerCase()))).toEqual([])
 
     // Every token is dead, and what needs one answers 401.
     for (const t of tokens) {

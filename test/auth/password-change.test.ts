@@ -4,7 +4,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createTestApp, postJson } from '../helpers/app'
 import { bearer, login, me, PASSWORD, registerUser, rotate } from '../helpers/auth'
-import { changePassword, errorCode, eventsOf, securityEventsOf } from '../helpers/account'
+import { changePassword, errorCode, eventsOf, forgotPassword, resetPassword, securityEventsOf } from '../helpers/account'
+import { latestCode } from '../helpers/mail'
 
 // Throttling tests give each request its own client address.
 const ctx = await createTestApp({ env: { ARENA_TRUST_PROXY: 'true' } })
@@ -52,6 +53,18 @@ describe('POST /user/password/change', () => {
     // No secret in the log or the events.
     expect(ctx.logText()).not.toContain(NEW_PASSWORD)
     expect(JSON.stringify(await eventsOf(ctx, user.id, 'account.password_changed'))).not.toContain(NEW_PASSWORD)
+  })
+
+  test('a reset code asked for before the change no longer works after it', async () => {
+    const user = await registerUser(ctx)
+    const caller = await login(ctx, user.username)
+    expect((await forgotPassword(ctx, user.email, '198.51.100.7')).status).toBe(202)
+    const code = await latestCode(ctx, user.email, 'reset_password')
+    expect((await changePassword(ctx, caller.accessToken, PASSWORD, NEW_PASSWORD)).status).toBe(200)
+    const reset = await resetPassword(ctx, { email: user.email, code, newPassword: 'the intruder’s passphrase' }, '198.51.100.7')
+    expect(reset.status).toBe(400)
+    expect(await errorCode(reset)).toBe('invalid_reset_code')
+    await login(ctx, user.username, NEW_PASSWORD)
   })
 
   test('with no other session: 200 { revoked: 0 }', async () => {

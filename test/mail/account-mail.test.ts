@@ -41,7 +41,7 @@ test('register mails a verification code over SMTP; that code verifies the email
   expect(mails[0]!.header('subject')).toBe('Your Duel Arena verification code')
   const code = codeIn({ textBody: mails[0]!.text })
   expect(mails[0]!.html).toContain(code)
-  expect(mails[0]!.text).toContain(`https://duel.example/verify-email?code=${code}`)
+  expect(mails[0]!.text).toContain(`https://duel.example/verify-email#code=${code}`)
 
   const tokens = await login(app, player.username)
   expect(tokens.user).toMatchObject({ emailVerified: false })

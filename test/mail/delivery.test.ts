@@ -76,6 +76,8 @@ test('a queued mail arrives once: subject, text, HTML, From, a Message-ID made o
 
   const sent = await row(ctx, mail.id)
   expect({ status: sent.status, attempts: sent.attempts, sentAt: sent.sentAt, lastError: sent.lastError }).toEqual({ status: 'sent', attempts: 1, sentAt: ctx.clock.now(), lastError: null })
+  // Delivered, its code is no longer kept in the clear: the bodies are erased, the subject stays.
+  expect({ text: sent.textBody, html: sent.htmlBody, subject: sent.subject }).toEqual({ text: '', html: '', subject: 'Your Duel Arena verification code' })
 
   // Nothing is due any more, however late it gets.
   ctx.clock.advance(RETRY_CAP_MS * 4)
@@ -168,6 +170,7 @@ test('a permanent 550 fails the mail for good: never offered again; the next mai
   const failed = await row(ctx, doomed.id)
   expect({ status: failed.status, attempts: failed.attempts }).toEqual({ status: 'failed', attempts: 1 })
   expect(failed.lastError).toContain('550')
+  expect([failed.textBody, failed.htmlBody]).toEqual(['', ''])
   expect((await row(ctx, fine.id)).status).toBe('sent')
 
   for (let i = 0; i < 3; i++) {

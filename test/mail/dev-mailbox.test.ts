@@ -125,3 +125,22 @@ describe('outside local', () => {
     expect(await sandbox.storage.read.mail.recent(10)).toEqual([])
   })
 })
+
+describe('with SMTP', () => {
+  test('`arena mail list` shows where queued mail stands, never its body: it may carry a live code', async () => {
+    const smtpApp = await createArenaApp({ ARENA_ENV: 'sandbox', ARENA_SMTP_URL: 'smtp://127.0.0.1:1' })
+    try {
+      await smtpApp.storage.write((tx) =>
+        smtpApp.services.mailer.queue(tx, { address: 'cy@example.com', userId: null }, verificationMail(smtpApp.config, 'cy@example.com', 'CCCCC-44444', 48), smtpApp.clock.now()),
+      )
+      const env = { ARENA_DATA_DIR: smtpApp.config.dataDir, ARENA_ENV: 'sandbox', ARENA_SMTP_URL: 'smtp://127.0.0.1:1', ...smtpApp.databaseEnv }
+      const text = await run([...SOURCE_COMMAND, 'mail', 'list', '--to', 'cy@example.com'], env)
+      expect(text.code).toBe(0)
+      expect(text.stdout).toContain('queued  verify_email  to cy@example.com')
+      const json = await run([...SOURCE_COMMAND, 'mail', 'list', '--json'], env)
+      for (const out of [text.stdout, json.stdout]) expect(out).not.toContain('CCCCC-44444')
+    } finally {
+      await smtpApp.close()
+    }
+  })
+})

@@ -16,7 +16,7 @@ import { AppError } from '../../shared/errors'
 import type { SecurityEventInput } from '../security/event-log'
 import type { AccountPasswords } from '../security/pin-service'
 import { holdingsOf } from '../wallet/holdings'
-import { accountKey } from './throttle'
+import { accountCodeKeys, accountKey } from './throttle'
 
 export interface AccountDeletionDeps {
   storage: Storage
@@ -91,7 +91,14 @@ export class AccountDeletion {
  * they named no account, e.g. before registering): their keys hold the text.
  */
 async function forgetThrottleCounters(tx: Transaction, userId: string, identifiers: string[]): Promise<void> {
-  for (const key of [accountKey(userId, ''), ...identifiers.map((identifier) => accountKey(undefined, identifier))]) {
+  const keys = [
+    accountKey(userId, ''),
+    ...identifiers.map((identifier) => accountKey(undefined, identifier)),
+    // The mailed-code counters name the user and the address too.
+    accountCodeKeys.resend(userId),
+    ...identifiers.filter((identifier) => identifier.includes('@')).map((email) => accountCodeKeys.forgotEmail(email)),
+  ]
+  for (const key of keys) {
     await tx.auth.deleteThrottleCounter(key)
   }
 }

@@ -29,13 +29,21 @@ export interface MailMessage {
 
 export type NewMail = Omit<MailMessage, 'attempts' | 'lastError' | 'sentAt'>
 
+/**
+ * What a mail's bodies become once it is sent or failed for good: a body may
+ * carry a live one-time code, which the database must not hold in the clear
+ * any longer than delivery needs (codes are otherwise kept only as hashes).
+ * Kept mail (the dev mailbox, `local` only) keeps its bodies.
+ */
+export const ERASED_BODIES = { textBody: '', htmlBody: '' } as const
+
 export interface MailStore {
   enqueue(mail: NewMail): Promise<void>
   /** Queued mail whose next attempt is due at `now`, oldest first, at most `limit`. */
   due(now: Date, limit: number): Promise<MailMessage[]>
-  /** Marks a queued mail sent; false when it was not queued any more (nothing changed). */
+  /** Marks a queued mail sent, its bodies erased (ERASED_BODIES); false when it was not queued any more (nothing changed). */
   markSent(id: string, now: Date): Promise<boolean>
-  /** Records a failed attempt: one more attempt, its error, and either the next attempt's time or `failed` for good. */
+  /** Records a failed attempt: one more attempt, its error, and either the next attempt's time or `failed` for good (its bodies erased). */
   markAttemptFailed(id: string, failure: { error: string; nextAttemptAt: Date; giveUp: boolean }): Promise<void>
   /** Mail to an address (compared lower-cased), newest first, at most `limit`. */
   toAddress(toKey: string, limit: number): Promise<MailMessage[]>

@@ -22,7 +22,10 @@ export function escapeHtml(text: string): string {
 
 function link(brand: MailBranding, path: string, params: Record<string, string>): string | null {
   if (brand.publicUrl === undefined) return null
-  return `${brand.publicUrl}${path}?${new URLSearchParams(params).toString()}`
+  // In the fragment, not the query: a browser never sends a fragment, so the
+  // code and the address stay out of the site's access logs and of the
+  // Referer its pages send. The page reads them with `location.hash`.
+  return `${brand.publicUrl}${path}#${new URLSearchParams(params).toString()}`
 }
 
 function compose(kind: ComposedMail['kind'], subject: string, lines: { intro: string; code: string; validity: string; url: string | null; outro: string }): ComposedMail {

@@ -1,7 +1,7 @@
 // The mail outbox on PostgreSQL (src/modules/mail/store.ts).
 import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm'
 import { mailOutbox } from '../schema'
-import type { MailMessage, MailStore, NewMail } from '../../../modules/mail/store'
+import { ERASED_BODIES, type MailMessage, type MailStore, type NewMail } from '../../../modules/mail/store'
 import type { PostgresScope } from '../scope'
 
 export class PostgresMailStore implements MailStore {
@@ -27,7 +27,7 @@ export class PostgresMailStore implements MailStore {
   async markSent(id: string, now: Date): Promise<boolean> {
     const rows = await this.db
       .update(mailOutbox)
-      .set({ status: 'sent', sentAt: now, attempts: sql`${mailOutbox.attempts} + 1`, lastError: null })
+      .set({ status: 'sent', sentAt: now, attempts: sql`${mailOutbox.attempts} + 1`, lastError: null, ...ERASED_BODIES })
       .where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, 'queued')))
       .returning({ id: mailOutbox.id })
     return rows.length > 0
@@ -41,6 +41,7 @@ export class PostgresMailStore implements MailStore {
         attempts: sql`${mailOutbox.attempts} + 1`,
         lastError: failure.error,
         nextAttemptAt: failure.nextAttemptAt,
+        ...(failure.giveUp ? ERASED_BODIES : {}),
       })
       .where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, 'queued')))
   }

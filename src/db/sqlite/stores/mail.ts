@@ -1,7 +1,7 @@
 // The mail outbox on SQLite (src/modules/mail/store.ts).
 import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm'
 import { mailOutbox } from '../../schema'
-import type { MailMessage, MailStore, NewMail } from '../../../modules/mail/store'
+import { ERASED_BODIES, type MailMessage, type MailStore, type NewMail } from '../../../modules/mail/store'
 import type { SqliteScope } from '../storage'
 
 export class SqliteMailStore implements MailStore {
@@ -31,7 +31,7 @@ export class SqliteMailStore implements MailStore {
   async markSent(id: string, now: Date): Promise<boolean> {
     const changed = this.db
       .update(mailOutbox)
-      .set({ status: 'sent', sentAt: now, attempts: sql`${mailOutbox.attempts} + 1`, lastError: null })
+      .set({ status: 'sent', sentAt: now, attempts: sql`${mailOutbox.attempts} + 1`, lastError: null, ...ERASED_BODIES })
       .where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, 'queued')))
       .returning({ id: mailOutbox.id })
       .all()
@@ -46,6 +46,7 @@ export class SqliteMailStore implements MailStore {
         attempts: sql`${mailOutbox.attempts} + 1`,
         lastError: failure.error,
         nextAttemptAt: failure.nextAttemptAt,
+        ...(failure.giveUp ? ERASED_BODIES : {}),
       })
       .where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, 'queued')))
       .run()
