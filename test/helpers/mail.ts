@@ -8,7 +8,7 @@ export function mailTo(app: Pick<TestApp, 'storage'>, address: string): Promise<
   return app.storage.read.mail.toAddress(address.toLowerCase(), 100)
 }
 
-/** The one-time code (`XXXXX-XXXXX`) in a mail's text. */
+/** The one-time code (e.g. `7KQ2M-R9W4T`) in a mail's text. */
 export function codeIn(mail: Pick<MailMessage, 'textBody'>): string {
   const match = /\b([0-9A-Z]{5}-[0-9A-Z]{5})\b/.exec(mail.textBody)
   if (!match) throw new Error(`no code in mail: ${mail.textBody}`)

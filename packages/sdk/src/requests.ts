@@ -25,7 +25,7 @@ export interface DeleteAccountBody {
 }
 
 export interface VerifyEmailBody {
-  /** The code as mailed (`XXXXX-XXXXX`); any case, dash optional. */
+  /** The code as mailed (e.g. `7KQ2M-R9W4T`); any case, dash optional. */
   code: string
 }
 

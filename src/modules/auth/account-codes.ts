@@ -9,7 +9,7 @@ import type { AccountCodePurpose, AuthStore } from './store'
 /** Wrong tries that kill a code: the fifth deletes it, so even the right code fails after. */
 export const MAX_CODE_FAILURES = 5
 
-/** Stores a new code for the user and purpose, replacing any earlier one; returns it as mailed (`XXXXX-XXXXX`). */
+/** Stores a new code for the user and purpose, replacing any earlier one; returns it as mailed (e.g. `7KQ2M-R9W4T`). */
 export async function issueAccountCode(store: AuthStore, userId: string, purpose: AccountCodePurpose, validMs: number, now: Date): Promise<string> {
   const code = newAccountCode()
   await store.saveAccountCode({

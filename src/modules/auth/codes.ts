@@ -1,5 +1,5 @@
 // One-time codes mailed to a user (contract §8): ten characters of Crockford
-// base32 (50 bits), shown as `XXXXX-XXXXX`, typed back in any case, with or
+// base32 (50 bits), shown as five and five characters (e.g. `7KQ2M-R9W4T`), typed back in any case, with or
 // without the dash or spaces, O for 0 and I or L for 1 forgiven. Only a hash
 // is stored, bound to the user and the purpose, so a code for one account or
 // one purpose is worth nothing for another.
@@ -9,7 +9,7 @@ import type { AccountCodePurpose } from './store'
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 export const CODE_LENGTH = 10
 
-/** A new code, as mailed: `XXXXX-XXXXX`. */
+/** A new code, as mailed: five characters, a dash, five more (e.g. `7KQ2M-R9W4T`). */
 export function newAccountCode(): string {
   // 32 symbols divide 256, so `byte & 31` is uniform.
   const chars = [...crypto.getRandomValues(new Uint8Array(CODE_LENGTH))].map((byte) => ALPHABET[byte & 31]!)

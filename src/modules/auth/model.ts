@@ -65,8 +65,8 @@ export const SessionsResponse = t.Object({ sessions: t.Array(SessionView) })
 
 // ---- verified email and passwords (contract §8) ----
 
-/** A one-time code as mailed (`XXXXX-XXXXX`); typed back in any case, with or without the dash. */
-const MailedCode = t.String({ minLength: 1, maxLength: 64, description: 'the code from the mail, `XXXXX-XXXXX`, in any case, dash optional' })
+/** A one-time code as mailed (e.g. `7KQ2M-R9W4T`); typed back in any case, with or without the dash. */
+const MailedCode = t.String({ minLength: 1, maxLength: 64, description: 'the code from the mail (e.g. `7KQ2M-R9W4T`), in any case, dash optional' })
 
 /** A new password, with register's rules (8 to 128 characters). */
 const NewPassword = t.String({ minLength: 8, maxLength: 128 })
