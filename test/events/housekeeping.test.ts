@@ -1,5 +1,6 @@
 // Invariant: housekeeping deletes only what can no longer be used: sessions a
-// day past expiry, throttle rows whose window and block have ended, events
+// day past expiry, throttle rows whose window and block have ended, expired
+// one-time codes, events
 // and mail done with (sent, failed, kept) past retention. Live sessions,
 // blocks, recent events and mail still to be sent stay.
 import { afterAll, expect, test } from 'bun:test'
@@ -12,7 +13,7 @@ import type { MailStatus } from '../../src/modules/mail/store'
 
 const ctx = await createArenaApp({ ARENA_TRUST_PROXY: 'true' })
 afterAll(() => ctx.close())
-const { loginThrottle, gameSessions, pinSessions } = ctx.peek.tables
+const { loginThrottle, gameSessions, pinSessions, accountCodes } = ctx.peek.tables
 
 test('expired sessions and stale throttle rows go; live ones stay', async () => {
   const { game, gameKey } = await createGame(ctx)
@@ -26,19 +27,21 @@ test('expired sessions and stale throttle rows go; live ones stay', async () => 
     game: (await ctx.peek.db.select().from(gameSessions)).length,
     pin: (await ctx.peek.db.select().from(pinSessions)).length,
     throttle: (await ctx.peek.db.select().from(loginThrottle)).length,
+    codes: (await ctx.peek.db.select().from(accountCodes)).length,
   })
   const before = await counts()
   expect(before.game).toBeGreaterThan(0)
   expect(before.pin).toBeGreaterThan(0)
   expect(before.throttle).toBeGreaterThan(0)
+  expect(before.codes).toBeGreaterThan(0) // the verification codes register mailed
 
-  expect(await housekeeping(ctx.services.storage, ctx.clock, 30)).toEqual({ events: 0, gameSessions: 0, pinSessions: 0, throttleRows: 0, mail: 0 })
+  expect(await housekeeping(ctx.services.storage, ctx.clock, 30)).toEqual({ events: 0, gameSessions: 0, pinSessions: 0, throttleRows: 0, accountCodes: 0, mail: 0 })
   expect(await counts()).toEqual(before)
 
   ctx.clock.advance(2 * 86_400_000)
   const report = await housekeeping(ctx.services.storage, ctx.clock, 30)
-  expect(report).toMatchObject({ events: 0, gameSessions: before.game, pinSessions: before.pin, throttleRows: before.throttle })
-  expect(await counts()).toEqual({ game: 0, pin: 0, throttle: 0 })
+  expect(report).toMatchObject({ events: 0, gameSessions: before.game, pinSessions: before.pin, throttleRows: before.throttle, accountCodes: before.codes })
+  expect(await counts()).toEqual({ game: 0, pin: 0, throttle: 0, codes: 0 })
 })
 
 test('mail sent, failed or kept goes after the retention; queued mail never does', async () => {

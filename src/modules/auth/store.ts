@@ -148,6 +148,8 @@ export interface AuthStore {
   countAccountCodeFailure(userId: string, purpose: AccountCodePurpose): Promise<number>
   /** Deletes the user's code of that purpose; whether there was one. */
   deleteAccountCode(userId: string, purpose: AccountCodePurpose): Promise<boolean>
+  /** Housekeeping: deletes every code that expired before `now`; how many. */
+  pruneExpiredAccountCodes(now: Date): Promise<number>
 
   /** Every session of the user, live or not, newest first (export, operator detail). */
   sessionsOf(userId: string): Promise<AuthSession[]>

@@ -2,8 +2,9 @@
 // past their retention; game and PIN sessions a day after they expired (a
 // consumed one was already useless; the day keeps recent ones for support);
 // throttle rows (logins, mailed codes) whose window and block have both
-// ended; mail sent, failed or kept (the dev mailbox) as old as the events it
-// went with, never queued mail (it is still to be sent). One unit of work: a
+// ended; mailed one-time codes past their expiry (only hashes, but worth
+// nothing any more); mail sent, failed or kept (the dev mailbox) as old as
+// the events it went with, never queued mail (it is still to be sent). One unit of work: a
 // failure deletes nothing, and the next run tries again.
 import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
@@ -17,6 +18,7 @@ export interface HousekeepingReport {
   gameSessions: number
   pinSessions: number
   throttleRows: number
+  accountCodes: number
   mail: number
 }
 
@@ -30,6 +32,7 @@ export function housekeeping(storage: Storage, clock: Clock, eventRetentionDays:
     gameSessions: await tx.matches.pruneGameSessionsExpiredBefore(sessionCutoff),
     pinSessions: await tx.security.prunePinSessionsExpiredBefore(sessionCutoff),
     throttleRows: await tx.auth.pruneThrottleRows(windowCutoff, now),
+    accountCodes: await tx.auth.pruneExpiredAccountCodes(now),
     mail: await tx.mail.prune(retention),
   }))
 }

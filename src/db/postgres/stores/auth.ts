@@ -230,6 +230,10 @@ export class PostgresAuthStore implements AuthStore {
     return rows.length > 0
   }
 
+  async pruneExpiredAccountCodes(now: Date): Promise<number> {
+    return (await this.db.delete(accountCodes).where(lt(accountCodes.expiresAt, now)).returning({ userId: accountCodes.userId })).length
+  }
+
   async sessionsOf(userId: string): Promise<AuthSession[]> {
     const rows = await this.db.select().from(authSessions).where(eq(authSessions.userId, userId)).orderBy(desc(authSessions.createdAt), desc(authSessions.id))
     return rows.map(toAuthSession)

@@ -255,6 +255,10 @@ export class SqliteAuthStore implements AuthStore {
     )
   }
 
+  async pruneExpiredAccountCodes(now: Date): Promise<number> {
+    return this.db.delete(accountCodes).where(lt(accountCodes.expiresAt, now)).returning({ userId: accountCodes.userId }).all().length
+  }
+
   async sessionsOf(userId: string): Promise<AuthSession[]> {
     return this.db.select().from(authSessions).where(eq(authSessions.userId, userId)).orderBy(desc(authSessions.createdAt), desc(authSessions.id)).all().map(toAuthSession)
   }
