@@ -1,11 +1,16 @@
 // What each job kind does. Handlers run inside the worker's unit of work.
 import type { Clock } from '../shared/clock'
 import { finalizeTournament } from '../modules/games/finalize'
+import { startRegistered } from '../modules/games/start'
 import type { JobHandler } from './worker'
 import { JOB_KINDS, type JobKind } from './queue'
 
 export function jobHandlers(clock: Clock): Record<JobKind, JobHandler> {
   return {
     [JOB_KINDS.finalizeTournament]: (tx, payload) => finalizeTournament(tx, clock, String(payload.tournamentId)),
+    // Due at the tournament's startsAt; does nothing when an operator started it first.
+    [JOB_KINDS.startTournament]: async (tx, payload) => {
+      await startRegistered(tx, clock, String(payload.tournamentId))
+    },
   }
 }

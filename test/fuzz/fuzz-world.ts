@@ -12,6 +12,7 @@
 // that uses it. A bearer that stops working (a fuzzed logout or refresh reuse
 // revoked its session) is replaced by logging in again, within a budget, since
 // each login costs an argon2id verify.
+import { eq } from 'drizzle-orm'
 import { cpSync, rmSync } from 'node:fs'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { checkLedger } from '../../src/modules/wallet/ledger'
@@ -46,6 +47,10 @@ export interface TemplateValues {
   otherGameKey: string
   runningTournamentId: string
   draftTournamentId: string
+  /** In registration, user 0 not registered: a join succeeds. */
+  registrationTournamentId: string
+  /** In registration with check-in open (at the world's fixed clock), user 0 registered: a leave or a check-in succeeds. */
+  seatedTournamentId: string
   eventsCursor: string
   addresses: string[]
 }
@@ -131,6 +136,20 @@ export async function buildTemplate(): Promise<Template> {
     await call(t, postJson(`/api/v1/admin/tournaments/${created.tournament.id}/start`, {}, admin), 200)
     const draft = (await call(t, postJson('/api/v1/admin/tournaments', { gameId: first.game.id, name: 'Draft Cup', format: 'single_elimination', participants: [users[2]!.id, users[3]!.id] }, admin), 201)) as { tournament: { id: string } }
 
+    const inMinutes = (m: number) => new Date(t.clock.now().getTime() + m * 60_000).toISOString()
+    const registrationBody = (name: string, checkIn?: { opensAt: string; closesAt: string }) => ({
+      gameId: first.game.id,
+      name,
+      format: 'single_elimination',
+      registration: { closesAt: inMinutes(50), maxPlayers: 8, ...(checkIn ? { checkIn } : {}) },
+      startsAt: inMinutes(60),
+    })
+    const open = (await call(t, postJson('/api/v1/admin/tournaments', registrationBody('Open Cup'), admin), 201)) as { tournament: { id: string } }
+    const seated = (await call(t, postJson('/api/v1/admin/tournaments', registrationBody('Seated Cup', { opensAt: inMinutes(1), closesAt: inMinutes(55) }), admin), 201)) as { tournament: { id: string } }
+    await call(t, postJson(`/api/v1/tournaments/${seated.tournament.id}/registration`, {}, bearerOf(users[0]!.accessToken)), 201)
+    // Check-in open at the worlds' clock, which never moves: its window moved back past the creation-time rule.
+    await t.peek.db.update(t.peek.tables.tournaments).set({ checkInOpensAt: new Date(t.clock.now().getTime() - 60_000) }).where(eq(t.peek.tables.tournaments.id, seated.tournament.id))
+
     const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
 
     const values: TemplateValues = {
@@ -144,6 +163,8 @@ export async function buildTemplate(): Promise<Template> {
       otherGameKey: other.gameKey,
       runningTournamentId: created.tournament.id,
       draftTournamentId: draft.tournament.id,
+      registrationTournamentId: open.tournament.id,
+      seatedTournamentId: seated.tournament.id,
       eventsCursor: cursor,
       addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
     }
@@ -504,7 +525,7 @@ export class World {
       case 'gameId':
         return ref.arg === 0 ? this.v.gameId : this.v.otherGameId
       case 'tournamentId':
-        return [this.tournaments.at(-1)!, this.v.draftTournamentId, this.v.runningTournamentId][ref.arg % 3]!
+        return [this.tournaments.at(-1)!, this.v.draftTournamentId, this.v.runningTournamentId, this.v.registrationTournamentId, this.v.seatedTournamentId][ref.arg % 5]!
       case 'matchId': {
         const seat = await this.seat(r)
         if (ref.arg === 0 && seat) return seat.matchId
@@ -700,7 +721,7 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
     case 'games':
       return fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('gameId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('gameId', 1)) })
     case 'tournaments':
-      return fc.nat({ max: 2 }).map((n) => new Ref('tournamentId', n))
+      return fc.nat({ max: 4 }).map((n) => new Ref('tournamentId', n))
     case 'matches':
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('matchId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('matchId', n + 1)) })
     case 'wallets':
@@ -765,8 +786,13 @@ const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /api/v1/user/password/reset': { email: new Ref('email', 0), code: new Ref('code:reset_password') },
 }
 
+/** Optional fields a known-good request leaves out: a tournament with participants is the draft flow, which takes no registration. */
+const OMITTED_FIELDS_OF_ROUTE: Record<string, string[]> = {
+  'POST /api/v1/admin/tournaments': ['registration', 'startsAt', 'seeding'],
+}
+
 /** The real id a path parameter names in a known-good request. */
-function goodParam(param: string, path: string): Ref {
+function goodParam(param: string, path: string, method: string): Ref {
   const segments = path.split('/')
   const before = segments[segments.indexOf(`:${param}`) - 1] ?? ''
   switch (before) {
@@ -774,8 +800,12 @@ function goodParam(param: string, path: string): Ref {
     case 'games':
       return new Ref('gameId', 0)
     case 'tournaments':
-      // Starting needs the draft tournament; reading takes the running one.
-      return new Ref('tournamentId', path.endsWith('/start') ? 1 : 0)
+      // Starting needs the draft tournament; joining an open registration; leaving and
+      // checking in one user 0 is registered for; reading takes the running one.
+      if (path.endsWith('/start')) return new Ref('tournamentId', 1)
+      if (path.endsWith('/registration') && method === 'POST') return new Ref('tournamentId', 3)
+      if (path.endsWith('/registration') || path.endsWith('/check-in')) return new Ref('tournamentId', 4)
+      return new Ref('tournamentId', 0)
     case 'matches':
       return new Ref('matchId', 0)
     case 'wallets':
@@ -807,7 +837,8 @@ export function knownGoodRequest(route: RouteShape): RequestSpec {
       .filter((h) => h !== 'authorization' && h !== 'x-admin-token')
       .map((h): [string, Ref] => [h, new Ref(h)]),
   ]
-  const fields = Object.keys(route.body?.properties ?? {})
+  const omitted = OMITTED_FIELDS_OF_ROUTE[`${route.method} ${route.path}`] ?? []
+  const fields = Object.keys(route.body?.properties ?? {}).filter((f) => !omitted.includes(f))
   const good = { ...GOOD_FIELDS, ...GOOD_FIELDS_OF_ROUTE[`${route.method} ${route.path}`] }
   for (const f of fields) if (!(f in good)) throw new Error(`fuzz world: no known-good value for body field ${f} of ${route.method} ${route.path}`)
   const body: RequestSpec['body'] =
@@ -816,7 +847,7 @@ export function knownGoodRequest(route: RouteShape): RequestSpec {
       : { kind: 'json', value: new JObj(fields.map((f) => [f, good[f]!])), contentType: 'application/json' }
   return {
     method: route.method,
-    params: Object.fromEntries(paramNames(route).map((p) => [p, goodParam(p, route.path)])),
+    params: Object.fromEntries(paramNames(route).map((p) => [p, goodParam(p, route.path, route.method)])),
     query: null,
     headers,
     body,

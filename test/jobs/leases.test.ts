@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { JOB_KINDS } from '../../src/jobs/queue'
 import { createJobWorker, type JobHandler } from '../../src/jobs/worker'
+import { jobHandlers } from '../../src/jobs/handlers'
 import type { Transaction } from '../../src/db/storage'
 import type { OutboxEvent } from '../../src/modules/events/store'
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
@@ -61,7 +62,7 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 3000): Pro
 }
 
 function worker(app: TestApp, handler: JobHandler = recordRun) {
-  return createJobWorker({ storage: app.storage, clock: app.clock, logger: createLogger('silent'), handlers: { [KIND]: handler } })
+  return createJobWorker({ storage: app.storage, clock: app.clock, logger: createLogger('silent'), handlers: { ...jobHandlers(app.clock), [KIND]: handler } })
 }
 
 describe('leases', () => {

@@ -10,6 +10,7 @@ import { Auth, type AuthOptions } from './auth.js'
 import { EventsClient } from './events.js'
 import { GameClient } from './game.js'
 import { PurchaseClient, type IntegrityCheck } from './purchases.js'
+import { TournamentsClient } from './tournaments.js'
 import { readJson, Transport } from './transport.js'
 import type { AccountExport, Environment, FetchLike, MyMatch, Tokens, Tournament, User, Wallet } from './types.js'
 
@@ -22,6 +23,7 @@ export type { Auth } from './auth.js'
 export type { EventsClient } from './events.js'
 export type { GameClient } from './game.js'
 export type { PurchaseClient } from './purchases.js'
+export type { ListTournamentsOptions, TournamentsClient } from './tournaments.js'
 
 /** The one environment with a known address: `arena serve` on this machine. */
 export const LOCAL_BASE_URL = 'http://127.0.0.1:8080'
@@ -51,6 +53,8 @@ export interface ArenaClient {
   readonly auth: Auth
   readonly purchases: PurchaseClient
   readonly events: EventsClient
+  /** Tournaments: list the open ones, register, leave, check in. */
+  readonly tournaments: TournamentsClient
   /** The client of one game, with the key the studio got from the operator. */
   game(gameId: string, gameKey: string): GameClient
   me(): Promise<User>
@@ -76,6 +80,7 @@ export function createClient(options: ClientOptions = {}): ArenaClient {
     auth,
     purchases: new PurchaseClient(auth, options.integrityChecks),
     events: new EventsClient(auth),
+    tournaments: new TournamentsClient(auth),
     game: (gameId, gameKey) => new GameClient(auth, gameId, gameKey),
     me: async () => (await get<{ user: User }>('/api/v1/me')).user,
     exportAccount: () => get<AccountExport>('/api/v1/me/export'),

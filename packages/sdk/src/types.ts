@@ -141,15 +141,70 @@ export interface Match {
   nextMatchId: string | null
 }
 
+export type TournamentStatus = 'draft' | 'registration' | 'running' | 'finalizing' | 'completed' | 'cancelled'
+
+/** How players sign up (`registration` of a tournament); null for one an operator created with its participants. */
+export interface Registration {
+  /** Joining is possible until then (exclusive). */
+  closesAt: string
+  maxPlayers: number
+  /** Registrants who did not check in within [opensAt, closesAt) are dropped at the start. */
+  checkIn: { opensAt: string; closesAt: string } | null
+  /** When it starts by itself. */
+  startsAt: string
+  /** `registration`: seeds in join order; `random`: a shuffle reproducible from `seed`. */
+  seeding: 'registration' | 'random'
+  /** The random seeding's seed, once the tournament started; null before and for `registration` seeding. */
+  seed: string | null
+}
+
 export interface Tournament {
   id: string
   gameId: string
   name: string
   format: 'single_elimination'
-  status: 'draft' | 'running' | 'finalizing' | 'completed' | 'cancelled'
-  participants: { id: string; userId: string; seed: number }[]
+  status: TournamentStatus
+  participants: {
+    id: string
+    userId: string
+    /** The bracket seed (1 = top); before the start of a registration, the registrant's number in join order. */
+    seed: number
+    /** Null for a participant the operator listed. */
+    registeredAt: string | null
+    checkedInAt: string | null
+  }[]
   matches: Match[]
   winnerParticipantId: string | null
+  registration: Registration | null
+}
+
+/** A tournament in a list (`tournaments()`). */
+export interface TournamentSummary {
+  id: string
+  gameId: string
+  name: string
+  format: 'single_elimination'
+  status: TournamentStatus
+  /** Registrants so far while in registration. */
+  participantCount: number
+  registration: Registration | null
+  createdAt: string
+  startedAt: string | null
+}
+
+/** A page of tournaments. */
+export interface TournamentsPage {
+  tournaments: TournamentSummary[]
+  /** Pass as `after` for the next page; null at the end. */
+  cursor: string | null
+}
+
+/** The signed-in player's seat in a tournament they registered for (`register()`, `checkIn()`). */
+export interface RegistrationView {
+  tournamentId: string
+  participantId: string
+  registeredAt: string
+  checkedInAt: string | null
 }
 
 /** One of the signed-in player's open matches (`myMatches()`). */
@@ -300,6 +355,10 @@ export interface EventCatalogue {
   // Topic `status`: tournament events go to every participant, match events
   // to the match's players only.
   'tournament.started': { topic: 'status'; data: { tournamentId: string } }
+  /** To a registrant removed at the start: check-in was asked and they did not check in. */
+  'tournament.dropped': { topic: 'status'; data: { tournamentId: string; reason: 'not_checked_in' } }
+  /** `not_enough_players`: fewer than two players were left at the start. */
+  'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
   'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
   /** `participantId` and `place` are the recipient's own: 1 the winner, 2 the finalist, 3 the semi-final losers, … */
   'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }

@@ -10,7 +10,8 @@ export const games = sqliteTable('games', {
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
 })
 
-export const TOURNAMENT_STATUSES = ['draft', 'running', 'finalizing', 'completed', 'cancelled'] as const
+export const TOURNAMENT_STATUSES = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled'] as const
+export const SEEDINGS = ['registration', 'random'] as const
 export const MATCH_STATUSES = ['waiting', 'running', 'disputed', 'decided'] as const
 
 export const tournaments = sqliteTable(
@@ -27,8 +28,19 @@ export const tournaments = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     startedAt: integer('started_at', { mode: 'timestamp_ms' }),
     completedAt: integer('completed_at', { mode: 'timestamp_ms' }),
+    // Registration (contract §9): null for a tournament created with its participants.
+    registrationClosesAt: integer('registration_closes_at', { mode: 'timestamp_ms' }),
+    maxPlayers: integer('max_players'),
+    checkInOpensAt: integer('check_in_opens_at', { mode: 'timestamp_ms' }),
+    checkInClosesAt: integer('check_in_closes_at', { mode: 'timestamp_ms' }),
+    startsAt: integer('starts_at', { mode: 'timestamp_ms' }),
+    seeding: text('seeding', { enum: SEEDINGS }),
+    /** The random seed a `random` seeding shuffles with (hex), drawn at creation; shown once started. */
+    seed: text('seed'),
+    /** Joins so far (never lowered by a leave): the next registrant's number, and the row every join locks. */
+    registrationSeq: integer('registration_seq').notNull().default(0),
   },
-  (table) => [index('tournaments_game').on(table.gameId)],
+  (table) => [index('tournaments_game').on(table.gameId), index('tournaments_status').on(table.status, table.id)],
 )
 
 export const participants = sqliteTable(
@@ -41,8 +53,11 @@ export const participants = sqliteTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id),
-    /** 1 = top seed; the order the operator listed the players in. */
+    /** 1 = top seed; the order the operator listed the players in. While registration is open, the registrant's number (joins in order, with gaps where one left); renumbered 1..n at start. */
     seed: integer('seed').notNull(),
+    /** When the player joined by registration; null for an operator-listed participant. */
+    registeredAt: integer('registered_at', { mode: 'timestamp_ms' }),
+    checkedInAt: integer('checked_in_at', { mode: 'timestamp_ms' }),
   },
   (table) => [
     uniqueIndex('participants_tournament_user').on(table.tournamentId, table.userId),

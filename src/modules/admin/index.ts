@@ -98,13 +98,13 @@ export function adminModule(
         {
           body: CreateTournamentBody,
           response: { 201: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
-          detail: detail('Create a single-elimination tournament, seeded in the given order'),
+          detail: detail('Create a single-elimination tournament: with `participants` a draft seeded in their order, or with `registration` and `startsAt` one players join, started by itself at startsAt'),
         },
       )
       .post('/tournaments/:id/start', async ({ params }) => ({ tournament: await games.startTournament(params.id) }), {
         params: IdParams,
-        response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
-        detail: detail('Build the bracket, apply byes, open the first matches'),
+        response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'registration_open'] }, STORAGE) },
+        detail: detail('Build the bracket, apply byes, open the first matches (a registration: once it has closed, before startsAt)'),
       })
       .get('/tournaments/:id', async ({ params }) => ({ tournament: await games.getTournament(params.id) }), {
         params: IdParams,

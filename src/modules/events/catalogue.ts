@@ -54,6 +54,10 @@ export interface EventCatalogue {
   // Topic `status`: tournament events go to every participant, match events
   // to the match's players only.
   'tournament.started': { topic: 'status'; data: { tournamentId: string } }
+  /** To a registrant removed at the start: check-in was asked and they did not check in. */
+  'tournament.dropped': { topic: 'status'; data: { tournamentId: string; reason: 'not_checked_in' } }
+  /** `not_enough_players`: fewer than two players were left at the start. */
+  'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
   'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
   /** `participantId` and `place` are the recipient's own: 1 the winner, 2 the finalist, 3 the semi-final losers, … */
   'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }
@@ -89,6 +93,8 @@ export const EVENT_TYPES = {
   'wallet.withdrawal_signed': 'wallet',
   'wallet.withdrawal_failed': 'wallet',
   'tournament.started': 'status',
+  'tournament.dropped': 'status',
+  'tournament.cancelled': 'status',
   'tournament.finalizing': 'status',
   'tournament.completed': 'status',
   'match.ready': 'status',

@@ -21,16 +21,50 @@ export const Match = t.Object(
 )
 export type Match = Static<typeof Match>
 
+export const TournamentStatus = t.Union([
+  t.Literal('draft'),
+  t.Literal('registration'),
+  t.Literal('running'),
+  t.Literal('finalizing'),
+  t.Literal('completed'),
+  t.Literal('cancelled'),
+])
+
+export const Seeding = t.Union([t.Literal('registration'), t.Literal('random')], { description: '`registration`: seeds in the order players joined; `random`: a shuffle reproducible from `seed`' })
+
+/** How players sign up: null for a tournament an operator created with its participants. */
+export const Registration = t.Object(
+  {
+    closesAt: t.String({ description: 'joining is possible until then (exclusive)' }),
+    maxPlayers: t.Integer(),
+    checkIn: t.Nullable(t.Object({ opensAt: t.String(), closesAt: t.String() }, { description: 'registrants who did not check in within [opensAt, closesAt) are dropped at the start' })),
+    startsAt: t.String({ description: 'when the start job starts it' }),
+    seeding: Seeding,
+    seed: t.Nullable(t.String({ description: 'the random seeding\'s seed, shown once the tournament started (null before, and for `registration` seeding)' })),
+  },
+  { $id: 'Registration' },
+)
+export type Registration = Static<typeof Registration>
+
 export const Tournament = t.Object(
   {
     id: t.String(),
     gameId: t.String(),
     name: t.String(),
     format: t.Literal('single_elimination'),
-    status: t.Union([t.Literal('draft'), t.Literal('running'), t.Literal('finalizing'), t.Literal('completed'), t.Literal('cancelled')]),
-    participants: t.Array(t.Object({ id: t.String(), userId: t.String(), seed: t.Integer() })),
+    status: TournamentStatus,
+    participants: t.Array(
+      t.Object({
+        id: t.String(),
+        userId: t.String(),
+        seed: t.Integer({ description: 'the bracket seed (1 = top); before the start of a registration, the registrant\'s number in join order' }),
+        registeredAt: t.Nullable(t.String({ description: 'null for a participant the operator listed' })),
+        checkedInAt: t.Nullable(t.String()),
+      }),
+    ),
     matches: t.Array(Match),
     winnerParticipantId: t.Nullable(t.String()),
+    registration: t.Nullable(Registration),
   },
   { $id: 'Tournament' },
 )
@@ -38,14 +72,73 @@ export type Tournament = Static<typeof Tournament>
 
 export const TournamentResponse = t.Object({ tournament: Tournament })
 
+const Instant = (description: string) => t.String({ format: 'date-time', maxLength: 40, description })
+
 export const CreateTournamentBody = t.Object({
   gameId: t.String({ minLength: 1 }),
   name: t.String({ minLength: 1, maxLength: 100 }),
   format: t.Literal('single_elimination'),
-  participants: t.Array(t.String({ minLength: 1, maxLength: 64 }), {
-    minItems: 2,
-    maxItems: 1024,
-    description: 'user ids or usernames, seeded in this order',
-  }),
+  participants: t.Optional(
+    t.Array(t.String({ minLength: 1, maxLength: 64 }), {
+      minItems: 2,
+      maxItems: 1024,
+      description: 'user ids or usernames, seeded in this order: a `draft` the operator starts. Without it, `registration` and `startsAt` are required',
+    }),
+  ),
+  registration: t.Optional(
+    t.Object({
+      closesAt: Instant('ISO-8601; after now, at or before startsAt'),
+      maxPlayers: t.Integer({ minimum: 2, maximum: 1024 }),
+      checkIn: t.Optional(
+        t.Object({
+          opensAt: Instant('after now, before checkIn.closesAt'),
+          closesAt: Instant('at or before startsAt'),
+        }),
+      ),
+    }),
+  ),
+  startsAt: t.Optional(Instant('when the tournament starts by itself (registration only); at most a year ahead')),
+  seeding: t.Optional(Seeding),
 })
 export type CreateTournamentBody = Static<typeof CreateTournamentBody>
+
+export const TournamentSummary = t.Object(
+  {
+    id: t.String(),
+    gameId: t.String(),
+    name: t.String(),
+    format: t.Literal('single_elimination'),
+    status: TournamentStatus,
+    participantCount: t.Integer({ description: 'registrants so far while in registration' }),
+    registration: t.Nullable(Registration),
+    createdAt: t.String(),
+    startedAt: t.Nullable(t.String()),
+  },
+  { $id: 'TournamentSummary' },
+)
+export type TournamentSummary = Static<typeof TournamentSummary>
+
+export const TournamentsQuery = t.Object({
+  status: t.Optional(TournamentStatus),
+  after: t.Optional(t.String({ maxLength: 64, description: 'the `cursor` of the previous page' })),
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, description: '1 to 100, default 50' })),
+})
+
+export const TournamentsPage = t.Object({
+  tournaments: t.Array(TournamentSummary),
+  cursor: t.Nullable(t.String({ description: 'pass as `after` for the next page; null at the end' })),
+})
+export type TournamentsPage = Static<typeof TournamentsPage>
+
+/** The caller's own seat in a tournament they registered for. */
+export const RegistrationView = t.Object(
+  {
+    tournamentId: t.String(),
+    participantId: t.String(),
+    registeredAt: t.String(),
+    checkedInAt: t.Nullable(t.String()),
+  },
+  { $id: 'RegistrationView' },
+)
+export type RegistrationView = Static<typeof RegistrationView>
+export const RegistrationResponse = t.Object({ registration: RegistrationView })

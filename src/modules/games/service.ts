@@ -6,10 +6,14 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import type { SecurityEventInput } from '../security/event-log'
-import { formatOf } from './formats'
-import { notifyReady } from './match-events'
-import type { CreateTournamentBody, Match, Tournament } from './model'
-import type { GamesStore, MatchRecord } from './store'
+import { UniqueViolationError } from '../../db/errors'
+import { isId } from '../../shared/ids'
+import { assertMayAct } from '../auth/standing'
+import { JOB_KINDS } from '../../jobs/queue'
+import type { CreateTournamentBody, Match, Registration, RegistrationView, Tournament, TournamentsPage } from './model'
+import { newSeedingSeed } from './seeding'
+import { openBracket, startRegistered } from './start'
+import type { GamesStore, MatchRecord, Participant, TournamentRecord, TournamentStatus } from './store'
 
 const GAME_KEY_PREFIX = 'agk_'
 
@@ -42,10 +46,101 @@ export async function loadTournament(games: GamesStore, id: string): Promise<Tou
     name: row.name,
     format: row.format,
     status: row.status,
-    participants: people,
+    participants: people.map((p) => ({ id: p.id, userId: p.userId, seed: p.seed, registeredAt: isoOrNull(p.registeredAt), checkedInAt: isoOrNull(p.checkedInAt) })),
     matches: bracket.map(toMatch),
     winnerParticipantId: row.winnerParticipantId,
+    registration: registrationOf(row),
   }
+}
+
+const isoOrNull = (at: Date | null): string | null => (at === null ? null : toIso(at))
+
+/** A tournament's registration as the API shows it; null for one created with its participants. */
+export function registrationOf(row: TournamentRecord): Registration | null {
+  if (row.registrationClosesAt === null || row.startsAt === null || row.maxPlayers === null) return null
+  return {
+    closesAt: toIso(row.registrationClosesAt),
+    maxPlayers: row.maxPlayers,
+    checkIn: row.checkInOpensAt && row.checkInClosesAt ? { opensAt: toIso(row.checkInOpensAt), closesAt: toIso(row.checkInClosesAt) } : null,
+    startsAt: toIso(row.startsAt),
+    seeding: row.seeding ?? 'registration',
+    // Shown once started: known before, it would let a registrant predict the bracket.
+    seed: row.seeding === 'random' && row.startedAt !== null ? row.seed : null,
+  }
+}
+
+/** The furthest ahead a registration tournament may start. */
+export const MAX_STARTS_AHEAD_MS = 366 * 24 * 3600_000
+export const TOURNAMENTS_PAGE_DEFAULT = 50
+
+function invalid(details: { path: string; message: string }[]): AppError {
+  return new AppError('validation_failed', 'Request failed validation', { details })
+}
+
+/** A body's instant as a Date; the schema checked its form, this catches what the form allows and a date cannot be. */
+function instant(value: string, path: string, problems: { path: string; message: string }[]): Date {
+  const at = new Date(value)
+  if (Number.isNaN(at.getTime())) problems.push({ path, message: 'Expected an ISO-8601 date-time' })
+  return at
+}
+
+interface RegistrationPlan {
+  registrationClosesAt: Date
+  maxPlayers: number
+  checkInOpensAt: Date | null
+  checkInClosesAt: Date | null
+  startsAt: Date
+  seeding: 'registration' | 'random'
+}
+
+/**
+ * The registration rules (docs/decisions.md "Tournament registration"):
+ * now < closesAt <= startsAt <= now + a year; with check-in,
+ * now < checkIn.opensAt < checkIn.closesAt <= startsAt. Every problem is
+ * reported at once.
+ */
+export function planRegistration(input: CreateTournamentBody, now: Date): RegistrationPlan {
+  const problems: { path: string; message: string }[] = []
+  const { registration, startsAt } = input
+  if (registration === undefined) problems.push({ path: 'body/registration', message: 'Required without participants' })
+  if (startsAt === undefined) problems.push({ path: 'body/startsAt', message: 'Required without participants' })
+  if (registration === undefined || startsAt === undefined) throw invalid(problems)
+  const start = instant(startsAt, 'body/startsAt', problems)
+  const closes = instant(registration.closesAt, 'body/registration/closesAt', problems)
+  const opens = registration.checkIn ? instant(registration.checkIn.opensAt, 'body/registration/checkIn/opensAt', problems) : null
+  const checkInCloses = registration.checkIn ? instant(registration.checkIn.closesAt, 'body/registration/checkIn/closesAt', problems) : null
+  if (problems.length > 0) throw invalid(problems)
+  const t = now.getTime()
+  if (start.getTime() <= t) problems.push({ path: 'body/startsAt', message: 'Must be in the future' })
+  if (start.getTime() > t + MAX_STARTS_AHEAD_MS) problems.push({ path: 'body/startsAt', message: 'Must be at most 366 days ahead' })
+  if (closes.getTime() <= t) problems.push({ path: 'body/registration/closesAt', message: 'Must be in the future' })
+  if (closes.getTime() > start.getTime()) problems.push({ path: 'body/registration/closesAt', message: 'Must be at or before startsAt' })
+  if (opens && checkInCloses) {
+    if (opens.getTime() <= t) problems.push({ path: 'body/registration/checkIn/opensAt', message: 'Must be in the future' })
+    if (opens.getTime() >= checkInCloses.getTime()) problems.push({ path: 'body/registration/checkIn/opensAt', message: 'Must be before checkIn.closesAt' })
+    if (checkInCloses.getTime() > start.getTime()) problems.push({ path: 'body/registration/checkIn/closesAt', message: 'Must be at or before startsAt' })
+  }
+  if (problems.length > 0) throw invalid(problems)
+  return {
+    registrationClosesAt: closes,
+    maxPlayers: registration.maxPlayers,
+    checkInOpensAt: opens,
+    checkInClosesAt: checkInCloses,
+    startsAt: start,
+    seeding: input.seeding ?? 'registration',
+  }
+}
+
+function registrationView(tournamentId: string, p: Participant): RegistrationView {
+  return { tournamentId, participantId: p.id, registeredAt: toIso(p.registeredAt ?? new Date(0)), checkedInAt: isoOrNull(p.checkedInAt) }
+}
+
+const NO_REGISTRATION = { registrationClosesAt: null, maxPlayers: null, checkInOpensAt: null, checkInClosesAt: null, startsAt: null, seeding: null, seed: null } as const
+
+function closed(tournament: TournamentRecord): AppError {
+  return tournament.status === 'registration'
+    ? new AppError('registration_closed', 'Registration for this tournament has closed')
+    : new AppError('registration_closed', `This tournament is ${tournament.status}, not open for registration`)
 }
 
 /** Bad game keys for one game within a minute that count as a burst worth a security event. */
@@ -110,16 +205,25 @@ export class GamesService {
   async createTournament(input: CreateTournamentBody): Promise<Tournament> {
     const { storage, clock } = this.deps
     if (!(await storage.read.games.gameExists(input.gameId))) throw new AppError('not_found', 'No such game')
-    if (new Set(input.participants.map((p) => p.toLowerCase())).size !== input.participants.length) {
+    if (input.participants === undefined) return this.createRegistration(input)
+    if (input.registration !== undefined || input.startsAt !== undefined || input.seeding !== undefined) {
+      throw invalid(
+        (['registration', 'startsAt', 'seeding'] as const)
+          .filter((key) => input[key] !== undefined)
+          .map((key) => ({ path: `body/${key}`, message: 'Only for a tournament players register for (without participants)' })),
+      )
+    }
+    const participantRefs = input.participants
+    if (new Set(participantRefs.map((p) => p.toLowerCase())).size !== participantRefs.length) {
       throw new AppError('validation_failed', 'Request failed validation', {
         details: [{ path: 'body/participants', message: 'Each participant may appear once' }],
       })
     }
-    const keys = input.participants.map((p) => p.toLowerCase())
-    const found = await storage.read.games.findUsers(input.participants, keys)
+    const keys = participantRefs.map((p) => p.toLowerCase())
+    const found = await storage.read.games.findUsers(participantRefs, keys)
     const resolved: string[] = []
     const missing: string[] = []
-    for (const ref of input.participants) {
+    for (const ref of participantRefs) {
       const user = found.find((u) => u.id === ref || u.usernameKey === ref.toLowerCase())
       if (user) resolved.push(user.id)
       else missing.push(ref)
@@ -135,52 +239,141 @@ export class GamesService {
     const id = newId('tournament')
     return storage.write(async (tx) => {
       await tx.games.insertTournament(
-        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now() },
-        resolved.map((userId, index) => ({ id: newId('participant'), tournamentId: id, userId, seed: index + 1 })),
+        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now(), ...NO_REGISTRATION },
+        resolved.map((userId, index) => ({ id: newId('participant'), tournamentId: id, userId, seed: index + 1, registeredAt: null, checkedInAt: null })),
       )
+      return (await loadTournament(tx.games, id))!
+    })
+  }
+
+  /** A tournament open for registration, and its start job due at startsAt: one unit of work, so the job exists exactly when the tournament does. */
+  private async createRegistration(input: CreateTournamentBody): Promise<Tournament> {
+    const { storage, clock } = this.deps
+    const now = clock.now()
+    const plan = planRegistration(input, now)
+    const id = newId('tournament')
+    return storage.write(async (tx) => {
+      await tx.games.insertTournament(
+        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'registration', createdAt: now, ...plan, seed: plan.seeding === 'random' ? newSeedingSeed() : null },
+        [],
+      )
+      await tx.jobs.enqueue(JOB_KINDS.startTournament, { tournamentId: id }, now, plan.startsAt)
       return (await loadTournament(tx.games, id))!
     })
   }
 
   /**
    * Builds the bracket, resolves byes, and opens every match whose two slots
-   * are filled. One unit of work: a half-built bracket never exists.
+   * are filled. One unit of work: a half-built bracket never exists. A
+   * tournament in registration starts early only once its registration has
+   * closed (409 registration_open before); its start job then finds it
+   * started and does nothing.
    */
   startTournament(id: string): Promise<Tournament> {
     return this.deps.storage.write(async (tx) => {
       const tournament = await tx.games.tournament(id)
       if (!tournament) throw new AppError('not_found', 'No such tournament')
-      if (tournament.status !== 'draft') throw new AppError('conflict', `Tournament is ${tournament.status}, not draft`)
-      const seeded = await tx.games.participantsOf(id)
       const now = this.deps.clock.now()
-      const rows = formatOf(tournament.format).plan(id, seeded, now)
-      await tx.games.insertBracket(rows)
-      await tx.games.markRunning(id, now)
-      await this.announceStart(tx, id, seeded, rows, now)
+      if (tournament.status === 'registration') {
+        if (tournament.registrationClosesAt !== null && now < tournament.registrationClosesAt) {
+          throw new AppError('registration_open', `Registration is open until ${toIso(tournament.registrationClosesAt)}; start it after that`)
+        }
+        await startRegistered(tx, this.deps.clock, id)
+        return (await loadTournament(tx.games, id))!
+      }
+      if (tournament.status !== 'draft') throw new AppError('conflict', `Tournament is ${tournament.status}, not draft`)
+      await openBracket(tx, tournament, await tx.games.participantsOf(id), now)
       return (await loadTournament(tx.games, id))!
     })
   }
 
-  /** The started tournament's status events: to everyone, to each bye's winner, to the players of each open match. */
-  private async announceStart(tx: Transaction, id: string, seeded: readonly { id: string; userId: string }[], rows: readonly MatchRecord[], now: Date): Promise<void> {
-    for (const userId of await tx.games.participantUserIds(id)) {
-      await tx.events.append({ userId, topic: 'status', type: 'tournament.started', data: { tournamentId: id } }, now)
+  /** Tournaments by status, oldest first, a page at a time. */
+  async listTournaments(query: { status?: TournamentStatus; after?: string; limit?: number }): Promise<TournamentsPage> {
+    if (query.after !== undefined && !isId('tournament', query.after)) throw invalid([{ path: 'query/after', message: 'Not a cursor this server issued' }])
+    if (query.limit !== undefined && !Number.isInteger(query.limit)) throw invalid([{ path: 'query/limit', message: 'Expected a whole number' }])
+    const limit = query.limit ?? TOURNAMENTS_PAGE_DEFAULT
+    // One more than asked: whether there is a next page, without a second query.
+    const rows = await this.deps.storage.read.games.listTournaments({ status: query.status ?? null, after: query.after ?? null, limit: limit + 1 })
+    const page = rows.slice(0, limit)
+    return {
+      tournaments: page.map((row) => ({
+        id: row.id,
+        gameId: row.gameId,
+        name: row.name,
+        format: row.format,
+        status: row.status,
+        participantCount: row.participantCount,
+        registration: registrationOf(row),
+        createdAt: toIso(row.createdAt),
+        startedAt: isoOrNull(row.startedAt),
+      })),
+      cursor: rows.length > limit ? page.at(-1)!.id : null,
     }
-    const userOf = new Map(seeded.map((p) => [p.id, p.userId]))
-    for (const row of rows) {
-      if (row.status === 'decided' && row.winnerParticipantId) {
-        await tx.events.append(
-          {
-            userId: userOf.get(row.winnerParticipantId)!,
-            topic: 'status',
-            type: 'match.decided',
-            data: { tournamentId: id, matchId: row.id, winnerParticipantId: row.winnerParticipantId, reason: 'bye' },
-          },
-          now,
-        )
-      }
-      if (row.status === 'running') await notifyReady(tx, now, row)
-    }
+  }
+
+  /**
+   * Joins a tournament in registration (201). 409: registration_closed (past
+   * closesAt, or not in registration), already_registered, tournament_full.
+   * The tournament's row is updated first (its join counter): joins to one
+   * tournament take turns, so two racing for the last seat cannot both win.
+   */
+  register(tournamentId: string, userId: string): Promise<RegistrationView> {
+    const { storage, clock } = this.deps
+    return storage
+      .write(async (tx) => {
+        const now = clock.now()
+        await assertMayAct(tx.auth, userId, now)
+        const tournament = await this.inRegistration(tx, tournamentId)
+        if (tournament.registrationClosesAt !== null && now >= tournament.registrationClosesAt) throw closed(tournament)
+        if (await tx.games.participantOf(tournamentId, userId)) throw new AppError('already_registered', 'You are registered for this tournament already')
+        const number = await tx.games.nextRegistrationNumber(tournamentId)
+        if ((await tx.games.countParticipants(tournamentId)) >= (tournament.maxPlayers ?? 0)) {
+          throw new AppError('tournament_full', `All ${tournament.maxPlayers} places are taken`)
+        }
+        const participant: Participant = { id: newId('participant'), userId, seed: number, registeredAt: now, checkedInAt: null }
+        await tx.games.insertParticipant({ ...participant, tournamentId })
+        return registrationView(tournamentId, participant)
+      })
+      .catch((error: unknown) => {
+        // The unique (tournament, user) index: the same player's two joins raced.
+        if (error instanceof UniqueViolationError) throw new AppError('already_registered', 'You are registered for this tournament already')
+        throw error
+      })
+  }
+
+  /** Leaves a tournament before it starts (even after registration closed). 409 not_registered, or registration_closed once started. */
+  async leave(tournamentId: string, userId: string): Promise<void> {
+    const { storage, clock } = this.deps
+    await storage.write(async (tx) => {
+      await assertMayAct(tx.auth, userId, clock.now())
+      await this.inRegistration(tx, tournamentId)
+      if (!(await tx.games.removeParticipant(tournamentId, userId))) throw new AppError('not_registered', 'You are not registered for this tournament')
+    })
+  }
+
+  /** Checks in within [checkIn.opensAt, checkIn.closesAt); again is the same answer. 409 check_in_closed outside it (or when no check-in is asked), not_registered. */
+  checkIn(tournamentId: string, userId: string): Promise<RegistrationView> {
+    const { storage, clock } = this.deps
+    return storage.write(async (tx) => {
+      const now = clock.now()
+      await assertMayAct(tx.auth, userId, now)
+      const tournament = await this.inRegistration(tx, tournamentId)
+      const participant = await tx.games.participantOf(tournamentId, userId)
+      if (!participant) throw new AppError('not_registered', 'You are not registered for this tournament')
+      const { checkInOpensAt: opens, checkInClosesAt: closes } = tournament
+      if (opens === null || closes === null) throw new AppError('check_in_closed', 'This tournament asks for no check-in')
+      if (now < opens || now >= closes) throw new AppError('check_in_closed', `Check-in is open from ${toIso(opens)} until ${toIso(closes)}`)
+      if (participant.checkedInAt !== null) return registrationView(tournamentId, participant)
+      await tx.games.markCheckedIn(participant.id, now)
+      return registrationView(tournamentId, { ...participant, checkedInAt: now })
+    })
+  }
+
+  private async inRegistration(tx: Transaction, tournamentId: string): Promise<TournamentRecord> {
+    const tournament = await tx.games.tournament(tournamentId)
+    if (!tournament) throw new AppError('not_found', 'No such tournament')
+    if (tournament.status !== 'registration') throw closed(tournament)
+    return tournament
   }
 
   async getTournament(id: string): Promise<Tournament> {

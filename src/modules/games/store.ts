@@ -5,7 +5,8 @@
 // makes (who plays, finalizing) are here, compiled once where they are hot.
 
 export type TournamentFormatName = 'single_elimination'
-export type TournamentStatus = 'draft' | 'running' | 'finalizing' | 'completed' | 'cancelled'
+export type TournamentStatus = 'draft' | 'registration' | 'running' | 'finalizing' | 'completed' | 'cancelled'
+export type Seeding = 'registration' | 'random'
 export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided'
 
 export interface GameRecord {
@@ -27,13 +28,31 @@ export interface TournamentRecord {
   createdAt: Date
   startedAt: Date | null
   completedAt: Date | null
+  /** Registration (contract §9): all null for a tournament created with its participants. */
+  registrationClosesAt: Date | null
+  maxPlayers: number | null
+  checkInOpensAt: Date | null
+  checkInClosesAt: Date | null
+  startsAt: Date | null
+  seeding: Seeding | null
+  /** Hex; what a `random` seeding shuffles with. */
+  seed: string | null
+  /** Joins so far; a leave does not lower it. */
+  registrationSeq: number
 }
+
+/** A tournament as a list shows it, with its participant count. */
+export type TournamentSummary = TournamentRecord & { participantCount: number }
 
 /** A player's place in a tournament; seed 1 is the top seed. */
 export interface Participant {
   id: string
   userId: string
+  /** While registration is open, the registrant's number (in join order); from the start, the bracket seed 1..n. */
   seed: number
+  /** When the player registered themself; null when an operator listed them. */
+  registeredAt: Date | null
+  checkedInAt: Date | null
 }
 
 export interface MatchRecord {
@@ -63,8 +82,28 @@ export interface GamesStore {
   /** The users named by one of `ids` or by one of the lower-cased `usernameKeys`; deleted accounts are no users here. */
   findUsers(ids: readonly string[], usernameKeys: readonly string[]): Promise<{ id: string; usernameKey: string }[]>
 
-  /** A draft tournament and its participants. */
-  insertTournament(tournament: Omit<TournamentRecord, 'winnerParticipantId' | 'startedAt' | 'completedAt'>, participants: readonly (Participant & { tournamentId: string })[]): Promise<void>
+  /** A draft tournament and its participants, or one open for registration (no participants yet). */
+  insertTournament(tournament: Omit<TournamentRecord, 'winnerParticipantId' | 'startedAt' | 'completedAt' | 'registrationSeq'>, participants: readonly (Participant & { tournamentId: string })[]): Promise<void>
+  /**
+   * Tournaments by status (all when null), oldest first (ids are
+   * time-ordered), after the id `after`, at most `limit`.
+   */
+  listTournaments(filter: { status: TournamentStatus | null; after: string | null; limit: number }): Promise<TournamentSummary[]>
+
+  // Registration, each inside a unit of work.
+  /** Counts a join and returns its number (1, 2, …). Updates the tournament's row: joins to one tournament take turns. */
+  nextRegistrationNumber(tournamentId: string): Promise<number>
+  countParticipants(tournamentId: string): Promise<number>
+  participantOf(tournamentId: string, userId: string): Promise<Participant | null>
+  insertParticipant(participant: Participant & { tournamentId: string }): Promise<void>
+  /** Removes a user's participant; false when they had none. */
+  removeParticipant(tournamentId: string, userId: string): Promise<boolean>
+  removeParticipants(participantIds: readonly string[]): Promise<void>
+  markCheckedIn(participantId: string, at: Date): Promise<void>
+  /** Gives the participants seeds 1..n in the order given (every participant of the tournament, each once). */
+  assignSeeds(tournamentId: string, participantIds: readonly string[]): Promise<void>
+  /** Registration ended with too few players to start. */
+  markCancelled(tournamentId: string, at: Date): Promise<void>
   tournament(id: string): Promise<TournamentRecord | null>
   /** A tournament's format (it never changes), null when there is no such tournament. */
   formatOf(tournamentId: string): Promise<TournamentFormatName | null>

@@ -1,6 +1,6 @@
 import { index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { timestampMs } from './columns'
-import { TOURNAMENT_STATUSES, MATCH_STATUSES } from '../../schema/games'
+import { TOURNAMENT_STATUSES, MATCH_STATUSES, SEEDINGS } from '../../schema/games'
 import { users } from './auth'
 
 export const games = pgTable('games', {
@@ -27,8 +27,19 @@ export const tournaments = pgTable(
     createdAt: timestampMs('created_at').notNull(),
     startedAt: timestampMs('started_at'),
     completedAt: timestampMs('completed_at'),
+    // Registration (contract §9): null for a tournament created with its participants.
+    registrationClosesAt: timestampMs('registration_closes_at'),
+    maxPlayers: integer('max_players'),
+    checkInOpensAt: timestampMs('check_in_opens_at'),
+    checkInClosesAt: timestampMs('check_in_closes_at'),
+    startsAt: timestampMs('starts_at'),
+    seeding: text('seeding', { enum: SEEDINGS }),
+    /** The random seed a `random` seeding shuffles with (hex), drawn at creation; shown once started. */
+    seed: text('seed'),
+    /** Joins so far (never lowered by a leave): the next registrant's number, and the row every join locks. */
+    registrationSeq: integer('registration_seq').notNull().default(0),
   },
-  (table) => [index('tournaments_game').on(table.gameId)],
+  (table) => [index('tournaments_game').on(table.gameId), index('tournaments_status').on(table.status, table.id)],
 )
 
 export const participants = pgTable(
@@ -41,8 +52,11 @@ export const participants = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id),
-    /** 1 = top seed; the order the operator listed the players in. */
+    /** 1 = top seed; the order the operator listed the players in. While registration is open, the registrant's number (joins in order, with gaps where one left); renumbered 1..n at start. */
     seed: integer('seed').notNull(),
+    /** When the player joined by registration; null for an operator-listed participant. */
+    registeredAt: timestampMs('registered_at'),
+    checkedInAt: timestampMs('checked_in_at'),
   },
   (table) => [
     uniqueIndex('participants_tournament_user').on(table.tournamentId, table.userId),

@@ -4,11 +4,13 @@
 // read-then-write in the caller's unit of work: it is SERIALIZABLE, so two
 // instances starting one tournament, or finalizing it, cannot both act on
 // what they read (one fails with 40001 and, run again, finds it moved on).
-import { and, asc, eq, inArray, isNull, or } from 'drizzle-orm'
-import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord } from '../../../modules/games/store'
+import { and, asc, count, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm'
+import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord, TournamentStatus, TournamentSummary } from '../../../modules/games/store'
 import { games, matches, participants, tournaments, users } from '../schema'
 import type { PostgresScope } from '../scope'
 import { matchRecordColumns } from './matches'
+
+const participantColumns = { id: participants.id, userId: participants.userId, seed: participants.seed, registeredAt: participants.registeredAt, checkedInAt: participants.checkedInAt }
 
 /** Matches per INSERT: a 1024-player bracket is 1023 rows of 12 parameters, under PostgreSQL's 65535 per statement with room to spare. */
 const INSERT_CHUNK = 1000
@@ -48,11 +50,86 @@ export class PostgresGamesStore implements GamesStore {
   }
 
   async insertTournament(
-    tournament: Omit<TournamentRecord, 'winnerParticipantId' | 'startedAt' | 'completedAt'>,
+    tournament: Omit<TournamentRecord, 'winnerParticipantId' | 'startedAt' | 'completedAt' | 'registrationSeq'>,
     people: readonly (Participant & { tournamentId: string })[],
   ): Promise<void> {
     await this.db.insert(tournaments).values(tournament)
-    await this.db.insert(participants).values([...people])
+    if (people.length > 0) await this.db.insert(participants).values([...people])
+  }
+
+  async listTournaments(filter: { status: TournamentStatus | null; after: string | null; limit: number }): Promise<TournamentSummary[]> {
+    const { status, after, limit } = filter
+    const rows = await this.db
+      .select()
+      .from(tournaments)
+      .where(
+        and(
+          status === null ? undefined : eq(tournaments.status, status),
+          after === null ? undefined : gt(tournaments.id, after),
+        ),
+      )
+      .orderBy(asc(tournaments.id))
+      .limit(limit)
+    if (rows.length === 0) return []
+    const counts = await this.db
+      .select({ tournamentId: participants.tournamentId, n: count() })
+      .from(participants)
+      .where(inArray(participants.tournamentId, rows.map((r) => r.id)))
+      .groupBy(participants.tournamentId)
+    const countOf = new Map(counts.map((c) => [c.tournamentId, Number(c.n)]))
+    return rows.map((row) => ({ ...row, participantCount: countOf.get(row.id) ?? 0 }))
+  }
+
+  async nextRegistrationNumber(tournamentId: string): Promise<number> {
+    // The row lock orders joins to one tournament: the second waits, and SERIALIZABLE runs it again on what the first committed.
+    const [row] = await this.db
+      .update(tournaments)
+      .set({ registrationSeq: sql`${tournaments.registrationSeq} + 1` })
+      .where(eq(tournaments.id, tournamentId))
+      .returning({ seq: tournaments.registrationSeq })
+    if (!row) throw new Error(`no tournament ${tournamentId}`)
+    return row.seq
+  }
+
+  async countParticipants(tournamentId: string): Promise<number> {
+    const [row] = await this.db.select({ n: count() }).from(participants).where(eq(participants.tournamentId, tournamentId))
+    return Number(row?.n ?? 0)
+  }
+
+  async participantOf(tournamentId: string, userId: string): Promise<Participant | null> {
+    const [row] = await this.db.select(participantColumns).from(participants).where(and(eq(participants.tournamentId, tournamentId), eq(participants.userId, userId)))
+    return row ?? null
+  }
+
+  async insertParticipant(participant: Participant & { tournamentId: string }): Promise<void> {
+    await this.db.insert(participants).values(participant)
+  }
+
+  async removeParticipant(tournamentId: string, userId: string): Promise<boolean> {
+    const removed = await this.db.delete(participants).where(and(eq(participants.tournamentId, tournamentId), eq(participants.userId, userId))).returning({ id: participants.id })
+    return removed.length > 0
+  }
+
+  async removeParticipants(participantIds: readonly string[]): Promise<void> {
+    if (participantIds.length === 0) return
+    await this.db.delete(participants).where(inArray(participants.id, [...participantIds]))
+  }
+
+  async markCheckedIn(participantId: string, at: Date): Promise<void> {
+    await this.db.update(participants).set({ checkedInAt: at }).where(eq(participants.id, participantId))
+  }
+
+  async assignSeeds(tournamentId: string, participantIds: readonly string[]): Promise<void> {
+    if (participantIds.length === 0) return
+    // PostgreSQL checks the unique (tournament, seed) index row by row: out of
+    // the way first (registration numbers are positive), then one statement.
+    await this.db.update(participants).set({ seed: sql`-${participants.seed}` }).where(eq(participants.tournamentId, tournamentId))
+    const pairs = sql.join(participantIds.map((id, index) => sql`(${id}::text, ${index + 1}::integer)`), sql`, `)
+    await this.db.execute(sql`UPDATE participants SET seed = v.seed FROM (VALUES ${pairs}) AS v(id, seed) WHERE participants.id = v.id AND participants.tournament_id = ${tournamentId}`)
+  }
+
+  async markCancelled(tournamentId: string, at: Date): Promise<void> {
+    await this.db.update(tournaments).set({ status: 'cancelled', completedAt: at }).where(eq(tournaments.id, tournamentId))
   }
 
   async tournament(id: string): Promise<TournamentRecord | null> {
@@ -69,7 +146,7 @@ export class PostgresGamesStore implements GamesStore {
 
   async participantsOf(tournamentId: string): Promise<Participant[]> {
     return this.db
-      .select({ id: participants.id, userId: participants.userId, seed: participants.seed })
+      .select(participantColumns)
       .from(participants)
       .where(eq(participants.tournamentId, tournamentId))
       .orderBy(asc(participants.seed))

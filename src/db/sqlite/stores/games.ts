@@ -2,9 +2,9 @@
 // game-SDK and claim paths make (the key check on every call, a match's
 // players, a tournament's players) are compiled once per connection: building
 // them cost more than running them. The rest uses the query builder.
-import { and, asc, eq, getTableColumns, inArray, isNull, or } from 'drizzle-orm'
+import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, or, sql } from 'drizzle-orm'
 import { games, matches, participants, tournaments, users } from '../../schema'
-import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord } from '../../../modules/games/store'
+import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord, TournamentStatus, TournamentSummary } from '../../../modules/games/store'
 import { perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
 import { matchColumns, toMatchRecord, type RawMatch } from './matches'
@@ -30,6 +30,8 @@ const statements = perConnection((sqlite) => {
     ),
   }
 })
+
+const participantColumns = { id: participants.id, userId: participants.userId, seed: participants.seed, registeredAt: participants.registeredAt, checkedInAt: participants.checkedInAt }
 
 /** Rows per multi-row INSERT: SQLite limits the bound variables of one statement. */
 const INSERT_CHUNK = 50
@@ -71,11 +73,82 @@ export class SqliteGamesStore implements GamesStore {
   }
 
   async insertTournament(
-    tournament: Omit<TournamentRecord, 'winnerParticipantId' | 'startedAt' | 'completedAt'>,
+    tournament: Omit<TournamentRecord, 'winnerParticipantId' | 'startedAt' | 'completedAt' | 'registrationSeq'>,
     people: readonly (Participant & { tournamentId: string })[],
   ): Promise<void> {
     this.db.insert(tournaments).values(tournament).run()
-    this.db.insert(participants).values([...people]).run()
+    if (people.length > 0) this.db.insert(participants).values([...people]).run()
+  }
+
+  async listTournaments(filter: { status: TournamentStatus | null; after: string | null; limit: number }): Promise<TournamentSummary[]> {
+    const { status, after, limit } = filter
+    const rows = this.db
+      .select()
+      .from(tournaments)
+      .where(
+        and(
+          status === null ? undefined : eq(tournaments.status, status),
+          after === null ? undefined : gt(tournaments.id, after),
+        ),
+      )
+      .orderBy(asc(tournaments.id))
+      .limit(limit)
+      .all()
+    if (rows.length === 0) return []
+    const counts = this.db
+      .select({ tournamentId: participants.tournamentId, n: count() })
+      .from(participants)
+      .where(inArray(participants.tournamentId, rows.map((r) => r.id)))
+      .groupBy(participants.tournamentId)
+      .all()
+    const countOf = new Map(counts.map((c) => [c.tournamentId, c.n]))
+    return rows.map((row) => ({ ...row, participantCount: countOf.get(row.id) ?? 0 }))
+  }
+
+  async nextRegistrationNumber(tournamentId: string): Promise<number> {
+    const [row] = this.db
+      .update(tournaments)
+      .set({ registrationSeq: sql`${tournaments.registrationSeq} + 1` })
+      .where(eq(tournaments.id, tournamentId))
+      .returning({ seq: tournaments.registrationSeq })
+      .all()
+    if (!row) throw new Error(`no tournament ${tournamentId}`)
+    return row.seq
+  }
+
+  async countParticipants(tournamentId: string): Promise<number> {
+    return this.db.select({ n: count() }).from(participants).where(eq(participants.tournamentId, tournamentId)).get()?.n ?? 0
+  }
+
+  async participantOf(tournamentId: string, userId: string): Promise<Participant | null> {
+    return this.db.select(participantColumns).from(participants).where(and(eq(participants.tournamentId, tournamentId), eq(participants.userId, userId))).get() ?? null
+  }
+
+  async insertParticipant(participant: Participant & { tournamentId: string }): Promise<void> {
+    this.db.insert(participants).values(participant).run()
+  }
+
+  async removeParticipant(tournamentId: string, userId: string): Promise<boolean> {
+    return this.db.delete(participants).where(and(eq(participants.tournamentId, tournamentId), eq(participants.userId, userId))).returning({ id: participants.id }).all().length > 0
+  }
+
+  async removeParticipants(participantIds: readonly string[]): Promise<void> {
+    if (participantIds.length === 0) return
+    this.db.delete(participants).where(inArray(participants.id, [...participantIds])).run()
+  }
+
+  async markCheckedIn(participantId: string, at: Date): Promise<void> {
+    this.db.update(participants).set({ checkedInAt: at }).where(eq(participants.id, participantId)).run()
+  }
+
+  async assignSeeds(tournamentId: string, participantIds: readonly string[]): Promise<void> {
+    // Out of the way first (registration numbers are positive), so no two rows share a seed midway.
+    this.db.update(participants).set({ seed: sql`-${participants.seed}` }).where(eq(participants.tournamentId, tournamentId)).run()
+    for (const [index, id] of participantIds.entries()) this.db.update(participants).set({ seed: index + 1 }).where(eq(participants.id, id)).run()
+  }
+
+  async markCancelled(tournamentId: string, at: Date): Promise<void> {
+    this.db.update(tournaments).set({ status: 'cancelled', completedAt: at }).where(eq(tournaments.id, tournamentId)).run()
   }
 
   async tournament(id: string): Promise<TournamentRecord | null> {
@@ -88,7 +161,7 @@ export class SqliteGamesStore implements GamesStore {
 
   async participantsOf(tournamentId: string): Promise<Participant[]> {
     return this.db
-      .select({ id: participants.id, userId: participants.userId, seed: participants.seed })
+      .select(participantColumns)
       .from(participants)
       .where(eq(participants.tournamentId, tournamentId))
       .orderBy(asc(participants.seed))
