@@ -4,9 +4,10 @@
 // - Round 1: the top half by seed meets the bottom half (1 v n/2+1, 2 v n/2+2, …).
 // - Later rounds: players in order of points (win 3, draw 1, loss 0), then
 //   seed; each, from the top, meets the next player they have not met yet
-//   (an exhaustive search: whenever a pairing without a rematch exists for some
-//   choice of the bye, one is used; only when none exists are rematches
-//   allowed, paired top-down).
+//   (a backtracking search over the choices of the bye, bounded by a budget:
+//   with the default rounds it always finds a pairing without a rematch; past
+//   its budget, near n − 1 rounds, it pairs top-down, each with the next player
+//   not met yet where there is one).
 // - An odd count: the lowest-placed player who has not had a bye yet gets one
 //   (a match with one player, decided at once, a win: 3 points).
 // - A drawn match is a result.
@@ -33,22 +34,27 @@ export function swissRounds(ctx: FormatContext): number {
   return rounds
 }
 
-/** Search steps before a pairing gives up avoiding rematches (never reached with the default rounds). */
-const SEARCH_BUDGET = 200_000
+/**
+ * Search steps a round's pairing may take before it gives up avoiding every
+ * rematch. Never reached with the default rounds up to 64 players (tested);
+ * reached when the rounds come near n − 1, where no rematch-free pairing may
+ * be left.
+ */
+const SEARCH_BUDGET = 20_000
 
-/** Pairs `order` (even length) so no pair has met; null when the search finds none within its budget. */
-function pairWithoutRematch(order: readonly string[], met: (a: string, b: string) => boolean, budget: { left: number }): [string, string][] | null {
-  const paired = new Array<boolean>(order.length).fill(false)
-  const out: [string, string][] = []
+/** Pairs players 0..count−1 (count even; lower index = higher placed) so no pair has met; null when none is found within the budget. */
+function pairWithoutRematch(count: number, met: (a: number, b: number) => boolean, budget: { left: number }): [number, number][] | null {
+  const paired = new Array<boolean>(count).fill(false)
+  const out: [number, number][] = []
   const search = (): boolean => {
     const i = paired.indexOf(false)
     if (i < 0) return true
     paired[i] = true
-    for (let j = i + 1; j < order.length; j++) {
-      if (paired[j] || met(order[i]!, order[j]!)) continue
+    for (let j = i + 1; j < count; j++) {
+      if (paired[j] || met(i, j)) continue
       if (--budget.left < 0) return false
       paired[j] = true
-      out.push([order[i]!, order[j]!])
+      out.push([i, j])
       if (search()) return true
       out.pop()
       paired[j] = false
@@ -57,6 +63,21 @@ function pairWithoutRematch(order: readonly string[], met: (a: string, b: string
     return false
   }
   return search() ? out : null
+}
+
+/** Top-down: each unpaired player, from the top, meets the next one not met yet, or else the next one. */
+function pairGreedily(count: number, met: (a: number, b: number) => boolean): [number, number][] {
+  const paired = new Array<boolean>(count).fill(false)
+  const out: [number, number][] = []
+  for (let i = 0; i < count; i++) {
+    if (paired[i]) continue
+    paired[i] = true
+    let j = -1
+    for (let k = i + 1; k < count; k++) if (!paired[k] && (j < 0 || (!met(i, k) && met(i, j)))) j = k
+    paired[j] = true
+    out.push([i, j])
+  }
+  return out
 }
 
 function roundOf(matches: Iterable<EngineMatch>, round: number): EngineMatch[] {
@@ -79,8 +100,12 @@ function pairRound(work: Work, round: number): void {
   const t = tally(ctx.participants, matches, true)
   const order = [...active].sort((a, b) => pointsOf(t.get(b)!) - pointsOf(t.get(a)!) || seed.get(a)! - seed.get(b)!)
   const hadBye = new Set(matches.filter((m) => m.decidedBy === 'bye').map((m) => m.winner!))
-  const opponents = new Set(matches.filter((m) => m.slot1 !== null && m.slot2 !== null).map((m) => [m.slot1, m.slot2].sort().join(' ')))
-  const met = (a: string, b: string) => opponents.has([a, b].sort().join(' '))
+  const opponents = new Map<string, Set<string>>(active.map((p) => [p, new Set()]))
+  for (const m of matches) {
+    if (m.slot1 === null || m.slot2 === null) continue
+    opponents.get(m.slot1)?.add(m.slot2)
+    opponents.get(m.slot2)?.add(m.slot1)
+  }
 
   let pairs: [string, string][] | null = null
   let bye: string | null = null
@@ -90,10 +115,18 @@ function pairRound(work: Work, round: number): void {
     const half = playing.length / 2
     pairs = playing.slice(0, half).map((p, i) => [p, playing[half + i]!])
   } else {
-    const candidates = order.length % 2 === 0 ? [null] : [...order.filter((p) => !hadBye.has(p)).reverse(), ...order.filter((p) => hadBye.has(p)).reverse()]
+    // The bye: only to players without one while there are any (a second bye is worse than a rematch).
+    const withoutBye = order.filter((p) => !hadBye.has(p))
+    const candidates = order.length % 2 === 0 ? [null] : [...(withoutBye.length > 0 ? withoutBye : order)].reverse()
     const budget = { left: SEARCH_BUDGET }
+    const attempt = (c: string | null, search: boolean): [string, string][] | null => {
+      const rest = order.filter((p) => p !== c)
+      const met = (i: number, j: number) => opponents.get(rest[i]!)!.has(rest[j]!)
+      const found = search ? pairWithoutRematch(rest.length, met, budget) : pairGreedily(rest.length, met)
+      return found && found.map(([i, j]) => [rest[i]!, rest[j]!])
+    }
     for (const c of candidates) {
-      pairs = pairWithoutRematch(order.filter((p) => p !== c), met, budget)
+      pairs = attempt(c, true)
       if (pairs) {
         bye = c
         break
@@ -101,11 +134,9 @@ function pairRound(work: Work, round: number): void {
       if (budget.left < 0) break
     }
     if (!pairs) {
-      // No rematch-free pairing: the preferred bye, then top-down in order.
+      // No rematch-free pairing found: the preferred bye, then as few rematches as a top-down pass makes.
       bye = candidates[0] ?? null
-      const rest = order.filter((p) => p !== bye)
-      pairs = []
-      for (let i = 0; i < rest.length; i += 2) pairs.push([rest[i]!, rest[i + 1]!])
+      pairs = attempt(bye, false)!
     }
   }
   pairs.forEach(([a, b], i) => {
