@@ -5,7 +5,8 @@
 import { describe, expect, test } from 'bun:test'
 import { buchholzOf } from '../../../src/modules/games/formats/swiss'
 import { CorrectionTooLate, applyStep, engineOf, type EngineMatch, type FormatContext } from '../../../src/modules/games/formats/engines'
-import { decide, playScript, seeds } from '../../helpers/formats'
+import { decide, playOut, playScript, seeds } from '../../helpers/formats'
+import { seededRandom } from '../../helpers/seed'
 
 const swiss = engineOf('swiss')
 const ctxOf = (n: number, rounds?: number): FormatContext => ({ participants: seeds(n), options: rounds === undefined ? {} : { rounds } })
@@ -91,5 +92,20 @@ describe('swiss engine: disqualification and correction', () => {
     expect(pairs(ms, 2)).toEqual(['p1-p4', 'p2-p3'])
     ms = decide(swiss, ctx, ms, 'swiss:2:1', 'p1').matches
     expect(() => swiss.correct(ctx, ms, 'swiss:1:1', 'p3')).toThrow(CorrectionTooLate)
+  })
+})
+
+describe('swiss engine: default rounds never rematch', () => {
+  test('every count 2..64, eight fixed random plays each (draws included)', () => {
+    for (let n = 2; n <= 64; n++) {
+      for (let play = 0; play < 8; play++) {
+        const random = seededRandom(19, n, play)
+        const ctx = ctxOf(n)
+        const { matches } = playOut(swiss, ctx, (running) => Math.floor(random() * running.length), (m) => (random() < 0.2 ? null : random() < 0.5 ? m.slot1 : m.slot2))
+        const pairs = matches.filter((m) => m.slot2 !== null).map((m) => [m.slot1, m.slot2].sort().join(' '))
+        expect({ n, play, rematches: pairs.length - new Set(pairs).size }).toEqual({ n, play, rematches: 0 })
+        expect(Math.max(...matches.map((m) => m.round))).toBe(Math.ceil(Math.log2(n)))
+      }
+    }
   })
 })

@@ -141,14 +141,14 @@ export const doubleEliminationEngine: FormatEngine = {
   afterDecision(ctx, matches, decidedKey) {
     const work = new Work(ctx, matches, onDecided)
     work.follow(work.get(decidedKey))
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = doubleEliminationEngine.isFinished(ctx, work.all())
     return work.step
   },
 
   disqualify(ctx, matches, participantId) {
     const work = new Work(ctx, matches, onDecided)
     work.forfeitAll(participantId)
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = doubleEliminationEngine.isFinished(ctx, work.all())
     return work.step
   },
 
@@ -163,7 +163,7 @@ export const doubleEliminationEngine: FormatEngine = {
     } else {
       correctInBracket(work, key, winner)
     }
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = doubleEliminationEngine.isFinished(ctx, work.all())
     return work.step
   },
 
@@ -177,7 +177,7 @@ export const doubleEliminationEngine: FormatEngine = {
   },
 
   standings(ctx, matches) {
-    if (!this.isFinished(ctx, matches)) return []
+    if (!doubleEliminationEngine.isFinished(ctx, matches)) return []
     const final = matches.find((m) => m.key === GF2) ?? matches.find((m) => m.key === GF1)!
     const lost = lostIn(matches, 'losers')
     const exit = (p: string): number => {

@@ -83,21 +83,21 @@ export const singleEliminationEngine: FormatEngine = {
   afterDecision(ctx, matches, decidedKey) {
     const work = new Work(ctx, matches, () => {})
     work.follow(work.get(decidedKey))
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = singleEliminationEngine.isFinished(ctx, work.all())
     return work.step
   },
 
   disqualify(ctx, matches, participantId) {
     const work = new Work(ctx, matches, () => {})
     work.forfeitAll(participantId)
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = singleEliminationEngine.isFinished(ctx, work.all())
     return work.step
   },
 
   correct(ctx, matches, key, winner) {
     const work = new Work(ctx, matches, () => {})
     correctInBracket(work, key, winner)
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = singleEliminationEngine.isFinished(ctx, work.all())
     return work.step
   },
 
@@ -108,7 +108,7 @@ export const singleEliminationEngine: FormatEngine = {
   },
 
   standings(ctx, matches) {
-    if (!this.isFinished(ctx, matches)) return []
+    if (!singleEliminationEngine.isFinished(ctx, matches)) return []
     const final = matches.find((m) => m.bracket === 'winners' && m.next === null)!
     const third = matches.find((m) => m.bracket === 'third_place')
     const lost = lostIn(matches, 'winners')

@@ -98,13 +98,13 @@ export const roundRobinEngine: FormatEngine = {
     const m = matches.find((x) => x.key === decidedKey)
     if (!m) throw new Error(`no match ${decidedKey}`)
     checkResult(m)
-    return { ...emptyStep(), finished: this.isFinished(ctx, matches) }
+    return { ...emptyStep(), finished: roundRobinEngine.isFinished(ctx, matches) }
   },
 
   disqualify(ctx, matches, participantId) {
     const work = new Work(ctx, matches, () => {})
     work.forfeitAll(participantId)
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = roundRobinEngine.isFinished(ctx, work.all())
     return work.step
   },
 
@@ -112,7 +112,7 @@ export const roundRobinEngine: FormatEngine = {
     // Nothing is fed by a round-robin match: a correction is always in time.
     const work = new Work(ctx, matches, () => {})
     correctScored(work, key, winner)
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = roundRobinEngine.isFinished(ctx, work.all())
     return work.step
   },
 

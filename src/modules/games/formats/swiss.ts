@@ -171,14 +171,14 @@ export const swissEngine: FormatEngine = {
   afterDecision(ctx, matches, decidedKey) {
     const work = new Work(ctx, matches, onDecided)
     work.follow(work.get(decidedKey))
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = swissEngine.isFinished(ctx, work.all())
     return work.step
   },
 
   disqualify(ctx, matches, participantId) {
     const work = new Work(ctx, matches, onDecided)
     work.forfeitAll(participantId)
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = swissEngine.isFinished(ctx, work.all())
     return work.step
   },
 
@@ -192,7 +192,7 @@ export const swissEngine: FormatEngine = {
     for (const x of later) work.remove(x.key)
     correctScored(work, key, winner)
     onDecided(work, work.get(key))
-    work.step.finished = this.isFinished(ctx, work.all())
+    work.step.finished = swissEngine.isFinished(ctx, work.all())
     return work.step
   },
 
