@@ -250,3 +250,14 @@ describe(`format engines, random tournaments played out (${RUNS} runs each, seed
     )
   }, TIMEOUT)
 })
+
+describe('format engines: who may play', () => {
+  for (const name of ['single_elimination', 'double_elimination', 'round_robin', 'swiss'] as const) {
+    test(`${name}: fewer than 2, more than 1024 or a participant twice is a RangeError`, () => {
+      const engine = engineOf(name)
+      for (const participants of [[], ['p1'], ['p1', 'p1'], seeds(1025)]) {
+        expect(() => engine.start({ participants, options: {} })).toThrow(RangeError)
+      }
+    })
+  }
+})

@@ -21,6 +21,7 @@
 import {
   CorrectionTooLate,
   Work,
+  checkParticipants,
   correctInBracket,
   loserOf,
   matchKey,
@@ -59,6 +60,7 @@ export const doubleEliminationEngine: FormatEngine = {
   name: 'double_elimination',
 
   start(ctx) {
+    checkParticipants(ctx)
     const work = new Work(ctx, [], onDecided)
     const { rounds, byes } = winnersBracket(ctx, work)
     const winners = work.all()

@@ -5,6 +5,7 @@
 import { planSingleElimination } from '../bracket'
 import {
   Work,
+  checkParticipants,
   correctInBracket,
   loserOf,
   matchKey,
@@ -66,6 +67,7 @@ export const singleEliminationEngine: FormatEngine = {
   name: 'single_elimination',
 
   start(ctx) {
+    checkParticipants(ctx)
     const work = new Work(ctx, [], () => {})
     const { rounds, byes } = winnersBracket(ctx, work)
     if (ctx.options.thirdPlaceMatch && ctx.participants.length >= 4) {

@@ -127,6 +127,13 @@ export class CorrectionTooLate extends Error {
 
 export const POINTS = { win: 3, draw: 1, loss: 0 } as const
 
+/** Every format takes 2..1024 distinct participants; a RangeError otherwise. */
+export function checkParticipants(ctx: FormatContext): void {
+  const n = ctx.participants.length
+  if (n < 2 || n > 1024) throw new RangeError(`a tournament takes 2 to 1024 participants, got ${n}`)
+  if (new Set(ctx.participants).size !== n) throw new RangeError('a participant is listed twice')
+}
+
 export function matchKey(bracket: BracketKind, round: number, position: number): string {
   return `${bracket}:${round}:${position}`
 }

@@ -8,6 +8,7 @@
 import {
   POINTS,
   Work,
+  checkParticipants,
   emptyStep,
   newMatch,
   rowsInOrder,
@@ -86,6 +87,7 @@ export const roundRobinEngine: FormatEngine = {
   name: 'round_robin',
 
   start(ctx) {
+    checkParticipants(ctx)
     const work = new Work(ctx, [], () => {})
     circleSchedule(ctx.participants.length).forEach((pairs, r) =>
       pairs.forEach(([a, b], i) => work.create(newMatch('round_robin', r + 1, i + 1, ctx.participants[a]!, ctx.participants[b]!))),

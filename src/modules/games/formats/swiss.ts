@@ -17,6 +17,7 @@
 import {
   CorrectionTooLate,
   Work,
+  checkParticipants,
   newMatch,
   pointsOf,
   rowsInOrder,
@@ -162,6 +163,7 @@ export const swissEngine: FormatEngine = {
   name: 'swiss',
 
   start(ctx) {
+    checkParticipants(ctx)
     swissRounds(ctx)
     const work = new Work(ctx, [], onDecided)
     pairRound(work, 1)
