@@ -11,7 +11,7 @@ export interface Played {
   matches: EngineMatch[]
   /** Keys in the order they were decided by the driver (not byes or walkovers). */
   order: string[]
-  /** Every match that was ever running at the same time as another of the same player: should stay empty. */
+  /** How many decisions the driver made. */
   steps: number
 }
 
