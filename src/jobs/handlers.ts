@@ -1,11 +1,13 @@
 // What each job kind does. Handlers run inside the worker's unit of work.
 import type { Clock } from '../shared/clock'
 import { finalizeTournament } from '../modules/games/finalize'
+import { settleMatchDeadline } from '../modules/matches/deadlines'
 import type { JobHandler } from './worker'
 import { JOB_KINDS, type JobKind } from './queue'
 
 export function jobHandlers(clock: Clock): Record<JobKind, JobHandler> {
   return {
     [JOB_KINDS.finalizeTournament]: (tx, payload) => finalizeTournament(tx, clock, String(payload.tournamentId)),
+    [JOB_KINDS.settleMatchDeadline]: (tx, payload) => settleMatchDeadline(tx, clock, String(payload.matchId), Number(payload.deadline)),
   }
 }

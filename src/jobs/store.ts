@@ -9,8 +9,11 @@ export interface Job {
 }
 
 export interface JobsStore {
-  /** Queues a job, due at once, inside the current unit of work: it exists exactly when its cause committed. */
-  enqueue(kind: string, payload: Record<string, unknown>, now: Date): Promise<string>
+  /**
+   * Queues a job inside the current unit of work: it exists exactly when its
+   * cause committed. Due at once, or at `runAfter` (a match deadline).
+   */
+  enqueue(kind: string, payload: Record<string, unknown>, now: Date, runAfter?: Date): Promise<string>
   /**
    * Leases the oldest due job until `leaseUntil` and counts the attempt; null
    * when none is due. A leased job is not due again before its lease ends, so

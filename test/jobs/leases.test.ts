@@ -61,7 +61,7 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 3000): Pro
 }
 
 function worker(app: TestApp, handler: JobHandler = recordRun) {
-  return createJobWorker({ storage: app.storage, clock: app.clock, logger: createLogger('silent'), handlers: { [KIND]: handler } })
+  return createJobWorker({ storage: app.storage, clock: app.clock, logger: createLogger('silent'), handlers: { [KIND]: handler, [JOB_KINDS.settleMatchDeadline]: handler } })
 }
 
 describe('leases', () => {

@@ -97,7 +97,7 @@ export interface AccountExport {
     gameId: string
     round: number
     position: number
-    status: 'waiting' | 'running' | 'disputed' | 'decided'
+    status: 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
     /** The user's seat in the tournament. */
     participantId: string
     opponentParticipantId: string | null
@@ -134,11 +134,20 @@ export interface Match {
   id: string
   round: number
   position: number
-  status: 'waiting' | 'running' | 'disputed' | 'decided'
+  /** `cancelled`: its tournament was cancelled before it was decided. */
+  status: 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
   slot1ParticipantId: string | null
   slot2ParticipantId: string | null
   winnerParticipantId: string | null
   nextMatchId: string | null
+  /** ISO time at which the match, if still running, is settled (`no_show` or `deadline_passed`); null: no deadline, or not running yet. */
+  deadline: string | null
+}
+
+/** A tournament's creation options. */
+export interface TournamentOptions {
+  /** Seconds a match may run before it is settled; absent: no deadline. */
+  matchDeadlineS?: number
 }
 
 export interface Tournament {
@@ -150,6 +159,7 @@ export interface Tournament {
   participants: { id: string; userId: string; seed: number }[]
   matches: Match[]
   winnerParticipantId: string | null
+  options: TournamentOptions
 }
 
 /** One of the signed-in player's open matches (`myMatches()`). */
@@ -303,11 +313,17 @@ export interface EventCatalogue {
   'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
   /** `participantId` and `place` are the recipient's own: 1 the winner, 2 the finalist, 3 the semi-final losers, … */
   'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }
+  /** The operator cancelled the tournament; its undecided matches are `cancelled`. */
+  'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
+  /** To the disqualified player: their current match goes (or will go, once the opponent is known) to the opponent. */
+  'tournament.disqualified': { topic: 'status'; data: { tournamentId: string; participantId: string; reason: string } }
   'match.ready': { topic: 'status'; data: { tournamentId: string; matchId: string; round: number } }
-  /** `reason` only for a bye. */
-  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; reason?: 'bye' } }
+  /** `reason` absent when both players agreed (or an operator resolved it): `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was). */
+  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; reason?: 'bye' | 'no_show' | 'disqualified' } }
   'match.replay': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'mutual_draw' } }
-  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' } }
+  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
+  /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId`. */
+  'match.corrected': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string; reason: string } }
 }
 
 /** The event types this SDK knows. */

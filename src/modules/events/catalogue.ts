@@ -57,11 +57,17 @@ export interface EventCatalogue {
   'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
   /** `participantId` and `place` are the recipient's own: 1 the winner, 2 the finalist, 3 the semi-final losers, … */
   'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }
+  /** The operator cancelled the tournament; its undecided matches are `cancelled`. */
+  'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
+  /** To the disqualified player: their current match goes (or will go, once the opponent is known) to the opponent. */
+  'tournament.disqualified': { topic: 'status'; data: { tournamentId: string; participantId: string; reason: string } }
   'match.ready': { topic: 'status'; data: { tournamentId: string; matchId: string; round: number } }
-  /** `reason` only for a bye. */
-  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; reason?: 'bye' } }
+  /** `reason` absent when both players agreed (or an operator resolved it): `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was). */
+  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; reason?: 'bye' | 'no_show' | 'disqualified' } }
   'match.replay': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'mutual_draw' } }
-  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' } }
+  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
+  /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId`. */
+  'match.corrected': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string; reason: string } }
 }
 
 export type EventType = keyof EventCatalogue
@@ -91,8 +97,11 @@ export const EVENT_TYPES = {
   'tournament.started': 'status',
   'tournament.finalizing': 'status',
   'tournament.completed': 'status',
+  'tournament.cancelled': 'status',
+  'tournament.disqualified': 'status',
   'match.ready': 'status',
   'match.decided': 'status',
   'match.replay': 'status',
   'match.disputed': 'status',
+  'match.corrected': 'status',
 } as const satisfies { [K in EventType]: EventCatalogue[K]['topic'] }

@@ -7,6 +7,7 @@ import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import type { SecurityEventInput } from '../security/event-log'
 import { formatOf } from './formats'
+import { deadlineFrom, scheduleSettle } from './deadlines'
 import { notifyReady } from './match-events'
 import type { CreateTournamentBody, Match, Tournament } from './model'
 import type { GamesStore, MatchRecord } from './store'
@@ -27,6 +28,7 @@ export function toMatch(row: MatchRecord): Match {
     slot2ParticipantId: row.slot2ParticipantId,
     winnerParticipantId: row.winnerParticipantId,
     nextMatchId: row.nextMatchId,
+    deadline: row.deadline ? toIso(row.deadline) : null,
   }
 }
 
@@ -45,8 +47,17 @@ export async function loadTournament(games: GamesStore, id: string): Promise<Tou
     participants: people,
     matches: bracket.map(toMatch),
     winnerParticipantId: row.winnerParticipantId,
+    options: row.options ?? {},
   }
 }
+
+/**
+ * The seam for entry-fee refunds (contract §9, §10): tournaments take no entry
+ * fees yet. When they do, the refunds of a cancelled tournament are posted
+ * here, in the cancel's unit of work, so a cancel and its refunds commit
+ * together.
+ */
+async function refundEntryFees(_tx: Transaction, _tournamentId: string): Promise<void> {}
 
 /** Bad game keys for one game within a minute that count as a burst worth a security event. */
 export const BAD_KEY_BURST = 5
@@ -135,7 +146,7 @@ export class GamesService {
     const id = newId('tournament')
     return storage.write(async (tx) => {
       await tx.games.insertTournament(
-        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now() },
+        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now(), options: input.options ?? null },
         resolved.map((userId, index) => ({ id: newId('participant'), tournamentId: id, userId, seed: index + 1 })),
       )
       return (await loadTournament(tx.games, id))!
@@ -154,7 +165,10 @@ export class GamesService {
       const seeded = await tx.games.participantsOf(id)
       const now = this.deps.clock.now()
       const rows = formatOf(tournament.format).plan(id, seeded, now)
+      const deadline = deadlineFrom(now, tournament.options?.matchDeadlineS)
+      for (const row of rows) row.deadline = row.status === 'running' ? deadline : null
       await tx.games.insertBracket(rows)
+      for (const row of rows) if (row.status === 'running') await scheduleSettle(tx, row.id, deadline, now)
       await tx.games.markRunning(id, now)
       await this.announceStart(tx, id, seeded, rows, now)
       return (await loadTournament(tx.games, id))!
@@ -181,6 +195,31 @@ export class GamesService {
       }
       if (row.status === 'running') await notifyReady(tx, now, row)
     }
+  }
+
+  /**
+   * Operator cancel (contract §9): status `cancelled`, every undecided match
+   * `cancelled` (a game session issued for one is refused at its claim:
+   * 409 match_not_running), `tournament.cancelled` with the reason to every
+   * participant. A tournament whose winner is known (finalizing, completed)
+   * or already cancelled: 409. One unit of work.
+   */
+  cancelTournament(id: string, reason: string): Promise<Tournament> {
+    return this.deps.storage.write(async (tx) => {
+      const tournament = await tx.games.tournament(id)
+      if (!tournament) throw new AppError('not_found', 'No such tournament')
+      if (tournament.status === 'finalizing' || tournament.status === 'completed' || tournament.status === 'cancelled') {
+        throw new AppError('conflict', `Tournament is ${tournament.status}; it cannot be cancelled`)
+      }
+      const now = this.deps.clock.now()
+      await tx.matches.cancelOpenMatches(id)
+      await tx.games.markCancelled(id, now)
+      await refundEntryFees(tx, id)
+      for (const userId of await tx.games.participantUserIds(id)) {
+        await tx.events.append({ userId, topic: 'status', type: 'tournament.cancelled', data: { tournamentId: id, reason } }, now)
+      }
+      return (await loadTournament(tx.games, id))!
+    })
   }
 
   async getTournament(id: string): Promise<Tournament> {

@@ -6,7 +6,13 @@
 
 export type TournamentFormatName = 'single_elimination'
 export type TournamentStatus = 'draft' | 'running' | 'finalizing' | 'completed' | 'cancelled'
-export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided'
+export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
+
+/** A tournament's creation options (contract §9), stored as given. */
+export interface TournamentOptions {
+  /** Seconds a match may run before the deadline job settles it (whole, ≥ 1); absent: no deadline. */
+  matchDeadlineS?: number
+}
 
 export interface GameRecord {
   id: string
@@ -27,6 +33,8 @@ export interface TournamentRecord {
   createdAt: Date
   startedAt: Date | null
   completedAt: Date | null
+  /** Null: none given. */
+  options?: TournamentOptions | null
 }
 
 /** A player's place in a tournament; seed 1 is the top seed. */
@@ -51,6 +59,14 @@ export interface MatchRecord {
   /** Which round of claims is open; a replay starts the next one. */
   claimRound: number
   decidedAt: Date | null
+  /**
+   * When the deadline job settles the match if it still runs; null without
+   * one. Set by the services when the match starts running (a format's plan
+   * leaves it out); the stores always return it.
+   */
+  deadline?: Date | null
+  /** A disqualified participant seated here before the opponent was known: a walkover once the match opens. */
+  forfeitParticipantId?: string | null
 }
 
 export interface GamesStore {
@@ -78,6 +94,10 @@ export interface GamesStore {
   /** The deciding match is decided: the tournament waits for its finalization job. */
   markFinalizing(tournamentId: string, winnerParticipantId: string): Promise<void>
   markCompleted(tournamentId: string, winnerParticipantId: string | null, completedAt: Date): Promise<void>
+  /** A cancelled tournament (contract §9): status `cancelled`, `completedAt` set. */
+  markCancelled(tournamentId: string, now: Date): Promise<void>
+  /** The match deadline of a tournament's options (seconds), null when none or no such tournament. */
+  matchDeadlineOf(tournamentId: string): Promise<number | null>
 
   /** The users playing in a tournament, for addressing status events to each. */
   participantUserIds(tournamentId: string): Promise<string[]>

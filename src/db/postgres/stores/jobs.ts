@@ -31,9 +31,9 @@ export class PostgresJobsStore implements JobsStore {
     return this.scope.db
   }
 
-  async enqueue(kind: string, payload: Record<string, unknown>, now: Date): Promise<string> {
+  async enqueue(kind: string, payload: Record<string, unknown>, now: Date, runAfter: Date = now): Promise<string> {
     const id = newId('job')
-    await this.db.insert(jobs).values({ id, kind, payload, status: 'queued', attempts: 0, runAfter: now, createdAt: now, updatedAt: now })
+    await this.db.insert(jobs).values({ id, kind, payload, status: 'queued', attempts: 0, runAfter, createdAt: now, updatedAt: now })
     return id
   }
 

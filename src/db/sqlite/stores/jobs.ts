@@ -18,10 +18,10 @@ const statements = perConnection((sqlite) => ({
 export class SqliteJobsStore implements JobsStore {
   constructor(private readonly scope: SqliteScope) {}
 
-  async enqueue(kind: string, payload: Record<string, unknown>, now: Date): Promise<string> {
+  async enqueue(kind: string, payload: Record<string, unknown>, now: Date, runAfter: Date = now): Promise<string> {
     const id = newId('job')
     const at = now.getTime()
-    statements(this.scope.handle.sqlite).insert.run({ id, kind, payload: JSON.stringify(payload), status: 'queued', attempts: 0, runAfter: at, createdAt: at, updatedAt: at })
+    statements(this.scope.handle.sqlite).insert.run({ id, kind, payload: JSON.stringify(payload), status: 'queued', attempts: 0, runAfter: runAfter.getTime(), createdAt: at, updatedAt: at })
     return id
   }
 
