@@ -46,6 +46,8 @@ export interface TemplateValues {
   otherGameKey: string
   runningTournamentId: string
   draftTournamentId: string
+  /** A decided final of a finalizing tournament, and its loser: a correction of it is accepted. */
+  correctable: { matchId: string; loserParticipantId: string }
   eventsCursor: string
   addresses: string[]
 }
@@ -131,6 +133,11 @@ export async function buildTemplate(): Promise<Template> {
     await call(t, postJson(`/api/v1/admin/tournaments/${created.tournament.id}/start`, {}, admin), 200)
     const draft = (await call(t, postJson('/api/v1/admin/tournaments', { gameId: first.game.id, name: 'Draft Cup', format: 'single_elimination', participants: [users[2]!.id, users[3]!.id] }, admin), 201)) as { tournament: { id: string } }
 
+    const fix = (await call(t, postJson('/api/v1/admin/tournaments', { gameId: first.game.id, name: 'Fix Cup', format: 'single_elimination', participants: [users[2]!.id, users[3]!.id] }, admin), 201)) as { tournament: { id: string } }
+    const fixStarted = (await call(t, postJson(`/api/v1/admin/tournaments/${fix.tournament.id}/start`, {}, admin), 200)) as { tournament: { matches: { id: string; slot1ParticipantId: string; slot2ParticipantId: string }[] } }
+    const fixFinal = fixStarted.tournament.matches[0]!
+    await call(t, postJson(`/api/v1/admin/matches/${fixFinal.id}/resolve`, { winnerParticipantId: fixFinal.slot1ParticipantId }, admin), 200)
+
     const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
 
     const values: TemplateValues = {
@@ -144,6 +151,7 @@ export async function buildTemplate(): Promise<Template> {
       otherGameKey: other.gameKey,
       runningTournamentId: created.tournament.id,
       draftTournamentId: draft.tournament.id,
+      correctable: { matchId: fixFinal.id, loserParticipantId: fixFinal.slot2ParticipantId },
       eventsCursor: cursor,
       addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
     }
@@ -522,6 +530,10 @@ export class World {
         return this.mailedCode(r, 'reset_password')
       case 'authSessionId':
         return this.authSessionId(ref.arg === 0 ? s : other)
+      case 'correctable:matchId':
+        return this.v.correctable.matchId
+      case 'correctable:loser':
+        return this.v.correctable.loserParticipantId
       case 'cursor':
         return this.v.eventsCursor
       case 'address':
@@ -687,6 +699,8 @@ export const FIELD_HINTS: Hints = {
   // Accounts (contract §8): logout everywhere else, bans, deletions, the user search.
   others: fc.boolean(),
   reason: fc.oneof(fc.constantFrom('cheating', 'spam'), fc.string({ minLength: 1, maxLength: 500 })),
+  // Tournament options (contract §9).
+  options: fc.oneof(fc.constant(new JObj([])), fc.constantFrom(1, 60, 600, 0, -1).map((n) => new JObj([['matchDeadlineS', n]]))),
   until: fc.constantFrom(-60, -1, 0, 1, 60, 60 * 24 * 400).map((minutes) => new Ref('isoTime', minutes)),
   query: fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('username', n)), fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.constantFrom('fuzz', '%', '_', 'usr_', '')),
 }
@@ -712,6 +726,8 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('authSessionId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('authSessionId', 1)) })
     case 'users':
       return fc.nat({ max: USERS }).map((n) => new Ref('userId', n))
+    case 'participants':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('participantId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('participantId', n + 1)) })
     default:
       return fc.constant(new Ref('anyId'))
   }
@@ -758,11 +774,13 @@ const GOOD_FIELDS: Record<string, JVal> = {
   others: false,
   reason: 'known good reason',
   until: new Ref('isoTime', 60),
+  options: new JObj([['matchDeadlineS', 600]]),
 }
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
 const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /api/v1/user/password/reset': { email: new Ref('email', 0), code: new Ref('code:reset_password') },
+  'POST /api/v1/admin/matches/:id/correct': { winnerParticipantId: new Ref('correctable:loser') },
 }
 
 /** The real id a path parameter names in a known-good request. */
@@ -777,9 +795,12 @@ function goodParam(param: string, path: string): Ref {
       // Starting needs the draft tournament; reading takes the running one.
       return new Ref('tournamentId', path.endsWith('/start') ? 1 : 0)
     case 'matches':
-      return new Ref('matchId', 0)
+      return path.endsWith('/correct') ? new Ref('correctable:matchId') : new Ref('matchId', 0)
     case 'wallets':
       return new Ref('userId', 0)
+    case 'participants':
+      // The seat's own: disqualified from the running tournament (tournamentId 0).
+      return new Ref('participantId', 0)
     case 'pin-session':
       return new Ref('pinSessionId', 0)
     case 'sessions':

@@ -119,7 +119,7 @@ export function adminModule(
           params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), participantId: t.String({ minLength: 1, maxLength: 64 }) }),
           body: ReasonBody,
           response: {
-            200: t.Object({ match: t.Nullable(Match, { description: 'the participant\'s current match after the disqualification' }) }),
+            200: t.Object({ match: Match }),
             ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE),
           },
           detail: detail('Disqualify a participant: their current match goes to the opponent (now, or as a walkover once the opponent is known)'),

@@ -251,7 +251,7 @@ export class MatchesService {
    * walkover the moment the opponent arrives. The tournament goes on. One unit
    * of work.
    */
-  disqualify(tournamentId: string, participantId: string, reason: string): Promise<{ match: Match | null }> {
+  disqualify(tournamentId: string, participantId: string, reason: string): Promise<{ match: Match }> {
     return this.deps.storage.write(async (tx) => {
       const tournament = await tx.games.tournament(tournamentId)
       if (!tournament) throw new AppError('not_found', 'No such tournament')
