@@ -377,7 +377,7 @@ export async function applyDecision(tx: Transaction, format: TournamentFormat, n
       }
       await tx.matches.fillSlot(advance.matchId, advance.slot, winner)
       // The next match opens once both of its players are known.
-      await openIfReady(tx, format, now, advance.matchId)
+      await openIfReady(tx, format, now, match.tournamentId, advance.matchId)
       return { ...base, winnerParticipantId: winner, nextMatchId: advance.matchId }
     }
   }
@@ -389,8 +389,8 @@ export async function applyDecision(tx: Transaction, format: TournamentFormat, n
  * participant sits in it, decided at once for the other (a walkover, which may
  * open the match after it in turn).
  */
-async function openIfReady(tx: Transaction, format: TournamentFormat, now: Date, matchId: string): Promise<void> {
-  const deadline = deadlineFrom(now, await tx.games.matchDeadlineOf((await tx.matches.byId(matchId))!.tournamentId))
+async function openIfReady(tx: Transaction, format: TournamentFormat, now: Date, tournamentId: string, matchId: string): Promise<void> {
+  const deadline = deadlineFrom(now, await tx.games.matchDeadlineOf(tournamentId))
   const opened = await tx.matches.openIfReady(matchId, deadline)
   if (!opened) return
   const forfeit = opened.forfeitParticipantId
