@@ -7,7 +7,14 @@ import { admin, claim, createArenaApp, createGame, openSession, playerOf, player
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
-const { db, tables: { outboxEvents } } = ctx.peek
+const { db, tables: { outboxEvents, securityEvents } } = ctx.peek
+
+/** The security log's server entries of `kind` (the operator's audit trail) whose details name `id` as their tournament. */
+async function audited(kind: string, tournamentId: string) {
+  await ctx.services.securityLog.flush()
+  const rows = await db.select().from(securityEvents).where(and(eq(securityEvents.kind, kind), eq(securityEvents.source, 'server')))
+  return rows.filter((r) => (r.details as { tournamentId?: string }).tournamentId === tournamentId).map((r) => ({ userId: r.userId, level: r.level, details: r.details }))
+}
 
 type DeadlineMatch = MatchView & { deadline: string | null }
 
@@ -125,6 +132,7 @@ describe('cancel', () => {
     expect(((await late.json()) as { error: { code: string } }).error.code).toBe('match_not_running')
     expect((await openSession(ctx, gameId, gameKey, player, running.id)).status).toBe(409)
     for (const p of people) expect(await eventsOf(p, 'tournament.cancelled')).toEqual([{ tournamentId: t.id, reason: 'venue flooded' }])
+    expect(await audited('TOURNAMENT_CANCELLED', t.id)).toEqual([{ userId: null, level: 'WARN', details: { tournamentId: t.id, reason: 'venue flooded', cancelledMatches: 2 } }])
     // The deadline job finds nothing to settle.
     ctx.clock.advance(61_000)
     await ctx.runJobs()
@@ -166,6 +174,9 @@ describe('corrections', () => {
         { tournamentId: t.id, matchId: m1!.id, winnerParticipantId: m1!.slot2ParticipantId, previousWinnerParticipantId: m1!.slot1ParticipantId, reason: 'entered wrongly' },
       ])
     }
+    expect(await audited('MATCH_CORRECTED', t.id)).toEqual([
+      { userId: null, level: 'WARN', details: { tournamentId: t.id, matchId: m1!.id, winnerParticipantId: m1!.slot2ParticipantId, previousWinnerParticipantId: m1!.slot1ParticipantId, reason: 'entered wrongly' } },
+    ])
     // The old winner's session for the final is worthless now.
     const { token } = (await staleSession.json()) as { token: string }
     expect((await submit(ctx, gameId, gameKey, oldWinner, token, { outcome: 'WIN', winnerParticipantId: m1!.slot1ParticipantId })).status).toBe(401)
@@ -223,6 +234,9 @@ describe('disqualification', () => {
       expect(await eventsOf(playerOf(t, people, id), 'match.decided')).toEqual([{ tournamentId: t.id, matchId: m1!.id, winnerParticipantId: m1!.slot2ParticipantId, reason: 'disqualified' }])
     }
     expect(await eventsOf(playerOf(t, people, cheat), 'tournament.disqualified')).toEqual([{ tournamentId: t.id, participantId: cheat, reason: 'aimbot' }])
+    expect(await audited('PARTICIPANT_DISQUALIFIED', t.id)).toEqual([
+      { userId: playerOf(t, people, cheat).userId, level: 'WARN', details: { tournamentId: t.id, participantId: cheat, matchId: m1!.id, reason: 'aimbot' } },
+    ])
     // Out already: a second disqualification has no match to give away.
     expect((await ctx.handle(postJson(`/api/v1/admin/tournaments/${t.id}/participants/${cheat}/disqualify`, { reason: 'again' }, admin))).status).toBe(409)
     expect((await ctx.handle(postJson(`/api/v1/admin/tournaments/${t.id}/participants/par_nope/disqualify`, { reason: 'x' }, admin))).status).toBe(404)

@@ -212,12 +212,15 @@ export class GamesService {
         throw new AppError('conflict', `Tournament is ${tournament.status}; it cannot be cancelled`)
       }
       const now = this.deps.clock.now()
-      await tx.matches.cancelOpenMatches(id)
+      const cancelledMatches = await tx.matches.cancelOpenMatches(id)
       await tx.games.markCancelled(id, now)
       await refundEntryFees(tx, id)
       for (const userId of await tx.games.participantUserIds(id)) {
         await tx.events.append({ userId, topic: 'status', type: 'tournament.cancelled', data: { tournamentId: id, reason } }, now)
       }
+      tx.afterCommit(() =>
+        this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'TOURNAMENT_CANCELLED', level: 'WARN', details: { tournamentId: id, reason, cancelledMatches } }),
+      )
       return (await loadTournament(tx.games, id))!
     })
   }

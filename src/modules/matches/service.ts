@@ -21,6 +21,7 @@ import { notifyMatchPlayers, notifyReady, type MatchEventData, type MatchEventTy
 import type { Match } from '../games/model'
 import { toMatch, type GamesService } from '../games/service'
 import type { MatchRecord } from '../games/store'
+import type { SecurityEventInput } from '../security/event-log'
 import { decide, type Claim, type Decision } from './arbiter'
 import type { NewClaim } from './store'
 
@@ -42,6 +43,8 @@ export interface MatchesServiceDeps {
   clock: Clock
   games: GamesService
   gameSessionTtlS: number
+  /** The operator's audit trail (the security log): corrections and disqualifications, recorded once committed. */
+  onSecurityEvent?: (event: SecurityEventInput) => void
 }
 
 function sessionTokenInvalid(): AppError {
@@ -240,6 +243,15 @@ export class MatchesService {
         }
       }
       await notifyMatchPlayers(tx, now, match, 'match.corrected', { winnerParticipantId, previousWinnerParticipantId: previous, reason })
+      tx.afterCommit(() =>
+        this.deps.onSecurityEvent?.({
+          userId: null,
+          source: 'server',
+          kind: 'MATCH_CORRECTED',
+          level: 'WARN',
+          details: { tournamentId: match.tournamentId, matchId, winnerParticipantId, previousWinnerParticipantId: previous, reason },
+        }),
+      )
       return { match: toMatch((await tx.matches.byId(matchId))!) }
     }, { rowLocks: true })
   }
@@ -272,6 +284,15 @@ export class MatchesService {
         const format = await this.formatFor(tx, match)
         await applyDecision(tx, format, now, match, walkover(format, match, opponent, 'disqualified'))
       }
+      tx.afterCommit(() =>
+        this.deps.onSecurityEvent?.({
+          userId: participant.userId,
+          source: 'server',
+          kind: 'PARTICIPANT_DISQUALIFIED',
+          level: 'WARN',
+          details: { tournamentId, participantId, matchId: match.id, reason },
+        }),
+      )
       return { match: toMatch((await tx.matches.byId(match.id))!) }
     }, { rowLocks: true })
   }
