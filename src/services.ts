@@ -147,7 +147,7 @@ export function createServices(deps: ServiceDeps) {
   const passwordChange = new PasswordChange({ storage, clock, passwords: auth.accountPasswords(), hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const passwordReset = new PasswordReset({ storage, clock, mailer, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const games = new GamesService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
-  const matches = new MatchesService({ storage, clock, games, gameSessionTtlS: config.gameSessionTtlS })
+  const matches = new MatchesService({ storage, clock, games, gameSessionTtlS: config.gameSessionTtlS, onSecurityEvent: (e) => securityLog.record(e) })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })

@@ -90,12 +90,14 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
   },
 
   tournament: {
-    summary: 'Create, start or show a single-elimination tournament',
+    summary: 'Create, start, show, cancel a single-elimination tournament, or disqualify a participant',
     usage:
-      'arena tournament create --game <gameId> --name <name> --players <userId|username,...> [--json]\n' +
+      'arena tournament create --game <gameId> --name <name> --players <userId|username,...> [--deadline <seconds>] [--json]\n' +
       '       arena tournament start <tournamentId> [--json]\n' +
-      '       arena tournament show <tournamentId> [--json]',
-    options: { game: { type: 'string' }, name: { type: 'string' }, players: { type: 'string' }, json: { type: 'boolean' } },
+      '       arena tournament show <tournamentId> [--json]\n' +
+      '       arena tournament cancel <tournamentId> --reason <text> [--json]\n' +
+      '       arena tournament disqualify <tournamentId> <participantId> --reason <text> [--json]',
+    options: { game: { type: 'string' }, name: { type: 'string' }, players: { type: 'string' }, deadline: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
     positionals: true,
     async run({ values, positionals }, io) {
       const [action, id] = positionals
@@ -107,6 +109,8 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
           .map((p) => p.trim())
           .filter(Boolean)
         if (players.length < 2 || players.length > 1024) throw new UsageError('--players takes 2 to 1024 players')
+        const deadline = values.deadline as string | undefined
+        if (deadline !== undefined && !/^[1-9][0-9]{0,7}$/.test(deadline)) throw new UsageError('--deadline takes a whole number of seconds from 1')
         return show(
           await withServices(({ games }) =>
             games.createTournament({
@@ -114,23 +118,37 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
               name: need(values.name as string | undefined, '--name'),
               format: 'single_elimination',
               participants: players,
+              ...(deadline !== undefined ? { options: { matchDeadlineS: Number(deadline) } } : {}),
             }),
           ),
         )
       }
       if (action === 'start') return show(await withServices(({ games }) => games.startTournament(need(id, '<tournamentId>'))))
       if (action === 'show') return show(await withServices(({ games }) => games.getTournament(need(id, '<tournamentId>'))))
+      const reason = () => need(values.reason as string | undefined, '--reason')
+      if (action === 'cancel') return show(await withServices(({ games }) => games.cancelTournament(need(id, '<tournamentId>'), reason())))
+      if (action === 'disqualify') {
+        const participantId = need(positionals[2], '<participantId>')
+        const result = await withServices(({ matches }) => matches.disqualify(need(id, '<tournamentId>'), participantId, reason()))
+        return print(io, json, result, () => (result.match ? `${participantId} disqualified; match ${result.match.id} ${result.match.status}${result.match.winnerParticipantId ? ` won by ${result.match.winnerParticipantId}` : ' (a walkover once the opponent arrives)'}` : `${participantId} disqualified`))
+      }
       throw new UsageError(`unknown action "${action ?? ''}"`)
     },
   },
 
   match: {
-    summary: 'Resolve a disputed (or running) match for a winner',
-    usage: 'arena match resolve <matchId> --winner <participantId> [--json]',
-    options: { winner: { type: 'string' }, json: { type: 'boolean' } },
+    summary: 'Resolve a disputed (or running) match for a winner, or correct a decided result',
+    usage: 'arena match resolve <matchId> --winner <participantId> [--json]\n       arena match correct <matchId> --winner <participantId> --reason <text> [--json]',
+    options: { winner: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
     positionals: true,
     async run({ values, positionals }, io) {
       const [action, id] = positionals
+      if (action === 'correct') {
+        const corrected = await withServices(({ matches }) =>
+          matches.correct(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner'), need(values.reason as string | undefined, '--reason')),
+        )
+        return print(io, values.json === true, corrected, () => `${corrected.match.id} corrected: won by ${corrected.match.winnerParticipantId}`)
+      }
       if (action !== 'resolve') throw new UsageError(`unknown action "${action ?? ''}"`)
       const result = await withServices(({ matches }) => matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner')))
       return print(io, values.json === true, result, () => `${result.match.id} decided for ${result.match.winnerParticipantId}: ${result.decision.decision}`)

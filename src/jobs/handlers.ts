@@ -2,6 +2,7 @@
 import type { Clock } from '../shared/clock'
 import { finalizeTournament } from '../modules/games/finalize'
 import { startRegistered } from '../modules/games/start'
+import { settleMatchDeadline } from '../modules/matches/deadlines'
 import type { JobHandler } from './worker'
 import { JOB_KINDS, type JobKind } from './queue'
 
@@ -12,5 +13,6 @@ export function jobHandlers(clock: Clock): Record<JobKind, JobHandler> {
     [JOB_KINDS.startTournament]: async (tx, payload) => {
       await startRegistered(tx, clock, String(payload.tournamentId))
     },
+    [JOB_KINDS.settleMatchDeadline]: (tx, payload) => settleMatchDeadline(tx, clock, String(payload.matchId), Number(payload.deadline)),
   }
 }

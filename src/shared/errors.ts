@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   email_taken: 409,
   already_claimed: 409,
   match_not_running: 409,
+  correction_too_late: 409,
   idempotency_key_reused: 409,
   balance_not_empty: 409,
   registration_closed: 409,

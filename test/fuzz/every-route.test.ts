@@ -75,6 +75,7 @@ const KNOWN_ROUTES = [
   'GET /api/v1/events', 'POST /api/v1/admin/games', 'POST /api/v1/admin/games/:id/rotate-key', 'POST /api/v1/admin/tournaments',
   'POST /api/v1/admin/tournaments/:id/start', 'GET /api/v1/admin/tournaments/:id', 'POST /api/v1/admin/wallets/:userId/credit',
   'GET /api/v1/admin/security-events', 'POST /api/v1/admin/matches/:id/resolve',
+  'POST /api/v1/admin/tournaments/:id/cancel', 'POST /api/v1/admin/tournaments/:id/participants/:participantId/disqualify', 'POST /api/v1/admin/matches/:id/correct',
   'DELETE /api/v1/me/sessions/:id', 'POST /api/v1/me/delete', 'GET /api/v1/me/export',
   'GET /api/v1/admin/users', 'GET /api/v1/admin/users/:id', 'POST /api/v1/admin/users/:id/ban', 'POST /api/v1/admin/users/:id/unban', 'POST /api/v1/admin/users/:id/delete',
 ]

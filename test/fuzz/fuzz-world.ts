@@ -51,6 +51,8 @@ export interface TemplateValues {
   registrationTournamentId: string
   /** In registration with check-in open (at the world's fixed clock), user 0 registered: a leave or a check-in succeeds. */
   seatedTournamentId: string
+  /** A decided final of a finalizing tournament, and its loser: a correction of it is accepted. */
+  correctable: { matchId: string; loserParticipantId: string }
   eventsCursor: string
   addresses: string[]
 }
@@ -149,6 +151,10 @@ export async function buildTemplate(): Promise<Template> {
     await call(t, postJson(`/api/v1/tournaments/${seated.tournament.id}/registration`, {}, bearerOf(users[0]!.accessToken)), 201)
     // Check-in open at the worlds' clock, which never moves: its window moved back past the creation-time rule.
     await t.peek.db.update(t.peek.tables.tournaments).set({ checkInOpensAt: new Date(t.clock.now().getTime() - 60_000) }).where(eq(t.peek.tables.tournaments.id, seated.tournament.id))
+    const fix = (await call(t, postJson('/api/v1/admin/tournaments', { gameId: first.game.id, name: 'Fix Cup', format: 'single_elimination', participants: [users[2]!.id, users[3]!.id] }, admin), 201)) as { tournament: { id: string } }
+    const fixStarted = (await call(t, postJson(`/api/v1/admin/tournaments/${fix.tournament.id}/start`, {}, admin), 200)) as { tournament: { matches: { id: string; slot1ParticipantId: string; slot2ParticipantId: string }[] } }
+    const fixFinal = fixStarted.tournament.matches[0]!
+    await call(t, postJson(`/api/v1/admin/matches/${fixFinal.id}/resolve`, { winnerParticipantId: fixFinal.slot1ParticipantId }, admin), 200)
 
     const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
 
@@ -165,6 +171,7 @@ export async function buildTemplate(): Promise<Template> {
       draftTournamentId: draft.tournament.id,
       registrationTournamentId: open.tournament.id,
       seatedTournamentId: seated.tournament.id,
+      correctable: { matchId: fixFinal.id, loserParticipantId: fixFinal.slot2ParticipantId },
       eventsCursor: cursor,
       addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
     }
@@ -543,6 +550,10 @@ export class World {
         return this.mailedCode(r, 'reset_password')
       case 'authSessionId':
         return this.authSessionId(ref.arg === 0 ? s : other)
+      case 'correctable:matchId':
+        return this.v.correctable.matchId
+      case 'correctable:loser':
+        return this.v.correctable.loserParticipantId
       case 'cursor':
         return this.v.eventsCursor
       case 'address':
@@ -708,6 +719,8 @@ export const FIELD_HINTS: Hints = {
   // Accounts (contract §8): logout everywhere else, bans, deletions, the user search.
   others: fc.boolean(),
   reason: fc.oneof(fc.constantFrom('cheating', 'spam'), fc.string({ minLength: 1, maxLength: 500 })),
+  // Tournament options (contract §9).
+  options: fc.oneof(fc.constant(new JObj([])), fc.constantFrom(1, 60, 600, 0, -1).map((n) => new JObj([['matchDeadlineS', n]]))),
   until: fc.constantFrom(-60, -1, 0, 1, 60, 60 * 24 * 400).map((minutes) => new Ref('isoTime', minutes)),
   query: fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('username', n)), fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.constantFrom('fuzz', '%', '_', 'usr_', '')),
 }
@@ -733,6 +746,8 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('authSessionId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('authSessionId', 1)) })
     case 'users':
       return fc.nat({ max: USERS }).map((n) => new Ref('userId', n))
+    case 'participants':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('participantId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('participantId', n + 1)) })
     default:
       return fc.constant(new Ref('anyId'))
   }
@@ -779,11 +794,13 @@ const GOOD_FIELDS: Record<string, JVal> = {
   others: false,
   reason: 'known good reason',
   until: new Ref('isoTime', 60),
+  options: new JObj([['matchDeadlineS', 600]]),
 }
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
 const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /api/v1/user/password/reset': { email: new Ref('email', 0), code: new Ref('code:reset_password') },
+  'POST /api/v1/admin/matches/:id/correct': { winnerParticipantId: new Ref('correctable:loser') },
 }
 
 /** Optional fields a known-good request leaves out: a tournament with participants is the draft flow, which takes no registration. */
@@ -807,9 +824,12 @@ function goodParam(param: string, path: string, method: string): Ref {
       if (path.endsWith('/registration') || path.endsWith('/check-in')) return new Ref('tournamentId', 4)
       return new Ref('tournamentId', 0)
     case 'matches':
-      return new Ref('matchId', 0)
+      return path.endsWith('/correct') ? new Ref('correctable:matchId') : new Ref('matchId', 0)
     case 'wallets':
       return new Ref('userId', 0)
+    case 'participants':
+      // The seat's own: disqualified from the running tournament (tournamentId 0).
+      return new Ref('participantId', 0)
     case 'pin-session':
       return new Ref('pinSessionId', 0)
     case 'sessions':

@@ -97,7 +97,7 @@ export interface AccountExport {
     gameId: string
     round: number
     position: number
-    status: 'waiting' | 'running' | 'disputed' | 'decided'
+    status: 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
     /** The user's seat in the tournament. */
     participantId: string
     opponentParticipantId: string | null
@@ -134,11 +134,20 @@ export interface Match {
   id: string
   round: number
   position: number
-  status: 'waiting' | 'running' | 'disputed' | 'decided'
+  /** `cancelled`: its tournament was cancelled before it was decided. */
+  status: 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
   slot1ParticipantId: string | null
   slot2ParticipantId: string | null
   winnerParticipantId: string | null
   nextMatchId: string | null
+  /** ISO time at which the match, if still running, is settled (`no_show` or `deadline_passed`); null: no deadline, or not running yet. */
+  deadline: string | null
+}
+
+/** A tournament's creation options. */
+export interface TournamentOptions {
+  /** Seconds a match may run before it is settled; absent: no deadline. */
+  matchDeadlineS?: number
 }
 
 export type TournamentStatus = 'draft' | 'registration' | 'running' | 'finalizing' | 'completed' | 'cancelled'
@@ -176,6 +185,7 @@ export interface Tournament {
   matches: Match[]
   winnerParticipantId: string | null
   registration: Registration | null
+  options: TournamentOptions
 }
 
 /** A tournament in a list (`tournaments()`). */
@@ -357,16 +367,20 @@ export interface EventCatalogue {
   'tournament.started': { topic: 'status'; data: { tournamentId: string } }
   /** To a registrant removed at the start: check-in was asked and they did not check in. */
   'tournament.dropped': { topic: 'status'; data: { tournamentId: string; reason: 'not_checked_in' } }
-  /** `not_enough_players`: fewer than two players were left at the start. */
-  'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
   'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
   /** `participantId` and `place` are the recipient's own: 1 the winner, 2 the finalist, 3 the semi-final losers, … */
   'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }
+  /** The tournament was cancelled: by an operator (their `reason`; its undecided matches are `cancelled`), or at the start with fewer than two players left (`not_enough_players`). */
+  'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
+  /** To the disqualified player: their current match goes (or will go, once the opponent is known) to the opponent. */
+  'tournament.disqualified': { topic: 'status'; data: { tournamentId: string; participantId: string; reason: string } }
   'match.ready': { topic: 'status'; data: { tournamentId: string; matchId: string; round: number } }
-  /** `reason` only for a bye. */
-  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; reason?: 'bye' } }
+  /** `reason` absent when both players agreed (or an operator resolved it): `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was). */
+  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; reason?: 'bye' | 'no_show' | 'disqualified' } }
   'match.replay': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'mutual_draw' } }
-  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' } }
+  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
+  /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId`. */
+  'match.corrected': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string; reason: string } }
 }
 
 /** The event types this SDK knows. */

@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { users } from './auth'
+import type { TournamentOptions } from '../../modules/games/store'
 
 export const games = sqliteTable('games', {
   id: text('id').primaryKey(),
@@ -12,7 +13,7 @@ export const games = sqliteTable('games', {
 
 export const TOURNAMENT_STATUSES = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled'] as const
 export const SEEDINGS = ['registration', 'random'] as const
-export const MATCH_STATUSES = ['waiting', 'running', 'disputed', 'decided'] as const
+export const MATCH_STATUSES = ['waiting', 'running', 'disputed', 'decided', 'cancelled'] as const
 
 export const tournaments = sqliteTable(
   'tournaments',
@@ -39,6 +40,8 @@ export const tournaments = sqliteTable(
     seed: text('seed'),
     /** Joins so far (never lowered by a leave): the next registrant's number, and the row every join locks. */
     registrationSeq: integer('registration_seq').notNull().default(0),
+    /** The creation options (contract §9) as given, e.g. `{ "matchDeadlineS": 600 }`; null: none. */
+    options: text('options', { mode: 'json' }).$type<TournamentOptions>(),
   },
   (table) => [index('tournaments_game').on(table.gameId), index('tournaments_status').on(table.status, table.id)],
 )
@@ -84,6 +87,10 @@ export const matches = sqliteTable(
     /** Which round of claims is open; a replay starts the next one. */
     claimRound: integer('claim_round').notNull().default(1),
     decidedAt: integer('decided_at', { mode: 'timestamp_ms' }),
+    /** When a running match is settled by the deadline job; null without a deadline (contract §9). */
+    deadline: integer('deadline', { mode: 'timestamp_ms' }),
+    /** A disqualified participant seated here before the opponent was known: the match is a walkover once it opens. */
+    forfeitParticipantId: text('forfeit_participant_id'),
   },
   (table) => [
     uniqueIndex('matches_tournament_round_position').on(table.tournamentId, table.round, table.position),

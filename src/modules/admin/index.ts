@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
-import { CreateGameBody, CreateGameResponse, CreateTournamentBody, GameKeyResponse, Match, TournamentResponse } from '../games/model'
+import { CorrectBody, CreateGameBody, CreateGameResponse, CreateTournamentBody, GameKeyResponse, Match, ReasonBody, TournamentResponse } from '../games/model'
 import type { GamesService } from '../games/service'
 import { DecisionResponse, ResolveBody } from '../matches/model'
 import type { MatchesService } from '../matches/service'
@@ -106,6 +106,25 @@ export function adminModule(
         response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'registration_open'] }, STORAGE) },
         detail: detail('Build the bracket, apply byes, open the first matches (a registration: once it has closed, before startsAt)'),
       })
+      .post('/tournaments/:id/cancel', async ({ params, body }) => ({ tournament: await games.cancelTournament(params.id, body.reason) }), {
+        params: IdParams,
+        body: ReasonBody,
+        response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+        detail: detail('Cancel a tournament: its undecided matches are cancelled, open game sessions stop working, every participant is told'),
+      })
+      .post(
+        '/tournaments/:id/participants/:participantId/disqualify',
+        async ({ params, body }) => await matchService.disqualify(params.id, params.participantId, body.reason),
+        {
+          params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), participantId: t.String({ minLength: 1, maxLength: 64 }) }),
+          body: ReasonBody,
+          response: {
+            200: t.Object({ match: Match }),
+            ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE),
+          },
+          detail: detail('Disqualify a participant: their current match goes to the opponent (now, or as a walkover once the opponent is known)'),
+        },
+      )
       .get('/tournaments/:id', async ({ params }) => ({ tournament: await games.getTournament(params.id) }), {
         params: IdParams,
         response: { 200: TournamentResponse, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
@@ -146,6 +165,12 @@ export function adminModule(
         body: ResolveBody,
         response: { 200: t.Object({ match: Match, decision: DecisionResponse }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['match_not_running'] }, STORAGE) },
         detail: detail('Decide a disputed (or running) match; advances the bracket'),
+      })
+      .post('/matches/:id/correct', async ({ params, body }) => await matchService.correct(params.id, body.winnerParticipantId, body.reason), {
+        params: IdParams,
+        body: CorrectBody,
+        response: { 200: t.Object({ match: Match }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'correction_too_late'] }, STORAGE) },
+        detail: detail('Correct a decided result while the match it fed has no claim; the new winner takes the old one\'s slot'),
       })
       .use(options.devMailbox ? devMailbox(storage) : new Elysia({ name: 'arena/admin-dev-mail-off' }))
       // Users: search, one user in full, bans, deletion (contract §8). Added to

@@ -9,7 +9,7 @@ import type { MatchRecord } from './store'
 type MatchPlayers = Pick<MatchRecord, 'id' | 'tournamentId' | 'round' | 'slot1ParticipantId' | 'slot2ParticipantId'>
 
 /** The events of a match, and what each carries besides the match's tournamentId and matchId. */
-export type MatchEventType = 'match.ready' | 'match.decided' | 'match.replay' | 'match.disputed'
+export type MatchEventType = 'match.ready' | 'match.decided' | 'match.replay' | 'match.disputed' | 'match.corrected'
 export type MatchEventData<K extends MatchEventType> = Omit<EventData<K>, 'tournamentId' | 'matchId'>
 
 function matchEvent<K extends MatchEventType>(userId: string, match: MatchPlayers, type: K, data: MatchEventData<K>): OutboxEvent<K> {

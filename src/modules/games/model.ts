@@ -11,11 +11,14 @@ export const Match = t.Object(
     id: t.String(),
     round: t.Integer(),
     position: t.Integer(),
-    status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed'), t.Literal('decided')]),
+    status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed'), t.Literal('decided'), t.Literal('cancelled')], {
+      description: '`cancelled`: its tournament was cancelled before it was decided',
+    }),
     slot1ParticipantId: t.Nullable(t.String()),
     slot2ParticipantId: t.Nullable(t.String()),
     winnerParticipantId: t.Nullable(t.String()),
     nextMatchId: t.Nullable(t.String()),
+    deadline: t.Nullable(t.String({ description: 'ISO time at which a match still running is settled (options.matchDeadlineS); null: no deadline, or not running yet' })),
   },
   { $id: 'Match' },
 )
@@ -45,6 +48,14 @@ export const Registration = t.Object(
   { $id: 'Registration' },
 )
 export type Registration = Static<typeof Registration>
+export const TournamentOptions = t.Object(
+  {
+    matchDeadlineS: t.Optional(
+      t.Integer({ minimum: 1, maximum: 31_536_000, description: 'seconds a match may run before it is settled (no_show or deadline_passed); absent: no deadline' }),
+    ),
+  },
+  { $id: 'TournamentOptions' },
+)
 
 export const Tournament = t.Object(
   {
@@ -65,6 +76,7 @@ export const Tournament = t.Object(
     matches: t.Array(Match),
     winnerParticipantId: t.Nullable(t.String()),
     registration: t.Nullable(Registration),
+    options: TournamentOptions,
   },
   { $id: 'Tournament' },
 )
@@ -99,8 +111,16 @@ export const CreateTournamentBody = t.Object({
   ),
   startsAt: t.Optional(Instant('when the tournament starts by itself (registration only); at most a year ahead')),
   seeding: t.Optional(Seeding),
+  options: t.Optional(TournamentOptions),
 })
 export type CreateTournamentBody = Static<typeof CreateTournamentBody>
+
+export const ReasonBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'why; every affected player sees it in the event' }) })
+
+export const CorrectBody = t.Object({
+  winnerParticipantId: t.String({ minLength: 1, maxLength: 64, description: 'the participant who really won: the other player of the match' }),
+  reason: t.String({ minLength: 1, maxLength: 500, description: 'why; both players see it in the match.corrected event' }),
+})
 
 export const TournamentSummary = t.Object(
   {

@@ -31,6 +31,7 @@ export function toMatch(row: MatchRecord): Match {
     slot2ParticipantId: row.slot2ParticipantId,
     winnerParticipantId: row.winnerParticipantId,
     nextMatchId: row.nextMatchId,
+    deadline: row.deadline ? toIso(row.deadline) : null,
   }
 }
 
@@ -50,6 +51,7 @@ export async function loadTournament(games: GamesStore, id: string): Promise<Tou
     matches: bracket.map(toMatch),
     winnerParticipantId: row.winnerParticipantId,
     registration: registrationOf(row),
+    options: row.options ?? {},
   }
 }
 
@@ -142,6 +144,14 @@ function closed(tournament: TournamentRecord): AppError {
     ? new AppError('registration_closed', 'Registration for this tournament has closed')
     : new AppError('registration_closed', `This tournament is ${tournament.status}, not open for registration`)
 }
+
+/**
+ * The seam for entry-fee refunds (contract §9, §10): tournaments take no entry
+ * fees yet. When they do, the refunds of a cancelled tournament are posted
+ * here, in the cancel's unit of work, so a cancel and its refunds commit
+ * together.
+ */
+async function refundEntryFees(_tx: Transaction, _tournamentId: string): Promise<void> {}
 
 /** Bad game keys for one game within a minute that count as a burst worth a security event. */
 export const BAD_KEY_BURST = 5
@@ -239,7 +249,7 @@ export class GamesService {
     const id = newId('tournament')
     return storage.write(async (tx) => {
       await tx.games.insertTournament(
-        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now(), ...NO_REGISTRATION },
+        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now(), ...NO_REGISTRATION, options: input.options ?? null },
         resolved.map((userId, index) => ({ id: newId('participant'), tournamentId: id, userId, seed: index + 1, registeredAt: null, checkedInAt: null })),
       )
       return (await loadTournament(tx.games, id))!
@@ -374,6 +384,34 @@ export class GamesService {
     if (!tournament) throw new AppError('not_found', 'No such tournament')
     if (tournament.status !== 'registration') throw closed(tournament)
     return tournament
+  }
+
+  /**
+   * Operator cancel (contract §9): status `cancelled`, every undecided match
+   * `cancelled` (a game session issued for one is refused at its claim:
+   * 409 match_not_running), `tournament.cancelled` with the reason to every
+   * participant. A tournament whose winner is known (finalizing, completed)
+   * or already cancelled: 409. One unit of work.
+   */
+  cancelTournament(id: string, reason: string): Promise<Tournament> {
+    return this.deps.storage.write(async (tx) => {
+      const tournament = await tx.games.tournament(id)
+      if (!tournament) throw new AppError('not_found', 'No such tournament')
+      if (tournament.status === 'finalizing' || tournament.status === 'completed' || tournament.status === 'cancelled') {
+        throw new AppError('conflict', `Tournament is ${tournament.status}; it cannot be cancelled`)
+      }
+      const now = this.deps.clock.now()
+      const cancelledMatches = await tx.matches.cancelOpenMatches(id)
+      await tx.games.markCancelled(id, now)
+      await refundEntryFees(tx, id)
+      for (const userId of await tx.games.participantUserIds(id)) {
+        await tx.events.append({ userId, topic: 'status', type: 'tournament.cancelled', data: { tournamentId: id, reason } }, now)
+      }
+      tx.afterCommit(() =>
+        this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'TOURNAMENT_CANCELLED', level: 'WARN', details: { tournamentId: id, reason, cancelledMatches } }),
+      )
+      return (await loadTournament(tx.games, id))!
+    })
   }
 
   async getTournament(id: string): Promise<Tournament> {

@@ -8,6 +8,7 @@
 // registration and does nothing.
 import type { Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
+import { deadlineFrom, scheduleSettle } from './deadlines'
 import { formatOf } from './formats'
 import { notifyReady } from './match-events'
 import { seedOrder } from './seeding'
@@ -19,7 +20,11 @@ export const MIN_PLAYERS_TO_START = 2
 /** Plans and stores the bracket of `tournament` for `seeded` (seeds 1..n in order), marks it running, and announces it. */
 export async function openBracket(tx: Transaction, tournament: TournamentRecord, seeded: readonly Participant[], now: Date): Promise<void> {
   const rows = formatOf(tournament.format).plan(tournament.id, seeded, now)
+  // Each match opened now runs until its deadline (options.matchDeadlineS), and its settle job is queued with it.
+  const deadline = deadlineFrom(now, tournament.options?.matchDeadlineS)
+  for (const row of rows) row.deadline = row.status === 'running' ? deadline : null
   await tx.games.insertBracket(rows)
+  for (const row of rows) if (row.status === 'running') await scheduleSettle(tx, row.id, deadline, now)
   await tx.games.markRunning(tournament.id, now)
   await announceStart(tx, tournament.id, seeded, rows, now)
 }

@@ -7,7 +7,13 @@
 export type TournamentFormatName = 'single_elimination'
 export type TournamentStatus = 'draft' | 'registration' | 'running' | 'finalizing' | 'completed' | 'cancelled'
 export type Seeding = 'registration' | 'random'
-export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided'
+export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
+
+/** A tournament's creation options (contract §9), stored as given. */
+export interface TournamentOptions {
+  /** Seconds a match may run before the deadline job settles it (whole, ≥ 1); absent: no deadline. */
+  matchDeadlineS?: number
+}
 
 export interface GameRecord {
   id: string
@@ -39,6 +45,8 @@ export interface TournamentRecord {
   seed: string | null
   /** Joins so far; a leave does not lower it. */
   registrationSeq: number
+  /** Null: none given. */
+  options?: TournamentOptions | null
 }
 
 /** A tournament as a list shows it, with its participant count. */
@@ -70,6 +78,14 @@ export interface MatchRecord {
   /** Which round of claims is open; a replay starts the next one. */
   claimRound: number
   decidedAt: Date | null
+  /**
+   * When the deadline job settles the match if it still runs; null without
+   * one. Set by the services when the match starts running (a format's plan
+   * leaves it out); the stores always return it.
+   */
+  deadline?: Date | null
+  /** A disqualified participant seated here before the opponent was known: a walkover once the match opens. */
+  forfeitParticipantId?: string | null
 }
 
 export interface GamesStore {
@@ -117,6 +133,8 @@ export interface GamesStore {
   /** The deciding match is decided: the tournament waits for its finalization job. */
   markFinalizing(tournamentId: string, winnerParticipantId: string): Promise<void>
   markCompleted(tournamentId: string, winnerParticipantId: string | null, completedAt: Date): Promise<void>
+  /** The match deadline of a tournament's options (seconds), null when none or no such tournament. */
+  matchDeadlineOf(tournamentId: string): Promise<number | null>
 
   /** The users playing in a tournament, for addressing status events to each. */
   participantUserIds(tournamentId: string): Promise<string[]>

@@ -68,7 +68,7 @@ export const MyMatch = t.Object({
 /** A match the user was seated in, whatever its state (the account export). */
 export const PlayedMatch = t.Object({
   ...MatchPlace,
-  status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed'), t.Literal('decided')]),
+  status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed'), t.Literal('decided'), t.Literal('cancelled')]),
   participantId: t.String({ description: "the user's seat in the tournament" }),
   opponentParticipantId: t.Nullable(t.String()),
   winnerParticipantId: t.Nullable(t.String()),

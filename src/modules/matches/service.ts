@@ -16,10 +16,12 @@ import { AppError } from '../../shared/errors'
 import { assertMayAct } from '../auth/standing'
 import { newId } from '../../shared/ids'
 import { formatOf, type TournamentFormat } from '../games/formats'
+import { deadlineFrom, scheduleSettle } from '../games/deadlines'
 import { notifyMatchPlayers, notifyReady, type MatchEventData, type MatchEventType } from '../games/match-events'
 import type { Match } from '../games/model'
 import { toMatch, type GamesService } from '../games/service'
 import type { MatchRecord } from '../games/store'
+import type { SecurityEventInput } from '../security/event-log'
 import { decide, type Claim, type Decision } from './arbiter'
 import type { NewClaim } from './store'
 
@@ -41,6 +43,8 @@ export interface MatchesServiceDeps {
   clock: Clock
   games: GamesService
   gameSessionTtlS: number
+  /** The operator's audit trail (the security log): corrections and disqualifications, recorded once committed. */
+  onSecurityEvent?: (event: SecurityEventInput) => void
 }
 
 function sessionTokenInvalid(): AppError {
@@ -191,6 +195,109 @@ export class MatchesService {
   }
 
   /**
+   * Operator correction of a decided result (contract §9): the other player
+   * of the match becomes its winner and takes the old winner's slot in the
+   * match it fed, while that match has no claim yet (in any round) and is not
+   * decided; 409 correction_too_late otherwise. A fed match already running
+   * opens a new round of claims (sessions issued to the old winner stop
+   * working), restarts its deadline and tells its players it is ready again.
+   * The final can be corrected while the tournament is finalizing (the
+   * finalization job reads the corrected bracket), not once it completed.
+   * One unit of work: no half-moved bracket.
+   */
+  correct(matchId: string, winnerParticipantId: string, reason: string): Promise<{ match: Match }> {
+    return this.deps.storage.write(async (tx) => {
+      const match = await tx.matches.byId(matchId)
+      if (!match) throw new AppError('not_found', 'No such match')
+      if (match.status !== 'decided' || match.winnerParticipantId === null) {
+        throw new AppError('conflict', `Match is ${match.status}; only a decided result can be corrected`)
+      }
+      const previous = match.winnerParticipantId
+      const other = previous === match.slot1ParticipantId ? match.slot2ParticipantId : match.slot1ParticipantId
+      if (other === null || winnerParticipantId !== other) {
+        throw new AppError('validation_failed', 'Request failed validation', {
+          details: [{ path: 'body/winnerParticipantId', message: other === null ? 'A bye has no other player to win it' : 'Not the other participant of this match' }],
+        })
+      }
+      const tournament = (await tx.games.tournament(match.tournamentId))!
+      const now = this.deps.clock.now()
+      const tooLate = (why: string) => new AppError('correction_too_late', `Too late to correct this result: ${why}`)
+      if (tournament.status !== 'running' && tournament.status !== 'finalizing') throw tooLate(`the tournament is ${tournament.status}`)
+      const format = await this.formatFor(tx, match)
+      const advance = format.advance(match)
+      await tx.matches.markDecided(match.id, winnerParticipantId, now)
+      if (advance.kind === 'finalize') {
+        await tx.games.markFinalizing(match.tournamentId, winnerParticipantId)
+      } else {
+        const fed = (await tx.matches.byId(advance.matchId))!
+        if (fed.status !== 'waiting' && fed.status !== 'running') throw tooLate(`the match it fed is ${fed.status}`)
+        if (await tx.matches.hasAnyClaim(fed.id)) throw tooLate('the match it fed has a claim')
+        await tx.matches.fillSlot(fed.id, advance.slot, winnerParticipantId)
+        if (fed.status === 'running') {
+          const moved = (await tx.matches.byId(fed.id))!
+          await tx.matches.setClaimRound(fed.id, fed.claimRound + 1)
+          const deadline = deadlineFrom(now, await tx.games.matchDeadlineOf(fed.tournamentId))
+          await tx.matches.setDeadline(fed.id, deadline)
+          await notifyReady(tx, now, moved)
+          await scheduleSettle(tx, fed.id, deadline, now)
+        }
+      }
+      await notifyMatchPlayers(tx, now, match, 'match.corrected', { winnerParticipantId, previousWinnerParticipantId: previous, reason })
+      tx.afterCommit(() =>
+        this.deps.onSecurityEvent?.({
+          userId: null,
+          source: 'server',
+          kind: 'MATCH_CORRECTED',
+          level: 'WARN',
+          details: { tournamentId: match.tournamentId, matchId, winnerParticipantId, previousWinnerParticipantId: previous, reason },
+        }),
+      )
+      return { match: toMatch((await tx.matches.byId(matchId))!) }
+    }, { rowLocks: true })
+  }
+
+  /**
+   * Operator disqualification (contract §9): the participant's current match
+   * (waiting, running or disputed) goes to the opponent (`disqualified`). When
+   * the opponent is not known yet, the match is marked and becomes that
+   * walkover the moment the opponent arrives. The tournament goes on. One unit
+   * of work.
+   */
+  disqualify(tournamentId: string, participantId: string, reason: string): Promise<{ match: Match }> {
+    return this.deps.storage.write(async (tx) => {
+      const tournament = await tx.games.tournament(tournamentId)
+      if (!tournament) throw new AppError('not_found', 'No such tournament')
+      const participant = (await tx.games.participantsOf(tournamentId)).find((p) => p.id === participantId)
+      if (!participant) throw new AppError('not_found', 'No such participant in this tournament')
+      if (tournament.status !== 'running') throw new AppError('conflict', `Tournament is ${tournament.status}, not running`)
+      const current = (await tx.games.bracketOf(tournamentId)).find(
+        (m) => (m.slot1ParticipantId === participantId || m.slot2ParticipantId === participantId) && (m.status === 'waiting' || m.status === 'running' || m.status === 'disputed'),
+      )
+      if (!current) throw new AppError('conflict', 'The participant has no match left to play: already out')
+      const now = this.deps.clock.now()
+      await tx.events.append({ userId: participant.userId, topic: 'status', type: 'tournament.disqualified', data: { tournamentId, participantId, reason } }, now)
+      const match = (await tx.matches.byId(current.id))!
+      const opponent = match.slot1ParticipantId === participantId ? match.slot2ParticipantId : match.slot1ParticipantId
+      if (match.status === 'waiting' || opponent === null) {
+        await tx.matches.setForfeit(match.id, participantId)
+      } else {
+        const format = await this.formatFor(tx, match)
+        await applyDecision(tx, format, now, match, walkover(format, match, opponent, 'disqualified'))
+      }
+      tx.afterCommit(() =>
+        this.deps.onSecurityEvent?.({
+          userId: participant.userId,
+          source: 'server',
+          kind: 'PARTICIPANT_DISQUALIFIED',
+          level: 'WARN',
+          details: { tournamentId, participantId, matchId: match.id, reason },
+        }),
+      )
+      return { match: toMatch((await tx.matches.byId(match.id))!) }
+    }, { rowLocks: true })
+  }
+
+  /**
    * Every match the user was seated in, whatever its state (the account
    * export): `result` is `won` or `lost` once decided (a bye is won), null
    * before.
@@ -240,10 +347,26 @@ async function seatOf(tx: Transaction, match: MatchRecord, userId: string): Prom
 }
 
 /**
+ * A decision the services apply: the arbiter's, or one an operator or the
+ * deadline job makes (contract §9): a walkover for a player whose opponent did
+ * not show (`no_show`) or was disqualified (`disqualified`), a dispute for a
+ * match nobody claimed by its deadline (`deadline_passed`).
+ */
+export type AppliedDecision =
+  | Decision
+  | { decision: 'game_advance' | 'game_advance_pending_finalization'; reason: 'no_show' | 'disqualified'; winnerParticipantId: string }
+  | { decision: 'dispute'; reason: 'deadline_passed' }
+
+/** The walkover decision for `winner` of `match` in `format`: deferred to finalization when it is the deciding match. */
+export function walkover(format: TournamentFormat, match: MatchRecord, winner: string, reason: 'no_show' | 'disqualified'): AppliedDecision {
+  return { decision: format.advance(match).kind === 'finalize' ? 'game_advance_pending_finalization' : 'game_advance', reason, winnerParticipantId: winner }
+}
+
+/**
  * Applies a decision to the match and the bracket, in the unit of work `tx`,
  * and writes the status events. Pending changes nothing.
  */
-async function applyDecision(tx: Transaction, format: TournamentFormat, now: Date, match: MatchRecord, decision: Decision): Promise<DecisionView> {
+export async function applyDecision(tx: Transaction, format: TournamentFormat, now: Date, match: MatchRecord, decision: AppliedDecision): Promise<DecisionView> {
   const base = { decision: decision.decision, reason: decision.reason, matchId: match.id, tournamentId: match.tournamentId }
   const notify = <K extends MatchEventType>(type: K, data: MatchEventData<K>) => notifyMatchPlayers(tx, now, match, type, data)
 
@@ -263,7 +386,7 @@ async function applyDecision(tx: Transaction, format: TournamentFormat, now: Dat
     case 'game_advance_pending_finalization': {
       const winner = decision.winnerParticipantId
       await tx.matches.markDecided(match.id, winner, now)
-      await notify('match.decided', { winnerParticipantId: winner })
+      await notify('match.decided', decision.reason === 'claims_agree' ? { winnerParticipantId: winner } : { winnerParticipantId: winner, reason: decision.reason })
       const advance = format.advance(match)
       if (advance.kind === 'finalize') {
         await tx.games.markFinalizing(match.tournamentId, winner)
@@ -275,11 +398,30 @@ async function applyDecision(tx: Transaction, format: TournamentFormat, now: Dat
       }
       await tx.matches.fillSlot(advance.matchId, advance.slot, winner)
       // The next match opens once both of its players are known.
-      const opened = await tx.matches.openIfReady(advance.matchId)
-      if (opened) await notifyReady(tx, now, opened)
+      await openIfReady(tx, format, now, match.tournamentId, advance.matchId)
       return { ...base, winnerParticipantId: winner, nextMatchId: advance.matchId }
     }
   }
+}
+
+/**
+ * Opens `matchId` if both its players are known: with its deadline and the
+ * job that settles it, and `match.ready` to both; or, when a disqualified
+ * participant sits in it, decided at once for the other (a walkover, which may
+ * open the match after it in turn).
+ */
+async function openIfReady(tx: Transaction, format: TournamentFormat, now: Date, tournamentId: string, matchId: string): Promise<void> {
+  const deadline = deadlineFrom(now, await tx.games.matchDeadlineOf(tournamentId))
+  const opened = await tx.matches.openIfReady(matchId, deadline)
+  if (!opened) return
+  const forfeit = opened.forfeitParticipantId
+  if (forfeit && (forfeit === opened.slot1ParticipantId || forfeit === opened.slot2ParticipantId)) {
+    const winner = forfeit === opened.slot1ParticipantId ? opened.slot2ParticipantId! : opened.slot1ParticipantId!
+    await applyDecision(tx, format, now, opened, walkover(format, opened, winner, 'disqualified'))
+    return
+  }
+  await notifyReady(tx, now, opened)
+  await scheduleSettle(tx, opened.id, deadline, now)
 }
 
 /** Where a match is, as the match views show it. */

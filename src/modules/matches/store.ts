@@ -72,8 +72,16 @@ export interface MatchesStore {
   markDecided(matchId: string, winnerParticipantId: string, now: Date): Promise<void>
   /** Seats a participant in a slot of a match (a winner moving on). */
   fillSlot(matchId: string, slot: 1 | 2, participantId: string): Promise<void>
-  /** Opens the match if it waits and both its slots are filled; the opened match, or null. */
-  openIfReady(matchId: string): Promise<MatchRecord | null>
+  /** Opens the match if it waits and both its slots are filled, with `deadline` (null: none); the opened match, or null. */
+  openIfReady(matchId: string, deadline: Date | null): Promise<MatchRecord | null>
+  /** Sets the deadline of a running match (one that opened at tournament start). */
+  setDeadline(matchId: string, deadline: Date | null): Promise<void>
+  /** Any claim on the match, in any round of claims (a correction is too late once its fed match has one). */
+  hasAnyClaim(matchId: string): Promise<boolean>
+  /** Marks a disqualified participant seated in a waiting match: the match is a walkover once it opens. */
+  setForfeit(matchId: string, participantId: string): Promise<void>
+  /** Every match of a tournament not decided yet becomes `cancelled`; how many. */
+  cancelOpenMatches(tournamentId: string): Promise<number>
 
   /** A user's matches that are not decided yet, in running tournaments, by round and position. */
   openMatchesOf(userId: string): Promise<OpenMatch[]>

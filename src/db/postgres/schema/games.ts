@@ -2,6 +2,7 @@ import { index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'dr
 import { timestampMs } from './columns'
 import { TOURNAMENT_STATUSES, MATCH_STATUSES, SEEDINGS } from '../../schema/games'
 import { users } from './auth'
+import type { TournamentOptions } from '../../../modules/games/store'
 
 export const games = pgTable('games', {
   id: text('id').primaryKey(),
@@ -38,6 +39,8 @@ export const tournaments = pgTable(
     seed: text('seed'),
     /** Joins so far (never lowered by a leave): the next registrant's number, and the row every join locks. */
     registrationSeq: integer('registration_seq').notNull().default(0),
+    /** The creation options (contract §9) as given, e.g. `{ "matchDeadlineS": 600 }`; null: none. */
+    options: json('options').$type<TournamentOptions>(),
   },
   (table) => [index('tournaments_game').on(table.gameId), index('tournaments_status').on(table.status, table.id)],
 )
@@ -83,6 +86,10 @@ export const matches = pgTable(
     /** Which round of claims is open; a replay starts the next one. */
     claimRound: integer('claim_round').notNull().default(1),
     decidedAt: timestampMs('decided_at'),
+    /** When a running match is settled by the deadline job; null without a deadline (contract §9). */
+    deadline: timestampMs('deadline'),
+    /** A disqualified participant seated here before the opponent was known: the match is a walkover once it opens. */
+    forfeitParticipantId: text('forfeit_participant_id'),
   },
   (table) => [
     uniqueIndex('matches_tournament_round_position').on(table.tournamentId, table.round, table.position),

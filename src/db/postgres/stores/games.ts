@@ -172,6 +172,11 @@ export class PostgresGamesStore implements GamesStore {
     await this.db.update(tournaments).set({ status: 'completed', winnerParticipantId, completedAt }).where(eq(tournaments.id, tournamentId))
   }
 
+  async matchDeadlineOf(tournamentId: string): Promise<number | null> {
+    const [row] = await this.db.select({ options: tournaments.options }).from(tournaments).where(eq(tournaments.id, tournamentId))
+    return row?.options?.matchDeadlineS ?? null
+  }
+
   async participantUserIds(tournamentId: string): Promise<string[]> {
     const rows = await this.db.select({ userId: participants.userId }).from(participants).where(eq(participants.tournamentId, tournamentId))
     return rows.map((row) => row.userId)

@@ -41,6 +41,8 @@ export const matchRecordColumns = {
   nextSlot: matches.nextSlot,
   claimRound: matches.claimRound,
   decidedAt: matches.decidedAt,
+  deadline: matches.deadline,
+  forfeitParticipantId: matches.forfeitParticipantId,
 }
 
 const sessionColumns = {
@@ -188,10 +190,10 @@ export class PostgresMatchesStore implements MatchesStore {
       .where(eq(matches.id, matchId))
   }
 
-  async openIfReady(matchId: string): Promise<MatchRecord | null> {
+  async openIfReady(matchId: string, deadline: Date | null): Promise<MatchRecord | null> {
     const [row] = await this.db
       .update(matches)
-      .set({ status: 'running' })
+      .set({ status: 'running', deadline })
       .where(
         and(
           eq(matches.id, matchId),
@@ -202,6 +204,28 @@ export class PostgresMatchesStore implements MatchesStore {
       )
       .returning(matchRecordColumns)
     return row ?? null
+  }
+
+  async setDeadline(matchId: string, deadline: Date | null): Promise<void> {
+    await this.db.update(matches).set({ deadline }).where(eq(matches.id, matchId))
+  }
+
+  async hasAnyClaim(matchId: string): Promise<boolean> {
+    const rows = await this.db.select({ matchId: matchClaims.matchId }).from(matchClaims).where(eq(matchClaims.matchId, matchId)).limit(1)
+    return rows.length > 0
+  }
+
+  async setForfeit(matchId: string, participantId: string): Promise<void> {
+    await this.db.update(matches).set({ forfeitParticipantId: participantId }).where(eq(matches.id, matchId))
+  }
+
+  async cancelOpenMatches(tournamentId: string): Promise<number> {
+    const rows = await this.db
+      .update(matches)
+      .set({ status: 'cancelled' })
+      .where(and(eq(matches.tournamentId, tournamentId), inArray(matches.status, ['waiting', 'running', 'disputed'])))
+      .returning({ id: matches.id })
+    return rows.length
   }
 
   async openMatchesOf(userId: string): Promise<OpenMatch[]> {

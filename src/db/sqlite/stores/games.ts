@@ -188,6 +188,11 @@ export class SqliteGamesStore implements GamesStore {
     this.db.update(tournaments).set({ status: 'completed', winnerParticipantId, completedAt }).where(eq(tournaments.id, tournamentId)).run()
   }
 
+  async matchDeadlineOf(tournamentId: string): Promise<number | null> {
+    const row = this.db.select({ options: tournaments.options }).from(tournaments).where(eq(tournaments.id, tournamentId)).get()
+    return row?.options?.matchDeadlineS ?? null
+  }
+
   async participantUserIds(tournamentId: string): Promise<string[]> {
     return this.statements.usersOfTournament.all({ tournamentId }).map((row) => row.userId)
   }

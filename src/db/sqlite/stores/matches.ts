@@ -26,9 +26,11 @@ const MATCH_FIELDS = [
   'nextSlot',
   'claimRound',
   'decidedAt',
+  'deadline',
+  'forfeitParticipantId',
 ] as const satisfies readonly (keyof MatchRecord)[]
 
-export type RawMatch = Omit<MatchRecord, 'decidedAt'> & { decidedAt: number | null }
+export type RawMatch = Omit<MatchRecord, 'decidedAt' | 'deadline'> & { decidedAt: number | null; deadline: number | null }
 
 /** The SELECT list of a match row, for hand-written SQL (games.ts reads brackets with it too). */
 export function matchColumns(alias?: string): string {
@@ -36,7 +38,7 @@ export function matchColumns(alias?: string): string {
 }
 
 export function toMatchRecord(raw: RawMatch): MatchRecord {
-  return { ...raw, decidedAt: raw.decidedAt === null ? null : new Date(raw.decidedAt) }
+  return { ...raw, decidedAt: raw.decidedAt === null ? null : new Date(raw.decidedAt), deadline: raw.deadline === null ? null : new Date(raw.deadline) }
 }
 
 const SESSION_FIELDS = ['id', 'gameId', 'matchId', 'participantId', 'userId', 'claimRound', 'expiresAt', 'consumedAt'] as const satisfies readonly (keyof GameSession)[]
@@ -81,8 +83,8 @@ const statements = perConnection((sqlite) => ({
   ),
   fillSlot1: sqlite.prepare<unknown, { id: string; participantId: string }>('UPDATE matches SET slot1_participant_id = $participantId WHERE id = $id'),
   fillSlot2: sqlite.prepare<unknown, { id: string; participantId: string }>('UPDATE matches SET slot2_participant_id = $participantId WHERE id = $id'),
-  openIfReady: sqlite.prepare<RawMatch, Id>(
-    `UPDATE matches SET status = 'running'
+  openIfReady: sqlite.prepare<RawMatch, Id & { deadline: number | null }>(
+    `UPDATE matches SET status = 'running', deadline = $deadline
      WHERE id = $id AND status = 'waiting' AND slot1_participant_id IS NOT NULL AND slot2_participant_id IS NOT NULL
      RETURNING ${matchColumns()}`,
   ),
@@ -163,9 +165,30 @@ export class SqliteMatchesStore implements MatchesStore {
     ;(slot === 1 ? this.statements.fillSlot1 : this.statements.fillSlot2).run({ id: matchId, participantId })
   }
 
-  async openIfReady(matchId: string): Promise<MatchRecord | null> {
-    const raw = this.statements.openIfReady.get({ id: matchId })
+  async openIfReady(matchId: string, deadline: Date | null): Promise<MatchRecord | null> {
+    const raw = this.statements.openIfReady.get({ id: matchId, deadline: deadline === null ? null : deadline.getTime() })
     return raw ? toMatchRecord(raw) : null
+  }
+
+  async setDeadline(matchId: string, deadline: Date | null): Promise<void> {
+    this.scope.handle.db.update(matches).set({ deadline }).where(eq(matches.id, matchId)).run()
+  }
+
+  async hasAnyClaim(matchId: string): Promise<boolean> {
+    return this.scope.handle.db.select({ matchId: matchClaims.matchId }).from(matchClaims).where(eq(matchClaims.matchId, matchId)).limit(1).get() !== undefined
+  }
+
+  async setForfeit(matchId: string, participantId: string): Promise<void> {
+    this.scope.handle.db.update(matches).set({ forfeitParticipantId: participantId }).where(eq(matches.id, matchId)).run()
+  }
+
+  async cancelOpenMatches(tournamentId: string): Promise<number> {
+    return this.scope.handle.db
+      .update(matches)
+      .set({ status: 'cancelled' })
+      .where(and(eq(matches.tournamentId, tournamentId), inArray(matches.status, ['waiting', 'running', 'disputed'])))
+      .returning({ id: matches.id })
+      .all().length
   }
 
   async openMatchesOf(userId: string): Promise<OpenMatch[]> {
