@@ -260,6 +260,16 @@ describe('check-in', () => {
     expect(await codeOf(await leave(t.id, present[0]!))).toBe('registration_closed')
   })
 
+  test('options given at creation hold once it starts: a match deadline on the matches the start opens', async () => {
+    const people = await players(ctx, 2)
+    const t = await create({ options: { matchDeadlineS: 600 } })
+    expect((t as unknown as { options: unknown }).options).toEqual({ matchDeadlineS: 600 })
+    for (const p of people) expect((await join(t.id, p)).status).toBe(201)
+    expect(await reachStart(t)).toBeGreaterThanOrEqual(1)
+    const started = (await show(t.id)) as RegistrationTournament & { matches: { status: string; deadline: string | null }[] }
+    expect(started.matches.map((m) => [m.status, m.deadline])).toEqual([['running', new Date(Date.parse(t.registration!.startsAt) + 600_000).toISOString()]])
+  })
+
   test('fewer than 2 left at the start: cancelled, reason not_enough_players, told', async () => {
     const [a, b] = await players(ctx, 2)
     const t = await create({}, { checkIn: { opensAt: at(40 * MIN), closesAt: at(55 * MIN) } })

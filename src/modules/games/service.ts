@@ -264,7 +264,7 @@ export class GamesService {
     const id = newId('tournament')
     return storage.write(async (tx) => {
       await tx.games.insertTournament(
-        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'registration', createdAt: now, ...plan, seed: plan.seeding === 'random' ? newSeedingSeed() : null },
+        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'registration', createdAt: now, ...plan, seed: plan.seeding === 'random' ? newSeedingSeed() : null, options: input.options ?? null },
         [],
       )
       await tx.jobs.enqueue(JOB_KINDS.startTournament, { tournamentId: id }, now, plan.startsAt)

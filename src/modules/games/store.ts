@@ -46,7 +46,7 @@ export interface TournamentRecord {
   /** Joins so far; a leave does not lower it. */
   registrationSeq: number
   /** Null: none given. */
-  options?: TournamentOptions | null
+  options: TournamentOptions | null
 }
 
 /** A tournament as a list shows it, with its participant count. */
