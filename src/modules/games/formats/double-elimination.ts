@@ -29,6 +29,7 @@ import {
   type EngineMatch,
   type FormatContext,
   type FormatEngine,
+  stepOf,
 } from './engine'
 import { decideByes, eliminationStandings, lostIn, winnersBracket } from './elimination'
 
@@ -141,32 +142,29 @@ export const doubleEliminationEngine: FormatEngine = {
   },
 
   afterDecision(ctx, matches, decidedKey) {
-    const work = new Work(ctx, matches, onDecided)
-    work.follow(work.get(decidedKey))
-    work.step.finished = doubleEliminationEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(doubleEliminationEngine, ctx, matches, onDecided, (work) => {
+      work.follow(work.get(decidedKey))
+    })
   },
 
   disqualify(ctx, matches, participantId) {
-    const work = new Work(ctx, matches, onDecided)
-    work.forfeitAll(participantId)
-    work.step.finished = doubleEliminationEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(doubleEliminationEngine, ctx, matches, onDecided, (work) => {
+      work.forfeitAll(participantId)
+    })
   },
 
   correct(ctx, matches, key, winner) {
-    const work = new Work(ctx, matches, onDecided)
-    if (key === GF1) {
-      const reset = work.byKey.get(GF2)
-      if (reset?.status === 'decided') throw new CorrectionTooLate(key, GF2)
-      correctInBracket(work, key, winner)
-      if (reset && winner === reset.slot1) work.remove(GF2)
-      onDecided(work, work.get(GF1))
-    } else {
-      correctInBracket(work, key, winner)
-    }
-    work.step.finished = doubleEliminationEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(doubleEliminationEngine, ctx, matches, onDecided, (work) => {
+      if (key === GF1) {
+        const reset = work.byKey.get(GF2)
+        if (reset?.status === 'decided') throw new CorrectionTooLate(key, GF2)
+        correctInBracket(work, key, winner)
+        if (reset && winner === reset.slot1) work.remove(GF2)
+        onDecided(work, work.get(GF1))
+      } else {
+        correctInBracket(work, key, winner)
+      }
+    })
   },
 
   isFinished(ctx, matches) {

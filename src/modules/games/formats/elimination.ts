@@ -16,6 +16,7 @@ import {
   type FormatContext,
   type FormatEngine,
   type StandingRow,
+  stepOf,
 } from './engine'
 
 /** The elimination part of a bracket: single elimination's whole bracket, double elimination's winners bracket. */
@@ -83,24 +84,21 @@ export const singleEliminationEngine: FormatEngine = {
   },
 
   afterDecision(ctx, matches, decidedKey) {
-    const work = new Work(ctx, matches, () => {})
-    work.follow(work.get(decidedKey))
-    work.step.finished = singleEliminationEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(singleEliminationEngine, ctx, matches, () => {}, (work) => {
+      work.follow(work.get(decidedKey))
+    })
   },
 
   disqualify(ctx, matches, participantId) {
-    const work = new Work(ctx, matches, () => {})
-    work.forfeitAll(participantId)
-    work.step.finished = singleEliminationEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(singleEliminationEngine, ctx, matches, () => {}, (work) => {
+      work.forfeitAll(participantId)
+    })
   },
 
   correct(ctx, matches, key, winner) {
-    const work = new Work(ctx, matches, () => {})
-    correctInBracket(work, key, winner)
-    work.step.finished = singleEliminationEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(singleEliminationEngine, ctx, matches, () => {}, (work) => {
+      correctInBracket(work, key, winner)
+    })
   },
 
   isFinished(_ctx, matches) {

@@ -196,6 +196,23 @@ export function loserOf(m: EngineMatch): string | null {
  * use it to place winners and losers, open matches, decide walkovers (which
  * cascade), and create matches.
  */
+/**
+ * One change to a tournament in progress, as the Step it makes: `change`
+ * applied to a Work over the matches, then whether the tournament is finished.
+ */
+export function stepOf(
+  engine: Pick<FormatEngine, 'isFinished'>,
+  ctx: FormatContext,
+  matches: readonly EngineMatch[],
+  onDecided: (work: Work, m: EngineMatch) => void,
+  change: (work: Work) => void,
+): Step {
+  const work = new Work(ctx, matches, onDecided)
+  change(work)
+  work.step.finished = engine.isFinished(ctx, work.all())
+  return work.step
+}
+
 export class Work {
   readonly byKey = new Map<string, EngineMatch>()
   readonly step = emptyStep()

@@ -16,6 +16,7 @@ import {
   type EngineMatch,
   type FormatContext,
   type FormatEngine,
+  stepOf,
 } from './engine'
 
 /** The circle method: the first player stays, the others rotate one place a round. Pairs of seed indexes, by round. */
@@ -104,18 +105,16 @@ export const roundRobinEngine: FormatEngine = {
   },
 
   disqualify(ctx, matches, participantId) {
-    const work = new Work(ctx, matches, () => {})
-    work.forfeitAll(participantId)
-    work.step.finished = roundRobinEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(roundRobinEngine, ctx, matches, () => {}, (work) => {
+      work.forfeitAll(participantId)
+    })
   },
 
   correct(ctx, matches, key, winner) {
     // Nothing is fed by a round-robin match: a correction is always in time.
-    const work = new Work(ctx, matches, () => {})
-    correctScored(work, key, winner)
-    work.step.finished = roundRobinEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(roundRobinEngine, ctx, matches, () => {}, (work) => {
+      correctScored(work, key, winner)
+    })
   },
 
   isFinished(_ctx, matches) {

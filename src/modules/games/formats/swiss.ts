@@ -25,6 +25,7 @@ import {
   type EngineMatch,
   type FormatContext,
   type FormatEngine,
+  stepOf,
 } from './engine'
 import { checkResult, correctScored } from './round-robin'
 
@@ -171,31 +172,28 @@ export const swissEngine: FormatEngine = {
   },
 
   afterDecision(ctx, matches, decidedKey) {
-    const work = new Work(ctx, matches, onDecided)
-    work.follow(work.get(decidedKey))
-    work.step.finished = swissEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(swissEngine, ctx, matches, onDecided, (work) => {
+      work.follow(work.get(decidedKey))
+    })
   },
 
   disqualify(ctx, matches, participantId) {
-    const work = new Work(ctx, matches, onDecided)
-    work.forfeitAll(participantId)
-    work.step.finished = swissEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(swissEngine, ctx, matches, onDecided, (work) => {
+      work.forfeitAll(participantId)
+    })
   },
 
   correct(ctx, matches, key, winner) {
-    const work = new Work(ctx, matches, onDecided)
-    const m = work.get(key)
-    const later = work.all().filter((x) => x.round > m.round)
-    const played = later.find((x) => x.status === 'decided' && x.decidedBy !== 'bye')
-    if (played) throw new CorrectionTooLate(key, played.key)
-    // The next round was paired on the old result: it is paired again.
-    for (const x of later) work.remove(x.key)
-    correctScored(work, key, winner)
-    onDecided(work, work.get(key))
-    work.step.finished = swissEngine.isFinished(ctx, work.all())
-    return work.step
+    return stepOf(swissEngine, ctx, matches, onDecided, (work) => {
+      const m = work.get(key)
+      const later = work.all().filter((x) => x.round > m.round)
+      const played = later.find((x) => x.status === 'decided' && x.decidedBy !== 'bye')
+      if (played) throw new CorrectionTooLate(key, played.key)
+      // The next round was paired on the old result: it is paired again.
+      for (const x of later) work.remove(x.key)
+      correctScored(work, key, winner)
+      onDecided(work, work.get(key))
+    })
   },
 
   isFinished(ctx, matches) {
