@@ -14,6 +14,8 @@ export const games = sqliteTable('games', {
 export const TOURNAMENT_STATUSES = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled'] as const
 export const SEEDINGS = ['registration', 'random'] as const
 export const MATCH_STATUSES = ['waiting', 'running', 'disputed', 'decided', 'cancelled'] as const
+export const FORMAT_NAMES = ['single_elimination', 'double_elimination', 'round_robin', 'swiss'] as const
+export const BRACKETS = ['winners', 'losers', 'grand_final', 'third_place', 'round_robin', 'swiss'] as const
 
 export const tournaments = sqliteTable(
   'tournaments',
@@ -23,7 +25,7 @@ export const tournaments = sqliteTable(
       .notNull()
       .references(() => games.id),
     name: text('name').notNull(),
-    format: text('format', { enum: ['single_elimination'] }).notNull(),
+    format: text('format', { enum: FORMAT_NAMES }).notNull(),
     status: text('status', { enum: TOURNAMENT_STATUSES }).notNull(),
     winnerParticipantId: text('winner_participant_id'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
@@ -61,6 +63,8 @@ export const participants = sqliteTable(
     /** When the player joined by registration; null for an operator-listed participant. */
     registeredAt: integer('registered_at', { mode: 'timestamp_ms' }),
     checkedInAt: integer('checked_in_at', { mode: 'timestamp_ms' }),
+    /** When an operator disqualified them (contract §9): every later match of theirs is a walkover. */
+    disqualifiedAt: integer('disqualified_at', { mode: 'timestamp_ms' }),
   },
   (table) => [
     uniqueIndex('participants_tournament_user').on(table.tournamentId, table.userId),
@@ -89,11 +93,18 @@ export const matches = sqliteTable(
     decidedAt: integer('decided_at', { mode: 'timestamp_ms' }),
     /** When a running match is settled by the deadline job; null without a deadline (contract §9). */
     deadline: integer('deadline', { mode: 'timestamp_ms' }),
-    /** A disqualified participant seated here before the opponent was known: the match is a walkover once it opens. */
-    forfeitParticipantId: text('forfeit_participant_id'),
+    /** Which part of the tournament (contract §9): with round and position, the match's place (the format engine's key). */
+    bracket: text('bracket', { enum: BRACKETS }).notNull().default('winners'),
+    /** `WIN` or `DRAW` (round robin and Swiss) once decided; null before. */
+    outcome: text('outcome', { enum: ['WIN', 'DRAW'] }),
+    /** How it was decided: `played` (claims or an operator), `bye`, or `walkover` (no-show, disqualification); null before. */
+    decidedBy: text('decided_by', { enum: ['played', 'bye', 'walkover'] }),
+    /** Where the loser goes (double elimination's losers bracket, the third-place match); null elsewhere. */
+    loserNextMatchId: text('loser_next_match_id'),
+    loserNextSlot: integer('loser_next_slot'),
   },
   (table) => [
-    uniqueIndex('matches_tournament_round_position').on(table.tournamentId, table.round, table.position),
+    uniqueIndex('matches_tournament_place').on(table.tournamentId, table.bracket, table.round, table.position),
     index('matches_slot1').on(table.slot1ParticipantId),
     index('matches_slot2').on(table.slot2ParticipantId),
   ],

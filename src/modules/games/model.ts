@@ -6,18 +6,30 @@ export const CreateGameBody = t.Object({ name: t.String({ minLength: 1, maxLengt
 export const CreateGameResponse = t.Object({ game: Game, gameKey: t.String({ description: 'shown once; store it' }) })
 export const GameKeyResponse = t.Object({ gameKey: t.String() })
 
+export const FormatName = t.Union([t.Literal('single_elimination'), t.Literal('double_elimination'), t.Literal('round_robin'), t.Literal('swiss')], {
+  description: 'how the tournament is played (docs/tournaments.md)',
+})
+
+export const BracketKind = t.Union(
+  [t.Literal('winners'), t.Literal('losers'), t.Literal('grand_final'), t.Literal('third_place'), t.Literal('round_robin'), t.Literal('swiss')],
+  { description: 'the part of the tournament the match belongs to: `winners` for every single-elimination match but the third-place one' },
+)
+
 export const Match = t.Object(
   {
     id: t.String(),
-    round: t.Integer(),
+    bracket: BracketKind,
+    round: t.Integer({ description: 'from 1, within its bracket' }),
     position: t.Integer(),
     status: t.Union([t.Literal('waiting'), t.Literal('running'), t.Literal('disputed'), t.Literal('decided'), t.Literal('cancelled')], {
       description: '`cancelled`: its tournament was cancelled before it was decided',
     }),
     slot1ParticipantId: t.Nullable(t.String()),
     slot2ParticipantId: t.Nullable(t.String()),
-    winnerParticipantId: t.Nullable(t.String()),
-    nextMatchId: t.Nullable(t.String()),
+    winnerParticipantId: t.Nullable(t.String({ description: 'null until decided, and for a draw' })),
+    outcome: t.Nullable(t.Union([t.Literal('WIN'), t.Literal('DRAW')], { description: 'once decided: `DRAW` only in round robin and Swiss' })),
+    nextMatchId: t.Nullable(t.String({ description: 'where the winner goes' })),
+    loserNextMatchId: t.Nullable(t.String({ description: 'where the loser goes: the losers bracket (double elimination) or the third-place match' })),
     deadline: t.Nullable(t.String({ description: 'ISO time at which a match still running is settled (options.matchDeadlineS); null: no deadline, or not running yet' })),
   },
   { $id: 'Match' },
@@ -53,8 +65,25 @@ export const TournamentOptions = t.Object(
     matchDeadlineS: t.Optional(
       t.Integer({ minimum: 1, maximum: 31_536_000, description: 'seconds a match may run before it is settled (no_show or deadline_passed); absent: no deadline' }),
     ),
+    thirdPlaceMatch: t.Optional(t.Boolean({ description: 'single elimination: the semi-final losers play for third place (4 or more players)' })),
+    grandFinal: t.Optional(
+      t.Union([t.Literal('simple'), t.Literal('reset')], { description: 'double elimination (default `reset`): a second grand final when the losers-bracket champion wins the first' }),
+    ),
+    rounds: t.Optional(t.Integer({ minimum: 1, maximum: 1023, description: 'Swiss: rounds to play, at most players − 1 (default ⌈log2 players⌉)' })),
   },
   { $id: 'TournamentOptions' },
+)
+
+export const Standing = t.Object(
+  {
+    participantId: t.String(),
+    rank: t.Integer({ description: '1..n, distinct: ties broken as docs/tournaments.md says' }),
+    wins: t.Integer(),
+    draws: t.Integer(),
+    losses: t.Integer(),
+    points: t.Integer({ description: 'win 3, draw 1, loss 0' }),
+  },
+  { $id: 'Standing' },
 )
 
 export const Tournament = t.Object(
@@ -62,7 +91,7 @@ export const Tournament = t.Object(
     id: t.String(),
     gameId: t.String(),
     name: t.String(),
-    format: t.Literal('single_elimination'),
+    format: FormatName,
     status: TournamentStatus,
     participants: t.Array(
       t.Object({
@@ -71,9 +100,11 @@ export const Tournament = t.Object(
         seed: t.Integer({ description: 'the bracket seed (1 = top); before the start of a registration, the registrant\'s number in join order' }),
         registeredAt: t.Nullable(t.String({ description: 'null for a participant the operator listed' })),
         checkedInAt: t.Nullable(t.String()),
+        disqualifiedAt: t.Nullable(t.String({ description: 'when an operator disqualified them' })),
       }),
     ),
     matches: t.Array(Match),
+    standings: t.Array(Standing, { description: 'live for round robin and Swiss; for the elimination formats empty until completed' }),
     winnerParticipantId: t.Nullable(t.String()),
     registration: t.Nullable(Registration),
     options: TournamentOptions,
@@ -89,7 +120,7 @@ const Instant = (description: string) => t.String({ format: 'date-time', maxLeng
 export const CreateTournamentBody = t.Object({
   gameId: t.String({ minLength: 1 }),
   name: t.String({ minLength: 1, maxLength: 100 }),
-  format: t.Literal('single_elimination'),
+  format: FormatName,
   participants: t.Optional(
     t.Array(t.String({ minLength: 1, maxLength: 64 }), {
       minItems: 2,
@@ -127,7 +158,7 @@ export const TournamentSummary = t.Object(
     id: t.String(),
     gameId: t.String(),
     name: t.String(),
-    format: t.Literal('single_elimination'),
+    format: FormatName,
     status: TournamentStatus,
     participantCount: t.Integer({ description: 'registrants so far while in registration' }),
     registration: t.Nullable(Registration),

@@ -4,7 +4,9 @@
 // module's (src/modules/matches/store.ts); the tournament-level lookups it
 // makes (who plays, finalizing) are here, compiled once where they are hot.
 
-export type TournamentFormatName = 'single_elimination'
+import type { BracketKind, DecidedBy, FormatName } from './formats/engine'
+
+export type TournamentFormatName = FormatName
 export type TournamentStatus = 'draft' | 'registration' | 'running' | 'finalizing' | 'completed' | 'cancelled'
 export type Seeding = 'registration' | 'random'
 export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
@@ -13,6 +15,12 @@ export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided' | 'canc
 export interface TournamentOptions {
   /** Seconds a match may run before the deadline job settles it (whole, ≥ 1); absent: no deadline. */
   matchDeadlineS?: number
+  /** Single elimination: the semi-final losers play for third place. */
+  thirdPlaceMatch?: boolean
+  /** Double elimination: `reset` (the default) or `simple`. */
+  grandFinal?: 'simple' | 'reset'
+  /** Swiss: how many rounds (default ⌈log2 n⌉). */
+  rounds?: number
 }
 
 export interface GameRecord {
@@ -61,20 +69,31 @@ export interface Participant {
   /** When the player registered themself; null when an operator listed them. */
   registeredAt: Date | null
   checkedInAt: Date | null
+  /** When an operator disqualified them; null: still in. */
+  disqualifiedAt: Date | null
 }
 
 export interface MatchRecord {
   id: string
   tournamentId: string
+  /** With round and position, the match's place in its tournament (the format engine's key). */
+  bracket: BracketKind
   round: number
   position: number
   status: MatchStatus
   slot1ParticipantId: string | null
   slot2ParticipantId: string | null
   winnerParticipantId: string | null
-  /** Where the winner goes (the format's bookkeeping); null for the deciding match. */
+  /** `WIN`, or `DRAW` (round robin and Swiss), once decided; null before. */
+  outcome: 'WIN' | 'DRAW' | null
+  /** How it was decided; null before. */
+  decidedBy: DecidedBy | null
+  /** Where the winner goes (the format's bookkeeping); null where it goes nowhere. */
   nextMatchId: string | null
   nextSlot: number | null
+  /** Where the loser goes (double elimination, the third-place match); null elsewhere. */
+  loserNextMatchId: string | null
+  loserNextSlot: number | null
   /** Which round of claims is open; a replay starts the next one. */
   claimRound: number
   decidedAt: Date | null
@@ -84,8 +103,6 @@ export interface MatchRecord {
    * leaves it out); the stores always return it.
    */
   deadline?: Date | null
-  /** A disqualified participant seated here before the opponent was known: a walkover once the match opens. */
-  forfeitParticipantId?: string | null
 }
 
 export interface GamesStore {
@@ -116,6 +133,7 @@ export interface GamesStore {
   removeParticipant(tournamentId: string, userId: string): Promise<boolean>
   removeParticipants(participantIds: readonly string[]): Promise<void>
   markCheckedIn(participantId: string, at: Date): Promise<void>
+  markDisqualified(participantId: string, at: Date): Promise<void>
   /** Gives the participants seeds 1..n in the order given (every participant of the tournament, each once). */
   assignSeeds(tournamentId: string, participantIds: readonly string[]): Promise<void>
   /** Registration ended with too few players to start. */
@@ -127,10 +145,10 @@ export interface GamesStore {
   participantsOf(tournamentId: string): Promise<Participant[]>
   /** A tournament's matches, by round and position. */
   bracketOf(tournamentId: string): Promise<MatchRecord[]>
-  /** Stores a planned bracket. */
+  /** Stores matches: a planned bracket, or the matches a format creates as it goes (a Swiss round). */
   insertBracket(matches: readonly MatchRecord[]): Promise<void>
   markRunning(tournamentId: string, startedAt: Date): Promise<void>
-  /** The deciding match is decided: the tournament waits for its finalization job. */
+  /** Nothing is left to play: the tournament waits for its finalization job (`winnerParticipantId`: the standings' first). */
   markFinalizing(tournamentId: string, winnerParticipantId: string): Promise<void>
   markCompleted(tournamentId: string, winnerParticipantId: string | null, completedAt: Date): Promise<void>
   /** The match deadline of a tournament's options (seconds), null when none or no such tournament. */

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { BracketKind } from '../games/model'
 
 export const GameIdParams = t.Object({ gameId: t.String({ minLength: 1, maxLength: 64 }) })
 
@@ -39,8 +40,9 @@ export const DecisionResponse = t.Object(
     reason: t.String(),
     matchId: t.String(),
     tournamentId: t.String(),
-    winnerParticipantId: t.Optional(t.String()),
-    nextMatchId: t.Optional(t.String()),
+    outcome: t.Optional(t.Union([t.Literal('WIN'), t.Literal('DRAW')], { description: 'with a `game_advance…` decision: `DRAW` is a result in round robin and Swiss' })),
+    winnerParticipantId: t.Optional(t.String({ description: 'with a `game_advance…` decision that is a win' })),
+    nextMatchId: t.Optional(t.String({ description: 'the match the winner moves to, when there is one' })),
   },
   { $id: 'Decision' },
 )
@@ -53,6 +55,7 @@ const MatchPlace = {
   tournamentId: t.String(),
   tournamentName: t.String(),
   gameId: t.String(),
+  bracket: BracketKind,
   round: t.Integer(),
   position: t.Integer(),
 }
@@ -72,6 +75,6 @@ export const PlayedMatch = t.Object({
   participantId: t.String({ description: "the user's seat in the tournament" }),
   opponentParticipantId: t.Nullable(t.String()),
   winnerParticipantId: t.Nullable(t.String()),
-  result: t.Nullable(t.Union([t.Literal('won'), t.Literal('lost')])),
+  result: t.Nullable(t.Union([t.Literal('won'), t.Literal('lost'), t.Literal('drawn')])),
   decidedAt: t.Nullable(t.String()),
 })

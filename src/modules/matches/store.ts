@@ -2,6 +2,7 @@
 // src/db/storage.ts): match sessions, result claims and the moves a decision
 // makes on a match. The session-issue and result-claim paths are the hottest
 // in the system; the SQLite store runs them on statements compiled once.
+import type { DecidedBy } from '../games/formats/engine'
 import type { MatchRecord } from '../games/store'
 
 /** A single-use match session; the token itself is never stored, only its hash. */
@@ -37,6 +38,13 @@ export interface NewClaim extends ClaimRecord {
   createdAt: Date
 }
 
+/** A decided match's result: a draw has no winner. */
+export interface MatchResult {
+  winnerParticipantId: string | null
+  outcome: 'WIN' | 'DRAW'
+  decidedBy: DecidedBy
+}
+
 /** One of a player's undecided matches, from that player's side. */
 export interface OpenMatch {
   match: MatchRecord
@@ -69,17 +77,18 @@ export interface MatchesStore {
   /** Opens a new round of claims (a replay); earlier claims stay for the record. */
   setClaimRound(matchId: string, claimRound: number): Promise<void>
   markDisputed(matchId: string): Promise<void>
-  markDecided(matchId: string, winnerParticipantId: string, now: Date): Promise<void>
-  /** Seats a participant in a slot of a match (a winner moving on). */
-  fillSlot(matchId: string, slot: 1 | 2, participantId: string): Promise<void>
-  /** Opens the match if it waits and both its slots are filled, with `deadline` (null: none); the opened match, or null. */
-  openIfReady(matchId: string, deadline: Date | null): Promise<MatchRecord | null>
+  /** Records the result of a match (a correction records it again). */
+  markDecided(matchId: string, result: MatchResult, now: Date): Promise<void>
+  /** Seats a participant in a slot of a match (a winner moving on, a correction replacing one). */
+  fillSlot(matchId: string, slot: 1 | 2, participantId: string | null): Promise<void>
+  /** Opens a waiting match with `deadline` (null: none); the opened match, or null when it was not waiting. */
+  openMatch(matchId: string, deadline: Date | null): Promise<MatchRecord | null>
+  /** Deletes matches no longer wanted (a Swiss round paired again) with their game sessions; the caller made sure none has a claim. */
+  deleteMatches(matchIds: readonly string[]): Promise<void>
   /** Sets the deadline of a running match (one that opened at tournament start). */
   setDeadline(matchId: string, deadline: Date | null): Promise<void>
   /** Any claim on the match, in any round of claims (a correction is too late once its fed match has one). */
   hasAnyClaim(matchId: string): Promise<boolean>
-  /** Marks a disqualified participant seated in a waiting match: the match is a walkover once it opens. */
-  setForfeit(matchId: string, participantId: string): Promise<void>
   /** Every match of a tournament not decided yet becomes `cancelled`; how many. */
   cancelOpenMatches(tournamentId: string): Promise<number>
 

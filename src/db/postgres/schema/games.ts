@@ -1,6 +1,6 @@
 import { index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { timestampMs } from './columns'
-import { TOURNAMENT_STATUSES, MATCH_STATUSES, SEEDINGS } from '../../schema/games'
+import { BRACKETS, FORMAT_NAMES, TOURNAMENT_STATUSES, MATCH_STATUSES, SEEDINGS } from '../../schema/games'
 import { users } from './auth'
 import type { TournamentOptions } from '../../../modules/games/store'
 
@@ -22,7 +22,7 @@ export const tournaments = pgTable(
       .notNull()
       .references(() => games.id),
     name: text('name').notNull(),
-    format: text('format', { enum: ['single_elimination'] }).notNull(),
+    format: text('format', { enum: FORMAT_NAMES }).notNull(),
     status: text('status', { enum: TOURNAMENT_STATUSES }).notNull(),
     winnerParticipantId: text('winner_participant_id'),
     createdAt: timestampMs('created_at').notNull(),
@@ -60,6 +60,8 @@ export const participants = pgTable(
     /** When the player joined by registration; null for an operator-listed participant. */
     registeredAt: timestampMs('registered_at'),
     checkedInAt: timestampMs('checked_in_at'),
+    /** When an operator disqualified them (contract §9): every later match of theirs is a walkover. */
+    disqualifiedAt: timestampMs('disqualified_at'),
   },
   (table) => [
     uniqueIndex('participants_tournament_user').on(table.tournamentId, table.userId),
@@ -88,11 +90,18 @@ export const matches = pgTable(
     decidedAt: timestampMs('decided_at'),
     /** When a running match is settled by the deadline job; null without a deadline (contract §9). */
     deadline: timestampMs('deadline'),
-    /** A disqualified participant seated here before the opponent was known: the match is a walkover once it opens. */
-    forfeitParticipantId: text('forfeit_participant_id'),
+    /** Which part of the tournament (contract §9): with round and position, the match's place (the format engine's key). */
+    bracket: text('bracket', { enum: BRACKETS }).notNull().default('winners'),
+    /** `WIN` or `DRAW` (round robin and Swiss) once decided; null before. */
+    outcome: text('outcome', { enum: ['WIN', 'DRAW'] }),
+    /** How it was decided: `played` (claims or an operator), `bye`, or `walkover` (no-show, disqualification); null before. */
+    decidedBy: text('decided_by', { enum: ['played', 'bye', 'walkover'] }),
+    /** Where the loser goes (double elimination's losers bracket, the third-place match); null elsewhere. */
+    loserNextMatchId: text('loser_next_match_id'),
+    loserNextSlot: integer('loser_next_slot'),
   },
   (table) => [
-    uniqueIndex('matches_tournament_round_position').on(table.tournamentId, table.round, table.position),
+    uniqueIndex('matches_tournament_place').on(table.tournamentId, table.bracket, table.round, table.position),
     index('matches_slot1').on(table.slot1ParticipantId),
     index('matches_slot2').on(table.slot2ParticipantId),
   ],

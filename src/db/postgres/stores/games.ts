@@ -10,7 +10,7 @@ import { games, matches, participants, tournaments, users } from '../schema'
 import type { PostgresScope } from '../scope'
 import { matchRecordColumns } from './matches'
 
-const participantColumns = { id: participants.id, userId: participants.userId, seed: participants.seed, registeredAt: participants.registeredAt, checkedInAt: participants.checkedInAt }
+const participantColumns = { id: participants.id, userId: participants.userId, seed: participants.seed, registeredAt: participants.registeredAt, checkedInAt: participants.checkedInAt, disqualifiedAt: participants.disqualifiedAt }
 
 /** Matches per INSERT: a 1024-player bracket is 1023 rows of 12 parameters, under PostgreSQL's 65535 per statement with room to spare. */
 const INSERT_CHUNK = 1000
@@ -119,6 +119,10 @@ export class PostgresGamesStore implements GamesStore {
     await this.db.update(participants).set({ checkedInAt: at }).where(eq(participants.id, participantId))
   }
 
+  async markDisqualified(participantId: string, at: Date): Promise<void> {
+    await this.db.update(participants).set({ disqualifiedAt: at }).where(eq(participants.id, participantId))
+  }
+
   async assignSeeds(tournamentId: string, participantIds: readonly string[]): Promise<void> {
     if (participantIds.length === 0) return
     // PostgreSQL checks the unique (tournament, seed) index row by row: out of
@@ -153,7 +157,7 @@ export class PostgresGamesStore implements GamesStore {
   }
 
   async bracketOf(tournamentId: string): Promise<MatchRecord[]> {
-    return this.db.select(matchRecordColumns).from(matches).where(eq(matches.tournamentId, tournamentId)).orderBy(asc(matches.round), asc(matches.position))
+    return this.db.select(matchRecordColumns).from(matches).where(eq(matches.tournamentId, tournamentId)).orderBy(asc(matches.bracket), asc(matches.round), asc(matches.position))
   }
 
   async insertBracket(rows: readonly MatchRecord[]): Promise<void> {

@@ -23,7 +23,7 @@ import { and, asc, eq, inArray, isNotNull, lt, ne, or } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import { mapEngineError } from '../../errors'
 import type { MatchRecord } from '../../../modules/games/store'
-import type { ClaimRecord, GameSession, MatchesStore, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../../modules/matches/store'
+import type { ClaimRecord, GameSession, MatchesStore, MatchResult, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../../modules/matches/store'
 import { gameSessions, matchClaims, matches, participants, tournaments, users } from '../schema'
 import type { PostgresScope } from '../scope'
 
@@ -31,18 +31,22 @@ import type { PostgresScope } from '../scope'
 export const matchRecordColumns = {
   id: matches.id,
   tournamentId: matches.tournamentId,
+  bracket: matches.bracket,
   round: matches.round,
   position: matches.position,
   status: matches.status,
   slot1ParticipantId: matches.slot1ParticipantId,
   slot2ParticipantId: matches.slot2ParticipantId,
   winnerParticipantId: matches.winnerParticipantId,
+  outcome: matches.outcome,
+  decidedBy: matches.decidedBy,
   nextMatchId: matches.nextMatchId,
   nextSlot: matches.nextSlot,
+  loserNextMatchId: matches.loserNextMatchId,
+  loserNextSlot: matches.loserNextSlot,
   claimRound: matches.claimRound,
   decidedAt: matches.decidedAt,
   deadline: matches.deadline,
-  forfeitParticipantId: matches.forfeitParticipantId,
 }
 
 const sessionColumns = {
@@ -179,31 +183,30 @@ export class PostgresMatchesStore implements MatchesStore {
     await this.db.update(matches).set({ status: 'disputed' }).where(eq(matches.id, matchId))
   }
 
-  async markDecided(matchId: string, winnerParticipantId: string, now: Date): Promise<void> {
-    await this.db.update(matches).set({ status: 'decided', winnerParticipantId, decidedAt: now }).where(eq(matches.id, matchId))
+  async markDecided(matchId: string, result: MatchResult, now: Date): Promise<void> {
+    await this.db.update(matches).set({ status: 'decided', ...result, decidedAt: now }).where(eq(matches.id, matchId))
   }
 
-  async fillSlot(matchId: string, slot: 1 | 2, participantId: string): Promise<void> {
+  async fillSlot(matchId: string, slot: 1 | 2, participantId: string | null): Promise<void> {
     await this.db
       .update(matches)
       .set(slot === 1 ? { slot1ParticipantId: participantId } : { slot2ParticipantId: participantId })
       .where(eq(matches.id, matchId))
   }
 
-  async openIfReady(matchId: string, deadline: Date | null): Promise<MatchRecord | null> {
+  async openMatch(matchId: string, deadline: Date | null): Promise<MatchRecord | null> {
     const [row] = await this.db
       .update(matches)
       .set({ status: 'running', deadline })
-      .where(
-        and(
-          eq(matches.id, matchId),
-          eq(matches.status, 'waiting'),
-          isNotNull(matches.slot1ParticipantId),
-          isNotNull(matches.slot2ParticipantId),
-        ),
-      )
+      .where(and(eq(matches.id, matchId), eq(matches.status, 'waiting')))
       .returning(matchRecordColumns)
     return row ?? null
+  }
+
+  async deleteMatches(matchIds: readonly string[]): Promise<void> {
+    if (matchIds.length === 0) return
+    await this.db.delete(gameSessions).where(inArray(gameSessions.matchId, [...matchIds]))
+    await this.db.delete(matches).where(inArray(matches.id, [...matchIds]))
   }
 
   async setDeadline(matchId: string, deadline: Date | null): Promise<void> {
@@ -213,10 +216,6 @@ export class PostgresMatchesStore implements MatchesStore {
   async hasAnyClaim(matchId: string): Promise<boolean> {
     const rows = await this.db.select({ matchId: matchClaims.matchId }).from(matchClaims).where(eq(matchClaims.matchId, matchId)).limit(1)
     return rows.length > 0
-  }
-
-  async setForfeit(matchId: string, participantId: string): Promise<void> {
-    await this.db.update(matches).set({ forfeitParticipantId: participantId }).where(eq(matches.id, matchId))
   }
 
   async cancelOpenMatches(tournamentId: string): Promise<number> {

@@ -26,12 +26,12 @@ const statements = perConnection((sqlite) => {
       `UPDATE tournaments SET status = 'finalizing', winner_participant_id = $winner WHERE id = $id`,
     ),
     bracket: sqlite.prepare<RawMatch, { tournamentId: string }>(
-      `SELECT ${matchColumns()} FROM matches WHERE tournament_id = $tournamentId ORDER BY round, position`,
+      `SELECT ${matchColumns()} FROM matches WHERE tournament_id = $tournamentId ORDER BY bracket, round, position`,
     ),
   }
 })
 
-const participantColumns = { id: participants.id, userId: participants.userId, seed: participants.seed, registeredAt: participants.registeredAt, checkedInAt: participants.checkedInAt }
+const participantColumns = { id: participants.id, userId: participants.userId, seed: participants.seed, registeredAt: participants.registeredAt, checkedInAt: participants.checkedInAt, disqualifiedAt: participants.disqualifiedAt }
 
 /** Rows per multi-row INSERT: SQLite limits the bound variables of one statement. */
 const INSERT_CHUNK = 50
@@ -139,6 +139,10 @@ export class SqliteGamesStore implements GamesStore {
 
   async markCheckedIn(participantId: string, at: Date): Promise<void> {
     this.db.update(participants).set({ checkedInAt: at }).where(eq(participants.id, participantId)).run()
+  }
+
+  async markDisqualified(participantId: string, at: Date): Promise<void> {
+    this.db.update(participants).set({ disqualifiedAt: at }).where(eq(participants.id, participantId)).run()
   }
 
   async assignSeeds(tournamentId: string, participantIds: readonly string[]): Promise<void> {

@@ -9,25 +9,29 @@ import { and, asc, eq, getTableColumns, inArray, lt, ne, or } from 'drizzle-orm'
 import { gameSessions, matchClaims, matches, participants, tournaments, users } from '../../schema'
 import { mapEngineError } from '../../errors'
 import type { MatchRecord } from '../../../modules/games/store'
-import type { ClaimRecord, GameSession, MatchesStore, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../../modules/matches/store'
+import type { ClaimRecord, GameSession, MatchesStore, MatchResult, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../../modules/matches/store'
 import { insertInto, perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
 
 const MATCH_FIELDS = [
   'id',
   'tournamentId',
+  'bracket',
   'round',
   'position',
   'status',
   'slot1ParticipantId',
   'slot2ParticipantId',
   'winnerParticipantId',
+  'outcome',
+  'decidedBy',
   'nextMatchId',
   'nextSlot',
+  'loserNextMatchId',
+  'loserNextSlot',
   'claimRound',
   'decidedAt',
   'deadline',
-  'forfeitParticipantId',
 ] as const satisfies readonly (keyof MatchRecord)[]
 
 export type RawMatch = Omit<MatchRecord, 'decidedAt' | 'deadline'> & { decidedAt: number | null; deadline: number | null }
@@ -78,15 +82,13 @@ const statements = perConnection((sqlite) => ({
   ),
   setClaimRound: sqlite.prepare<unknown, { id: string; claimRound: number }>('UPDATE matches SET claim_round = $claimRound WHERE id = $id'),
   markDisputed: sqlite.prepare<unknown, Id>(`UPDATE matches SET status = 'disputed' WHERE id = $id`),
-  markDecided: sqlite.prepare<unknown, { id: string; winner: string; now: number }>(
-    `UPDATE matches SET status = 'decided', winner_participant_id = $winner, decided_at = $now WHERE id = $id`,
+  markDecided: sqlite.prepare<unknown, { id: string; winner: string | null; outcome: string; decidedBy: string; now: number }>(
+    `UPDATE matches SET status = 'decided', winner_participant_id = $winner, outcome = $outcome, decided_by = $decidedBy, decided_at = $now WHERE id = $id`,
   ),
-  fillSlot1: sqlite.prepare<unknown, { id: string; participantId: string }>('UPDATE matches SET slot1_participant_id = $participantId WHERE id = $id'),
-  fillSlot2: sqlite.prepare<unknown, { id: string; participantId: string }>('UPDATE matches SET slot2_participant_id = $participantId WHERE id = $id'),
-  openIfReady: sqlite.prepare<RawMatch, Id & { deadline: number | null }>(
-    `UPDATE matches SET status = 'running', deadline = $deadline
-     WHERE id = $id AND status = 'waiting' AND slot1_participant_id IS NOT NULL AND slot2_participant_id IS NOT NULL
-     RETURNING ${matchColumns()}`,
+  fillSlot1: sqlite.prepare<unknown, { id: string; participantId: string | null }>('UPDATE matches SET slot1_participant_id = $participantId WHERE id = $id'),
+  fillSlot2: sqlite.prepare<unknown, { id: string; participantId: string | null }>('UPDATE matches SET slot2_participant_id = $participantId WHERE id = $id'),
+  openMatch: sqlite.prepare<RawMatch, Id & { deadline: number | null }>(
+    `UPDATE matches SET status = 'running', deadline = $deadline WHERE id = $id AND status = 'waiting' RETURNING ${matchColumns()}`,
   ),
 }))
 
@@ -157,17 +159,24 @@ export class SqliteMatchesStore implements MatchesStore {
     this.statements.markDisputed.run({ id: matchId })
   }
 
-  async markDecided(matchId: string, winnerParticipantId: string, now: Date): Promise<void> {
-    this.statements.markDecided.run({ id: matchId, winner: winnerParticipantId, now: now.getTime() })
+  async markDecided(matchId: string, result: MatchResult, now: Date): Promise<void> {
+    this.statements.markDecided.run({ id: matchId, winner: result.winnerParticipantId, outcome: result.outcome, decidedBy: result.decidedBy, now: now.getTime() })
   }
 
-  async fillSlot(matchId: string, slot: 1 | 2, participantId: string): Promise<void> {
+  async fillSlot(matchId: string, slot: 1 | 2, participantId: string | null): Promise<void> {
     ;(slot === 1 ? this.statements.fillSlot1 : this.statements.fillSlot2).run({ id: matchId, participantId })
   }
 
-  async openIfReady(matchId: string, deadline: Date | null): Promise<MatchRecord | null> {
-    const raw = this.statements.openIfReady.get({ id: matchId, deadline: deadline === null ? null : deadline.getTime() })
+  async openMatch(matchId: string, deadline: Date | null): Promise<MatchRecord | null> {
+    const raw = this.statements.openMatch.get({ id: matchId, deadline: deadline === null ? null : deadline.getTime() })
     return raw ? toMatchRecord(raw) : null
+  }
+
+  async deleteMatches(matchIds: readonly string[]): Promise<void> {
+    if (matchIds.length === 0) return
+    const { db } = this.scope.handle
+    db.delete(gameSessions).where(inArray(gameSessions.matchId, [...matchIds])).run()
+    db.delete(matches).where(inArray(matches.id, [...matchIds])).run()
   }
 
   async setDeadline(matchId: string, deadline: Date | null): Promise<void> {
@@ -176,10 +185,6 @@ export class SqliteMatchesStore implements MatchesStore {
 
   async hasAnyClaim(matchId: string): Promise<boolean> {
     return this.scope.handle.db.select({ matchId: matchClaims.matchId }).from(matchClaims).where(eq(matchClaims.matchId, matchId)).limit(1).get() !== undefined
-  }
-
-  async setForfeit(matchId: string, participantId: string): Promise<void> {
-    this.scope.handle.db.update(matches).set({ forfeitParticipantId: participantId }).where(eq(matches.id, matchId)).run()
   }
 
   async cancelOpenMatches(tournamentId: string): Promise<number> {
