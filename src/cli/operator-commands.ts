@@ -5,7 +5,7 @@ import type { Command, Io } from './command'
 import { nextStopSignal, UsageError } from './command'
 import { AppError } from '../shared/errors'
 import { loadConfig, type Config } from '../config'
-import type { Tournament } from '../modules/games/model'
+import { tournamentCommand } from './tournament-command'
 import { checkLedger } from '../modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from '../modules/security/event-log'
 import { resolveSecrets, rotateSigningKey } from '../secrets'
@@ -52,17 +52,6 @@ function print(io: Io, json: boolean, value: unknown, text: () => string): numbe
   return 0
 }
 
-function tournamentText(t: Tournament): string {
-  const lines = [`${t.id}  ${t.name}  ${t.status}  game ${t.gameId}${t.winnerParticipantId ? `  winner ${t.winnerParticipantId}` : ''}`]
-  for (const p of t.participants) lines.push(`  seed ${String(p.seed).padStart(4)}  ${p.id}  user ${p.userId}`)
-  for (const m of t.matches) {
-    lines.push(
-      `  round ${m.round} #${m.position}  ${m.id}  ${m.status.padEnd(8)}  ${m.slot1ParticipantId ?? '-'} vs ${m.slot2ParticipantId ?? '-'}${m.winnerParticipantId ? `  won by ${m.winnerParticipantId}` : ''}`,
-    )
-  }
-  return lines.join('\n')
-}
-
 function need(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`missing ${what}`)
   return value
@@ -89,52 +78,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     },
   },
 
-  tournament: {
-    summary: 'Create, start, show, cancel a single-elimination tournament, or disqualify a participant',
-    usage:
-      'arena tournament create --game <gameId> --name <name> --players <userId|username,...> [--deadline <seconds>] [--json]\n' +
-      '       arena tournament start <tournamentId> [--json]\n' +
-      '       arena tournament show <tournamentId> [--json]\n' +
-      '       arena tournament cancel <tournamentId> --reason <text> [--json]\n' +
-      '       arena tournament disqualify <tournamentId> <participantId> --reason <text> [--json]',
-    options: { game: { type: 'string' }, name: { type: 'string' }, players: { type: 'string' }, deadline: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
-    positionals: true,
-    async run({ values, positionals }, io) {
-      const [action, id] = positionals
-      const json = values.json === true
-      const show = (t: Tournament) => print(io, json, { tournament: t }, () => tournamentText(t))
-      if (action === 'create') {
-        const players = need(values.players as string | undefined, '--players')
-          .split(',')
-          .map((p) => p.trim())
-          .filter(Boolean)
-        if (players.length < 2 || players.length > 1024) throw new UsageError('--players takes 2 to 1024 players')
-        const deadline = values.deadline as string | undefined
-        if (deadline !== undefined && !/^[1-9][0-9]{0,7}$/.test(deadline)) throw new UsageError('--deadline takes a whole number of seconds from 1')
-        return show(
-          await withServices(({ games }) =>
-            games.createTournament({
-              gameId: need(values.game as string | undefined, '--game'),
-              name: need(values.name as string | undefined, '--name'),
-              format: 'single_elimination',
-              participants: players,
-              ...(deadline !== undefined ? { options: { matchDeadlineS: Number(deadline) } } : {}),
-            }),
-          ),
-        )
-      }
-      if (action === 'start') return show(await withServices(({ games }) => games.startTournament(need(id, '<tournamentId>'))))
-      if (action === 'show') return show(await withServices(({ games }) => games.getTournament(need(id, '<tournamentId>'))))
-      const reason = () => need(values.reason as string | undefined, '--reason')
-      if (action === 'cancel') return show(await withServices(({ games }) => games.cancelTournament(need(id, '<tournamentId>'), reason())))
-      if (action === 'disqualify') {
-        const participantId = need(positionals[2], '<participantId>')
-        const result = await withServices(({ matches }) => matches.disqualify(need(id, '<tournamentId>'), participantId, reason()))
-        return print(io, json, result, () => (result.match ? `${participantId} disqualified; match ${result.match.id} ${result.match.status}${result.match.winnerParticipantId ? ` won by ${result.match.winnerParticipantId}` : ' (a walkover once the opponent arrives)'}` : `${participantId} disqualified`))
-      }
-      throw new UsageError(`unknown action "${action ?? ''}"`)
-    },
-  },
+  tournament: tournamentCommand(withServices),
 
   match: {
     summary: 'Resolve a disputed (or running) match for a winner, or correct a decided result',

@@ -1,7 +1,9 @@
 // `arena seed`: a whole local platform in one command, for trying arena out.
-// A game and its key, N players (same password and PIN, funded wallets) and a
-// started single-elimination tournament, made through the same services the
-// routes call, on the data dir's database (no server needed).
+// A game and its key, N players (same password and PIN, funded wallets) and
+// one started tournament of each format (single elimination with a
+// third-place match, double elimination, round robin, Swiss), every player in
+// each, made through the same services the routes call, on the data dir's
+// database (no server needed).
 //
 // Seed data has known passwords, so production refuses it. Every run gets a
 // fresh random prefix for its usernames, so seeding twice never collides.
@@ -50,8 +52,17 @@ export interface SeedResult {
   password: string
   pin: string
   players: SeededPlayer[]
-  tournament: Tournament
+  /** One of each format, started, in the order of SEED_FORMATS. */
+  tournaments: Tournament[]
 }
+
+/** The tournaments a seed makes, in this order: every player plays in each. */
+export const SEED_FORMATS = [
+  { format: 'single_elimination', name: 'Local cup', options: { thirdPlaceMatch: true } },
+  { format: 'double_elimination', name: 'Local double-elimination cup', options: { grandFinal: 'reset' } },
+  { format: 'round_robin', name: 'Local league', options: {} },
+  { format: 'swiss', name: 'Local Swiss', options: {} },
+] as const satisfies readonly { format: Tournament['format']; name: string; options: Tournament['options'] }[]
 
 /** What a failed seed had already written (it stays: seeding is not one transaction). */
 export interface SeedProgress {
@@ -59,7 +70,7 @@ export interface SeedProgress {
   /** Shown once: printed on failure too, since only its hash is stored. */
   gameKey?: string
   users: string[]
-  tournamentId?: string
+  tournamentIds: string[]
 }
 
 /** A seed that stopped midway: the step, the cause and what was already created. */
@@ -164,14 +175,14 @@ export function takenSeedNames(auth: Services['auth'], prefix: string, players: 
 
 /**
  * Creates the game, the players (PIN set, wallet funded) and a started
- * tournament. Checks first that no seeded username or email exists, so a
+ * tournament of each format (SEED_FORMATS), every player in each. Checks first that no seeded username or email exists, so a
  * reused prefix fails before anything is written; a later failure throws a
  * SeedError saying what was already created.
  */
 export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | 'pins' | 'wallet'> }, options: SeedOptions): Promise<SeedResult> {
   const { auth, games, pins, wallet } = deps.services
   const { prefix, players: count, password, pin, amount } = options
-  const created: SeedProgress = { users: [] }
+  const created: SeedProgress = { users: [], tournamentIds: [] }
   let step = 'checking usernames'
   try {
     const taken = await takenSeedNames(auth, prefix, count)
@@ -199,19 +210,26 @@ export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | '
       players.push({ id: user.id, username, email, balance: view.balance, address: view.address })
     }
 
-    step = 'creating the tournament'
-    const draft = await games.createTournament({
-      gameId: game.id,
-      name: `Local cup ${prefix}`,
-      format: 'single_elimination',
-      participants: players.map((p) => p.id),
-    })
-    created.tournamentId = draft.id
-    step = 'starting the tournament'
-    await games.startTournament(draft.id)
-    const tournament = await games.getTournament(draft.id)
+    const tournaments: Tournament[] = []
+    for (const kind of SEED_FORMATS) {
+      const label = kind.format.replace('_', '-')
+      step = `creating the ${label} tournament`
+      // A third-place match needs two semi-finals: 4 players or more.
+      const options = kind.format === 'single_elimination' && count < 4 ? {} : kind.options
+      const draft = await games.createTournament({
+        gameId: game.id,
+        name: `${kind.name} ${prefix}`,
+        format: kind.format,
+        participants: players.map((p) => p.id),
+        ...(Object.keys(options).length > 0 ? { options } : {}),
+      })
+      created.tournamentIds.push(draft.id)
+      step = `starting the ${label} tournament`
+      await games.startTournament(draft.id)
+      tournaments.push(await games.getTournament(draft.id))
+    }
 
-    return { game, gameKey, password, pin, players, tournament }
+    return { game, gameKey, password, pin, players, tournaments }
   } catch (error) {
     throw new SeedError(step, error, created)
   }
@@ -224,9 +242,26 @@ function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`
 }
 
+/** A seeded tournament: its line, then its first round (round 1 of the winners bracket, of the league, of the Swiss). */
+function tournamentLines(t: Tournament, usernameOf: ReadonlyMap<string, string>): string[] {
+  const nameOf = new Map(t.participants.map((p) => [p.id, usernameOf.get(p.userId) ?? p.userId]))
+  const who = (id: string | null) => (id === null ? '-' : (nameOf.get(id) ?? id))
+  const options = [t.options.thirdPlaceMatch ? 'third-place match' : null, t.options.grandFinal ? `grand final ${t.options.grandFinal}` : null].filter(Boolean)
+  const running = t.matches.filter((m) => m.status === 'running').length
+  return [
+    `  ${t.format.padEnd(18)}  ${t.id}  "${t.name}"  ${t.status}${options.length > 0 ? `  (${options.join(', ')})` : ''}  ${t.matches.length} matches, ${running} running`,
+    ...t.matches
+      .filter((m) => m.round === 1 && (m.bracket === 'winners' || m.bracket === 'round_robin' || m.bracket === 'swiss'))
+      .map((m) => {
+        const bye = m.status === 'decided' && (m.slot1ParticipantId === null || m.slot2ParticipantId === null)
+        return `    ${m.bracket} round 1 #${m.position}  ${m.id}  ${m.status.padEnd(8)}  ${bye ? `${who(m.winnerParticipantId)} (bye)` : `${who(m.slot1ParticipantId)} vs ${who(m.slot2ParticipantId)}`}`
+      }),
+  ]
+}
+
 function seedText(result: SeedResult, where: { database: string; port: number }): string {
   const first = result.players[0]!
-  const nameOf = new Map(result.tournament.participants.map((p) => [p.id, result.players.find((pl) => pl.id === p.userId)?.username ?? p.userId]))
+  const usernameOf = new Map(result.players.map((p) => [p.id, p.username]))
   const width = Math.max(...result.players.map((p) => p.username.length))
   const base = `http://127.0.0.1:${where.port}`
   const lines = [
@@ -240,13 +275,8 @@ function seedText(result: SeedResult, where: { database: string; port: number })
     'players',
     ...result.players.map((p) => `  ${p.username.padEnd(width)}  ${p.id}  balance ${p.balance} ${USDC.code}  address ${p.address}`),
     '',
-    `tournament  ${result.tournament.id}  "${result.tournament.name}"  ${result.tournament.status}`,
-    ...result.tournament.matches
-      .filter((m) => m.round === 1)
-      .map(
-        (m) =>
-          `  round ${m.round} #${m.position}  ${m.id}  ${m.status.padEnd(8)}  ${m.slot1ParticipantId ? nameOf.get(m.slot1ParticipantId) : '-'} vs ${m.slot2ParticipantId ? nameOf.get(m.slot2ParticipantId) : '-'}`,
-      ),
+    'tournaments (every player plays in each; `arena tournament show <id>` prints one whole)',
+    ...result.tournaments.flatMap((t) => tournamentLines(t, usernameOf)),
     '',
     `Next: ${serveCommand()}, open ${base}/openapi, and log in as a player:`,
     `  curl -s ${base}/api/v1/user/login -H 'content-type: application/json' \\`,
@@ -264,16 +294,20 @@ function reportFailure(io: Io, error: SeedError): void {
         ? cause.message
         : String(cause)
   const lines = [`arena: seed failed while ${error.step}: ${reason}`]
-  const { gameId, users: userIds, tournamentId } = error.created
-  if (gameId || userIds.length > 0 || tournamentId) {
-    const parts = [gameId && `game ${gameId}${error.created.gameKey ? ` (key ${error.created.gameKey})` : ''}`, userIds.length > 0 && `${userIds.length} user(s) ${userIds.join(', ')}`, tournamentId && `tournament ${tournamentId}`]
+  const { gameId, users: userIds, tournamentIds } = error.created
+  if (gameId || userIds.length > 0 || tournamentIds.length > 0) {
+    const parts = [
+      gameId && `game ${gameId}${error.created.gameKey ? ` (key ${error.created.gameKey})` : ''}`,
+      userIds.length > 0 && `${userIds.length} user(s) ${userIds.join(', ')}`,
+      tournamentIds.length > 0 && `${tournamentIds.length} tournament(s) ${tournamentIds.join(', ')}`,
+    ]
     lines.push(`arena: already created and left in place: ${parts.filter(Boolean).join('; ')}`)
   }
   io.err(lines.join('\n'))
 }
 
 export const seedCommand: Command = {
-  summary: 'Create a local game, funded players with a PIN and a started tournament (not in production)',
+  summary: 'Create a local game, funded players with a PIN and a started tournament of each format (not in production)',
   usage: SEED_USAGE,
   options: {
     players: { type: 'string' },

@@ -37,11 +37,11 @@ describe('arena seed', () => {
   }, 30_000)
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-  test('--json prints one line: the game, its key, the password and PIN, 4 funded players and a running tournament', () => {
+  test('--json prints one line: the game, its key, the password and PIN, 4 funded players and a running tournament of each format', () => {
     expect(first.code).toBe(0)
     expect(first.stderr).toBe('')
     expect(first.stdout.trim().split('\n')).toHaveLength(1)
-    expect(Object.keys(seeded).sort()).toEqual(['game', 'gameKey', 'password', 'pin', 'players', 'tournament'])
+    expect(Object.keys(seeded).sort()).toEqual(['game', 'gameKey', 'password', 'pin', 'players', 'tournaments'])
     const prefix = seeded.players[0]!.username.replace(/_1$/, '')
     expect(prefix).toMatch(/^[a-z0-9]{4}$/)
     expect(seeded.game).toEqual({ id: expect.stringMatching(/^gam_/), name: `Local game ${prefix}`, createdAt: expect.any(String) })
@@ -60,10 +60,24 @@ describe('arena seed', () => {
       })
     })
     expect(new Set(seeded.players.map((p) => p.address)).size).toBe(4)
-    const t = seeded.tournament
-    expect(t).toMatchObject({ gameId: seeded.game.id, name: `Local cup ${prefix}`, format: 'single_elimination', status: 'running', winnerParticipantId: null })
-    expect(t.participants.map((p) => p.userId)).toEqual(seeded.players.map((p) => p.id))
-    expect(t.matches.filter((m) => m.round === 1 && m.status === 'running')).toHaveLength(2)
+    const [se, de, rr, swiss] = seeded.tournaments
+    expect(seeded.tournaments.map((t) => [t.format, t.name, t.status, t.gameId, t.winnerParticipantId, t.options])).toEqual([
+      ['single_elimination', `Local cup ${prefix}`, 'running', seeded.game.id, null, { thirdPlaceMatch: true }],
+      ['double_elimination', `Local double-elimination cup ${prefix}`, 'running', seeded.game.id, null, { grandFinal: 'reset' }],
+      ['round_robin', `Local league ${prefix}`, 'running', seeded.game.id, null, {}],
+      ['swiss', `Local Swiss ${prefix}`, 'running', seeded.game.id, null, {}],
+    ])
+    for (const t of seeded.tournaments) expect(t.participants.map((p) => p.userId)).toEqual(seeded.players.map((p) => p.id))
+    const running = (t: SeedResult['tournaments'][number]) => t.matches.filter((m) => m.status === 'running').map((m) => `${m.bracket}:${m.round}:${m.position}`)
+    expect(running(se!)).toEqual(['winners:1:1', 'winners:1:2'])
+    expect(se!.matches.find((m) => m.bracket === 'third_place')).toMatchObject({ status: 'waiting', round: 2 })
+    expect(running(de!)).toEqual(['winners:1:1', 'winners:1:2'])
+    expect(de!.matches.filter((m) => m.bracket === 'losers')).toHaveLength(2)
+    // Every pair of the four once, all playable; Swiss pairs its first round only.
+    expect(running(rr!)).toHaveLength(6)
+    expect(running(swiss!)).toEqual(['swiss:1:1', 'swiss:1:2'])
+    expect(swiss!.matches).toHaveLength(2)
+    expect(rr!.standings.map((s) => s.points)).toEqual([0, 0, 0, 0])
   })
 
   test('a second run on the same data dir picks another prefix; text mode shows the key, password and PIN', () => {
@@ -76,6 +90,16 @@ describe('arena seed', () => {
     expect(second.stdout).toMatch(/password {4}[A-Za-z0-9]{16} /)
     expect(second.stdout).toMatch(/PIN {9}[0-9]{6} /)
     expect(second.stdout).toContain(`${other![1]}_4`)
+    for (const [format, name] of [
+      ['single_elimination', 'Local cup'],
+      ['double_elimination', 'Local double-elimination cup'],
+      ['round_robin', 'Local league'],
+      ['swiss', 'Local Swiss'],
+    ]) {
+      expect(second.stdout).toMatch(new RegExp(`^  ${format} +trn_\\S+  "${name} ${other![1]}"  running`, 'm'))
+    }
+    expect(second.stdout).toContain(`(third-place match)`)
+    expect(second.stdout).toMatch(new RegExp(`^    swiss round 1 #1  mat_\\S+  running   ${other![1]}_1 vs ${other![1]}_3$`, 'm'))
     expect(second.stdout).toContain('npm start')
   })
 
@@ -96,16 +120,27 @@ describe('arena seed', () => {
       expect(await res.json()).toEqual({ asset: 'USDC', balance: '100', address: seeded.players[0]!.address })
     })
 
-    test('the player has a running first-round match in a running 4-player tournament', async () => {
+    test('the first player has running matches in each of the four tournaments', async () => {
       const mine = await ctx.handle(req('/api/v1/me/matches', { headers: bearer }))
-      const { matches } = (await mine.json()) as { matches: { matchId: string; tournamentId: string; status: string; round: number; opponent: { username: string } | null }[] }
-      expect(matches).toHaveLength(1)
-      expect(matches[0]).toMatchObject({ tournamentId: seeded.tournament.id, status: 'running', round: 1, opponent: { username: seeded.players[3]!.username } })
-      const res = await ctx.handle(req(`/api/v1/tournaments/${seeded.tournament.id}`, { headers: bearer }))
-      const { tournament } = (await res.json()) as { tournament: SeedResult['tournament'] }
-      expect(tournament.status).toBe('running')
+      const { matches } = (await mine.json()) as { matches: { matchId: string; tournamentId: string; bracket: string; status: string; round: number; opponent: { username: string } | null }[] }
+      const [se, de, rr, swiss] = seeded.tournaments.map((t) => t.id)
+      const opponents = (id: string | undefined) =>
+        matches
+          .filter((m) => m.tournamentId === id)
+          .map((m) => `${m.bracket}:${m.round}:${m.status}:${m.opponent?.username}`)
+          .sort()
+      const name = (i: number) => seeded.players[i - 1]!.username
+      // Seed 1 meets seed 4 in both brackets, everyone in the league (seed 1 stays put in the circle), seed 3 in Swiss round 1.
+      expect(opponents(se)).toEqual([`winners:1:running:${name(4)}`])
+      expect(opponents(de)).toEqual([`winners:1:running:${name(4)}`])
+      expect(opponents(rr)).toEqual([`round_robin:1:running:${name(4)}`, `round_robin:2:running:${name(3)}`, `round_robin:3:running:${name(2)}`])
+      expect(opponents(swiss)).toEqual([`swiss:1:running:${name(3)}`])
+      expect(matches).toHaveLength(6)
+      const res = await ctx.handle(req(`/api/v1/tournaments/${rr}`, { headers: bearer }))
+      const { tournament } = (await res.json()) as { tournament: SeedResult['tournaments'][number] }
+      expect(tournament).toMatchObject({ status: 'running', format: 'round_robin' })
       expect(tournament.participants).toHaveLength(4)
-      expect(tournament.matches.filter((m) => m.round === 1 && m.status === 'running')).toHaveLength(2)
+      expect(tournament.standings).toHaveLength(4)
     })
 
     test('the printed PIN verifies a PIN session (a withdrawal)', async () => {
@@ -198,9 +233,34 @@ describe('arena seed refuses', () => {
       expect((error.cause as AppError).code).toBe('rate_limited')
       expect(error.created.gameId).toMatch(/^gam_/)
       expect(error.created.users).toHaveLength(2)
-      expect(error.created.tournamentId).toBeUndefined()
+      expect(error.created.tournamentIds).toEqual([])
     } finally {
       await ctx.close()
     }
   })
+})
+
+test('with 3 players: no third-place match (it needs two semi-finals), and a Swiss bye for the lowest seed', async () => {
+  const ctx = await createTestApp()
+  try {
+    const result = await seed({ services: ctx.services }, { ...parseSeedOptions({ prefix: 'three' }), players: 3 })
+    const [se, de, rr, swiss] = result.tournaments
+    expect(result.tournaments.map((t) => [t.format, t.status])).toEqual([
+      ['single_elimination', 'running'],
+      ['double_elimination', 'running'],
+      ['round_robin', 'running'],
+      ['swiss', 'running'],
+    ])
+    expect(se!.options).toEqual({})
+    expect(se!.matches.some((m) => m.bracket === 'third_place')).toBe(false)
+    expect(de!.matches.filter((m) => m.bracket === 'losers')).toHaveLength(1)
+    expect(rr!.matches).toHaveLength(3)
+    const seedOf = new Map(swiss!.participants.map((p) => [p.id, p.seed]))
+    expect(swiss!.matches.map((m) => [m.status, seedOf.get(m.slot1ParticipantId!), m.slot2ParticipantId && seedOf.get(m.slot2ParticipantId)])).toEqual([
+      ['running', 1, 2],
+      ['decided', 3, null],
+    ])
+  } finally {
+    await ctx.close()
+  }
 })

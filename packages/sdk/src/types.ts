@@ -95,15 +95,17 @@ export interface AccountExport {
     tournamentId: string
     tournamentName: string
     gameId: string
+    bracket: BracketKind
     round: number
     position: number
     status: 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
     /** The user's seat in the tournament. */
     participantId: string
     opponentParticipantId: string | null
+    /** Null until decided, and for a draw. */
     winnerParticipantId: string | null
-    /** Once decided (a bye is won); null before. */
-    result: 'won' | 'lost' | null
+    /** Once decided (a bye is won; `drawn` only in round robin and Swiss); null before. */
+    result: 'won' | 'lost' | 'drawn' | null
     decidedAt: string | null
   }[]
   /** Every posting on the user's wallet, oldest first. */
@@ -130,16 +132,35 @@ export interface AccountExport {
   }[]
 }
 
+/** How a tournament is played (docs/tournaments.md of the server). */
+export type FormatName = 'single_elimination' | 'double_elimination' | 'round_robin' | 'swiss'
+
+/**
+ * The part of the tournament a match belongs to: `winners` for every
+ * single-elimination match but the third-place one; `winners`, `losers` and
+ * `grand_final` in double elimination; `round_robin` and `swiss` for every
+ * match of those formats.
+ */
+export type BracketKind = 'winners' | 'losers' | 'grand_final' | 'third_place' | 'round_robin' | 'swiss'
+
 export interface Match {
   id: string
+  bracket: BracketKind
+  /** From 1, within its bracket. */
   round: number
   position: number
   /** `cancelled`: its tournament was cancelled before it was decided. */
   status: 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
   slot1ParticipantId: string | null
   slot2ParticipantId: string | null
+  /** Null until decided, and for a draw. */
   winnerParticipantId: string | null
+  /** Once decided: `DRAW` only in round robin and Swiss; null before. */
+  outcome: 'WIN' | 'DRAW' | null
+  /** Where the winner goes. */
   nextMatchId: string | null
+  /** Where the loser goes: the losers bracket (double elimination) or the third-place match. */
+  loserNextMatchId: string | null
   /** ISO time at which the match, if still running, is settled (`no_show` or `deadline_passed`); null: no deadline, or not running yet. */
   deadline: string | null
 }
@@ -148,6 +169,24 @@ export interface Match {
 export interface TournamentOptions {
   /** Seconds a match may run before it is settled; absent: no deadline. */
   matchDeadlineS?: number
+  /** Single elimination: the semi-final losers play for third place (4 or more players). */
+  thirdPlaceMatch?: boolean
+  /** Double elimination (default `reset`): a second grand final when the losers-bracket champion wins the first. */
+  grandFinal?: 'simple' | 'reset'
+  /** Swiss: rounds to play, at most players − 1 (default ⌈log2 players⌉). */
+  rounds?: number
+}
+
+/** One row of a tournament's standings. */
+export interface Standing {
+  participantId: string
+  /** 1..n, distinct: ties are broken as the server's docs/tournaments.md says for each format. */
+  rank: number
+  wins: number
+  draws: number
+  losses: number
+  /** Win 3, draw 1, loss 0. */
+  points: number
 }
 
 export type TournamentStatus = 'draft' | 'registration' | 'running' | 'finalizing' | 'completed' | 'cancelled'
@@ -171,7 +210,7 @@ export interface Tournament {
   id: string
   gameId: string
   name: string
-  format: 'single_elimination'
+  format: FormatName
   status: TournamentStatus
   participants: {
     id: string
@@ -181,8 +220,12 @@ export interface Tournament {
     /** Null for a participant the operator listed. */
     registeredAt: string | null
     checkedInAt: string | null
+    /** When an operator disqualified them. */
+    disqualifiedAt: string | null
   }[]
   matches: Match[]
+  /** Live for round robin and Swiss; for the elimination formats empty until completed. */
+  standings: Standing[]
   winnerParticipantId: string | null
   registration: Registration | null
   options: TournamentOptions
@@ -193,7 +236,7 @@ export interface TournamentSummary {
   id: string
   gameId: string
   name: string
-  format: 'single_elimination'
+  format: FormatName
   status: TournamentStatus
   /** Registrants so far while in registration. */
   participantCount: number
@@ -223,6 +266,7 @@ export interface MyMatch {
   tournamentId: string
   tournamentName: string
   gameId: string
+  bracket: BracketKind
   round: number
   position: number
   status: 'waiting' | 'running' | 'disputed'
@@ -256,7 +300,11 @@ export interface Decision {
   reason: string
   matchId: string
   tournamentId: string
+  /** With a `game_advance…` decision: `DRAW` is a result in round robin and Swiss. */
+  outcome?: 'WIN' | 'DRAW'
+  /** With a `game_advance…` decision that is a win. */
   winnerParticipantId?: string
+  /** The match the winner moves to, when there is one. */
   nextMatchId?: string
 }
 
