@@ -19,7 +19,8 @@ interface Seeded {
   password: string
   pin: string
   players: { id: string; username: string; balance: string }[]
-  tournament: { id: string; status: string; participants: { id: string; userId: string }[] }
+  /** One of each format; the single elimination (with a third-place match) first. */
+  tournaments: { id: string; format: string; status: string; participants: { id: string; userId: string }[] }[]
 }
 
 interface Seat {
@@ -88,7 +89,12 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 describe('journey through the SDK', () => {
   test('four seeded players sign in and subscribe to their events', async () => {
     expect(seeded.players).toHaveLength(4)
-    expect(seeded.tournament.status).toBe('running')
+    expect(seeded.tournaments.map((t) => [t.format, t.status])).toEqual([
+      ['single_elimination', 'running'],
+      ['double_elimination', 'running'],
+      ['round_robin', 'running'],
+      ['swiss', 'running'],
+    ])
     for (const player of seeded.players) {
       const client = createClient({ baseUrl: server.url, fetch: recording })
       const user = await client.auth.login(player.username, seeded.password)
@@ -106,19 +112,21 @@ describe('journey through the SDK', () => {
     }
   })
 
-  test('the tournament is played to completed: every match by agreeing claims', async () => {
+  test('the single-elimination cup is played to completed: every match by agreeing claims', async () => {
+    const cup = seeded.tournaments[0]!
     const game = (seat: Seat) => seat.client.game(seeded.game.id, seeded.gameKey)
     const decisions: string[] = []
     for (let round = 1; round <= 2; round++) {
-      // Each player's open running matches, paired up by match id.
+      // Each player's open running matches in the cup (the seed started one tournament of each format), paired up by match id.
       const byMatch = new Map<string, { seat: Seat; match: MyMatch }[]>()
       for (const seat of seats) {
         for (const match of await seat.client.myMatches()) {
-          if (match.status !== 'running') continue
+          if (match.status !== 'running' || match.tournamentId !== cup.id) continue
           byMatch.set(match.matchId, [...(byMatch.get(match.matchId) ?? []), { seat, match }])
         }
       }
-      expect(byMatch.size).toBe(round === 1 ? 2 : 1)
+      // Round 2: the final and the third-place match.
+      expect(byMatch.size).toBe(2)
       for (const [matchId, sides] of byMatch) {
         expect(sides).toHaveLength(2)
         // The slot-1 player wins; both say so.
@@ -132,20 +140,23 @@ describe('journey through the SDK', () => {
         expect(second.winnerParticipantId).toBe(winner)
       }
     }
-    expect(decisions).toEqual(['game_advance', 'game_advance', 'game_advance_pending_finalization'])
+    expect(decisions).toEqual(['game_advance', 'game_advance', 'game_advance', 'game_advance_pending_finalization'])
     const done = await until('the tournament to complete', async () => {
-      const t = await seats[0]!.client.tournament(seeded.tournament.id)
+      const t = await seats[0]!.client.tournament(cup.id)
       return t.status === 'completed' ? t : undefined
     })
     expect(done.winnerParticipantId).toBeString()
     expect(done.matches.every((m) => m.status === 'decided')).toBe(true)
+    expect(done.standings.map((s) => s.rank)).toEqual([1, 2, 3, 4])
+    expect(done.standings[0]!.participantId).toBe(done.winnerParticipantId!)
   })
 
   test('every player hears the result through subscribe, with their own place', async () => {
+    const places: number[] = []
     for (const seat of seats) {
       const completed = await until('tournament.completed', () => seat.events.find((e) => e.type === 'tournament.completed'))
-      expect(completed.data.tournamentId).toBe(seeded.tournament.id)
-      expect([1, 2, 3]).toContain(completed.data.place as number)
+      expect(completed.data.tournamentId).toBe(seeded.tournaments[0]!.id)
+      places.push(completed.data.place as number)
       const types = seat.events.map((e) => e.type)
       expect(types).toContain('match.decided')
       expect(types).toContain('tournament.finalizing')
@@ -153,6 +164,8 @@ describe('journey through the SDK', () => {
       expect(new Set(seat.events.map((e) => e.id)).size).toBe(seat.events.length)
       expect(types.indexOf('tournament.started')).toBeLessThan(types.indexOf('tournament.completed'))
     }
+    // The third-place match gives everyone a place of their own.
+    expect(places.sort()).toEqual([1, 2, 3, 4])
     const champion = seats.find((s) => s.events.some((e) => e.type === 'tournament.completed' && e.data.place === 1))!
     expect(champion.events.filter((e) => e.type === 'match.decided')).toHaveLength(2)
   })

@@ -17,7 +17,7 @@ interface Seeded {
   password: string
   pin: string
   players: { id: string; username: string; address: string }[]
-  tournament: { id: string; status: string }
+  tournaments: { id: string; format: string; status: string }[]
 }
 
 const PACKAGE_DIR = join(ROOT, 'packages', 'sdk')
@@ -115,7 +115,7 @@ let env: Record<string, string> = { ARENA_DATA_DIR: dataDir }
 let server: ServerProcess | undefined
 const seeds: Seeded[] = []
 
-/** A game, two players with the same password and PIN, funded, and their started tournament. */
+/** A game, two players with the same password and PIN, funded, and their started tournaments (one of each format). */
 async function seed(): Promise<Seeded> {
   const seeded = await run([BINARY, 'seed', '--json', '--players', '2'], env)
   expect(seeded.stderr).toBe('')
