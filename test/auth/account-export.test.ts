@@ -62,6 +62,7 @@ describe('GET /me/export', () => {
         tournamentId: cup.id,
         tournamentName: 'Cup',
         gameId: game.id,
+        bracket: 'winners',
         round: final.round,
         position: final.position,
         status: 'decided',

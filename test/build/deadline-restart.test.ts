@@ -72,7 +72,7 @@ test('killed with the settle job due, restarted: settled exactly once (no_show)'
   started.push(again)
   await Bun.sleep(1500)
   for (const name of ['late_a', 'late_b']) {
-    expect((await decidedEvents(again.url, name)).map((e) => e.data)).toEqual([{ tournamentId: tournament.id, matchId: match.id, winnerParticipantId: match.slot1ParticipantId, reason: 'no_show' }])
+    expect((await decidedEvents(again.url, name)).map((e) => e.data)).toEqual([{ tournamentId: tournament.id, matchId: match.id, winnerParticipantId: match.slot1ParticipantId, outcome: 'WIN', reason: 'no_show' }])
   }
   expect((await again.signal('SIGTERM')).code).toBe(0)
 }, 90_000)

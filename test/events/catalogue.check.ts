@@ -27,8 +27,8 @@ export async function appendOf<K extends EventType>(event: OutboxEvent<K>): Prom
 export async function events(): Promise<void> {
   // As the catalogue says: compiles.
   await store.append({ userId: 'usr_a', topic: 'session', type: 'session.login', data: { sessionId: 'ses_1', newDevice: true } }, now)
-  await store.append({ userId: null, topic: 'status', type: 'match.decided', data: { tournamentId: 'trn_1', matchId: 'mtc_1', winnerParticipantId: 'prt_1' } }, now)
-  await store.append({ userId: 'usr_a', topic: 'status', type: 'match.decided', data: { tournamentId: 'trn_1', matchId: 'mtc_1', winnerParticipantId: 'prt_1', reason: 'bye' } }, now)
+  await store.append({ userId: null, topic: 'status', type: 'match.decided', data: { tournamentId: 'trn_1', matchId: 'mtc_1', winnerParticipantId: 'prt_1', outcome: 'WIN' } }, now)
+  await store.append({ userId: 'usr_a', topic: 'status', type: 'match.decided', data: { tournamentId: 'trn_1', matchId: 'mtc_1', winnerParticipantId: 'prt_1', outcome: 'WIN', reason: 'bye' } }, now)
   await appendOf({ userId: 'usr_a', topic: 'wallet', type: 'wallet.withdrawal_signed', data: { withdrawalId: 'wdr_1', signature: 'sig' } })
 
   // @ts-expect-error a session event filed under the wallet topic

@@ -77,7 +77,7 @@ describe('deadlines', () => {
     expect(settled.status).toBe('decided')
     expect(settled.winnerParticipantId).toBe(m1!.slot1ParticipantId)
     for (const p of [a, b]) {
-      expect(await eventsOf(p, 'match.decided')).toEqual([{ tournamentId: t.id, matchId: m1!.id, winnerParticipantId: m1!.slot1ParticipantId, reason: 'no_show' }])
+      expect(await eventsOf(p, 'match.decided')).toEqual([{ tournamentId: t.id, matchId: m1!.id, winnerParticipantId: m1!.slot1ParticipantId, outcome: 'WIN', reason: 'no_show' }])
     }
     const final = matchOf(after, m1!.nextMatchId!)
     expect(final.slot1ParticipantId === m1!.slot1ParticipantId || final.slot2ParticipantId === m1!.slot1ParticipantId).toBe(true)
@@ -231,7 +231,7 @@ describe('disqualification', () => {
     expect(after.status).toBe('running')
     expect(matchOf(after, m1!.id)).toMatchObject({ status: 'decided', winnerParticipantId: m1!.slot2ParticipantId })
     for (const id of [m1!.slot1ParticipantId!, m1!.slot2ParticipantId!]) {
-      expect(await eventsOf(playerOf(t, people, id), 'match.decided')).toEqual([{ tournamentId: t.id, matchId: m1!.id, winnerParticipantId: m1!.slot2ParticipantId, reason: 'disqualified' }])
+      expect(await eventsOf(playerOf(t, people, id), 'match.decided')).toEqual([{ tournamentId: t.id, matchId: m1!.id, winnerParticipantId: m1!.slot2ParticipantId, outcome: 'WIN', reason: 'disqualified' }])
     }
     expect(await eventsOf(playerOf(t, people, cheat), 'tournament.disqualified')).toEqual([{ tournamentId: t.id, participantId: cheat, reason: 'aimbot' }])
     expect(await audited('PARTICIPANT_DISQUALIFIED', t.id)).toEqual([
@@ -256,7 +256,7 @@ describe('disqualification', () => {
     expect(after.status).toBe('finalizing')
     await ctx.runJobs()
     expect((await tournament(ctx, t.id)).winnerParticipantId).toBe(running.slot2ParticipantId)
-    expect(await eventsOf(playerOf(t, people, seeded), 'match.decided')).toContainEqual({ tournamentId: t.id, matchId: bye.nextMatchId, winnerParticipantId: running.slot2ParticipantId, reason: 'disqualified' })
+    expect(await eventsOf(playerOf(t, people, seeded), 'match.decided')).toContainEqual({ tournamentId: t.id, matchId: bye.nextMatchId, winnerParticipantId: running.slot2ParticipantId, outcome: 'WIN', reason: 'disqualified' })
     expect(await eventsOf(playerOf(t, people, running.slot2ParticipantId!), 'match.ready')).not.toContainEqual(expect.objectContaining({ matchId: bye.nextMatchId }))
   })
 })

@@ -103,7 +103,12 @@ describe('tournaments', () => {
     for (const participants of [[a!.userId], [a!.userId, a!.userId], [a!.userId, a!.username], [a!.userId, 'no_such_user'], Array(1025).fill(a!.userId)]) {
       expect((await createTournament({ ...base, participants })).status).toBe(422)
     }
-    expect((await createTournament({ ...base, format: 'round_robin', participants: [a!.userId, b!.userId] })).status).toBe(422)
+    expect((await createTournament({ ...base, format: 'ladder', participants: [a!.userId, b!.userId] })).status).toBe(422)
+    // A format's own options only, and no more Swiss rounds than the players allow.
+    expect((await createTournament({ ...base, options: { grandFinal: 'simple' }, participants: [a!.userId, b!.userId] })).status).toBe(422)
+    expect((await createTournament({ ...base, format: 'round_robin', options: { thirdPlaceMatch: true }, participants: [a!.userId, b!.userId] })).status).toBe(422)
+    expect((await createTournament({ ...base, format: 'swiss', options: { rounds: 2 }, participants: [a!.userId, b!.userId] })).status).toBe(422)
+    expect((await createTournament({ ...base, format: 'swiss', options: { rounds: 1 }, participants: [a!.userId, b!.userId] })).status).toBe(201)
     expect((await createTournament({ ...base, gameId: 'gam_nope', participants: [a!.userId, b!.userId] })).status).toBe(404)
   })
 
@@ -162,7 +167,8 @@ describe('tournaments', () => {
         return (completed[0]!.data as { place: number }).place
       }),
     )
-    expect(places.sort()).toEqual([1, 2, 3, 3, 5])
+    // Ranks are distinct (contract §9): the semi-final losers are ordered by the tie-break, seed.
+    expect(places.sort()).toEqual([1, 2, 3, 4, 5])
     // Finalization is idempotent: running it again, or its job again, changes nothing.
     await ctx.services.storage.write((tx) => finalizeTournament(tx, ctx.clock, t.id))
     expect(await ctx.runJobs()).toBe(0)

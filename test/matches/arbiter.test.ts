@@ -1,7 +1,7 @@
 // Invariant: decide() maps the claims of a match's two participants to exactly one
 // decision, independent of claim order; a winner advances only when both name the
-// same winner and that winner is in the match (deferred to finalization for the
-// deciding match); malformed input (too many claims, claims from outsiders or two
+// same winner and that winner is in the match; an agreed draw is a result where
+// draws are (round robin, Swiss) and a replay elsewhere; malformed input (too many claims, claims from outsiders or two
 // from one participant) throws rather than yielding a decision.
 import { describe, expect, test } from 'bun:test'
 import { decide, type ArbiterMatch, type Claim, type Decision } from '../../src/modules/matches/arbiter'
@@ -10,7 +10,7 @@ const A = 'participant-a'
 const B = 'participant-b'
 const X = 'participant-x' // not in the match
 
-const match = (deciding: boolean): ArbiterMatch => ({ slot1ParticipantId: A, slot2ParticipantId: B, deciding })
+const match = (drawIsResult: boolean): ArbiterMatch => ({ slot1ParticipantId: A, slot2ParticipantId: B, drawIsResult })
 
 const win = (participantId: string, winnerParticipantId: string): Claim => ({
   participantId,
@@ -21,7 +21,7 @@ const draw = (participantId: string): Claim => ({ participantId, outcome: 'DRAW'
 
 interface Row {
   name: string
-  deciding: boolean
+  drawIsResult: boolean
   claims: Claim[]
   expected: Decision
 }
@@ -30,66 +30,66 @@ const pending: Decision = { decision: 'pending', reason: 'awaiting_opponent' }
 const conflict: Decision = { decision: 'dispute', reason: 'claims_conflict' }
 
 const rows: Row[] = [
-  { name: 'no claims', deciding: false, claims: [], expected: pending },
-  { name: 'one WIN claim', deciding: false, claims: [win(A, A)], expected: pending },
-  { name: 'one WIN claim, deciding match', deciding: true, claims: [win(B, A)], expected: pending },
-  { name: 'one DRAW claim', deciding: false, claims: [draw(B)], expected: pending },
-  { name: 'DRAW + DRAW', deciding: false, claims: [draw(A), draw(B)], expected: { decision: 'replay', reason: 'mutual_draw' } },
+  { name: 'no claims', drawIsResult: false, claims: [], expected: pending },
+  { name: 'one WIN claim', drawIsResult: false, claims: [win(A, A)], expected: pending },
+  { name: 'one WIN claim, draws are results', drawIsResult: true, claims: [win(B, A)], expected: pending },
+  { name: 'one DRAW claim', drawIsResult: false, claims: [draw(B)], expected: pending },
+  { name: 'DRAW + DRAW', drawIsResult: false, claims: [draw(A), draw(B)], expected: { decision: 'replay', reason: 'mutual_draw' } },
   {
-    name: 'DRAW + DRAW, deciding match',
-    deciding: true,
+    name: 'DRAW + DRAW, draws are results',
+    drawIsResult: true,
     claims: [draw(A), draw(B)],
-    expected: { decision: 'replay', reason: 'mutual_draw' },
+    expected: { decision: 'game_advance', reason: 'claims_agree', outcome: 'DRAW' },
   },
   {
-    name: 'WIN(a) + WIN(a), not deciding',
-    deciding: false,
+    name: 'WIN(a) + WIN(a)',
+    drawIsResult: false,
     claims: [win(A, A), win(B, A)],
-    expected: { decision: 'game_advance', reason: 'claims_agree', winnerParticipantId: A },
+    expected: { decision: 'game_advance', reason: 'claims_agree', outcome: 'WIN', winnerParticipantId: A },
   },
   {
-    name: 'WIN(b) + WIN(b), not deciding',
-    deciding: false,
+    name: 'WIN(b) + WIN(b)',
+    drawIsResult: false,
     claims: [win(A, B), win(B, B)],
-    expected: { decision: 'game_advance', reason: 'claims_agree', winnerParticipantId: B },
+    expected: { decision: 'game_advance', reason: 'claims_agree', outcome: 'WIN', winnerParticipantId: B },
   },
   {
-    name: 'WIN(b) + WIN(b), deciding',
-    deciding: true,
+    name: 'WIN(b) + WIN(b), draws are results',
+    drawIsResult: true,
     claims: [win(A, B), win(B, B)],
-    expected: { decision: 'game_advance_pending_finalization', reason: 'claims_agree', winnerParticipantId: B },
+    expected: { decision: 'game_advance', reason: 'claims_agree', outcome: 'WIN', winnerParticipantId: B },
   },
   {
-    name: 'WIN(a) + WIN(a), deciding',
-    deciding: true,
+    name: 'WIN(a) + WIN(a), draws are results',
+    drawIsResult: true,
     claims: [win(A, A), win(B, A)],
-    expected: { decision: 'game_advance_pending_finalization', reason: 'claims_agree', winnerParticipantId: A },
+    expected: { decision: 'game_advance', reason: 'claims_agree', outcome: 'WIN', winnerParticipantId: A },
   },
-  { name: 'WIN(a) + WIN(b)', deciding: false, claims: [win(A, A), win(B, B)], expected: conflict },
-  { name: 'WIN(a) + WIN(b), deciding', deciding: true, claims: [win(A, A), win(B, B)], expected: conflict },
-  { name: 'WIN(a) + DRAW', deciding: false, claims: [win(A, A), draw(B)], expected: conflict },
-  { name: 'DRAW + WIN(b)', deciding: false, claims: [draw(A), win(B, B)], expected: conflict },
-  { name: 'DRAW + WIN(b), deciding', deciding: true, claims: [draw(A), win(B, B)], expected: conflict },
+  { name: 'WIN(a) + WIN(b)', drawIsResult: false, claims: [win(A, A), win(B, B)], expected: conflict },
+  { name: 'WIN(a) + WIN(b), draws are results', drawIsResult: true, claims: [win(A, A), win(B, B)], expected: conflict },
+  { name: 'WIN(a) + DRAW', drawIsResult: false, claims: [win(A, A), draw(B)], expected: conflict },
+  { name: 'DRAW + WIN(b)', drawIsResult: false, claims: [draw(A), win(B, B)], expected: conflict },
+  { name: 'DRAW + WIN(b), draws are results', drawIsResult: true, claims: [draw(A), win(B, B)], expected: conflict },
   {
     name: 'WIN(x) + WIN(x), x outside the match',
-    deciding: false,
+    drawIsResult: false,
     claims: [win(A, X), win(B, X)],
     expected: { decision: 'dispute', reason: 'winner_not_in_match' },
   },
   {
-    name: 'WIN(x) + WIN(x), x outside the match, deciding',
-    deciding: true,
+    name: 'WIN(x) + WIN(x), x outside the match, draws are results',
+    drawIsResult: true,
     claims: [win(A, X), win(B, X)],
     expected: { decision: 'dispute', reason: 'winner_not_in_match' },
   },
-  { name: 'WIN(x) + WIN(a)', deciding: false, claims: [win(A, X), win(B, A)], expected: conflict },
-  { name: 'WIN(x) + DRAW', deciding: false, claims: [win(A, X), draw(B)], expected: conflict },
+  { name: 'WIN(x) + WIN(a)', drawIsResult: false, claims: [win(A, X), win(B, A)], expected: conflict },
+  { name: 'WIN(x) + DRAW', drawIsResult: false, claims: [win(A, X), draw(B)], expected: conflict },
 ]
 
 describe('decide: decision table', () => {
   for (const row of rows) {
     test(row.name, () => {
-      expect(decide(match(row.deciding), row.claims)).toEqual(row.expected)
+      expect(decide(match(row.drawIsResult), row.claims)).toEqual(row.expected)
     })
   }
 })
@@ -99,7 +99,7 @@ describe('decide: order independence', () => {
     test(`${row.name}, claims reversed`, () => {
       const reversed = [...row.claims].reverse()
       expect(reversed).not.toEqual(row.claims)
-      expect(decide(match(row.deciding), reversed)).toEqual(row.expected)
+      expect(decide(match(row.drawIsResult), reversed)).toEqual(row.expected)
     })
   }
 })
@@ -115,7 +115,7 @@ describe('decide: caller bugs throw', () => {
     { name: 'three claims, all DRAW', match: match(true), claims: [draw(A), draw(B), draw(A)] },
     {
       name: 'a match with the same participant in both slots',
-      match: { slot1ParticipantId: A, slot2ParticipantId: A, deciding: false },
+      match: { slot1ParticipantId: A, slot2ParticipantId: A, drawIsResult: false },
       claims: [win(A, A)],
     },
   ]

@@ -9,10 +9,10 @@ import { admin, createGame, openSession, playerOf, players, playOut, submit, tou
 const { one, two } = await twoInstances()
 const { db, tables: { outboxEvents } } = one.peek
 
-async function started(count: number, options?: Record<string, unknown>) {
+async function started(count: number, options?: Record<string, unknown>, format = 'single_elimination') {
   const { game, gameKey } = await createGame(one)
   const people = await players(one, count)
-  const created = await one.handle(postJson('/api/v1/admin/tournaments', { gameId: game.id, name: 'Race', format: 'single_elimination', participants: people.map((p) => p.userId), ...(options ? { options } : {}) }, admin))
+  const created = await one.handle(postJson('/api/v1/admin/tournaments', { gameId: game.id, name: 'Race', format, participants: people.map((p) => p.userId), ...(options ? { options } : {}) }, admin))
   const { tournament: t } = (await created.json()) as { tournament: TournamentView }
   const res = await one.handle(postJson(`/api/v1/admin/tournaments/${t.id}/start`, {}, admin))
   return { gameId: game.id, gameKey, people, t: ((await res.json()) as { tournament: TournamentView }).tournament }
@@ -79,6 +79,34 @@ describe('races', () => {
       }
       const finalAfter = after.matches.find((m) => m.id === final.id)!
       expect([finalAfter.slot1ParticipantId, finalAfter.slot2ParticipantId]).toContain(fixed.winnerParticipantId)
+    }
+  }, 60_000)
+
+  test('a Swiss correction racing a claim in the round it would pair again: one of them wins', async () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      const { gameId, gameKey, people, t } = await started(4, { rounds: 2 }, 'swiss')
+      for (const m of t.matches) await playOut(one, gameId, gameKey, t, people, m, m.slot1ParticipantId!)
+      const paired = (await tournament(one, t.id)).matches.filter((m) => m.round === 2)
+      const next = paired[0]!
+      const claimant = playerOf(t, people, next.slot1ParticipantId!)
+      const session = (await (await openSession(two, gameId, gameKey, claimant, next.id)).json()) as { token: string }
+      const fixedMatch = t.matches[0]!
+      const [corrected, claimed] = await Promise.all([
+        one.handle(postJson(`/api/v1/admin/matches/${fixedMatch.id}/correct`, { winnerParticipantId: fixedMatch.slot2ParticipantId, reason: 'race' }, admin)),
+        submit(two, gameId, gameKey, claimant, session.token, { outcome: 'WIN', winnerParticipantId: next.slot1ParticipantId }),
+      ])
+      const after = (await tournament(one, t.id)).matches
+      if (corrected.status === 200) {
+        // Corrected first: round 2 was paired again and the session died with its match.
+        expect(claimed.status).toBe(401)
+        expect(after.some((m) => m.id === next.id)).toBe(false)
+        expect(after.find((m) => m.id === fixedMatch.id)!.winnerParticipantId).toBe(fixedMatch.slot2ParticipantId)
+      } else {
+        expect(corrected.status).toBe(409)
+        expect(((await corrected.json()) as { error: { code: string } }).error.code).toBe('correction_too_late')
+        expect(claimed.status).toBe(200)
+        expect(after.filter((m) => m.round === 2).map((m) => m.id)).toEqual(paired.map((m) => m.id))
+      }
     }
   }, 60_000)
 })

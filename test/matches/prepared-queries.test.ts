@@ -80,7 +80,7 @@ describe('prepared statements on the claim path', () => {
     expect(events.map((e) => [e.type, e.data, e.createdAt.getTime()])).toEqual([
       ['tournament.started', { tournamentId: t.id }, events[0]!.createdAt.getTime()],
       ['match.ready', { tournamentId: t.id, matchId: final.id, round: 1 }, events[1]!.createdAt.getTime()],
-      ['match.decided', { tournamentId: t.id, matchId: final.id, winnerParticipantId: winner }, decidedAt.getTime()],
+      ['match.decided', { tournamentId: t.id, matchId: final.id, winnerParticipantId: winner, outcome: 'WIN' }, decidedAt.getTime()],
       ['tournament.finalizing', { tournamentId: t.id, winnerParticipantId: winner }, decidedAt.getTime()],
     ])
   })

@@ -12,6 +12,7 @@ import { assertMayAct } from '../auth/standing'
 import { JOB_KINDS } from '../../jobs/queue'
 import type { CreateTournamentBody, Match, Registration, RegistrationView, Tournament, TournamentsPage } from './model'
 import { newSeedingSeed } from './seeding'
+import { loadState, standingsOf } from './progress'
 import { openBracket, startRegistered } from './start'
 import type { GamesStore, MatchRecord, Participant, TournamentRecord, TournamentStatus } from './store'
 
@@ -24,31 +25,48 @@ function newGameKey(): string {
 export function toMatch(row: MatchRecord): Match {
   return {
     id: row.id,
+    bracket: row.bracket,
     round: row.round,
     position: row.position,
     status: row.status,
     slot1ParticipantId: row.slot1ParticipantId,
     slot2ParticipantId: row.slot2ParticipantId,
     winnerParticipantId: row.winnerParticipantId,
+    outcome: row.status === 'decided' ? (row.outcome ?? 'WIN') : null,
     nextMatchId: row.nextMatchId,
+    loserNextMatchId: row.loserNextMatchId,
     deadline: row.deadline ? toIso(row.deadline) : null,
   }
 }
 
-/** The tournament object of contract §6, or null. */
+/** The order brackets are listed in: the way a tournament is played. */
+const BRACKET_ORDER: Record<MatchRecord['bracket'], number> = { winners: 0, losers: 1, third_place: 2, grand_final: 3, round_robin: 4, swiss: 5 }
+
+/** Standings are shown once the tournament plays (live for round robin and Swiss; the engines give none for an unfinished elimination). */
+const HAS_STANDINGS: readonly TournamentStatus[] = ['running', 'finalizing', 'completed']
+
+/** The tournament object of contract §6 and §9, or null. */
 export async function loadTournament(games: GamesStore, id: string): Promise<Tournament | null> {
   const row = await games.tournament(id)
   if (!row) return null
-  const people = await games.participantsOf(id)
-  const bracket = await games.bracketOf(id)
+  const state = await loadState(games, row)
+  const matches = [...state.rows.values()].sort((a, b) => BRACKET_ORDER[a.bracket] - BRACKET_ORDER[b.bracket] || a.round - b.round || a.position - b.position)
   return {
     id: row.id,
     gameId: row.gameId,
     name: row.name,
     format: row.format,
     status: row.status,
-    participants: people.map((p) => ({ id: p.id, userId: p.userId, seed: p.seed, registeredAt: isoOrNull(p.registeredAt), checkedInAt: isoOrNull(p.checkedInAt) })),
-    matches: bracket.map(toMatch),
+    participants: state.participants.map((p) => ({
+      id: p.id,
+      userId: p.userId,
+      seed: p.seed,
+      registeredAt: isoOrNull(p.registeredAt),
+      checkedInAt: isoOrNull(p.checkedInAt),
+      disqualifiedAt: isoOrNull(p.disqualifiedAt),
+    })),
+    matches: matches.map(toMatch),
+    standings: HAS_STANDINGS.includes(row.status) ? standingsOf(state) : [],
     winnerParticipantId: row.winnerParticipantId,
     registration: registrationOf(row),
     options: row.options ?? {},
@@ -133,6 +151,26 @@ export function planRegistration(input: CreateTournamentBody, now: Date): Regist
   }
 }
 
+/** Which format each format-specific option belongs to. */
+const OPTION_FORMATS = { thirdPlaceMatch: 'single_elimination', grandFinal: 'double_elimination', rounds: 'swiss' } as const
+
+/**
+ * The options of a new tournament against its format: each format's own
+ * options only, and a Swiss's rounds below its player count (`players`: the
+ * participants listed, or at most `maxPlayers` for a registration).
+ */
+export function checkOptions(input: Pick<CreateTournamentBody, 'format' | 'options'>, players: number): void {
+  const options = input.options ?? {}
+  const problems: { path: string; message: string }[] = []
+  for (const [option, format] of Object.entries(OPTION_FORMATS) as [keyof typeof OPTION_FORMATS, string][]) {
+    if (options[option] !== undefined && input.format !== format) problems.push({ path: `body/options/${option}`, message: `Only for ${format}` })
+  }
+  if (options.rounds !== undefined && options.rounds > players - 1) {
+    problems.push({ path: 'body/options/rounds', message: `At most ${players - 1} rounds for ${players} players` })
+  }
+  if (problems.length > 0) throw invalid(problems)
+}
+
 function registrationView(tournamentId: string, p: Participant): RegistrationView {
   return { tournamentId, participantId: p.id, registeredAt: toIso(p.registeredAt ?? new Date(0)), checkedInAt: isoOrNull(p.checkedInAt) }
 }
@@ -215,6 +253,7 @@ export class GamesService {
   async createTournament(input: CreateTournamentBody): Promise<Tournament> {
     const { storage, clock } = this.deps
     if (!(await storage.read.games.gameExists(input.gameId))) throw new AppError('not_found', 'No such game')
+    checkOptions(input, input.participants?.length ?? input.registration?.maxPlayers ?? Number.MAX_SAFE_INTEGER)
     if (input.participants === undefined) return this.createRegistration(input)
     if (input.registration !== undefined || input.startsAt !== undefined || input.seeding !== undefined) {
       throw invalid(
@@ -250,7 +289,7 @@ export class GamesService {
     return storage.write(async (tx) => {
       await tx.games.insertTournament(
         { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now(), ...NO_REGISTRATION, options: input.options ?? null },
-        resolved.map((userId, index) => ({ id: newId('participant'), tournamentId: id, userId, seed: index + 1, registeredAt: null, checkedInAt: null })),
+        resolved.map((userId, index) => ({ id: newId('participant'), tournamentId: id, userId, seed: index + 1, registeredAt: null, checkedInAt: null, disqualifiedAt: null })),
       )
       return (await loadTournament(tx.games, id))!
     })
@@ -292,7 +331,7 @@ export class GamesService {
         return (await loadTournament(tx.games, id))!
       }
       if (tournament.status !== 'draft') throw new AppError('conflict', `Tournament is ${tournament.status}, not draft`)
-      await openBracket(tx, tournament, await tx.games.participantsOf(id), now)
+      await openBracket(tx, tournament, now)
       return (await loadTournament(tx.games, id))!
     })
   }
@@ -340,7 +379,7 @@ export class GamesService {
         if ((await tx.games.countParticipants(tournamentId)) >= (tournament.maxPlayers ?? 0)) {
           throw new AppError('tournament_full', `All ${tournament.maxPlayers} places are taken`)
         }
-        const participant: Participant = { id: newId('participant'), userId, seed: number, registeredAt: now, checkedInAt: null }
+        const participant: Participant = { id: newId('participant'), userId, seed: number, registeredAt: now, checkedInAt: null, disqualifiedAt: null }
         await tx.games.insertParticipant({ ...participant, tournamentId })
         return registrationView(tournamentId, participant)
       })

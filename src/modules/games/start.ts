@@ -1,5 +1,5 @@
-// Starting a tournament: the bracket planned by its format, byes applied,
-// the first matches opened, every participant told. One unit of work (the
+// Starting a tournament: the bracket planned by its format engine, byes
+// applied, the first matches opened, every participant told. One unit of work (the
 // caller's `tx`): a half-built bracket never exists.
 //
 // A tournament players registered for is started by a durable job due at
@@ -8,47 +8,21 @@
 // registration and does nothing.
 import type { Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
-import { deadlineFrom, scheduleSettle } from './deadlines'
-import { formatOf } from './formats'
-import { notifyReady } from './match-events'
+import { insertStartingBracket, loadState } from './progress'
 import { seedOrder } from './seeding'
-import type { MatchRecord, Participant, TournamentRecord } from './store'
+import type { TournamentRecord } from './store'
 
 /** Fewest players a tournament starts with; with fewer left at start it is cancelled. */
 export const MIN_PLAYERS_TO_START = 2
 
-/** Plans and stores the bracket of `tournament` for `seeded` (seeds 1..n in order), marks it running, and announces it. */
-export async function openBracket(tx: Transaction, tournament: TournamentRecord, seeded: readonly Participant[], now: Date): Promise<void> {
-  const rows = formatOf(tournament.format).plan(tournament.id, seeded, now)
-  // Each match opened now runs until its deadline (options.matchDeadlineS), and its settle job is queued with it.
-  const deadline = deadlineFrom(now, tournament.options?.matchDeadlineS)
-  for (const row of rows) row.deadline = row.status === 'running' ? deadline : null
-  await tx.games.insertBracket(rows)
-  for (const row of rows) if (row.status === 'running') await scheduleSettle(tx, row.id, deadline, now)
+/** Marks `tournament` running, tells every participant, and stores its starting bracket (participants seeded 1..n already). */
+export async function openBracket(tx: Transaction, tournament: TournamentRecord, now: Date): Promise<void> {
   await tx.games.markRunning(tournament.id, now)
-  await announceStart(tx, tournament.id, seeded, rows, now)
-}
-
-/** The started tournament's status events: to everyone, to each bye's winner, to the players of each open match. */
-async function announceStart(tx: Transaction, id: string, seeded: readonly { id: string; userId: string }[], rows: readonly MatchRecord[], now: Date): Promise<void> {
-  for (const p of seeded) {
-    await tx.events.append({ userId: p.userId, topic: 'status', type: 'tournament.started', data: { tournamentId: id } }, now)
+  const state = await loadState(tx.games, { ...tournament, status: 'running', startedAt: now })
+  for (const p of state.participants) {
+    await tx.events.append({ userId: p.userId, topic: 'status', type: 'tournament.started', data: { tournamentId: tournament.id } }, now)
   }
-  const userOf = new Map(seeded.map((p) => [p.id, p.userId]))
-  for (const row of rows) {
-    if (row.status === 'decided' && row.winnerParticipantId) {
-      await tx.events.append(
-        {
-          userId: userOf.get(row.winnerParticipantId)!,
-          topic: 'status',
-          type: 'match.decided',
-          data: { tournamentId: id, matchId: row.id, winnerParticipantId: row.winnerParticipantId, reason: 'bye' },
-        },
-        now,
-      )
-    }
-    if (row.status === 'running') await notifyReady(tx, now, row)
-  }
+  await insertStartingBracket(tx, state, now)
 }
 
 export type RegisteredStart = 'started' | 'cancelled' | 'not_in_registration'
@@ -82,7 +56,6 @@ export async function startRegistered(tx: Transaction, clock: Clock, tournamentI
   }
   const ordered = seedOrder(kept, tournament.seeding ?? 'registration', tournament.seed)
   await tx.games.assignSeeds(tournamentId, ordered.map((p) => p.id))
-  const seeded = ordered.map((p, index) => ({ ...p, seed: index + 1 }))
-  await openBracket(tx, tournament, seeded, now)
+  await openBracket(tx, tournament, now)
   return 'started'
 }

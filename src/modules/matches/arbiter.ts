@@ -19,15 +19,20 @@ export type Claim =
 export interface ArbiterMatch {
   slot1ParticipantId: string
   slot2ParticipantId: string
-  /** This match decides the tournament (the final): agreement defers to finalization. */
-  deciding: boolean
+  /** A draw is a result (round robin and Swiss, contract §9); elsewhere an agreed draw is played again. */
+  drawIsResult: boolean
 }
 
+/**
+ * The arbiter's decision. An agreed result is `game_advance`; whether it was
+ * the tournament's last (`game_advance_pending_finalization`) is the format
+ * engine's to say, once the result is applied.
+ */
 export type Decision =
   | { decision: 'pending'; reason: 'awaiting_opponent' }
   | { decision: 'replay'; reason: 'mutual_draw' }
-  | { decision: 'game_advance'; reason: 'claims_agree'; winnerParticipantId: string }
-  | { decision: 'game_advance_pending_finalization'; reason: 'claims_agree'; winnerParticipantId: string }
+  | { decision: 'game_advance'; reason: 'claims_agree'; outcome: 'WIN'; winnerParticipantId: string }
+  | { decision: 'game_advance'; reason: 'claims_agree'; outcome: 'DRAW' }
   | { decision: 'dispute'; reason: 'claims_conflict' | 'winner_not_in_match' }
 
 function assertWellFormed(match: ArbiterMatch, claims: readonly Claim[]): void {
@@ -58,8 +63,8 @@ export function decide(match: ArbiterMatch, claims: readonly Claim[]): Decision 
   }
 
   if (first.outcome === 'DRAW' && second.outcome === 'DRAW') {
-    // Single elimination cannot end in a draw, so an agreed draw means play again.
-    return { decision: 'replay', reason: 'mutual_draw' }
+    // An elimination match cannot end in a draw, so there an agreed draw means play again.
+    return match.drawIsResult ? { decision: 'game_advance', reason: 'claims_agree', outcome: 'DRAW' } : { decision: 'replay', reason: 'mutual_draw' }
   }
 
   if (
@@ -71,9 +76,7 @@ export function decide(match: ArbiterMatch, claims: readonly Claim[]): Decision 
     if (winnerParticipantId !== match.slot1ParticipantId && winnerParticipantId !== match.slot2ParticipantId) {
       return { decision: 'dispute', reason: 'winner_not_in_match' }
     }
-    return match.deciding
-      ? { decision: 'game_advance_pending_finalization', reason: 'claims_agree', winnerParticipantId }
-      : { decision: 'game_advance', reason: 'claims_agree', winnerParticipantId }
+    return { decision: 'game_advance', reason: 'claims_agree', outcome: 'WIN', winnerParticipantId }
   }
 
   // WIN against DRAW, or WINs naming different winners (even if one of them is an outsider).

@@ -10,19 +10,18 @@
 // claim racing the job waits for it or it for the claim: one of them decides.
 import type { Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
-import { formatOf } from '../games/formats'
-import { applyDecision, walkover } from './service'
+import { applyDecision } from './service'
 
 export async function settleMatchDeadline(tx: Transaction, clock: Clock, matchId: string, deadlineMs: number): Promise<void> {
   const match = await tx.matches.byId(matchId)
   if (!match || match.status !== 'running') return
   if (match.deadline?.getTime() !== deadlineMs) return
   const now = clock.now()
-  const format = formatOf((await tx.games.formatOf(match.tournamentId))!)
   const claims = await tx.matches.claimsOf(match.id, match.claimRound)
   if (claims.length === 1) {
-    await applyDecision(tx, format, now, match, walkover(format, match, claims[0]!.participantId, 'no_show'))
+    // Whatever the one claim said (even a draw): the one who showed up wins.
+    await applyDecision(tx, now, match, { decision: 'game_advance', reason: 'no_show', outcome: 'WIN', winnerParticipantId: claims[0]!.participantId })
     return
   }
-  await applyDecision(tx, format, now, match, { decision: 'dispute', reason: 'deadline_passed' })
+  await applyDecision(tx, now, match, { decision: 'dispute', reason: 'deadline_passed' })
 }

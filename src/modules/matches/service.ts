@@ -15,10 +15,10 @@ import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { assertMayAct } from '../auth/standing'
 import { newId } from '../../shared/ids'
-import { formatOf, type TournamentFormat } from '../games/formats'
-import { deadlineFrom, scheduleSettle } from '../games/deadlines'
-import { notifyMatchPlayers, notifyReady, type MatchEventData, type MatchEventType } from '../games/match-events'
+import { CorrectionTooLate, type FormatName } from '../games/formats/engines'
+import { notifyMatchPlayers, type MatchEventData, type MatchEventType } from '../games/match-events'
 import type { Match } from '../games/model'
+import { applyStep, engineMatches, keyOf, loadState, standingsOf } from '../games/progress'
 import { toMatch, type GamesService } from '../games/service'
 import type { MatchRecord } from '../games/store'
 import type { SecurityEventInput } from '../security/event-log'
@@ -26,13 +26,17 @@ import { decide, type Claim, type Decision } from './arbiter'
 import type { NewClaim } from './store'
 
 export interface DecisionView {
-  decision: Decision['decision']
+  decision: Decision['decision'] | 'game_advance_pending_finalization'
   reason: string
   matchId: string
   tournamentId: string
+  outcome?: 'WIN' | 'DRAW'
   winnerParticipantId?: string
   nextMatchId?: string
 }
+
+/** The formats in which an agreed draw is a result (contract §9); elsewhere it is played again. */
+const DRAWS_ARE_RESULTS: ReadonlySet<FormatName> = new Set(['round_robin', 'swiss'])
 
 export type ClaimInput =
   | { outcome: 'WIN'; winnerParticipantId: string; score?: Record<string, unknown> }
@@ -64,15 +68,15 @@ export class MatchesService {
    * never changes, and reading it on every claim cost as much as reading the
    * match, so it is read once.
    */
-  private readonly formats = new Map<string, TournamentFormat>()
+  private readonly formats = new Map<string, FormatName>()
 
   constructor(private readonly deps: MatchesServiceDeps) {}
 
   /** The format `match` is played in, through `tx`. */
-  private async formatFor(tx: Transaction, match: MatchRecord): Promise<TournamentFormat> {
+  private async formatFor(tx: Transaction, match: MatchRecord): Promise<FormatName> {
     let format = this.formats.get(match.tournamentId)
     if (format === undefined) {
-      format = formatOf((await tx.games.formatOf(match.tournamentId))!)
+      format = (await tx.games.formatOf(match.tournamentId))!
       if (this.formats.size >= REMEMBERED_FORMATS) this.formats.clear()
       this.formats.set(match.tournamentId, format)
     }
@@ -134,7 +138,9 @@ export class MatchesService {
       if (!session || session.userId !== input.userId || session.gameId !== input.gameId) throw sessionTokenInvalid()
       if (session.consumedAt !== null || session.expiresAt.getTime() <= now.getTime()) throw sessionTokenInvalid()
 
-      const match = (await tx.matches.byId(session.matchId))!
+      const match = await tx.matches.byId(session.matchId)
+      // Gone: a correction paired the Swiss round again (and deleted its sessions) while this claim waited.
+      if (!match) throw sessionTokenInvalid()
       if (match.status !== 'running') throw new AppError('match_not_running', `Match is ${match.status}`)
       if (await tx.matches.hasClaimed(match.id, match.claimRound, session.participantId)) throw alreadyClaimed()
       // Issued before a replay: the players must fetch new sessions (contract §2).
@@ -160,10 +166,10 @@ export class MatchesService {
       )
       const format = await this.formatFor(tx, match)
       const decision = decide(
-        { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, deciding: format.advance(match).kind === 'finalize' },
+        { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, drawIsResult: DRAWS_ARE_RESULTS.has(format) },
         claims,
       )
-      return applyDecision(tx, format, now, match, decision)
+      return applyDecision(tx, now, match, decision)
       // The session and the match are read locked (claims of one match take
       // turns on the match's row); everything the decision writes is that match,
       // its tournament and the next match, each by an UPDATE that locks its row.
@@ -183,65 +189,67 @@ export class MatchesService {
           details: [{ path: 'body/winnerParticipantId', message: 'Not a participant of this match' }],
         })
       }
-      const format = await this.formatFor(tx, match)
-      const decision = await applyDecision(tx, format, this.deps.clock.now(), match, {
-        decision: format.advance(match).kind === 'finalize' ? 'game_advance_pending_finalization' : 'game_advance',
-        reason: 'claims_agree',
-        winnerParticipantId,
-      })
-      const view = { ...decision, reason: 'operator_resolved' }
-      return { match: toMatch((await tx.matches.byId(matchId))!), decision: view }
+      const decision = await applyDecision(tx, this.deps.clock.now(), match, { decision: 'game_advance', reason: 'operator_resolved', outcome: 'WIN', winnerParticipantId })
+      return { match: toMatch((await tx.matches.byId(matchId))!), decision }
     })
   }
 
   /**
-   * Operator correction of a decided result (contract §9): the other player
-   * of the match becomes its winner and takes the old winner's slot in the
-   * match it fed, while that match has no claim yet (in any round) and is not
-   * decided; 409 correction_too_late otherwise. A fed match already running
-   * opens a new round of claims (sessions issued to the old winner stop
-   * working), restarts its deadline and tells its players it is ready again.
-   * The final can be corrected while the tournament is finalizing (the
-   * finalization job reads the corrected bracket), not once it completed.
-   * One unit of work: no half-moved bracket.
+   * Operator correction of a decided result (contract §9): `winnerParticipantId`
+   * (the other player, or either after a draw) becomes its winner, and the
+   * format moves the bracket after it: the new winner (and loser) take the old
+   * ones' slots in the matches it fed, or, in Swiss, the next round is paired
+   * again. Refused with 409 correction_too_late once a match it fed is decided
+   * or has a claim (in any round of claims), and once the tournament completed.
+   * A fed match already running opens a new round of claims (sessions issued
+   * to the player replaced stop working), restarts its deadline and tells its
+   * players it is ready again. While the tournament is finalizing, a correction
+   * that leaves nothing to play is taken (the finalization job reads the
+   * corrected table); one that would reopen play is too late. One unit of
+   * work: no half-moved bracket.
    */
   correct(matchId: string, winnerParticipantId: string, reason: string): Promise<{ match: Match }> {
     return this.deps.storage.write(async (tx) => {
       const match = await tx.matches.byId(matchId)
       if (!match) throw new AppError('not_found', 'No such match')
-      if (match.status !== 'decided' || match.winnerParticipantId === null) {
-        throw new AppError('conflict', `Match is ${match.status}; only a decided result can be corrected`)
-      }
+      if (match.status !== 'decided') throw new AppError('conflict', `Match is ${match.status}; only a decided result can be corrected`)
       const previous = match.winnerParticipantId
-      const other = previous === match.slot1ParticipantId ? match.slot2ParticipantId : match.slot1ParticipantId
-      if (other === null || winnerParticipantId !== other) {
+      const bye = match.slot1ParticipantId === null || match.slot2ParticipantId === null
+      if (bye || (winnerParticipantId !== match.slot1ParticipantId && winnerParticipantId !== match.slot2ParticipantId) || winnerParticipantId === previous) {
         throw new AppError('validation_failed', 'Request failed validation', {
-          details: [{ path: 'body/winnerParticipantId', message: other === null ? 'A bye has no other player to win it' : 'Not the other participant of this match' }],
+          details: [{ path: 'body/winnerParticipantId', message: bye ? 'A bye has no other player to win it' : 'Not the other participant of this match' }],
         })
       }
       const tournament = (await tx.games.tournament(match.tournamentId))!
-      const now = this.deps.clock.now()
       const tooLate = (why: string) => new AppError('correction_too_late', `Too late to correct this result: ${why}`)
       if (tournament.status !== 'running' && tournament.status !== 'finalizing') throw tooLate(`the tournament is ${tournament.status}`)
-      const format = await this.formatFor(tx, match)
-      const advance = format.advance(match)
-      await tx.matches.markDecided(match.id, winnerParticipantId, now)
-      if (advance.kind === 'finalize') {
-        await tx.games.markFinalizing(match.tournamentId, winnerParticipantId)
-      } else {
-        const fed = (await tx.matches.byId(advance.matchId))!
-        if (fed.status !== 'waiting' && fed.status !== 'running') throw tooLate(`the match it fed is ${fed.status}`)
-        if (await tx.matches.hasAnyClaim(fed.id)) throw tooLate('the match it fed has a claim')
-        await tx.matches.fillSlot(fed.id, advance.slot, winnerParticipantId)
-        if (fed.status === 'running') {
-          const moved = (await tx.matches.byId(fed.id))!
-          await tx.matches.setClaimRound(fed.id, fed.claimRound + 1)
-          const deadline = deadlineFrom(now, await tx.games.matchDeadlineOf(fed.tournamentId))
-          await tx.matches.setDeadline(fed.id, deadline)
-          await notifyReady(tx, now, moved)
-          await scheduleSettle(tx, fed.id, deadline, now)
-        }
+      const state = await loadState(tx.games, tournament)
+      const key = keyOf(match)
+      let step
+      try {
+        step = state.engine.correct(state.ctx, engineMatches(state), key, winnerParticipantId)
+      } catch (error) {
+        if (error instanceof CorrectionTooLate) throw tooLate('a match it fed is decided')
+        throw error
       }
+      // Every stored match the correction would change must be unclaimed: a
+      // claim is a result someone reported. Each is read locked first (FOR NO
+      // KEY UPDATE on PostgreSQL), so a claim racing this correction either
+      // committed before (and is seen) or waits and then finds its round of
+      // claims closed or its match gone.
+      for (const touched of new Set([...step.fills.map((f) => f.key), ...step.removed])) {
+        const row = state.rows.get(touched)
+        if (!row) continue
+        await tx.matches.byId(row.id)
+        if (await tx.matches.hasAnyClaim(row.id)) throw tooLate('a match it fed has a claim')
+      }
+      if (tournament.status === 'finalizing' && !step.finished) throw tooLate('the tournament is finalizing')
+      const now = this.deps.clock.now()
+      const result = { winnerParticipantId, outcome: 'WIN' as const, decidedBy: 'played' as const }
+      await tx.matches.markDecided(match.id, result, now)
+      state.rows.set(key, { ...match, ...result, decidedAt: now })
+      await applyStep(tx, state, step, now)
+      if (tournament.status === 'finalizing') await tx.games.markFinalizing(tournament.id, standingsOf(state)[0]!.participantId)
       await notifyMatchPlayers(tx, now, match, 'match.corrected', { winnerParticipantId, previousWinnerParticipantId: previous, reason })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({
@@ -258,42 +266,43 @@ export class MatchesService {
 
   /**
    * Operator disqualification (contract §9): the participant's current match
-   * (waiting, running or disputed) goes to the opponent (`disqualified`). When
-   * the opponent is not known yet, the match is marked and becomes that
-   * walkover the moment the opponent arrives. The tournament goes on. One unit
-   * of work.
+   * (running or disputed) goes to the opponent (`disqualified`), and so does
+   * every later one, as it comes: a waiting match the moment the opponent is
+   * known, every remaining round-robin match at once, no more Swiss pairings.
+   * The tournament goes on. Answers the match they were in: the undecided one,
+   * or for a Swiss player who has played this round, their last. One unit of
+   * work.
    */
   disqualify(tournamentId: string, participantId: string, reason: string): Promise<{ match: Match }> {
     return this.deps.storage.write(async (tx) => {
       const tournament = await tx.games.tournament(tournamentId)
       if (!tournament) throw new AppError('not_found', 'No such tournament')
-      const participant = (await tx.games.participantsOf(tournamentId)).find((p) => p.id === participantId)
+      const state = await loadState(tx.games, tournament)
+      const participant = state.participants.find((p) => p.id === participantId)
       if (!participant) throw new AppError('not_found', 'No such participant in this tournament')
       if (tournament.status !== 'running') throw new AppError('conflict', `Tournament is ${tournament.status}, not running`)
-      const current = (await tx.games.bracketOf(tournamentId)).find(
-        (m) => (m.slot1ParticipantId === participantId || m.slot2ParticipantId === participantId) && (m.status === 'waiting' || m.status === 'running' || m.status === 'disputed'),
-      )
+      if (participant.disqualifiedAt !== null) throw new AppError('conflict', 'The participant is disqualified already')
+      const theirs = [...state.rows.values()].filter((m) => m.slot1ParticipantId === participantId || m.slot2ParticipantId === participantId)
+      const undecided = theirs.find((m) => m.status === 'waiting' || m.status === 'running' || m.status === 'disputed')
+      // A Swiss player who has played this round is still in (the next round pairs them); elsewhere no match left means out.
+      const current = undecided ?? (tournament.format === 'swiss' ? theirs.sort((a, b) => b.round - a.round)[0] : undefined)
       if (!current) throw new AppError('conflict', 'The participant has no match left to play: already out')
       const now = this.deps.clock.now()
+      await tx.games.markDisqualified(participantId, now)
+      participant.disqualifiedAt = now
+      state.ctx = { ...state.ctx, disqualified: [...(state.ctx.disqualified ?? []), participantId] }
       await tx.events.append({ userId: participant.userId, topic: 'status', type: 'tournament.disqualified', data: { tournamentId, participantId, reason } }, now)
-      const match = (await tx.matches.byId(current.id))!
-      const opponent = match.slot1ParticipantId === participantId ? match.slot2ParticipantId : match.slot1ParticipantId
-      if (match.status === 'waiting' || opponent === null) {
-        await tx.matches.setForfeit(match.id, participantId)
-      } else {
-        const format = await this.formatFor(tx, match)
-        await applyDecision(tx, format, now, match, walkover(format, match, opponent, 'disqualified'))
-      }
+      await applyStep(tx, state, state.engine.disqualify(state.ctx, engineMatches(state), participantId), now)
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({
           userId: participant.userId,
           source: 'server',
           kind: 'PARTICIPANT_DISQUALIFIED',
           level: 'WARN',
-          details: { tournamentId, participantId, matchId: match.id, reason },
+          details: { tournamentId, participantId, matchId: current.id, reason },
         }),
       )
-      return { match: toMatch((await tx.matches.byId(match.id))!) }
+      return { match: toMatch(state.rows.get(keyOf(current))!) }
     }, { rowLocks: true })
   }
 
@@ -310,7 +319,7 @@ export class MatchesService {
       participantId,
       opponentParticipantId: (match.slot1ParticipantId === participantId ? match.slot2ParticipantId : match.slot1ParticipantId) ?? null,
       winnerParticipantId: match.winnerParticipantId,
-      result: match.status !== 'decided' ? null : match.winnerParticipantId === participantId ? ('won' as const) : ('lost' as const),
+      result: resultFor(match, participantId),
       decidedAt: match.decidedAt === null ? null : toIso(match.decidedAt),
     }))
   }
@@ -348,25 +357,23 @@ async function seatOf(tx: Transaction, match: MatchRecord, userId: string): Prom
 
 /**
  * A decision the services apply: the arbiter's, or one an operator or the
- * deadline job makes (contract §9): a walkover for a player whose opponent did
- * not show (`no_show`) or was disqualified (`disqualified`), a dispute for a
- * match nobody claimed by its deadline (`deadline_passed`).
+ * deadline job makes (contract §9): an operator's resolution
+ * (`operator_resolved`), a walkover for a player whose opponent did not show
+ * (`no_show`), a dispute for a match nobody claimed by its deadline
+ * (`deadline_passed`).
  */
 export type AppliedDecision =
   | Decision
-  | { decision: 'game_advance' | 'game_advance_pending_finalization'; reason: 'no_show' | 'disqualified'; winnerParticipantId: string }
+  | { decision: 'game_advance'; reason: 'operator_resolved' | 'no_show'; outcome: 'WIN'; winnerParticipantId: string }
   | { decision: 'dispute'; reason: 'deadline_passed' }
 
-/** The walkover decision for `winner` of `match` in `format`: deferred to finalization when it is the deciding match. */
-export function walkover(format: TournamentFormat, match: MatchRecord, winner: string, reason: 'no_show' | 'disqualified'): AppliedDecision {
-  return { decision: format.advance(match).kind === 'finalize' ? 'game_advance_pending_finalization' : 'game_advance', reason, winnerParticipantId: winner }
-}
-
 /**
- * Applies a decision to the match and the bracket, in the unit of work `tx`,
- * and writes the status events. Pending changes nothing.
+ * Applies a decision to the match and, for a result, to the tournament
+ * through its format engine (progress.ts), in the unit of work `tx`, with the
+ * status events. The result that leaves nothing to play is answered
+ * `game_advance_pending_finalization`. Pending changes nothing.
  */
-export async function applyDecision(tx: Transaction, format: TournamentFormat, now: Date, match: MatchRecord, decision: AppliedDecision): Promise<DecisionView> {
+export async function applyDecision(tx: Transaction, now: Date, match: MatchRecord, decision: AppliedDecision): Promise<DecisionView> {
   const base = { decision: decision.decision, reason: decision.reason, matchId: match.id, tournamentId: match.tournamentId }
   const notify = <K extends MatchEventType>(type: K, data: MatchEventData<K>) => notifyMatchPlayers(tx, now, match, type, data)
 
@@ -382,49 +389,34 @@ export async function applyDecision(tx: Transaction, format: TournamentFormat, n
       await tx.matches.markDisputed(match.id)
       await notify('match.disputed', { reason: decision.reason })
       return base
-    case 'game_advance':
-    case 'game_advance_pending_finalization': {
-      const winner = decision.winnerParticipantId
-      await tx.matches.markDecided(match.id, winner, now)
-      await notify('match.decided', decision.reason === 'claims_agree' ? { winnerParticipantId: winner } : { winnerParticipantId: winner, reason: decision.reason })
-      const advance = format.advance(match)
-      if (advance.kind === 'finalize') {
-        await tx.games.markFinalizing(match.tournamentId, winner)
-        await tx.jobs.enqueue(JOB_KINDS.finalizeTournament, { tournamentId: match.tournamentId }, now)
-        for (const userId of await tx.games.participantUserIds(match.tournamentId)) {
-          await tx.events.append({ userId, topic: 'status', type: 'tournament.finalizing', data: { tournamentId: match.tournamentId, winnerParticipantId: winner } }, now)
-        }
-        return { ...base, winnerParticipantId: winner }
+    case 'game_advance': {
+      const winner = decision.outcome === 'WIN' ? decision.winnerParticipantId : null
+      const result = { winnerParticipantId: winner, outcome: decision.outcome, decidedBy: decision.reason === 'no_show' ? ('walkover' as const) : ('played' as const) }
+      await tx.matches.markDecided(match.id, result, now)
+      await notify('match.decided', decision.reason === 'no_show' ? { winnerParticipantId: winner, outcome: decision.outcome, reason: 'no_show' } : { winnerParticipantId: winner, outcome: decision.outcome })
+      // Read after the decision, in the same unit of work: the engine sees it.
+      const state = await loadState(tx.games, (await tx.games.tournament(match.tournamentId))!)
+      const step = state.engine.afterDecision(state.ctx, engineMatches(state), keyOf(match))
+      await applyStep(tx, state, step, now)
+      return {
+        ...base,
+        decision: step.finished ? 'game_advance_pending_finalization' : 'game_advance',
+        outcome: decision.outcome,
+        ...(winner === null ? {} : { winnerParticipantId: winner }),
+        ...(winner === null || match.nextMatchId === null ? {} : { nextMatchId: match.nextMatchId }),
       }
-      await tx.matches.fillSlot(advance.matchId, advance.slot, winner)
-      // The next match opens once both of its players are known.
-      await openIfReady(tx, format, now, match.tournamentId, advance.matchId)
-      return { ...base, winnerParticipantId: winner, nextMatchId: advance.matchId }
     }
   }
 }
 
-/**
- * Opens `matchId` if both its players are known: with its deadline and the
- * job that settles it, and `match.ready` to both; or, when a disqualified
- * participant sits in it, decided at once for the other (a walkover, which may
- * open the match after it in turn).
- */
-async function openIfReady(tx: Transaction, format: TournamentFormat, now: Date, tournamentId: string, matchId: string): Promise<void> {
-  const deadline = deadlineFrom(now, await tx.games.matchDeadlineOf(tournamentId))
-  const opened = await tx.matches.openIfReady(matchId, deadline)
-  if (!opened) return
-  const forfeit = opened.forfeitParticipantId
-  if (forfeit && (forfeit === opened.slot1ParticipantId || forfeit === opened.slot2ParticipantId)) {
-    const winner = forfeit === opened.slot1ParticipantId ? opened.slot2ParticipantId! : opened.slot1ParticipantId!
-    await applyDecision(tx, format, now, opened, walkover(format, opened, winner, 'disqualified'))
-    return
-  }
-  await notifyReady(tx, now, opened)
-  await scheduleSettle(tx, opened.id, deadline, now)
+/** A decided match from one player's side: a bye is won, a draw drawn; null before it is decided. */
+function resultFor(match: MatchRecord, participantId: string): 'won' | 'lost' | 'drawn' | null {
+  if (match.status !== 'decided') return null
+  if (match.outcome === 'DRAW') return 'drawn'
+  return match.winnerParticipantId === participantId ? 'won' : 'lost'
 }
 
 /** Where a match is, as the match views show it. */
-function placeOf(match: Pick<MatchRecord, 'id' | 'tournamentId' | 'round' | 'position'>, tournamentName: string, gameId: string) {
-  return { matchId: match.id, tournamentId: match.tournamentId, tournamentName, gameId, round: match.round, position: match.position }
+function placeOf(match: Pick<MatchRecord, 'id' | 'tournamentId' | 'bracket' | 'round' | 'position'>, tournamentName: string, gameId: string) {
+  return { matchId: match.id, tournamentId: match.tournamentId, tournamentName, gameId, bracket: match.bracket, round: match.round, position: match.position }
 }

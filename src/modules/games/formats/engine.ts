@@ -12,8 +12,8 @@
 // way the services must apply it to the stored rows (tests drive the engine
 // through it).
 //
-// The older `TournamentFormat` (format.ts) stays beside this for the wiring
-// that exists today; single elimination is available through both.
+// The services drive it through src/modules/games/progress.ts, which maps keys
+// to stored rows and a Step to store writes and events.
 
 export type FormatName = 'single_elimination' | 'double_elimination' | 'round_robin' | 'swiss'
 export type BracketKind = 'winners' | 'losers' | 'grand_final' | 'third_place' | 'round_robin' | 'swiss'
