@@ -229,6 +229,16 @@ function listText(page: TournamentsPage): string {
   return lines.join('\n')
 }
 
+/** What a disqualification did to the match the participant was in (the admin route's answer). */
+function disqualifiedText(participantId: string, m: Tournament['matches'][number]): string {
+  const head = `${participantId} disqualified (every later match of theirs goes to the opponent)`
+  if (m.status === 'waiting') return `${head}; match ${m.id} goes to the opponent as a walkover once the opponent is known`
+  const opponent = m.slot1ParticipantId === participantId ? m.slot2ParticipantId : m.slot1ParticipantId
+  if (m.status === 'decided' && m.winnerParticipantId !== null && m.winnerParticipantId === opponent) return `${head}; match ${m.id} decided for ${opponent} (walkover)`
+  // A Swiss player between rounds: their last match stands; no more pairings.
+  return `${head}; their last match ${m.id} stands, and they are paired no more`
+}
+
 function print(io: Io, json: boolean, value: unknown, text: () => string): number {
   io.out(json ? JSON.stringify(value) : text())
   return 0
@@ -307,11 +317,7 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
         const participantId = need(positionals[2], '<participantId>')
         const why = reason()
         const result = await withServices(({ matches }) => matches.disqualify(tournamentId, participantId, why))
-        return print(io, json, result, () =>
-          result.match
-            ? `${participantId} disqualified; match ${result.match.id} ${result.match.status}${result.match.winnerParticipantId ? ` won by ${result.match.winnerParticipantId}` : ' (a walkover once the opponent arrives)'}`
-            : `${participantId} disqualified`,
-        )
+        return print(io, json, result, () => disqualifiedText(participantId, result.match))
       }
       throw new UsageError(`unknown action "${action ?? ''}"`)
     },

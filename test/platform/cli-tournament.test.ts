@@ -96,7 +96,7 @@ test('every format from the command line: options, the bracket, a draw, a disqua
   await json('tournament', 'disqualify', rr.id, out.id, '--reason', 'cheating')
 
   const text = await cli('tournament', 'show', rr.id)
-  const lines = text.split('\n')
+  const lines = text.trimEnd().split('\n')
   expect(lines[0]).toMatch(new RegExp(`^${rr.id}  League  round_robin  (finalizing|completed)  game ${game.id}`))
   expect(lines.find((l) => l.includes(out.id) && l.includes('seed'))).toContain('DISQUALIFIED')
   expect(lines.find((l) => l.includes(drawn.id))).toMatch(/round_robin {2}round {2}\d #\d +mat_\S+ {2}decided {3}par_\S+ vs par_\S+ {2}draw$/)

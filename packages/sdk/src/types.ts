@@ -416,19 +416,22 @@ export interface EventCatalogue {
   /** To a registrant removed at the start: check-in was asked and they did not check in. */
   'tournament.dropped': { topic: 'status'; data: { tournamentId: string; reason: 'not_checked_in' } }
   'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
-  /** `participantId` and `place` are the recipient's own: 1 the winner, 2 the finalist, 3 the semi-final losers, … */
+  /** `participantId` and `place` are the recipient's own: their rank in the final standings (1 the winner; distinct, ties broken per format). */
   'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }
   /** The tournament was cancelled: by an operator (their `reason`; its undecided matches are `cancelled`), or at the start with fewer than two players left (`not_enough_players`). */
   'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
   /** To the disqualified player: their current match goes (or will go, once the opponent is known) to the opponent. */
   'tournament.disqualified': { topic: 'status'; data: { tournamentId: string; participantId: string; reason: string } }
   'match.ready': { topic: 'status'; data: { tournamentId: string; matchId: string; round: number } }
-  /** `reason` absent when both players agreed (or an operator resolved it): `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was). */
-  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; reason?: 'bye' | 'no_show' | 'disqualified' } }
+  /**
+   * `outcome` `DRAW` (round robin and Swiss) has no winner. `reason` absent when both players agreed (or an operator resolved it):
+   * `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was).
+   */
+  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string | null; outcome: 'WIN' | 'DRAW'; reason?: 'bye' | 'no_show' | 'disqualified' } }
   'match.replay': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'mutual_draw' } }
   'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
-  /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId`. */
-  'match.corrected': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string; reason: string } }
+  /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId` (null: it was a draw). */
+  'match.corrected': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }
 }
 
 /** The event types this SDK knows. */
