@@ -111,8 +111,14 @@ test('every format from the command line: options, the bracket, a draw, a disqua
   ])
 
   // A tournament players register for, listed by status.
-  const { tournament: open } = await json('tournament', 'create', '--game', game.id, '--name', 'Open', '--format', 'swiss', '--closes-at', '+1h', '--max-players', '8', '--starts-at', '+2h', '--seeding', 'random')
-  expect(open).toMatchObject({ status: 'registration', format: 'swiss', registration: { maxPlayers: 8, seeding: 'random', seed: null, checkIn: null } })
+  const { tournament: open } = await json(
+    'tournament', 'create', '--game', game.id, '--name', 'Open', '--format', 'swiss', '--rounds', '7',
+    '--closes-at', '+1h', '--max-players', '8', '--starts-at', '+2h', '--check-in-opens-at', '+30m', '--check-in-closes-at', '+2h', '--seeding', 'random',
+  )
+  expect(open).toMatchObject({ status: 'registration', format: 'swiss', options: { rounds: 7 }, registration: { maxPlayers: 8, seeding: 'random', seed: null } })
+  const { closesAt, startsAt, checkIn } = open.registration
+  const ms = (iso: string) => Date.parse(iso)
+  expect([ms(startsAt) - ms(closesAt), ms(checkIn.closesAt) - ms(checkIn.opensAt), ms(startsAt) - ms(checkIn.closesAt)]).toEqual([3_600_000, 5_400_000, 0])
   const listed: { tournaments: { id: string; status: string }[] } = await json('tournament', 'list', '--status', 'registration', '--limit', '100')
   expect(listed.tournaments.map((t) => t.id)).toContain(open.id)
   expect(listed.tournaments.every((t) => t.status === 'registration')).toBe(true)
@@ -125,6 +131,10 @@ test('every format from the command line: options, the bracket, a draw, a disqua
   const misfit = await run([...SOURCE_COMMAND, 'tournament', 'create', '--game', game.id, '--name', 'X', '--format', 'swiss', '--third-place', '--players', names], env)
   expect(misfit.code).toBe(2)
   expect(misfit.stderr).toContain('--third-place is for --format single_elimination')
+  // Swiss rounds against the places: at most maxPlayers − 1, checked by the service as over HTTP.
+  const tooMany = await run([...SOURCE_COMMAND, 'tournament', 'create', '--game', game.id, '--name', 'X', '--format', 'swiss', '--rounds', '8', '--closes-at', '+1h', '--max-players', '8', '--starts-at', '+2h'], env)
+  expect(tooMany.code).toBe(1)
+  expect(tooMany.stderr).toContain('--rounds: At most 7 rounds for 8 players')
 }, 120_000)
 
 describe('tournament create: the flags make the body POST /admin/tournaments takes', () => {
