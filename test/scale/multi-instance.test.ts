@@ -4,6 +4,9 @@
 // - both start at once on an empty database and migrate it once;
 // - the two claims of one match, sent to different instances at the same
 //   moment, give one decision, and the bracket advances once;
+// - a round robin whose two claims of each match go to different instances
+//   (draws among them) plays to completion, and both instances show the
+//   same standings, the ones worked out by hand;
 // - a logout on one instance ends the access token on the other at once;
 // - a ban through one instance ends the user's access token on the other at
 //   once, and a login there is 403 account_banned;
@@ -309,6 +312,105 @@ describe.skipIf(skip)('two instances on one PostgreSQL database', () => {
     expect(events.filter((e) => e.type === 'match.decided').length).toBe(14 * 2)
     // match.ready: the 8 first-round matches at the start, then the 4 + 2 + 1 the winners opened.
     expect(events.filter((e) => e.type === 'match.ready').length).toBe(15 * 2)
+  }, 60_000)
+
+  test('a round robin of 4 whose claims alternate between the instances plays to completion; both show the same standings', async () => {
+    const people = await playersOn('robin_', 4)
+    const game = await createGame(instances[0]!.call, 'Multi Robin')
+    const created = await instances[1]!.call(
+      'POST',
+      '/api/v1/admin/tournaments',
+      { gameId: game.game.id, name: 'Multi Robin', format: 'round_robin', participants: people.map((p) => p.id) },
+      admin,
+    )
+    expectStatus('create tournament', created, 201)
+    const tournamentId = created.body.tournament.id as string
+    expectStatus('start tournament', await instances[0]!.call('POST', `/api/v1/admin/tournaments/${tournamentId}/start`, {}, admin), 200)
+    interface RobinMatch {
+      id: string
+      status: string
+      slot1ParticipantId: string
+      slot2ParticipantId: string
+      winnerParticipantId: string | null
+      outcome: string | null
+    }
+    interface Robin {
+      status: string
+      participants: { id: string; userId: string; seed: number }[]
+      matches: RobinMatch[]
+      standings: { participantId: string; rank: number; wins: number; draws: number; losses: number; points: number }[]
+      winnerParticipantId: string | null
+    }
+    const read = async (instance: Instance): Promise<Robin> => {
+      const shown = await instance.call('GET', `/api/v1/admin/tournaments/${tournamentId}`, undefined, admin)
+      expectStatus(`GET tournament on ${instance.name}`, shown, 200)
+      return shown.body.tournament as Robin
+    }
+    let t = await read(instances[1]!)
+    // p1..p4 in seed order (the order they were listed in).
+    const name = (participantId: string) => `p${t.participants.find((p) => p.id === participantId)!.seed}`
+    const idOf = (n: string) => t.participants.find((p) => p.seed === Number(n.slice(1)))!.id
+    // Each pairing's result: the winner, or a draw.
+    const results: Record<string, string> = { 'p1-p2': 'p1', 'p1-p3': 'draw', 'p1-p4': 'p1', 'p2-p3': 'p2', 'p2-p4': 'p4', 'p3-p4': 'draw' }
+
+    const decisions: string[] = []
+    for (let played = 0; ; played++) {
+      const match = t.matches.find((m) => m.status === 'running')
+      if (!match) break
+      expect(played).toBeLessThan(6)
+      const pair = [name(match.slot1ParticipantId), name(match.slot2ParticipantId)].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))).join('-')
+      const result = results[pair]!
+      const claim = result === 'draw' ? { outcome: 'DRAW' } : { outcome: 'WIN', winnerParticipantId: idOf(result) }
+      // Slot 1's player goes through the first instance, slot 2's through the second; who claims first alternates.
+      const seats = [
+        { participantId: match.slot1ParticipantId, instance: instances[0]! },
+        { participantId: match.slot2ParticipantId, instance: instances[1]! },
+      ]
+      if (played % 2 === 1) seats.reverse()
+      const answers = []
+      for (const { participantId, instance } of seats) {
+        const player = playerOfParticipant(t as unknown as Tournament, people, participantId)
+        const session = await instance.call('POST', `/api/v1/game-sdk/${game.game.id}/sessions`, { matchId: match.id }, gameHeaders(game, player))
+        expectStatus(`match session on ${instance.name}`, session, 201)
+        const answer = await instance.call('POST', `/api/v1/game-sdk/${game.game.id}/results`, claim, { ...gameHeaders(game, player), 'x-session-token': session.body.token })
+        expectStatus(`claim in ${pair} on ${instance.name}`, answer, 200)
+        answers.push(answer.body)
+      }
+      expect(answers[0].decision).toBe('pending')
+      expect({ pair, outcome: answers[1].outcome, winner: answers[1].winnerParticipantId }).toEqual({
+        pair,
+        outcome: result === 'draw' ? 'DRAW' : 'WIN',
+        winner: result === 'draw' ? undefined : idOf(result),
+      })
+      decisions.push(answers[1].decision)
+      // Read back through the instance that did not take the deciding claim.
+      t = await read(seats[0]!.instance)
+      const after = t.matches.find((m) => m.id === match.id)!
+      expect({ pair, status: after.status, outcome: after.outcome }).toEqual({ pair, status: 'decided', outcome: result === 'draw' ? 'DRAW' : 'WIN' })
+    }
+    expect(decisions).toEqual([...Array(5).fill('game_advance'), 'game_advance_pending_finalization'])
+
+    // Either instance's worker finalizes it; both then show the same tournament.
+    for (const instance of instances) {
+      await waitFor(`the round robin completed, as ${instance.name} shows it`, async () => ((await read(instance)).status === 'completed' ? true : undefined), 15_000)
+    }
+    const [one, two] = await Promise.all(instances.map(read))
+    expect(two).toEqual(one!)
+    expect(one!.standings.map((s) => ({ ...s, participantId: name(s.participantId) }))).toEqual([
+      { participantId: 'p1', rank: 1, wins: 2, draws: 1, losses: 0, points: 7 },
+      { participantId: 'p4', rank: 2, wins: 1, draws: 1, losses: 1, points: 4 },
+      { participantId: 'p2', rank: 3, wins: 1, draws: 0, losses: 2, points: 3 },
+      { participantId: 'p3', rank: 4, wins: 0, draws: 2, losses: 1, points: 2 },
+    ])
+    expect(one!.winnerParticipantId).toBe(idOf('p1'))
+    // Finalized once: one tournament.completed event for each player, with their place.
+    const events = [...(await sql<{ user_id: string; place: number; n: number }[]>`
+      SELECT user_id, (data->>'place')::int AS place, count(*)::int AS n FROM outbox_events
+      WHERE type = 'tournament.completed' AND data->>'tournamentId' = ${tournamentId} GROUP BY user_id, data->>'place'`)]
+    const placeOf = (userId: string) => one!.standings.find((s) => s.participantId === one!.participants.find((p) => p.userId === userId)!.id)!.rank
+    expect(events.map((e) => ({ user: e.user_id, place: e.place, n: e.n })).sort((a, b) => a.place - b.place)).toEqual(
+      people.map((p) => ({ user: p.id, place: placeOf(p.id), n: 1 })).sort((a, b) => a.place - b.place),
+    )
   }, 60_000)
 
   test('a logout on one instance ends the access token on the other at once', async () => {

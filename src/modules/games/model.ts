@@ -104,7 +104,7 @@ export const Tournament = t.Object(
       }),
     ),
     matches: t.Array(Match),
-    standings: t.Array(Standing, { description: 'live for round robin and Swiss; for the elimination formats empty until completed' }),
+    standings: t.Array(Standing, { description: 'live for round robin and Swiss; for the elimination formats empty until nothing is left to play (from `finalizing` on)' }),
     winnerParticipantId: t.Nullable(t.String()),
     registration: t.Nullable(Registration),
     options: TournamentOptions,
