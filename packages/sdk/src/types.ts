@@ -224,7 +224,7 @@ export interface Tournament {
     disqualifiedAt: string | null
   }[]
   matches: Match[]
-  /** Live for round robin and Swiss; for the elimination formats empty until completed. */
+  /** Live for round robin and Swiss; for the elimination formats empty until nothing is left to play (from `finalizing` on). */
   standings: Standing[]
   winnerParticipantId: string | null
   registration: Registration | null
