@@ -55,7 +55,12 @@ export function createJobWorker(deps: { storage: Storage; clock: Clock; logger: 
         await handler(tx, leased.payload)
         await tx.jobs.complete(leased.id, clock.now())
         return leased
-      })
+        // Row locks (READ COMMITTED on PostgreSQL): every job reads what it
+        // decides on locked (the tournament, the match) and then fresh, so it
+        // sees a claim that committed while it waited. A SERIALIZABLE snapshot
+        // taken before the lock would miss it (a settle job disputing a match
+        // with one claim; a last decision of a round robin unseen by another).
+      }, { rowLocks: true })
       if (!job) return 'none'
       logger.info('job done', { jobId: job.id, kind: job.kind })
       return 'done'

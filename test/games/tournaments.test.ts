@@ -109,6 +109,12 @@ describe('tournaments', () => {
     expect((await createTournament({ ...base, format: 'round_robin', options: { thirdPlaceMatch: true }, participants: [a!.userId, b!.userId] })).status).toBe(422)
     expect((await createTournament({ ...base, format: 'swiss', options: { rounds: 2 }, participants: [a!.userId, b!.userId] })).status).toBe(422)
     expect((await createTournament({ ...base, format: 'swiss', options: { rounds: 1 }, participants: [a!.userId, b!.userId] })).status).toBe(201)
+    // A round robin of more than 128 (every pair plays): refused by the player count, listed or the registration's maximum.
+    const league = { ...base, format: 'round_robin', registration: { closesAt: new Date(ctx.clock.now().getTime() + 3600_000).toISOString(), maxPlayers: 129 }, startsAt: new Date(ctx.clock.now().getTime() + 7200_000).toISOString() }
+    const tooBig = await createTournament(league)
+    expect(tooBig.status).toBe(422)
+    expect(JSON.stringify(await tooBig.json())).toContain('body/registration/maxPlayers')
+    expect((await createTournament({ ...league, registration: { ...league.registration, maxPlayers: 128 } })).status).toBe(201)
     expect((await createTournament({ ...base, gameId: 'gam_nope', participants: [a!.userId, b!.userId] })).status).toBe(404)
   })
 

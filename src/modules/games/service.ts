@@ -151,6 +151,13 @@ export function planRegistration(input: CreateTournamentBody, now: Date): Regist
   }
 }
 
+/**
+ * The largest round robin: every pair plays, so n players are n(n − 1)/2
+ * matches, all stored at the start and read by every decision; 128 players
+ * are 8,128 matches (a league, not an open event: Swiss is for those).
+ */
+export const MAX_ROUND_ROBIN_PLAYERS = 128
+
 /** Which format each format-specific option belongs to. */
 const OPTION_FORMATS = { thirdPlaceMatch: 'single_elimination', grandFinal: 'double_elimination', rounds: 'swiss' } as const
 
@@ -159,11 +166,14 @@ const OPTION_FORMATS = { thirdPlaceMatch: 'single_elimination', grandFinal: 'dou
  * options only, and a Swiss's rounds below its player count (`players`: the
  * participants listed, or at most `maxPlayers` for a registration).
  */
-export function checkOptions(input: Pick<CreateTournamentBody, 'format' | 'options'>, players: number): void {
+export function checkOptions(input: Pick<CreateTournamentBody, 'format' | 'options'>, players: number, playersPath: string): void {
   const options = input.options ?? {}
   const problems: { path: string; message: string }[] = []
   for (const [option, format] of Object.entries(OPTION_FORMATS) as [keyof typeof OPTION_FORMATS, string][]) {
     if (options[option] !== undefined && input.format !== format) problems.push({ path: `body/options/${option}`, message: `Only for ${format}` })
+  }
+  if (input.format === 'round_robin' && players > MAX_ROUND_ROBIN_PLAYERS) {
+    problems.push({ path: playersPath, message: `A round robin takes at most ${MAX_ROUND_ROBIN_PLAYERS} players (every pair plays: ${MAX_ROUND_ROBIN_PLAYERS * (MAX_ROUND_ROBIN_PLAYERS - 1) / 2} matches)` })
   }
   if (options.rounds !== undefined && options.rounds > players - 1) {
     problems.push({ path: 'body/options/rounds', message: `At most ${players - 1} rounds for ${players} players` })
@@ -253,7 +263,7 @@ export class GamesService {
   async createTournament(input: CreateTournamentBody): Promise<Tournament> {
     const { storage, clock } = this.deps
     if (!(await storage.read.games.gameExists(input.gameId))) throw new AppError('not_found', 'No such game')
-    checkOptions(input, input.participants?.length ?? input.registration?.maxPlayers ?? Number.MAX_SAFE_INTEGER)
+    checkOptions(input, input.participants?.length ?? input.registration?.maxPlayers ?? Number.MAX_SAFE_INTEGER, input.participants ? 'body/participants' : 'body/registration/maxPlayers')
     if (input.participants === undefined) return this.createRegistration(input)
     if (input.registration !== undefined || input.startsAt !== undefined || input.seeding !== undefined) {
       throw invalid(

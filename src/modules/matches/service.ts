@@ -191,7 +191,8 @@ export class MatchesService {
       }
       const decision = await applyDecision(tx, this.deps.clock.now(), match, { decision: 'game_advance', reason: 'operator_resolved', outcome: 'WIN', winnerParticipantId })
       return { match: toMatch((await tx.matches.byId(matchId))!), decision }
-    })
+      // Row locks, as a claim: the match and then the tournament are read locked, and what follows is read fresh.
+    }, { rowLocks: true })
   }
 
   /**
@@ -249,7 +250,16 @@ export class MatchesService {
       await tx.matches.markDecided(match.id, result, now)
       state.rows.set(key, { ...match, ...result, decidedAt: now })
       await applyStep(tx, state, step, now)
-      if (tournament.status === 'finalizing') await tx.games.markFinalizing(tournament.id, standingsOf(state)[0]!.participantId)
+      if (tournament.status === 'finalizing') {
+        const winner = standingsOf(state)[0]!.participantId
+        await tx.games.markFinalizing(tournament.id, winner)
+        if (winner !== tournament.winnerParticipantId) {
+          // Everyone heard the old winner: they hear the new one.
+          for (const userId of await tx.games.participantUserIds(tournament.id)) {
+            await tx.events.append({ userId, topic: 'status', type: 'tournament.finalizing', data: { tournamentId: tournament.id, winnerParticipantId: winner } }, now)
+          }
+        }
+      }
       await notifyMatchPlayers(tx, now, match, 'match.corrected', { winnerParticipantId, previousWinnerParticipantId: previous, reason })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({
@@ -393,10 +403,13 @@ export async function applyDecision(tx: Transaction, now: Date, match: MatchReco
       const winner = decision.outcome === 'WIN' ? decision.winnerParticipantId : null
       const result = { winnerParticipantId: winner, outcome: decision.outcome, decidedBy: decision.reason === 'no_show' ? ('walkover' as const) : ('played' as const) }
       await tx.matches.markDecided(match.id, result, now)
-      await notify('match.decided', decision.reason === 'no_show' ? { winnerParticipantId: winner, outcome: decision.outcome, reason: 'no_show' } : { winnerParticipantId: winner, outcome: decision.outcome })
       // Read after the decision, in the same unit of work: the engine sees it.
+      // The tournament row is read locked first: the decisions of one
+      // tournament take turns, each seeing the ones before.
       const state = await loadState(tx.games, (await tx.games.tournament(match.tournamentId))!)
       const step = state.engine.afterDecision(state.ctx, engineMatches(state), keyOf(match))
+      // Events last: appending one takes the outbox's lock until commit.
+      await notify('match.decided', decision.reason === 'no_show' ? { winnerParticipantId: winner, outcome: decision.outcome, reason: 'no_show' } : { winnerParticipantId: winner, outcome: decision.outcome })
       await applyStep(tx, state, step, now)
       return {
         ...base,

@@ -91,11 +91,16 @@ export class PostgresMatchesStore implements MatchesStore {
   }
 
   async withGame(matchId: string): Promise<{ match: MatchRecord; gameId: string } | null> {
-    const [row] = await this.db
+    const query = this.db
       .select({ match: matchRecordColumns, gameId: tournaments.gameId })
       .from(matches)
       .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
       .where(eq(matches.id, matchId))
+    // In a write (a session issue), the match is locked: a correction that
+    // deletes it (a Swiss round paired again) holds the same lock, so the issue
+    // either waits and finds no match, or commits first and its session is
+    // deleted with the match. The foreign key's KEY SHARE alone does not order them.
+    const [row] = await (this.inWrite ? query.for('no key update', { of: matches }) : query)
     return row ?? null
   }
 

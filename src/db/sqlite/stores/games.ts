@@ -11,6 +11,10 @@ import { matchColumns, toMatchRecord, type RawMatch } from './matches'
 
 type UserRow = { userId: string }
 
+const PARTICIPANT_FIELDS = ['id', 'userId', 'seed', 'registeredAt', 'checkedInAt', 'disqualifiedAt'] as const satisfies readonly (keyof Participant)[]
+type RawParticipant = Omit<Participant, 'registeredAt' | 'checkedInAt' | 'disqualifiedAt'> & { registeredAt: number | null; checkedInAt: number | null; disqualifiedAt: number | null }
+const dateOrNull = (ms: number | null): Date | null => (ms === null ? null : new Date(ms))
+
 const statements = perConnection((sqlite) => {
   const userOf = selectList(getTableColumns(participants), ['userId'])
   return {
@@ -24,6 +28,9 @@ const statements = perConnection((sqlite) => {
     ),
     markFinalizing: sqlite.prepare<unknown, { id: string; winner: string }>(
       `UPDATE tournaments SET status = 'finalizing', winner_participant_id = $winner WHERE id = $id`,
+    ),
+    participants: sqlite.prepare<RawParticipant, { tournamentId: string }>(
+      `SELECT ${selectList(getTableColumns(participants), PARTICIPANT_FIELDS)} FROM participants WHERE tournament_id = $tournamentId ORDER BY seed`,
     ),
     bracket: sqlite.prepare<RawMatch, { tournamentId: string }>(
       `SELECT ${matchColumns()} FROM matches WHERE tournament_id = $tournamentId ORDER BY bracket, round, position`,
@@ -164,12 +171,13 @@ export class SqliteGamesStore implements GamesStore {
   }
 
   async participantsOf(tournamentId: string): Promise<Participant[]> {
-    return this.db
-      .select(participantColumns)
-      .from(participants)
-      .where(eq(participants.tournamentId, tournamentId))
-      .orderBy(asc(participants.seed))
-      .all()
+    // Every decision reads them (the format engine's context): compiled once, as the bracket.
+    return this.statements.participants.all({ tournamentId }).map((raw) => ({
+      ...raw,
+      registeredAt: dateOrNull(raw.registeredAt),
+      checkedInAt: dateOrNull(raw.checkedInAt),
+      disqualifiedAt: dateOrNull(raw.disqualifiedAt),
+    }))
   }
 
   async bracketOf(tournamentId: string): Promise<MatchRecord[]> {
