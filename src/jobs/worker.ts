@@ -15,7 +15,7 @@
 // polling one database (PostgreSQL), where a leased job is not due to the
 // others and a runner that died holding it leaves it due again when the
 // lease ends, instead of stuck forever.
-import type { Storage, Transaction } from '../db/storage'
+import type { Storage, Transaction, WriteOptions } from '../db/storage'
 import type { Clock } from '../shared/clock'
 import { describeError } from '../shared/errors'
 import type { Logger } from '../shared/logger'
@@ -28,6 +28,16 @@ export const MAX_JOB_ATTEMPTS = 5
 
 /** How long a runner holds a job it took; longer than any handler runs. */
 export const JOB_LEASE_MS = 5 * 60_000
+
+/**
+ * How a job's unit of work runs: with row locks (READ COMMITTED on
+ * PostgreSQL). Every job reads what it decides on locked (the tournament, the
+ * match) and then fresh, so it sees a claim that committed while it waited; a
+ * SERIALIZABLE snapshot taken before the lock would miss it (a settle job
+ * disputing a match with one claim; a last decision of a round robin unseen by
+ * another, the tournament left running).
+ */
+export const JOB_WRITE_OPTIONS: WriteOptions = { rowLocks: true }
 
 /** Most jobs one runDue runs, so a flood of jobs cannot hold the worker forever. */
 const MAX_JOBS_PER_RUN = 100
@@ -55,12 +65,7 @@ export function createJobWorker(deps: { storage: Storage; clock: Clock; logger: 
         await handler(tx, leased.payload)
         await tx.jobs.complete(leased.id, clock.now())
         return leased
-        // Row locks (READ COMMITTED on PostgreSQL): every job reads what it
-        // decides on locked (the tournament, the match) and then fresh, so it
-        // sees a claim that committed while it waited. A SERIALIZABLE snapshot
-        // taken before the lock would miss it (a settle job disputing a match
-        // with one claim; a last decision of a round robin unseen by another).
-      }, { rowLocks: true })
+      }, JOB_WRITE_OPTIONS)
       if (!job) return 'none'
       logger.info('job done', { jobId: job.id, kind: job.kind })
       return 'done'

@@ -267,3 +267,31 @@ describe('single elimination with a third-place match', () => {
     expect(t.standings.map((r) => r.participantId)).toEqual([p2, p1, p4, p3])
   })
 })
+
+describe('corrections into a disputed match', () => {
+  test('a fed match disputed for want of claims takes the corrected player and runs again, with a new deadline, both told', async () => {
+    const s = await started('single_elimination', 4, { matchDeadlineS: 60 })
+    const [p1, p2, p3, p4] = [1, 2, 3, 4].map(s.seat) as [string, string, string, string]
+    let t = s.t
+    const semi = between(t, p1, p4)
+    await play(s, t, semi, p1)
+    await play(s, t, between(t, p2, p3), p2)
+    t = await read(t.id)
+    const final = between(t, p1, p2)
+    ctx.clock.advance(61_000)
+    await ctx.runJobs()
+    t = await read(t.id)
+    expect(t.matches.find((m) => m.id === final.id)!.status).toBe('disputed')
+    const readyBefore = (await eventsOf(playerOf(t, s.people, p2), 'match.ready')).length
+    expect((await correct(semi.id, p4)).status).toBe(200)
+    t = await read(t.id)
+    const moved = t.matches.find((m) => m.id === final.id)! as Match & { deadline: string | null }
+    expect(moved.status).toBe('running')
+    expect([moved.slot1ParticipantId, moved.slot2ParticipantId].sort()).toEqual([p2, p4].sort())
+    expect(moved.deadline).toBe(new Date(ctx.clock.now().getTime() + 60_000).toISOString())
+    expect((await eventsOf(playerOf(t, s.people, p2), 'match.ready')).length).toBe(readyBefore + 1)
+    expect(await eventsOf(playerOf(t, s.people, p4), 'match.ready')).toContainEqual({ tournamentId: t.id, matchId: final.id, round: final.round })
+    // It plays on: the corrected pair decides it.
+    expect((await play(s, t, moved, p4)).decision).toBe('game_advance_pending_finalization')
+  })
+})

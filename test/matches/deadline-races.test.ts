@@ -3,8 +3,10 @@
 // PostgreSQL pools): whatever the order, exactly one of them decides.
 import { describe, expect, test } from 'bun:test'
 import { and, inArray } from 'drizzle-orm'
-import { postJson } from '../helpers/app'
-import { admin, createGame, openSession, playerOf, players, playOut, submit, tournament, twoInstances, type TournamentView } from '../helpers/arena'
+import { JOB_WRITE_OPTIONS } from '../../src/jobs/worker'
+import { settleMatchDeadline } from '../../src/modules/matches/deadlines'
+import { postJson, TEST_ENGINE } from '../helpers/app'
+import { admin, claim, createGame, openSession, playerOf, players, playOut, submit, tournament, twoInstances, type TournamentView } from '../helpers/arena'
 
 const { one, two } = await twoInstances()
 const { db, tables: { outboxEvents } } = one.peek
@@ -109,4 +111,35 @@ describe('races', () => {
       }
     }
   }, 60_000)
+})
+
+// A settle job whose unit of work began before a claim committed on the other
+// instance must still see that claim once it holds the match: the job then
+// advances the claimant (no_show), never disputes the match. Run as the job
+// worker runs it (JOB_WRITE_OPTIONS); in a SERIALIZABLE snapshot taken
+// before the claim it found no claim and disputed the match. PostgreSQL only:
+// on SQLite a write holds the one write lock, so the claim cannot commit meanwhile.
+describe.skipIf(TEST_ENGINE !== 'postgres')('a settle job against a claim that committed after it began', () => {
+  test('the claim counts: the claimant advances (no_show)', async () => {
+    const { gameId, gameKey, people, t } = await started(2, { matchDeadlineS: 5 })
+    const m = t.matches[0]! as typeof t.matches[0] & { deadline: string }
+    const claimant = playerOf(t, people, m.slot2ParticipantId!)
+    let began!: () => void
+    const snapshotTaken = new Promise<void>((resolve) => (began = resolve))
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const job = one.services.storage.write(async (tx) => {
+      await tx.games.formatOf(t.id) // the unit of work's first statement
+      began()
+      await gate
+      await settleMatchDeadline(tx, one.clock, m.id, new Date(m.deadline).getTime())
+    }, JOB_WRITE_OPTIONS)
+    await snapshotTaken
+    const claimed = await claim(two, gameId, gameKey, claimant, m.id, { outcome: 'WIN', winnerParticipantId: m.slot2ParticipantId })
+    expect(claimed.decision).toBe('pending')
+    release()
+    await job
+    const after = (await tournament(one, t.id)).matches[0]!
+    expect({ status: after.status, winner: after.winnerParticipantId }).toEqual({ status: 'decided', winner: m.slot2ParticipantId })
+  })
 })

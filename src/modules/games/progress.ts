@@ -146,13 +146,15 @@ export async function applyStep(tx: Transaction, state: TournamentState, step: S
     await tx.matches.fillSlot(match.id, fill.slot, fill.participantId)
     const filled = { ...match, [fill.slot === 1 ? 'slot1ParticipantId' : 'slot2ParticipantId']: fill.participantId }
     state.rows.set(fill.key, filled)
-    if (match.status === 'running') {
-      // A correction seated another player in a match already running: a new
-      // round of claims (sessions issued to the one replaced stop working), its
-      // deadline restarted, both told it is ready again.
+    if (match.status === 'running' || match.status === 'disputed') {
+      // A correction seated another player in a match already running (or
+      // disputed for want of claims by its deadline): a new round of claims
+      // (sessions issued to the one replaced stop working), running again
+      // with its deadline restarted, both told it is ready again.
       await tx.matches.setClaimRound(match.id, match.claimRound + 1)
-      await tx.matches.setDeadline(match.id, deadline)
-      state.rows.set(fill.key, { ...filled, claimRound: match.claimRound + 1, deadline })
+      if (match.status === 'disputed') await tx.matches.openMatch(match.id, deadline)
+      else await tx.matches.setDeadline(match.id, deadline)
+      state.rows.set(fill.key, { ...filled, status: 'running', claimRound: match.claimRound + 1, deadline })
       await notifyReady(tx, now, filled)
       await scheduleSettle(tx, match.id, deadline, now)
     }

@@ -241,7 +241,8 @@ export class MatchesService {
       for (const touched of new Set([...step.fills.map((f) => f.key), ...step.removed])) {
         const row = state.rows.get(touched)
         if (!row) continue
-        await tx.matches.byId(row.id)
+        // As it is now, locked (the settle job may have disputed it since the bracket was read).
+        state.rows.set(touched, (await tx.matches.byId(row.id))!)
         if (await tx.matches.hasAnyClaim(row.id)) throw tooLate('a match it fed has a claim')
       }
       if (tournament.status === 'finalizing' && !step.finished) throw tooLate('the tournament is finalizing')

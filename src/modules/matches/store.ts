@@ -81,7 +81,7 @@ export interface MatchesStore {
   markDecided(matchId: string, result: MatchResult, now: Date): Promise<void>
   /** Seats a participant in a slot of a match (a winner moving on, a correction replacing one). */
   fillSlot(matchId: string, slot: 1 | 2, participantId: string | null): Promise<void>
-  /** Opens a waiting match with `deadline` (null: none); the opened match, or null when it was not waiting. */
+  /** Opens a waiting match (or a disputed one again) with `deadline` (null: none); the opened match, or null when it was neither. */
   openMatch(matchId: string, deadline: Date | null): Promise<MatchRecord | null>
   /** Deletes matches no longer wanted (a Swiss round paired again) with their game sessions; the caller made sure none has a claim. */
   deleteMatches(matchIds: readonly string[]): Promise<void>

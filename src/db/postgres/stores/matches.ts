@@ -203,7 +203,7 @@ export class PostgresMatchesStore implements MatchesStore {
     const [row] = await this.db
       .update(matches)
       .set({ status: 'running', deadline })
-      .where(and(eq(matches.id, matchId), eq(matches.status, 'waiting')))
+      .where(and(eq(matches.id, matchId), inArray(matches.status, ['waiting', 'disputed'])))
       .returning(matchRecordColumns)
     return row ?? null
   }

@@ -88,7 +88,7 @@ const statements = perConnection((sqlite) => ({
   fillSlot1: sqlite.prepare<unknown, { id: string; participantId: string | null }>('UPDATE matches SET slot1_participant_id = $participantId WHERE id = $id'),
   fillSlot2: sqlite.prepare<unknown, { id: string; participantId: string | null }>('UPDATE matches SET slot2_participant_id = $participantId WHERE id = $id'),
   openMatch: sqlite.prepare<RawMatch, Id & { deadline: number | null }>(
-    `UPDATE matches SET status = 'running', deadline = $deadline WHERE id = $id AND status = 'waiting' RETURNING ${matchColumns()}`,
+    `UPDATE matches SET status = 'running', deadline = $deadline WHERE id = $id AND status IN ('waiting', 'disputed') RETURNING ${matchColumns()}`,
   ),
 }))
 

@@ -1,0 +1,63 @@
+// Upgrading past the formats (migrations 0011-0013 / pg 0004-0006): a
+// participant disqualified ahead of a not-yet-known opponent was marked on the
+// match (forfeit_participant_id, 0010 / pg 0003); the upgrade carries the mark
+// to participants.disqualified_at before dropping the column, so that player
+// does not play on. Run on both engines: the migrations up to the old schema,
+// a marked match, then the rest.
+import { expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
+import postgres from 'postgres'
+import { readMigrationFiles } from 'drizzle-orm/migrator'
+import { runMigrations as migrateSqlite } from '../../src/db/sqlite/migrate'
+import { runMigrations as migratePostgres } from '../../src/db/postgres/migrate'
+import { postgresConnectOptions } from '../helpers/postgres'
+import { TEST_ENGINE, emptyDatabaseEnv, tempDir } from '../helpers/app'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const folder = TEST_ENGINE === 'sqlite' ? 'drizzle' : 'drizzle-postgres'
+const all = readMigrationFiles({ migrationsFolder: join(ROOT, folder) })
+/** The migrations up to and including the one that added forfeit_participant_id. */
+const upToDeadlines = all.slice(0, all.findIndex((m) => m.sql.some((s) => s.includes('forfeit_participant_id'))) + 1)
+
+// Rows without their parents: the mark is what this test is about (foreign keys off for the seeding only).
+const SEED = [
+  `INSERT INTO participants (id, tournament_id, user_id, seed) VALUES ('par_out', 'trn_1', 'usr_1', 1), ('par_in', 'trn_1', 'usr_2', 2)`,
+  `INSERT INTO matches (id, tournament_id, round, position, status, slot1_participant_id, forfeit_participant_id) VALUES ('mat_1', 'trn_1', 2, 1, 'waiting', 'par_out', 'par_out')`,
+]
+
+test(`${TEST_ENGINE}: a forfeit mark on a match becomes the participant's disqualification`, async () => {
+  expect(upToDeadlines.length).toBeGreaterThan(0)
+  expect(upToDeadlines.length).toBeLessThan(all.length)
+  if (TEST_ENGINE === 'sqlite') {
+    const db = new Database(join(tempDir(), 'arena.sqlite'))
+    migrateSqlite(db, upToDeadlines)
+    db.run('PRAGMA foreign_keys = OFF')
+    for (const statement of SEED) db.run(statement)
+    db.run('PRAGMA foreign_keys = ON')
+    const before = Date.now()
+    migrateSqlite(db, all)
+    const rows = db.query<{ id: string; disqualified_at: number | null }, []>('SELECT id, disqualified_at FROM participants ORDER BY id').all()
+    expect(rows.map((r) => [r.id, r.disqualified_at !== null])).toEqual([['par_in', false], ['par_out', true]])
+    expect(rows.find((r) => r.id === 'par_out')!.disqualified_at!).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000)
+    expect(db.query("SELECT name FROM pragma_table_info('matches') WHERE name = 'forfeit_participant_id'").all()).toEqual([])
+    db.close()
+    return
+  }
+  const { ARENA_DATABASE_URL: url } = await emptyDatabaseEnv()
+  const { url: connect, ...options } = postgresConnectOptions(url!)
+  const sql = postgres(connect, { ...options, max: 1, onnotice: () => {} })
+  try {
+    await migratePostgres(sql, upToDeadlines)
+    await sql.begin(async (tx) => {
+      await tx.unsafe(`SET LOCAL session_replication_role = replica`)
+      for (const statement of SEED) await tx.unsafe(statement)
+    })
+    await migratePostgres(sql, all)
+    const rows = await sql<{ id: string; out: boolean }[]>`SELECT id, disqualified_at IS NOT NULL AS out FROM participants ORDER BY id`
+    expect(rows.map((r) => [r.id, r.out])).toEqual([['par_in', false], ['par_out', true]])
+    expect(await sql`SELECT 1 FROM information_schema.columns WHERE table_name = 'matches' AND column_name = 'forfeit_participant_id'`).toHaveLength(0)
+  } finally {
+    await sql.end()
+  }
+})
