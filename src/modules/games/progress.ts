@@ -9,6 +9,7 @@ import type { Transaction } from '../../db/storage'
 import { JOB_KINDS } from '../../jobs/queue'
 import { newId } from '../../shared/ids'
 import { deadlineFrom, scheduleSettle } from './deadlines'
+import { emptyStep } from './formats/engine'
 import { engineOf, matchKey, type EngineMatch, type FormatContext, type FormatEngine, type StandingRow, type Step } from './formats/engines'
 import { notifyMatchPlayers, notifyReady } from './match-events'
 import type { GamesStore, MatchRecord, Participant, TournamentRecord } from './store'
@@ -19,8 +20,10 @@ export interface TournamentState {
   engine: FormatEngine
   ctx: FormatContext
   participants: Participant[]
-  /** The stored matches by key. */
+  /** The stored matches by key: all of them, or only those around a decision (`partial`). */
   rows: Map<string, MatchRecord>
+  /** Only the matches around one decision were read (advanceAfter): no standings from this. */
+  partial?: boolean
 }
 
 export function keyOf(row: Pick<MatchRecord, 'bracket' | 'round' | 'position'>): string {
@@ -52,7 +55,8 @@ export async function loadState(games: GamesStore, tournament: TournamentRecord)
 /** The stored matches as the engine sees them (a disputed match is running; a cancelled one, never seen by an engine, too). */
 export function engineMatches(state: TournamentState): EngineMatch[] {
   const keyById = new Map([...state.rows.values()].map((row) => [row.id, keyOf(row)]))
-  const ref = (id: string | null, slot: number | null) => (id === null ? null : { key: keyById.get(id)!, slot: (slot === 2 ? 2 : 1) as 1 | 2 })
+  // A partial state's rows may point at matches it did not read: named by id, never followed (advanceAfter).
+  const ref = (id: string | null, slot: number | null) => (id === null ? null : { key: keyById.get(id) ?? `unread:${id}`, slot: (slot === 2 ? 2 : 1) as 1 | 2 })
   return [...state.rows.values()].map((row) => {
     const decided = row.status === 'decided'
     return {
@@ -75,7 +79,43 @@ export function engineMatches(state: TournamentState): EngineMatch[] {
 
 /** The standings of a tournament (contract §9): live for round robin and Swiss, for the elimination formats once finished. */
 export function standingsOf(state: TournamentState): StandingRow[] {
+  if (state.partial) throw new Error('standings need every match')
   return state.engine.standings(state.ctx, engineMatches(state))
+}
+
+/**
+ * What follows the decision of `match` (already stored), applied: the
+ * format engine's `afterDecision` over what it needs, which on most
+ * decisions is not the whole bracket, since every decision of a claim reads
+ * it (a 256-player single elimination is 255 matches and 256 participants):
+ * - round robin and Swiss: nothing follows while a match of the tournament
+ *   is undecided (a Swiss round is paired once the one before is complete,
+ *   and Swiss and round-robin matches feed nothing): one count;
+ * - single and double elimination with nobody disqualified: the match, where
+ *   its winner and loser go, and the matches that feed nothing (what
+ *   `isFinished` and the grand-final reset look at); a disqualified player
+ *   anywhere can make walkovers cascade further, so then everything.
+ * Anything else, and the standings once finished, read the whole tournament.
+ * The tournament row is read locked first: the decisions of one tournament
+ * take turns, each seeing the ones before.
+ */
+export async function advanceAfter(tx: Transaction, match: MatchRecord, now: Date): Promise<Step> {
+  const tournament = (await tx.games.tournament(match.tournamentId))!
+  const key = keyOf(match)
+  let state: TournamentState
+  if (tournament.format === 'round_robin' || tournament.format === 'swiss') {
+    if ((await tx.games.countUndecided(tournament.id)) > 0) return emptyStep()
+    state = await loadState(tx.games, tournament)
+  } else if (!(await tx.games.hasDisqualified(tournament.id))) {
+    const around = [match.id, match.nextMatchId, match.loserNextMatchId].filter((id): id is string => id !== null)
+    const rows = new Map((await tx.games.matchesAround(tournament.id, around)).map((row) => [keyOf(row), row]))
+    state = { tournament, engine: engineOf(tournament.format), ctx: contextOf(tournament, []), participants: [], rows, partial: true }
+  } else {
+    state = await loadState(tx.games, tournament)
+  }
+  const step = state.engine.afterDecision(state.ctx, engineMatches(state), key)
+  await applyStep(tx, state, step, now)
+  return step
 }
 
 /** Rows for new engine matches: ids drawn, keys resolved against the stored rows and each other, running ones given `deadline`. */
@@ -179,7 +219,9 @@ export async function applyStep(tx: Transaction, state: TournamentState, step: S
 /** Nothing is left to play: finalizing, with the standings' first as winner, the finalize job queued, every participant told. */
 async function markFinished(tx: Transaction, state: TournamentState, now: Date): Promise<void> {
   const id = state.tournament.id
-  const winner = standingsOf(state)[0]?.participantId
+  // The standings need every match (and every participant): read them all, now that the step is stored.
+  const full = state.partial ? await loadState(tx.games, state.tournament) : state
+  const winner = standingsOf(full)[0]?.participantId
   if (winner === undefined) throw new Error(`tournament ${id} finished without standings`)
   await tx.games.markFinalizing(id, winner)
   state.tournament = { ...state.tournament, status: 'finalizing', winnerParticipantId: winner }

@@ -145,6 +145,13 @@ export interface GamesStore {
   participantsOf(tournamentId: string): Promise<Participant[]>
   /** A tournament's matches, by round and position. */
   bracketOf(tournamentId: string): Promise<MatchRecord[]>
+  // What a decision reads before (and mostly instead of) the whole bracket (progress.ts, advanceAfter).
+  /** Matches of a tournament not decided yet (waiting, running or disputed). */
+  countUndecided(tournamentId: string): Promise<number>
+  /** Whether an operator disqualified anyone in the tournament. */
+  hasDisqualified(tournamentId: string): Promise<boolean>
+  /** The matches `ids` of a tournament and those that feed nothing (a final, a third-place match, a grand final). */
+  matchesAround(tournamentId: string, ids: readonly string[]): Promise<MatchRecord[]>
   /** Stores matches: a planned bracket, or the matches a format creates as it goes (a Swiss round). */
   insertBracket(matches: readonly MatchRecord[]): Promise<void>
   markRunning(tournamentId: string, startedAt: Date): Promise<void>

@@ -18,7 +18,7 @@ import { newId } from '../../shared/ids'
 import { CorrectionTooLate, type FormatName } from '../games/formats/engines'
 import { notifyMatchPlayers, type MatchEventData, type MatchEventType } from '../games/match-events'
 import type { Match } from '../games/model'
-import { applyStep, engineMatches, keyOf, loadState, standingsOf } from '../games/progress'
+import { advanceAfter, applyStep, engineMatches, keyOf, loadState, standingsOf } from '../games/progress'
 import { toMatch, type GamesService } from '../games/service'
 import type { MatchRecord } from '../games/store'
 import type { SecurityEventInput } from '../security/event-log'
@@ -404,14 +404,9 @@ export async function applyDecision(tx: Transaction, now: Date, match: MatchReco
       const winner = decision.outcome === 'WIN' ? decision.winnerParticipantId : null
       const result = { winnerParticipantId: winner, outcome: decision.outcome, decidedBy: decision.reason === 'no_show' ? ('walkover' as const) : ('played' as const) }
       await tx.matches.markDecided(match.id, result, now)
-      // Read after the decision, in the same unit of work: the engine sees it.
-      // The tournament row is read locked first: the decisions of one
-      // tournament take turns, each seeing the ones before.
-      const state = await loadState(tx.games, (await tx.games.tournament(match.tournamentId))!)
-      const step = state.engine.afterDecision(state.ctx, engineMatches(state), keyOf(match))
-      // Events last: appending one takes the outbox's lock until commit.
       await notify('match.decided', decision.reason === 'no_show' ? { winnerParticipantId: winner, outcome: decision.outcome, reason: 'no_show' } : { winnerParticipantId: winner, outcome: decision.outcome })
-      await applyStep(tx, state, step, now)
+      // After the decision, in the same unit of work: the engine sees it.
+      const step = await advanceAfter(tx, match, now)
       return {
         ...base,
         decision: step.finished ? 'game_advance_pending_finalization' : 'game_advance',

@@ -4,7 +4,7 @@
 // read-then-write in the caller's unit of work: it is SERIALIZABLE, so two
 // instances starting one tournament, or finalizing it, cannot both act on
 // what they read (one fails with 40001 and, run again, finds it moved on).
-import { and, asc, count, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm'
 import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord, TournamentStatus, TournamentSummary } from '../../../modules/games/store'
 import { games, matches, participants, tournaments, users } from '../schema'
 import type { PostgresScope } from '../scope'
@@ -179,6 +179,30 @@ export class PostgresGamesStore implements GamesStore {
   async matchDeadlineOf(tournamentId: string): Promise<number | null> {
     const [row] = await this.db.select({ options: tournaments.options }).from(tournaments).where(eq(tournaments.id, tournamentId))
     return row?.options?.matchDeadlineS ?? null
+  }
+
+  async countUndecided(tournamentId: string): Promise<number> {
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(matches)
+      .where(and(eq(matches.tournamentId, tournamentId), inArray(matches.status, ['waiting', 'running', 'disputed'])))
+    return row?.n ?? 0
+  }
+
+  async hasDisqualified(tournamentId: string): Promise<boolean> {
+    const rows = await this.db
+      .select({ id: participants.id })
+      .from(participants)
+      .where(and(eq(participants.tournamentId, tournamentId), isNotNull(participants.disqualifiedAt)))
+      .limit(1)
+    return rows.length > 0
+  }
+
+  async matchesAround(tournamentId: string, ids: readonly string[]): Promise<MatchRecord[]> {
+    return this.db
+      .select(matchRecordColumns)
+      .from(matches)
+      .where(and(eq(matches.tournamentId, tournamentId), or(inArray(matches.id, [...ids]), isNull(matches.nextMatchId))))
   }
 
   async participantUserIds(tournamentId: string): Promise<string[]> {

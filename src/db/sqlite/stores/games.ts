@@ -32,6 +32,16 @@ const statements = perConnection((sqlite) => {
     participants: sqlite.prepare<RawParticipant, { tournamentId: string }>(
       `SELECT ${selectList(getTableColumns(participants), PARTICIPANT_FIELDS)} FROM participants WHERE tournament_id = $tournamentId ORDER BY seed`,
     ),
+    countUndecided: sqlite.prepare<{ n: number }, { tournamentId: string }>(
+      `SELECT count(*) AS n FROM matches WHERE tournament_id = $tournamentId AND status IN ('waiting', 'running', 'disputed')`,
+    ),
+    hasDisqualified: sqlite.prepare<{ one: number }, { tournamentId: string }>(
+      'SELECT 1 AS one FROM participants WHERE tournament_id = $tournamentId AND disqualified_at IS NOT NULL LIMIT 1',
+    ),
+    // Three ids: the decided match, where its winner and its loser go (null where none).
+    around: sqlite.prepare<RawMatch, { tournamentId: string; a: string | null; b: string | null; c: string | null }>(
+      `SELECT ${matchColumns()} FROM matches WHERE tournament_id = $tournamentId AND (id IN ($a, $b, $c) OR next_match_id IS NULL)`,
+    ),
     bracket: sqlite.prepare<RawMatch, { tournamentId: string }>(
       `SELECT ${matchColumns()} FROM matches WHERE tournament_id = $tournamentId ORDER BY bracket, round, position`,
     ),
@@ -182,6 +192,20 @@ export class SqliteGamesStore implements GamesStore {
 
   async bracketOf(tournamentId: string): Promise<MatchRecord[]> {
     return this.statements.bracket.all({ tournamentId }).map(toMatchRecord)
+  }
+
+  async countUndecided(tournamentId: string): Promise<number> {
+    return this.statements.countUndecided.get({ tournamentId })?.n ?? 0
+  }
+
+  async hasDisqualified(tournamentId: string): Promise<boolean> {
+    return this.statements.hasDisqualified.get({ tournamentId }) !== null
+  }
+
+  async matchesAround(tournamentId: string, ids: readonly string[]): Promise<MatchRecord[]> {
+    if (ids.length > 3) throw new RangeError('matchesAround takes up to three ids')
+    const [a = null, b = null, c = null] = ids
+    return this.statements.around.all({ tournamentId, a, b, c }).map(toMatchRecord)
   }
 
   async insertBracket(rows: readonly MatchRecord[]): Promise<void> {
