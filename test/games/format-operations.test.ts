@@ -6,37 +6,12 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { and, asc, eq } from 'drizzle-orm'
 import { postJson } from '../helpers/app'
+import type { Decision, Match, Tournament } from '../../packages/sdk/src/types'
 import { admin, claim, createArenaApp, createGame, openSession, playerOf, players, submit, type Player } from '../helpers/arena'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 const { db, tables: { outboxEvents } } = ctx.peek
-
-interface Match {
-  id: string
-  bracket: string
-  round: number
-  position: number
-  status: string
-  slot1ParticipantId: string | null
-  slot2ParticipantId: string | null
-  winnerParticipantId: string | null
-  outcome: 'WIN' | 'DRAW' | null
-  nextMatchId: string | null
-  loserNextMatchId: string | null
-}
-interface Standing { participantId: string; rank: number; wins: number; draws: number; losses: number; points: number }
-interface Tournament {
-  id: string
-  gameId: string
-  status: string
-  format: string
-  participants: { id: string; userId: string; seed: number; disqualifiedAt: string | null }[]
-  matches: Match[]
-  standings: Standing[]
-  winnerParticipantId: string | null
-}
-interface Decision { decision: string; reason: string; outcome?: string; winnerParticipantId?: string; nextMatchId?: string }
 
 async function started(format: string, count: number, options?: Record<string, unknown>) {
   const { game, gameKey } = await createGame(ctx)

@@ -15,45 +15,14 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { postJson, req } from '../helpers/app'
+import type { Decision, Match, Tournament } from '../../packages/sdk/src/types'
 import { admin, createArenaApp, createGame, players, type Player } from '../helpers/arena'
 import { doubleElimination13, roundRobin6, swiss16, swiss16Pairings, type ExpectedRow, type FormatExample } from '../helpers/format-examples'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
-interface Match {
-  id: string
-  bracket: string
-  round: number
-  position: number
-  status: string
-  slot1ParticipantId: string | null
-  slot2ParticipantId: string | null
-  winnerParticipantId: string | null
-  outcome: 'WIN' | 'DRAW' | null
-  nextMatchId: string | null
-  loserNextMatchId: string | null
-}
-
-interface Tournament {
-  id: string
-  format: string
-  status: string
-  participants: { id: string; userId: string; seed: number }[]
-  matches: Match[]
-  standings: ExpectedRow[]
-  winnerParticipantId: string | null
-}
-
-interface Decision {
-  decision: string
-  reason: string
-  matchId: string
-  tournamentId: string
-  outcome?: 'WIN' | 'DRAW'
-  winnerParticipantId?: string
-  nextMatchId?: string
-}
+// The wire shapes, as the SDK types them (checked against the server's models by test/sdk/wire-types.check.ts).
 
 async function body<T>(what: string, res: Response, status: number): Promise<T> {
   const text = await res.text()

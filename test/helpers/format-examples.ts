@@ -3,16 +3,11 @@
 // 13, round robin of 6, Swiss of 16. Players are p1..pn in seed order. A test
 // through HTTP can replay a script (each entry: the match of these two
 // players that is open now, and its result) and compare the table.
+import type { StandingRow } from '../../src/modules/games/formats/engines'
 import type { ScriptEntry } from './formats'
 
-export interface ExpectedRow {
-  participantId: string
-  rank: number
-  wins: number
-  draws: number
-  losses: number
-  points: number
-}
+/** A row of the final table: the engine's (and the tournament object's) standing, players named p1..pn. */
+export type ExpectedRow = StandingRow
 
 export interface FormatExample {
   format: 'double_elimination' | 'round_robin' | 'swiss'
