@@ -113,7 +113,7 @@ describe('the event catalogue', () => {
 
   test('the docs rendering shows optional fields and fixed values', () => {
     const decided = catalogue.find((e) => e.type === 'match.decided')
-    expect(decided?.data).toBe('{ tournamentId, matchId, winnerParticipantId, reason? }')
+    expect(decided?.data).toBe('{ tournamentId, matchId, winnerParticipantId, outcome, reason? }')
     const reuse = catalogue.find((e) => e.type === 'session.reuse_revoked')
     expect(reuse?.data).toBe('{ sessionId, reason: "refresh_token_reused" }')
   })
