@@ -6,7 +6,7 @@
 // text), and the events they append still wake waiting polls after commit.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { gameSessions, jobs, matchClaims, matches, outboxEvents } from '../../src/db/schema'
+import { gameSessions, jobs, matchClaims, matches, outboxEvents, participants, tournaments } from '../../src/db/schema'
 import type { OutboxEvent } from '../../src/modules/events/store'
 import { onEngine, req } from '../helpers/app'
 import { claim, createArenaApp, createGame, openSession, players, playerOf, startedTournament, submit, type Player } from '../helpers/arena'
@@ -71,6 +71,12 @@ describe('prepared statements on the claim path', () => {
       expect(s.expiresAt.getTime() - s.createdAt.getTime()).toBe(ctx.config.gameSessionTtlS * 1000)
     }
     expect(ctx.db.db.select().from(matches).where(eq(matches.id, final.id)).get()!.decidedAt).toEqual(decidedAt)
+    // The decision path's compiled reads map rows as Drizzle does: the tournament (times, JSON options), its participants, its bracket.
+    const stores = ctx.services.storage.read.games
+    expect(await stores.tournament(t.id)).toEqual(ctx.db.db.select().from(tournaments).where(eq(tournaments.id, t.id)).get()!)
+    expect(await stores.participantsOf(t.id)).toEqual(
+      ctx.db.db.select().from(participants).where(eq(participants.tournamentId, t.id)).all().map(({ tournamentId: _, ...p }) => p).sort((a, b) => a.seed - b.seed),
+    )
 
     const job = ctx.db.db.select().from(jobs).all().find((j) => (j.payload as { tournamentId?: string }).tournamentId === t.id)!
     expect(job).toMatchObject({ kind: 'finalize_tournament', payload: { tournamentId: t.id }, attempts: 0, runAfter: decidedAt, createdAt: decidedAt, updatedAt: decidedAt })

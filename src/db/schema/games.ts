@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { users } from './auth'
 import type { TournamentOptions } from '../../modules/games/store'
@@ -105,6 +106,8 @@ export const matches = sqliteTable(
   },
   (table) => [
     uniqueIndex('matches_tournament_place').on(table.tournamentId, table.bracket, table.round, table.position),
+    // The matches that feed nothing (a final, a grand final, a third-place match): every decision of an elimination reads them.
+    index('matches_terminal').on(table.tournamentId).where(sql`${table.nextMatchId} IS NULL`),
     index('matches_slot1').on(table.slot1ParticipantId),
     index('matches_slot2').on(table.slot2ParticipantId),
   ],

@@ -15,6 +15,28 @@ const PARTICIPANT_FIELDS = ['id', 'userId', 'seed', 'registeredAt', 'checkedInAt
 type RawParticipant = Omit<Participant, 'registeredAt' | 'checkedInAt' | 'disqualifiedAt'> & { registeredAt: number | null; checkedInAt: number | null; disqualifiedAt: number | null }
 const dateOrNull = (ms: number | null): Date | null => (ms === null ? null : new Date(ms))
 
+const TOURNAMENT_FIELDS = [
+  'id', 'gameId', 'name', 'format', 'status', 'winnerParticipantId', 'createdAt', 'startedAt', 'completedAt', 'registrationClosesAt', 'maxPlayers',
+  'checkInOpensAt', 'checkInClosesAt', 'startsAt', 'seeding', 'seed', 'registrationSeq', 'options',
+] as const satisfies readonly (keyof TournamentRecord)[]
+const TOURNAMENT_TIMES = ['createdAt', 'startedAt', 'completedAt', 'registrationClosesAt', 'checkInOpensAt', 'checkInClosesAt', 'startsAt'] as const
+type RawTournament = Omit<TournamentRecord, (typeof TOURNAMENT_TIMES)[number] | 'options'> & { [K in (typeof TOURNAMENT_TIMES)[number]]: number | null } & { options: string | null }
+
+/** A tournament row as Drizzle would read it: epoch-ms times to dates, the JSON options parsed. */
+function toTournamentRecord(raw: RawTournament): TournamentRecord {
+  return {
+    ...raw,
+    createdAt: new Date(raw.createdAt!),
+    startedAt: dateOrNull(raw.startedAt),
+    completedAt: dateOrNull(raw.completedAt),
+    registrationClosesAt: dateOrNull(raw.registrationClosesAt),
+    checkInOpensAt: dateOrNull(raw.checkInOpensAt),
+    checkInClosesAt: dateOrNull(raw.checkInClosesAt),
+    startsAt: dateOrNull(raw.startsAt),
+    options: raw.options === null ? null : (JSON.parse(raw.options) as TournamentRecord['options']),
+  }
+}
+
 const statements = perConnection((sqlite) => {
   const userOf = selectList(getTableColumns(participants), ['userId'])
   return {
@@ -32,16 +54,20 @@ const statements = perConnection((sqlite) => {
     participants: sqlite.prepare<RawParticipant, { tournamentId: string }>(
       `SELECT ${selectList(getTableColumns(participants), PARTICIPANT_FIELDS)} FROM participants WHERE tournament_id = $tournamentId ORDER BY seed`,
     ),
+    // Every decision reads its tournament (progress.ts): compiled once, as the bracket.
+    tournament: sqlite.prepare<RawTournament, { id: string }>(`SELECT ${selectList(getTableColumns(tournaments), TOURNAMENT_FIELDS)} FROM tournaments WHERE id = $id`),
     countUndecided: sqlite.prepare<{ n: number }, { tournamentId: string }>(
       `SELECT count(*) AS n FROM matches WHERE tournament_id = $tournamentId AND status IN ('waiting', 'running', 'disputed')`,
     ),
     hasDisqualified: sqlite.prepare<{ one: number }, { tournamentId: string }>(
       'SELECT 1 AS one FROM participants WHERE tournament_id = $tournamentId AND disqualified_at IS NOT NULL LIMIT 1',
     ),
-    // Three ids: the decided match, where its winner and its loser go (null where none).
-    around: sqlite.prepare<RawMatch, { tournamentId: string; a: string | null; b: string | null; c: string | null }>(
-      `SELECT ${matchColumns()} FROM matches WHERE tournament_id = $tournamentId AND (id IN ($a, $b, $c) OR next_match_id IS NULL)`,
+    // Three ids: the decided match, where its winner and its loser go (null where none); by primary key.
+    byIds: sqlite.prepare<RawMatch, { tournamentId: string; a: string | null; b: string | null; c: string | null }>(
+      `SELECT ${matchColumns()} FROM matches WHERE id IN ($a, $b, $c) AND tournament_id = $tournamentId`,
     ),
+    // By the partial index matches_terminal (one OR of both scanned the whole tournament).
+    terminal: sqlite.prepare<RawMatch, { tournamentId: string }>(`SELECT ${matchColumns()} FROM matches WHERE tournament_id = $tournamentId AND next_match_id IS NULL`),
     bracket: sqlite.prepare<RawMatch, { tournamentId: string }>(
       `SELECT ${matchColumns()} FROM matches WHERE tournament_id = $tournamentId ORDER BY bracket, round, position`,
     ),
@@ -173,7 +199,8 @@ export class SqliteGamesStore implements GamesStore {
   }
 
   async tournament(id: string): Promise<TournamentRecord | null> {
-    return this.db.select().from(tournaments).where(eq(tournaments.id, id)).get() ?? null
+    const raw = this.statements.tournament.get({ id })
+    return raw ? toTournamentRecord(raw) : null
   }
 
   async formatOf(tournamentId: string): Promise<TournamentFormatName | null> {
@@ -205,7 +232,10 @@ export class SqliteGamesStore implements GamesStore {
   async matchesAround(tournamentId: string, ids: readonly string[]): Promise<MatchRecord[]> {
     if (ids.length > 3) throw new RangeError('matchesAround takes up to three ids')
     const [a = null, b = null, c = null] = ids
-    return this.statements.around.all({ tournamentId, a, b, c }).map(toMatchRecord)
+    const rows = this.statements.byIds.all({ tournamentId, a, b, c })
+    const seen = new Set(rows.map((row) => row.id))
+    for (const row of this.statements.terminal.all({ tournamentId })) if (!seen.has(row.id)) rows.push(row)
+    return rows.map(toMatchRecord)
   }
 
   async insertBracket(rows: readonly MatchRecord[]): Promise<void> {

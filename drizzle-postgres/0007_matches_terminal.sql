@@ -1,0 +1,1 @@
+CREATE INDEX "matches_terminal" ON "matches" USING btree ("tournament_id") WHERE "matches"."next_match_id" IS NULL;
