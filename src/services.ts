@@ -149,7 +149,7 @@ export function createServices(deps: ServiceDeps) {
   const games = new GamesService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ storage, clock, games, gameSessionTtlS: config.gameSessionTtlS, onSecurityEvent: (e) => securityLog.record(e) })
   const custody = deps.custody ?? custodyFor(config, storage)
-  const wallet = new WalletService({ storage, clock, custody })
+  const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })
   const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody, requireVerifiedEmail: config.requireVerifiedEmail })
   const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays })

@@ -100,12 +100,23 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
   },
 
   wallet: {
-    summary: 'Credit a wallet (idempotent by reference)',
-    usage: 'arena wallet credit <userId|username> --amount <decimal> --reference <ref> [--json]',
-    options: { amount: { type: 'string' }, reference: { type: 'string' }, json: { type: 'boolean' } },
+    summary: 'Credit a wallet, or adjust it by a signed amount with a reason (both idempotent by reference)',
+    usage:
+      'arena wallet credit <userId|username> --amount <decimal> --reference <ref> [--json]\n' +
+      '       arena wallet adjust <userId|username> --amount=<signed decimal> --reason <text> --reference <ref> [--json]\n' +
+      '       (a negative amount is written --amount=-5: "--amount -5" reads -5 as an option)',
+    options: { amount: { type: 'string' }, reason: { type: 'string' }, reference: { type: 'string' }, json: { type: 'boolean' } },
     positionals: true,
     async run({ values, positionals }, io) {
       const [action, who] = positionals
+      if (action === 'adjust') {
+        const ref = need(who, '<userId|username>')
+        const amount = need(values.amount as string | undefined, '--amount')
+        const reason = need(values.reason as string | undefined, '--reason')
+        const reference = need(values.reference as string | undefined, '--reference')
+        const adjusted = await withServices(async (services) => services.wallet.adjust({ userId: await userIdOf(services, ref), amount, reason, reference }))
+        return print(io, values.json === true, adjusted, () => `balance ${adjusted.balance}`)
+      }
       if (action !== 'credit') throw new UsageError(`unknown action "${action ?? ''}"`)
       const ref = need(who, '<userId|username>')
       const result = await withServices(async (services) => {

@@ -162,3 +162,24 @@ export function formatAmount(minor: bigint, asset: Asset = USDC): string {
   const fraction = (minor % unit).toString().padStart(decimals, '0').replace(/0+$/, '')
   return fraction === '' ? whole : `${whole}.${fraction}`
 }
+
+/**
+ * Parses a signed amount (an operator adjustment, contract §10): the grammar
+ * with an optional leading '-', nothing else ('+5', '--5', '- 5' are refused),
+ * into signed minor units. Zero, signed or not, is refused: an adjustment
+ * moves money.
+ */
+export function parseSignedAmount(input: unknown, asset: Asset = USDC): bigint {
+  if (typeof input === 'string' && input.startsWith('-')) {
+    const magnitude = input.slice(1)
+    // The sign is one character: what follows must be an unsigned amount, so '--5' fails in parseAmount.
+    try {
+      return -parsePositiveAmount(magnitude, asset)
+    } catch (error) {
+      if (error instanceof MoneyFormatError) throw new MoneyFormatError(input, error.message)
+      throw error
+    }
+  }
+  return parsePositiveAmount(input, asset)
+}
+

@@ -14,6 +14,7 @@ import {
   MoneyFormatError,
   parseAmount,
   parsePositiveAmount,
+  parseSignedAmount,
   USDC,
 } from '../../src/shared/money'
 import { chooseSeed } from '../helpers/seed'
@@ -194,6 +195,39 @@ describe('parsePositiveAmount', () => {
   test('malformed input is still refused', () => {
     expect(() => parsePositiveAmount('-1')).toThrow(MoneyFormatError)
     expect(() => parsePositiveAmount(1)).toThrow(MoneyFormatError)
+  })
+})
+
+describe('parseSignedAmount', () => {
+  test.each([
+    ['5', 5_000_000n],
+    ['-5', -5_000_000n],
+    ['-0.000001', -1n],
+    ['0.000001', 1n],
+    ['-999999999999999999.999999', -maxAmount()],
+  ])('%p is %p minor units', (input, minor) => {
+    expect(parseSignedAmount(input)).toBe(minor)
+  })
+
+  test.each(['0', '-0', '-0.000000', '+5', '--5', '- 5', '-', '-01', '-1.', '-1e2', '-0.0000001', ' -1', '-1 ', '−1', -5, 5, null])('%p is refused', (input) => {
+    expect(() => parseSignedAmount(input)).toThrow(MoneyFormatError)
+  })
+
+  test('the error keeps the whole input, sign included', () => {
+    try {
+      parseSignedAmount('-1.2345678')
+      throw new Error('accepted')
+    } catch (error) {
+      expect((error as MoneyFormatError).input).toBe('-1.2345678')
+    }
+  })
+
+  test('it inverts formatAmount with a sign in front, for every non-zero amount', () => {
+    const signed = (m: bigint) => (m < 0n ? `-${formatAmount(-m)}` : formatAmount(m))
+    fc.assert(
+      fc.property(fc.bigInt({ min: -maxAmount(), max: maxAmount() }).filter((m) => m !== 0n), (m) => parseSignedAmount(signed(m)) === m),
+      { seed: SEED },
+    )
   })
 })
 

@@ -111,8 +111,8 @@ export interface AccountExport {
   /** Every posting on the user's wallet, oldest first. */
   ledger: {
     transactionId: string
-    kind: 'credit' | 'withdrawal' | 'reversal'
-    /** `credit:<reference>` for an operator credit; null otherwise. */
+    kind: 'credit' | 'withdrawal' | 'reversal' | 'adjustment'
+    /** `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment; null otherwise. */
     reference: string | null
     asset: string
     /** Signed decimal string: positive credits the wallet, negative debits it. */
@@ -406,6 +406,8 @@ export interface EventCatalogue {
 
   // Topic `wallet`.
   'wallet.credited': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; balance: string } }
+  /** An operator adjustment: `amount` signed (negative: taken from the wallet), `reason` the operator's. */
+  'wallet.adjusted': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; reason: string; balance: string } }
   'wallet.withdrawal_pending': { topic: 'wallet'; data: { withdrawalId: string; amount: string; asset: string } }
   'wallet.withdrawal_signed': { topic: 'wallet'; data: { withdrawalId: string; signature: string } }
   'wallet.withdrawal_failed': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }

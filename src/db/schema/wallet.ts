@@ -23,8 +23,8 @@ export const ledgerAccounts = sqliteTable(
 /** A movement of money: its postings sum to zero per asset. */
 export const ledgerTransactions = sqliteTable('ledger_transactions', {
   id: text('id').primaryKey(),
-  kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal'] }).notNull(),
-  /** Idempotency of operator credits (`credit:<reference>`); unique when set. */
+  kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal', 'adjustment'] }).notNull(),
+  /** Idempotency of operator credits (`credit:<reference>`) and adjustments (`adjustment:<reference>`); unique when set. */
   reference: text('reference').unique(),
   memo: text('memo', { mode: 'json' }).$type<Record<string, unknown>>(),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),

@@ -15,6 +15,7 @@ import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
 import { listMail, mailView } from '../mail/mailbox'
 import { MailboxQuery, MailboxResponse } from '../mail/model'
+import { AdjustBody } from './model'
 import { ADMIN_TOKEN_HEADER, OPERATOR, operatorDetail as detail } from './operator'
 import { adminUserRoutes, type AdminUserServices } from './users'
 
@@ -141,6 +142,19 @@ export function adminModule(
           }),
           response: { 200: t.Object({ balance: t.String() }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
           detail: detail('Credit a wallet (idempotent by reference)'),
+        },
+      )
+      .post(
+        '/wallets/:userId/adjust',
+        ({ params, body }) => wallet.adjust({ userId: params.userId, amount: body.amount, reason: body.reason, reference: body.reference }),
+        {
+          params: t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }),
+          body: AdjustBody,
+          response: {
+            200: t.Object({ balance: t.String() }),
+            ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['idempotency_key_reused'], 422: ['insufficient_funds'] }, STORAGE),
+          },
+          detail: detail('Adjust a wallet by a signed amount with a reason (idempotent by reference; never below zero)'),
         },
       )
       .get(

@@ -57,3 +57,9 @@ export const BanBody = t.Object({
 })
 
 export const DeleteUserBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'recorded in the security log' }) })
+
+export const AdjustBody = t.Object({
+  amount: t.String({ maxLength: 64, description: 'signed decimal string, never zero: "25.50" adds, "-25.50" takes away' }),
+  reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the wallet.adjusted event, operators in the security log' }),
+  reference: t.String({ minLength: 1, maxLength: 128, description: 'the idempotency key: the same reference adjusts once' }),
+})

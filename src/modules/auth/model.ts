@@ -124,8 +124,8 @@ export const ExportedSession = t.Object({
 
 export const LedgerEntry = t.Object({
   transactionId: t.String(),
-  kind: t.Union([t.Literal('credit'), t.Literal('withdrawal'), t.Literal('reversal')]),
-  reference: t.Nullable(t.String({ description: 'the movement\'s idempotency reference: `credit:<reference>` for an operator credit' })),
+  kind: t.Union([t.Literal('credit'), t.Literal('withdrawal'), t.Literal('reversal'), t.Literal('adjustment')]),
+  reference: t.Nullable(t.String({ description: 'the movement\'s idempotency reference: `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment' })),
   asset: t.String(),
   amount: t.String({ description: 'signed decimal string: positive credits the wallet, negative debits it' }),
   createdAt: t.String(),

@@ -47,6 +47,8 @@ export interface EventCatalogue {
 
   // Topic `wallet`.
   'wallet.credited': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; balance: string } }
+  /** An operator adjustment: `amount` signed (negative: taken from the wallet), `reason` the operator's. */
+  'wallet.adjusted': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; reason: string; balance: string } }
   'wallet.withdrawal_pending': { topic: 'wallet'; data: { withdrawalId: string; amount: string; asset: string } }
   'wallet.withdrawal_signed': { topic: 'wallet'; data: { withdrawalId: string; signature: string } }
   'wallet.withdrawal_failed': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
@@ -96,6 +98,7 @@ export const EVENT_TYPES = {
   'account.unbanned': 'account',
   'account.deleted': 'account',
   'wallet.credited': 'wallet',
+  'wallet.adjusted': 'wallet',
   'wallet.withdrawal_pending': 'wallet',
   'wallet.withdrawal_signed': 'wallet',
   'wallet.withdrawal_failed': 'wallet',

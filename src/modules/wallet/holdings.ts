@@ -19,7 +19,7 @@ export interface Holdings {
 export interface StatementEntry {
   transactionId: string
   kind: LedgerTransactionKind
-  /** The movement's idempotency reference (`credit:<reference>` for an operator credit), or null. */
+  /** The movement's idempotency reference (`credit:<reference>` for an operator credit, `adjustment:<reference>` for an adjustment), or null. */
   reference: string | null
   asset: string
   /** Signed decimal string: positive credits the wallet, negative debits it. */

@@ -17,8 +17,12 @@ import type { LedgerSnapshot, LedgerTransactionKind, WalletStore } from './store
 /** The largest balance a wallet may hold: the contract's amount grammar cannot express more. */
 const MAX_BALANCE = maxAmount()
 
-/** System accounts: where credited money comes from, where withdrawn money goes. */
-export const SYSTEM_ACCOUNTS = ['funding', 'withdrawals'] as const
+/**
+ * System accounts: where credited money comes from, where withdrawn money
+ * goes, and the other side of every operator adjustment (what operators added
+ * to wallets, less what they took back).
+ */
+export const SYSTEM_ACCOUNTS = ['funding', 'withdrawals', 'adjustments'] as const
 export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number]
 
 export function userAccountId(userId: string, asset: string): string {

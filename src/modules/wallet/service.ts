@@ -1,10 +1,11 @@
-// Wallet balances and operator credits (contract §3 and §6).
+// Wallet balances, operator credits and adjustments (contract §3, §6 and §10).
 import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
-import { formatAmount, MoneyFormatError, parsePositiveAmount, USDC } from '../../shared/money'
+import { formatAmount, MoneyFormatError, parsePositiveAmount, parseSignedAmount, USDC } from '../../shared/money'
+import type { SecurityEventInput } from '../security/event-log'
 import type { CustodyClient } from './custody'
-import { holdingsOf, statementOf, type Holdings, type StatementEntry } from './holdings'
+import { formatSigned, holdingsOf, statementOf, type Holdings, type StatementEntry } from './holdings'
 import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
 import type { Wallet } from './store'
 
@@ -24,6 +25,25 @@ export function amountFrom(input: unknown, path: string): bigint {
   }
 }
 
+/** Parses a signed request amount (an adjustment): the grammar with an optional leading '-', never zero; 422 otherwise. */
+export function signedAmountFrom(input: unknown, path: string): bigint {
+  try {
+    return parseSignedAmount(input, DEFAULT_ASSET)
+  } catch (error) {
+    if (error instanceof MoneyFormatError) {
+      throw new AppError('validation_failed', 'Request failed validation', {
+        details: [{ path, message: `Expected a non-zero decimal string with an optional leading "-" and at most ${DEFAULT_ASSET.decimals} decimals` }],
+      })
+    }
+    throw error
+  }
+}
+
+/** The longest adjustment reason (the route's schema says the same). */
+export const ADJUSTMENT_REASON_MAX = 500
+/** The longest operator reference of a credit or an adjustment (the routes' schemas say the same). */
+export const OPERATOR_REFERENCE_MAX = 128
+
 export interface WalletView {
   asset: string
   balance: string
@@ -34,7 +54,8 @@ export class WalletService {
   /** In-flight wallet creations per user, so two first requests make one key. */
   private readonly creating = new Map<string, Promise<{ address: string; keyRef: string }>>()
 
-  constructor(private readonly deps: { storage: Storage; clock: Clock; custody: CustodyClient }) {}
+  /** `onSecurityEvent`: where adjustments are recorded (the security log), after their commit. */
+  constructor(private readonly deps: { storage: Storage; clock: Clock; custody: CustodyClient; onSecurityEvent?: (event: SecurityEventInput) => void }) {}
 
   /** The user's wallet, created (a custody key, an address) on first use. */
   async wallet(userId: string): Promise<WalletView> {
@@ -131,5 +152,74 @@ export class WalletService {
       )
     })
     return { balance: await this.balance(input.userId) }
+  }
+
+  /**
+   * An operator adjustment (contract §10): moves a signed amount between the
+   * user's wallet and the adjustments account, with a reason. The same
+   * `reference` moves once: a repeat with the same user and amount answers
+   * the current balance and writes nothing; a repeat with another user or
+   * amount is 409 `idempotency_key_reused`. A negative amount the balance
+   * does not cover is 422 `insufficient_funds` and writes nothing. One unit
+   * of work: the movement and the user's `wallet.adjusted` event; the
+   * security event (`WALLET_ADJUSTED`, the operator's audit trail) follows
+   * the commit.
+   */
+  async adjust(input: { userId: string; amount: string; reason: string; reference: string }): Promise<{ balance: string }> {
+    const { storage, clock } = this.deps
+    const amount = signedAmountFrom(input.amount, 'body/amount')
+    const reason = input.reason
+    if (typeof reason !== 'string' || reason.trim() === '' || reason.length > ADJUSTMENT_REASON_MAX) {
+      throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/reason', message: `Expected 1 to ${ADJUSTMENT_REASON_MAX} characters, not only spaces` }] })
+    }
+    if (typeof input.reference !== 'string' || input.reference === '' || input.reference.length > OPERATOR_REFERENCE_MAX) {
+      throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/reference', message: `Expected 1 to ${OPERATOR_REFERENCE_MAX} characters` }] })
+    }
+    const asset = DEFAULT_ASSET.code
+    const reference = `adjustment:${input.reference}`
+    const balance = await storage.write(async (tx) => {
+      if (!(await tx.wallet.userExists(input.userId))) throw new AppError('not_found', 'No such user')
+      const earlier = await tx.wallet.transactionByReference(reference)
+      if (earlier) {
+        const memo = earlier.memo as { userId?: string; amount?: string } | null
+        if (memo?.userId !== input.userId || memo?.amount !== amount.toString()) {
+          throw new AppError('idempotency_key_reused', 'This reference was already used for another adjustment')
+        }
+        return await balanceOf(tx.wallet, input.userId, asset)
+      }
+      const now = clock.now()
+      const transactionId = await postMovement(
+        tx.wallet,
+        {
+          kind: 'adjustment',
+          asset,
+          reference,
+          memo: { userId: input.userId, amount: amount.toString(), reference: input.reference, reason },
+          postings: [
+            { accountId: userAccountId(input.userId, asset), userId: input.userId, amount },
+            { accountId: systemAccountId('adjustments', asset), userId: null, amount: -amount },
+          ],
+        },
+        now,
+      )
+      const after = await balanceOf(tx.wallet, input.userId, asset)
+      const signed = formatSigned(amount, DEFAULT_ASSET)
+      const balance = formatAmount(after, DEFAULT_ASSET)
+      await tx.events.append(
+        { userId: input.userId, topic: 'wallet', type: 'wallet.adjusted', data: { asset, amount: signed, reference: input.reference, reason, balance } },
+        now,
+      )
+      tx.afterCommit(() =>
+        this.deps.onSecurityEvent?.({
+          userId: input.userId,
+          source: 'server',
+          kind: 'WALLET_ADJUSTED',
+          level: 'WARN',
+          details: { transactionId, asset, amount: signed, reason, reference: input.reference, balance },
+        }),
+      )
+      return after
+    })
+    return { balance: formatAmount(balance, DEFAULT_ASSET) }
   }
 }

@@ -27,13 +27,13 @@ export interface LedgerAccount {
   balance: bigint
 }
 
-export type LedgerTransactionKind = 'credit' | 'withdrawal' | 'reversal'
+export type LedgerTransactionKind = 'credit' | 'withdrawal' | 'reversal' | 'adjustment'
 
 /** A movement of money: its postings sum to zero per asset. */
 export interface LedgerTransaction {
   id: string
   kind: LedgerTransactionKind
-  /** Idempotency of operator credits (`credit:<reference>`); unique when set. */
+  /** Idempotency of operator credits (`credit:<reference>`) and adjustments (`adjustment:<reference>`); unique when set. */
   reference: string | null
   memo: Record<string, unknown> | null
   createdAt: Date
