@@ -3,6 +3,7 @@
 // operator fixes them in one go instead of one restart per typo.
 import { LOG_LEVELS, type LogLevel } from './shared/logger'
 import { MasterKey } from './shared/sealed'
+import { MoneyFormatError, parsePositiveAmount, USDC } from './shared/money'
 
 export const ENVIRONMENTS = ['local', 'sandbox', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
@@ -65,6 +66,17 @@ export interface Config {
   productName: string
   /** A PIN verify of an account whose email is unverified answers 403 email_not_verified (contract §8). */
   requireVerifiedEmail: boolean
+  /**
+   * The largest single withdrawal, in minor units of USDC (ARENA_WITHDRAWAL_MAX);
+   * undefined: no limit. A larger one answers 422 withdrawal_limit.
+   */
+  withdrawalMax: bigint | undefined
+  /**
+   * The most one user may withdraw in any 24 hours, in minor units of USDC
+   * (ARENA_WITHDRAWAL_DAILY_MAX); undefined: no limit. docs/decisions.md,
+   * "Withdrawal limits".
+   */
+  withdrawalDailyMax: bigint | undefined
 }
 
 export class ConfigError extends Error {
@@ -131,6 +143,8 @@ export const VARIABLES = {
   ARENA_PUBLIC_URL: "base URL of the studio's site, for links in mail (default: none, mail carries the code alone)",
   ARENA_PRODUCT_NAME: 'the name mail calls the service by (default arena)',
   ARENA_REQUIRE_VERIFIED_EMAIL: 'true: a PIN verify needs a verified email (default true in production, false elsewhere)',
+  ARENA_WITHDRAWAL_MAX: 'the largest single withdrawal, a USDC amount such as "1000" or "250.5" (default: no limit)',
+  ARENA_WITHDRAWAL_DAILY_MAX: 'the most one user may withdraw in any 24 hours, a USDC amount (default: no limit)',
 } as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
 
 export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)
@@ -191,6 +205,22 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     return fallback
   }
 
+  // A USDC amount in the money grammar, positive: 0 would read as either "no
+  // withdrawals" or "no limit", so it is refused and unset means no limit.
+  const amount = (name: string): bigint | undefined => {
+    const raw = given(name)
+    if (raw === undefined) return undefined
+    try {
+      return parsePositiveAmount(raw.trim(), USDC)
+    } catch (error) {
+      if (!(error instanceof MoneyFormatError)) throw error
+      problems.push(
+        `${name} must be a positive ${USDC.code} amount such as "1000" or "250.5" (at most ${USDC.decimals} decimals, no sign or exponent; unset it for no limit), got "${raw}"`,
+      )
+      return undefined
+    }
+  }
+
   const environment = oneOf('ARENA_ENV', ENVIRONMENTS, 'local')
   const config: Config = {
     env: environment,
@@ -226,6 +256,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     publicUrl: given('ARENA_PUBLIC_URL')?.replace(/\/+$/, ''),
     productName: given('ARENA_PRODUCT_NAME') ?? 'arena',
     requireVerifiedEmail: flag('ARENA_REQUIRE_VERIFIED_EMAIL', environment === 'production'),
+    withdrawalMax: amount('ARENA_WITHDRAWAL_MAX'),
+    withdrawalDailyMax: amount('ARENA_WITHDRAWAL_DAILY_MAX'),
   }
 
   if (config.smtpUrl !== undefined && !/^smtps?:\/\/[^\s/]+(\/\S*)?$/.test(config.smtpUrl)) {

@@ -151,7 +151,10 @@ export function createServices(deps: ServiceDeps) {
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })
-  const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody, requireVerifiedEmail: config.requireVerifiedEmail })
+  const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody,
+    requireVerifiedEmail: config.requireVerifiedEmail,
+    limits: { perWithdrawal: config.withdrawalMax, daily: config.withdrawalDailyMax },
+  })
   const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays })
   // Accounts (contract §8): bans, the operator's view of users, deletion, export.
   const bans = new BanService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })

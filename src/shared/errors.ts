@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   validation_failed: 422,
   insufficient_funds: 422,
   invalid_destination: 422,
+  withdrawal_limit: 422,
   rate_limited: 429,
   pin_locked: 429,
   internal: 500,

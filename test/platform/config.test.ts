@@ -140,6 +140,35 @@ describe('ARENA_REQUIRE_VERIFIED_EMAIL', () => {
   })
 })
 
+// Contract §10: withdrawal limits are USDC amounts in the money grammar, in
+// minor units once read; unset is no limit.
+describe('ARENA_WITHDRAWAL_MAX and ARENA_WITHDRAWAL_DAILY_MAX', () => {
+  test('unset: no limit', () => {
+    const config = loadConfig({})
+    expect(config.withdrawalMax).toBeUndefined()
+    expect(config.withdrawalDailyMax).toBeUndefined()
+  })
+
+  test('a positive USDC amount, read as minor units', () => {
+    const config = loadConfig({ ARENA_WITHDRAWAL_MAX: '250.5', ARENA_WITHDRAWAL_DAILY_MAX: '1000' })
+    expect(config.withdrawalMax).toBe(250_500_000n)
+    expect(config.withdrawalDailyMax).toBe(1_000_000_000n)
+    expect(loadConfig({ ARENA_WITHDRAWAL_MAX: '0.000001' }).withdrawalMax).toBe(1n)
+    expect(loadConfig({ ARENA_WITHDRAWAL_DAILY_MAX: '999999999999999999.999999' }).withdrawalDailyMax).toBe(999_999_999_999_999_999_999_999n)
+  })
+
+  test('zero, signs, exponents, too many decimals and words are refused, each naming its variable', () => {
+    for (const bad of ['0', '0.0', '-5', '+5', '1e3', '1.0000001', 'ten', '1,000', '.5', '01']) {
+      for (const name of ['ARENA_WITHDRAWAL_MAX', 'ARENA_WITHDRAWAL_DAILY_MAX']) {
+        const problems = problemsOf({ [name]: bad })
+        expect(problems).toHaveLength(1)
+        expect(problems[0]).toStartWith(`${name} must be a positive USDC amount`)
+        expect(problems[0]).toContain(`got "${bad}"`)
+      }
+    }
+  })
+})
+
 // Safe defaults (issue "what a new user trips on"): a setting that is present
 // but empty is a mistake, never a silent default.
 describe('an empty value is refused, not taken as the default', () => {

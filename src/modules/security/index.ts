@@ -119,7 +119,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
           ...errors(
             JSON_BODY,
             BEARER,
-            { 403: ['email_not_verified', 'account_banned'], 409: ['idempotency_key_reused'], 410: ['session_expired'], 422: ['invalid_destination', 'insufficient_funds'], 429: ['pin_locked'] },
+            { 403: ['email_not_verified', 'account_banned'], 409: ['idempotency_key_reused'], 410: ['session_expired'], 422: ['invalid_destination', 'insufficient_funds', 'withdrawal_limit'], 429: ['pin_locked'] },
             STORAGE,
           ),
         },

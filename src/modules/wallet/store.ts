@@ -120,6 +120,13 @@ export interface WalletStore {
   markWithdrawalFailed(id: string, reason: string, now: Date): Promise<Withdrawal>
   /** Withdrawals still waiting for their signature, oldest first. */
   pendingWithdrawals(): Promise<Withdrawal[]>
+  /**
+   * The user's withdrawals created strictly after `since`, whatever their
+   * status, oldest first (the daily withdrawal limit). Inside a write it reads
+   * that unit of work's state, so a limit checked there and the debit that
+   * follows are one decision.
+   */
+  withdrawalsSince(userId: string, since: Date): Promise<Withdrawal[]>
 
   // ---- one user's money (operator view, deletion, export; contract §8) ----
   /** The user's ledger accounts, one per asset it ever held, by asset. */

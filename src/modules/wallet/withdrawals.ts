@@ -1,8 +1,8 @@
 // Withdrawals, in recorded phases (contract §3), never awaiting the network
 // inside a transaction:
-//   1. one write consumes the PIN session, claims the idempotency key, debits
-//      the ledger and records the withdrawal `pending_signature` (with its
-//      outbox event);
+//   1. one write checks the withdrawal limits, consumes the PIN session,
+//      claims the idempotency key, debits the ledger and records the
+//      withdrawal `pending_signature` (with its outbox event);
 //   2. the custody client signs, outside any write;
 //   3. a write records the signature: `signed`.
 // A crash between 1 and 3 leaves a `pending_signature` withdrawal that
@@ -75,6 +75,38 @@ export interface WithdrawalDeps {
   custody: CustodyClient
   /** A verify by an account whose email is unverified answers 403 email_not_verified (ARENA_REQUIRE_VERIFIED_EMAIL; default off). */
   requireVerifiedEmail?: boolean
+  /** ARENA_WITHDRAWAL_MAX and ARENA_WITHDRAWAL_DAILY_MAX; none by default. */
+  limits?: WithdrawalLimits
+}
+
+/** Withdrawal limits in minor units of the default asset; an absent one is no limit. */
+export interface WithdrawalLimits {
+  /** The largest single withdrawal. */
+  perWithdrawal?: bigint
+  /** The most one user may withdraw in any DAILY_WINDOW_MS. */
+  daily?: bigint
+}
+
+/**
+ * The daily limit's window: a withdrawal counts while it is less than 24 hours
+ * old (created strictly after now - 24 h), and not once it is exactly 24 hours old.
+ */
+export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Whether a withdrawal in the window counts toward the daily limit: money that
+ * left the balance, or may still leave it, counts; one custody refused, whose
+ * amount came back, does not. A switch over every status, so a new status
+ * does not compile until it is decided here.
+ */
+export function countsTowardDailyLimit(status: WithdrawalStatus): boolean {
+  switch (status) {
+    case 'pending_signature':
+    case 'signed':
+      return true
+    case 'failed':
+      return false
+  }
 }
 
 export class WithdrawalService {
@@ -241,16 +273,70 @@ export class WithdrawalService {
   /**
    * The withdrawal already made under this idempotency key, if any; throws 409
    * when it was made with other parameters, or 422 when there is none and the
-   * balance does not cover `amount`.
+   * amount is over a withdrawal limit or the balance does not cover it. (A
+   * repeat of an earlier withdrawal is that withdrawal again: no limit applies.)
    */
   private async earlierWithdrawal(ledger: WalletStore, input: VerifyInput, amount: bigint): Promise<Withdrawal | null> {
     const earlier = await ledger.withdrawalByKey(input.userId, input.idempotencyKey)
     if (earlier && !sameRequest(earlier, amount, input.destinationAddress)) throw keyReused()
+    if (!earlier) await this.assertWithinLimits(ledger, input.userId, amount)
     if (!earlier && (await balanceOf(ledger, input.userId, DEFAULT_ASSET.code)) < amount) {
       throw new AppError('insufficient_funds', 'The balance is lower than the amount')
     }
     return earlier
   }
+
+  /**
+   * 422 withdrawal_limit when a new withdrawal of `amount` is over the single
+   * withdrawal limit, or would take the user's withdrawals of the last 24
+   * hours (those that count, see countsTowardDailyLimit) over the daily one.
+   * Compared in minor units, as bigints. Called with `tx.wallet` inside the
+   * verify's unit of work, before the debit in that same unit of work: on
+   * SQLite one writer at a time, on PostgreSQL a SERIALIZABLE transaction that
+   * updates the user's account row, so concurrent withdrawals of one user are
+   * decided one after another and never exceed the limit together.
+   */
+  private async assertWithinLimits(ledger: WalletStore, userId: string, amount: bigint): Promise<void> {
+    const { perWithdrawal, daily } = this.deps.limits ?? {}
+    if (perWithdrawal === undefined && daily === undefined) return
+    const asset = DEFAULT_ASSET
+    let dailyLeft: bigint | undefined
+    let counted: Withdrawal[] = []
+    if (daily !== undefined) {
+      const since = new Date(this.deps.clock.now().getTime() - DAILY_WINDOW_MS)
+      counted = (await ledger.withdrawalsSince(userId, since)).filter((w) => w.asset === asset.code && countsTowardDailyLimit(w.status))
+      const used = counted.reduce((sum, w) => sum + w.amount, 0n)
+      dailyLeft = used >= daily ? 0n : daily - used
+    }
+    if (perWithdrawal !== undefined && amount > perWithdrawal) {
+      const allowed = dailyLeft !== undefined && dailyLeft < perWithdrawal ? dailyLeft : perWithdrawal
+      throw new AppError(
+        'withdrawal_limit',
+        `The amount is over the limit of ${formatAmount(perWithdrawal, asset)} ${asset.code} for a single withdrawal; the limits allow at most ${formatAmount(allowed, asset)} ${asset.code} now`,
+      )
+    }
+    if (daily !== undefined && dailyLeft !== undefined && amount > dailyLeft) {
+      const fits = amount <= daily ? whenItFits(counted, daily, amount) : null
+      throw new AppError(
+        'withdrawal_limit',
+        `The amount is over the daily withdrawal limit of ${formatAmount(daily, asset)} ${asset.code} (any 24 hours); ${formatAmount(dailyLeft, asset)} ${asset.code} left` +
+          (fits ? `, enough for this amount from ${toIso(fits)}` : ''),
+      )
+    }
+  }
+}
+
+/**
+ * When a withdrawal of `amount` fits under the daily limit again, as the
+ * counted withdrawals (oldest first) leave the window one by one.
+ */
+function whenItFits(counted: Withdrawal[], daily: bigint, amount: bigint): Date | null {
+  let used = counted.reduce((sum, w) => sum + w.amount, 0n)
+  for (const w of counted) {
+    used -= w.amount
+    if (used + amount <= daily) return new Date(w.createdAt.getTime() + DAILY_WINDOW_MS)
+  }
+  return null
 }
 
 function signatureMatches(signature: string, message: Uint8Array, address: string): boolean {

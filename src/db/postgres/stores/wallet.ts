@@ -13,7 +13,7 @@
 // unique violation, PostgreSQL reporting a conflict the check could have seen
 // as a serialization failure; the rerun then finds the row. The unique
 // indexes stay the backstop, mapped to UniqueViolationError.
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../schema'
 import { mapEngineError } from '../../errors'
 import type {
@@ -194,6 +194,19 @@ export class PostgresWalletStore implements WalletStore {
       .where(eq(ledgerAccounts.userId, userId))
       .orderBy(asc(ledgerPostings.id))
     return rows.map((row) => ({ posting: toPosting(row.posting), transaction: toTransaction(row.transaction) }))
+  }
+
+  async withdrawalsSince(userId: string, since: Date): Promise<Withdrawal[]> {
+    // In a verify's unit of work this read is part of the SERIALIZABLE
+    // transaction that then debits the user's account: a withdrawal another
+    // instance commits meanwhile updates that same account row, so one of the
+    // two fails with 40001 and runs again, and the rerun sees the other's row.
+    const rows = await this.db
+      .select()
+      .from(withdrawals)
+      .where(and(eq(withdrawals.userId, userId), gt(withdrawals.createdAt, since)))
+      .orderBy(asc(withdrawals.createdAt), asc(withdrawals.id))
+    return rows.map(toWithdrawal)
   }
 
   async withdrawalsOf(userId: string): Promise<Withdrawal[]> {

@@ -2,7 +2,7 @@
 // (see src/db/schema/wallet.ts), bigint on this side of the store. Writes run
 // in the committer's one transaction at a time, so the balance an account
 // read returns is still the balance when the movement updates it.
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../../schema'
 import type {
   LedgerAccount,
@@ -133,6 +133,16 @@ export class SqliteWalletStore implements WalletStore {
       .orderBy(asc(ledgerPostings.id))
       .all()
       .map((row) => ({ posting: toPosting(row.posting), transaction: toTransaction(row.transaction) }))
+  }
+
+  async withdrawalsSince(userId: string, since: Date): Promise<Withdrawal[]> {
+    return this.db
+      .select()
+      .from(withdrawals)
+      .where(and(eq(withdrawals.userId, userId), gt(withdrawals.createdAt, since)))
+      .orderBy(asc(withdrawals.createdAt), asc(withdrawals.id))
+      .all()
+      .map(toWithdrawal)
   }
 
   async withdrawalsOf(userId: string): Promise<Withdrawal[]> {
