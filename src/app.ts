@@ -34,7 +34,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(accountModule(auth, deletion, exports))
       .use(gamesModule(auth, games))
       .use(matchesModule(auth, matchService))
-      .use(walletModule(auth, wallet))
+      .use(walletModule(auth, wallet, withdrawals))
       .use(securityModule(auth, pins, withdrawals, securityLog))
       .use(eventsModule(auth, events))
   )

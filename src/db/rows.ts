@@ -89,7 +89,7 @@ export function toTransaction(row: typeof ledgerTransactions.$inferSelect): Ledg
 }
 
 export function toPosting(row: typeof ledgerPostings.$inferSelect): LedgerPosting {
-  return { id: row.id, transactionId: row.transactionId, accountId: row.accountId, asset: row.asset, amount: BigInt(row.amount) }
+  return { id: row.id, transactionId: row.transactionId, accountId: row.accountId, asset: row.asset, amount: BigInt(row.amount), balanceAfter: row.balanceAfter === null ? null : BigInt(row.balanceAfter) }
 }
 
 export function toWithdrawal(row: typeof withdrawals.$inferSelect): Withdrawal {

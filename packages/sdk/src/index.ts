@@ -12,7 +12,8 @@ import { GameClient } from './game.js'
 import { PurchaseClient, type IntegrityCheck } from './purchases.js'
 import { TournamentsClient } from './tournaments.js'
 import { readJson, Transport } from './transport.js'
-import type { AccountExport, Environment, FetchLike, MyMatch, Tokens, Tournament, User, Wallet } from './types.js'
+import type { AccountExport, Environment, FetchLike, MyMatch, Tokens, Tournament, User } from './types.js'
+import { walletClient, type WalletClient } from './wallet.js'
 
 export * from './errors.js'
 export { isEvent } from './events.js'
@@ -24,6 +25,7 @@ export type { EventsClient } from './events.js'
 export type { GameClient } from './game.js'
 export type { PurchaseClient } from './purchases.js'
 export type { ListTournamentsOptions, TournamentsClient } from './tournaments.js'
+export type { PageOptions, WalletClient } from './wallet.js'
 
 /** The one environment with a known address: `arena serve` on this machine. */
 export const LOCAL_BASE_URL = 'http://127.0.0.1:8080'
@@ -60,7 +62,8 @@ export interface ArenaClient {
   me(): Promise<User>
   /** Everything arena keeps about the signed-in user, as one document (GET /me/export). */
   exportAccount(): Promise<AccountExport>
-  wallet(): Promise<Wallet>
+  /** `wallet()`: balance and address; `wallet.transactions()`, `wallet.withdrawals()`: its history. */
+  readonly wallet: WalletClient
   /** The signed-in player's open matches. */
   myMatches(): Promise<MyMatch[]>
   tournament(id: string): Promise<Tournament>
@@ -84,7 +87,7 @@ export function createClient(options: ClientOptions = {}): ArenaClient {
     game: (gameId, gameKey) => new GameClient(auth, gameId, gameKey),
     me: async () => (await get<{ user: User }>('/api/v1/me')).user,
     exportAccount: () => get<AccountExport>('/api/v1/me/export'),
-    wallet: () => get<Wallet>('/api/v1/wallet'),
+    wallet: walletClient(auth),
     myMatches: async () => (await get<{ matches: MyMatch[] }>('/api/v1/me/matches')).matches,
     tournament: async (id) => (await get<{ tournament: Tournament }>(`/api/v1/tournaments/${encodeURIComponent(id)}`)).tournament,
   }

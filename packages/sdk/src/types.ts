@@ -320,7 +320,40 @@ export interface Withdrawal {
   idempotencyKey: string
   /** Base58 Ed25519 signature over the canonical withdrawal message. */
   signature?: string
+  /** Why custody refused it, once `failed`. */
+  failureReason?: string
   createdAt: string
+}
+
+/** A page of the signed-in player's withdrawals (`wallet.withdrawals()`), oldest first. */
+export interface WithdrawalsPage {
+  withdrawals: Withdrawal[]
+  /** Pass as `after` for the next page; null at the end. */
+  cursor: string | null
+}
+
+/** What a movement of the wallet was; `withdrawal_reversal` gives back a withdrawal custody refused. */
+export type TransactionKind = 'credit' | 'adjustment' | 'withdrawal' | 'withdrawal_reversal' | 'entry_fee' | 'entry_fee_refund' | 'prize'
+
+/** One movement of the signed-in player's wallet (`wallet.transactions()`). */
+export interface WalletTransaction {
+  /** The movement (`ltx_…`). */
+  id: string
+  kind: TransactionKind
+  /** Signed decimal string: positive credits the wallet, negative debits it. */
+  amount: string
+  /** Decimal string: the balance right after this movement. */
+  balanceAfter: string
+  /** The operator's reference of a credit or adjustment; the withdrawal id of a withdrawal and its reversal. */
+  reference: string | null
+  createdAt: string
+}
+
+/** A page of the wallet's movements, oldest first. */
+export interface TransactionsPage {
+  transactions: WalletTransaction[]
+  /** Pass as `after` to read on; with no movements it stays where you were. */
+  cursor: string
 }
 
 export interface PinSessionResponse {

@@ -43,8 +43,16 @@ export const ledgerPostings = sqliteTable(
     asset: text('asset').notNull(),
     /** Signed minor units: positive credits the account, negative debits it. */
     amount: text('amount').notNull(),
+    /**
+     * A user account's balance right after this posting (the player's history
+     * shows it), written by the movement that posts it. Null on system
+     * accounts, and on postings written before the column existed: their
+     * balance is the sum of the account's postings up to them.
+     */
+    balanceAfter: text('balance_after'),
   },
-  (table) => [index('ledger_postings_transaction').on(table.transactionId), index('ledger_postings_account').on(table.accountId)],
+  // By account, then id: one account's postings in order (a player's history page) without reading the others'.
+  (table) => [index('ledger_postings_transaction').on(table.transactionId), index('ledger_postings_account').on(table.accountId, table.id)],
 )
 
 /** A user's custody wallet: created on first use, its address is the group public key. */

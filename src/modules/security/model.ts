@@ -15,6 +15,7 @@ export const Withdrawal = t.Object(
     destinationAddress: t.String(),
     idempotencyKey: t.String(),
     signature: t.Optional(t.String({ description: 'base58 Ed25519 signature over the canonical withdrawal message' })),
+    failureReason: t.Optional(t.String({ description: 'why custody refused it, once `failed`' })),
     createdAt: t.String(),
   },
   { $id: 'Withdrawal' },

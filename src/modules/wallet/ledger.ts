@@ -63,7 +63,7 @@ export async function postMovement(ledger: WalletStore, movement: Movement, now:
       (await ledger.account(posting.accountId)) ?? (await ledger.openAccount({ id: posting.accountId, userId: posting.userId, asset: movement.asset }, now))
     if (account.userId === null) {
       // A system account: the posting is its balance (see the top of this file).
-      await ledger.addPosting({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount })
+      await ledger.addPosting({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount, balanceAfter: null })
       continue
     }
     const balance = account.balance + posting.amount
@@ -76,7 +76,8 @@ export async function postMovement(ledger: WalletStore, movement: Movement, now:
       })
     }
     await ledger.setBalance(account.id, balance)
-    await ledger.addPosting({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount })
+    // The balance it leaves, kept with the posting: the player's history shows it (history.ts).
+    await ledger.addPosting({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount, balanceAfter: balance })
   }
   return id
 }
@@ -97,7 +98,9 @@ export interface LedgerReport {
  * Verifies every invariant from the raw rows: each transaction balances per
  * asset and has postings; each posting is in its account's asset; each user
  * account's balance equals the sum of its postings and is not negative (a
- * system account's balance is that sum: there is nothing to compare).
+ * system account's balance is that sum: there is nothing to compare); each
+ * balance a user posting recorded as the one it left is the running sum of
+ * its account's postings up to it.
  * Reads one snapshot (`storage.read.wallet`), so a server writing meanwhile
  * is never caught half-way through a movement.
  */
@@ -125,8 +128,28 @@ export async function checkLedger(ledger: WalletStore): Promise<LedgerReport> {
     if (a.balance !== sum) problems.push(`account ${a.id} balance ${a.balance} but postings sum to ${sum}`)
     if (a.userId !== null && a.balance < 0n) problems.push(`user account ${a.id} is negative: ${a.balance}`)
   }
+  problems.push(...checkBalancesAfter(snapshot))
   problems.push(...checkWithdrawalsAgainstLedger(snapshot))
   return { ok: problems.length === 0, accounts: accounts.length, transactions: transactions.length, postings: postings.length, problems }
+}
+
+/**
+ * The balance after each user posting, where one was recorded (postings
+ * written before arena recorded it have none), is the running sum of its
+ * account's postings in posting order.
+ */
+function checkBalancesAfter({ accounts, postings }: Pick<LedgerSnapshot, 'accounts' | 'postings'>): string[] {
+  const problems: string[] = []
+  const userAccounts = new Set(accounts.filter((a) => a.userId !== null).map((a) => a.id))
+  const running = new Map<string, bigint>()
+  for (const p of [...postings].sort((a, b) => a.id - b.id)) {
+    const sum = (running.get(p.accountId) ?? 0n) + p.amount
+    running.set(p.accountId, sum)
+    if (p.balanceAfter === null) continue
+    if (!userAccounts.has(p.accountId)) problems.push(`posting ${p.id} on system account ${p.accountId} records a balance`)
+    else if (p.balanceAfter !== sum) problems.push(`posting ${p.id} records balance ${p.balanceAfter} after it but its account's postings sum to ${sum}`)
+  }
+  return problems
 }
 
 /**

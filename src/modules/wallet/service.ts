@@ -5,6 +5,7 @@ import { AppError } from '../../shared/errors'
 import { formatAmount, MoneyFormatError, parsePositiveAmount, parseSignedAmount, USDC } from '../../shared/money'
 import type { SecurityEventInput } from '../security/event-log'
 import type { CustodyClient } from './custody'
+import { historyPage, type HistoryPage } from './history'
 import { formatSigned, holdingsOf, statementOf, type Holdings, type StatementEntry } from './holdings'
 import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
 import type { Wallet } from './store'
@@ -104,6 +105,11 @@ export class WalletService {
   /** Every movement on the user's wallet, oldest first (the account export). */
   statement(userId: string): Promise<StatementEntry[]> {
     return statementOf(this.deps.storage.read.wallet, userId)
+  }
+
+  /** GET /wallet/transactions: the user's movements in the wallet's asset, oldest first, a page after the cursor. */
+  transactions(userId: string, query: { after?: string; limit?: number }): Promise<HistoryPage> {
+    return historyPage(this.deps.storage.read.wallet, userId, DEFAULT_ASSET, query)
   }
 
   async balance(userId: string): Promise<string> {

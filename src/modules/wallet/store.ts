@@ -47,6 +47,12 @@ export interface LedgerPosting {
   asset: string
   /** Signed: positive credits the account, negative debits it. */
   amount: bigint
+  /**
+   * A user account's balance right after this posting, written with it; null
+   * on a system account and on a posting written before arena stored it (its
+   * balance after is then the sum of the account's postings up to it).
+   */
+  balanceAfter: bigint | null
 }
 
 export type WithdrawalStatus = 'pending_signature' | 'signed' | 'failed'
@@ -135,6 +141,24 @@ export interface WalletStore {
   postingsOf(userId: string): Promise<UserPosting[]>
   /** The user's withdrawals, oldest first. */
   withdrawalsOf(userId: string): Promise<Withdrawal[]>
+
+  // ---- the player's history (contract §10) ----
+  /**
+   * The account's postings after posting `after` (0: from its first), in
+   * posting order, at most `limit`, each with its movement. Posting order is
+   * commit order on one account: every movement on it updates its row, so
+   * two never commit side by side.
+   */
+  accountPostings(accountId: string, after: number, limit: number): Promise<UserPosting[]>
+  /** Whether posting `id` is one of the account's (a history cursor names one). */
+  postingOnAccount(accountId: string, id: number): Promise<boolean>
+  /** The exact sum of the account's postings before posting `id`: its balance just before it. */
+  balanceBefore(accountId: string, id: number): Promise<bigint>
+  /**
+   * The user's withdrawals after `after` (one of them), oldest first (by
+   * creation time, then id), at most `limit`.
+   */
+  withdrawalsPage(userId: string, after: Withdrawal | null, limit: number): Promise<Withdrawal[]>
 }
 
 /** A posting on a user's account and the movement it belongs to. */

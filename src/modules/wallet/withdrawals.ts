@@ -14,7 +14,7 @@ import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
-import { newId } from '../../shared/ids'
+import { isId, newId } from '../../shared/ids'
 import type { Logger } from '../../shared/logger'
 import { formatAmount } from '../../shared/money'
 import { verifyPassword } from '../auth/passwords'
@@ -22,6 +22,7 @@ import { assertMayAct } from '../auth/standing'
 import type { PinService } from '../security/pin-service'
 import { CustodyRefusedError, type CustodyClient } from './custody'
 import { isValidAddress, withdrawalMessage } from './frost'
+import { HISTORY_PAGE_DEFAULT, pageLimit } from './history'
 import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
 import { amountFrom, DEFAULT_ASSET, type WalletService } from './service'
 import type { WalletStore, Withdrawal, WithdrawalStatus } from './store'
@@ -34,7 +35,15 @@ export interface WithdrawalView {
   destinationAddress: string
   idempotencyKey: string
   signature?: string
+  /** Why custody refused it, once `failed`. */
+  failureReason?: string
   createdAt: string
+}
+
+export interface WithdrawalsPage {
+  withdrawals: WithdrawalView[]
+  /** The last withdrawal of a full page when more may follow; null at the end. */
+  cursor: string | null
 }
 
 export function toWithdrawal(row: Withdrawal): WithdrawalView {
@@ -46,6 +55,7 @@ export function toWithdrawal(row: Withdrawal): WithdrawalView {
     destinationAddress: row.destinationAddress,
     idempotencyKey: row.idempotencyKey,
     ...(row.signature ? { signature: row.signature } : {}),
+    ...(row.failureReason ? { failureReason: row.failureReason } : {}),
     createdAt: toIso(row.createdAt),
   }
 }
@@ -256,6 +266,26 @@ export class WithdrawalService {
   /** The user's withdrawals, oldest first (the account export). */
   async listOf(userId: string): Promise<WithdrawalView[]> {
     return (await this.deps.storage.read.wallet.withdrawalsOf(userId)).map(toWithdrawal)
+  }
+
+  /**
+   * GET /wallet/withdrawals: the user's withdrawals, oldest first, a page
+   * after `after` (the id of one of them; anything else is 422).
+   */
+  async page(userId: string, query: { after?: string; limit?: number }): Promise<WithdrawalsPage> {
+    const store = this.deps.storage.read.wallet
+    const limit = pageLimit(query.limit, HISTORY_PAGE_DEFAULT)
+    let after: Withdrawal | null = null
+    if (query.after !== undefined && query.after !== '') {
+      after = isId('withdrawal', query.after) ? await store.withdrawal(query.after) : null
+      if (after === null || after.userId !== userId) {
+        throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/after', message: 'Not a cursor this server issued' }] })
+      }
+    }
+    // One more than asked: whether a next page exists, without a second query.
+    const rows = await store.withdrawalsPage(userId, after, limit + 1)
+    const page = rows.slice(0, limit)
+    return { withdrawals: page.map(toWithdrawal), cursor: rows.length > limit ? page.at(-1)!.id : null }
   }
 
   /** Signs every withdrawal left pending (by a crash, or custody being away). Returns how many were settled. */

@@ -13,7 +13,7 @@
 // unique violation, PostgreSQL reporting a conflict the check could have seen
 // as a serialization failure; the rerun then finds the row. The unique
 // indexes stay the backstop, mapped to UniqueViolationError.
-import { and, asc, eq, gt, isNull } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../schema'
 import { mapEngineError } from '../../errors'
 import type {
@@ -125,7 +125,7 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async addPosting(posting: Omit<LedgerPosting, 'id'>): Promise<void> {
-    await this.db.insert(ledgerPostings).values({ ...posting, amount: posting.amount.toString() })
+    await this.db.insert(ledgerPostings).values({ ...posting, amount: posting.amount.toString(), balanceAfter: posting.balanceAfter === null ? null : posting.balanceAfter.toString() })
   }
 
   async transactionByReference(reference: string): Promise<LedgerTransaction | null> {
@@ -211,6 +211,44 @@ export class PostgresWalletStore implements WalletStore {
 
   async withdrawalsOf(userId: string): Promise<Withdrawal[]> {
     const rows = await this.db.select().from(withdrawals).where(eq(withdrawals.userId, userId)).orderBy(asc(withdrawals.createdAt), asc(withdrawals.id))
+    return rows.map(toWithdrawal)
+  }
+
+  // ---- the player's history ----
+
+  async accountPostings(accountId: string, after: number, limit: number): Promise<UserPosting[]> {
+    const rows = await this.db
+      .select({ posting: ledgerPostings, transaction: ledgerTransactions })
+      .from(ledgerPostings)
+      .innerJoin(ledgerTransactions, eq(ledgerTransactions.id, ledgerPostings.transactionId))
+      .where(and(eq(ledgerPostings.accountId, accountId), gt(ledgerPostings.id, after)))
+      .orderBy(asc(ledgerPostings.id))
+      .limit(limit)
+    return rows.map((row) => ({ posting: toPosting(row.posting), transaction: toTransaction(row.transaction) }))
+  }
+
+  async postingOnAccount(accountId: string, id: number): Promise<boolean> {
+    const [row] = await this.db.select({ id: ledgerPostings.id }).from(ledgerPostings).where(and(eq(ledgerPostings.id, id), eq(ledgerPostings.accountId, accountId)))
+    return row !== undefined
+  }
+
+  async balanceBefore(accountId: string, id: number): Promise<bigint> {
+    // NUMERIC sums exactly; null when there is nothing before.
+    const [row] = await this.db
+      .select({ sum: sql<string | null>`sum(${ledgerPostings.amount})` })
+      .from(ledgerPostings)
+      .where(and(eq(ledgerPostings.accountId, accountId), lt(ledgerPostings.id, id)))
+    return BigInt(row?.sum ?? '0')
+  }
+
+  async withdrawalsPage(userId: string, after: Withdrawal | null, limit: number): Promise<Withdrawal[]> {
+    const past = after === null ? undefined : or(gt(withdrawals.createdAt, after.createdAt), and(eq(withdrawals.createdAt, after.createdAt), gt(withdrawals.id, after.id)))
+    const rows = await this.db
+      .select()
+      .from(withdrawals)
+      .where(and(eq(withdrawals.userId, userId), past))
+      .orderBy(asc(withdrawals.createdAt), asc(withdrawals.id))
+      .limit(limit)
     return rows.map(toWithdrawal)
   }
 }

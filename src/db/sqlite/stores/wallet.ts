@@ -2,7 +2,7 @@
 // (see src/db/schema/wallet.ts), bigint on this side of the store. Writes run
 // in the committer's one transaction at a time, so the balance an account
 // read returns is still the balance when the movement updates it.
-import { and, asc, eq, gt, isNull } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lt, or } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../../schema'
 import type {
   LedgerAccount,
@@ -64,7 +64,7 @@ export class SqliteWalletStore implements WalletStore {
   }
 
   async addPosting(posting: Omit<LedgerPosting, 'id'>): Promise<void> {
-    this.db.insert(ledgerPostings).values({ ...posting, amount: posting.amount.toString() }).run()
+    this.db.insert(ledgerPostings).values({ ...posting, amount: posting.amount.toString(), balanceAfter: posting.balanceAfter === null ? null : posting.balanceAfter.toString() }).run()
   }
 
   async transactionByReference(reference: string): Promise<LedgerTransaction | null> {
@@ -147,5 +147,45 @@ export class SqliteWalletStore implements WalletStore {
 
   async withdrawalsOf(userId: string): Promise<Withdrawal[]> {
     return this.db.select().from(withdrawals).where(eq(withdrawals.userId, userId)).orderBy(asc(withdrawals.createdAt), asc(withdrawals.id)).all().map(toWithdrawal)
+  }
+
+  // ---- the player's history ----
+
+  async accountPostings(accountId: string, after: number, limit: number): Promise<UserPosting[]> {
+    return this.db
+      .select({ posting: ledgerPostings, transaction: ledgerTransactions })
+      .from(ledgerPostings)
+      .innerJoin(ledgerTransactions, eq(ledgerTransactions.id, ledgerPostings.transactionId))
+      .where(and(eq(ledgerPostings.accountId, accountId), gt(ledgerPostings.id, after)))
+      .orderBy(asc(ledgerPostings.id))
+      .limit(limit)
+      .all()
+      .map((row) => ({ posting: toPosting(row.posting), transaction: toTransaction(row.transaction) }))
+  }
+
+  async postingOnAccount(accountId: string, id: number): Promise<boolean> {
+    return this.db.select({ id: ledgerPostings.id }).from(ledgerPostings).where(and(eq(ledgerPostings.id, id), eq(ledgerPostings.accountId, accountId))).get() !== undefined
+  }
+
+  async balanceBefore(accountId: string, id: number): Promise<bigint> {
+    // In BigInt: SQLite's SUM over decimal TEXT would pass through 64-bit integers or floats.
+    const rows = this.db
+      .select({ amount: ledgerPostings.amount })
+      .from(ledgerPostings)
+      .where(and(eq(ledgerPostings.accountId, accountId), lt(ledgerPostings.id, id)))
+      .all()
+    return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n)
+  }
+
+  async withdrawalsPage(userId: string, after: Withdrawal | null, limit: number): Promise<Withdrawal[]> {
+    const past = after === null ? undefined : or(gt(withdrawals.createdAt, after.createdAt), and(eq(withdrawals.createdAt, after.createdAt), gt(withdrawals.id, after.id)))
+    return this.db
+      .select()
+      .from(withdrawals)
+      .where(and(eq(withdrawals.userId, userId), past))
+      .orderBy(asc(withdrawals.createdAt), asc(withdrawals.id))
+      .limit(limit)
+      .all()
+      .map(toWithdrawal)
   }
 }
