@@ -159,6 +159,19 @@ describe('GET /api/v1/wallet/transactions', () => {
     expect((await transactions(p)).transactions).toHaveLength(50)
   })
 
+  test("an operator's adjustments appear as kind adjustment, signed, with the operator's reference and the balance they left", async () => {
+    const p = await funded(ctx, '20')
+    const adjust = (amount: string, reference: string) => ctx.handle(postJson(`/api/v1/admin/wallets/${p.userId}/adjust`, { amount, reason: 'support ticket', reference }, admin))
+    expect((await adjust('-7.5', `down-${p.userId}`)).status).toBe(200)
+    expect((await adjust('2.25', `up-${p.userId}`)).status).toBe(200)
+    const page = await transactions(p)
+    expect(page.transactions.map((t) => [t.kind, t.amount, t.balanceAfter, t.reference])).toEqual([
+      ['credit', '20', '20', `fund-${p.userId}`],
+      ['adjustment', '-7.5', '12.5', `down-${p.userId}`],
+      ['adjustment', '2.25', '14.75', `up-${p.userId}`],
+    ])
+  })
+
   test('a player with no movement has an empty history and a cursor that starts it', async () => {
     const [p] = await players(ctx, 1)
     const first = await transactions(p!)
