@@ -77,6 +77,17 @@ export interface Config {
    * "Withdrawal limits".
    */
   withdrawalDailyMax: bigint | undefined
+  /**
+   * A withdrawal strictly above this amount, in minor units of USDC
+   * (ARENA_WITHDRAWAL_APPROVAL_ABOVE), waits for an operator's approval;
+   * undefined: none does. docs/decisions.md, "Withdrawal approval and the new-destination hold".
+   */
+  withdrawalApprovalAbove: bigint | undefined
+  /**
+   * How long the first withdrawal to an address the user never withdrew to
+   * is held before it is signed, in seconds (ARENA_NEW_DESTINATION_HOLD_S); 0: no hold.
+   */
+  newDestinationHoldS: number
 }
 
 export class ConfigError extends Error {
@@ -107,6 +118,7 @@ const INTS = {
   // 10 s that `docker stop` and Kubernetes give before SIGKILL.
   ARENA_SHUTDOWN_GRACE_S: { default: 8, min: 0, max: 300 },
   ARENA_DATABASE_POOL: { default: 10, min: 1, max: 1000 },
+  ARENA_NEW_DESTINATION_HOLD_S: { default: 0, min: 0, max: 30 * 86_400 },
 } as const satisfies Record<string, IntSpec>
 
 /**
@@ -145,6 +157,8 @@ export const VARIABLES = {
   ARENA_REQUIRE_VERIFIED_EMAIL: 'true: a PIN verify needs a verified email (default true in production, false elsewhere)',
   ARENA_WITHDRAWAL_MAX: 'the largest single withdrawal, a USDC amount such as "1000" or "250.5" (default: no limit)',
   ARENA_WITHDRAWAL_DAILY_MAX: 'the most one user may withdraw in any 24 hours, a USDC amount (default: no limit)',
+  ARENA_WITHDRAWAL_APPROVAL_ABOVE: 'a withdrawal strictly above this USDC amount waits for an operator to approve it (default: none does)',
+  ARENA_NEW_DESTINATION_HOLD_S: 'seconds the first withdrawal to a new address is held before it is signed (default 0: no hold; at most 2592000)',
 } as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
 
 export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)
@@ -258,6 +272,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     requireVerifiedEmail: flag('ARENA_REQUIRE_VERIFIED_EMAIL', environment === 'production'),
     withdrawalMax: amount('ARENA_WITHDRAWAL_MAX'),
     withdrawalDailyMax: amount('ARENA_WITHDRAWAL_DAILY_MAX'),
+    withdrawalApprovalAbove: amount('ARENA_WITHDRAWAL_APPROVAL_ABOVE'),
+    newDestinationHoldS: int('ARENA_NEW_DESTINATION_HOLD_S'),
   }
 
   if (config.smtpUrl !== undefined && !/^smtps?:\/\/[^\s/]+(\/\S*)?$/.test(config.smtpUrl)) {

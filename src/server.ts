@@ -115,7 +115,7 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   }
   if (config.jobsEnabled) {
     // Work left by a previous run (a finalization interrupted by a crash) runs at once.
-    const worker = createJobWorker({ storage, clock: systemClock, logger, handlers: jobHandlers(systemClock) })
+    const worker = createJobWorker({ storage, clock: systemClock, logger, handlers: jobHandlers(systemClock, services) })
     loops.push(startLoop({ name: 'job worker', everyMs: JOB_POLL_MS, leases: inProcessLeases(), logger, tick: async () => void (await worker.runDue()) }))
   }
   const running = listen(app, {

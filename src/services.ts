@@ -154,6 +154,7 @@ export function createServices(deps: ServiceDeps) {
   const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody,
     requireVerifiedEmail: config.requireVerifiedEmail,
     limits: { perWithdrawal: config.withdrawalMax, daily: config.withdrawalDailyMax },
+    approval: { above: config.withdrawalApprovalAbove, newDestinationHoldS: config.newDestinationHoldS },
   })
   const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays })
   // Accounts (contract §8): bans, the operator's view of users, deletion, export.

@@ -3,10 +3,11 @@ import type { Clock } from '../shared/clock'
 import { finalizeTournament } from '../modules/games/finalize'
 import { startRegistered } from '../modules/games/start'
 import { settleMatchDeadline } from '../modules/matches/deadlines'
+import type { WithdrawalService } from '../modules/wallet/withdrawals'
 import type { JobHandler } from './worker'
 import { JOB_KINDS, type JobKind } from './queue'
 
-export function jobHandlers(clock: Clock): Record<JobKind, JobHandler> {
+export function jobHandlers(clock: Clock, services: { withdrawals: WithdrawalService }): Record<JobKind, JobHandler> {
   return {
     [JOB_KINDS.finalizeTournament]: (tx, payload) => finalizeTournament(tx, clock, String(payload.tournamentId)),
     // Due at the tournament's startsAt; does nothing when an operator started it first.
@@ -14,5 +15,8 @@ export function jobHandlers(clock: Clock): Record<JobKind, JobHandler> {
       await startRegistered(tx, clock, String(payload.tournamentId))
     },
     [JOB_KINDS.settleMatchDeadline]: (tx, payload) => settleMatchDeadline(tx, clock, String(payload.matchId), Number(payload.deadline)),
+    // Due at a held withdrawal's hold end: moves it to pending_signature and
+    // signs it once that commits; does nothing when it is no longer held.
+    [JOB_KINDS.releaseWithdrawal]: (tx, payload) => services.withdrawals.release(tx, String(payload.withdrawalId)),
   }
 }

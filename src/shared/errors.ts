@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   correction_too_late: 409,
   idempotency_key_reused: 409,
   balance_not_empty: 409,
+  withdrawal_not_awaiting_approval: 409,
   registration_closed: 409,
   registration_open: 409,
   tournament_full: 409,

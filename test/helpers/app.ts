@@ -201,7 +201,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     logText: () => lines.join('\n'),
     services,
-    runJobs: () => createJobWorker({ storage, clock, logger, handlers: jobHandlers(clock) }).runDue(),
+    runJobs: () => createJobWorker({ storage, clock, logger, handlers: jobHandlers(clock, services) }).runDue(),
     async close() {
       await keyringRefresh?.stop()
       await services.securityLog.close()

@@ -62,7 +62,7 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 3000): Pro
 }
 
 function worker(app: TestApp, handler: JobHandler = recordRun) {
-  return createJobWorker({ storage: app.storage, clock: app.clock, logger: createLogger('silent'), handlers: { ...jobHandlers(app.clock), [KIND]: handler } })
+  return createJobWorker({ storage: app.storage, clock: app.clock, logger: createLogger('silent'), handlers: { ...jobHandlers(app.clock, app.services), [KIND]: handler } })
 }
 
 describe('leases', () => {

@@ -312,7 +312,14 @@ export type IntegrityLevel = 'SAFE' | 'WARN' | 'COMPROMISED'
 
 export interface Withdrawal {
   id: string
-  status: 'pending_signature' | 'signed' | 'failed'
+  /**
+   * `awaiting_approval`: above the operator's approval threshold, waiting for
+   * an operator; `held`: the first withdrawal to this address, signed when
+   * `releasesAt` comes; `pending_signature`: being signed; `signed`, `failed`
+   * (custody refused it) and `rejected` (an operator did) are final, the last
+   * two with the funds returned.
+   */
+  status: 'awaiting_approval' | 'held' | 'pending_signature' | 'signed' | 'failed' | 'rejected'
   /** Decimal string. */
   amount: string
   asset: string
@@ -322,6 +329,12 @@ export interface Withdrawal {
   signature?: string
   /** Why custody refused it, once `failed`. */
   failureReason?: string
+  /** Why it is not signed yet, while `awaiting_approval` (approval_required) or `held` (new_destination). */
+  reason?: 'approval_required' | 'new_destination'
+  /** When its new-destination hold ends (ISO 8601), while it waits with one. */
+  releasesAt?: string
+  /** The operator's reason, once `rejected`. */
+  rejectionReason?: string
   createdAt: string
 }
 
@@ -332,7 +345,7 @@ export interface WithdrawalsPage {
   cursor: string | null
 }
 
-/** What a movement of the wallet was; `withdrawal_reversal` gives back a withdrawal custody refused. */
+/** What a movement of the wallet was; `withdrawal_reversal` gives back a withdrawal custody refused or an operator rejected. */
 export type TransactionKind = 'credit' | 'adjustment' | 'withdrawal' | 'withdrawal_reversal' | 'entry_fee' | 'entry_fee_refund' | 'prize'
 
 /** One movement of the signed-in player's wallet (`wallet.transactions()`). */
@@ -444,6 +457,11 @@ export interface EventCatalogue {
   'wallet.withdrawal_pending': { topic: 'wallet'; data: { withdrawalId: string; amount: string; asset: string } }
   'wallet.withdrawal_signed': { topic: 'wallet'; data: { withdrawalId: string; signature: string } }
   'wallet.withdrawal_failed': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
+  'wallet.withdrawal_awaiting_approval': { topic: 'wallet'; data: { withdrawalId: string; releasesAt?: string } }
+  'wallet.withdrawal_held': { topic: 'wallet'; data: { withdrawalId: string; releasesAt: string } }
+  'wallet.withdrawal_approved': { topic: 'wallet'; data: { withdrawalId: string; status: 'pending_signature' | 'held'; releasesAt?: string } }
+  'wallet.withdrawal_released': { topic: 'wallet'; data: { withdrawalId: string } }
+  'wallet.withdrawal_rejected': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
 
   // Topic `status`: tournament events go to every participant, match events
   // to the match's players only.

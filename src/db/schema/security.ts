@@ -38,7 +38,7 @@ export const pinSessions = sqliteTable(
   (table) => [index('pin_sessions_user').on(table.userId)],
 )
 
-export const WITHDRAWAL_STATUSES = ['pending_signature', 'signed', 'failed'] as const
+export const WITHDRAWAL_STATUSES = ['awaiting_approval', 'held', 'pending_signature', 'signed', 'failed', 'rejected'] as const
 
 export const withdrawals = sqliteTable(
   'withdrawals',
@@ -56,6 +56,12 @@ export const withdrawals = sqliteTable(
     /** base58 Ed25519 signature over the canonical withdrawal message. */
     signature: text('signature'),
     failureReason: text('failure_reason'),
+    /** Why an operator rejected it, once `rejected`. */
+    rejectionReason: text('rejection_reason'),
+    /** When an operator approved it; null unless one did. */
+    approvedAt: integer('approved_at', { mode: 'timestamp_ms' }),
+    /** The end of its new-destination hold; null when it has none. */
+    holdUntil: integer('hold_until', { mode: 'timestamp_ms' }),
     pinSessionId: text('pin_session_id').notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),

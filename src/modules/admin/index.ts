@@ -15,7 +15,8 @@ import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
 import { listMail, mailView } from '../mail/mailbox'
 import { MailboxQuery, MailboxResponse } from '../mail/model'
-import { AdjustBody } from './model'
+import { AdjustBody, RejectWithdrawalBody, WithdrawalDecisionResponse } from './model'
+import type { WithdrawalService } from '../wallet/withdrawals'
 import { ADMIN_TOKEN_HEADER, OPERATOR, operatorDetail as detail } from './operator'
 import { adminUserRoutes, type AdminUserServices } from './users'
 
@@ -65,7 +66,7 @@ export function adminModule(
   wallet: WalletService,
   storage: Storage,
   /** `devMailbox`: mount GET /admin/dev/mail (ARENA_ENV=local only; elsewhere that path is the ordinary 404). The rest: the user routes' services. */
-  options: { devMailbox: boolean } & AdminUserServices,
+  options: { devMailbox: boolean; withdrawals: WithdrawalService } & AdminUserServices,
 ) {
   // The token is a required header of every route here, checked by the module's transform hook.
   return (
@@ -157,6 +158,17 @@ export function adminModule(
           detail: detail('Adjust a wallet by a signed amount with a reason (idempotent by reference; never below zero)'),
         },
       )
+      .post('/withdrawals/:id/approve', async ({ params }) => ({ withdrawal: await options.withdrawals.approve(params.id) }), {
+        params: IdParams,
+        response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval'] }, STORAGE) },
+        detail: detail('Approve a withdrawal awaiting approval: signed at once, or held until its new-destination hold ends (idempotent)'),
+      })
+      .post('/withdrawals/:id/reject', async ({ params, body }) => ({ withdrawal: await options.withdrawals.reject(params.id, body.reason) }), {
+        params: IdParams,
+        body: RejectWithdrawalBody,
+        response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval'] }, STORAGE) },
+        detail: detail('Reject a withdrawal awaiting approval: its amount goes back to the wallet (idempotent)'),
+      })
       .get(
         '/security-events',
         ({ query }) => {

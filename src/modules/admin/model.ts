@@ -1,5 +1,6 @@
 // TypeBox models of the operator's user routes (contract §8): the operator's
 // view of a user, its ban, its sessions and its wallet.
+import { Withdrawal } from '../security/model'
 import { t, type Static } from 'elysia'
 import { ExportedSession, User } from '../auth/model'
 
@@ -63,3 +64,10 @@ export const AdjustBody = t.Object({
   reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the wallet.adjusted event, operators in the security log' }),
   reference: t.String({ minLength: 1, maxLength: 128, description: 'the idempotency key: the same reference adjusts once' }),
 })
+
+export const RejectWithdrawalBody = t.Object({
+  reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the withdrawal (rejectionReason) and the wallet.withdrawal_rejected event' }),
+})
+
+/** What POST /admin/withdrawals/{id}/approve and /reject answer: the withdrawal as it now is. */
+export const WithdrawalDecisionResponse = t.Object({ withdrawal: Withdrawal })

@@ -52,6 +52,11 @@ export interface EventCatalogue {
   'wallet.withdrawal_pending': { topic: 'wallet'; data: { withdrawalId: string; amount: string; asset: string } }
   'wallet.withdrawal_signed': { topic: 'wallet'; data: { withdrawalId: string; signature: string } }
   'wallet.withdrawal_failed': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
+  'wallet.withdrawal_awaiting_approval': { topic: 'wallet'; data: { withdrawalId: string; releasesAt?: string } }
+  'wallet.withdrawal_held': { topic: 'wallet'; data: { withdrawalId: string; releasesAt: string } }
+  'wallet.withdrawal_approved': { topic: 'wallet'; data: { withdrawalId: string; status: 'pending_signature' | 'held'; releasesAt?: string } }
+  'wallet.withdrawal_released': { topic: 'wallet'; data: { withdrawalId: string } }
+  'wallet.withdrawal_rejected': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
 
   // Topic `status`: tournament events go to every participant, match events
   // to the match's players only.
@@ -102,6 +107,11 @@ export const EVENT_TYPES = {
   'wallet.withdrawal_pending': 'wallet',
   'wallet.withdrawal_signed': 'wallet',
   'wallet.withdrawal_failed': 'wallet',
+  'wallet.withdrawal_awaiting_approval': 'wallet',
+  'wallet.withdrawal_held': 'wallet',
+  'wallet.withdrawal_approved': 'wallet',
+  'wallet.withdrawal_released': 'wallet',
+  'wallet.withdrawal_rejected': 'wallet',
   'tournament.started': 'status',
   'tournament.dropped': 'status',
   'tournament.finalizing': 'status',

@@ -9,13 +9,26 @@ export type IntegrityLevel = Static<typeof IntegrityLevel>
 export const Withdrawal = t.Object(
   {
     id: t.String(),
-    status: t.Union([t.Literal('pending_signature'), t.Literal('signed'), t.Literal('failed')]),
+    status: t.Union(
+      [t.Literal('awaiting_approval'), t.Literal('held'), t.Literal('pending_signature'), t.Literal('signed'), t.Literal('failed'), t.Literal('rejected')],
+      {
+        description:
+          'awaiting_approval: above the approval threshold, waiting for an operator; held: a first withdrawal to this address, signed when releasesAt comes; pending_signature: being signed; signed, failed (custody refused it, funds returned), rejected (an operator refused it, funds returned) are final',
+      },
+    ),
     amount: t.String(),
     asset: t.String(),
     destinationAddress: t.String(),
     idempotencyKey: t.String(),
     signature: t.Optional(t.String({ description: 'base58 Ed25519 signature over the canonical withdrawal message' })),
     failureReason: t.Optional(t.String({ description: 'why custody refused it, once `failed`' })),
+    reason: t.Optional(
+      t.Union([t.Literal('approval_required'), t.Literal('new_destination')], {
+        description: 'why it is not signed yet, while awaiting_approval (approval_required) or held (new_destination)',
+      }),
+    ),
+    releasesAt: t.Optional(t.String({ description: 'when its new-destination hold ends (ISO 8601), while awaiting_approval or held with one' })),
+    rejectionReason: t.Optional(t.String({ description: "the operator's reason, once `rejected`" })),
     createdAt: t.String(),
   },
   { $id: 'Withdrawal' },

@@ -12,7 +12,7 @@ export interface Holdings {
   address: string | null
   /** One balance per asset the user ever held, decimal strings. */
   balances: { asset: string; balance: string }[]
-  /** Withdrawals debited but not yet signed (`pending_signature`). */
+  /** Withdrawals debited but not yet signed (`awaiting_approval`, `held`, `pending_signature`). */
   pendingWithdrawals: number
 }
 
@@ -39,8 +39,18 @@ export function formatSigned(minor: bigint, asset: Asset): string {
   return minor < 0n ? `-${formatAmount(-minor, asset)}` : formatAmount(minor, asset)
 }
 
+/** Debited and not yet signed: awaiting approval, held or being signed. A switch over every status. */
 export function isPending(withdrawal: Withdrawal): boolean {
-  return withdrawal.status === 'pending_signature'
+  switch (withdrawal.status) {
+    case 'awaiting_approval':
+    case 'held':
+    case 'pending_signature':
+      return true
+    case 'signed':
+    case 'failed':
+    case 'rejected':
+      return false
+  }
 }
 
 export async function holdingsOf(store: WalletStore, userId: string): Promise<Holdings & { empty: boolean }> {

@@ -153,8 +153,8 @@ function checkBalancesAfter({ accounts, postings }: Pick<LedgerSnapshot, 'accoun
 }
 
 /**
- * Every withdrawal has exactly one debit; a failed one exactly one reversal,
- * any other none; and no debit or reversal exists without its withdrawal.
+ * Every withdrawal has exactly one debit; a failed or rejected one exactly
+ * one reversal, any other none; and no debit or reversal exists without its withdrawal.
  */
 function checkWithdrawalsAgainstLedger({ transactions, withdrawals }: Pick<LedgerSnapshot, 'transactions' | 'withdrawals'>): string[] {
   const problems: string[] = []
@@ -171,7 +171,7 @@ function checkWithdrawalsAgainstLedger({ transactions, withdrawals }: Pick<Ledge
   for (const row of withdrawals) {
     const entry = count.get(row.id) ?? { withdrawal: 0, reversal: 0 }
     if (entry.withdrawal !== 1) problems.push(`withdrawal ${row.id} has ${entry.withdrawal} debits`)
-    const reversals = row.status === 'failed' ? 1 : 0
+    const reversals = row.status === 'failed' || row.status === 'rejected' ? 1 : 0
     if (entry.reversal !== reversals) problems.push(`withdrawal ${row.id} (${row.status}) has ${entry.reversal} reversals`)
   }
   return problems

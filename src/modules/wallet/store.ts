@@ -55,7 +55,14 @@ export interface LedgerPosting {
   balanceAfter: bigint | null
 }
 
-export type WithdrawalStatus = 'pending_signature' | 'signed' | 'failed'
+/**
+ * `awaiting_approval` (above ARENA_WITHDRAWAL_APPROVAL_ABOVE, until an
+ * operator approves or rejects it) and `held` (a new destination, until its
+ * hold ends) come before `pending_signature`; `signed`, `failed` and
+ * `rejected` are final. Funds leave the balance when it is created, whatever
+ * its first status; `failed` and `rejected` give them back.
+ */
+export type WithdrawalStatus = 'awaiting_approval' | 'held' | 'pending_signature' | 'signed' | 'failed' | 'rejected'
 
 export interface Withdrawal {
   id: string
@@ -69,6 +76,12 @@ export interface Withdrawal {
   /** base58 Ed25519 signature over the canonical withdrawal message, once signed. */
   signature: string | null
   failureReason: string | null
+  /** Why an operator rejected it, once `rejected`. */
+  rejectionReason: string | null
+  /** When an operator approved it (it was `awaiting_approval`); null unless one did. */
+  approvedAt: Date | null
+  /** When its new-destination hold ends; null when it has none. */
+  holdUntil: Date | null
   /** The PIN session the withdrawal consumed. */
   pinSessionId: string
   createdAt: Date
@@ -124,6 +137,15 @@ export interface WalletStore {
   markWithdrawalSigned(id: string, signature: string, now: Date): Promise<Withdrawal>
   /** Records why custody refused it: the withdrawal is `failed`. Returns it as it now is. */
   markWithdrawalFailed(id: string, reason: string, now: Date): Promise<Withdrawal>
+  /**
+   * Moves the withdrawal from status `from` to `to` (with the rejection
+   * reason or the approval time, when given) only if it is in `from` when the update runs,
+   * and returns it as it now is; null when it was not in `from` (another
+   * unit of work moved it first: nothing changed).
+   */
+  moveWithdrawal(id: string, from: WithdrawalStatus, to: WithdrawalStatus, now: Date, extra?: { rejectionReason?: string; approvedAt?: Date }): Promise<Withdrawal | null>
+  /** Whether the user has a `signed` withdrawal to this address (the new-destination hold). */
+  hasSignedWithdrawalTo(userId: string, destinationAddress: string): Promise<boolean>
   /** Withdrawals still waiting for their signature, oldest first. */
   pendingWithdrawals(): Promise<Withdrawal[]>
   /**

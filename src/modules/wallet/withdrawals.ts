@@ -8,9 +8,18 @@
 // A crash between 1 and 3 leaves a `pending_signature` withdrawal that
 // resumePending() signs later. A withdrawal custody refuses for good is
 // `failed`, and a compensating ledger transaction gives the money back.
+//
+// Before phase 2 a withdrawal may wait (docs/decisions.md, "Withdrawal
+// approval and the new-destination hold"): above ARENA_WITHDRAWAL_APPROVAL_ABOVE
+// it is `awaiting_approval` until an operator approves (then signed) or
+// rejects it (then its debit is reversed); the first one to an address the
+// user never had a signed withdrawal to is `held` until its hold ends, when a
+// durable job enqueued with it moves it to `pending_signature` and signs it.
+// Both at once: it is held until both the approval and the hold's end came.
+// The resumer signs only `pending_signature` withdrawals.
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
-import type { Storage } from '../../db/storage'
+import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
@@ -19,6 +28,7 @@ import type { Logger } from '../../shared/logger'
 import { formatAmount } from '../../shared/money'
 import { verifyPassword } from '../auth/passwords'
 import { assertMayAct } from '../auth/standing'
+import { JOB_KINDS } from '../../jobs/queue'
 import type { PinService } from '../security/pin-service'
 import { CustodyRefusedError, type CustodyClient } from './custody'
 import { isValidAddress, withdrawalMessage } from './frost'
@@ -37,8 +47,16 @@ export interface WithdrawalView {
   signature?: string
   /** Why custody refused it, once `failed`. */
   failureReason?: string
+  /** Why it is not signed yet, while `awaiting_approval` or `held`. */
+  reason?: WithdrawalWaitReason
+  /** When its new-destination hold ends, while it waits with one. */
+  releasesAt?: string
+  /** The operator's reason, once `rejected`. */
+  rejectionReason?: string
   createdAt: string
 }
+
+export type WithdrawalWaitReason = 'approval_required' | 'new_destination'
 
 export interface WithdrawalsPage {
   withdrawals: WithdrawalView[]
@@ -56,6 +74,10 @@ export function toWithdrawal(row: Withdrawal): WithdrawalView {
     idempotencyKey: row.idempotencyKey,
     ...(row.signature ? { signature: row.signature } : {}),
     ...(row.failureReason ? { failureReason: row.failureReason } : {}),
+    ...(row.status === 'awaiting_approval' ? { reason: 'approval_required' as const } : {}),
+    ...(row.status === 'held' ? { reason: 'new_destination' as const } : {}),
+    ...((row.status === 'awaiting_approval' || row.status === 'held') && row.holdUntil ? { releasesAt: toIso(row.holdUntil) } : {}),
+    ...(row.status === 'rejected' && row.rejectionReason !== null ? { rejectionReason: row.rejectionReason } : {}),
     createdAt: toIso(row.createdAt),
   }
 }
@@ -87,6 +109,15 @@ export interface WithdrawalDeps {
   requireVerifiedEmail?: boolean
   /** ARENA_WITHDRAWAL_MAX and ARENA_WITHDRAWAL_DAILY_MAX; none by default. */
   limits?: WithdrawalLimits
+  /** ARENA_WITHDRAWAL_APPROVAL_ABOVE and ARENA_NEW_DESTINATION_HOLD_S; neither by default. */
+  approval?: WithdrawalApproval
+}
+
+export interface WithdrawalApproval {
+  /** A withdrawal strictly above this (minor units of the default asset) waits for an operator; absent: none does. */
+  above?: bigint
+  /** Seconds the first withdrawal to a new address is held; 0 or absent: none is. */
+  newDestinationHoldS?: number
 }
 
 /** Withdrawal limits in minor units of the default asset; an absent one is no limit. */
@@ -111,10 +142,13 @@ export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000
  */
 export function countsTowardDailyLimit(status: WithdrawalStatus): boolean {
   switch (status) {
+    case 'awaiting_approval':
+    case 'held':
     case 'pending_signature':
     case 'signed':
       return true
     case 'failed':
+    case 'rejected':
       return false
   }
 }
@@ -180,6 +214,14 @@ export class WithdrawalService {
         },
         now,
       )
+      const { above, newDestinationHoldS = 0 } = this.deps.approval ?? {}
+      const needsApproval = above !== undefined && amount > above
+      // Read in this unit of work: a signed withdrawal to the address makes it known.
+      const holdUntil =
+        newDestinationHoldS > 0 && !(await tx.wallet.hasSignedWithdrawalTo(input.userId, input.destinationAddress))
+          ? new Date(now.getTime() + newDestinationHoldS * 1000)
+          : null
+      const status: WithdrawalStatus = needsApproval ? 'awaiting_approval' : holdUntil ? 'held' : 'pending_signature'
       const row: Withdrawal = {
         id,
         userId: input.userId,
@@ -187,16 +229,30 @@ export class WithdrawalService {
         amount,
         destinationAddress: input.destinationAddress,
         idempotencyKey: input.idempotencyKey,
-        status: 'pending_signature',
+        status,
         signature: null,
         failureReason: null,
+        rejectionReason: null,
+        approvedAt: null,
+        holdUntil,
         pinSessionId: input.sessionId,
         createdAt: now,
         updatedAt: now,
       }
       await tx.wallet.addWithdrawal(row)
       await pins.consume(tx.security, input.sessionId)
+      // The release exists exactly when the hold does; it finds an awaiting
+      // withdrawal still awaiting and does nothing (the approval enqueues its own).
+      if (holdUntil) await tx.jobs.enqueue(JOB_KINDS.releaseWithdrawal, { withdrawalId: id }, now, holdUntil)
       await tx.events.append({ userId: input.userId, topic: 'wallet', type: 'wallet.withdrawal_pending', data: { withdrawalId: id, amount: formatAmount(amount), asset } }, now)
+      if (status === 'awaiting_approval') {
+        await tx.events.append(
+          { userId: input.userId, topic: 'wallet', type: 'wallet.withdrawal_awaiting_approval', data: { withdrawalId: id, ...(holdUntil ? { releasesAt: toIso(holdUntil) } : {}) } },
+          now,
+        )
+      } else if (status === 'held') {
+        await tx.events.append({ userId: input.userId, topic: 'wallet', type: 'wallet.withdrawal_held', data: { withdrawalId: id, releasesAt: toIso(holdUntil!) } }, now)
+      }
       return { row, fresh: true }
     })
     if ('valid' in outcome) return outcome
@@ -261,6 +317,103 @@ export class WithdrawalService {
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_failed', data: { withdrawalId, reason } }, now)
       return failed
     })
+  }
+
+  /**
+   * POST /admin/withdrawals/{id}/approve. An `awaiting_approval` withdrawal
+   * becomes `pending_signature` and is signed at once, or `held` when its
+   * new-destination hold has not ended (the hold's job signs it then). One
+   * approved before answers as it now is; a rejected one, or one that never
+   * awaited approval, is 409 withdrawal_not_awaiting_approval.
+   */
+  async approve(withdrawalId: string): Promise<WithdrawalView> {
+    const { storage, clock } = this.deps
+    const row = await storage.write(async (tx) => {
+      const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
+      if (current.status !== 'awaiting_approval') return current
+      const now = clock.now()
+      const held = current.holdUntil !== null && current.holdUntil > now
+      const moved = await tx.wallet.moveWithdrawal(withdrawalId, 'awaiting_approval', held ? 'held' : 'pending_signature', now, { approvedAt: now })
+      // A reject (or approve) moved it first: answer from what it now is.
+      if (!moved) return (await tx.wallet.withdrawal(withdrawalId))!
+      // The verify's release job may have run (and done nothing) already; this one is due at the same time.
+      if (held) await tx.jobs.enqueue(JOB_KINDS.releaseWithdrawal, { withdrawalId }, now, current.holdUntil!)
+      await tx.events.append(
+        {
+          userId: current.userId,
+          topic: 'wallet',
+          type: 'wallet.withdrawal_approved',
+          data: { withdrawalId, status: held ? 'held' : 'pending_signature', ...(held ? { releasesAt: toIso(current.holdUntil!) } : {}) },
+        },
+        now,
+      )
+      if (held) await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_held', data: { withdrawalId, releasesAt: toIso(current.holdUntil!) } }, now)
+      return moved
+    })
+    if (row.approvedAt === null) throw notAwaitingApproval(row)
+    return toWithdrawal(await this.signNow(row))
+  }
+
+  /**
+   * POST /admin/withdrawals/{id}/reject: an `awaiting_approval` withdrawal
+   * becomes `rejected` and a reversal gives its amount back, in one unit of
+   * work. One rejected before answers as it is; any other is 409
+   * withdrawal_not_awaiting_approval.
+   */
+  async reject(withdrawalId: string, reason: string): Promise<WithdrawalView> {
+    const { storage, clock } = this.deps
+    const row = await storage.write(async (tx) => {
+      const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
+      if (current.status !== 'awaiting_approval') return current
+      const now = clock.now()
+      const rejected = await tx.wallet.moveWithdrawal(withdrawalId, 'awaiting_approval', 'rejected', now, { rejectionReason: reason })
+      if (!rejected) return (await tx.wallet.withdrawal(withdrawalId))!
+      await postMovement(
+        tx.wallet,
+        {
+          kind: 'reversal',
+          asset: current.asset,
+          memo: { withdrawalId, reason, rejected: true },
+          postings: [
+            { accountId: systemAccountId('withdrawals', current.asset), userId: null, amount: -current.amount },
+            { accountId: userAccountId(current.userId, current.asset), userId: current.userId, amount: current.amount },
+          ],
+        },
+        now,
+      )
+      await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_rejected', data: { withdrawalId, reason } }, now)
+      return rejected
+    })
+    if (row.status !== 'rejected') throw notAwaitingApproval(row)
+    return toWithdrawal(row)
+  }
+
+  /**
+   * The release job's work, inside its unit of work: a `held` withdrawal
+   * becomes `pending_signature`, signed once that commits (and by the
+   * resumer, should this process stop first). Anything else: nothing.
+   */
+  async release(tx: Transaction, withdrawalId: string): Promise<void> {
+    const now = this.deps.clock.now()
+    const moved = await tx.wallet.moveWithdrawal(withdrawalId, 'held', 'pending_signature', now)
+    if (!moved) return
+    await tx.events.append({ userId: moved.userId, topic: 'wallet', type: 'wallet.withdrawal_released', data: { withdrawalId } }, now)
+    tx.afterCommit(() => {
+      this.signNow(moved).catch((error: unknown) => this.deps.logger.warn('signing a released withdrawal failed; the resumer retries', { withdrawalId, error: String(error) }))
+    })
+  }
+
+  /** Signs a withdrawal that is `pending_signature` now; any other is returned as it is. */
+  private async signNow(row: Withdrawal): Promise<Withdrawal> {
+    if (row.status !== 'pending_signature') return row
+    const wallet = await this.deps.wallet.ensureWallet(row.userId)
+    return this.sign(row.id, wallet.keyRef, wallet.address)
+  }
+
+  private async withdrawalOrNotFound(store: WalletStore, withdrawalId: string): Promise<Withdrawal> {
+    const row = isId('withdrawal', withdrawalId) ? await store.withdrawal(withdrawalId) : null
+    if (row === null) throw new AppError('not_found', 'No withdrawal with this id')
+    return row
   }
 
   /** The user's withdrawals, oldest first (the account export). */
@@ -379,6 +532,10 @@ function signatureMatches(signature: string, message: Uint8Array, address: strin
 
 function sameRequest(row: Withdrawal, amount: bigint, destinationAddress: string): boolean {
   return row.amount === amount && row.destinationAddress === destinationAddress
+}
+
+function notAwaitingApproval(row: Withdrawal): AppError {
+  return new AppError('withdrawal_not_awaiting_approval', `The withdrawal is ${row.status}${row.approvedAt !== null ? ' (approved)' : ''}: only one awaiting approval can be approved or rejected`)
 }
 
 function keyReused(): AppError {

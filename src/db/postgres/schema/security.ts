@@ -57,6 +57,12 @@ export const withdrawals = pgTable(
     /** base58 Ed25519 signature over the canonical withdrawal message. */
     signature: text('signature'),
     failureReason: text('failure_reason'),
+    /** Why an operator rejected it, once `rejected`. */
+    rejectionReason: text('rejection_reason'),
+    /** When an operator approved it; null unless one did. */
+    approvedAt: timestampMs('approved_at'),
+    /** The end of its new-destination hold; null when it has none. */
+    holdUntil: timestampMs('hold_until'),
     pinSessionId: text('pin_session_id').notNull(),
     createdAt: timestampMs('created_at').notNull(),
     updatedAt: timestampMs('updated_at').notNull(),

@@ -25,6 +25,7 @@ import type {
   WalletStore,
   UserPosting,
   Withdrawal,
+  WithdrawalStatus,
 } from '../../../modules/wallet/store'
 import type { PgDb } from '../connection'
 import type { PostgresScope } from '../scope'
@@ -171,6 +172,28 @@ export class PostgresWalletStore implements WalletStore {
   async markWithdrawalFailed(id: string, reason: string, now: Date): Promise<Withdrawal> {
     const [row] = await this.db.update(withdrawals).set({ status: 'failed', failureReason: reason, updatedAt: now }).where(eq(withdrawals.id, id)).returning()
     return toWithdrawal(row!)
+  }
+
+  async moveWithdrawal(id: string, from: WithdrawalStatus, to: WithdrawalStatus, now: Date, extra: { rejectionReason?: string; approvedAt?: Date } = {}): Promise<Withdrawal | null> {
+    // One conditional UPDATE: of two units of work moving the same withdrawal
+    // out of `from`, the second waits for the first's row lock and then finds
+    // it no longer in `from` (READ COMMITTED), or fails to serialize and runs
+    // again (SERIALIZABLE): either way only one of them moves it.
+    const [row] = await this.db
+      .update(withdrawals)
+      .set({ status: to, updatedAt: now, ...extra })
+      .where(and(eq(withdrawals.id, id), eq(withdrawals.status, from)))
+      .returning()
+    return row ? toWithdrawal(row) : null
+  }
+
+  async hasSignedWithdrawalTo(userId: string, destinationAddress: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: withdrawals.id })
+      .from(withdrawals)
+      .where(and(eq(withdrawals.userId, userId), eq(withdrawals.destinationAddress, destinationAddress), eq(withdrawals.status, 'signed')))
+      .limit(1)
+    return row !== undefined
   }
 
   async pendingWithdrawals(): Promise<Withdrawal[]> {

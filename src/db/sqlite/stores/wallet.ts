@@ -13,6 +13,7 @@ import type {
   WalletStore,
   UserPosting,
   Withdrawal,
+  WithdrawalStatus,
 } from '../../../modules/wallet/store'
 import type { SqliteScope } from '../storage'
 import { toWallet, toAccount, toTransaction, toPosting, toWithdrawal } from '../../rows'
@@ -111,6 +112,26 @@ export class SqliteWalletStore implements WalletStore {
 
   async markWithdrawalFailed(id: string, reason: string, now: Date): Promise<Withdrawal> {
     return toWithdrawal(this.db.update(withdrawals).set({ status: 'failed', failureReason: reason, updatedAt: now }).where(eq(withdrawals.id, id)).returning().get()!)
+  }
+
+  async moveWithdrawal(id: string, from: WithdrawalStatus, to: WithdrawalStatus, now: Date, extra: { rejectionReason?: string; approvedAt?: Date } = {}): Promise<Withdrawal | null> {
+    const row = this.db
+      .update(withdrawals)
+      .set({ status: to, updatedAt: now, ...extra })
+      .where(and(eq(withdrawals.id, id), eq(withdrawals.status, from)))
+      .returning()
+      .get()
+    return row ? toWithdrawal(row) : null
+  }
+
+  async hasSignedWithdrawalTo(userId: string, destinationAddress: string): Promise<boolean> {
+    const row = this.db
+      .select({ id: withdrawals.id })
+      .from(withdrawals)
+      .where(and(eq(withdrawals.userId, userId), eq(withdrawals.destinationAddress, destinationAddress), eq(withdrawals.status, 'signed')))
+      .limit(1)
+      .get()
+    return row !== undefined
   }
 
   async pendingWithdrawals(): Promise<Withdrawal[]> {
