@@ -55,6 +55,8 @@ export interface TemplateValues {
   correctable: { matchId: string; loserParticipantId: string }
   eventsCursor: string
   addresses: string[]
+  /** User 1's withdrawal above ARENA_WITHDRAWAL_APPROVAL_ABOVE: an operator's approve or reject of it succeeds. */
+  awaitingWithdrawalId: string
 }
 
 export interface Template {
@@ -65,7 +67,9 @@ export interface Template {
   remove(): void
 }
 
-const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN }
+// Withdrawals above 100000 await an operator's approval (a generated one can, once generated
+// credits cover it); the template makes one, for the approve and reject routes.
+const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_WITHDRAWAL_APPROVAL_ABOVE: '100000' }
 const FIXTURE_ADDRESS = 'fuzz-fixture'
 
 async function call(t: TestApp, request: Request, expected: number): Promise<Record<string, unknown>> {
@@ -156,6 +160,21 @@ export async function buildTemplate(): Promise<Template> {
     const fixFinal = fixStarted.tournament.matches[0]!
     await call(t, postJson(`/api/v1/admin/matches/${fixFinal.id}/resolve`, { winnerParticipantId: fixFinal.slot1ParticipantId }, admin), 200)
 
+    // User 1's withdrawal awaiting approval, funded apart so its balance stays 1000.
+    const u1 = users[1]!
+    await call(t, postJson(`/api/v1/admin/wallets/${u1.id}/credit`, { amount: '100001', reference: `fund-approval-${u1.id}` }, admin), 200)
+    const pinSession = (await call(t, postJson('/api/v1/security/pin-session', {}, bearerOf(u1.accessToken)), 201)) as { sessionId: string; sessionToken: string }
+    const awaiting = (await call(
+      t,
+      postJson(
+        `/api/v1/security/pin-session/${pinSession.sessionId}/verify`,
+        { pin: PIN, amount: '100001', destinationAddress: addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey())), idempotencyKey: 'fuzz-awaiting' },
+        { ...bearerOf(u1.accessToken), 'x-secure-session': pinSession.sessionToken },
+      ),
+      200,
+    )) as { withdrawal: { id: string; status: string } }
+    if (awaiting.withdrawal.status !== 'awaiting_approval') throw new Error(`fuzz template: the withdrawal is ${awaiting.withdrawal.status}, not awaiting_approval`)
+
     const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
 
     const values: TemplateValues = {
@@ -174,6 +193,7 @@ export async function buildTemplate(): Promise<Template> {
       correctable: { matchId: fixFinal.id, loserParticipantId: fixFinal.slot2ParticipantId },
       eventsCursor: cursor,
       addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
+      awaitingWithdrawalId: awaiting.withdrawal.id,
     }
     return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
@@ -552,6 +572,8 @@ export class World {
         return this.authSessionId(ref.arg === 0 ? s : other)
       case 'correctable:matchId':
         return this.v.correctable.matchId
+      case 'withdrawalId':
+        return this.v.awaitingWithdrawalId
       case 'correctable:loser':
         return this.v.correctable.loserParticipantId
       case 'cursor':
@@ -748,6 +770,8 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.nat({ max: USERS }).map((n) => new Ref('userId', n))
     case 'participants':
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('participantId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('participantId', n + 1)) })
+    case 'withdrawals':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('withdrawalId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     default:
       return fc.constant(new Ref('anyId'))
   }
@@ -837,6 +861,8 @@ function goodParam(param: string, path: string, method: string): Ref {
     case 'users':
       // Pool user 2: no money, so an operator's deletion of it succeeds as well as a ban.
       return new Ref('userId', 2)
+    case 'withdrawals':
+      return new Ref('withdrawalId', 0)
     default:
       throw new Error(`fuzz world: no known-good value for :${param} in ${path}`)
   }
