@@ -111,8 +111,8 @@ export interface AccountExport {
   /** Every posting on the user's wallet, oldest first. */
   ledger: {
     transactionId: string
-    kind: 'credit' | 'withdrawal' | 'reversal' | 'adjustment'
-    /** `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment; null otherwise. */
+    kind: 'credit' | 'withdrawal' | 'reversal' | 'adjustment' | 'entry_fee' | 'entry_fee_refund' | 'prize'
+    /** `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment, `entry_fee:<participantId>` / `entry_fee_refund:<participantId>` for a tournament's fee and its refund, `prize:<tournamentId>:<rank>` for a prize; null otherwise. */
     reference: string | null
     asset: string
     /** Signed decimal string: positive credits the wallet, negative debits it. */
@@ -229,6 +229,10 @@ export interface Tournament {
   winnerParticipantId: string | null
   registration: Registration | null
   options: TournamentOptions
+  /** What registering takes from the wallet into the tournament's escrow (refunded on leaving before the start, on being dropped at it, on cancellation); null: free. */
+  entryFee: string | null
+  /** Prizes by final rank, rank 1 first, paid at completion. */
+  prizes: string[]
 }
 
 /** A tournament in a list (`tournaments()`). */
@@ -241,6 +245,10 @@ export interface TournamentSummary {
   /** Registrants so far while in registration. */
   participantCount: number
   registration: Registration | null
+  /** What registering costs; null: free. */
+  entryFee: string | null
+  /** Prizes by final rank, rank 1 first. */
+  prizes: string[]
   createdAt: string
   startedAt: string | null
 }
@@ -344,7 +352,7 @@ export interface WalletTransaction {
   amount: string
   /** Decimal string: the balance right after this movement. */
   balanceAfter: string
-  /** The operator's reference of a credit or adjustment; the withdrawal id of a withdrawal and its reversal. */
+  /** The operator's reference of a credit or adjustment; the withdrawal id of a withdrawal and its reversal; the tournament id of an entry fee, its refund and a prize. */
   reference: string | null
   createdAt: string
 }
