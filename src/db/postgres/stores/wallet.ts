@@ -15,7 +15,7 @@
 // indexes stay the backstop, mapped to UniqueViolationError.
 import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, tournaments, users, wallets, withdrawals } from '../schema'
-import { mapEngineError } from '../../errors'
+import { mapEngineError, UniqueViolationError } from '../../errors'
 import type {
   LedgerAccount,
   LedgerPosting,
@@ -115,20 +115,31 @@ export class PostgresWalletStore implements WalletStore {
   }
 
   async openAccount(account: Omit<LedgerAccount, 'balance'>, now: Date): Promise<LedgerAccount> {
-    if (this.scope.rowLocks && account.userId === null) {
-      // READ COMMITTED (a job): two jobs opening the same system account (the
-      // house) at once find it opened by the first, rather than failing.
+    if (this.scope.rowLocks) {
+      // READ COMMITTED (a job): an account another unit of work opened
+      // meanwhile (the house by another job, a wallet by a credit) is found
+      // opened, rather than failing on its key; read locked, as account() does.
       await this.db.insert(ledgerAccounts).values({ ...account, balance: '0', createdAt: now }).onConflictDoNothing()
-      const [existing] = await this.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.id, account.id))
+      const query = this.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.id, account.id))
+      const [existing] = await (account.userId !== null ? query.for('no key update') : query)
       return toAccount(existing!)
     }
     let row: typeof ledgerAccounts.$inferSelect | undefined
-    await this.insert(async () => {
+    try {
       ;[row] = await this.db
         .insert(ledgerAccounts)
         .values({ ...account, balance: '0', createdAt: now })
         .returning()
-    })
+    } catch (error) {
+      // Opened meanwhile by a READ COMMITTED unit of work (a job paying a
+      // prize), which takes no part in SERIALIZABLE's conflict tracking, so
+      // PostgreSQL reports a unique violation where it would otherwise report
+      // a serialization failure: run this unit of work again, as it would be
+      // (it then finds the account).
+      const mapped = mapEngineError(error)
+      if (mapped instanceof UniqueViolationError) throw Object.assign(new Error(`ledger account ${account.id} opened concurrently`), { code: '40001', cause: error })
+      throw mapped
+    }
     return toAccount(row!)
   }
 
