@@ -237,6 +237,9 @@ describe('the prize pool', () => {
       expect([res.status, (await errorOf(res)).details?.map((d) => d.path)]).toEqual([422, [path]])
     }
     expect((await fund('tournament_nope', '5', 'nope')).status).toBe(404)
+    // A pool past the largest amount arena can express: 422, nothing moved.
+    const huge = await fund(t.id, '999999999999999999.999999', `huge-${t.id}`)
+    expect([huge.status, (await errorOf(huge)).details?.map((d) => d.path)]).toEqual([422, ['body/amount']])
     expect(await escrow(t.id)).toBe(7_500_000n)
     // Cancelled: no more funding (the earlier reference still answers).
     expect((await cancel(t.id)).status).toBe(200)

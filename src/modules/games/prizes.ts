@@ -113,6 +113,16 @@ export function escrowOf(wallet: WalletStore, tournamentId: string): Promise<big
   return wallet.postingsTotal(escrowAccountId(tournamentId, ASSET))
 }
 
+/**
+ * Refuses a movement into the escrow that would take it past the largest
+ * amount arena can express (a pool nobody could be shown or paid): 422.
+ */
+async function assertEscrowFits(tx: Transaction, tournamentId: string, adding: bigint, path: string): Promise<void> {
+  if ((await escrowOf(tx.wallet, tournamentId)) + adding > maxAmount(PRIZE_ASSET)) {
+    throw new AppError('validation_failed', 'Request failed validation', { details: [{ path, message: 'The prize pool would exceed the largest amount arena can express' }] })
+  }
+}
+
 const feeReference = (participantId: string) => `entry_fee:${participantId}`
 const refundReference = (participantId: string) => `entry_fee_refund:${participantId}`
 const releaseReference = (tournamentId: string) => `escrow_release:${tournamentId}`
@@ -122,6 +132,7 @@ export const prizeReference = (tournamentId: string, rank: number) => `prize:${t
 export async function chargeEntryFee(tx: Transaction, tournament: TournamentRecord, participant: { id: string; userId: string }, now: Date): Promise<void> {
   const { entryFee } = purseOf(tournament)
   if (entryFee === null) return
+  await assertEscrowFits(tx, tournament.id, entryFee, 'entryFee')
   await postMovement(
     tx.wallet,
     {
@@ -244,6 +255,7 @@ export async function fundPrizePool(tx: Transaction, tournament: TournamentRecor
     if (tournament.status === 'finalizing' || tournament.status === 'completed' || tournament.status === 'cancelled') {
       throw new AppError('conflict', `Tournament is ${tournament.status}; its prize pool takes no more funding`)
     }
+    await assertEscrowFits(tx, tournament.id, amount, 'body/amount')
     await postMovement(
       tx.wallet,
       {
