@@ -40,12 +40,17 @@ const FLAG_OF: Record<string, string> = {
   'body/options/thirdPlaceMatch': '--third-place',
   'body/options/grandFinal': '--grand-final',
   'body/options/rounds': '--rounds',
+  'body/entryFee': '--entry-fee',
+  'body/prizes': '--prizes',
+  'body/amount': '--amount',
+  'body/reference': '--reference',
 }
 
-/** An AppError with `body/...` paths, the paths renamed to the flags that set them. */
+/** An AppError with `body/...` paths, the paths renamed to the flags that set them (`body/prizes/2`: the third of --prizes). */
 function byFlag(error: unknown): unknown {
   if (!(error instanceof AppError) || !error.details) return error
-  const details = error.details.map((d) => ({ ...d, path: FLAG_OF[d.path] ?? d.path }))
+  const flagOf = (path: string) => FLAG_OF[path] ?? (/^body\/prizes\/[0-9]+$/.test(path) ? `--prizes #${Number(path.slice('body/prizes/'.length)) + 1}` : path)
+  const details = error.details.map((d) => ({ ...d, path: flagOf(d.path) }))
   return new AppError(error.code as ErrorCode, error.message, { details, status: error.status })
 }
 
@@ -113,11 +118,16 @@ export function createBody(values: Record<string, unknown>, now: Date): Body {
     options.rounds = wholeNumber(rounds, '--rounds', optionSchema.rounds)
   }
 
+  const entryFee = str(values, 'entry-fee')
+  const prizes = str(values, 'prizes')
   const body: Body = {
     gameId: need('game'),
     name: need('name'),
     format,
     ...(Object.keys(options).length > 0 ? { options } : {}),
+    ...(entryFee !== undefined ? { entryFee } : {}),
+    // Amounts as given: the service checks each against the money grammar, as over HTTP.
+    ...(prizes !== undefined ? { prizes: prizes.split(',').map((p) => p.trim()) } : {}),
   }
 
   const registrationFlags = ['closes-at', 'max-players', 'starts-at', 'check-in-opens-at', 'check-in-closes-at', 'seeding'].filter((name) => values[name] !== undefined)
@@ -179,6 +189,9 @@ export function tournamentText(t: Tournament): string {
   const lines = [`${t.id}  ${t.name}  ${t.format}  ${t.status}  game ${t.gameId}${t.winnerParticipantId ? `  winner ${t.winnerParticipantId}` : ''}`]
   const options = optionsText(t)
   if (options) lines.push(`options  ${options}`)
+  if (t.entryFee !== null || t.prizes.length > 0) {
+    lines.push(`money  entry fee ${t.entryFee ?? 'none'}  prizes ${t.prizes.length > 0 ? t.prizes.map((p, i) => `#${i + 1} ${p}`).join(', ') : 'none'}`)
+  }
   const r = t.registration
   if (r) {
     lines.push(
@@ -246,14 +259,16 @@ function print(io: Io, json: boolean, value: unknown, text: () => string): numbe
 
 export function tournamentCommand(withServices: <T>(fn: (services: Services) => Promise<T> | T) => Promise<T>): Command {
   return {
-    summary: 'Create (any format, with its players or open for registration), list, start, show, cancel a tournament, or disqualify a participant',
+    summary: 'Create (any format, with its players or open for registration), list, start, fund, show, cancel a tournament, or disqualify a participant',
     usage:
       'arena tournament create --game <gameId> --name <name> [--format single_elimination|double_elimination|round_robin|swiss]\n' +
       '         [--third-place] [--grand-final simple|reset] [--rounds N] [--deadline <seconds>]\n' +
       '         (--players <userId|username,...> | --closes-at <time> --max-players N --starts-at <time>\n' +
       '          [--check-in-opens-at <time> --check-in-closes-at <time>] [--seeding registration|random]) [--json]\n' +
       '       arena tournament list [--status draft|registration|running|finalizing|completed|cancelled] [--after <cursor>] [--limit N] [--json]\n' +
+      '         [--entry-fee <amount>] [--prizes <amount,amount,...>]\n' +
       '       arena tournament start <tournamentId> [--json]\n' +
+      '       arena tournament fund <tournamentId> --amount <amount> --reference <text> [--json]\n' +
       '       arena tournament show <tournamentId> [--json]\n' +
       '       arena tournament cancel <tournamentId> --reason <text> [--json]\n' +
       '       arena tournament disqualify <tournamentId> <participantId> --reason <text> [--json]\n' +
@@ -273,6 +288,10 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
       'check-in-opens-at': { type: 'string' },
       'check-in-closes-at': { type: 'string' },
       seeding: { type: 'string' },
+      'entry-fee': { type: 'string' },
+      prizes: { type: 'string' },
+      amount: { type: 'string' },
+      reference: { type: 'string' },
       status: { type: 'string' },
       after: { type: 'string' },
       limit: { type: 'string' },
@@ -305,6 +324,12 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
         return print(io, json, page, () => listText(page))
       }
       if (action === 'start') return show(await withServices(({ games }) => games.startTournament(need(id, '<tournamentId>'))))
+      if (action === 'fund') {
+        const tournamentId = need(id, '<tournamentId>')
+        const input = { amount: need(str(values, 'amount'), '--amount'), reference: need(str(values, 'reference'), '--reference') }
+        const pool = await withServices(({ games }) => games.fund(tournamentId, input).catch((error: unknown) => Promise.reject(byFlag(error))))
+        return print(io, json, pool, () => `${pool.tournamentId}  escrow ${pool.escrow}  prizes ${pool.prizesTotal}`)
+      }
       if (action === 'show') return show(await withServices(({ games }) => games.getTournament(need(id, '<tournamentId>'))))
       const reason = () => need(str(values, 'reason'), '--reason')
       if (action === 'cancel') {

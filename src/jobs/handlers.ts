@@ -10,9 +10,9 @@ import { JOB_KINDS, type JobKind } from './queue'
 export function jobHandlers(clock: Clock, services: { withdrawals: WithdrawalService }): Record<JobKind, JobHandler> {
   return {
     [JOB_KINDS.finalizeTournament]: (tx, payload) => finalizeTournament(tx, clock, String(payload.tournamentId)),
-    // Due at the tournament's startsAt; does nothing when an operator started it first.
+    // Due at the tournament's startsAt; does nothing when an operator started it first. A prize pool still short then cancels it.
     [JOB_KINDS.startTournament]: async (tx, payload) => {
-      await startRegistered(tx, clock, String(payload.tournamentId))
+      await startRegistered(tx, clock, String(payload.tournamentId), 'cancel')
     },
     [JOB_KINDS.settleMatchDeadline]: (tx, payload) => settleMatchDeadline(tx, clock, String(payload.matchId), Number(payload.deadline)),
     // Due at a held withdrawal's hold end: moves it to pending_signature and

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   already_registered: 409,
   not_registered: 409,
   check_in_closed: 409,
+  prize_pool_underfunded: 409,
   session_expired: 410,
   payload_too_large: 413,
   request_header_fields_too_large: 431,

@@ -819,6 +819,7 @@ const GOOD_FIELDS: Record<string, JVal> = {
   reason: 'known good reason',
   until: new Ref('isoTime', 60),
   options: new JObj([['matchDeadlineS', 600]]),
+  prizes: ['1'],
 }
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
@@ -827,9 +828,9 @@ const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /api/v1/admin/matches/:id/correct': { winnerParticipantId: new Ref('correctable:loser') },
 }
 
-/** Optional fields a known-good request leaves out: a tournament with participants is the draft flow, which takes no registration. */
+/** Optional fields a known-good request leaves out: a tournament with participants is the draft flow, which takes no registration (nor an entry fee). */
 const OMITTED_FIELDS_OF_ROUTE: Record<string, string[]> = {
-  'POST /api/v1/admin/tournaments': ['registration', 'startsAt', 'seeding'],
+  'POST /api/v1/admin/tournaments': ['registration', 'startsAt', 'seeding', 'entryFee'],
 }
 
 /** The real id a path parameter names in a known-good request. */

@@ -2,7 +2,8 @@
 // leave before the start, check in within the check-in window. Refusals are
 // ApiError with the server's code: 409 `registration_closed`,
 // `tournament_full`, `already_registered`, `not_registered`,
-// `check_in_closed`; 403 `account_banned`.
+// `check_in_closed`; 403 `account_banned`; 422 `insufficient_funds` (a
+// register short of the tournament's `entryFee`).
 import type { Auth } from './auth.js'
 import { readJson } from './transport.js'
 import type { RegistrationView, Tournament, TournamentStatus, TournamentsPage } from './types.js'

@@ -111,8 +111,8 @@ export interface AccountExport {
   /** Every posting on the user's wallet, oldest first. */
   ledger: {
     transactionId: string
-    kind: 'credit' | 'withdrawal' | 'reversal' | 'adjustment'
-    /** `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment; null otherwise. */
+    kind: 'credit' | 'withdrawal' | 'reversal' | 'adjustment' | 'entry_fee' | 'entry_fee_refund' | 'prize'
+    /** `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment, `entry_fee:<participantId>` / `entry_fee_refund:<participantId>` for a tournament's fee and its refund, `prize:<tournamentId>:<rank>` for a prize; null otherwise. */
     reference: string | null
     asset: string
     /** Signed decimal string: positive credits the wallet, negative debits it. */
@@ -229,6 +229,10 @@ export interface Tournament {
   winnerParticipantId: string | null
   registration: Registration | null
   options: TournamentOptions
+  /** What registering takes from the wallet into the tournament's escrow (refunded on leaving before the start, on being dropped at it, on cancellation); null: free. */
+  entryFee: string | null
+  /** Prizes by final rank, rank 1 first, paid at completion. */
+  prizes: string[]
 }
 
 /** A tournament in a list (`tournaments()`). */
@@ -241,6 +245,10 @@ export interface TournamentSummary {
   /** Registrants so far while in registration. */
   participantCount: number
   registration: Registration | null
+  /** What registering costs; null: free. */
+  entryFee: string | null
+  /** Prizes by final rank, rank 1 first. */
+  prizes: string[]
   createdAt: string
   startedAt: string | null
 }
@@ -357,7 +365,7 @@ export interface WalletTransaction {
   amount: string
   /** Decimal string: the balance right after this movement. */
   balanceAfter: string
-  /** The operator's reference of a credit or adjustment; the withdrawal id of a withdrawal and its reversal. */
+  /** The operator's reference of a credit or adjustment; the withdrawal id of a withdrawal and its reversal; the tournament id of an entry fee, its refund and a prize. */
   reference: string | null
   createdAt: string
 }
@@ -471,7 +479,7 @@ export interface EventCatalogue {
   'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
   /** `participantId` and `place` are the recipient's own: their rank in the final standings (1 the winner; distinct, ties broken per format). */
   'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }
-  /** The tournament was cancelled: by an operator (their `reason`; its undecided matches are `cancelled`), or at the start with fewer than two players left (`not_enough_players`). */
+  /** The tournament was cancelled: by an operator (their `reason`; its undecided matches are `cancelled`), or at the start with fewer than two players left (`not_enough_players`) or its prize pool short of its prizes (`prize_pool_underfunded`). */
   'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
   /** To the disqualified player: their current match goes (or will go, once the opponent is known) to the opponent. */
   'tournament.disqualified': { topic: 'status'; data: { tournamentId: string; participantId: string; reason: string } }

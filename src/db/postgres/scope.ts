@@ -15,6 +15,8 @@ export interface PostgresScope {
   sql: postgres.Sql | postgres.TransactionSql
   /** Registers an effect for after the commit; absent outside a unit of work. */
   afterCommit?: (effect: () => void) => void
+  /** The unit of work runs READ COMMITTED on row locks (WriteOptions.rowLocks): a read it updates from must lock its row. */
+  rowLocks?: boolean
   wakeups: EventWakeups
 }
 

@@ -190,7 +190,7 @@ export class PostgresStorage implements Storage {
       try {
         const result = await this.pool.sql.begin(isolation, async (sql) => {
           try {
-            return await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), sql, wakeups: this.wakeups }, current))
+            return await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), sql, wakeups: this.wakeups, rowLocks: options.rowLocks === true }, current))
           } finally {
             current.open = false
           }

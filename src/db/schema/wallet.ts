@@ -23,8 +23,8 @@ export const ledgerAccounts = sqliteTable(
 /** A movement of money: its postings sum to zero per asset. */
 export const ledgerTransactions = sqliteTable('ledger_transactions', {
   id: text('id').primaryKey(),
-  kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal', 'adjustment'] }).notNull(),
-  /** Idempotency of operator credits (`credit:<reference>`) and adjustments (`adjustment:<reference>`); unique when set. */
+  kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal', 'adjustment', 'entry_fee', 'entry_fee_refund', 'prize', 'prize_funding', 'escrow_release'] }).notNull(),
+  /** Idempotency of operator credits (`credit:<reference>`), adjustments (`adjustment:<reference>`) and tournament money (src/modules/games/prizes.ts); unique when set. */
   reference: text('reference').unique(),
   memo: text('memo', { mode: 'json' }).$type<Record<string, unknown>>(),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),

@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
-import { CorrectBody, CreateGameBody, CreateGameResponse, CreateTournamentBody, GameKeyResponse, Match, ReasonBody, TournamentResponse } from '../games/model'
+import { CorrectBody, CreateGameBody, CreateGameResponse, CreateTournamentBody, FundBody, GameKeyResponse, Match, PrizePoolResponse, ReasonBody, TournamentResponse } from '../games/model'
 import type { GamesService } from '../games/service'
 import { DecisionResponse, ResolveBody } from '../matches/model'
 import type { MatchesService } from '../matches/service'
@@ -105,8 +105,14 @@ export function adminModule(
       )
       .post('/tournaments/:id/start', async ({ params }) => ({ tournament: await games.startTournament(params.id) }), {
         params: IdParams,
-        response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'registration_open'] }, STORAGE) },
-        detail: detail('Build the bracket, apply byes, open the first matches (a registration: once it has closed, before startsAt)'),
+        response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'registration_open', 'prize_pool_underfunded'] }, STORAGE) },
+        detail: detail('Build the bracket, apply byes, open the first matches (a registration: once it has closed, before startsAt); with prizes, once the escrow covers them'),
+      })
+      .post('/tournaments/:id/fund', async ({ params, body }) => await games.fund(params.id, body), {
+        params: IdParams,
+        body: FundBody,
+        response: { 200: PrizePoolResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'idempotency_key_reused'] }, STORAGE) },
+        detail: detail('Fund a tournament\'s prize pool: the amount moves from the funding account into its escrow, once per reference'),
       })
       .post('/tournaments/:id/cancel', async ({ params, body }) => ({ tournament: await games.cancelTournament(params.id, body.reason) }), {
         params: IdParams,

@@ -124,8 +124,21 @@ export const ExportedSession = t.Object({
 
 export const LedgerEntry = t.Object({
   transactionId: t.String(),
-  kind: t.Union([t.Literal('credit'), t.Literal('withdrawal'), t.Literal('reversal'), t.Literal('adjustment')]),
-  reference: t.Nullable(t.String({ description: 'the movement\'s idempotency reference: `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment' })),
+  kind: t.Union([
+    t.Literal('credit'),
+    t.Literal('withdrawal'),
+    t.Literal('reversal'),
+    t.Literal('adjustment'),
+    t.Literal('entry_fee'),
+    t.Literal('entry_fee_refund'),
+    t.Literal('prize'),
+  ]),
+  reference: t.Nullable(
+    t.String({
+      description:
+        'the movement\'s idempotency reference: `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment, `entry_fee:<participantId>` and `entry_fee_refund:<participantId>` for a tournament\'s fee and its refund, `prize:<tournamentId>:<rank>` for a prize',
+    }),
+  ),
   asset: t.String(),
   amount: t.String({ description: 'signed decimal string: positive credits the wallet, negative debits it' }),
   createdAt: t.String(),

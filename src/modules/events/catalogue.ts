@@ -66,7 +66,7 @@ export interface EventCatalogue {
   'tournament.finalizing': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string } }
   /** `participantId` and `place` are the recipient's own: their rank in the final standings (1 the winner; distinct, ties broken per format). */
   'tournament.completed': { topic: 'status'; data: { tournamentId: string; winnerParticipantId: string | null; participantId: string; place: number | null } }
-  /** The tournament was cancelled: by an operator (their `reason`; its undecided matches are `cancelled`), or at the start with fewer than two players left (`not_enough_players`). */
+  /** The tournament was cancelled: by an operator (their `reason`; its undecided matches are `cancelled`), or at the start with fewer than two players left (`not_enough_players`) or its prize pool short of its prizes (`prize_pool_underfunded`). */
   'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
   /** To the disqualified player: their current match goes (or will go, once the opponent is known) to the opponent. */
   'tournament.disqualified': { topic: 'status'; data: { tournamentId: string; participantId: string; reason: string } }

@@ -1,9 +1,12 @@
 // Finalization of a tournament with nothing left to play: standings, status
-// `completed`, events. Runs as a durable job (src/jobs), so a crash between
-// the last decision and this step only delays it.
+// `completed`, the prizes paid by rank and the escrow's remainder to the
+// house (prizes.ts), events. Runs as a durable job (src/jobs), one unit of
+// work, so a crash between the last decision and this step, or in the middle
+// of its payouts, only delays it: the job runs again and pays every prize once.
 import type { Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { loadState, standingsOf } from './progress'
+import { payPrizes } from './prizes'
 
 /** Idempotent: a tournament that is no longer finalizing is left alone. */
 export async function finalizeTournament(tx: Transaction, clock: Clock, tournamentId: string): Promise<void> {
@@ -14,6 +17,7 @@ export async function finalizeTournament(tx: Transaction, clock: Clock, tourname
   const winner = standings[0]?.participantId ?? tournament.winnerParticipantId
   const now = clock.now()
   await tx.games.markCompleted(tournamentId, winner, now)
+  await payPrizes(tx, tournament, standings, state.participants, now)
   // Each player hears the winner and their own rank, not the whole table:
   // the standings of 1024 players copied to 1024 inboxes would be a million rows of data.
   const rankOf = new Map(standings.map((s) => [s.participantId, s.rank]))

@@ -38,7 +38,7 @@ export function gamesModule(auth: AuthService, games: GamesService) {
         params: IdParams,
         response: {
           201: RegistrationResponse,
-          ...errors(JSON_BODY, BEARER, ACTS, { 404: ['not_found'], 409: ['registration_closed', 'already_registered', 'tournament_full'] }, STORAGE),
+          ...errors(JSON_BODY, BEARER, ACTS, { 404: ['not_found'], 409: ['registration_closed', 'already_registered', 'tournament_full'], 422: ['insufficient_funds'] }, STORAGE),
         },
         detail: { tags, summary: 'Join a tournament that is open for registration', security: BEARER_SECURITY },
       },

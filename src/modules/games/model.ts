@@ -86,6 +86,9 @@ export const Standing = t.Object(
   { $id: 'Standing' },
 )
 
+const EntryFee = t.Nullable(t.String({ description: 'decimal string: what registering takes from the wallet into the escrow (refunded on leaving before the start, on being dropped at it, on cancellation); null: free' }))
+const Prizes = t.Array(t.String(), { description: 'decimal strings, rank 1 first: paid from the escrow at completion; the escrow\'s remainder goes to the house' })
+
 export const Tournament = t.Object(
   {
     id: t.String(),
@@ -108,6 +111,8 @@ export const Tournament = t.Object(
     winnerParticipantId: t.Nullable(t.String()),
     registration: t.Nullable(Registration),
     options: TournamentOptions,
+    entryFee: EntryFee,
+    prizes: Prizes,
   },
   { $id: 'Tournament' },
 )
@@ -143,6 +148,10 @@ export const CreateTournamentBody = t.Object({
   startsAt: t.Optional(Instant('when the tournament starts by itself (registration only); at most a year ahead')),
   seeding: t.Optional(Seeding),
   options: t.Optional(TournamentOptions),
+  entryFee: t.Optional(t.String({ maxLength: 64, description: 'decimal string, positive: each registrant pays it into the escrow (registration only)' })),
+  prizes: t.Optional(
+    t.Array(t.String({ maxLength: 64 }), { maxItems: 1024, description: 'decimal strings, rank 1 first, at most one per player: the start waits for the escrow to cover their sum' }),
+  ),
 })
 export type CreateTournamentBody = Static<typeof CreateTournamentBody>
 
@@ -162,6 +171,8 @@ export const TournamentSummary = t.Object(
     status: TournamentStatus,
     participantCount: t.Integer({ description: 'registrants so far while in registration' }),
     registration: t.Nullable(Registration),
+    entryFee: EntryFee,
+    prizes: Prizes,
     createdAt: t.String(),
     startedAt: t.Nullable(t.String()),
   },
@@ -193,3 +204,14 @@ export const RegistrationView = t.Object(
 )
 export type RegistrationView = Static<typeof RegistrationView>
 export const RegistrationResponse = t.Object({ registration: RegistrationView })
+
+export const FundBody = t.Object({
+  amount: t.String({ maxLength: 64, description: 'decimal string, positive: moved from the funding account into the escrow' }),
+  reference: t.String({ minLength: 1, maxLength: 128, description: 'idempotency: the same reference funds once' }),
+})
+
+export const PrizePoolResponse = t.Object({
+  tournamentId: t.String(),
+  escrow: t.String({ description: 'decimal string: what the escrow holds now (fees and funding)' }),
+  prizesTotal: t.String({ description: 'decimal string: the sum of the prizes, what the start needs the escrow to hold' }),
+})

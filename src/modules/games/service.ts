@@ -14,6 +14,8 @@ import type { CreateTournamentBody, Match, Registration, RegistrationView, Tourn
 import { newSeedingSeed } from './seeding'
 import { loadState, standingsOf } from './progress'
 import { openBracket, startRegistered } from './start'
+import { chargeEntryFee, formatOptions, fundPrizePool, planPurse, purseOf, refundEntryFee, settleCancelled, underfunded, PRIZE_ASSET, type PrizePool } from './prizes'
+import { formatAmount, MoneyFormatError, parsePositiveAmount } from '../../shared/money'
 import type { GamesStore, MatchRecord, Participant, TournamentRecord, TournamentStatus } from './store'
 
 const GAME_KEY_PREFIX = 'agk_'
@@ -69,8 +71,21 @@ export async function loadTournament(games: GamesStore, id: string): Promise<Tou
     standings: HAS_STANDINGS.includes(row.status) ? standingsOf(state) : [],
     winnerParticipantId: row.winnerParticipantId,
     registration: registrationOf(row),
-    options: row.options ?? {},
+    options: formatOptions(row.options),
+    ...purseView(row),
   }
+}
+
+/** The entry fee and prizes as the API shows them (decimal strings; null and [] for none). */
+export function purseView(row: Pick<TournamentRecord, 'options'>): { entryFee: string | null; prizes: string[] } {
+  const purse = purseOf(row)
+  return { entryFee: purse.entryFee === null ? null : formatAmount(purse.entryFee, PRIZE_ASSET), prizes: purse.prizes.map((p) => formatAmount(p, PRIZE_ASSET)) }
+}
+
+/** A new tournament's stored options: the format's, and its fee and prizes; null for none. */
+function storedOptions(input: CreateTournamentBody, purse: ReturnType<typeof planPurse>): TournamentRecord['options'] {
+  const options = { ...(input.options ?? {}), ...purse }
+  return Object.keys(options).length > 0 ? options : null
 }
 
 const isoOrNull = (at: Date | null): string | null => (at === null ? null : toIso(at))
@@ -194,12 +209,16 @@ function closed(tournament: TournamentRecord): AppError {
 }
 
 /**
- * The seam for entry-fee refunds (contract §9, §10): tournaments take no entry
- * fees yet. When they do, the refunds of a cancelled tournament are posted
- * here, in the cancel's unit of work, so a cancel and its refunds commit
- * together.
+ * The refunds of a cancelled tournament (contract §9, §10; prizes.ts): every
+ * participant's entry fee back and the operators' funding returned, in the
+ * cancel's unit of work, so a cancel and its refunds commit together.
  */
-async function refundEntryFees(_tx: Transaction, _tournamentId: string): Promise<void> {}
+async function refundEntryFees(tx: Transaction, tournamentId: string, now: Date): Promise<void> {
+  await settleCancelled(tx, tournamentId, await tx.games.participantsOf(tournamentId), now)
+}
+
+/** The longest funding reference (the route's schema says the same). */
+export const FUNDING_REFERENCE_MAX = 128
 
 /** Bad game keys for one game within a minute that count as a burst worth a security event. */
 export const BAD_KEY_BURST = 5
@@ -263,8 +282,11 @@ export class GamesService {
   async createTournament(input: CreateTournamentBody): Promise<Tournament> {
     const { storage, clock } = this.deps
     if (!(await storage.read.games.gameExists(input.gameId))) throw new AppError('not_found', 'No such game')
-    checkOptions(input, input.participants?.length ?? input.registration?.maxPlayers ?? Number.MAX_SAFE_INTEGER, input.participants ? 'body/participants' : 'body/registration/maxPlayers')
-    if (input.participants === undefined) return this.createRegistration(input)
+    const players = input.participants?.length ?? input.registration?.maxPlayers ?? Number.MAX_SAFE_INTEGER
+    const playersPath = input.participants ? 'body/participants' : 'body/registration/maxPlayers'
+    checkOptions(input, players, playersPath)
+    const purse = planPurse(input, { count: players, path: playersPath }, input.participants === undefined)
+    if (input.participants === undefined) return this.createRegistration(input, purse)
     if (input.registration !== undefined || input.startsAt !== undefined || input.seeding !== undefined) {
       throw invalid(
         (['registration', 'startsAt', 'seeding'] as const)
@@ -298,7 +320,7 @@ export class GamesService {
     const id = newId('tournament')
     return storage.write(async (tx) => {
       await tx.games.insertTournament(
-        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now(), ...NO_REGISTRATION, options: input.options ?? null },
+        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now(), ...NO_REGISTRATION, options: storedOptions(input, purse) },
         resolved.map((userId, index) => ({ id: newId('participant'), tournamentId: id, userId, seed: index + 1, registeredAt: null, checkedInAt: null, disqualifiedAt: null })),
       )
       return (await loadTournament(tx.games, id))!
@@ -306,14 +328,14 @@ export class GamesService {
   }
 
   /** A tournament open for registration, and its start job due at startsAt: one unit of work, so the job exists exactly when the tournament does. */
-  private async createRegistration(input: CreateTournamentBody): Promise<Tournament> {
+  private async createRegistration(input: CreateTournamentBody, purse: ReturnType<typeof planPurse>): Promise<Tournament> {
     const { storage, clock } = this.deps
     const now = clock.now()
     const plan = planRegistration(input, now)
     const id = newId('tournament')
     return storage.write(async (tx) => {
       await tx.games.insertTournament(
-        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'registration', createdAt: now, ...plan, seed: plan.seeding === 'random' ? newSeedingSeed() : null, options: input.options ?? null },
+        { id, gameId: input.gameId, name: input.name, format: input.format, status: 'registration', createdAt: now, ...plan, seed: plan.seeding === 'random' ? newSeedingSeed() : null, options: storedOptions(input, purse) },
         [],
       )
       await tx.jobs.enqueue(JOB_KINDS.startTournament, { tournamentId: id }, now, plan.startsAt)
@@ -337,10 +359,12 @@ export class GamesService {
         if (tournament.registrationClosesAt !== null && now < tournament.registrationClosesAt) {
           throw new AppError('registration_open', `Registration is open until ${toIso(tournament.registrationClosesAt)}; start it after that`)
         }
-        await startRegistered(tx, this.deps.clock, id)
+        await startRegistered(tx, this.deps.clock, id, 'refuse')
         return (await loadTournament(tx.games, id))!
       }
       if (tournament.status !== 'draft') throw new AppError('conflict', `Tournament is ${tournament.status}, not draft`)
+      const short = await underfunded(tx, tournament)
+      if (short) throw short
       await openBracket(tx, tournament, now)
       return (await loadTournament(tx.games, id))!
     })
@@ -363,6 +387,7 @@ export class GamesService {
         status: row.status,
         participantCount: row.participantCount,
         registration: registrationOf(row),
+        ...purseView(row),
         createdAt: toIso(row.createdAt),
         startedAt: isoOrNull(row.startedAt),
       })),
@@ -391,6 +416,8 @@ export class GamesService {
         }
         const participant: Participant = { id: newId('participant'), userId, seed: number, registeredAt: now, checkedInAt: null, disqualifiedAt: null }
         await tx.games.insertParticipant({ ...participant, tournamentId })
+        // The fee, in this unit of work: short of it, 422 insufficient_funds and no registration.
+        await chargeEntryFee(tx, tournament, participant, now)
         return registrationView(tournamentId, participant)
       })
       .catch((error: unknown) => {
@@ -400,13 +427,42 @@ export class GamesService {
       })
   }
 
-  /** Leaves a tournament before it starts (even after registration closed). 409 not_registered, or registration_closed once started. */
+  /** Leaves a tournament before it starts (even after registration closed), the entry fee refunded. 409 not_registered, or registration_closed once started. */
   async leave(tournamentId: string, userId: string): Promise<void> {
     const { storage, clock } = this.deps
     await storage.write(async (tx) => {
-      await assertMayAct(tx.auth, userId, clock.now())
+      const now = clock.now()
+      await assertMayAct(tx.auth, userId, now)
       await this.inRegistration(tx, tournamentId)
-      if (!(await tx.games.removeParticipant(tournamentId, userId))) throw new AppError('not_registered', 'You are not registered for this tournament')
+      const participant = await tx.games.participantOf(tournamentId, userId)
+      if (!participant || !(await tx.games.removeParticipant(tournamentId, userId))) throw new AppError('not_registered', 'You are not registered for this tournament')
+      await refundEntryFee(tx, tournamentId, participant, now, 'left')
+    })
+  }
+
+  /**
+   * Operator funding of a tournament's prize pool (contract §10): `amount`
+   * from the funding account into its escrow, once per `reference`
+   * (prizes.ts, fundPrizePool). 404 no such tournament; 409 conflict once it
+   * is finalizing or over; 409 idempotency_key_reused for a reference used
+   * for another funding.
+   */
+  fund(tournamentId: string, input: { amount: string; reference: string }): Promise<PrizePool> {
+    let amount: bigint
+    try {
+      amount = parsePositiveAmount(input.amount, PRIZE_ASSET)
+    } catch (error) {
+      if (!(error instanceof MoneyFormatError)) throw error
+      throw invalid([{ path: 'body/amount', message: `Expected a positive decimal string with at most ${PRIZE_ASSET.decimals} decimals` }])
+    }
+    if (typeof input.reference !== 'string' || input.reference === '' || input.reference.length > FUNDING_REFERENCE_MAX) {
+      throw invalid([{ path: 'body/reference', message: `Expected 1 to ${FUNDING_REFERENCE_MAX} characters` }])
+    }
+    return this.deps.storage.write(async (tx) => {
+      // Read for update: a start or a finalization and a funding take turns.
+      const tournament = await tx.games.tournament(tournamentId)
+      if (!tournament) throw new AppError('not_found', 'No such tournament')
+      return fundPrizePool(tx, tournament, amount, input.reference, this.deps.clock.now())
     })
   }
 
@@ -452,7 +508,7 @@ export class GamesService {
       const now = this.deps.clock.now()
       const cancelledMatches = await tx.matches.cancelOpenMatches(id)
       await tx.games.markCancelled(id, now)
-      await refundEntryFees(tx, id)
+      await refundEntryFees(tx, id, now)
       for (const userId of await tx.games.participantUserIds(id)) {
         await tx.events.append({ userId, topic: 'status', type: 'tournament.cancelled', data: { tournamentId: id, reason } }, now)
       }

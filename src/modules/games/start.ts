@@ -9,6 +9,7 @@
 import type { Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { insertStartingBracket, loadState } from './progress'
+import { refundEntryFee, settleCancelled, underfunded } from './prizes'
 import { seedOrder } from './seeding'
 import type { TournamentRecord } from './store'
 
@@ -29,12 +30,17 @@ export type RegisteredStart = 'started' | 'cancelled' | 'not_in_registration'
 
 /**
  * Starts a tournament that is in registration: drops the registrants who did
- * not check in (when check-in was asked), seeds the rest (registration order,
- * or the stored seed's shuffle of it), and opens the bracket; with fewer than
- * two left it is cancelled instead (reason `not_enough_players`). Idempotent:
- * a tournament no longer in registration is left alone.
+ * not check in (when check-in was asked; their entry fees refunded), seeds
+ * the rest (registration order, or the stored seed's shuffle of it), and
+ * opens the bracket; with fewer than two left it is cancelled instead (reason
+ * `not_enough_players`, every fee refunded). With prizes its escrow must
+ * cover (prizes.ts): short of that, `onUnderfunded` says what happens, `refuse`
+ * (an operator's start: 409 prize_pool_underfunded, nothing written) or
+ * `cancel` (the start job: cancelled, reason `prize_pool_underfunded`, every
+ * fee refunded). Idempotent: a tournament no longer in registration is left
+ * alone.
  */
-export async function startRegistered(tx: Transaction, clock: Clock, tournamentId: string): Promise<RegisteredStart> {
+export async function startRegistered(tx: Transaction, clock: Clock, tournamentId: string, onUnderfunded: 'refuse' | 'cancel'): Promise<RegisteredStart> {
   // In a write this reads the row for update (PostgreSQL): a job and an operator starting it take turns.
   const tournament = await tx.games.tournament(tournamentId)
   if (!tournament || tournament.status !== 'registration') return 'not_in_registration'
@@ -45,14 +51,22 @@ export async function startRegistered(tx: Transaction, clock: Clock, tournamentI
   const kept = checkInAsked ? registered.filter((p) => p.checkedInAt !== null) : registered
   await tx.games.removeParticipants(dropped.map((p) => p.id))
   for (const p of dropped) {
+    await refundEntryFee(tx, tournamentId, p, now, 'not_checked_in')
     await tx.events.append({ userId: p.userId, topic: 'status', type: 'tournament.dropped', data: { tournamentId, reason: 'not_checked_in' } }, now)
   }
-  if (kept.length < MIN_PLAYERS_TO_START) {
+  const cancel = async (reason: string): Promise<RegisteredStart> => {
     await tx.games.markCancelled(tournamentId, now)
+    await settleCancelled(tx, tournamentId, kept, now)
     for (const p of kept) {
-      await tx.events.append({ userId: p.userId, topic: 'status', type: 'tournament.cancelled', data: { tournamentId, reason: 'not_enough_players' } }, now)
+      await tx.events.append({ userId: p.userId, topic: 'status', type: 'tournament.cancelled', data: { tournamentId, reason } }, now)
     }
     return 'cancelled'
+  }
+  if (kept.length < MIN_PLAYERS_TO_START) return cancel('not_enough_players')
+  const short = await underfunded(tx, tournament)
+  if (short) {
+    if (onUnderfunded === 'refuse') throw short
+    return cancel('prize_pool_underfunded')
   }
   const ordered = seedOrder(kept, tournament.seeding ?? 'registration', tournament.seed)
   await tx.games.assignSeeds(tournamentId, ordered.map((p) => p.id))

@@ -21,6 +21,10 @@ export interface TournamentOptions {
   grandFinal?: 'simple' | 'reset'
   /** Swiss: how many rounds (default ⌈log2 n⌉). */
   rounds?: number
+  /** The entry fee, a canonical decimal string (prizes.ts); absent: free. */
+  entryFee?: string
+  /** The prizes by rank, rank 1 first, canonical decimal strings (prizes.ts); absent: none. */
+  prizes?: string[]
 }
 
 export interface GameRecord {

@@ -12,7 +12,7 @@
 import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { formatAmount, type Asset } from '../../shared/money'
-import { formatSigned } from './holdings'
+import { formatSigned, walletMovementKind } from './holdings'
 import { userAccountId } from './ledger'
 import type { LedgerTransaction, LedgerTransactionKind, UserPosting, WalletStore } from './store'
 
@@ -41,20 +41,28 @@ export interface HistoryPage {
   cursor: string
 }
 
-/** The ledger's kinds are the player's, but for a withdrawal's compensating movement. */
+/**
+ * The ledger's kinds are the player's, but for a withdrawal's compensating
+ * movement. A prize pool's funding and an escrow's release never post to a
+ * wallet (they move money between system accounts and escrows).
+ */
 export function historyKind(kind: LedgerTransactionKind): HistoryKind {
-  return kind === 'reversal' ? 'withdrawal_reversal' : kind
+  const walletKind = walletMovementKind(kind)
+  return walletKind === 'reversal' ? 'withdrawal_reversal' : walletKind
 }
 
 /**
  * What the player can match a movement with: the withdrawal for a withdrawal
- * and its reversal; otherwise the reference the movement was made under,
+ * and its reversal; the tournament for an entry fee, its refund and a prize; otherwise the reference the movement was made under,
  * without the namespace arena keeps references apart with (`credit:`,
  * `adjustment:`), so an operator credit shows the operator's reference.
  */
 export function historyReference(transaction: LedgerTransaction): string | null {
   const withdrawalId = (transaction.memo as { withdrawalId?: unknown } | null)?.withdrawalId
   if ((transaction.kind === 'withdrawal' || transaction.kind === 'reversal') && typeof withdrawalId === 'string') return withdrawalId
+  // A fee, its refund and a prize: the tournament they were for.
+  const tournamentId = (transaction.memo as { tournamentId?: unknown } | null)?.tournamentId
+  if ((transaction.kind === 'entry_fee' || transaction.kind === 'entry_fee_refund' || transaction.kind === 'prize') && typeof tournamentId === 'string') return tournamentId
   if (transaction.reference === null) return null
   const colon = transaction.reference.indexOf(':')
   return colon === -1 ? transaction.reference : transaction.reference.slice(colon + 1)

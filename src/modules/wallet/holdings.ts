@@ -16,9 +16,17 @@ export interface Holdings {
   pendingWithdrawals: number
 }
 
+/** The kinds of movement that post to a wallet: all but a prize pool's funding and an escrow's release (system accounts only). */
+export type WalletMovementKind = Exclude<LedgerTransactionKind, 'prize_funding' | 'escrow_release'>
+
+export function walletMovementKind(kind: LedgerTransactionKind): WalletMovementKind {
+  if (kind === 'prize_funding' || kind === 'escrow_release') throw new Error(`a ${kind} movement never posts to a wallet`)
+  return kind
+}
+
 export interface StatementEntry {
   transactionId: string
-  kind: LedgerTransactionKind
+  kind: WalletMovementKind
   /** The movement's idempotency reference (`credit:<reference>` for an operator credit, `adjustment:<reference>` for an adjustment), or null. */
   reference: string | null
   asset: string
@@ -69,7 +77,7 @@ export async function holdingsOf(store: WalletStore, userId: string): Promise<Ho
 export async function statementOf(store: WalletStore, userId: string): Promise<StatementEntry[]> {
   return (await store.postingsOf(userId)).map(({ posting, transaction }) => ({
     transactionId: transaction.id,
-    kind: transaction.kind,
+    kind: walletMovementKind(transaction.kind),
     reference: transaction.reference,
     asset: posting.asset,
     amount: formatSigned(posting.amount, assetOf(posting.asset)),

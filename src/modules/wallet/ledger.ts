@@ -19,10 +19,11 @@ const MAX_BALANCE = maxAmount()
 
 /**
  * System accounts: where credited money comes from, where withdrawn money
- * goes, and the other side of every operator adjustment (what operators added
- * to wallets, less what they took back).
+ * goes, the other side of every operator adjustment (what operators added
+ * to wallets, less what they took back), and the house: what tournaments'
+ * escrows kept once their prizes were paid (src/modules/games/prizes.ts).
  */
-export const SYSTEM_ACCOUNTS = ['funding', 'withdrawals', 'adjustments'] as const
+export const SYSTEM_ACCOUNTS = ['funding', 'withdrawals', 'adjustments', 'house'] as const
 export type SystemAccount = (typeof SYSTEM_ACCOUNTS)[number]
 
 export function userAccountId(userId: string, asset: string): string {
@@ -31,6 +32,18 @@ export function userAccountId(userId: string, asset: string): string {
 
 export function systemAccountId(name: SystemAccount, asset: string): string {
   return `system:${name}:${asset}`
+}
+
+const ESCROW_PREFIX = 'escrow:'
+
+/**
+ * A tournament's escrow: its entry fees and the operators' funding, until
+ * prizes, refunds and the house's remainder empty it. A system account (no
+ * running balance: its balance is the sum of its postings), one per
+ * tournament and asset.
+ */
+export function escrowAccountId(tournamentId: string, asset: string): string {
+  return `${ESCROW_PREFIX}${tournamentId}:${asset}`
 }
 
 export interface Posting {
@@ -130,6 +143,7 @@ export async function checkLedger(ledger: WalletStore): Promise<LedgerReport> {
   }
   problems.push(...checkBalancesAfter(snapshot))
   problems.push(...checkWithdrawalsAgainstLedger(snapshot))
+  problems.push(...checkEscrows(snapshot, byAccount))
   return { ok: problems.length === 0, accounts: accounts.length, transactions: transactions.length, postings: postings.length, problems }
 }
 
@@ -148,6 +162,24 @@ function checkBalancesAfter({ accounts, postings }: Pick<LedgerSnapshot, 'accoun
     if (p.balanceAfter === null) continue
     if (!userAccounts.has(p.accountId)) problems.push(`posting ${p.id} on system account ${p.accountId} records a balance`)
     else if (p.balanceAfter !== sum) problems.push(`posting ${p.id} records balance ${p.balanceAfter} after it but its account's postings sum to ${sum}`)
+  }
+  return problems
+}
+
+/**
+ * A tournament's escrow never holds less than nothing, and holds nothing once
+ * the tournament is over (completed: prizes and the house's remainder paid;
+ * cancelled: every fee refunded, the funding returned).
+ */
+function checkEscrows({ accounts, settledTournaments }: Pick<LedgerSnapshot, 'accounts' | 'settledTournaments'>, byAccount: Map<string, bigint>): string[] {
+  const problems: string[] = []
+  const settled = new Set(settledTournaments)
+  for (const a of accounts) {
+    if (!a.id.startsWith(ESCROW_PREFIX)) continue
+    const sum = byAccount.get(a.id) ?? 0n
+    const tournamentId = a.id.slice(ESCROW_PREFIX.length, a.id.lastIndexOf(':'))
+    if (sum < 0n) problems.push(`escrow ${a.id} is negative: ${sum}`)
+    else if (sum !== 0n && settled.has(tournamentId)) problems.push(`escrow ${a.id} of finished tournament ${tournamentId} still holds ${sum}`)
   }
   return problems
 }

@@ -27,7 +27,18 @@ export interface LedgerAccount {
   balance: bigint
 }
 
-export type LedgerTransactionKind = 'credit' | 'withdrawal' | 'reversal' | 'adjustment'
+export type LedgerTransactionKind =
+  | 'credit'
+  | 'withdrawal'
+  | 'reversal'
+  | 'adjustment'
+  // Tournament money (src/modules/games/prizes.ts): a fee into a tournament's escrow and back, a prize out of it,
+  | 'entry_fee'
+  | 'entry_fee_refund'
+  | 'prize'
+  // and, never on a wallet, an operator's funding of a prize pool and what is left of an escrow leaving it (to the house, or back to funding).
+  | 'prize_funding'
+  | 'escrow_release'
 
 /** A movement of money: its postings sum to zero per asset. */
 export interface LedgerTransaction {
@@ -94,6 +105,8 @@ export interface LedgerSnapshot {
   transactions: LedgerTransaction[]
   postings: LedgerPosting[]
   withdrawals: Withdrawal[]
+  /** The ids of the tournaments that are over (`completed` or `cancelled`): their escrow must be empty. */
+  settledTournaments: string[]
 }
 
 export interface WalletStore {
@@ -120,6 +133,8 @@ export interface WalletStore {
   /** Records a movement's header; a reference already used throws (the write rolls back). */
   addTransaction(transaction: Omit<LedgerTransaction, 'createdAt'>, now: Date): Promise<void>
   addPosting(posting: Omit<LedgerPosting, 'id'>): Promise<void>
+  /** The exact sum of every posting on the account: a system account's balance (a tournament's escrow). */
+  postingsTotal(accountId: string): Promise<bigint>
   /** The movement recorded under an idempotency reference, if any. */
   transactionByReference(reference: string): Promise<LedgerTransaction | null>
   /**

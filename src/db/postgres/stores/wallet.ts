@@ -13,9 +13,9 @@
 // unique violation, PostgreSQL reporting a conflict the check could have seen
 // as a serialization failure; the rerun then finds the row. The unique
 // indexes stay the backstop, mapped to UniqueViolationError.
-import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
-import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../schema'
-import { mapEngineError } from '../../errors'
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
+import { ledgerAccounts, ledgerPostings, ledgerTransactions, tournaments, users, wallets, withdrawals } from '../schema'
+import { mapEngineError, UniqueViolationError } from '../../errors'
 import type {
   LedgerAccount,
   LedgerPosting,
@@ -37,17 +37,19 @@ import { toWallet, toAccount, toTransaction, toPosting, toWithdrawal } from '../
  * their identity, which is insertion order).
  */
 async function readLedger(db: PgDb): Promise<LedgerSnapshot> {
-  const [accounts, transactions, postings, rows] = await Promise.all([
+  const [accounts, transactions, postings, rows, settled] = await Promise.all([
     db.select().from(ledgerAccounts).orderBy(asc(ledgerAccounts.createdAt), asc(ledgerAccounts.id)),
     db.select().from(ledgerTransactions).orderBy(asc(ledgerTransactions.createdAt), asc(ledgerTransactions.id)),
     db.select().from(ledgerPostings).orderBy(asc(ledgerPostings.id)),
     db.select().from(withdrawals).orderBy(asc(withdrawals.createdAt), asc(withdrawals.id)),
+    db.select({ id: tournaments.id }).from(tournaments).where(inArray(tournaments.status, ['completed', 'cancelled'])).orderBy(asc(tournaments.id)),
   ])
   return {
     accounts: accounts.map(toAccount),
     transactions: transactions.map(toTransaction),
     postings: postings.map(toPosting),
     withdrawals: rows.map(toWithdrawal),
+    settledTournaments: settled.map((row) => row.id),
   }
 }
 
@@ -102,17 +104,43 @@ export class PostgresWalletStore implements WalletStore {
     // lock would not spare that failure (a locked row changed after the
     // snapshot fails the same way), only add a wait before it.
     const [row] = await this.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.id, accountId))
+    if (row && row.userId !== null && this.scope.rowLocks) {
+      // A READ COMMITTED unit of work (a job paying a prize or refunding a
+      // fee: WriteOptions.rowLocks) has no serialization failure to catch a
+      // balance changed between this read and the update: it locks the
+      // wallet's row and reads its balance again, the one the update follows.
+      const [locked] = await this.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.id, accountId)).for('no key update')
+      return toAccount(locked!)
+    }
     return row ? toAccount(row) : null
   }
 
   async openAccount(account: Omit<LedgerAccount, 'balance'>, now: Date): Promise<LedgerAccount> {
+    if (this.scope.rowLocks) {
+      // READ COMMITTED (a job): an account another unit of work opened
+      // meanwhile (the house by another job, a wallet by a credit) is found
+      // opened, rather than failing on its key; read locked, as account() does.
+      await this.db.insert(ledgerAccounts).values({ ...account, balance: '0', createdAt: now }).onConflictDoNothing()
+      const query = this.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.id, account.id))
+      const [existing] = await (account.userId !== null ? query.for('no key update') : query)
+      return toAccount(existing!)
+    }
     let row: typeof ledgerAccounts.$inferSelect | undefined
-    await this.insert(async () => {
+    try {
       ;[row] = await this.db
         .insert(ledgerAccounts)
         .values({ ...account, balance: '0', createdAt: now })
         .returning()
-    })
+    } catch (error) {
+      // Opened meanwhile by a READ COMMITTED unit of work (a job paying a
+      // prize), which takes no part in SERIALIZABLE's conflict tracking, so
+      // PostgreSQL reports a unique violation where it would otherwise report
+      // a serialization failure: run this unit of work again, as it would be
+      // (it then finds the account).
+      const mapped = mapEngineError(error)
+      if (mapped instanceof UniqueViolationError) throw Object.assign(new Error(`ledger account ${account.id} opened concurrently`), { code: '40001', cause: error })
+      throw mapped
+    }
     return toAccount(row!)
   }
 
@@ -253,6 +281,14 @@ export class PostgresWalletStore implements WalletStore {
   async postingOnAccount(accountId: string, id: number): Promise<boolean> {
     const [row] = await this.db.select({ id: ledgerPostings.id }).from(ledgerPostings).where(and(eq(ledgerPostings.id, id), eq(ledgerPostings.accountId, accountId)))
     return row !== undefined
+  }
+
+  async postingsTotal(accountId: string): Promise<bigint> {
+    const [row] = await this.db
+      .select({ sum: sql<string | null>`sum(${ledgerPostings.amount})` })
+      .from(ledgerPostings)
+      .where(eq(ledgerPostings.accountId, accountId))
+    return BigInt(row?.sum ?? '0')
   }
 
   async balanceBefore(accountId: string, id: number): Promise<bigint> {

@@ -2,8 +2,8 @@
 // (see src/db/schema/wallet.ts), bigint on this side of the store. Writes run
 // in the committer's one transaction at a time, so the balance an account
 // read returns is still the balance when the movement updates it.
-import { and, asc, eq, gt, isNull, lt, or } from 'drizzle-orm'
-import { ledgerAccounts, ledgerPostings, ledgerTransactions, users, wallets, withdrawals } from '../../schema'
+import { and, asc, eq, gt, inArray, isNull, lt, or } from 'drizzle-orm'
+import { ledgerAccounts, ledgerPostings, ledgerTransactions, tournaments, users, wallets, withdrawals } from '../../schema'
 import type {
   LedgerAccount,
   LedgerPosting,
@@ -82,6 +82,12 @@ export class SqliteWalletStore implements WalletStore {
         transactions: db.select().from(ledgerTransactions).all().map(toTransaction),
         postings: db.select().from(ledgerPostings).all().map(toPosting),
         withdrawals: db.select().from(withdrawals).all().map(toWithdrawal),
+        settledTournaments: db
+          .select({ id: tournaments.id })
+          .from(tournaments)
+          .where(inArray(tournaments.status, ['completed', 'cancelled']))
+          .all()
+          .map((row) => row.id),
       }))
       .deferred()
   }
@@ -186,6 +192,12 @@ export class SqliteWalletStore implements WalletStore {
 
   async postingOnAccount(accountId: string, id: number): Promise<boolean> {
     return this.db.select({ id: ledgerPostings.id }).from(ledgerPostings).where(and(eq(ledgerPostings.id, id), eq(ledgerPostings.accountId, accountId))).get() !== undefined
+  }
+
+  async postingsTotal(accountId: string): Promise<bigint> {
+    // In BigInt, as balanceBefore.
+    const rows = this.db.select({ amount: ledgerPostings.amount }).from(ledgerPostings).where(eq(ledgerPostings.accountId, accountId)).all()
+    return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n)
   }
 
   async balanceBefore(accountId: string, id: number): Promise<bigint> {
