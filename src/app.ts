@@ -11,6 +11,7 @@ import { walletModule } from './modules/wallet'
 import { securityModule } from './modules/security'
 import { eventsModule } from './modules/events'
 import { errorHandler } from './plugins/errors'
+import { consoleModule, renderConsoleError } from './console'
 import { jsonBody } from './plugins/json-body'
 import { apiDocs } from './plugins/openapi'
 import { requestContext } from './plugins/request-context'
@@ -26,7 +27,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       // undeclared properties and lets validation refuse the rest.
       // Order matters: the request id and error envelope must wrap everything after them.
       .use(requestContext(deps.logger))
-      .use(errorHandler(deps.logger))
+      .use(errorHandler(deps.logger, { prefix: '/console', render: renderConsoleError }))
       .use(jsonBody)
       .use(apiDocs())
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))
@@ -37,12 +38,14 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(walletModule(auth, wallet, withdrawals))
       .use(securityModule(auth, pins, withdrawals, securityLog))
       .use(eventsModule(auth, events))
+      // The operator console (contract §11): its own sessions, so it is served whether or not the admin token is set.
+      .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS }))
   )
   // No operator token (outside `local`, where one is generated), no operator
   // routes: the /api/v1/admin tree answers 404 operator_api_disabled.
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, withdrawals }))
+    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, withdrawals, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null }))
 }
 

@@ -28,6 +28,7 @@ export interface Config {
   /** A spent refresh token presented again this soon after its rotation is a retry, not a replay (0: never). */
   refreshReuseGraceS: number
   pinSessionTtlS: number
+  operatorSessionTtlS: number
   gameSessionTtlS: number
   eventRetentionDays: number
   /** How long SIGTERM waits for in-flight requests before closing them. */
@@ -112,6 +113,7 @@ const INTS = {
   ARENA_REFRESH_TTL_S: { default: 30 * 86_400, min: 3600, max: 365 * 86_400 },
   ARENA_REFRESH_REUSE_GRACE_S: { default: 10, min: 0, max: 300 },
   ARENA_PIN_SESSION_TTL_S: { default: 300, min: 30, max: 3600 },
+  ARENA_OPERATOR_SESSION_TTL_S: { default: 28_800, min: 300, max: 604_800 },
   ARENA_GAME_SESSION_TTL_S: { default: 1800, min: 60, max: 86_400 },
   ARENA_EVENT_RETENTION_DAYS: { default: 30, min: 1, max: 3650 },
   // 8 s: a graceful stop (grace, then closing the database) fits inside the
@@ -138,6 +140,7 @@ export const VARIABLES = {
   ARENA_REFRESH_TTL_S: 'auth-session lifetime in seconds (default 2592000, 30 days)',
   ARENA_REFRESH_REUSE_GRACE_S: 'a spent refresh token sent again this soon is a retry, not a replay (default 10; 0 disables)',
   ARENA_PIN_SESSION_TTL_S: 'PIN-session lifetime in seconds (default 300)',
+  ARENA_OPERATOR_SESSION_TTL_S: 'an operator\'s console or API session lives this long from sign-in, in seconds (default 28800: 8 h)',
   ARENA_GAME_SESSION_TTL_S: 'game-session lifetime in seconds (default 1800)',
   ARENA_EVENT_RETENTION_DAYS: 'days the event plane keeps events (default 30)',
   ARENA_SHUTDOWN_GRACE_S: 'seconds a graceful stop waits for in-flight requests (default 8)',
@@ -253,6 +256,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     refreshTtlS: int('ARENA_REFRESH_TTL_S'),
     refreshReuseGraceS: int('ARENA_REFRESH_REUSE_GRACE_S'),
     pinSessionTtlS: int('ARENA_PIN_SESSION_TTL_S'),
+    operatorSessionTtlS: int('ARENA_OPERATOR_SESSION_TTL_S'),
     gameSessionTtlS: int('ARENA_GAME_SESSION_TTL_S'),
     eventRetentionDays: int('ARENA_EVENT_RETENTION_DAYS'),
     shutdownGraceS: int('ARENA_SHUTDOWN_GRACE_S'),

@@ -16,6 +16,8 @@ import { AccountExport } from './modules/auth/account-export'
 import { BanService } from './modules/auth/bans'
 import { AuthService } from './modules/auth/service'
 import { UserDirectory } from './modules/auth/user-directory'
+import { AuditLog } from './modules/audit/log'
+import { OperatorService } from './modules/operators/service'
 import { EventsService } from './modules/events/service'
 import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
 import { GamesService } from './modules/games/service'
@@ -123,6 +125,7 @@ export function signingKeysFor(config: Readonly<Config>, storage: Storage, secre
 export function createServices(deps: ServiceDeps) {
   const { config, clock, logger, storage } = deps
   const securityLog = new SecurityEventLog({ storage, clock, logger, key: deps.secrets.chainKey }, deps.securityLogOptions)
+  const audit = new AuditLog({ key: deps.secrets.chainKey, clock })
   const signingKeys = signingKeysFor(config, storage, deps.secrets)
   const accessTokens = createAccessTokens({
     keys: signingKeys.current,
@@ -161,8 +164,10 @@ export function createServices(deps: ServiceDeps) {
   const bans = new BanService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const users = new UserDirectory({ storage, clock, wallet })
   const deletion = new AccountDeletion({ storage, clock, passwords: auth.accountPasswords(), onSecurityEvent: (e) => securityLog.record(e) })
+  // Operators (contract §11): named accounts, their sessions; the audit log every operator action is recorded in.
+  const operators = new OperatorService({ storage, clock, hashGate, csrfKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, bans, users, deletion, exports }
+  return { storage, audit, operators, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, bans, users, deletion, exports }
 }
 
 export type Services = ReturnType<typeof createServices>

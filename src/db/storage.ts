@@ -12,11 +12,13 @@
 //     await tx.events.append({ ... })                                 // commits or rolls back with it
 //     tx.afterCommit(() => ...)                                      // only once it committed
 //   })
+import type { AuditStore } from '../modules/audit/store'
 import type { AuthStore } from '../modules/auth/store'
 import type { EventsStore } from '../modules/events/store'
 import type { GamesStore } from '../modules/games/store'
 import type { MailStore } from '../modules/mail/store'
 import type { MatchesStore } from '../modules/matches/store'
+import type { OperatorsStore } from '../modules/operators/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
 import type { JobsStore } from '../jobs/store'
@@ -25,12 +27,14 @@ import type { VaultStore } from '../vault/store'
 
 /** Every module's store, on one connection or inside one unit of work. */
 export interface Stores {
+  audit: AuditStore
   auth: AuthStore
   events: EventsStore
   games: GamesStore
   jobs: JobsStore
   mail: MailStore
   matches: MatchesStore
+  operators: OperatorsStore
   security: SecurityStore
   wallet: WalletStore
   /** Sealed secrets shared by every instance (PostgreSQL); SQLite keeps its secrets in the data dir and refuses. */

@@ -122,7 +122,14 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   })
 }
 
-export function errorHandler(logger: Logger) {
+/** Where errors are pages, not envelopes: the console (src/console/) renders its own, from the same mapping. */
+export interface ErrorPages {
+  /** A path prefix, e.g. `/console`. */
+  prefix: string
+  render(status: number, body: ErrorEnvelope, request: Request, headers: Record<string, string>): Response
+}
+
+export function errorHandler(logger: Logger, pages?: ErrorPages) {
   return new Elysia({ name: 'arena/errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
     const path = new URL(request.url).pathname
     const mapped = map(code, error, request.method, path)
@@ -147,6 +154,7 @@ export function errorHandler(logger: Logger) {
     for (const name of Object.keys(set.headers)) delete set.headers[name]
     const headers: Record<string, string> = { ...mapped.headers }
     if (state) headers[REQUEST_ID_HEADER] = state.id
+    if (pages && (path === pages.prefix || path.startsWith(`${pages.prefix}/`))) return pages.render(mapped.status, mapped.body, request, headers)
     return jsonResponse(mapped.status, mapped.body, headers)
   })
 }

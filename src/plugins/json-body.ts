@@ -117,6 +117,34 @@ export function parseJsonBody(text: string): unknown {
   }
 }
 
+/**
+ * The console's forms (src/console/) post application/x-www-form-urlencoded,
+ * the one body a browser sends without script; only there, and read with the
+ * same cap as JSON. Fields become strings of a plain object (the last of a
+ * repeated name wins; keys that could pollute a prototype are dropped).
+ */
+function isConsoleForm(request: Request, contentType: string): boolean {
+  const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase()
+  if (mediaType !== 'application/x-www-form-urlencoded') return false
+  const url = request.url
+  const path = url.slice(url.indexOf('/', url.indexOf('//') + 2))
+  return path.startsWith('/console/')
+}
+
+function parseForm(bytes: Uint8Array): Record<string, string> {
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw new AppError('bad_request', 'Form body is not valid UTF-8')
+  }
+  const fields: Record<string, string> = {}
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (!POLLUTING_KEYS.has(name)) fields[name] = value
+  }
+  return fields
+}
+
 export const jsonBody = new Elysia({ name: 'arena/json-body' })
   .onRequest(({ request }) => {
     if (headerBytes(request.headers) > MAX_HEADER_BYTES) {
@@ -134,6 +162,7 @@ export const jsonBody = new Elysia({ name: 'arena/json-body' })
     // null (not undefined) tells Elysia the body was handled: an empty body is
     // "no body", which a route that requires one reports as a 422.
     if (bytes.byteLength === 0) return null
+    if (isConsoleForm(request, contentType ?? '')) return parseForm(bytes)
     if (!isJsonContentType(contentType ?? '')) {
       throw new AppError('unsupported_media_type', 'Request body must be application/json')
     }

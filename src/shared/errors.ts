@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   refresh_token_reused: 401,
   session_token_invalid: 401,
   forbidden: 403,
+  /** An operator's one-time password: the sign-in must set a new one (contract §11). */
+  password_change_required: 403,
   invalid_game_key: 403,
   not_a_participant: 403,
   email_not_verified: 403,

@@ -18,6 +18,9 @@ export const ID_PREFIXES = {
   ledgerTransaction: 'ltx',
   request: 'req',
   mail: 'mal',
+  operator: 'opr',
+  operatorSession: 'ops',
+  audit: 'aud',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

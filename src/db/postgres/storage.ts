@@ -33,6 +33,8 @@ import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { PostgresMailStore } from './stores/mail'
 import { PostgresSecurityStore } from './stores/security'
+import { PostgresAuditStore } from './stores/audit'
+import { PostgresOperatorsStore } from './stores/operators'
 import { PostgresWalletStore } from './stores/wallet'
 import { PostgresVaultStore } from './stores/vault'
 
@@ -45,6 +47,8 @@ class PostgresStores implements Stores {
   private _mail?: PostgresMailStore
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
+  private _audit?: PostgresAuditStore
+  private _operators?: PostgresOperatorsStore
   private _wallet?: PostgresWalletStore
   private _vault?: PostgresVaultStore
 
@@ -53,6 +57,14 @@ class PostgresStores implements Stores {
   /** Called on every store access; a unit of work refuses once it is over. */
   protected check(): void {}
 
+  get audit() {
+    this.check()
+    return (this._audit ??= new PostgresAuditStore(this.scope))
+  }
+  get operators() {
+    this.check()
+    return (this._operators ??= new PostgresOperatorsStore(this.scope))
+  }
   get auth() {
     this.check()
     return (this._auth ??= new PostgresAuthStore(this.scope))

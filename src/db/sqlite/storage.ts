@@ -23,6 +23,8 @@ import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { SqliteMailStore } from './stores/mail'
 import { SqliteSecurityStore } from './stores/security'
+import { SqliteAuditStore } from './stores/audit'
+import { SqliteOperatorsStore } from './stores/operators'
 import { SqliteWalletStore } from './stores/wallet'
 import { SqliteVault } from './stores/vault'
 
@@ -43,6 +45,8 @@ class SqliteStores implements Stores {
   private _mail?: SqliteMailStore
   private _matches?: SqliteMatchesStore
   private _security?: SqliteSecurityStore
+  private _audit?: SqliteAuditStore
+  private _operators?: SqliteOperatorsStore
   private _wallet?: SqliteWalletStore
 
   constructor(protected readonly scope: SqliteScope) {}
@@ -50,6 +54,14 @@ class SqliteStores implements Stores {
   /** Called on every store access; a unit of work refuses once it is over. */
   protected check(): void {}
 
+  get audit() {
+    this.check()
+    return (this._audit ??= new SqliteAuditStore(this.scope))
+  }
+  get operators() {
+    this.check()
+    return (this._operators ??= new SqliteOperatorsStore(this.scope))
+  }
   get auth() {
     this.check()
     return (this._auth ??= new SqliteAuthStore(this.scope))

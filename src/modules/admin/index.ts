@@ -17,13 +17,18 @@ import { listMail, mailView } from '../mail/mailbox'
 import { MailboxQuery, MailboxResponse } from '../mail/model'
 import { AdjustBody, RejectWithdrawalBody, WithdrawalDecisionResponse } from './model'
 import type { WithdrawalService } from '../wallet/withdrawals'
-import { ADMIN_TOKEN_HEADER, OPERATOR, operatorDetail as detail } from './operator'
+import { ADMIN_TOKEN_HEADER, OPERATOR, operatorRoute, setActor } from './operator'
+import type { AuditLog, OperatorIdentity } from '../audit/log'
+import { requestState } from '../../plugins/request-context'
 import { adminUserRoutes, type AdminUserServices } from './users'
 
 export { ADMIN_TOKEN_HEADER }
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 
 const ADMIN_PREFIX = '/api/v1/admin'
+
+/** The admin token acts as this operator (contract §11): the automation credential. */
+export const TOKEN_OPERATOR: OperatorIdentity = { id: null, name: 'token', role: 'admin' }
 
 /** The path of a request URL (`http://host/a/b?q` → `/a/b`), without parsing the whole URL. */
 function pathOf(url: string): string {
@@ -55,7 +60,7 @@ function devMailbox(storage: Storage) {
   return new Elysia({ name: 'arena/admin-dev-mail' }).get('/dev/mail', async ({ query }) => ({ messages: (await listMail(storage.read.mail, query.to)).map(mailView) }), {
     query: MailboxQuery,
     response: { 200: MailboxResponse, ...errors(OPERATOR, INVALID, STORAGE) },
-    detail: detail('The dev mailbox (local only): mail queued to an address, newest first'),
+    ...operatorRoute('admin', 'The dev mailbox (local only): mail queued to an address, newest first'),
   })
 }
 
@@ -66,17 +71,31 @@ export function adminModule(
   wallet: WalletService,
   storage: Storage,
   /** `devMailbox`: mount GET /admin/dev/mail (ARENA_ENV=local only; elsewhere that path is the ordinary 404). The rest: the user routes' services. */
-  options: { devMailbox: boolean; withdrawals: WithdrawalService } & AdminUserServices,
+  options: {
+    devMailbox: boolean
+    withdrawals: WithdrawalService
+    audit: AuditLog
+    /** A named operator's API session from `Authorization: Bearer …`; null when it is none (unknown, expired, revoked, disabled). */
+    operatorSession: (token: string, request: Request) => Promise<OperatorIdentity | null>
+  } & AdminUserServices,
 ) {
   // The token is a required header of every route here, checked by the module's transform hook.
   return (
     new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
       // transform runs before validation: a caller without the token learns
       // nothing about what a valid body looks like.
-      .onTransform(({ request }) => {
-        if (!constantTimeEqual(request.headers.get(ADMIN_TOKEN_HEADER) ?? '', adminToken)) {
-          throw new AppError('unauthorized', 'Missing or invalid x-admin-token')
+      .onTransform(async ({ request }) => {
+        const requestId = requestState(request)?.id ?? null
+        const token = request.headers.get(ADMIN_TOKEN_HEADER)
+        if (token !== null) {
+          if (!constantTimeEqual(token, adminToken)) throw new AppError('unauthorized', 'Missing or invalid x-admin-token')
+          setActor(request, options.audit.actor(TOKEN_OPERATOR, 'api', requestId))
+          return
         }
+        const bearer = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]
+        const operator = bearer === undefined ? null : await options.operatorSession(bearer, request)
+        if (operator === null) throw new AppError('unauthorized', 'Missing or invalid operator credential: x-admin-token, or an operator session as a bearer')
+        setActor(request, options.audit.actor(operator, 'api', requestId))
       })
       .post(
         '/games',
@@ -84,12 +103,12 @@ export function adminModule(
           set.status = 201
           return await games.createGame(body.name)
         },
-        { body: CreateGameBody, response: { 201: CreateGameResponse, ...errors(JSON_BODY, OPERATOR, STORAGE) }, detail: detail('Create a game; its key is shown once') },
+        { body: CreateGameBody, response: { 201: CreateGameResponse, ...errors(JSON_BODY, OPERATOR, STORAGE) }, ...operatorRoute('admin', 'Create a game; its key is shown once') },
       )
       .post('/games/:id/rotate-key', async ({ params }) => await games.rotateKey(params.id), {
         params: IdParams,
         response: { 200: GameKeyResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
-        detail: detail('Issue a new game key; the old one stops working'),
+        ...operatorRoute('admin', 'Issue a new game key; the old one stops working'),
       })
       .post(
         '/tournaments',
@@ -100,25 +119,25 @@ export function adminModule(
         {
           body: CreateTournamentBody,
           response: { 201: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
-          detail: detail('Create a single-elimination tournament: with `participants` a draft seeded in their order, or with `registration` and `startsAt` one players join, started by itself at startsAt'),
+          ...operatorRoute('moderator', 'Create a single-elimination tournament: with `participants` a draft seeded in their order, or with `registration` and `startsAt` one players join, started by itself at startsAt'),
         },
       )
       .post('/tournaments/:id/start', async ({ params }) => ({ tournament: await games.startTournament(params.id) }), {
         params: IdParams,
         response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'registration_open', 'prize_pool_underfunded'] }, STORAGE) },
-        detail: detail('Build the bracket, apply byes, open the first matches (a registration: once it has closed, before startsAt); with prizes, once the escrow covers them'),
+        ...operatorRoute('moderator', 'Build the bracket, apply byes, open the first matches (a registration: once it has closed, before startsAt); with prizes, once the escrow covers them'),
       })
       .post('/tournaments/:id/fund', async ({ params, body }) => await games.fund(params.id, body), {
         params: IdParams,
         body: FundBody,
         response: { 200: PrizePoolResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'idempotency_key_reused'] }, STORAGE) },
-        detail: detail('Fund a tournament\'s prize pool: the amount moves from the funding account into its escrow, once per reference'),
+        ...operatorRoute('finance', 'Fund a tournament\'s prize pool: the amount moves from the funding account into its escrow, once per reference'),
       })
       .post('/tournaments/:id/cancel', async ({ params, body }) => ({ tournament: await games.cancelTournament(params.id, body.reason) }), {
         params: IdParams,
         body: ReasonBody,
         response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
-        detail: detail('Cancel a tournament: its undecided matches are cancelled, open game sessions stop working, every participant is told'),
+        ...operatorRoute('moderator', 'Cancel a tournament: its undecided matches are cancelled, open game sessions stop working, every participant is told'),
       })
       .post(
         '/tournaments/:id/participants/:participantId/disqualify',
@@ -130,13 +149,13 @@ export function adminModule(
             200: t.Object({ match: Match }),
             ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE),
           },
-          detail: detail('Disqualify a participant: their current match goes to the opponent (now, or as a walkover once the opponent is known)'),
+          ...operatorRoute('moderator', 'Disqualify a participant: their current match goes to the opponent (now, or as a walkover once the opponent is known)'),
         },
       )
       .get('/tournaments/:id', async ({ params }) => ({ tournament: await games.getTournament(params.id) }), {
         params: IdParams,
         response: { 200: TournamentResponse, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
-        detail: detail('A tournament with its participants and bracket'),
+        ...operatorRoute('viewer', 'A tournament with its participants and bracket'),
       })
       .post(
         '/wallets/:userId/credit',
@@ -148,7 +167,7 @@ export function adminModule(
             reference: t.String({ minLength: 1, maxLength: 128, description: 'the same reference credits once' }),
           }),
           response: { 200: t.Object({ balance: t.String() }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
-          detail: detail('Credit a wallet (idempotent by reference)'),
+          ...operatorRoute('finance', 'Credit a wallet (idempotent by reference)'),
         },
       )
       .post(
@@ -161,19 +180,19 @@ export function adminModule(
             200: t.Object({ balance: t.String() }),
             ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['idempotency_key_reused'], 422: ['insufficient_funds'] }, STORAGE),
           },
-          detail: detail('Adjust a wallet by a signed amount with a reason (idempotent by reference; never below zero)'),
+          ...operatorRoute('finance', 'Adjust a wallet by a signed amount with a reason (idempotent by reference; never below zero)'),
         },
       )
       .post('/withdrawals/:id/approve', async ({ params }) => ({ withdrawal: await options.withdrawals.approve(params.id) }), {
         params: IdParams,
         response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval'] }, STORAGE) },
-        detail: detail('Approve a withdrawal awaiting approval: signed at once, or held until its new-destination hold ends (idempotent)'),
+        ...operatorRoute('finance', 'Approve a withdrawal awaiting approval: signed at once, or held until its new-destination hold ends (idempotent)'),
       })
       .post('/withdrawals/:id/reject', async ({ params, body }) => ({ withdrawal: await options.withdrawals.reject(params.id, body.reason) }), {
         params: IdParams,
         body: RejectWithdrawalBody,
         response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval'] }, STORAGE) },
-        detail: detail('Reject a withdrawal awaiting approval: its amount goes back to the wallet (idempotent)'),
+        ...operatorRoute('finance', 'Reject a withdrawal awaiting approval: its amount goes back to the wallet (idempotent)'),
       })
       .get(
         '/security-events',
@@ -189,20 +208,20 @@ export function adminModule(
         {
           query: t.Object({ after: t.Optional(t.String({ maxLength: 20 })), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })) }),
           response: { 200: t.Object({ events: t.Array(t.Record(t.String(), t.Unknown())), cursor: t.String() }), ...errors(OPERATOR, INVALID, STORAGE) },
-          detail: detail('Security events, oldest first after the cursor'),
+          ...operatorRoute('viewer', 'Security events, oldest first after the cursor'),
         },
       )
       .post('/matches/:id/resolve', async ({ params, body }) => await matchService.resolve(params.id, body.winnerParticipantId), {
         params: IdParams,
         body: ResolveBody,
         response: { 200: t.Object({ match: Match, decision: DecisionResponse }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['match_not_running'] }, STORAGE) },
-        detail: detail('Decide a disputed (or running) match; advances the bracket'),
+        ...operatorRoute('moderator', 'Decide a disputed (or running) match; advances the bracket'),
       })
       .post('/matches/:id/correct', async ({ params, body }) => await matchService.correct(params.id, body.winnerParticipantId, body.reason), {
         params: IdParams,
         body: CorrectBody,
         response: { 200: t.Object({ match: Match }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'correction_too_late'] }, STORAGE) },
-        detail: detail('Correct a decided result while the match it fed has no claim; the new winner takes the old one\'s slot'),
+        ...operatorRoute('moderator', 'Correct a decided result while the match it fed has no claim; the new winner takes the old one\'s slot'),
       })
       .use(options.devMailbox ? devMailbox(storage) : new Elysia({ name: 'arena/admin-dev-mail-off' }))
       // Users: search, one user in full, bans, deletion (contract §8). Added to

@@ -10,7 +10,7 @@ import type { BanService } from '../auth/bans'
 import { DeleteAccountResponse, SessionIdParams as IdParams } from '../auth/model'
 import { USERS_PAGE_DEFAULT, type UserDirectory } from '../auth/user-directory'
 import { AdminUserDetail, AdminUserResponse, BanBody, DeleteUserBody, UsersPage, UsersQuery } from './model'
-import { OPERATOR, operatorDetail as detail } from './operator'
+import { OPERATOR, operatorRoute } from './operator'
 
 export interface AdminUserServices {
   bans: BanService
@@ -49,29 +49,29 @@ export function adminUserRoutes({ bans, users, deletion }: AdminUserServices) {
         {
           query: UsersQuery,
           response: { 200: UsersPage, ...errors(OPERATOR, INVALID, STORAGE) },
-          detail: detail('Users in creation order, deleted ones included; search by id, or part of a username or email'),
+          ...operatorRoute('viewer', 'Users in creation order, deleted ones included; search by id, or part of a username or email'),
         },
       )
       .get('/users/:id', ({ params }) => users.detail(params.id), {
         params: IdParams,
         response: { 200: AdminUserDetail, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
-        detail: detail('One user: the account, every session, the wallet, the ban'),
+        ...operatorRoute('viewer', 'One user: the account, every session, the wallet, the ban'),
       })
       .post('/users/:id/ban', async ({ params, body }) => ({ user: users.view(await bans.ban(params.id, { reason: body.reason, until: untilOf(body.until) })) }), {
         params: IdParams,
         body: BanBody,
         response: { 200: AdminUserResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
-        detail: detail('Ban a user until a time or until lifted: every session ends at once; a ban in force is replaced'),
+        ...operatorRoute('moderator', 'Ban a user until a time or until lifted: every session ends at once; a ban in force is replaced'),
       })
       .post('/users/:id/unban', async ({ params }) => ({ user: users.view(await bans.unban(params.id)) }), {
         params: IdParams,
         response: { 200: AdminUserResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
-        detail: detail('Lift the ban; the user may log in again'),
+        ...operatorRoute('moderator', 'Lift the ban; the user may log in again'),
       })
       .post('/users/:id/delete', async ({ params, body }) => ({ deleted: true as const, ...(await deletion.deleteByOperator(params.id, body.reason)) }), {
         params: IdParams,
         body: DeleteUserBody,
         response: { 200: DeleteAccountResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'balance_not_empty'] }, STORAGE) },
-        detail: detail('Delete an account: personal data erased, the ledger kept (needs an empty wallet)'),
+        ...operatorRoute('admin', 'Delete an account: personal data erased, the ledger kept (needs an empty wallet)'),
       })
 }

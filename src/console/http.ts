@@ -1,0 +1,72 @@
+// What every console response shares: HTML rendered on the server (Preact's
+// renderer escapes every value it is given), the headers that keep the pages
+// to themselves, redirects after a form, and the session cookie.
+import type { VNode } from 'preact'
+import { render } from 'preact-render-to-string'
+
+export const SESSION_COOKIE = 'arena_console'
+export const CONSOLE_PREFIX = '/console'
+
+/**
+ * No script anywhere (every page works with forms and links alone), so the
+ * policy allows none; styles and images only from the console itself (the
+ * bracket is inline SVG). Never cached, never framed, no referrer leaves it.
+ */
+export const PAGE_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+}
+
+export function htmlPage(page: VNode, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(`<!doctype html>${render(page)}`, { status, headers: { ...PAGE_HEADERS, ...headers } })
+}
+
+/**
+ * 303 to a console path after a form (post/redirect/get), with a notice the
+ * next page shows. Only console paths: a `next` taken from a query never
+ * sends anyone elsewhere.
+ */
+export function redirect(to: string, notice?: string, headers: Record<string, string> = {}): Response {
+  const path = isConsolePath(to) ? to : CONSOLE_PREFIX
+  const location = notice === undefined ? path : `${path}${path.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}`
+  return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } })
+}
+
+export function isConsolePath(path: string): boolean {
+  return (path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`) || path.startsWith(`${CONSOLE_PREFIX}?`)) && !path.includes('//') && !path.includes('\\')
+}
+
+/** The session cookie: HttpOnly, SameSite=Strict, only under /console; Secure when the console is reached over HTTPS. */
+export function sessionCookie(token: string, options: { secure: boolean; maxAgeS: number }): string {
+  return [`${SESSION_COOKIE}=${token}`, `Path=${CONSOLE_PREFIX}`, `Max-Age=${options.maxAgeS}`, 'HttpOnly', 'SameSite=Strict', ...(options.secure ? ['Secure'] : [])].join('; ')
+}
+
+export function clearedSessionCookie(secure: boolean): string {
+  return sessionCookie('', { secure, maxAgeS: 0 })
+}
+
+/** The session token from the request's cookie, if any. */
+export function sessionToken(request: Request): string | null {
+  const header = request.headers.get('cookie')
+  if (header === null) return null
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq !== -1 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+      const value = part.slice(eq + 1).trim()
+      return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : null
+    }
+  }
+  return null
+}
+
+/** The path of a request URL, without parsing the whole URL. */
+export function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start === -1) return '/'
+  const query = url.indexOf('?', start)
+  return query === -1 ? url.slice(start) : url.slice(start, query)
+}

@@ -1,0 +1,150 @@
+// The operator console at /console (contract §11): pages rendered on the
+// server with Preact (escaped by construction), plain HTML forms, no script,
+// every asset embedded in the binary. Why server-rendered: nothing to build
+// or ship beside the binary, it works offline and without JavaScript, and
+// each action is one form posted to a route that runs the same service
+// method, with the same role check and audit record, as the admin API.
+//
+// A request flows: the transform hook below resolves the session cookie
+// (HttpOnly, SameSite=Strict, path /console) and, on a form, checks its CSRF
+// token (an HMAC of the session token) and its Origin; the route's
+// `consoleRoute(role)` refuses a lower role; the handler calls a service with
+// the session's Actor and answers a page or a redirect. Errors become pages
+// (renderConsoleError), a signed-out GET a redirect to the sign-in page.
+import { Elysia, t } from 'elysia'
+import { AppError } from '../shared/errors'
+import type { ErrorEnvelope } from '../shared/errors'
+import { requestState } from '../plugins/request-context'
+import type { Services } from '../services'
+import { ASSETS } from './assets'
+import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
+import { Layout } from './layout'
+import { setConsoleSession } from './session'
+import { SignInPage } from './pages/sign-in'
+
+export interface ConsoleDeps {
+  services: Services
+  /** Send the cookie with `Secure` (set when the console is served over HTTPS: ARENA_ENV=production). */
+  secureCookie: boolean
+  sessionTtlS: number
+}
+
+/** Paths reachable without a session: the sign-in page and the stylesheet. */
+function isPublic(path: string): boolean {
+  return path === `${CONSOLE_PREFIX}/login` || path.startsWith(`${CONSOLE_PREFIX}/assets/`)
+}
+
+/** A form from another site (a browser always sends Origin on a cross-site POST): refused before anything reads it. */
+function crossSite(request: Request): boolean {
+  const origin = request.headers.get('origin')
+  if (origin === null || origin === 'null') return origin === 'null'
+  const host = request.headers.get('host')
+  try {
+    return new URL(origin).host !== (host ?? new URL(request.url).host)
+  } catch {
+    return true
+  }
+}
+
+export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDeps) {
+  const { operators, audit } = services
+  return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
+    .onTransform(async ({ request, body }) => {
+      const path = pathOf(request.url)
+      const writing = request.method !== 'GET' && request.method !== 'HEAD'
+      if (writing && crossSite(request)) throw new AppError('forbidden', 'A console form must come from the console itself')
+      if (isPublic(path)) return
+      const token = sessionToken(request)
+      const live = token === null ? null : await operators.session(token, 'console')
+      if (token === null || live === null) throw new AppError('unauthorized', 'Sign in to the console')
+      if (writing) {
+        const given = (body as Record<string, unknown> | null | undefined)?._csrf
+        if (typeof given !== 'string' || !operators.csrfMatches(token, given)) {
+          throw new AppError('forbidden', 'This form has no valid CSRF token: reload the page and try again')
+        }
+      }
+      setConsoleSession(request, { actor: audit.actor(live.operator, 'console', requestState(request)?.id ?? null), sessionId: live.sessionId, csrf: live.csrf })
+    })
+    .get('/assets/:file', ({ params }) => {
+      const asset = ASSETS[params.file]
+      if (asset === undefined) throw new AppError('not_found', 'No such console asset')
+      return new Response(asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' } })
+    }, { params: t.Object({ file: t.String({ maxLength: 64 }) }), detail: { hide: true } })
+    .get('/login', ({ query }) => htmlPage(<SignInPage next={safeNext(query.next)} notice={query.notice ?? null} />), {
+      query: t.Object({ next: t.Optional(t.String({ maxLength: 512 })), notice: t.Optional(t.String({ maxLength: 200 })) }),
+      detail: { hide: true },
+    })
+    .post(
+      '/login',
+      async ({ body, request }) => {
+        const next = safeNext(body.next)
+        try {
+          const signedIn = await operators.signIn({
+            name: body.name,
+            password: body.password,
+            newPassword: body.newPassword || undefined,
+            totp: body.totp || undefined,
+            kind: 'console',
+            userAgent: request.headers.get('user-agent'),
+            ip: null,
+          })
+          return redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureCookie, maxAgeS: sessionTtlS }) })
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error
+          // The same page again, saying why; on a one-time password, with the fields to replace it.
+          return htmlPage(
+            <SignInPage next={next} error={error.message} name={body.name} changePassword={error.code === 'password_change_required' || body.newPassword !== undefined} askCode={error.code === 'totp_required' || error.code === 'invalid_totp'} />,
+            error.status,
+            error.headers ?? {},
+          )
+        }
+      },
+      {
+        body: t.Object({
+          name: t.String({ maxLength: 64 }),
+          password: t.String({ maxLength: 256 }),
+          newPassword: t.Optional(t.String({ maxLength: 256 })),
+          totp: t.Optional(t.String({ maxLength: 16 })),
+          next: t.Optional(t.String({ maxLength: 512 })),
+        }),
+        detail: { hide: true },
+      },
+    )
+    .post(
+      '/logout',
+      async ({ request }) => {
+        const token = sessionToken(request)
+        if (token !== null) await operators.signOut(token)
+        return redirect(`${CONSOLE_PREFIX}/login`, 'Signed out', { 'set-cookie': clearedSessionCookie(secureCookie) })
+      },
+      { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), detail: { hide: true } },
+    )
+}
+
+/** Where to go after signing in: a console path, never elsewhere. */
+function safeNext(next: string | undefined): string {
+  return next !== undefined && isConsolePath(next) && next !== `${CONSOLE_PREFIX}/login` ? next : CONSOLE_PREFIX
+}
+
+/** The console's error pages (the error plugin maps the error; this draws it). A signed-out GET goes to the sign-in page. */
+export function renderConsoleError(status: number, body: ErrorEnvelope, request: Request, headers: Record<string, string>): Response {
+  if (status === 401 && (request.method === 'GET' || request.method === 'HEAD')) {
+    const url = request.url
+    const path = url.slice(url.indexOf('/', url.indexOf('//') + 2))
+    return new Response(null, { status: 303, headers: { ...headers, location: `${CONSOLE_PREFIX}/login?next=${encodeURIComponent(path)}`, 'cache-control': 'no-store' } })
+  }
+  const details = body.error.details?.map((d) => `${d.path}: ${d.message}`).join('; ')
+  return htmlPage(
+    <Layout title={status === 403 ? 'Not allowed' : status === 404 ? 'Not found' : 'Something went wrong'} operator={null}>
+      <p class="error" role="alert">
+        {body.error.message}
+        {details ? ` (${details})` : ''}
+      </p>
+      <p>
+        <a href={CONSOLE_PREFIX}>Back to the console</a>
+      </p>
+    </Layout>,
+    status,
+    headers,
+  )
+}
