@@ -10,14 +10,17 @@ export const CONSOLE_PREFIX = '/console'
 /**
  * No script anywhere (every page works with forms and links alone), so the
  * policy allows none; styles and images only from the console itself (the
- * bracket is inline SVG). Never cached, never framed, no referrer leaves it.
+ * bracket is inline SVG). Never cached, never framed, no referrer leaves it:
+ * `same-origin`, not `no-referrer`, because under `no-referrer` a browser
+ * sends `Origin: null` with every form, and the Origin check (index.tsx)
+ * would refuse the console's own forms.
  */
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 }
 
