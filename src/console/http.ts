@@ -39,6 +39,12 @@ export function redirect(to: string, notice?: string, headers: Record<string, st
   return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } })
 }
 
+/** 303 back to a console page after a form the service refused, with its message (the page shows it as an error). */
+export function redirectWithError(to: string, message: string): Response {
+  const path = isConsolePath(to) ? to : CONSOLE_PREFIX
+  return new Response(null, { status: 303, headers: { location: `${path}${path.includes('?') ? '&' : '?'}error=${encodeURIComponent(message.slice(0, 300))}`, 'cache-control': 'no-store' } })
+}
+
 export function isConsolePath(path: string): boolean {
   return (path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`) || path.startsWith(`${CONSOLE_PREFIX}?`)) && !path.includes('//') && !path.includes('\\')
 }

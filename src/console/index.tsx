@@ -21,6 +21,7 @@ import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, 
 import { Layout } from './layout'
 import { setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
+import { userPages } from './pages/users'
 
 export interface ConsoleDeps {
   services: Services
@@ -119,6 +120,8 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
       },
       { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), detail: { hide: true } },
     )
+    // The pages: function plugins adding their routes to this instance, so the transform above guards them.
+    .use(userPages(services))
 }
 
 /** Where to go after signing in: a console path, never elsewhere. */

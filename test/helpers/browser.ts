@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { createTestApp, type TestApp, type TestAppOptions } from './app'
 import { ROOT } from './process'
+import { ADMIN_TOKEN } from './arena'
 import type { OperatorRole } from '../../src/modules/operators/roles'
 import type { OperatorIdentity } from '../../src/modules/audit/log'
 
@@ -68,9 +69,13 @@ export interface ConsoleWorld {
   close(): Promise<void>
 }
 
-/** The real app on a real port, and a headless chromium in a fresh profile. */
+/**
+ * The real app on a real port, and a headless chromium in a fresh profile.
+ * The admin token is set (ADMIN_TOKEN, `admin` headers of ./arena), so a
+ * test can set its world up through the admin API: `ctx.handle(postJson(…, admin))`.
+ */
 export async function startConsole(options: TestAppOptions = {}): Promise<ConsoleWorld> {
-  const ctx = await createTestApp(options)
+  const ctx = await createTestApp({ ...options, env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env } })
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, development: false, fetch: (request) => ctx.handle(request) })
   const baseUrl = `http://127.0.0.1:${server.port}`
   let browser: Browser
