@@ -16,18 +16,25 @@ import { AppError } from '../shared/errors'
 import type { ErrorEnvelope } from '../shared/errors'
 import { requestState } from '../plugins/request-context'
 import type { Services } from '../services'
+import type { Clock } from '../shared/clock'
 import { ASSETS } from './assets'
 import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
 import { setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
 import { userPages } from './pages/users'
+import { auditPages } from './pages/audit'
+import { securityPages } from './pages/security'
+import { operatorPages } from './pages/operators'
+import { accountPages } from './pages/account'
 
 export interface ConsoleDeps {
   services: Services
   /** Send the cookie with `Secure` (set when the console is served over HTTPS: ARENA_ENV=production). */
   secureCookie: boolean
   sessionTtlS: number
+  /** The server's clock (whether a session listed on the account page is still live). */
+  clock: Clock
 }
 
 /** Paths reachable without a session: the sign-in page and the stylesheet. */
@@ -47,7 +54,7 @@ function crossSite(request: Request): boolean {
   }
 }
 
-export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDeps) {
+export function consoleModule({ services, secureCookie, sessionTtlS, clock }: ConsoleDeps) {
   const { operators, audit } = services
   return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
     .onTransform(async ({ request, body }) => {
@@ -122,6 +129,10 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
     )
     // The pages: function plugins adding their routes to this instance, so the transform above guards them.
     .use(userPages(services))
+    .use(securityPages(services))
+    .use(auditPages(services))
+    .use(operatorPages(services))
+    .use(accountPages(services, { secureCookie, clock }))
 }
 
 /** Where to go after signing in: a console path, never elsewhere. */
