@@ -21,6 +21,7 @@ import { ADMIN_TOKEN_HEADER, actorOf, OPERATOR, operatorRoute, setActor } from '
 import type { AuditLog, OperatorIdentity } from '../audit/log'
 import { requestState } from '../../plugins/request-context'
 import { adminUserRoutes, type AdminUserServices } from './users'
+import { AuditPage, AuditQuery } from '../audit/model'
 
 export { ADMIN_TOKEN_HEADER }
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
@@ -209,6 +210,23 @@ export function adminModule(
           query: t.Object({ after: t.Optional(t.String({ maxLength: 20 })), limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })) }),
           response: { 200: t.Object({ events: t.Array(t.Record(t.String(), t.Unknown())), cursor: t.String() }), ...errors(OPERATOR, INVALID, STORAGE) },
           ...operatorRoute('viewer', 'Security events, oldest first after the cursor'),
+        },
+      )
+      .get(
+        '/audit',
+        ({ query }) => {
+          if (query.after !== undefined && !/^(0|[1-9][0-9]{0,14})$/.test(query.after)) {
+            throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/after', message: 'Not a cursor this server issued' }] })
+          }
+          if (query.limit !== undefined && !Number.isInteger(query.limit)) {
+            throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/limit', message: 'Expected a whole number' }] })
+          }
+          return options.audit.page(storage.read.audit, Number(query.after ?? 0), query.limit ?? 100)
+        },
+        {
+          query: AuditQuery,
+          response: { 200: AuditPage, ...errors(OPERATOR, INVALID, STORAGE) },
+          ...operatorRoute('viewer', 'The operator audit log, oldest first after the cursor'),
         },
       )
       .post('/matches/:id/resolve', async ({ params, body, request }) => await matchService.resolve(params.id, body.winnerParticipantId, actorOf(request)), {
