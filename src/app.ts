@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import type { ServiceDeps, Services } from './services'
 import { adminModule, operatorApiDisabled } from './modules/admin'
-import { accountModule, authModule } from './modules/auth'
+import { accountModule, authModule, clientAddress } from './modules/auth'
 import { gamesModule } from './modules/games'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
@@ -46,6 +46,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, withdrawals, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null }))
+    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, withdrawals, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null, operators: services.operators, addressOf: (request, server) => clientAddress(request, server, { trustProxy: config.trustProxy }) }))
 }
 
