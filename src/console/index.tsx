@@ -27,6 +27,8 @@ export interface ConsoleDeps {
   /** Send the cookie with `Secure` (set when the console is served over HTTPS: ARENA_ENV=production). */
   secureCookie: boolean
   sessionTtlS: number
+  /** The client's address (the sign-in throttle counts per address). */
+  addressOf: (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) => string
 }
 
 /** Paths reachable without a session: the sign-in page and the stylesheet. */
@@ -46,7 +48,7 @@ function crossSite(request: Request): boolean {
   }
 }
 
-export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDeps) {
+export function consoleModule({ services, secureCookie, sessionTtlS, addressOf }: ConsoleDeps) {
   const { operators, audit } = services
   return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
     .onTransform(async ({ request, body }) => {
@@ -76,7 +78,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
     })
     .post(
       '/login',
-      async ({ body, request }) => {
+      async ({ body, request, server }) => {
         const next = safeNext(body.next)
         try {
           const signedIn = await operators.signIn({
@@ -86,7 +88,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
             totp: body.totp || undefined,
             kind: 'console',
             userAgent: request.headers.get('user-agent'),
-            ip: null,
+            ip: addressOf(request, server),
           })
           return redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureCookie, maxAgeS: sessionTtlS }) })
         } catch (error) {
