@@ -19,7 +19,7 @@ import type { Services } from '../services'
 import { ASSETS } from './assets'
 import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
-import { setConsoleSession } from './session'
+import { consoleRoute, setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
 
 export interface ConsoleDeps {
@@ -119,7 +119,8 @@ export function consoleModule({ services, secureCookie, sessionTtlS, addressOf }
         if (token !== null) await operators.signOut(token)
         return redirect(`${CONSOLE_PREFIX}/login`, 'Signed out', { 'set-cookie': clearedSessionCookie(secureCookie) })
       },
-      { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), detail: { hide: true } },
+      // Any signed-in operator may sign out: declared like every other console route, so the table-driven role test covers it.
+      { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), ...consoleRoute('viewer') },
     )
 }
 
