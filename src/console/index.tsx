@@ -19,7 +19,7 @@ import type { Services } from '../services'
 import { ASSETS } from './assets'
 import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
-import { setConsoleSession } from './session'
+import { consoleRoute, setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
 
 export interface ConsoleDeps {
@@ -27,6 +27,8 @@ export interface ConsoleDeps {
   /** Send the cookie with `Secure` (set when the console is served over HTTPS: ARENA_ENV=production). */
   secureCookie: boolean
   sessionTtlS: number
+  /** The client's address (the sign-in throttle counts per address). */
+  addressOf: (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) => string
 }
 
 /** Paths reachable without a session: the sign-in page and the stylesheet. */
@@ -46,7 +48,7 @@ function crossSite(request: Request): boolean {
   }
 }
 
-export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDeps) {
+export function consoleModule({ services, secureCookie, sessionTtlS, addressOf }: ConsoleDeps) {
   const { operators, audit } = services
   return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
     .onTransform(async ({ request, body }) => {
@@ -76,7 +78,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
     })
     .post(
       '/login',
-      async ({ body, request }) => {
+      async ({ body, request, server }) => {
         const next = safeNext(body.next)
         try {
           const signedIn = await operators.signIn({
@@ -86,7 +88,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
             totp: body.totp || undefined,
             kind: 'console',
             userAgent: request.headers.get('user-agent'),
-            ip: null,
+            ip: addressOf(request, server),
           })
           return redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureCookie, maxAgeS: sessionTtlS }) })
         } catch (error) {
@@ -117,7 +119,8 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
         if (token !== null) await operators.signOut(token)
         return redirect(`${CONSOLE_PREFIX}/login`, 'Signed out', { 'set-cookie': clearedSessionCookie(secureCookie) })
       },
-      { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), detail: { hide: true } },
+      // Any signed-in operator may sign out: declared like every other console route, so the table-driven role test covers it.
+      { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), ...consoleRoute('viewer') },
     )
 }
 
