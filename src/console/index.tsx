@@ -20,7 +20,7 @@ import type { Clock } from '../shared/clock'
 import { ASSETS } from './assets'
 import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
-import { setConsoleSession } from './session'
+import { consoleRoute, setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
 import { userPages } from './pages/users'
 import { auditPages } from './pages/audit'
@@ -35,6 +35,8 @@ export interface ConsoleDeps {
   sessionTtlS: number
   /** The server's clock (whether a session listed on the account page is still live). */
   clock: Clock
+  /** The client's address (the sign-in throttle counts per address). */
+  addressOf: (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) => string
 }
 
 /** Paths reachable without a session: the sign-in page and the stylesheet. */
@@ -54,7 +56,7 @@ function crossSite(request: Request): boolean {
   }
 }
 
-export function consoleModule({ services, secureCookie, sessionTtlS, clock }: ConsoleDeps) {
+export function consoleModule({ services, secureCookie, sessionTtlS, clock, addressOf }: ConsoleDeps) {
   const { operators, audit } = services
   return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
     .onTransform(async ({ request, body }) => {
@@ -84,7 +86,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock }: Co
     })
     .post(
       '/login',
-      async ({ body, request }) => {
+      async ({ body, request, server }) => {
         const next = safeNext(body.next)
         try {
           const signedIn = await operators.signIn({
@@ -94,7 +96,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock }: Co
             totp: body.totp || undefined,
             kind: 'console',
             userAgent: request.headers.get('user-agent'),
-            ip: null,
+            ip: addressOf(request, server),
           })
           return redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureCookie, maxAgeS: sessionTtlS }) })
         } catch (error) {
@@ -125,7 +127,8 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock }: Co
         if (token !== null) await operators.signOut(token)
         return redirect(`${CONSOLE_PREFIX}/login`, 'Signed out', { 'set-cookie': clearedSessionCookie(secureCookie) })
       },
-      { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), detail: { hide: true } },
+      // Any signed-in operator may sign out: declared like every other console route, so the table-driven role test covers it.
+      { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), ...consoleRoute('viewer') },
     )
     // The pages: function plugins adding their routes to this instance, so the transform above guards them.
     .use(userPages(services))

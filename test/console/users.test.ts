@@ -54,6 +54,17 @@ describeBrowser('console: users', () => {
     await page.getByRole('button', { name: 'Lift the ban' }).click()
     expect(await page.getByRole('status').textContent()).toBe("console_player's ban is lifted")
     expect((await world.ctx.services.users.detail(player.id)).ban).toBeNull()
+
+    // The audit log: the ban and the unban under the moderator's name, the ban with its reason; the refused ban left nothing.
+    await page.getByRole('link', { name: 'Audit log' }).click()
+    const rows = page.locator('tbody tr')
+    const cells = async (i: number) => (await rows.nth(i).locator('td').allTextContents()).map((c) => c.trim())
+    expect((await cells(0)).slice(1, 6)).toEqual([moderator.name, 'moderator', 'console', 'user.unban', player.id])
+    expect((await cells(1)).slice(1, 7)).toEqual([moderator.name, 'moderator', 'console', 'user.ban', player.id, 'cheating in ranked matches'])
+    // Before them only the setup's (the moderator's creation, the credit): the refused ban recorded nothing.
+    expect((await rows.locator('td:nth-child(5)').allTextContents()).map((c) => c.trim())).toEqual(['user.unban', 'user.ban', 'operator.create', 'wallet.credit'])
+    await page.getByRole('link', { name: player.id }).first().click()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('User console_player')
   }, 60_000)
 
   test('a viewer reads the user but has no ban form; a ban it forges with its own CSRF token is 403 and changes nothing', async () => {
