@@ -55,7 +55,7 @@ export function auditPages(services: Services) {
                     <td>{r.operator.role}</td>
                     <td>{r.via}</td>
                     <td>
-                      <code>{r.action}</code>
+                      <code class="name">{r.action}</code>
                     </td>
                     <td>
                       <Target id={r.target} />

@@ -62,7 +62,7 @@ export function securityPages(services: Services) {
                     </td>
                     <td class={e.level === 'SAFE' ? 'ok' : e.level === 'WARN' ? '' : 'bad'}>{e.level}</td>
                     <td>
-                      <code>{e.kind}</code>
+                      <code class="name">{e.kind}</code>
                     </td>
                     <td>{e.source}</td>
                     <td>
