@@ -47,7 +47,7 @@ export function Layout({ title, operator, csrf, section, notice, error, children
           <span class="brand">arena console</span>
           {operator && (
             <div class="who">
-              <a href="/console/account">
+              <a href="/console/account" aria-current={section === '/console/account' ? 'page' : undefined}>
                 {operator.name} <span class="role">({operator.role})</span>
               </a>
               <form method="post" action="/console/logout" class="inline">

@@ -30,6 +30,11 @@ export function untilFromForm(value: string | undefined): Date | null {
   return date
 }
 
+/** A user's page; the id as the path had it, encoded again (a refused form's junk id must not become another path or a broken header). */
+function userPath(id: string): string {
+  return `${SECTION}/${encodeURIComponent(id)}`
+}
+
 function userStatus(user: UserDetail['user']) {
   if (user.deletedAt !== null) return <span class="muted">deleted</span>
   if (user.ban?.inForce) return <span class="bad">banned</span>
@@ -123,9 +128,9 @@ export function userPages(services: Services) {
       .post(
         '/users/:id/ban',
         ({ request, params, body }) =>
-          attempt(`/console/users/${params.id}`, async () => {
+          attempt(userPath(params.id), async () => {
             const user = await bans.ban(params.id, { reason: body.reason.trim(), until: untilFromForm(body.until) }, consoleSession(request).actor)
-            return redirect(`/console/users/${params.id}`, `${user.username} is banned${user.ban?.until ? ` until ${user.ban.until.toISOString()}` : ' until lifted'}`)
+            return redirect(userPath(params.id), `${user.username} is banned${user.ban?.until ? ` until ${user.ban.until.toISOString()}` : ' until lifted'}`)
           }),
         {
           params: t.Object({ id: t.String({ maxLength: 64 }) }),
@@ -136,9 +141,9 @@ export function userPages(services: Services) {
       .post(
         '/users/:id/unban',
         ({ request, params }) =>
-          attempt(`/console/users/${params.id}`, async () => {
+          attempt(userPath(params.id), async () => {
             const user = await bans.unban(params.id, consoleSession(request).actor)
-            return redirect(`/console/users/${params.id}`, `${user.username}'s ban is lifted`)
+            return redirect(userPath(params.id), `${user.username}'s ban is lifted`)
           }),
         {
           params: t.Object({ id: t.String({ maxLength: 64 }) }),
