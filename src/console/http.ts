@@ -52,6 +52,10 @@ export function redirectWithError(to: string, message: string): Response {
 }
 
 export function isConsolePath(path: string): boolean {
+  // Printable ASCII only: a control character (CR, LF) or a non-ASCII one cannot go into a Location header.
+  if (!/^[\x21-\x7e]*$/.test(path)) return false
+  // No `..` segment (plain or percent-encoded): the browser would resolve it out of /console.
+  if (/\/(\.|%2e){2}(\/|\?|#|$)/i.test(path)) return false
   return (path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`) || path.startsWith(`${CONSOLE_PREFIX}?`)) && !path.includes('//') && !path.includes('\\')
 }
 
