@@ -212,6 +212,42 @@ export class OperatorService {
     return operatorView(row)
   }
 
+  /** Lets a disabled operator sign in again (its old sessions stay ended). 409 conflict when it is enabled. */
+  async enable(id: string, by: Actor): Promise<OperatorView> {
+    const now = this.deps.clock.now()
+    const row = await this.deps.storage.write(async (tx) => {
+      const current = await tx.operators.operatorById(id)
+      if (!current) throw notFound()
+      if (current.disabledAt === null) throw new AppError('conflict', `${current.name} is enabled already`)
+      await tx.operators.updateOperator(id, { disabledAt: null, updatedAt: now })
+      await by.record(tx, { action: 'operator.enable', target: id, details: { name: current.name, role: current.role } })
+      return { ...current, disabledAt: null, updatedAt: now }
+    })
+    return operatorView(row)
+  }
+
+  /**
+   * Gives the operator another role, in force at its next request (sessions
+   * read the role each time). The last enabled admin keeps its role (409
+   * last_admin); the role it has already is 409 conflict.
+   */
+  async setRole(id: string, role: OperatorRole, by: Actor): Promise<OperatorView> {
+    const now = this.deps.clock.now()
+    const row = await this.deps.storage.write(async (tx) => {
+      const current = await tx.operators.operatorById(id)
+      if (!current) throw notFound()
+      if (current.role === role) throw new AppError('conflict', `${current.name} is ${role} already`)
+      if (current.role === 'admin' && current.disabledAt === null) {
+        const admins = (await tx.operators.listOperators()).filter((op) => op.role === 'admin' && op.disabledAt === null)
+        if (admins.length <= 1) throw new AppError('last_admin', `${current.name} is the last enabled admin: make another operator admin first`)
+      }
+      await tx.operators.updateOperator(id, { role, updatedAt: now })
+      await by.record(tx, { action: 'operator.role', target: id, details: { name: current.name, from: current.role, to: role } })
+      return { ...current, role, updatedAt: now }
+    })
+    return operatorView(row)
+  }
+
   /**
    * A new one-time password for the operator (answered once, never stored):
    * the old password stops working and every session ends. TOTP is left as
