@@ -79,6 +79,11 @@ describe('accounts', () => {
     const second = await signIn(op.operator.name, OPERATOR_PASSWORD)
     const listed = await ctx.services.operators.sessions(op.operator.id, second.session.id)
     expect(listed.map((s) => s.current)).toEqual([true, false])
+    // Used two minutes later: its lastSeenAt moves (at most once a minute), the other's does not.
+    ctx.clock.advance(120_000)
+    expect(await ctx.services.operators.session(second.token, 'api')).not.toBeNull()
+    const seen = await ctx.services.operators.sessions(op.operator.id)
+    expect(seen.map((s) => s.lastSeenAt)).toEqual([ctx.clock.now().toISOString(), listed[1]!.lastSeenAt])
     const by = ctx.services.audit.actor({ id: op.operator.id, name: op.operator.name, role: 'viewer' }, 'console')
     await ctx.services.operators.revokeSession(op.operator.id, op.sessionId, by)
     expect(await ctx.services.operators.session(op.token, 'api')).toBeNull()

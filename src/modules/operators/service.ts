@@ -18,7 +18,7 @@
 // Signing in is not recorded in the audit log (it changes no data); the
 // session row itself (created, address, user agent) is the record of it.
 import type { Storage } from '../../db/storage'
-import { UniqueViolationError } from '../../db/errors'
+import { isStorageUnavailable, UniqueViolationError } from '../../db/errors'
 import type { Clock } from '../../shared/clock'
 import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
@@ -92,6 +92,9 @@ export interface LiveSession {
   sessionId: string
   csrf: string
 }
+
+/** lastSeenAt is written at most once a minute per session: a page of requests is one write, not one each. */
+const LAST_SEEN_RESOLUTION_MS = 60_000
 
 const NAME = /^[a-z0-9][a-z0-9._-]{1,31}$/i
 
@@ -446,7 +449,16 @@ export class OperatorService {
     if (!found) return null
     const { session, operator } = found
     if (session.kind !== kind || session.revokedAt !== null || operator.disabledAt !== null) return null
-    if (session.expiresAt.getTime() <= this.deps.clock.now().getTime()) return null
+    const now = this.deps.clock.now()
+    if (session.expiresAt.getTime() <= now.getTime()) return null
+    if (now.getTime() - session.lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+      try {
+        await this.deps.storage.write((tx) => tx.operators.touchOperatorSession(session.id, now))
+      } catch (error) {
+        // Bookkeeping only: a full or failing disk must not turn a live session into a 503 for reads.
+        if (!isStorageUnavailable(error)) throw error
+      }
+    }
     return { operator: identityOf(operator), sessionId: session.id, csrf: this.csrfFor(token) }
   }
 
