@@ -63,6 +63,16 @@ describe('accounts', () => {
     expect(record).toMatchObject({ operatorId: admin.operator.id, operatorName: admin.operator.name, role: 'admin', via: 'api', target: viewer.operator.id })
   })
 
+  test('two admins disabling each other at once: one of them stays enabled', async () => {
+    const one = await signedInOperator(ctx, 'admin')
+    const two = await signedInOperator(ctx, 'admin')
+    const actorOf = (o: typeof one) => ctx.services.audit.actor({ id: o.operator.id, name: o.operator.name, role: 'admin' }, 'api')
+    const results = await Promise.allSettled([ctx.services.operators.disable(two.operator.id, actorOf(one)), ctx.services.operators.disable(one.operator.id, actorOf(two))])
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected'])
+    expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as AppError).code).toBe('last_admin')
+    expect((await ctx.services.operators.list()).filter((o) => !o.disabled)).toHaveLength(1)
+  })
+
   test('reset-password: a new one-time password, the old one and every session gone', async () => {
     const op = await signedInOperator(ctx, 'finance')
     const { password } = await ctx.services.operators.resetPassword(op.operator.id, cliActor(ctx, 'cli:root'))
