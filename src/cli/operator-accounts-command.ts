@@ -5,29 +5,14 @@
 // can run it can read the database anyway, and the audit log still says
 // which OS account did what. A password arena prints (create, reset) is
 // one-time: printed once, never stored, replaced at the first sign-in.
-import { userInfo } from 'node:os'
 import type { Command, Io } from './command'
 import { UsageError } from './command'
 import { OPERATOR_ROLES, type OperatorRole } from '../modules/operators/roles'
 import type { OperatorView } from '../modules/operators/service'
 import type { Services } from '../services'
-import type { Actor } from '../modules/audit/log'
+import { cliActor } from './actor'
 
 type WithServices = <T>(fn: (services: Services) => Promise<T> | T) => Promise<T>
-
-/** The OS account running the command; `unknown` where it has no name (a container's bare uid). */
-function osUser(): string {
-  try {
-    return userInfo().username || 'unknown'
-  } catch {
-    return 'unknown'
-  }
-}
-
-/** The command line as an operator: admin, no id, named after the OS account. */
-function cliActor(services: Services): Actor {
-  return services.audit.actor({ id: null, name: `cli:${osUser()}`, role: 'admin' }, 'cli')
-}
 
 function roleOf(raw: unknown): OperatorRole {
   if (typeof raw !== 'string') throw new UsageError(`missing --role (${OPERATOR_ROLES.join(', ')})`)

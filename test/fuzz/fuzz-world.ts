@@ -308,6 +308,8 @@ export class World {
     }
     const chain = await verifySecurityLog(this.t.services.storage.read.security, this.t.secrets.chainKey)
     if (!chain.ok) problems.push(`security-event chain broken at ${chain.brokenAt}: ${chain.reason}`)
+    const audit = await this.t.services.audit.verify(this.t.services.storage.read.audit)
+    if (!audit.ok) problems.push(`audit chain broken at ${audit.brokenAt}: ${audit.reason}`)
     const ledger = await checkLedger(this.t.services.storage.read.wallet)
     if (!ledger.ok) problems.push(...ledger.problems.map((p) => `ledger: ${p}`))
     const probe = {} as Record<string, unknown>

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { userInfo } from 'node:os'
 import { createTestApp, postJson, req, tempDir, testDatabaseEnv, type TestApp } from '../helpers/app'
 import { run, SOURCE_COMMAND, type RunResult } from '../helpers/process'
 import { someAddress } from '../helpers/purchases'
@@ -12,6 +13,7 @@ import { isCommonPin } from '../../src/modules/security/pin-rules'
 import { AppError } from '../../src/shared/errors'
 import { parseSeedOptions, randomPin, seed, SeedError, type SeedResult } from '../../src/cli/seed-command'
 import { UsageError } from '../../src/cli/command'
+import { testActor } from '../helpers/actors'
 
 const seedCli = (args: string[], env: Record<string, string>) => run([...SOURCE_COMMAND, 'seed', ...args], env)
 
@@ -159,6 +161,22 @@ describe('arena seed', () => {
     })
   })
 
+  test('each run is in the audit log: via cli as cli:<OS user>, one request id per run, and the chain verifies', async () => {
+    const listed = await run([...SOURCE_COMMAND, 'audit', 'list', '--limit', '500', '--json'], env)
+    expect(listed.code).toBe(0)
+    const { records } = JSON.parse(listed.stdout) as { records: { via: string; action: string; target: string; requestId: string; operator: { name: string; role: string } }[] }
+    expect(new Set(records.map((r) => `${r.via} ${r.operator.role} ${r.operator.name}`))).toEqual(new Set([`cli admin cli:${userInfo().username}`]))
+    const runs = [...new Set(records.map((r) => r.requestId))]
+    expect(runs).toHaveLength(2)
+    const ofRun = (requestId: string) => records.filter((r) => r.requestId === requestId)
+    const actions = ofRun(runs[0]!).map((r) => r.action)
+    expect(actions).toEqual(['game.create', ...Array(4).fill('wallet.credit'), ...Array(4).fill(['tournament.create', 'tournament.start']).flat()])
+    expect(ofRun(runs[0]!).filter((r) => r.action === 'tournament.start').map((r) => r.target)).toEqual(seeded.tournaments.map((t) => t.id))
+    expect(ofRun(runs[1]!).map((r) => r.action)).toEqual(actions)
+    const verified = await run([...SOURCE_COMMAND, 'audit', 'verify'], env)
+    expect({ code: verified.code, stdout: verified.stdout }).toEqual({ code: 0, stdout: `ok: ${records.length} records, chain intact\n` })
+  })
+
   test('a prefix already in use fails before writing anything: exit 1, the reason and its code, no stack trace', async () => {
     const prefix = seeded.players[0]!.username.replace(/_1$/, '')
     const result = await seedCli(['--prefix', prefix], env)
@@ -226,7 +244,7 @@ describe('arena seed refuses', () => {
           return ctx.services.pins.setPin(userId, pin, password)
         },
       } as unknown as typeof ctx.services.pins
-      const failure = await seed({ services: { ...ctx.services, pins } }, options).catch((error: unknown) => error)
+      const failure = await seed({ services: { ...ctx.services, pins }, by: testActor(ctx.services) }, options).catch((error: unknown) => error)
       expect(failure).toBeInstanceOf(SeedError)
       const error = failure as SeedError
       expect(error.step).toBe('setting the PIN of mid_2')
@@ -243,7 +261,7 @@ describe('arena seed refuses', () => {
 test('with 3 players: no third-place match (it needs two semi-finals), and a Swiss bye for the lowest seed', async () => {
   const ctx = await createTestApp()
   try {
-    const result = await seed({ services: ctx.services }, { ...parseSeedOptions({ prefix: 'three' }), players: 3 })
+    const result = await seed({ services: ctx.services, by: testActor(ctx.services) }, { ...parseSeedOptions({ prefix: 'three' }), players: 3 })
     const [se, de, rr, swiss] = result.tournaments
     expect(result.tournaments.map((t) => [t.format, t.status])).toEqual([
       ['single_elimination', 'running'],
