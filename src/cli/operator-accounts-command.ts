@@ -1,5 +1,5 @@
-// `arena operator create|list|disable|reset-password` (contract §11): named
-// operator accounts from the command line, on the data dir's database,
+// `arena operator create|list|disable|enable|reset-password|set-role|disable-totp`
+// (contract §11): named operator accounts from the command line, on the data dir's database,
 // through the same OperatorService the admin API and the console call. The
 // command line acts as an admin named `cli:<OS user>` (via `cli`): whoever
 // can run it can read the database anyway, and the audit log still says
@@ -11,6 +11,7 @@ import { OPERATOR_ROLES, type OperatorRole } from '../modules/operators/roles'
 import type { OperatorView } from '../modules/operators/service'
 import type { Services } from '../services'
 import { cliActor } from './actor'
+import type { Actor } from '../modules/audit/log'
 
 type WithServices = <T>(fn: (services: Services) => Promise<T> | T) => Promise<T>
 
