@@ -13,6 +13,9 @@
 // the audit log is as it was. The route's own role is then let through (not
 // 401, not 403: whatever the route answers to a placeholder id or an empty
 // body, never a 500).
+//
+// The docs are held to the same table: each admin route's role is written
+// under its heading in docs/api.md and in its role's row in docs/operators.md.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
