@@ -6,7 +6,7 @@
 // answer is never a 5xx, every error is the envelope of contract §0 whose
 // `status` is the HTTP status, every response carries an x-request-id, and
 // nothing reaches the log at level error. After each route's run the world
-// still holds: the ledger balances, the security-event chain verifies,
+// still holds: the ledger balances, the security-event and audit chains verify,
 // Object.prototype is untouched.
 //
 // The routes come from the app itself (app.routes), so a route added later is

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { userInfo } from 'node:os'
 import { createTestApp, postJson, req, tempDir, testDatabaseEnv, type TestApp } from '../helpers/app'
 import { run, SOURCE_COMMAND, type RunResult } from '../helpers/process'
 import { someAddress } from '../helpers/purchases'
@@ -158,6 +159,22 @@ describe('arena seed', () => {
       expect(res.status).toBe(200)
       expect(await res.json()).toMatchObject({ valid: true, locked: false })
     })
+  })
+
+  test('each run is in the audit log: via cli as cli:<OS user>, one request id per run, and the chain verifies', async () => {
+    const listed = await run([...SOURCE_COMMAND, 'audit', 'list', '--limit', '500', '--json'], env)
+    expect(listed.code).toBe(0)
+    const { records } = JSON.parse(listed.stdout) as { records: { via: string; action: string; target: string; requestId: string; operator: { name: string; role: string } }[] }
+    expect(new Set(records.map((r) => `${r.via} ${r.operator.role} ${r.operator.name}`))).toEqual(new Set([`cli admin cli:${userInfo().username}`]))
+    const runs = [...new Set(records.map((r) => r.requestId))]
+    expect(runs).toHaveLength(2)
+    const ofRun = (requestId: string) => records.filter((r) => r.requestId === requestId)
+    const actions = ofRun(runs[0]!).map((r) => r.action)
+    expect(actions).toEqual(['game.create', ...Array(4).fill('wallet.credit'), ...Array(4).fill(['tournament.create', 'tournament.start']).flat()])
+    expect(ofRun(runs[0]!).filter((r) => r.action === 'tournament.start').map((r) => r.target)).toEqual(seeded.tournaments.map((t) => t.id))
+    expect(ofRun(runs[1]!).map((r) => r.action)).toEqual(actions)
+    const verified = await run([...SOURCE_COMMAND, 'audit', 'verify'], env)
+    expect({ code: verified.code, stdout: verified.stdout }).toEqual({ code: 0, stdout: `ok: ${records.length} records, chain intact\n` })
   })
 
   test('a prefix already in use fails before writing anything: exit 1, the reason and its code, no stack trace', async () => {

@@ -15,7 +15,8 @@
 // - concurrent withdrawals from one balance on both never overdraw it;
 // - a finalization job whose instance is SIGKILLed mid-run is completed by
 //   the other, once;
-// - `arena ledger check` and `arena security verify-log` pass at the end.
+// - `arena ledger check`, `arena security verify-log` and `arena audit verify`
+//   pass at the end (the operator actions above went to every instance).
 //
 // The two share nothing but the database and their environment: the
 // tokens' key (ARENA_JWT_SECRET), the operator token (ARENA_ADMIN_TOKEN) and
@@ -617,7 +618,7 @@ describe.skipIf(skip)('two instances on one PostgreSQL database', () => {
     instances.splice(instances.indexOf(victim!), 1)
   }, 60_000)
 
-  test('arena ledger check and arena security verify-log pass on the shared database', async () => {
+  test('arena ledger check, arena security verify-log and arena audit verify pass on the shared database', async () => {
     // Security reports through every instance still running, so the chain was written by more than one flusher.
     const [player] = await playersOn('reporter_', 1)
     const reports = await Promise.all(
@@ -630,6 +631,10 @@ describe.skipIf(skip)('two instances on one PostgreSQL database', () => {
     expect({ code: ledger.code, stderr: ledger.stderr }).toEqual({ code: 0, stderr: '' })
     const chain = await run([BINARY, 'security', 'verify-log', '--json'], env)
     expect({ code: chain.code, stderr: chain.stderr }).toEqual({ code: 0, stderr: '' })
-    console.log(`ledger check: ${ledger.stdout.trim()}\nverify-log: ${chain.stdout.trim()}`)
+    // The operator actions (games, tournaments, credits, bans) sent to every instance, each appended to the one audit chain.
+    const audit = await run([BINARY, 'audit', 'verify', '--json'], env)
+    expect({ code: audit.code, stderr: audit.stderr }).toEqual({ code: 0, stderr: '' })
+    expect((JSON.parse(audit.stdout) as { rows: number }).rows).toBeGreaterThan(0)
+    console.log(`ledger check: ${ledger.stdout.trim()}\nverify-log: ${chain.stdout.trim()}\naudit verify: ${audit.stdout.trim()}`)
   }, 30_000)
 })
