@@ -15,11 +15,13 @@ import { newId } from '../shared/ids'
 
 /** `cli:<OS user>`; the numeric uid when the OS has no name for it (a container's arbitrary uid). */
 export function cliOperatorName(): string {
+  let name = ''
   try {
-    return `cli:${userInfo().username}`
+    name = userInfo().username
   } catch {
-    return `cli:uid-${process.getuid?.() ?? 'unknown'}`
+    // No passwd entry for this uid: named by the uid below.
   }
+  return name === '' ? `cli:uid-${process.getuid?.() ?? 'unknown'}` : `cli:${name}`
 }
 
 /**

@@ -1,16 +1,18 @@
 // `arena db copy`: moves a data dir (its SQLite database, its secrets.json and
 // its custody shares) into an empty PostgreSQL database (src/db/copy.ts),
 // then checks the copy through the PostgreSQL engine with the same functions
-// `arena ledger check` and `arena security verify-log` run, and opens every
-// secret from the copy's vault, so the operator knows before pointing
-// instances at it that the money, the tamper-evident chain and the keys came
-// across whole.
+// `arena ledger check`, `arena security verify-log` and `arena audit verify`
+// run, and opens every secret from the copy's vault, so the operator knows
+// before pointing instances at it that the money, the tamper-evident chains
+// and the keys came across whole.
 import type { Command, Io } from './command'
 import { UsageError } from './command'
 import { loadConfig, type Config } from '../config'
 import { copySqliteToPostgres, SchemaMismatchError, TargetNotEmptyError, type TableCopy } from '../db/copy'
 import { inProcessWakeups } from '../modules/events/wakeups'
 import { verifySecurityLog } from '../modules/security/event-log'
+import { AuditLog, type AuditVerification } from '../modules/audit/log'
+import { systemClock } from '../shared/clock'
 import { checkLedger, type LedgerReport } from '../modules/wallet/ledger'
 import { openStorage } from '../db/open'
 import { vaultFor } from '../services'
@@ -42,6 +44,8 @@ export interface DbCopyReport {
   tables: TableCopy[]
   ledger: LedgerReport
   securityLog: SecurityLogReport
+  /** The operator audit log's chain, under the same chain key. */
+  auditLog: AuditVerification
   vault: VaultReport
 }
 
@@ -71,9 +75,10 @@ export async function copyDataDir(source: Readonly<Config>, target: Readonly<Con
     const ledger = await checkLedger(storage.read.wallet)
     const chainKey = own.find(([name]) => name === VAULT_SECRETS.chainKey)![1]
     const securityLog = await verifySecurityLog(storage.read.security, chainKey)
+    const auditLog = await new AuditLog({ key: chainKey, clock: systemClock }).verify(storage.read.audit)
     const problems = await vaultProblems(vaultFor(target, storage), entries)
     const vault = { ok: problems.length === 0, secrets: own.map(([name]) => name), shares: shares.length, problems }
-    return { ok: ledger.ok && securityLog.ok && vault.ok, ...copied, ledger, securityLog, vault }
+    return { ok: ledger.ok && securityLog.ok && auditLog.ok && vault.ok, ...copied, ledger, securityLog, auditLog, vault }
   } finally {
     await storage.close()
   }
@@ -99,13 +104,14 @@ async function vaultProblems(vault: Vault, entries: readonly [string, string][])
 function reportText(report: DbCopyReport): string {
   const width = Math.max(...report.tables.map((t) => t.table.length))
   const total = report.tables.reduce((sum, t) => sum + t.rows, 0)
-  const { ledger, securityLog, vault } = report
+  const { ledger, securityLog, auditLog, vault } = report
   return [
     `copied ${total} rows from ${report.source} to ${report.target}`,
     ...report.tables.map((t) => `  ${t.table.padEnd(width)}  ${String(t.rows).padStart(9)}`),
     `ledger: ${ledger.ok ? 'ok' : 'BREACH'}: ${ledger.accounts} accounts, ${ledger.transactions} transactions, ${ledger.postings} postings`,
     ...ledger.problems.map((p) => `  ${p}`),
     securityLog.ok ? `security log: ok: ${securityLog.rows} events, chain intact` : `security log: BROKEN at event ${securityLog.brokenAt}: ${securityLog.reason}`,
+    auditLog.ok ? `audit log: ok: ${auditLog.rows} records, chain intact` : `audit log: BROKEN at record ${auditLog.brokenAt}: ${auditLog.reason}`,
     `vault: ${vault.ok ? 'ok' : 'BROKEN'}: ${vault.secrets.join(', ')} and ${vault.shares} custody shares, sealed under ARENA_MASTER_KEY`,
     ...vault.problems.map((p) => `  ${p}`),
   ].join('\n')

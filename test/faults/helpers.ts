@@ -267,8 +267,9 @@ export async function count(store: Store, sql: string, ...params: (string | numb
 
 /**
  * The store as a whole: SQLite's own integrity and foreign-key checks, every
- * ledger invariant (`arena ledger check`) and the security-event hash chain
- * (`arena security verify-log`). Returns the problems found, none when all hold.
+ * ledger invariant (`arena ledger check`), the security-event hash chain
+ * (`arena security verify-log`) and the operator audit chain (`arena audit
+ * verify`). Returns the problems found, none when all hold.
  */
 export async function storeProblems(store: Store): Promise<string[]> {
   const problems: string[] = []
@@ -280,6 +281,8 @@ export async function storeProblems(store: Store): Promise<string[]> {
   if (ledger.code !== 0) problems.push(`ledger check exited ${ledger.code}: ${ledger.stdout} ${ledger.stderr}`)
   const chain = await run([...store.prefix, BINARY, 'security', 'verify-log', '--json'], env)
   if (chain.code !== 0) problems.push(`security verify-log exited ${chain.code}: ${chain.stdout} ${chain.stderr}`)
+  const audit = await run([...store.prefix, BINARY, 'audit', 'verify', '--json'], env)
+  if (audit.code !== 0) problems.push(`audit verify exited ${audit.code}: ${audit.stdout} ${audit.stderr}`)
   return problems
 }
 

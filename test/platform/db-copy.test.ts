@@ -125,7 +125,7 @@ describe('the copy plan', () => {
     expect(position.get('matches')!).toBeLessThan(position.get('game_sessions')!)
     expect(position.get('ledger_transactions')!).toBeLessThan(position.get('ledger_postings')!)
     expect(position.get('ledger_accounts')!).toBeLessThan(position.get('ledger_postings')!)
-    expect(plan.filter((p) => p.identity).map((p) => `${p.name}.${p.identity}`).sort()).toEqual(['ledger_postings.id', 'outbox_events.seq', 'security_events.seq'])
+    expect(plan.filter((p) => p.identity).map((p) => `${p.name}.${p.identity}`).sort()).toEqual(['audit_log.seq', 'ledger_postings.id', 'outbox_events.seq', 'security_events.seq'])
   })
 
   test('a SQLite table or column without its PostgreSQL twin stops the copy before anything is read', () => {
@@ -188,11 +188,14 @@ describe.skipIf(skip)('arena db copy', async () => {
   let report: DbCopyReport
   let pg: TestApp
 
-  test('copies every row as it is and the secrets sealed, then finds the ledger, the security chain and the vault intact on the copy', async () => {
+  test('copies every row as it is and the secrets sealed, then finds the ledger, the security and audit chains and the vault intact on the copy', async () => {
     // Three rows per INSERT: every table of more than three rows crosses a batch boundary.
     report = await copyDataDir(sourceConfig(dataDir), targetConfig(pgDataDir, target), { batchRows: 3 })
     expect(report.ledger).toMatchObject({ ok: true, problems: [] })
     expect(report.securityLog).toEqual({ ok: true, rows: sqliteRows.security_events!.length })
+    // The operator actions that built the source (games, tournaments, credits) came across chained.
+    expect(sqliteRows.audit_log!.length).toBeGreaterThan(0)
+    expect(report.auditLog).toEqual({ ok: true, rows: sqliteRows.audit_log!.length })
     // Signing keys and chain key (the operator token comes from the environment here), and every share file.
     expect(shares.length).toBe(3 * sqliteRows.wallets!.length)
     expect(report.vault).toEqual({ ok: true, secrets: ['signing-keys', 'chain-key'], shares: shares.length, problems: [] })
@@ -315,14 +318,15 @@ describe.skipIf(skip)('arena db copy', async () => {
     const total = report.tables.reduce((sum, t) => sum + t.rows, 0)
     expect(lines[0]).toStartWith(`copied ${total} rows from ${databasePath(dataDir)} to postgres://`)
     expect(lines).toContain(`  users${' '.repeat(Math.max(...report.tables.map((t) => t.table.length)) - 'users'.length)}  ${String(sqliteRows.users!.length).padStart(9)}`)
-    expect(lines.at(-3)).toStartWith('ledger: ok: ')
-    expect(lines.at(-2)).toBe(`security log: ok: ${report.securityLog.rows} events, chain intact`)
+    expect(lines.at(-4)).toStartWith('ledger: ok: ')
+    expect(lines.at(-3)).toBe(`security log: ok: ${report.securityLog.rows} events, chain intact`)
+    expect(lines.at(-2)).toBe(`audit log: ok: ${report.auditLog.rows} records, chain intact`)
     expect(lines.at(-1)).toBe(`vault: ok: signing-keys, chain-key and ${shares.length} custody shares, sealed under ARENA_MASTER_KEY`)
 
     const json = await run([...SOURCE_COMMAND, 'db', 'copy', '--json', '--to', await emptyDatabase()], { ARENA_DATA_DIR: dataDir, ARENA_MASTER_KEY: MASTER_KEY })
     expect(json.code).toBe(0)
     const parsed = JSON.parse(json.stdout) as DbCopyReport
-    expect(parsed).toMatchObject({ ok: true, tables: report.tables, ledger: { ok: true }, securityLog: { ok: true, rows: report.securityLog.rows }, vault: report.vault })
+    expect(parsed).toMatchObject({ ok: true, tables: report.tables, ledger: { ok: true }, securityLog: { ok: true, rows: report.securityLog.rows }, auditLog: { ok: true, rows: report.auditLog.rows }, vault: report.vault })
   }, 60_000)
 
   test('no target is exit 2; no master key, or a data dir without a database, is exit 1 and leaves the target untouched', async () => {
