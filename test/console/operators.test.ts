@@ -13,12 +13,12 @@ describeBrowser('console: operators', () => {
   }, 60_000)
   afterAll(() => world?.close())
 
-  test('an admin creates an operator, resets its password and disables it; the audit log shows each under the admin\'s name', async () => {
+  test('an admin creates an operator, resets its password, disables, enables it and changes its role; the audit log shows each under the admin\'s name', async () => {
     const admin = await operatorOf(world.ctx, 'admin', { name: 'alice-admin' })
     const page = await world.newPage()
     await signIn(page, admin.name, admin.password, { next: '/console/operators' })
     await page.getByLabel(/^Name/).fill('bob-mod')
-    await page.getByLabel('Role').selectOption('moderator')
+    await page.getByLabel(/^Role/).selectOption('moderator')
     const [created] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Create' }).click()])
     // The password is on the page answering the form itself: no redirect carried it.
     expect(created.status()).toBe(201)
@@ -51,6 +51,13 @@ describeBrowser('console: operators', () => {
     await page.goto('/console/operators')
     await page.getByRole('button', { name: 'Disable bob-mod' }).click()
     expect(await page.getByRole('status').textContent()).toBe('bob-mod is disabled: its sessions have ended')
+    // Enabled again, and made finance: each takes effect and is audited.
+    await page.getByRole('button', { name: 'Enable bob-mod' }).click()
+    expect(await page.getByRole('status').textContent()).toBe('bob-mod is enabled: it may sign in again')
+    await page.getByLabel('New role for bob-mod').selectOption('finance')
+    await page.getByRole('button', { name: 'Set the role of bob-mod' }).click()
+    expect(await page.getByRole('status').textContent()).toBe('bob-mod is finance now')
+    expect(await world.ctx.services.operators.byId((await world.ctx.services.operators.byName('bob-mod')).id)).toMatchObject({ role: 'finance', disabled: false })
     // The last enabled admin cannot be disabled: the refusal comes back as a message.
     await page.getByRole('button', { name: 'Disable alice-admin' }).click()
     expect(await page.getByRole('alert').textContent()).toContain('last enabled admin')
@@ -58,12 +65,12 @@ describeBrowser('console: operators', () => {
     await page.getByRole('link', { name: 'Audit log' }).click()
     const rows = page.locator('tbody tr')
     const text = (await rows.allTextContents()).join('\n')
-    for (const action of ['operator.create', 'operator.reset_password', 'operator.disable']) expect(text).toContain(action)
+    for (const action of ['operator.create', 'operator.reset_password', 'operator.disable', 'operator.enable', 'operator.role']) expect(text).toContain(action)
     // Newest first, each under Alice's name and role, through the console, with its request id.
     expect(await rows.first().locator('td').nth(1).textContent()).toBe('alice-admin')
     expect(await rows.first().locator('td').nth(2).textContent()).toBe('admin')
     expect(await rows.first().locator('td').nth(3).textContent()).toBe('console')
-    expect(await rows.first().locator('td').nth(4).textContent()).toBe('operator.disable')
+    expect(await rows.first().locator('td').nth(4).textContent()).toBe('operator.role')
     expect(await rows.first().locator('td').nth(8).textContent()).toMatch(/^req_/)
     await page.getByRole('link', { name: 'Verify now' }).click()
     expect(await page.locator('.chain').textContent()).toContain('intact')

@@ -1,6 +1,6 @@
-// Operators (admin): every named operator, creating one, disabling one,
-// giving one a new password, turning off the TOTP of one who lost the
-// authenticator. A password arena makes (create, reset) is one-time and is
+// Operators (admin): every named operator, creating one, changing its role,
+// disabling and enabling one, giving one a new password, turning off the
+// TOTP of one who lost the authenticator. A password arena makes (create, reset) is one-time and is
 // shown once, on the page answering the form: never put in a redirect, where
 // it would sit in the history and the logs.
 import { Elysia, t } from 'elysia'
@@ -67,7 +67,27 @@ export function operatorPages(services: Services) {
                               </button>
                             </form>
                           )}
-                          {!op.disabled && (
+                          <form method="post" action={`${SECTION}/${op.id}/role`} class="inline">
+                            <Csrf token={csrf} />
+                            <select name="role" aria-label={`New role for ${op.name}`}>
+                              {OPERATOR_ROLES.map((role) => (
+                                <option value={role} selected={role === op.role}>
+                                  {role}
+                                </option>
+                              ))}
+                            </select>{' '}
+                            <button type="submit" class="secondary" aria-label={`Set the role of ${op.name}`}>
+                              Set role
+                            </button>
+                          </form>
+                          {op.disabled ? (
+                            <form method="post" action={`${SECTION}/${op.id}/enable`} class="inline">
+                              <Csrf token={csrf} />
+                              <button type="submit" class="secondary" aria-label={`Enable ${op.name}`}>
+                                Enable
+                              </button>
+                            </form>
+                          ) : (
                             <form method="post" action={`${SECTION}/${op.id}/disable`} class="inline">
                               <Csrf token={csrf} />
                               <button type="submit" class="danger" aria-label={`Disable ${op.name}`}>
@@ -136,6 +156,24 @@ export function operatorPages(services: Services) {
             return redirect(SECTION, `${operator.name} is disabled: its sessions have ended`)
           }),
         { params: IdParams, body: CsrfBody, ...consoleRoute('admin') },
+      )
+      .post(
+        '/operators/:id/enable',
+        ({ request, params }) =>
+          attempt(SECTION, async () => {
+            const operator = await operators.enable(params.id, consoleSession(request).actor)
+            return redirect(SECTION, `${operator.name} is enabled: it may sign in again`)
+          }),
+        { params: IdParams, body: CsrfBody, ...consoleRoute('admin') },
+      )
+      .post(
+        '/operators/:id/role',
+        ({ request, params, body }) =>
+          attempt(SECTION, async () => {
+            const operator = await operators.setRole(params.id, body.role, consoleSession(request).actor)
+            return redirect(SECTION, `${operator.name} is ${operator.role} now`)
+          }),
+        { params: IdParams, body: t.Object({ _csrf: t.String({ maxLength: 128 }), role: t.UnionEnum(OPERATOR_ROLES) }), ...consoleRoute('admin') },
       )
       .post(
         '/operators/:id/disable-totp',
