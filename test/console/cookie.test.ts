@@ -1,0 +1,45 @@
+// The session cookie's attributes by environment: Secure with
+// ARENA_ENV=production (the console is served over HTTPS there), not
+// elsewhere (http://127.0.0.1 works locally); HttpOnly, SameSite=Strict,
+// Path=/console and the session's lifetime always; and signing out clears it.
+import { afterEach, expect, test } from 'bun:test'
+import { createTestApp, type TestApp } from '../helpers/app'
+import { cliActor, OPERATOR_PASSWORD } from '../helpers/operators'
+
+let ctx: TestApp | undefined
+afterEach(async () => {
+  await ctx?.close()
+  ctx = undefined
+})
+
+async function signInCookie(app: TestApp): Promise<string> {
+  const { password } = await app.services.operators.create({ name: 'cookie-admin', role: 'admin' }, cliActor(app))
+  const form = new URLSearchParams({ name: 'cookie-admin', password, newPassword: OPERATOR_PASSWORD })
+  const res = await app.handle(new Request('http://localhost/console/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }))
+  expect(res.status).toBe(303)
+  return res.headers.get('set-cookie')!
+}
+
+test('production: the cookie is Secure, HttpOnly, SameSite=Strict, under /console, for the session lifetime', async () => {
+  ctx = await createTestApp({
+    env: { ARENA_ENV: 'production', ARENA_JWT_SECRET: 'a-production-signing-secret-of-at-least-32-chars', ARENA_LOG_LEVEL: 'info', ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true', ARENA_OPERATOR_SESSION_TTL_S: '3600' },
+  })
+  const cookie = await signInCookie(ctx)
+  expect(cookie).toMatch(/^arena_console=[A-Za-z0-9_-]{16,128}; Path=\/console; Max-Age=3600; HttpOnly; SameSite=Strict; Secure$/)
+  const token = cookie.split(';')[0]!
+  const out = await ctx.handle(
+    new Request('http://localhost/console/logout', {
+      method: 'POST',
+      headers: { cookie: token, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `_csrf=${ctx.services.operators.csrfFor(token.slice('arena_console='.length))}`,
+    }),
+  )
+  expect(out.status).toBe(303)
+  expect(out.headers.get('set-cookie')).toBe('arena_console=; Path=/console; Max-Age=0; HttpOnly; SameSite=Strict; Secure')
+})
+
+test('elsewhere: the same cookie without Secure', async () => {
+  ctx = await createTestApp()
+  const cookie = await signInCookie(ctx)
+  expect(cookie).toMatch(/^arena_console=[A-Za-z0-9_-]{16,128}; Path=\/console; Max-Age=28800; HttpOnly; SameSite=Strict$/)
+})
