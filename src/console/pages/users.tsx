@@ -35,7 +35,7 @@ function userPath(id: string): string {
   return `${SECTION}/${encodeURIComponent(id)}`
 }
 
-function userStatus(user: UserDetail['user']) {
+function userStatus(user: Pick<UserDetail['user'], 'deletedAt' | 'ban'>) {
   if (user.deletedAt !== null) return <span class="muted">deleted</span>
   if (user.ban?.inForce) return <span class="bad">banned</span>
   return <span class="ok">active</span>
@@ -47,62 +47,62 @@ export function userPages(services: Services) {
     app
       .get(
         '/users',
-        ({ request, query }) => {
+        async ({ request, query }) => {
           const text = query.q?.trim() ?? ''
+          // A cursor this server did not issue starts from the first page.
           const after = query.after !== undefined && isId('user', query.after) ? query.after : null
-          return users.search({ query: text === '' ? null : text, after, limit: USERS_PAGE_DEFAULT }).then((found) =>
-            consolePage(request, { title: 'Users', section: SECTION, query }, (
-              <>
-                <form method="get" action="/console/users" class="row" role="search">
-                  <label>
-                    Search by id, or part of a username or email
-                    <input name="q" type="search" value={text} maxlength={254} size={40} />
-                  </label>
-                  <button type="submit">Search</button>
-                </form>
-                <table>
-                  <caption class="muted">{text === '' ? 'Every user, in the order they registered' : `Users matching “${text}”`}</caption>
-                  <thead>
+          const found = await users.search({ query: text === '' ? null : text, after, limit: USERS_PAGE_DEFAULT })
+          return consolePage(request, { title: 'Users', section: SECTION, query }, (
+            <>
+              <form method="get" action="/console/users" class="row" role="search">
+                <label>
+                  Search by id, or part of a username or email
+                  <input name="q" type="search" value={text} maxlength={254} size={40} />
+                </label>
+                <button type="submit">Search</button>
+              </form>
+              <table>
+                <caption class="muted">{text === '' ? 'Every user, in the order they registered' : `Users matching “${text}”`}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Username</th>
+                    <th scope="col">Email</th>
+                    <th scope="col">Country</th>
+                    <th scope="col">Registered</th>
+                    <th scope="col">Status</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {found.users.length === 0 && (
                     <tr>
-                      <th scope="col">Username</th>
-                      <th scope="col">Email</th>
-                      <th scope="col">Country</th>
-                      <th scope="col">Registered</th>
-                      <th scope="col">Status</th>
+                      <td colSpan={5} class="muted">
+                        No users{text === '' ? ' yet' : ' match'}.
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {found.users.length === 0 && (
-                      <tr>
-                        <td colSpan={5} class="muted">
-                          No users{text === '' ? ' yet' : ' match'}.
-                        </td>
-                      </tr>
-                    )}
-                    {found.users.map((user) => (
-                      <tr>
-                        <td>
-                          <a href={`/console/users/${user.id}`}>{user.username}</a>
-                        </td>
-                        <td>{user.email}</td>
-                        <td>{user.country}</td>
-                        <td>
-                          <Time iso={user.createdAt} />
-                        </td>
-                        <td>{userStatus({ ...user })}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-                <Pager
-                  next={found.cursor === null ? null : `/console/users${queryOf({ q: text, after: found.cursor })}`}
-                  first={after === null ? null : `/console/users${queryOf({ q: text })}`}
-                  nextLabel="Next page"
-                  firstLabel="First page"
-                />
-              </>
-            )),
-          )
+                  )}
+                  {found.users.map((user) => (
+                    <tr>
+                      <td>
+                        <a href={`/console/users/${user.id}`}>{user.username}</a>
+                      </td>
+                      <td>{user.email}</td>
+                      <td>{user.country}</td>
+                      <td>
+                        <Time iso={user.createdAt} />
+                      </td>
+                      <td>{userStatus(user)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager
+                next={found.cursor === null ? null : `/console/users${queryOf({ q: text, after: found.cursor })}`}
+                first={after === null ? null : `/console/users${queryOf({ q: text })}`}
+                nextLabel="Next page"
+                firstLabel="First page"
+              />
+            </>
+          ))
         },
         {
           query: t.Object({ q: t.Optional(t.String({ maxLength: 254 })), after: t.Optional(t.String({ maxLength: 64 })), ...NOTICE_FIELDS }),
