@@ -1,5 +1,5 @@
-// `arena operator create|list|disable|reset-password` (contract §11): named
-// operator accounts from the command line, on the data dir's database,
+// `arena operator create|list|disable|enable|reset-password|set-role|disable-totp`
+// (contract §11): named operator accounts from the command line, on the data dir's database,
 // through the same OperatorService the admin API and the console call. The
 // command line acts as an admin named `cli:<OS user>` (via `cli`): whoever
 // can run it can read the database anyway, and the audit log still says
@@ -11,6 +11,7 @@ import { OPERATOR_ROLES, type OperatorRole } from '../modules/operators/roles'
 import type { OperatorView } from '../modules/operators/service'
 import type { Services } from '../services'
 import { cliActor } from './actor'
+import type { Actor } from '../modules/audit/log'
 
 type WithServices = <T>(fn: (services: Services) => Promise<T> | T) => Promise<T>
 
@@ -30,10 +31,20 @@ function print(io: Io, json: boolean, value: unknown, text: () => string): numbe
   return 0
 }
 
+/** The actions on one named operator that answer it as it is afterwards. */
+const CHANGES: Record<'disable' | 'enable' | 'disable-totp', { run: (services: Services, id: string, by: Actor) => Promise<OperatorView>; said: string }> = {
+  disable: { run: (services, id, by) => services.operators.disable(id, by), said: 'disabled: its sessions have ended' },
+  enable: { run: (services, id, by) => services.operators.enable(id, by), said: 'enabled: it may sign in again' },
+  'disable-totp': { run: (services, id, by) => services.operators.disableTotp(id, by), said: 'signs in without TOTP until it enrols again' },
+}
+
+const ACTIONS = ['create', 'list', 'disable', 'enable', 'reset-password', 'set-role', 'disable-totp'] as const
+type Action = (typeof ACTIONS)[number]
+
 export function operatorCommand(withServices: WithServices): Command {
   return {
-    summary: 'Named operator accounts: create (prints a one-time password), list, disable, reset-password',
-    usage: `arena operator create <name> --role <${OPERATOR_ROLES.join('|')}> [--json] | arena operator list [--json] | arena operator disable <name> [--json] | arena operator reset-password <name> [--json]`,
+    summary: 'Named operator accounts: create (prints a one-time password), list, disable, enable, reset-password, set-role, disable-totp',
+    usage: `arena operator create <name> --role <${OPERATOR_ROLES.join('|')}> [--json] | arena operator list [--json] | arena operator disable|enable|reset-password|disable-totp <name> [--json] | arena operator set-role <name> --role <role> [--json]`,
     options: { role: { type: 'string' }, json: { type: 'boolean' } },
     positionals: true,
     async run({ values, positionals }, io) {
@@ -45,17 +56,23 @@ export function operatorCommand(withServices: WithServices): Command {
         const operators = await withServices(({ operators }) => operators.list())
         return print(io, json, { operators }, () => (operators.length === 0 ? 'no operators (arena operator create <name> --role admin)' : operators.map(line).join('\n')))
       }
-      if (action !== 'create' && action !== 'disable' && action !== 'reset-password') throw new UsageError(`unknown action "${action ?? ''}"`)
+      if (!ACTIONS.includes(action as Action)) throw new UsageError(`unknown action "${action ?? ''}"`)
       if (name === undefined) throw new UsageError('missing <name>')
       if (action === 'create') {
         const role = roleOf(values.role)
         const created = await withServices((services) => services.operators.create({ name, role }, cliActor(services)))
         return print(io, json, created, () => `operator ${created.operator.id} "${created.operator.name}" (${role})\npassword ${created.password}  (one-time, shown once: it must be replaced at the first sign-in)`)
       }
-      if (values.role !== undefined) throw new UsageError('--role is for create only')
-      if (action === 'disable') {
-        const operator = await withServices(async (services) => services.operators.disable((await services.operators.byName(name)).id, cliActor(services)))
-        return print(io, json, { operator }, () => `operator "${operator.name}" disabled: its sessions have ended`)
+      if (action === 'set-role') {
+        const role = roleOf(values.role)
+        const operator = await withServices(async (services) => services.operators.setRole((await services.operators.byName(name)).id, role, cliActor(services)))
+        return print(io, json, { operator }, () => `operator "${operator.name}" is now ${operator.role}`)
+      }
+      if (values.role !== undefined) throw new UsageError('--role is for create and set-role only')
+      const change = CHANGES[action as keyof typeof CHANGES]
+      if (change !== undefined) {
+        const operator = await withServices(async (services) => change.run(services, (await services.operators.byName(name)).id, cliActor(services)))
+        return print(io, json, { operator }, () => `operator "${operator.name}" ${change.said}`)
       }
       const reset = await withServices(async (services) => services.operators.resetPassword((await services.operators.byName(name)).id, cliActor(services)))
       return print(io, json, reset, () => `operator "${reset.operator.name}": new password ${reset.password}  (one-time, shown once; every session has ended)`)

@@ -23,6 +23,7 @@ import { ADMIN_TOKEN, admin } from '../helpers/arena'
 import { PASSWORD } from '../helpers/auth'
 import { PIN } from '../helpers/purchases'
 import fc from 'fast-check'
+import { totpCode } from '../../src/modules/operators/totp'
 import { JObj, Ref, toJson, USERS, type Hints, type JVal, type RequestSpec, type RouteShape } from './hostile-requests'
 
 interface PoolUser {
@@ -57,6 +58,8 @@ export interface TemplateValues {
   addresses: string[]
   /** User 1's withdrawal above ARENA_WITHDRAWAL_APPROVAL_ABOVE: an operator's approve or reject of it succeeds. */
   awaitingWithdrawalId: string
+  /** Named operators, password PASSWORD: 0 enabled (moderator), 1 disabled, 2 with TOTP enabled. */
+  operators: { id: string; name: string }[]
 }
 
 export interface Template {
@@ -175,6 +178,18 @@ export async function buildTemplate(): Promise<Template> {
     )) as { withdrawal: { id: string; status: string } }
     if (awaiting.withdrawal.status !== 'awaiting_approval') throw new Error(`fuzz template: the withdrawal is ${awaiting.withdrawal.status}, not awaiting_approval`)
 
+    // Operators (contract §11): 0 a moderator, 1 disabled, 2 with TOTP: the operator routes each have one to act on.
+    const operators: { id: string; name: string }[] = []
+    for (const [i, role] of (['moderator', 'viewer', 'finance'] as const).entries()) {
+      const name = `fuzz-op-${i}`
+      const created = (await call(t, postJson('/api/v1/admin/operators', { name, role }, admin), 201)) as { operator: { id: string }; password: string }
+      await call(t, postJson('/api/v1/admin/sessions', { name, password: created.password, newPassword: PASSWORD }), 201)
+      operators.push({ id: created.operator.id, name })
+    }
+    await call(t, postJson(`/api/v1/admin/operators/${operators[1]!.id}/disable`, {}, admin), 200)
+    const enrolment = await t.services.operators.beginTotp(operators[2]!.id)
+    await t.services.operators.confirmTotp(operators[2]!.id, totpCode(enrolment.secret, t.clock.now()), t.services.audit.actor({ id: operators[2]!.id, name: operators[2]!.name, role: 'finance' }, 'api'))
+
     const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
 
     const values: TemplateValues = {
@@ -194,6 +209,7 @@ export async function buildTemplate(): Promise<Template> {
       eventsCursor: cursor,
       addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
       awaitingWithdrawalId: awaiting.withdrawal.id,
+      operators,
     }
     return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
@@ -576,6 +592,19 @@ export class World {
         return this.v.correctable.matchId
       case 'withdrawalId':
         return this.v.awaitingWithdrawalId
+      case 'operatorId':
+        return this.v.operators[ref.arg % this.v.operators.length]!.id
+      case 'operator:name':
+        return this.v.operators[0]!.name
+      case 'operator:bearer': {
+        // A fresh API session of operator 0, through the real service; a bearer that names nothing once it cannot sign in (disabled, password reset).
+        try {
+          const signedIn = await this.t.services.operators.signIn({ name: this.v.operators[0]!.name, password: PASSWORD, kind: 'api', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+          return `Bearer ${signedIn.token}`
+        } catch {
+          return 'Bearer no-operator-session'
+        }
+      }
       case 'correctable:loser':
         return this.v.correctable.loserParticipantId
       case 'cursor':
@@ -746,6 +775,9 @@ export const FIELD_HINTS: Hints = {
   // Tournament options (contract §9).
   options: fc.oneof(fc.constant(new JObj([])), fc.constantFrom(1, 60, 600, 0, -1).map((n) => new JObj([['matchDeadlineS', n]]))),
   until: fc.constantFrom(-60, -1, 0, 1, 60, 60 * 24 * 400).map((minutes) => new Ref('isoTime', minutes)),
+  // Operators (contract §11).
+  role: fc.constantFrom('viewer', 'moderator', 'finance', 'admin', 'root', 'ADMIN', ''),
+  totp: fc.constantFrom('000000', '123456', '', '12345a', ' 123 456 ', '9'.repeat(16)),
   query: fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('username', n)), fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.constantFrom('fuzz', '%', '_', 'usr_', '')),
 }
 
@@ -774,6 +806,8 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('participantId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('participantId', n + 1)) })
     case 'withdrawals':
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('withdrawalId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'operators':
+      return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 2 }).map((n) => new Ref('operatorId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     default:
       return fc.constant(new Ref('anyId'))
   }
@@ -822,17 +856,26 @@ const GOOD_FIELDS: Record<string, JVal> = {
   until: new Ref('isoTime', 60),
   options: new JObj([['matchDeadlineS', 600]]),
   prizes: ['1'],
+  role: 'finance',
 }
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
 const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /api/v1/user/password/reset': { email: new Ref('email', 0), code: new Ref('code:reset_password') },
   'POST /api/v1/admin/matches/:id/correct': { winnerParticipantId: new Ref('correctable:loser') },
+  'POST /api/v1/admin/operators': { name: 'known-good-op' },
+  'POST /api/v1/admin/sessions': { name: new Ref('operator:name') },
 }
 
 /** Optional fields a known-good request leaves out: a tournament with participants is the draft flow, which takes no registration (nor an entry fee). */
 const OMITTED_FIELDS_OF_ROUTE: Record<string, string[]> = {
   'POST /api/v1/admin/tournaments': ['registration', 'startsAt', 'seeding', 'entryFee'],
+  'POST /api/v1/admin/sessions': ['newPassword', 'totp'],
+}
+
+/** Credentials a known-good request sends instead of every one: signing out needs an operator's own session (the admin token is none). */
+const GOOD_HEADERS_OF_ROUTE: Record<string, [string, Ref][]> = {
+  'POST /api/v1/admin/sessions/current/revoke': [['authorization', new Ref('operator:bearer')]],
 }
 
 /** The real id a path parameter names in a known-good request. */
@@ -866,6 +909,9 @@ function goodParam(param: string, path: string, method: string): Ref {
       return new Ref('userId', 2)
     case 'withdrawals':
       return new Ref('withdrawalId', 0)
+    case 'operators':
+      // Enabling needs the disabled operator (1), turning TOTP off the enrolled one (2).
+      return new Ref('operatorId', path.endsWith('/enable') ? 1 : path.endsWith('/totp/disable') ? 2 : 0)
     default:
       throw new Error(`fuzz world: no known-good value for :${param} in ${path}`)
   }
@@ -879,7 +925,7 @@ const paramNames = (route: RouteShape) => [...route.path.matchAll(/:([A-Za-z0-9_
  * route can ask for, and every body field valid.
  */
 export function knownGoodRequest(route: RouteShape): RequestSpec {
-  const headers: [string, Ref | string][] = [
+  const headers: [string, Ref | string][] = GOOD_HEADERS_OF_ROUTE[`${route.method} ${route.path}`] ?? [
     ['authorization', new Ref('bearer')],
     ['x-admin-token', new Ref('x-admin-token')],
     ...Object.keys(route.headers?.properties ?? {})

@@ -137,3 +137,48 @@ describe('managing operators (admin)', () => {
     expect(await ctx.services.audit.verify(ctx.storage.read.audit)).toMatchObject({ ok: true })
   })
 })
+
+describe('enable, role, TOTP off (admin)', () => {
+  test('a role change is in force at the next request; the last admin keeps its role; enable undoes disable; an admin turns TOTP off', async () => {
+    const chief = await signedInOperator(ctx, 'admin', 'api', 'Boss')
+    const as = bearer(chief.token)
+    const mod = await signedInOperator(ctx, 'moderator')
+    expect((await ctx.handle(req('/api/v1/admin/operators', { headers: bearer(mod.token) }))).status).toBe(403)
+    const promoted = await call(postJson(`/api/v1/admin/operators/${mod.operator.id}/role`, { role: 'admin' }, as))
+    expect(promoted).toMatchObject({ status: 200, body: { operator: { role: 'admin' } } })
+    expect((await ctx.handle(req('/api/v1/admin/operators', { headers: bearer(mod.token) }))).status).toBe(200)
+    expect((await call(postJson(`/api/v1/admin/operators/${mod.operator.id}/role`, { role: 'admin' }, as))).status).toBe(409)
+    expect((await call(postJson(`/api/v1/admin/operators/${mod.operator.id}/role`, { role: 'boss' }, as))).status).toBe(422)
+    expect((await call(postJson(`/api/v1/admin/operators/${chief.operator.id}/role`, { role: 'viewer' }, as))).status).toBe(200)
+    // Boss is a viewer now: refused at once.
+    expect((await ctx.handle(req('/api/v1/admin/operators', { headers: as }))).status).toBe(403)
+    const admin2 = bearer(mod.token)
+    expect((await call(postJson(`/api/v1/admin/operators/${mod.operator.id}/role`, { role: 'finance' }, admin2))).body.error.code).toBe('last_admin')
+
+    expect((await call(req(`/api/v1/admin/operators/${chief.operator.id}/disable`, { method: 'POST', headers: admin2 }))).status).toBe(200)
+    expect((await call(postJson(SIGN_IN, { name: 'Boss', password: OPERATOR_PASSWORD }))).status).toBe(401)
+    expect((await call(req(`/api/v1/admin/operators/${chief.operator.id}/enable`, { method: 'POST', headers: admin2 }))).body.operator.disabled).toBe(false)
+    expect((await call(req(`/api/v1/admin/operators/${chief.operator.id}/enable`, { method: 'POST', headers: admin2 }))).status).toBe(409)
+    expect((await call(postJson(SIGN_IN, { name: 'Boss', password: OPERATOR_PASSWORD }))).status).toBe(201)
+
+    const by = ctx.services.audit.actor({ id: chief.operator.id, name: 'Boss', role: 'viewer' }, 'console')
+    const { secret } = await ctx.services.operators.beginTotp(chief.operator.id)
+    await ctx.services.operators.confirmTotp(chief.operator.id, totpCode(secret, ctx.clock.now()), by)
+    expect((await call(postJson(SIGN_IN, { name: 'Boss', password: OPERATOR_PASSWORD }))).body.error.code).toBe('totp_required')
+    expect((await call(req(`/api/v1/admin/operators/${chief.operator.id}/totp/disable`, { method: 'POST', headers: admin2 }))).body.operator.totpEnabled).toBe(false)
+    expect((await call(req(`/api/v1/admin/operators/${chief.operator.id}/totp/disable`, { method: 'POST', headers: admin2 }))).status).toBe(409)
+    expect((await call(postJson(SIGN_IN, { name: 'Boss', password: OPERATOR_PASSWORD }))).status).toBe(201)
+
+    const actions = (await auditActions()).filter((r) => r.target === chief.operator.id || r.target === mod.operator.id).map((r) => `${r.operatorName}:${r.action}`)
+    expect(actions).toEqual([
+      'cli:test:operator.create',
+      'cli:test:operator.create',
+      'Boss:operator.role',
+      'Boss:operator.role',
+      `${mod.operator.name}:operator.disable`,
+      `${mod.operator.name}:operator.enable`,
+      'Boss:operator.totp.enable',
+      `${mod.operator.name}:operator.totp.disable`,
+    ])
+  })
+})

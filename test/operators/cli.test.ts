@@ -42,6 +42,11 @@ test('create prints a one-time password once; list, reset-password and disable a
 
   expect(await cli('operator', 'disable', 'grace')).toContain('disabled')
   expect((await signIn({ password: OPERATOR_PASSWORD })).status).toBe(401)
+  expect(await cli('operator', 'enable', 'grace')).toContain('enabled')
+  expect(JSON.parse(await cli('operator', 'set-role', 'grace', '--role', 'finance', '--json')).operator.role).toBe('finance')
+  const signedIn = await signIn({ password: OPERATOR_PASSWORD })
+  expect(signedIn.status).toBe(201)
+  expect(((await signedIn.json()) as { operator: { role: string } }).operator.role).toBe('finance')
 
   const records = await app.storage.read.audit.auditAfter(0, 100)
   const who = `cli:${userInfo().username}`
@@ -49,6 +54,8 @@ test('create prints a one-time password once; list, reset-password and disable a
     ['operator.create', who, 'admin', 'cli'],
     ['operator.reset_password', who, 'admin', 'cli'],
     ['operator.disable', who, 'admin', 'cli'],
+    ['operator.enable', who, 'admin', 'cli'],
+    ['operator.role', who, 'admin', 'cli'],
   ])
 }, 60_000)
 
@@ -63,6 +70,11 @@ test('wrong words exit 2; a refused action exits 1 saying why', async () => {
   expect((await run([...SOURCE_COMMAND, 'operator', 'create', 'ivan', '--role', 'admin'], env)).code).toBe(0)
   const twice = await run([...SOURCE_COMMAND, 'operator', 'create', 'IVAN', '--role', 'viewer'], env)
   expect(twice.code).toBe(1)
+  const notEnrolled = await run([...SOURCE_COMMAND, 'operator', 'disable-totp', 'ivan'], env)
+  expect(notEnrolled.code).toBe(1)
+  expect(notEnrolled.stderr).toContain('TOTP is not enrolled')
+  expect((await run([...SOURCE_COMMAND, 'operator', 'set-role', 'ivan'], env)).code).toBe(2)
+  expect((await run([...SOURCE_COMMAND, 'operator', 'set-role', 'ivan', '--role', 'viewer'], env)).stderr).toContain('last enabled admin')
   const last = await run([...SOURCE_COMMAND, 'operator', 'disable', 'ivan'], env)
   expect(last.code).toBe(1)
   expect(last.stderr).toContain('last enabled admin')

@@ -13,7 +13,12 @@
 // the audit log is as it was. The route's own role is then let through (not
 // 401, not 403: whatever the route answers to a placeholder id or an empty
 // body, never a 500).
+//
+// The docs are held to the same table: each admin route's role is written
+// under its heading in docs/api.md and in its role's row in docs/operators.md.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { postJson, req, type TestApp } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 import { bearer, cliActor, OPERATOR_PASSWORD } from '../helpers/operators'
@@ -104,6 +109,36 @@ describe('every operator route declares its role', () => {
   test('x-arena-role is set on each, to a role', () => {
     const missing = guarded.filter((r) => r.role === undefined || !OPERATOR_ROLES.includes(r.role)).map((r) => `${r.method} ${r.path}`)
     expect(missing).toEqual([])
+  })
+})
+
+describe('the docs say each admin route\'s role', () => {
+  const docs = (file: string) => readFileSync(join(import.meta.dir, '../../docs', file), 'utf8')
+  /** `/api/v1/admin/users/:id` as the docs write it: `/api/v1/admin/users/{id}`. */
+  const documented = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}')
+
+  test('docs/api.md: "Role: **role**." under each route\'s heading', () => {
+    const api = docs('api.md')
+    const wrong = guarded
+      .filter((r) => !r.console)
+      .filter((r) => {
+        const at = api.indexOf(`\n### ${r.method} ${documented(r.path)}\n`)
+        const section = at === -1 ? '' : api.slice(at, api.indexOf('\n### ', at + 5))
+        return !section.includes(`Role: **${r.role}**.`)
+      })
+      .map((r) => `${r.method} ${r.path}: ${r.role}`)
+    expect(wrong).toEqual([])
+  })
+
+  test('docs/operators.md: the route in its role\'s row of the table', () => {
+    const rows = new Map(
+      [...docs('operators.md').matchAll(/^\| (viewer|moderator|finance|admin) \| (.+) \|$/gm)].map((m) => [m[1]!, new Set([...m[2]!.matchAll(/`([A-Z]+ [^`]+)`/g)].map((c) => c[1]!))]),
+    )
+    const wrong = guarded
+      .filter((r) => !r.console)
+      .filter((r) => !rows.get(r.role!)?.has(`${r.method} ${documented(r.path).slice(API.length)}`))
+      .map((r) => `${r.method} ${r.path}: ${r.role}`)
+    expect(wrong).toEqual([])
   })
 })
 

@@ -63,6 +63,16 @@ describe('accounts', () => {
     expect(record).toMatchObject({ operatorId: admin.operator.id, operatorName: admin.operator.name, role: 'admin', via: 'api', target: viewer.operator.id })
   })
 
+  test('two admins disabling each other at once: one of them stays enabled', async () => {
+    const one = await signedInOperator(ctx, 'admin')
+    const two = await signedInOperator(ctx, 'admin')
+    const actorOf = (o: typeof one) => ctx.services.audit.actor({ id: o.operator.id, name: o.operator.name, role: 'admin' }, 'api')
+    const results = await Promise.allSettled([ctx.services.operators.disable(two.operator.id, actorOf(one)), ctx.services.operators.disable(one.operator.id, actorOf(two))])
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected'])
+    expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as AppError).code).toBe('last_admin')
+    expect((await ctx.services.operators.list()).filter((o) => !o.disabled)).toHaveLength(1)
+  })
+
   test('reset-password: a new one-time password, the old one and every session gone', async () => {
     const op = await signedInOperator(ctx, 'finance')
     const { password } = await ctx.services.operators.resetPassword(op.operator.id, cliActor(ctx, 'cli:root'))
@@ -79,6 +89,11 @@ describe('accounts', () => {
     const second = await signIn(op.operator.name, OPERATOR_PASSWORD)
     const listed = await ctx.services.operators.sessions(op.operator.id, second.session.id)
     expect(listed.map((s) => s.current)).toEqual([true, false])
+    // Used two minutes later: its lastSeenAt moves (at most once a minute), the other's does not.
+    ctx.clock.advance(120_000)
+    expect(await ctx.services.operators.session(second.token, 'api')).not.toBeNull()
+    const seen = await ctx.services.operators.sessions(op.operator.id)
+    expect(seen.map((s) => s.lastSeenAt)).toEqual([ctx.clock.now().toISOString(), listed[1]!.lastSeenAt])
     const by = ctx.services.audit.actor({ id: op.operator.id, name: op.operator.name, role: 'viewer' }, 'console')
     await ctx.services.operators.revokeSession(op.operator.id, op.sessionId, by)
     expect(await ctx.services.operators.session(op.token, 'api')).toBeNull()

@@ -4,11 +4,12 @@
 // The caller is resolved once per request by the operator module's transform
 // hook (before validation, so a caller without a credential learns nothing
 // about a body): the admin token (ARENA_ADMIN_TOKEN: role admin, name
-// `token`) or a named operator's session (see ./credentials.ts). Each route
-// then declares the role it needs with `operatorRoute`, whose own transform
-// refuses a lower role with 403 `forbidden`, still before validation. The
-// role is also written into the route's OpenAPI `x-arena-role`, which the
-// table-driven test over app.routes reads.
+// `token`) or a named operator's API session as a bearer (./index.ts; how
+// one signs in: ./operators.ts). Each route then declares the role it needs
+// with `operatorRoute`, whose own transform refuses a lower role with 403
+// `forbidden`, still before validation. The role is also written into the
+// route's OpenAPI `x-arena-role`, which the table-driven test over app.routes
+// reads.
 import { AppError } from '../../shared/errors'
 import { requiredHeaders } from '../../plugins/openapi'
 import type { Actor } from '../audit/log'

@@ -119,6 +119,22 @@ export function adminOperatorRoutes(operators: OperatorService) {
         response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'last_admin'] }, STORAGE) },
         ...operatorRoute('admin', 'Disable an operator: it cannot sign in, its sessions end at once (never the last enabled admin)'),
       })
+      .post('/operators/:id/enable', async ({ params, request }) => ({ operator: await operators.enable(params.id, actorOf(request)) }), {
+        params: OperatorIdParams,
+        response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+        ...operatorRoute('admin', 'Enable a disabled operator: it may sign in again'),
+      })
+      .post('/operators/:id/role', async ({ params, body, request }) => ({ operator: await operators.setRole(params.id, body.role, actorOf(request)) }), {
+        params: OperatorIdParams,
+        body: t.Object({ role: Role }),
+        response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'last_admin'] }, STORAGE) },
+        ...operatorRoute('admin', 'Give an operator another role, in force at its next request (never the last enabled admin\'s)'),
+      })
+      .post('/operators/:id/totp/disable', async ({ params, request }) => ({ operator: await operators.disableTotp(params.id, actorOf(request)) }), {
+        params: OperatorIdParams,
+        response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+        ...operatorRoute('admin', 'Turn an operator\'s TOTP off (a lost authenticator): it signs in with its password alone until it enrols again'),
+      })
       .post('/operators/:id/reset-password', async ({ params, request }) => await operators.resetPassword(params.id, actorOf(request)), {
         params: OperatorIdParams,
         response: { 200: OperatorWithPassword, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },

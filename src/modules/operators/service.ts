@@ -18,7 +18,7 @@
 // Signing in is not recorded in the audit log (it changes no data); the
 // session row itself (created, address, user agent) is the record of it.
 import type { Storage } from '../../db/storage'
-import { UniqueViolationError } from '../../db/errors'
+import { isStorageUnavailable, UniqueViolationError } from '../../db/errors'
 import type { Clock } from '../../shared/clock'
 import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
@@ -92,6 +92,9 @@ export interface LiveSession {
   sessionId: string
   csrf: string
 }
+
+/** lastSeenAt is written at most once a minute per session: a page of requests is one write, not one each. */
+const LAST_SEEN_RESOLUTION_MS = 60_000
 
 const NAME = /^[a-z0-9][a-z0-9._-]{1,31}$/i
 
@@ -208,6 +211,42 @@ export class OperatorService {
       await tx.operators.revokeOperatorSessions(id, now)
       await by.record(tx, { action: 'operator.disable', target: id, details: { name: current.name, role: current.role } })
       return { ...current, disabledAt: now, updatedAt: now }
+    })
+    return operatorView(row)
+  }
+
+  /** Lets a disabled operator sign in again (its old sessions stay ended). 409 conflict when it is enabled. */
+  async enable(id: string, by: Actor): Promise<OperatorView> {
+    const now = this.deps.clock.now()
+    const row = await this.deps.storage.write(async (tx) => {
+      const current = await tx.operators.operatorById(id)
+      if (!current) throw notFound()
+      if (current.disabledAt === null) throw new AppError('conflict', `${current.name} is enabled already`)
+      await tx.operators.updateOperator(id, { disabledAt: null, updatedAt: now })
+      await by.record(tx, { action: 'operator.enable', target: id, details: { name: current.name, role: current.role } })
+      return { ...current, disabledAt: null, updatedAt: now }
+    })
+    return operatorView(row)
+  }
+
+  /**
+   * Gives the operator another role, in force at its next request (sessions
+   * read the role each time). The last enabled admin keeps its role (409
+   * last_admin); the role it has already is 409 conflict.
+   */
+  async setRole(id: string, role: OperatorRole, by: Actor): Promise<OperatorView> {
+    const now = this.deps.clock.now()
+    const row = await this.deps.storage.write(async (tx) => {
+      const current = await tx.operators.operatorById(id)
+      if (!current) throw notFound()
+      if (current.role === role) throw new AppError('conflict', `${current.name} is ${role} already`)
+      if (current.role === 'admin' && current.disabledAt === null) {
+        const admins = (await tx.operators.listOperators()).filter((op) => op.role === 'admin' && op.disabledAt === null)
+        if (admins.length <= 1) throw new AppError('last_admin', `${current.name} is the last enabled admin: make another operator admin first`)
+      }
+      await tx.operators.updateOperator(id, { role, updatedAt: now })
+      await by.record(tx, { action: 'operator.role', target: id, details: { name: current.name, from: current.role, to: role } })
+      return { ...current, role, updatedAt: now }
     })
     return operatorView(row)
   }
@@ -410,7 +449,16 @@ export class OperatorService {
     if (!found) return null
     const { session, operator } = found
     if (session.kind !== kind || session.revokedAt !== null || operator.disabledAt !== null) return null
-    if (session.expiresAt.getTime() <= this.deps.clock.now().getTime()) return null
+    const now = this.deps.clock.now()
+    if (session.expiresAt.getTime() <= now.getTime()) return null
+    if (now.getTime() - session.lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+      try {
+        await this.deps.storage.write((tx) => tx.operators.touchOperatorSession(session.id, now))
+      } catch (error) {
+        // Bookkeeping only: a full or failing disk must not turn a live session into a 503 for reads.
+        if (!isStorageUnavailable(error)) throw error
+      }
+    }
     return { operator: identityOf(operator), sessionId: session.id, csrf: this.csrfFor(token) }
   }
 

@@ -55,6 +55,8 @@ export interface OperatorsStore {
   operatorSessions(operatorId: string): Promise<OperatorSessionRow[]>
   operatorSessionById(id: string): Promise<OperatorSessionRow | null>
   revokeOperatorSession(id: string, now: Date): Promise<void>
+  /** Records that the session was used at `now` (its lastSeenAt). */
+  touchOperatorSession(id: string, now: Date): Promise<void>
   /** Revokes every live session of the operator (disable, password reset). */
   revokeOperatorSessions(operatorId: string, now: Date): Promise<void>
 }

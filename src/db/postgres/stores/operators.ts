@@ -59,6 +59,10 @@ export class PostgresOperatorsStore implements OperatorsStore {
     await this.db.update(operatorSessions).set({ revokedAt: now }).where(and(eq(operatorSessions.id, id), isNull(operatorSessions.revokedAt)))
   }
 
+  async touchOperatorSession(id: string, now: Date): Promise<void> {
+    await this.db.update(operatorSessions).set({ lastSeenAt: now }).where(eq(operatorSessions.id, id))
+  }
+
   async revokeOperatorSessions(operatorId: string, now: Date): Promise<void> {
     await this.db.update(operatorSessions).set({ revokedAt: now }).where(and(eq(operatorSessions.operatorId, operatorId), isNull(operatorSessions.revokedAt)))
   }

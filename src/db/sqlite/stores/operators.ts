@@ -57,6 +57,10 @@ export class SqliteOperatorsStore implements OperatorsStore {
     this.db.update(operatorSessions).set({ revokedAt: now }).where(and(eq(operatorSessions.id, id), isNull(operatorSessions.revokedAt))).run()
   }
 
+  async touchOperatorSession(id: string, now: Date): Promise<void> {
+    this.db.update(operatorSessions).set({ lastSeenAt: now }).where(eq(operatorSessions.id, id)).run()
+  }
+
   async revokeOperatorSessions(operatorId: string, now: Date): Promise<void> {
     this.db.update(operatorSessions).set({ revokedAt: now }).where(and(eq(operatorSessions.operatorId, operatorId), isNull(operatorSessions.revokedAt))).run()
   }
