@@ -21,6 +21,11 @@ import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, 
 import { Layout } from './layout'
 import { setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
+import { dashboardPage } from './pages/dashboard'
+import { disputesPages } from './pages/disputes'
+import { gamesPages } from './pages/games'
+import { tournamentsPages } from './pages/tournaments'
+import { withdrawalsPages } from './pages/withdrawals'
 
 export interface ConsoleDeps {
   services: Services
@@ -119,6 +124,12 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
       },
       { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), detail: { hide: true } },
     )
+    // The operations pages (function plugins on this instance: the transform above guards them).
+    .use(dashboardPage(services))
+    .use(tournamentsPages(services))
+    .use(disputesPages(services))
+    .use(withdrawalsPages(services))
+    .use(gamesPages(services))
 }
 
 /** Where to go after signing in: a console path, never elsewhere. */

@@ -1,0 +1,74 @@
+// What the console's operations pages (dashboard, tournaments, disputes,
+// withdrawals, games) share: the page frame for the signed-in operator, the
+// way a failed action is shown again, and how times and roles read.
+import { t } from 'elysia'
+import type { Elysia } from 'elysia'
+import type { ComponentChildren } from 'preact'
+import { AppError } from '../../shared/errors'
+import { roleAllows, type OperatorRole } from '../../modules/operators/roles'
+import { htmlPage } from '../http'
+import { Layout } from '../layout'
+import { consoleSession } from '../session'
+
+/** The console module's instance, as a function plugin receives it. */
+export type ConsoleApp = Elysia<'/console'>
+
+export const NoticeQuery = t.Object({ notice: t.Optional(t.String({ maxLength: 200 })) })
+export const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+/** A reason typed by an operator: what every affected player may read. */
+export const Reason = t.String({ minLength: 1, maxLength: 500 })
+
+/** Whether the signed-in operator of this request has `role` (hides buttons; the route checks again). */
+export function can(request: Request, role: OperatorRole): boolean {
+  return roleAllows(consoleSession(request).actor.operator.role, role)
+}
+
+/** A console page for the signed-in operator: navigation, notice, error, content. */
+export function opsPage(request: Request, props: { title: string; section: string; notice?: string | null; error?: string | null; status?: number; children: ComponentChildren }): Response {
+  const session = consoleSession(request)
+  return htmlPage(
+    <Layout title={props.title} operator={session.actor.operator} csrf={session.csrf} section={props.section} notice={props.notice ?? null} error={props.error ?? null}>
+      {props.children}
+    </Layout>,
+    props.status ?? 200,
+  )
+}
+
+/** What an operator reads when a service refused: its message, and which field was wrong. */
+export function errorText(error: AppError): string {
+  const details = error.details?.map((d) => `${d.path.replace(/^body\//, '')}: ${d.message}`).join('; ')
+  return details ? `${error.message} (${details})` : error.message
+}
+
+/**
+ * Runs a form's action; a refusal by the service (an AppError: a 4xx such as
+ * a match no longer disputed) becomes `onRefused`'s page saying why, with the
+ * error's status. Anything else is a real failure and goes to the error plugin.
+ */
+export async function attempt(action: () => Promise<Response>, onRefused: (error: AppError) => Response | Promise<Response>): Promise<Response> {
+  try {
+    return await action()
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status >= 500) throw error
+    return onRefused(error)
+  }
+}
+
+/** A time as operators read it: UTC, to the minute (the ISO value in the title attribute of <time>). */
+export function When({ at }: { at: string | Date | null }) {
+  if (at === null) return <span class="muted">—</span>
+  const iso = typeof at === 'string' ? at : at.toISOString()
+  return <time datetime={iso}>{`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}</time>
+}
+
+/** Bytes for people: 1.4 MB. */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB']
+  let value = bytes
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return unit === 0 ? `${value} bytes` : `${value.toFixed(1)} ${units[unit]}`
+}
