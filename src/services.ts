@@ -166,7 +166,7 @@ export function createServices(deps: ServiceDeps) {
   const users = new UserDirectory({ storage, clock, wallet })
   const deletion = new AccountDeletion({ storage, clock, passwords: auth.accountPasswords(), onSecurityEvent: (e) => securityLog.record(e) })
   // Operators (contract §11): named accounts, their sessions; the audit log every operator action is recorded in.
-  const operators = new OperatorService({ storage, clock, hashGate, csrfKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS })
+  const operators = new OperatorService({ storage, clock, hashGate, csrfKey: deps.secrets.chainKey, chainKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS })
   // The console's reads across modules (dashboard counts, dispute and withdrawal queues).
   const operations = new OperationsOverview({ storage })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })

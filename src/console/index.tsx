@@ -21,6 +21,7 @@ import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, 
 import { Layout } from './layout'
 import { setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
+import { userPages } from './pages/users'
 import { dashboardPage } from './pages/dashboard'
 import { disputesPages } from './pages/disputes'
 import { gamesPages } from './pages/games'
@@ -124,7 +125,8 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
       },
       { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), detail: { hide: true } },
     )
-    // The operations pages (function plugins on this instance: the transform above guards them).
+    // The pages: function plugins adding their routes to this instance, so the transform above guards them.
+    .use(userPages(services))
     .use(dashboardPage(services))
     .use(tournamentsPages(services))
     .use(disputesPages(services))

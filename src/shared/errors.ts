@@ -12,6 +12,10 @@ export const ERROR_CODES = {
   invalid_reset_code: 400,
   refresh_token_reused: 401,
   session_token_invalid: 401,
+  /** An operator enrolled in TOTP signed in without a code (contract §11). */
+  totp_required: 401,
+  /** An operator's TOTP code is wrong, or its time step was used already. */
+  invalid_totp: 401,
   forbidden: 403,
   /** An operator's one-time password: the sign-in must set a new one (contract §11). */
   password_change_required: 403,
@@ -30,6 +34,8 @@ export const ERROR_CODES = {
   correction_too_late: 409,
   idempotency_key_reused: 409,
   balance_not_empty: 409,
+  /** Disabling the last enabled admin operator. */
+  last_admin: 409,
   withdrawal_not_awaiting_approval: 409,
   registration_closed: 409,
   registration_open: 409,

@@ -6,8 +6,7 @@ import type { Elysia } from 'elysia'
 import type { ComponentChildren } from 'preact'
 import { AppError } from '../../shared/errors'
 import { roleAllows, type OperatorRole } from '../../modules/operators/roles'
-import { htmlPage } from '../http'
-import { Layout } from '../layout'
+import { consolePage, errorMessage, Time } from '../page'
 import { consoleSession } from '../session'
 
 /** The console module's instance, as a function plugin receives it. */
@@ -23,22 +22,13 @@ export function can(request: Request, role: OperatorRole): boolean {
   return roleAllows(consoleSession(request).actor.operator.role, role)
 }
 
-/** A console page for the signed-in operator: navigation, notice, error, content. */
+/** A console page for the signed-in operator (../page.tsx's frame): navigation, notice, error, content. */
 export function opsPage(request: Request, props: { title: string; section: string; notice?: string | null; error?: string | null; status?: number; children: ComponentChildren }): Response {
-  const session = consoleSession(request)
-  return htmlPage(
-    <Layout title={props.title} operator={session.actor.operator} csrf={session.csrf} section={props.section} notice={props.notice ?? null} error={props.error ?? null}>
-      {props.children}
-    </Layout>,
-    props.status ?? 200,
-  )
+  return consolePage(request, { title: props.title, section: props.section, query: { notice: props.notice ?? undefined, error: props.error ?? undefined }, status: props.status }, props.children)
 }
 
 /** What an operator reads when a service refused: its message, and which field was wrong. */
-export function errorText(error: AppError): string {
-  const details = error.details?.map((d) => `${d.path.replace(/^body\//, '')}: ${d.message}`).join('; ')
-  return details ? `${error.message} (${details})` : error.message
-}
+export const errorText = errorMessage
 
 /**
  * Runs a form's action; a refusal by the service (an AppError: a 4xx such as
@@ -54,11 +44,9 @@ export async function attempt(action: () => Promise<Response>, onRefused: (error
   }
 }
 
-/** A time as operators read it: UTC, to the minute (the ISO value in the title attribute of <time>). */
+/** A time as the console shows it (../page.tsx's Time), from a Date or an ISO string. */
 export function When({ at }: { at: string | Date | null }) {
-  if (at === null) return <span class="muted">—</span>
-  const iso = typeof at === 'string' ? at : at.toISOString()
-  return <time datetime={iso}>{`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}</time>
+  return <Time iso={at === null ? null : typeof at === 'string' ? at : at.toISOString()} />
 }
 
 /** Bytes for people: 1.4 MB. */

@@ -5,6 +5,18 @@
 // stored only as its SHA-256: the console keeps it in an HttpOnly cookie, an
 // API client sends it as a bearer. The console's CSRF token is an HMAC of the
 // session token, so it is never stored and dies with the session.
+//
+// Signing in is throttled exactly like a player's login (../auth/throttle.ts):
+// a place at the hash gate, then the block checked and the attempt counted
+// per operator name and per client address in one unit of work, before the
+// slow hash. The counters are the players' table, under keys of their own
+// (`operator:<name>`, `operator-address:<address>`), so a player spraying
+// logins does not lock operators out, nor the other way round. A wrong TOTP
+// code counts like a wrong password (the attempt stays counted), so codes
+// cannot be guessed faster than passwords.
+//
+// Signing in is not recorded in the audit log (it changes no data); the
+// session row itself (created, address, user agent) is the record of it.
 import type { Storage } from '../../db/storage'
 import { UniqueViolationError } from '../../db/errors'
 import type { Clock } from '../../shared/clock'
@@ -12,9 +24,12 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import type { Actor, OperatorIdentity } from '../audit/log'
-import type { HashGate } from '../auth/hash-gate'
-import { assertPasswordLength, hashPassword, verifyPassword } from '../auth/passwords'
+import type { HashGate, HashTicket } from '../auth/hash-gate'
+import { assertPasswordLength, hashPassword, verifyAgainstDummy, verifyPassword } from '../auth/passwords'
+import { clearAttempts, LOGIN_LIMITS, rateLimited, recordAttempt, retryAfter } from '../auth/throttle'
 import type { OperatorRole } from './roles'
+import { newTotpSecret, sealedName, totpSealKey, totpStep, totpUri } from './totp'
+import type { MasterKey } from '../../shared/sealed'
 import type { OperatorRow, OperatorSessionKind, OperatorSessionRow } from './store'
 
 export interface OperatorServiceDeps {
@@ -23,6 +38,8 @@ export interface OperatorServiceDeps {
   hashGate: HashGate
   /** Keys the CSRF tokens (derived per session). */
   csrfKey: string
+  /** The chain key: the TOTP secrets are sealed under a key derived from it (./totp.ts). */
+  chainKey: string
   /** How long a session lives from sign-in. */
   sessionTtlS: number
 }
@@ -55,6 +72,20 @@ export interface SignedIn {
   operator: OperatorIdentity
 }
 
+/** An operator's session as the console shows it (never its token). */
+export interface OperatorSessionView {
+  id: string
+  kind: OperatorSessionKind
+  userAgent: string | null
+  ip: string | null
+  createdAt: string
+  lastSeenAt: string
+  expiresAt: string
+  revokedAt: string | null
+  /** The session asking (when the caller said which one it is). */
+  current?: boolean
+}
+
 /** A live session: who it is, and (console) its CSRF token. */
 export interface LiveSession {
   operator: OperatorIdentity
@@ -68,12 +99,39 @@ export function identityOf(row: OperatorRow): OperatorIdentity {
   return { id: row.id, name: row.name, role: row.role }
 }
 
+/** The throttle keys of an operator sign-in: the name as typed (known or not, counted alike) and the client's address. */
+export function operatorThrottleKeys(name: string, address: string | null): { account: string; address: string } {
+  return { account: `operator:${name.trim().toLowerCase()}`, address: `operator-address:${(address ?? 'unknown').toLowerCase()}` }
+}
+
+export function sessionView(row: OperatorSessionRow, currentSessionId?: string): OperatorSessionView {
+  return {
+    id: row.id,
+    kind: row.kind,
+    userAgent: row.userAgent,
+    ip: row.ip,
+    createdAt: row.createdAt.toISOString(),
+    lastSeenAt: row.lastSeenAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    ...(currentSessionId !== undefined ? { current: row.id === currentSessionId } : {}),
+  }
+}
+
+function notFound(): AppError {
+  return new AppError('not_found', 'No such operator')
+}
+
 export function operatorView(row: OperatorRow): OperatorView {
   return { id: row.id, name: row.name, role: row.role, totpEnabled: row.totpEnabledAt !== null, disabled: row.disabledAt !== null, createdAt: row.createdAt.toISOString() }
 }
 
 export class OperatorService {
-  constructor(private readonly deps: OperatorServiceDeps) {}
+  private readonly totpKey: MasterKey
+
+  constructor(private readonly deps: OperatorServiceDeps) {
+    this.totpKey = totpSealKey(deps.chainKey)
+  }
 
   /** Creates an operator with a one-time password, which is answered once and never stored. */
   async create(input: { name: string; role: OperatorRole }, by: Actor): Promise<{ operator: OperatorView; password: string }> {
@@ -104,7 +162,8 @@ export class OperatorService {
         await by.record(tx, { action: 'operator.create', target: row.id, details: { name, role: input.role } })
       })
     } catch (error) {
-      if (error instanceof UniqueViolationError && error.involves('operators_name_key')) throw new AppError('conflict', `An operator named ${JSON.stringify(name)} exists`)
+      // PostgreSQL names the index (operators_name_key), SQLite the column (operators.name_key).
+      if (error instanceof UniqueViolationError && (error.involves('operators_name_key') || error.involves('name_key'))) throw new AppError('conflict', `An operator named ${JSON.stringify(name)} exists`)
       throw error
     }
     return { operator: operatorView(row), password }
@@ -114,15 +173,194 @@ export class OperatorService {
     return (await this.deps.storage.read.operators.listOperators()).map(operatorView)
   }
 
+  /** One operator; 404 not_found when there is none with this id. */
+  async byId(id: string): Promise<OperatorView> {
+    const row = await this.deps.storage.read.operators.operatorById(id)
+    if (!row) throw notFound()
+    return operatorView(row)
+  }
+
+  /** One operator by name (any case); 404 not_found when there is none (the CLI names operators). */
+  async byName(name: string): Promise<OperatorView> {
+    const row = await this.deps.storage.read.operators.operatorByNameKey(name.trim().toLowerCase())
+    if (!row) throw notFound()
+    return operatorView(row)
+  }
+
   /**
-   * Checks a name and password and opens a session. Every failure is the
-   * same 401, whether the name exists, is disabled or the password is wrong.
+   * Disables an operator: it cannot sign in, and every session it has ends
+   * at once (in the same unit of work). The last enabled admin cannot be
+   * disabled (409 last_admin): nobody named could then manage operators from
+   * the console. Disabling a disabled operator is 409 conflict.
+   */
+  async disable(id: string, by: Actor): Promise<OperatorView> {
+    const now = this.deps.clock.now()
+    const row = await this.deps.storage.write(async (tx) => {
+      const current = await tx.operators.operatorById(id)
+      if (!current) throw notFound()
+      if (current.disabledAt !== null) throw new AppError('conflict', `${current.name} is disabled already`)
+      if (current.role === 'admin') {
+        // Read in this unit of work: on PostgreSQL two admins disabling each other at once serialize, and the second sees the first.
+        const admins = (await tx.operators.listOperators()).filter((op) => op.role === 'admin' && op.disabledAt === null)
+        if (admins.length <= 1) throw new AppError('last_admin', `${current.name} is the last enabled admin: create another admin first`)
+      }
+      await tx.operators.updateOperator(id, { disabledAt: now, updatedAt: now })
+      await tx.operators.revokeOperatorSessions(id, now)
+      await by.record(tx, { action: 'operator.disable', target: id, details: { name: current.name, role: current.role } })
+      return { ...current, disabledAt: now, updatedAt: now }
+    })
+    return operatorView(row)
+  }
+
+  /**
+   * A new one-time password for the operator (answered once, never stored):
+   * the old password stops working and every session ends. TOTP is left as
+   * it is (a lost authenticator is disableTotp's business), and so is a
+   * disabled operator's state: resetting does not enable.
+   */
+  async resetPassword(id: string, by: Actor): Promise<{ operator: OperatorView; password: string }> {
+    const password = randomToken(18)
+    const passwordHash = await hashPassword(password, this.deps.hashGate)
+    const now = this.deps.clock.now()
+    const row = await this.deps.storage.write(async (tx) => {
+      const current = await tx.operators.operatorById(id)
+      if (!current) throw notFound()
+      await tx.operators.updateOperator(id, { passwordHash, passwordOneTime: true, updatedAt: now })
+      await tx.operators.revokeOperatorSessions(id, now)
+      await by.record(tx, { action: 'operator.reset_password', target: id, details: { name: current.name } })
+      return { ...current, passwordHash, passwordOneTime: true, updatedAt: now }
+    })
+    return { operator: operatorView(row), password }
+  }
+
+  /** The operator's sessions, newest first, ended ones included; `currentSessionId` marks the one asking. */
+  async sessions(operatorId: string, currentSessionId?: string): Promise<OperatorSessionView[]> {
+    return (await this.deps.storage.read.operators.operatorSessions(operatorId)).map((row) => sessionView(row, currentSessionId))
+  }
+
+  /** Ends one of the operator's sessions; 404 when the operator has no such session. Ending an ended one changes nothing and records nothing. */
+  async revokeSession(operatorId: string, sessionId: string, by: Actor): Promise<OperatorSessionView> {
+    const now = this.deps.clock.now()
+    const row = await this.deps.storage.write(async (tx) => {
+      const session = await tx.operators.operatorSessionById(sessionId)
+      if (!session || session.operatorId !== operatorId) throw new AppError('not_found', 'No such session')
+      if (session.revokedAt !== null) return session
+      await tx.operators.revokeOperatorSession(sessionId, now)
+      await by.record(tx, { action: 'operator.session.revoke', target: operatorId, details: { sessionId } })
+      return { ...session, revokedAt: now }
+    })
+    return sessionView(row)
+  }
+
+  /**
+   * Starts enrolling TOTP: a new secret, stored sealed and pending (sign-in
+   * does not ask for a code until confirmTotp). Answered once, to be shown
+   * to the operator; beginning again replaces a pending secret. 409 conflict
+   * when TOTP is already enabled (disable it first).
+   */
+  async beginTotp(operatorId: string): Promise<{ secret: string; uri: string }> {
+    const secret = newTotpSecret()
+    const sealed = await this.totpKey.seal(secret, sealedName(operatorId))
+    const now = this.deps.clock.now()
+    const name = await this.deps.storage.write(async (tx) => {
+      const current = await tx.operators.operatorById(operatorId)
+      if (!current) throw notFound()
+      if (current.totpEnabledAt !== null) throw new AppError('conflict', 'TOTP is enabled already: disable it before enrolling again')
+      await tx.operators.updateOperator(operatorId, { totpSecretSealed: sealed, totpLastStep: null, updatedAt: now })
+      return current.name
+    })
+    return { secret, uri: totpUri(secret, name) }
+  }
+
+  /**
+   * Confirms enrolment with a code from the authenticator: from now on,
+   * sign-in asks for a code. 409 conflict when nothing is pending; 422 when
+   * the code is wrong (the secret stays pending: try again).
+   */
+  async confirmTotp(operatorId: string, code: string, by: Actor): Promise<OperatorView> {
+    const found = await this.deps.storage.read.operators.operatorById(operatorId)
+    if (!found) throw notFound()
+    if (found.totpEnabledAt !== null) throw new AppError('conflict', 'TOTP is enabled already')
+    if (found.totpSecretSealed === null) throw new AppError('conflict', 'No TOTP enrolment is pending: begin one first')
+    const secret = await this.totpKey.open(found.totpSecretSealed, sealedName(operatorId))
+    const now = this.deps.clock.now()
+    const step = totpStep(secret, code, now)
+    if (step === null) throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/code', message: 'Not the current code of this secret' }] })
+    const row = await this.deps.storage.write(async (tx) => {
+      const current = await tx.operators.operatorById(operatorId)
+      // Enrolment restarted (another secret) or finished meanwhile: this code is not for it.
+      if (!current || current.totpSecretSealed !== found.totpSecretSealed || current.totpEnabledAt !== null) throw new AppError('conflict', 'The TOTP enrolment changed meanwhile: begin again')
+      await tx.operators.updateOperator(operatorId, { totpEnabledAt: now, totpLastStep: step, updatedAt: now })
+      await by.record(tx, { action: 'operator.totp.enable', target: operatorId, details: { name: current.name } })
+      return { ...current, totpEnabledAt: now, totpLastStep: step, updatedAt: now }
+    })
+    return operatorView(row)
+  }
+
+  /** Turns TOTP off (the operator's own choice, or an admin's for one who lost the authenticator): the secret is dropped. 409 conflict when there is none. */
+  async disableTotp(operatorId: string, by: Actor): Promise<OperatorView> {
+    const now = this.deps.clock.now()
+    const row = await this.deps.storage.write(async (tx) => {
+      const current = await tx.operators.operatorById(operatorId)
+      if (!current) throw notFound()
+      if (current.totpSecretSealed === null && current.totpEnabledAt === null) throw new AppError('conflict', 'TOTP is not enrolled')
+      await tx.operators.updateOperator(operatorId, { totpSecretSealed: null, totpEnabledAt: null, totpLastStep: null, updatedAt: now })
+      await by.record(tx, { action: 'operator.totp.disable', target: operatorId, details: { name: current.name, wasEnabled: current.totpEnabledAt !== null } })
+      return { ...current, totpSecretSealed: null, totpEnabledAt: null, totpLastStep: null, updatedAt: now }
+    })
+    return operatorView(row)
+  }
+
+  /**
+   * Checks a name, a password and (once enrolled) a TOTP code, and opens a
+   * session. Throttled like a player's login (see the top of this file):
+   * 429 rate_limited with Retry-After while the name or the address is
+   * blocked. Every failure of the password is the same 401, whether the name
+   * exists, is disabled or the password is wrong; with the right password,
+   * 401 totp_required when the code is missing, 401 invalid_totp when it is
+   * wrong or was used already, 403 password_change_required on a one-time
+   * password without newPassword.
    */
   async signIn(input: SignInInput): Promise<SignedIn> {
     const { storage, clock } = this.deps
+    const keys = operatorThrottleKeys(input.name, input.ip)
     const found = await storage.read.operators.operatorByNameKey(input.name.trim().toLowerCase())
-    const valid = found ? await verifyPassword(input.password, found.passwordHash, this.deps.hashGate) : false
-    if (!found || !valid || found.disabledAt !== null) throw new AppError('invalid_credentials', 'Invalid operator name or password')
+    // As AuthService.login: a place at the hash gate, the block checked and
+    // the attempt counted in one unit of work, before the slow hash. The
+    // ticket is run or cancelled on every path.
+    let ticket: HashTicket | undefined
+    let blockedForS: number | null
+    try {
+      blockedForS = await storage.write(async (tx) => {
+        ticket?.cancel()
+        ticket = this.deps.hashGate.admit()
+        const now = clock.now()
+        const blocked = await retryAfter(tx.auth, [keys.account, keys.address], now)
+        if (blocked === null) await recordAttempt(tx.auth, keys.account, LOGIN_LIMITS.account, now)
+        else ticket.cancel()
+        return blocked
+      })
+    } catch (error) {
+      ticket?.cancel()
+      throw error
+    }
+    if (blockedForS !== null) throw rateLimited(blockedForS, 'Too many failed sign-ins; try again later')
+    const valid = found ? await verifyPassword(input.password, found.passwordHash, ticket!) : await verifyAgainstDummy(input.password, ticket!)
+    if (!found || !valid || found.disabledAt !== null) {
+      await storage.write((tx) => recordAttempt(tx.auth, keys.address, LOGIN_LIMITS.address, clock.now()))
+      throw new AppError('invalid_credentials', 'Invalid operator name or password')
+    }
+    let step: number | null = null
+    if (found.totpEnabledAt !== null) {
+      // The attempt counted above stays counted until a sign-in succeeds: a missing or wrong code costs one attempt.
+      if (input.totp === undefined || input.totp === '') throw new AppError('totp_required', 'This operator signs in with a TOTP code (totp)')
+      const secret = await this.totpKey.open(found.totpSecretSealed!, sealedName(found.id))
+      step = totpStep(secret, input.totp, clock.now())
+      if (step === null || (found.totpLastStep !== null && step <= found.totpLastStep)) {
+        await storage.write((tx) => recordAttempt(tx.auth, keys.address, LOGIN_LIMITS.address, clock.now()))
+        throw new AppError('invalid_totp', 'Wrong TOTP code, or one already used: wait for the next one')
+      }
+    }
     let passwordHash: string | undefined
     if (found.passwordOneTime) {
       if (input.newPassword === undefined) throw new AppError('password_change_required', 'This password was for one sign-in: choose a new password (newPassword)')
@@ -147,8 +385,21 @@ export class OperatorService {
       const current = await tx.operators.operatorById(found.id)
       // Changed between the check and now (disabled, or its one-time password already replaced): sign in again.
       if (!current || current.disabledAt !== null || current.passwordHash !== found.passwordHash) throw new AppError('invalid_credentials', 'Invalid operator name or password')
-      if (passwordHash !== undefined) await tx.operators.updateOperator(found.id, { passwordHash, passwordOneTime: false, updatedAt: now })
+      if (step !== null) {
+        // Checked again here, where it is written: two sign-ins racing with one code cannot both pass (on PostgreSQL one of them runs again and sees the other's step).
+        if (current.totpEnabledAt === null || current.totpSecretSealed !== found.totpSecretSealed || (current.totpLastStep !== null && step <= current.totpLastStep)) {
+          throw new AppError('invalid_totp', 'Wrong TOTP code, or one already used: wait for the next one')
+        }
+      } else if (current.totpEnabledAt !== null) {
+        throw new AppError('totp_required', 'This operator signs in with a TOTP code (totp)')
+      }
+      await tx.operators.updateOperator(found.id, {
+        ...(passwordHash !== undefined ? { passwordHash, passwordOneTime: false } : {}),
+        ...(step !== null ? { totpLastStep: step } : {}),
+        updatedAt: now,
+      })
       await tx.operators.createOperatorSession(session)
+      await clearAttempts(tx.auth, keys.account)
     })
     return { token, session, operator: identityOf(found) }
   }
@@ -166,7 +417,7 @@ export class OperatorService {
   /** Ends the session holding this token (signing out); nothing when it is none. */
   async signOut(token: string): Promise<void> {
     const found = await this.deps.storage.read.operators.operatorSessionByTokenHash(sha256Hex(token))
-    if (!found) return
+    if (!found || found.session.revokedAt !== null) return
     await this.deps.storage.write((tx) => tx.operators.revokeOperatorSession(found.session.id, this.deps.clock.now()))
   }
 
