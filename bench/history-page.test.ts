@@ -15,6 +15,7 @@ import { userAccountId } from '../src/modules/wallet/ledger'
 import type { TransactionsPage } from '../packages/sdk/src/types'
 import { req, TEST_ENGINE } from '../test/helpers/app'
 import { createArenaApp, players } from '../test/helpers/arena'
+import { testActor } from '../test/helpers/actors'
 
 const MOVEMENTS = Number(process.env.BENCH_MOVEMENTS ?? 10_000)
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 200)
@@ -27,9 +28,10 @@ test(`a page of a ${MOVEMENTS}-movement history on ${TEST_ENGINE}`, async () => 
   const headers = { authorization: `Bearer ${p!.tokens.accessToken}` }
   // Through the service the admin route calls (the HTTP layer adds nothing to what is stored);
   // another player's movements in between, so the table is not the one account's alone.
+  const by = testActor(ctx.services, 'finance')
   for (let i = 0; i < MOVEMENTS; i++) {
-    await ctx.services.wallet.credit({ userId: p!.userId, amount: '1.000001', reference: `bench-${i}` })
-    if (i % 4 === 0) await ctx.services.wallet.credit({ userId: other!.userId, amount: '2', reference: `other-${i}` })
+    await ctx.services.wallet.credit({ userId: p!.userId, amount: '1.000001', reference: `bench-${i}` }, by)
+    if (i % 4 === 0) await ctx.services.wallet.credit({ userId: other!.userId, amount: '2', reference: `other-${i}` }, by)
   }
   // As autovacuum would after a load like this: the planner sees the table as it is.
   if (TEST_ENGINE === 'postgres') await ctx.postgres.sql.unsafe('ANALYZE')

@@ -2,6 +2,7 @@
 // on the data dir's database, without a running server. `--json` prints the
 // same objects the admin API answers.
 import type { Command, Io } from './command'
+import { cliActor } from './actor'
 import { nextStopSignal, UsageError } from './command'
 import { AppError } from '../shared/errors'
 import { loadConfig, type Config } from '../config'
@@ -67,11 +68,11 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       const [action, id] = positionals
       const json = values.json === true
       if (action === 'create') {
-        const created = await withServices(({ games }) => games.createGame(need(values.name as string | undefined, '--name')))
+        const created = await withServices((services) => services.games.createGame(need(values.name as string | undefined, '--name'), cliActor(services)))
         return print(io, json, created, () => `game ${created.game.id} "${created.game.name}"\nkey  ${created.gameKey}  (shown once: store it now)`)
       }
       if (action === 'rotate-key') {
-        const rotated = await withServices(({ games }) => games.rotateKey(need(id, '<gameId>')))
+        const rotated = await withServices((services) => services.games.rotateKey(need(id, '<gameId>'), cliActor(services)))
         return print(io, json, rotated, () => `new key ${rotated.gameKey}  (the old key no longer works)`)
       }
       throw new UsageError(`unknown action "${action ?? ''}"`)
@@ -88,13 +89,13 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     async run({ values, positionals }, io) {
       const [action, id] = positionals
       if (action === 'correct') {
-        const corrected = await withServices(({ matches }) =>
-          matches.correct(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner'), need(values.reason as string | undefined, '--reason')),
+        const corrected = await withServices((services) =>
+          services.matches.correct(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner'), need(values.reason as string | undefined, '--reason'), cliActor(services)),
         )
         return print(io, values.json === true, corrected, () => `${corrected.match.id} corrected: won by ${corrected.match.winnerParticipantId}`)
       }
       if (action !== 'resolve') throw new UsageError(`unknown action "${action ?? ''}"`)
-      const result = await withServices(({ matches }) => matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner')))
+      const result = await withServices((services) => services.matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner'), cliActor(services)))
       return print(io, values.json === true, result, () => `${result.match.id} decided for ${result.match.winnerParticipantId}: ${result.decision.decision}`)
     },
   },
@@ -114,7 +115,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         const amount = need(values.amount as string | undefined, '--amount')
         const reason = need(values.reason as string | undefined, '--reason')
         const reference = need(values.reference as string | undefined, '--reference')
-        const adjusted = await withServices(async (services) => services.wallet.adjust({ userId: await userIdOf(services, ref), amount, reason, reference }))
+        const adjusted = await withServices(async (services) => services.wallet.adjust({ userId: await userIdOf(services, ref), amount, reason, reference }, cliActor(services)))
         return print(io, values.json === true, adjusted, () => `balance ${adjusted.balance}`)
       }
       if (action !== 'credit') throw new UsageError(`unknown action "${action ?? ''}"`)
@@ -125,7 +126,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
           userId,
           amount: need(values.amount as string | undefined, '--amount'),
           reference: need(values.reference as string | undefined, '--reference'),
-        })
+        }, cliActor(services))
       })
       return print(io, values.json === true, result, () => `balance ${result.balance}`)
     },

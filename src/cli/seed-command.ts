@@ -10,6 +10,8 @@
 import { openServices, type Services } from '../services'
 import type { Command, Io } from './command'
 import { UsageError } from './command'
+import { cliActor } from './actor'
+import type { Actor } from '../modules/audit/log'
 import { loadConfig } from '../config'
 import type { Tournament } from '../modules/games/model'
 import { isCommonPin } from '../modules/security/pin-rules'
@@ -179,8 +181,9 @@ export function takenSeedNames(auth: Services['auth'], prefix: string, players: 
  * reused prefix fails before anything is written; a later failure throws a
  * SeedError saying what was already created.
  */
-export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | 'pins' | 'wallet'> }, options: SeedOptions): Promise<SeedResult> {
+export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | 'pins' | 'wallet'>; by: Actor }, options: SeedOptions): Promise<SeedResult> {
   const { auth, games, pins, wallet } = deps.services
+  const { by } = deps
   const { prefix, players: count, password, pin, amount } = options
   const created: SeedProgress = { users: [], tournamentIds: [] }
   let step = 'checking usernames'
@@ -191,7 +194,7 @@ export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | '
     }
 
     step = 'creating the game'
-    const { game, gameKey } = await games.createGame(`Local game ${prefix}`)
+    const { game, gameKey } = await games.createGame(`Local game ${prefix}`, by)
     created.gameId = game.id
     created.gameKey = gameKey
 
@@ -204,7 +207,7 @@ export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | '
       step = `setting the PIN of ${username}`
       await pins.setPin(user.id, pin, password)
       step = `crediting the wallet of ${username}`
-      await wallet.credit({ userId: user.id, amount, reference: `seed:${prefix}:${index + 1}` })
+      await wallet.credit({ userId: user.id, amount, reference: `seed:${prefix}:${index + 1}` }, by)
       step = `creating the wallet of ${username}`
       const view = await wallet.wallet(user.id)
       players.push({ id: user.id, username, email, balance: view.balance, address: view.address })
@@ -222,10 +225,10 @@ export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | '
         format: kind.format,
         participants: players.map((p) => p.id),
         ...(Object.keys(options).length > 0 ? { options } : {}),
-      })
+      }, by)
       created.tournamentIds.push(draft.id)
       step = `starting the ${label} tournament`
-      await games.startTournament(draft.id)
+      await games.startTournament(draft.id, by)
       tournaments.push(await games.getTournament(draft.id))
     }
 
@@ -334,7 +337,7 @@ export const seedCommand: Command = {
       if (values.prefix === undefined) {
         for (let tries = 0; tries < 20 && (await takenSeedNames(services.auth, options.prefix, options.players)).length > 0; tries++) options.prefix = randomPrefix()
       }
-      result = await seed({ services }, options)
+      result = await seed({ services, by: cliActor(services) }, options)
     } catch (error) {
       if (!(error instanceof SeedError)) throw error
       reportFailure(io, error)

@@ -12,6 +12,7 @@ import type { Command, Io } from './command'
 import { UsageError } from './command'
 import { AppError, type ErrorCode } from '../shared/errors'
 import type { Services } from '../services'
+import { cliActor } from './actor'
 import { CreateTournamentBody, TournamentOptions, type Tournament, type TournamentsPage } from '../modules/games/model'
 
 type Body = CreateTournamentBody
@@ -309,7 +310,7 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
       }
       if (action === 'create') {
         const body = createBody(values, new Date())
-        return show(await withServices(({ games }) => games.createTournament(body).catch((error: unknown) => Promise.reject(byFlag(error)))))
+        return show(await withServices((services) => services.games.createTournament(body, cliActor(services)).catch((error: unknown) => Promise.reject(byFlag(error)))))
       }
       if (action === 'list') {
         const status = str(values, 'status') as Status | undefined
@@ -323,11 +324,11 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
         const page = await withServices(({ games }) => games.listTournaments(query))
         return print(io, json, page, () => listText(page))
       }
-      if (action === 'start') return show(await withServices(({ games }) => games.startTournament(need(id, '<tournamentId>'))))
+      if (action === 'start') return show(await withServices((services) => services.games.startTournament(need(id, '<tournamentId>'), cliActor(services))))
       if (action === 'fund') {
         const tournamentId = need(id, '<tournamentId>')
         const input = { amount: need(str(values, 'amount'), '--amount'), reference: need(str(values, 'reference'), '--reference') }
-        const pool = await withServices(({ games }) => games.fund(tournamentId, input).catch((error: unknown) => Promise.reject(byFlag(error))))
+        const pool = await withServices((services) => services.games.fund(tournamentId, input, cliActor(services)).catch((error: unknown) => Promise.reject(byFlag(error))))
         return print(io, json, pool, () => `${pool.tournamentId}  escrow ${pool.escrow}  prizes ${pool.prizesTotal}`)
       }
       if (action === 'show') return show(await withServices(({ games }) => games.getTournament(need(id, '<tournamentId>'))))
@@ -335,13 +336,13 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
       if (action === 'cancel') {
         const tournamentId = need(id, '<tournamentId>')
         const why = reason()
-        return show(await withServices(({ games }) => games.cancelTournament(tournamentId, why)))
+        return show(await withServices((services) => services.games.cancelTournament(tournamentId, why, cliActor(services))))
       }
       if (action === 'disqualify') {
         const tournamentId = need(id, '<tournamentId>')
         const participantId = need(positionals[2], '<participantId>')
         const why = reason()
-        const result = await withServices(({ matches }) => matches.disqualify(tournamentId, participantId, why))
+        const result = await withServices((services) => services.matches.disqualify(tournamentId, participantId, why, cliActor(services)))
         return print(io, json, result, () => disqualifiedText(participantId, result.match))
       }
       throw new UsageError(`unknown action "${action ?? ''}"`)

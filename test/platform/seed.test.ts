@@ -12,6 +12,7 @@ import { isCommonPin } from '../../src/modules/security/pin-rules'
 import { AppError } from '../../src/shared/errors'
 import { parseSeedOptions, randomPin, seed, SeedError, type SeedResult } from '../../src/cli/seed-command'
 import { UsageError } from '../../src/cli/command'
+import { testActor } from '../helpers/actors'
 
 const seedCli = (args: string[], env: Record<string, string>) => run([...SOURCE_COMMAND, 'seed', ...args], env)
 
@@ -226,7 +227,7 @@ describe('arena seed refuses', () => {
           return ctx.services.pins.setPin(userId, pin, password)
         },
       } as unknown as typeof ctx.services.pins
-      const failure = await seed({ services: { ...ctx.services, pins } }, options).catch((error: unknown) => error)
+      const failure = await seed({ services: { ...ctx.services, pins }, by: testActor(ctx.services) }, options).catch((error: unknown) => error)
       expect(failure).toBeInstanceOf(SeedError)
       const error = failure as SeedError
       expect(error.step).toBe('setting the PIN of mid_2')
@@ -243,7 +244,7 @@ describe('arena seed refuses', () => {
 test('with 3 players: no third-place match (it needs two semi-finals), and a Swiss bye for the lowest seed', async () => {
   const ctx = await createTestApp()
   try {
-    const result = await seed({ services: ctx.services }, { ...parseSeedOptions({ prefix: 'three' }), players: 3 })
+    const result = await seed({ services: ctx.services, by: testActor(ctx.services) }, { ...parseSeedOptions({ prefix: 'three' }), players: 3 })
     const [se, de, rr, swiss] = result.tournaments
     expect(result.tournaments.map((t) => [t.format, t.status])).toEqual([
       ['single_elimination', 'running'],

@@ -17,7 +17,7 @@ import { listMail, mailView } from '../mail/mailbox'
 import { MailboxQuery, MailboxResponse } from '../mail/model'
 import { AdjustBody, RejectWithdrawalBody, WithdrawalDecisionResponse } from './model'
 import type { WithdrawalService } from '../wallet/withdrawals'
-import { ADMIN_TOKEN_HEADER, OPERATOR, operatorRoute, setActor } from './operator'
+import { ADMIN_TOKEN_HEADER, actorOf, OPERATOR, operatorRoute, setActor } from './operator'
 import type { AuditLog, OperatorIdentity } from '../audit/log'
 import { requestState } from '../../plugins/request-context'
 import { adminUserRoutes, type AdminUserServices } from './users'
@@ -99,22 +99,22 @@ export function adminModule(
       })
       .post(
         '/games',
-        async ({ body, set }) => {
+        async ({ body, set, request }) => {
           set.status = 201
-          return await games.createGame(body.name)
+          return await games.createGame(body.name, actorOf(request))
         },
         { body: CreateGameBody, response: { 201: CreateGameResponse, ...errors(JSON_BODY, OPERATOR, STORAGE) }, ...operatorRoute('admin', 'Create a game; its key is shown once') },
       )
-      .post('/games/:id/rotate-key', async ({ params }) => await games.rotateKey(params.id), {
+      .post('/games/:id/rotate-key', async ({ params, request }) => await games.rotateKey(params.id, actorOf(request)), {
         params: IdParams,
         response: { 200: GameKeyResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
         ...operatorRoute('admin', 'Issue a new game key; the old one stops working'),
       })
       .post(
         '/tournaments',
-        async ({ body, set }) => {
+        async ({ body, set, request }) => {
           set.status = 201
-          return { tournament: await games.createTournament(body) }
+          return { tournament: await games.createTournament(body, actorOf(request)) }
         },
         {
           body: CreateTournamentBody,
@@ -122,18 +122,18 @@ export function adminModule(
           ...operatorRoute('moderator', 'Create a single-elimination tournament: with `participants` a draft seeded in their order, or with `registration` and `startsAt` one players join, started by itself at startsAt'),
         },
       )
-      .post('/tournaments/:id/start', async ({ params }) => ({ tournament: await games.startTournament(params.id) }), {
+      .post('/tournaments/:id/start', async ({ params, request }) => ({ tournament: await games.startTournament(params.id, actorOf(request)) }), {
         params: IdParams,
         response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'registration_open', 'prize_pool_underfunded'] }, STORAGE) },
         ...operatorRoute('moderator', 'Build the bracket, apply byes, open the first matches (a registration: once it has closed, before startsAt); with prizes, once the escrow covers them'),
       })
-      .post('/tournaments/:id/fund', async ({ params, body }) => await games.fund(params.id, body), {
+      .post('/tournaments/:id/fund', async ({ params, body, request }) => await games.fund(params.id, body, actorOf(request)), {
         params: IdParams,
         body: FundBody,
         response: { 200: PrizePoolResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'idempotency_key_reused'] }, STORAGE) },
         ...operatorRoute('finance', 'Fund a tournament\'s prize pool: the amount moves from the funding account into its escrow, once per reference'),
       })
-      .post('/tournaments/:id/cancel', async ({ params, body }) => ({ tournament: await games.cancelTournament(params.id, body.reason) }), {
+      .post('/tournaments/:id/cancel', async ({ params, body, request }) => ({ tournament: await games.cancelTournament(params.id, body.reason, actorOf(request)) }), {
         params: IdParams,
         body: ReasonBody,
         response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
@@ -141,7 +141,7 @@ export function adminModule(
       })
       .post(
         '/tournaments/:id/participants/:participantId/disqualify',
-        async ({ params, body }) => await matchService.disqualify(params.id, params.participantId, body.reason),
+        async ({ params, body, request }) => await matchService.disqualify(params.id, params.participantId, body.reason, actorOf(request)),
         {
           params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), participantId: t.String({ minLength: 1, maxLength: 64 }) }),
           body: ReasonBody,
@@ -159,7 +159,7 @@ export function adminModule(
       })
       .post(
         '/wallets/:userId/credit',
-        ({ params, body }) => wallet.credit({ userId: params.userId, amount: body.amount, reference: body.reference }),
+        ({ params, body, request }) => wallet.credit({ userId: params.userId, amount: body.amount, reference: body.reference }, actorOf(request)),
         {
           params: t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }),
           body: t.Object({
@@ -172,7 +172,7 @@ export function adminModule(
       )
       .post(
         '/wallets/:userId/adjust',
-        ({ params, body }) => wallet.adjust({ userId: params.userId, amount: body.amount, reason: body.reason, reference: body.reference }),
+        ({ params, body, request }) => wallet.adjust({ userId: params.userId, amount: body.amount, reason: body.reason, reference: body.reference }, actorOf(request)),
         {
           params: t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }),
           body: AdjustBody,
@@ -183,12 +183,12 @@ export function adminModule(
           ...operatorRoute('finance', 'Adjust a wallet by a signed amount with a reason (idempotent by reference; never below zero)'),
         },
       )
-      .post('/withdrawals/:id/approve', async ({ params }) => ({ withdrawal: await options.withdrawals.approve(params.id) }), {
+      .post('/withdrawals/:id/approve', async ({ params, request }) => ({ withdrawal: await options.withdrawals.approve(params.id, actorOf(request)) }), {
         params: IdParams,
         response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval'] }, STORAGE) },
         ...operatorRoute('finance', 'Approve a withdrawal awaiting approval: signed at once, or held until its new-destination hold ends (idempotent)'),
       })
-      .post('/withdrawals/:id/reject', async ({ params, body }) => ({ withdrawal: await options.withdrawals.reject(params.id, body.reason) }), {
+      .post('/withdrawals/:id/reject', async ({ params, body, request }) => ({ withdrawal: await options.withdrawals.reject(params.id, body.reason, actorOf(request)) }), {
         params: IdParams,
         body: RejectWithdrawalBody,
         response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval'] }, STORAGE) },
@@ -211,13 +211,13 @@ export function adminModule(
           ...operatorRoute('viewer', 'Security events, oldest first after the cursor'),
         },
       )
-      .post('/matches/:id/resolve', async ({ params, body }) => await matchService.resolve(params.id, body.winnerParticipantId), {
+      .post('/matches/:id/resolve', async ({ params, body, request }) => await matchService.resolve(params.id, body.winnerParticipantId, actorOf(request)), {
         params: IdParams,
         body: ResolveBody,
         response: { 200: t.Object({ match: Match, decision: DecisionResponse }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['match_not_running'] }, STORAGE) },
         ...operatorRoute('moderator', 'Decide a disputed (or running) match; advances the bracket'),
       })
-      .post('/matches/:id/correct', async ({ params, body }) => await matchService.correct(params.id, body.winnerParticipantId, body.reason), {
+      .post('/matches/:id/correct', async ({ params, body, request }) => await matchService.correct(params.id, body.winnerParticipantId, body.reason, actorOf(request)), {
         params: IdParams,
         body: CorrectBody,
         response: { 200: t.Object({ match: Match }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'correction_too_late'] }, STORAGE) },

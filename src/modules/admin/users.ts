@@ -10,7 +10,7 @@ import type { BanService } from '../auth/bans'
 import { DeleteAccountResponse, SessionIdParams as IdParams } from '../auth/model'
 import { USERS_PAGE_DEFAULT, type UserDirectory } from '../auth/user-directory'
 import { AdminUserDetail, AdminUserResponse, BanBody, DeleteUserBody, UsersPage, UsersQuery } from './model'
-import { OPERATOR, operatorRoute } from './operator'
+import { actorOf, OPERATOR, operatorRoute } from './operator'
 
 export interface AdminUserServices {
   bans: BanService
@@ -57,18 +57,18 @@ export function adminUserRoutes({ bans, users, deletion }: AdminUserServices) {
         response: { 200: AdminUserDetail, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
         ...operatorRoute('viewer', 'One user: the account, every session, the wallet, the ban'),
       })
-      .post('/users/:id/ban', async ({ params, body }) => ({ user: users.view(await bans.ban(params.id, { reason: body.reason, until: untilOf(body.until) })) }), {
+      .post('/users/:id/ban', async ({ params, body, request }) => ({ user: users.view(await bans.ban(params.id, { reason: body.reason, until: untilOf(body.until) }, actorOf(request))) }), {
         params: IdParams,
         body: BanBody,
         response: { 200: AdminUserResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('moderator', 'Ban a user until a time or until lifted: every session ends at once; a ban in force is replaced'),
       })
-      .post('/users/:id/unban', async ({ params }) => ({ user: users.view(await bans.unban(params.id)) }), {
+      .post('/users/:id/unban', async ({ params, request }) => ({ user: users.view(await bans.unban(params.id, actorOf(request))) }), {
         params: IdParams,
         response: { 200: AdminUserResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('moderator', 'Lift the ban; the user may log in again'),
       })
-      .post('/users/:id/delete', async ({ params, body }) => ({ deleted: true as const, ...(await deletion.deleteByOperator(params.id, body.reason)) }), {
+      .post('/users/:id/delete', async ({ params, body, request }) => ({ deleted: true as const, ...(await deletion.deleteByOperator(params.id, body.reason, actorOf(request))) }), {
         params: IdParams,
         body: DeleteUserBody,
         response: { 200: DeleteAccountResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'balance_not_empty'] }, STORAGE) },

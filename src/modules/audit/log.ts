@@ -41,7 +41,13 @@ export class Actor {
     readonly requestId: string | null,
   ) {}
 
-  /** Appends this action to the audit log, in `tx` (it commits or rolls back with the action). */
+  /**
+   * Appends this action to the audit log, in `tx` (it commits or rolls back
+   * with the action). Called last among the unit of work's writes: on
+   * PostgreSQL it locks the chain's head until the commit, so every unit of
+   * work takes that lock after its own rows (and the events' seq lock), in
+   * one order, and holds it as briefly as it can.
+   */
   record(tx: Transaction, entry: AuditEntry): Promise<void> {
     return this.log.append(tx, this, entry)
   }

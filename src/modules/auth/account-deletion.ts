@@ -14,6 +14,7 @@ import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import type { SecurityEventInput } from '../security/event-log'
+import type { Actor } from '../audit/log'
 import type { AccountPasswords } from '../security/pin-service'
 import { holdingsOf } from '../wallet/holdings'
 import { accountCodeKeys, accountKey } from './throttle'
@@ -26,8 +27,8 @@ export interface AccountDeletionDeps {
   onSecurityEvent?: (event: SecurityEventInput) => void
 }
 
-/** Who asked: the user themself, or an operator with a reason. */
-type Requester = { by: 'user' } | { by: 'operator'; reason: string }
+/** Who asked: the user themself, or an operator with a reason (and the operator, recorded in the audit log). */
+type Requester = { by: 'user' } | { by: 'operator'; reason: string; actor: Actor }
 
 export class AccountDeletion {
   constructor(private readonly deps: AccountDeletionDeps) {}
@@ -47,8 +48,8 @@ export class AccountDeletion {
   }
 
   /** An operator deletes the account: the same rules, no password. */
-  deleteByOperator(userId: string, reason: string): Promise<{ deletedAt: string }> {
-    return this.erase(userId, { by: 'operator', reason })
+  deleteByOperator(userId: string, reason: string, by: Actor): Promise<{ deletedAt: string }> {
+    return this.erase(userId, { by: 'operator', reason, actor: by })
   }
 
   private async erase(userId: string, requester: Requester): Promise<{ deletedAt: string }> {
@@ -71,6 +72,8 @@ export class AccountDeletion {
       await forgetThrottleCounters(tx, userId, [account.email, account.username])
       const deletedAt = toIso(now)
       await tx.events.append({ userId, topic: 'account', type: 'account.deleted', data: { deletedAt } }, now)
+      // The record names the account by id only: its email and username are what this erases.
+      if (requester.by === 'operator') await requester.actor.record(tx, { action: 'user.delete', target: userId, reason: requester.reason })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({
           userId,

@@ -11,6 +11,7 @@ import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import type { SecurityEventInput } from '../security/event-log'
+import type { Actor } from '../audit/log'
 import { revokeSessions } from './service'
 import { banInForce, type UserAccount, type UserBan } from './store'
 
@@ -35,7 +36,7 @@ export class BanService {
    * Bans the user until `until` (null: until an operator lifts it); a ban in
    * force is replaced. Returns the user as it now is.
    */
-  ban(userId: string, input: { reason: string; until: Date | null }): Promise<UserAccount> {
+  ban(userId: string, input: { reason: string; until: Date | null }, by: Actor): Promise<UserAccount> {
     const { storage, clock } = this.deps
     return storage.write(async (tx) => {
       const now = clock.now()
@@ -51,6 +52,8 @@ export class BanService {
       const revoked = await revokeSessions(tx, clock, userId, live.map((session) => session.id), 'banned')
       const until = input.until === null ? null : toIso(input.until)
       await tx.events.append({ userId, topic: 'account', type: 'account.banned', data: { reason: input.reason, until } }, now)
+      // `replaced`: a ban in force was replaced by this one (a new reason or end), not a new ban.
+      await by.record(tx, { action: 'user.ban', target: userId, reason: input.reason, details: { until, revokedSessions: revoked, replaced: account.ban !== null && banInForce(account.ban, now) } })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({ userId, source: 'server', kind: 'ACCOUNT_BANNED', level: 'WARN', details: { reason: input.reason, until, revokedSessions: revoked } }),
       )
@@ -59,7 +62,7 @@ export class BanService {
   }
 
   /** Lifts the user's ban, in force or expired; a user with none is answered as it is and nothing is written. */
-  unban(userId: string): Promise<UserAccount> {
+  unban(userId: string, by: Actor): Promise<UserAccount> {
     const { storage, clock } = this.deps
     return storage.write(async (tx) => {
       const account = await tx.auth.userById(userId)
@@ -70,6 +73,11 @@ export class BanService {
       await tx.auth.setBan(userId, null)
       await tx.events.append({ userId, topic: 'account', type: 'account.unbanned', data: { unbannedAt: toIso(now) } }, now)
       const lifted = account.ban
+      await by.record(tx, {
+        action: 'user.unban',
+        target: userId,
+        details: { bannedAt: toIso(lifted.bannedAt), until: lifted.until === null ? null : toIso(lifted.until), banReason: lifted.reason, inForce: banInForce(lifted, now) },
+      })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({
           userId,

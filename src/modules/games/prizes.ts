@@ -243,7 +243,13 @@ export async function underfunded(tx: Transaction, tournament: TournamentRecord)
  * else, 409 idempotency_key_reused. A tournament that is over, or finalizing
  * (its prizes about to be paid), takes no more: 409 conflict.
  */
-export async function fundPrizePool(tx: Transaction, tournament: TournamentRecord, amount: bigint, reference: string, now: Date): Promise<PrizePool> {
+export async function fundPrizePool(
+  tx: Transaction,
+  tournament: TournamentRecord,
+  amount: bigint,
+  reference: string,
+  now: Date,
+): Promise<{ pool: PrizePool; funded: boolean }> {
   const key = `prize_funding:${reference}`
   const earlier = await tx.wallet.transactionByReference(key)
   if (earlier) {
@@ -271,11 +277,13 @@ export async function fundPrizePool(tx: Transaction, tournament: TournamentRecor
       now,
     )
   }
-  return {
+  const pool = {
     tournamentId: tournament.id,
     escrow: formatAmount(await escrowOf(tx.wallet, tournament.id), PRIZE_ASSET),
     prizesTotal: formatAmount(prizesTotal(purseOf(tournament)), PRIZE_ASSET),
   }
+  // `funded`: whether this call moved money (false for a replayed reference), so the caller records only a change.
+  return { pool, funded: !earlier }
 }
 
 /**

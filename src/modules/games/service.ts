@@ -6,6 +6,7 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import type { SecurityEventInput } from '../security/event-log'
+import type { Actor } from '../audit/log'
 import { UniqueViolationError } from '../../db/errors'
 import { isId } from '../../shared/ids'
 import { assertMayAct } from '../auth/standing'
@@ -101,6 +102,18 @@ export function registrationOf(row: TournamentRecord): Registration | null {
     seeding: row.seeding ?? 'registration',
     // Shown once started: known before, it would let a registrant predict the bracket.
     seed: row.seeding === 'random' && row.startedAt !== null ? row.seed : null,
+  }
+}
+
+/** What the audit record of a tournament's creation says: its game, name and format, its money, and how players get in. */
+function createdDetails(input: CreateTournamentBody, players: Record<string, unknown>): Record<string, unknown> {
+  return {
+    gameId: input.gameId,
+    name: input.name,
+    format: input.format,
+    ...players,
+    ...(input.entryFee !== undefined ? { entryFee: input.entryFee } : {}),
+    ...(input.prizes !== undefined && input.prizes.length > 0 ? { prizes: input.prizes } : {}),
   }
 }
 
@@ -246,19 +259,26 @@ export class GamesService {
     }
   }
 
-  async createGame(name: string) {
+  /** Creates a game and its key (shown once; the audit record names the game, never the key). */
+  async createGame(name: string, by: Actor) {
     const now = this.deps.clock.now()
     const gameKey = newGameKey()
     const game = { id: newId('game'), name, keyHash: sha256Hex(gameKey), keyRotatedAt: now, createdAt: now }
-    await this.deps.storage.write((tx) => tx.games.insertGame(game))
+    await this.deps.storage.write(async (tx) => {
+      await tx.games.insertGame(game)
+      await by.record(tx, { action: 'game.create', target: game.id, details: { name } })
+    })
     return { game: { id: game.id, name: game.name, createdAt: toIso(game.createdAt) }, gameKey }
   }
 
   /** Issues a new key; the old one stops working at once. */
-  async rotateKey(gameId: string) {
+  async rotateKey(gameId: string, by: Actor) {
     const gameKey = newGameKey()
-    const replaced = await this.deps.storage.write((tx) => tx.games.replaceKeyHash(gameId, sha256Hex(gameKey), this.deps.clock.now()))
-    if (!replaced) throw new AppError('not_found', 'No such game')
+    await this.deps.storage.write(async (tx) => {
+      const now = this.deps.clock.now()
+      if (!(await tx.games.replaceKeyHash(gameId, sha256Hex(gameKey), now))) throw new AppError('not_found', 'No such game')
+      await by.record(tx, { action: 'game.rotate_key', target: gameId, details: { rotatedAt: toIso(now) } })
+    })
     return { gameKey }
   }
 
@@ -279,14 +299,14 @@ export class GamesService {
     }
   }
 
-  async createTournament(input: CreateTournamentBody): Promise<Tournament> {
+  async createTournament(input: CreateTournamentBody, by: Actor): Promise<Tournament> {
     const { storage, clock } = this.deps
     if (!(await storage.read.games.gameExists(input.gameId))) throw new AppError('not_found', 'No such game')
     const players = input.participants?.length ?? input.registration?.maxPlayers ?? Number.MAX_SAFE_INTEGER
     const playersPath = input.participants ? 'body/participants' : 'body/registration/maxPlayers'
     checkOptions(input, players, playersPath)
     const purse = planPurse(input, { count: players, path: playersPath }, input.participants === undefined)
-    if (input.participants === undefined) return this.createRegistration(input, purse)
+    if (input.participants === undefined) return this.createRegistration(input, purse, by)
     if (input.registration !== undefined || input.startsAt !== undefined || input.seeding !== undefined) {
       throw invalid(
         (['registration', 'startsAt', 'seeding'] as const)
@@ -323,12 +343,13 @@ export class GamesService {
         { id, gameId: input.gameId, name: input.name, format: input.format, status: 'draft', createdAt: clock.now(), ...NO_REGISTRATION, options: storedOptions(input, purse) },
         resolved.map((userId, index) => ({ id: newId('participant'), tournamentId: id, userId, seed: index + 1, registeredAt: null, checkedInAt: null, disqualifiedAt: null })),
       )
+      await by.record(tx, { action: 'tournament.create', target: id, details: createdDetails(input, { participants: resolved.length }) })
       return (await loadTournament(tx.games, id))!
     })
   }
 
   /** A tournament open for registration, and its start job due at startsAt: one unit of work, so the job exists exactly when the tournament does. */
-  private async createRegistration(input: CreateTournamentBody, purse: ReturnType<typeof planPurse>): Promise<Tournament> {
+  private async createRegistration(input: CreateTournamentBody, purse: ReturnType<typeof planPurse>, by: Actor): Promise<Tournament> {
     const { storage, clock } = this.deps
     const now = clock.now()
     const plan = planRegistration(input, now)
@@ -339,6 +360,11 @@ export class GamesService {
         [],
       )
       await tx.jobs.enqueue(JOB_KINDS.startTournament, { tournamentId: id }, now, plan.startsAt)
+      await by.record(tx, {
+        action: 'tournament.create',
+        target: id,
+        details: createdDetails(input, { maxPlayers: plan.maxPlayers, closesAt: toIso(plan.registrationClosesAt), startsAt: toIso(plan.startsAt) }),
+      })
       return (await loadTournament(tx.games, id))!
     })
   }
@@ -350,7 +376,7 @@ export class GamesService {
    * closed (409 registration_open before); its start job then finds it
    * started and does nothing.
    */
-  startTournament(id: string): Promise<Tournament> {
+  startTournament(id: string, by: Actor): Promise<Tournament> {
     return this.deps.storage.write(async (tx) => {
       const tournament = await tx.games.tournament(id)
       if (!tournament) throw new AppError('not_found', 'No such tournament')
@@ -360,12 +386,14 @@ export class GamesService {
           throw new AppError('registration_open', `Registration is open until ${toIso(tournament.registrationClosesAt)}; start it after that`)
         }
         await startRegistered(tx, this.deps.clock, id, 'refuse')
+        await by.record(tx, { action: 'tournament.start', target: id, details: { from: 'registration' } })
         return (await loadTournament(tx.games, id))!
       }
       if (tournament.status !== 'draft') throw new AppError('conflict', `Tournament is ${tournament.status}, not draft`)
       const short = await underfunded(tx, tournament)
       if (short) throw short
       await openBracket(tx, tournament, now)
+      await by.record(tx, { action: 'tournament.start', target: id, details: { from: 'draft' } })
       return (await loadTournament(tx.games, id))!
     })
   }
@@ -447,7 +475,7 @@ export class GamesService {
    * is finalizing or over; 409 idempotency_key_reused for a reference used
    * for another funding.
    */
-  fund(tournamentId: string, input: { amount: string; reference: string }): Promise<PrizePool> {
+  fund(tournamentId: string, input: { amount: string; reference: string }, by: Actor): Promise<PrizePool> {
     let amount: bigint
     try {
       amount = parsePositiveAmount(input.amount, PRIZE_ASSET)
@@ -462,7 +490,16 @@ export class GamesService {
       // Read for update: a start or a finalization and a funding take turns.
       const tournament = await tx.games.tournament(tournamentId)
       if (!tournament) throw new AppError('not_found', 'No such tournament')
-      return fundPrizePool(tx, tournament, amount, input.reference, this.deps.clock.now())
+      const { pool, funded } = await fundPrizePool(tx, tournament, amount, input.reference, this.deps.clock.now())
+      // A replayed reference moved nothing: nothing to record.
+      if (funded) {
+        await by.record(tx, {
+          action: 'tournament.fund',
+          target: tournamentId,
+          details: { amount: formatAmount(amount, PRIZE_ASSET), asset: PRIZE_ASSET.code, reference: input.reference, escrow: pool.escrow },
+        })
+      }
+      return pool
     })
   }
 
@@ -498,7 +535,7 @@ export class GamesService {
    * participant. A tournament whose winner is known (finalizing, completed)
    * or already cancelled: 409. One unit of work.
    */
-  cancelTournament(id: string, reason: string): Promise<Tournament> {
+  cancelTournament(id: string, reason: string, by: Actor): Promise<Tournament> {
     return this.deps.storage.write(async (tx) => {
       const tournament = await tx.games.tournament(id)
       if (!tournament) throw new AppError('not_found', 'No such tournament')
@@ -512,6 +549,7 @@ export class GamesService {
       for (const userId of await tx.games.participantUserIds(id)) {
         await tx.events.append({ userId, topic: 'status', type: 'tournament.cancelled', data: { tournamentId: id, reason } }, now)
       }
+      await by.record(tx, { action: 'tournament.cancel', target: id, reason, details: { previousStatus: tournament.status, cancelledMatches } })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'TOURNAMENT_CANCELLED', level: 'WARN', details: { tournamentId: id, reason, cancelledMatches } }),
       )

@@ -18,6 +18,7 @@ import { newId } from '../../shared/ids'
 import { CorrectionTooLate, type FormatName } from '../games/formats/engines'
 import { notifyMatchPlayers, type MatchEventData, type MatchEventType } from '../games/match-events'
 import type { Match } from '../games/model'
+import type { Actor } from '../audit/log'
 import { advanceAfter, applyStep, engineMatches, keyOf, loadState, standingsOf } from '../games/progress'
 import { toMatch, type GamesService } from '../games/service'
 import type { MatchRecord } from '../games/store'
@@ -177,7 +178,7 @@ export class MatchesService {
   }
 
   /** Operator decision for a disputed (or still running) match; advances like an agreed claim. */
-  resolve(matchId: string, winnerParticipantId: string): Promise<{ match: Match; decision: DecisionView }> {
+  resolve(matchId: string, winnerParticipantId: string, by: Actor): Promise<{ match: Match; decision: DecisionView }> {
     return this.deps.storage.write(async (tx) => {
       const match = await tx.matches.byId(matchId)
       if (!match) throw new AppError('not_found', 'No such match')
@@ -190,6 +191,7 @@ export class MatchesService {
         })
       }
       const decision = await applyDecision(tx, this.deps.clock.now(), match, { decision: 'game_advance', reason: 'operator_resolved', outcome: 'WIN', winnerParticipantId })
+      await by.record(tx, { action: 'match.resolve', target: matchId, details: { tournamentId: match.tournamentId, winnerParticipantId, previousStatus: match.status } })
       return { match: toMatch((await tx.matches.byId(matchId))!), decision }
       // Row locks, as a claim: the match and then the tournament are read locked, and what follows is read fresh.
     }, { rowLocks: true })
@@ -209,7 +211,7 @@ export class MatchesService {
    * corrected table); one that would reopen play is too late. One unit of
    * work: no half-moved bracket.
    */
-  correct(matchId: string, winnerParticipantId: string, reason: string): Promise<{ match: Match }> {
+  correct(matchId: string, winnerParticipantId: string, reason: string, by: Actor): Promise<{ match: Match }> {
     return this.deps.storage.write(async (tx) => {
       const match = await tx.matches.byId(matchId)
       if (!match) throw new AppError('not_found', 'No such match')
@@ -262,6 +264,7 @@ export class MatchesService {
         }
       }
       await notifyMatchPlayers(tx, now, match, 'match.corrected', { winnerParticipantId, previousWinnerParticipantId: previous, reason })
+      await by.record(tx, { action: 'match.correct', target: matchId, reason, details: { tournamentId: match.tournamentId, winnerParticipantId, previousWinnerParticipantId: previous } })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({
           userId: null,
@@ -284,7 +287,7 @@ export class MatchesService {
    * or for a Swiss player who has played this round, their last. One unit of
    * work.
    */
-  disqualify(tournamentId: string, participantId: string, reason: string): Promise<{ match: Match }> {
+  disqualify(tournamentId: string, participantId: string, reason: string, by: Actor): Promise<{ match: Match }> {
     return this.deps.storage.write(async (tx) => {
       const tournament = await tx.games.tournament(tournamentId)
       if (!tournament) throw new AppError('not_found', 'No such tournament')
@@ -304,6 +307,7 @@ export class MatchesService {
       state.ctx = { ...state.ctx, disqualified: [...(state.ctx.disqualified ?? []), participantId] }
       await tx.events.append({ userId: participant.userId, topic: 'status', type: 'tournament.disqualified', data: { tournamentId, participantId, reason } }, now)
       await applyStep(tx, state, state.engine.disqualify(state.ctx, engineMatches(state), participantId), now)
+      await by.record(tx, { action: 'participant.disqualify', target: participantId, reason, details: { tournamentId, userId: participant.userId, matchId: current.id } })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({
           userId: participant.userId,

@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { formatAmount, MoneyFormatError, parsePositiveAmount, parseSignedAmount, USDC } from '../../shared/money'
 import type { SecurityEventInput } from '../security/event-log'
+import type { Actor } from '../audit/log'
 import type { CustodyClient } from './custody'
 import { historyPage, type HistoryPage } from './history'
 import { formatSigned, holdingsOf, statementOf, type Holdings, type StatementEntry } from './holdings'
@@ -121,7 +122,7 @@ export class WalletService {
    * credits once: a repeat with the same user and amount answers the current
    * balance, a repeat with anything else is 409.
    */
-  async credit(input: { userId: string; amount: string; reference: string }): Promise<{ balance: string }> {
+  async credit(input: { userId: string; amount: string; reference: string }, by: Actor): Promise<{ balance: string }> {
     const { storage, clock } = this.deps
     const amount = amountFrom(input.amount, 'body/amount')
     const asset = DEFAULT_ASSET.code
@@ -152,10 +153,12 @@ export class WalletService {
         now,
       )
       const balance = await balanceOf(tx.wallet, input.userId, asset)
+      const credited = formatAmount(amount, DEFAULT_ASSET)
       await tx.events.append(
-        { userId: input.userId, topic: 'wallet', type: 'wallet.credited', data: { asset, amount: formatAmount(amount, DEFAULT_ASSET), reference: input.reference, balance: formatAmount(balance, DEFAULT_ASSET) } },
+        { userId: input.userId, topic: 'wallet', type: 'wallet.credited', data: { asset, amount: credited, reference: input.reference, balance: formatAmount(balance, DEFAULT_ASSET) } },
         now,
       )
+      await by.record(tx, { action: 'wallet.credit', target: input.userId, details: { asset, amount: credited, reference: input.reference, balance: formatAmount(balance, DEFAULT_ASSET) } })
     })
     return { balance: await this.balance(input.userId) }
   }
@@ -171,7 +174,7 @@ export class WalletService {
    * security event (`WALLET_ADJUSTED`, the operator's audit trail) follows
    * the commit.
    */
-  async adjust(input: { userId: string; amount: string; reason: string; reference: string }): Promise<{ balance: string }> {
+  async adjust(input: { userId: string; amount: string; reason: string; reference: string }, by: Actor): Promise<{ balance: string }> {
     const { storage, clock } = this.deps
     const amount = signedAmountFrom(input.amount, 'body/amount')
     const reason = input.reason
@@ -215,6 +218,7 @@ export class WalletService {
         { userId: input.userId, topic: 'wallet', type: 'wallet.adjusted', data: { asset, amount: signed, reference: input.reference, reason, balance } },
         now,
       )
+      await by.record(tx, { action: 'wallet.adjust', target: input.userId, reason, details: { asset, amount: signed, reference: input.reference, transactionId, balance } })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({
           userId: input.userId,

@@ -25,6 +25,7 @@ import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { isId, newId } from '../../shared/ids'
 import type { Logger } from '../../shared/logger'
+import type { Actor } from '../audit/log'
 import { formatAmount } from '../../shared/money'
 import { verifyPassword } from '../auth/passwords'
 import { assertMayAct } from '../auth/standing'
@@ -80,6 +81,11 @@ export function toWithdrawal(row: Withdrawal): WithdrawalView {
     ...(row.status === 'rejected' && row.rejectionReason !== null ? { rejectionReason: row.rejectionReason } : {}),
     createdAt: toIso(row.createdAt),
   }
+}
+
+/** What an approval's or a rejection's audit record says of the withdrawal: whose, how much, where to. */
+function withdrawalFacts(row: Withdrawal): Record<string, unknown> {
+  return { userId: row.userId, amount: formatAmount(row.amount, DEFAULT_ASSET), asset: row.asset, destinationAddress: row.destinationAddress }
 }
 
 export interface VerifyInput {
@@ -326,7 +332,7 @@ export class WithdrawalService {
    * approved before answers as it now is; a rejected one, or one that never
    * awaited approval, is 409 withdrawal_not_awaiting_approval.
    */
-  async approve(withdrawalId: string): Promise<WithdrawalView> {
+  async approve(withdrawalId: string, by: Actor): Promise<WithdrawalView> {
     const { storage, clock } = this.deps
     const row = await storage.write(async (tx) => {
       const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
@@ -348,6 +354,7 @@ export class WithdrawalService {
         now,
       )
       if (held) await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_held', data: { withdrawalId, releasesAt: toIso(current.holdUntil!) } }, now)
+      await by.record(tx, { action: 'withdrawal.approve', target: withdrawalId, details: { ...withdrawalFacts(current), status: moved.status } })
       return moved
     })
     if (row.approvedAt === null) throw notAwaitingApproval(row)
@@ -360,7 +367,7 @@ export class WithdrawalService {
    * work. One rejected before answers as it is; any other is 409
    * withdrawal_not_awaiting_approval.
    */
-  async reject(withdrawalId: string, reason: string): Promise<WithdrawalView> {
+  async reject(withdrawalId: string, reason: string, by: Actor): Promise<WithdrawalView> {
     const { storage, clock } = this.deps
     const row = await storage.write(async (tx) => {
       const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
@@ -382,6 +389,7 @@ export class WithdrawalService {
         now,
       )
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_rejected', data: { withdrawalId, reason } }, now)
+      await by.record(tx, { action: 'withdrawal.reject', target: withdrawalId, reason, details: withdrawalFacts(current) })
       return rejected
     })
     if (row.status !== 'rejected') throw notAwaitingApproval(row)
