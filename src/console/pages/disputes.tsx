@@ -10,7 +10,7 @@ import { Csrf } from '../layout'
 import { redirect } from '../http'
 import { consoleRoute, consoleSession } from '../session'
 import { matchLabel } from './bracket-svg'
-import { attempt, can, errorText, IdParams, NoticeQuery, opsPage, type ConsoleApp } from './ops-kit'
+import { actorOf, attempt, can, errorText, IdParams, NoticeQuery, opsPage, type ConsoleApp } from './ops-kit'
 
 const SECTION = '/console/disputes'
 
@@ -113,7 +113,7 @@ export function disputesPages(services: Services) {
         ({ request, params, body }) =>
           attempt(
             async () => {
-              const { match } = await services.matches.resolve(params.id, body.winnerParticipantId)
+              const { match } = await services.matches.resolve(params.id, body.winnerParticipantId, actorOf(request))
               return redirect(SECTION, `Resolved ${matchLabel(match)}: the winner moves on`)
             },
             (error) => page(request, null, errorText(error), error.status),

@@ -7,7 +7,7 @@ import type { Services } from '../../services'
 import type { GameListing } from '../../modules/operations/store'
 import { Csrf } from '../layout'
 import { consoleRoute, consoleSession } from '../session'
-import { attempt, can, errorText, IdParams, NoticeQuery, opsPage, When, type ConsoleApp } from './ops-kit'
+import { actorOf, attempt, can, errorText, IdParams, NoticeQuery, opsPage, When, type ConsoleApp } from './ops-kit'
 
 const SECTION = '/console/games'
 
@@ -110,7 +110,7 @@ export function gamesPages(services: Services) {
         ({ request, body }) =>
           attempt(
             async () => {
-              const { game, gameKey } = await services.games.createGame(body.name.trim() || body.name)
+              const { game, gameKey } = await services.games.createGame(body.name.trim() || body.name, actorOf(request))
               return page(request, { notice: `Created ${game.name}`, status: 201, fresh: { gameName: game.name, gameKey } })
             },
             (error) => page(request, { error: errorText(error), status: error.status }),
@@ -122,7 +122,7 @@ export function gamesPages(services: Services) {
         ({ request, params }) =>
           attempt(
             async () => {
-              const { gameKey } = await services.games.rotateKey(params.id)
+              const { gameKey } = await services.games.rotateKey(params.id, actorOf(request))
               const name = (await services.operations.games()).find((g) => g.id === params.id)?.name ?? params.id
               return page(request, { notice: `Rotated the key of ${name}`, fresh: { gameName: name, gameKey } })
             },

@@ -5,6 +5,7 @@ import { t } from 'elysia'
 import type { Elysia } from 'elysia'
 import type { ComponentChildren } from 'preact'
 import { AppError } from '../../shared/errors'
+import type { Actor } from '../../modules/audit/log'
 import { roleAllows, type OperatorRole } from '../../modules/operators/roles'
 import { consolePage, errorMessage, Time } from '../page'
 import { consoleSession } from '../session'
@@ -20,6 +21,11 @@ export const Reason = t.String({ minLength: 1, maxLength: 500 })
 /** Whether the signed-in operator of this request has `role` (hides buttons; the route checks again). */
 export function can(request: Request, role: OperatorRole): boolean {
   return roleAllows(consoleSession(request).actor.operator.role, role)
+}
+
+/** The signed-in operator acting through this request: the `by` of every service method it calls (audited as `console`). */
+export function actorOf(request: Request): Actor {
+  return consoleSession(request).actor
 }
 
 /** A console page for the signed-in operator (../page.tsx's frame): navigation, notice, error, content. */

@@ -15,7 +15,7 @@ import type { Seat } from './bracket-svg'
 import { matchLabel } from './bracket-svg'
 import { CreateTournamentForm } from './tournament-create'
 import { formatName, TournamentDetail } from './tournament-detail'
-import { attempt, can, errorText, IdParams, opsPage, Reason, When, type ConsoleApp } from './ops-kit'
+import { actorOf, attempt, can, errorText, IdParams, opsPage, Reason, When, type ConsoleApp } from './ops-kit'
 
 const SECTION = '/console/tournaments'
 const PAGE = 50
@@ -164,7 +164,7 @@ export function tournamentsPages(services: Services) {
           if (!read.ok) return createPage(request, body, read.errors, 422)
           return attempt(
             async () => {
-              const tournament = await games.createTournament(read.body)
+              const tournament = await games.createTournament(read.body, actorOf(request))
               return redirect(`${SECTION}/${tournament.id}`, `Created ${tournament.name}`)
             },
             (error) => createPage(request, body, (error.details ?? []).map((d) => ({ path: d.path.replace(/^body\//, '').replaceAll('/', '.'), message: d.message })), error.status, errorText(error)),
@@ -181,7 +181,7 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/start',
         ({ request, params }) =>
           act(request, params.id, async () => {
-            const tournament = await games.startTournament(params.id)
+            const tournament = await games.startTournament(params.id, actorOf(request))
             return `Started: ${tournament.matches.length} matches`
           }),
         { params: IdParams, body: CsrfOnly, ...consoleRoute('moderator') },
@@ -190,7 +190,7 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/cancel',
         ({ request, params, body }) =>
           act(request, params.id, async () => {
-            await games.cancelTournament(params.id, body.reason)
+            await games.cancelTournament(params.id, body.reason, actorOf(request))
             return 'Cancelled: every participant is told why'
           }),
         { params: IdParams, body: t.Object({ _csrf: t.String({ maxLength: 128 }), reason: Reason }), ...consoleRoute('moderator') },
@@ -199,7 +199,7 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/fund',
         ({ request, params, body }) =>
           act(request, params.id, async () => {
-            const pool = await games.fund(params.id, { amount: body.amount.trim(), reference: body.reference.trim() })
+            const pool = await games.fund(params.id, { amount: body.amount.trim(), reference: body.reference.trim() }, actorOf(request))
             return `Funded: the escrow holds ${pool.escrow} (prizes total ${pool.prizesTotal})`
           }),
         {
@@ -212,7 +212,7 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/participants/:participantId/disqualify',
         ({ request, params, body }) =>
           act(request, params.id, async () => {
-            const { match } = await matches.disqualify(params.id, params.participantId, body.reason)
+            const { match } = await matches.disqualify(params.id, params.participantId, body.reason, actorOf(request))
             return `Disqualified: ${matchLabel(match)} goes to the opponent`
           }),
         {
@@ -225,7 +225,7 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/matches/:matchId/correct',
         ({ request, params, body }) =>
           act(request, params.id, async () => {
-            const { match } = await matches.correct(params.matchId, body.winnerParticipantId, body.reason)
+            const { match } = await matches.correct(params.matchId, body.winnerParticipantId, body.reason, actorOf(request))
             return `Corrected ${matchLabel(match)}`
           }),
         {

@@ -122,9 +122,9 @@ export function userPages(services: Services) {
       )
       .post(
         '/users/:id/ban',
-        ({ params, body }) =>
+        ({ request, params, body }) =>
           attempt(`/console/users/${params.id}`, async () => {
-            const user = await bans.ban(params.id, { reason: body.reason.trim(), until: untilFromForm(body.until) })
+            const user = await bans.ban(params.id, { reason: body.reason.trim(), until: untilFromForm(body.until) }, consoleSession(request).actor)
             return redirect(`/console/users/${params.id}`, `${user.username} is banned${user.ban?.until ? ` until ${user.ban.until.toISOString()}` : ' until lifted'}`)
           }),
         {
@@ -135,9 +135,9 @@ export function userPages(services: Services) {
       )
       .post(
         '/users/:id/unban',
-        ({ params }) =>
+        ({ request, params }) =>
           attempt(`/console/users/${params.id}`, async () => {
-            const user = await bans.unban(params.id)
+            const user = await bans.unban(params.id, consoleSession(request).actor)
             return redirect(`/console/users/${params.id}`, `${user.username}'s ban is lifted`)
           }),
         {

@@ -12,7 +12,7 @@ import { toWithdrawal } from '../../modules/wallet/withdrawals'
 import { Csrf } from '../layout'
 import { redirect } from '../http'
 import { consoleRoute, consoleSession } from '../session'
-import { attempt, can, errorText, IdParams, NoticeQuery, opsPage, Reason, When, type ConsoleApp } from './ops-kit'
+import { actorOf, attempt, can, errorText, IdParams, NoticeQuery, opsPage, Reason, When, type ConsoleApp } from './ops-kit'
 
 const SECTION = '/console/withdrawals'
 
@@ -103,7 +103,7 @@ export function withdrawalsPages(services: Services) {
         '/withdrawals/:id/approve',
         ({ request, params }) =>
           attempt(async () => {
-            const withdrawal = await services.withdrawals.approve(params.id)
+            const withdrawal = await services.withdrawals.approve(params.id, actorOf(request))
             return redirect(SECTION, `Approved the withdrawal of ${withdrawal.amount} ${withdrawal.asset}: ${withdrawal.status === 'held' ? 'held until its hold ends' : withdrawal.status}`)
           }, refused(request)),
         { params: IdParams, body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), ...consoleRoute('finance') },
@@ -112,7 +112,7 @@ export function withdrawalsPages(services: Services) {
         '/withdrawals/:id/reject',
         ({ request, params, body }) =>
           attempt(async () => {
-            const withdrawal = await services.withdrawals.reject(params.id, body.reason)
+            const withdrawal = await services.withdrawals.reject(params.id, body.reason, actorOf(request))
             return redirect(SECTION, `Rejected the withdrawal of ${withdrawal.amount} ${withdrawal.asset}: the amount is back in the wallet`)
           }, refused(request)),
         { params: IdParams, body: t.Object({ _csrf: t.String({ maxLength: 128 }), reason: Reason }), ...consoleRoute('finance') },
