@@ -18,9 +18,9 @@ export interface OpsWorld {
   game: { id: string; name: string }
   gameKey: string
   people: Player[]
-  doubleElimination: TournamentView
-  roundRobin: TournamentView
-  disputed: { tournament: TournamentView; match: MatchView; claimedBy: Player[] }
+  doubleElimination: OpsTournament
+  roundRobin: OpsTournament
+  disputed: { tournament: OpsTournament; match: MatchView; claimedBy: Player[] }
   withdrawal: { id: string; player: Player; amount: string }
 }
 
@@ -31,10 +31,13 @@ async function named(ctx: Handler, username: string): Promise<Player> {
   return { userId: user.id, username, tokens: await login(ctx, username, PASSWORD) }
 }
 
-async function adminTournament(ctx: Handler, id: string): Promise<TournamentView & { matches: (MatchView & { bracket: string; loserNextMatchId: string | null })[] }> {
+/** A tournament as the admin API answers it, with each match's bracket. */
+export type OpsTournament = Omit<TournamentView, 'matches'> & { name: string; matches: (MatchView & { bracket: string; loserNextMatchId: string | null })[] }
+
+async function adminTournament(ctx: Handler, id: string): Promise<OpsTournament> {
   const res = await ctx.handle(req(`/api/v1/admin/tournaments/${id}`, { headers: admin }))
   expect(res.status).toBe(200)
-  return ((await res.json()) as { tournament: TournamentView & { matches: (MatchView & { bracket: string; loserNextMatchId: string | null })[] } }).tournament
+  return ((await res.json()) as { tournament: OpsTournament }).tournament
 }
 
 async function createAndStart(ctx: Handler, body: Record<string, unknown>): Promise<TournamentView> {
@@ -46,7 +49,7 @@ async function createAndStart(ctx: Handler, body: Record<string, unknown>): Prom
   return tournament
 }
 
-function seatOf(t: TournamentView, people: Player[], participantId: string): Player {
+function seatOf(t: Pick<TournamentView, 'participants'>, people: Player[], participantId: string): Player {
   const userId = t.participants.find((p) => p.id === participantId)!.userId
   return people.find((p) => p.userId === userId)!
 }
