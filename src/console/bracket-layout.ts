@@ -55,12 +55,12 @@ export interface BracketLayout<M extends LayoutMatch = LayoutMatch> {
   connectors: Connector[]
 }
 
-export const BOX_WIDTH = 200
+export const BOX_WIDTH = 176
 export const BOX_HEIGHT = 52
 /** Horizontal room between two columns, where the connectors bend. */
-export const COLUMN_GAP = 44
+export const COLUMN_GAP = 36
 /** Vertical room between two rows of one column. */
-export const ROW_GAP = 14
+export const ROW_GAP = 22
 /** Room above a section for its title and round labels. */
 export const SECTION_HEAD = 44
 /** Room between two stacked sections. */

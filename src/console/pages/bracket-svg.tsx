@@ -47,7 +47,7 @@ function SlotLine({ match, slot, seats, x, y }: { match: Match; slot: 1 | 2; sea
     <g>
       {won && <rect x={x + 1} y={rowY + 1} width={BOX_WIDTH - 2} height={BOX_HEIGHT / 2 - 1} fill={COLORS.winnerFill} />}
       <text x={x + 8} y={rowY + 17} font-size="12" fill={seat ? (won ? COLORS.winnerText : COLORS.text) : COLORS.muted} font-weight={won ? 'bold' : 'normal'} font-style={seat ? 'normal' : 'italic'}>
-        {seat ? `${seat.seed}. ${truncate(seat.name, 20)}` : empty}
+        {seat ? `${seat.seed}. ${truncate(seat.name, 17)}` : empty}
       </text>
       {won && (
         <text x={x + BOX_WIDTH - 8} y={rowY + 17} font-size="11" text-anchor="end" fill={COLORS.winnerText} font-weight="bold">

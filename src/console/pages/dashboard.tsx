@@ -7,20 +7,25 @@ import type { ChainState, Dashboard } from '../../modules/operations/service'
 import { consoleRoute } from '../session'
 import { formatBytes, NoticeQuery, opsPage, type ConsoleApp } from './ops-kit'
 
-function Card({ href, value, label, alert }: { href: string; value: string | number; label: string; alert?: boolean }) {
+function Card({ href, value, label, alert, detail }: { href: string; value: string | number; label: string; alert?: boolean; detail?: string }) {
   return (
     <li class="card">
       <a href={href}>
         <span class={alert ? 'value bad' : 'value'}>{value}</span>
         <br />
         <span class="label">{label}</span>
+        {detail && <span class="detail mono">{detail}</span>}
       </a>
     </li>
   )
 }
 
-function chainText(chain: ChainState): string {
-  return chain.hash === null ? 'empty' : `${chain.seq} records, head ${chain.hash.slice(0, 12)}…`
+function chainValue(chain: ChainState): string {
+  return chain.hash === null ? 'empty' : `${chain.seq} records`
+}
+
+function chainHead(chain: ChainState): string | undefined {
+  return chain.hash === null ? undefined : `head ${chain.hash.slice(0, 16)}…`
 }
 
 export function DashboardCards({ d }: { d: Dashboard }) {
@@ -37,8 +42,8 @@ export function DashboardCards({ d }: { d: Dashboard }) {
       </ul>
       <h2 id="system">System</h2>
       <ul class="cards" aria-labelledby="system">
-        <Card href="/console/security" value={chainText(d.securityChain)} label="security-event chain (recorded head; verify on the security page)" />
-        <Card href="/console/audit" value={chainText(d.auditChain)} label="audit chain (recorded head)" />
+        <Card href="/console/security" value={chainValue(d.securityChain)} label="security-event chain (recorded head; verify it on the security page)" detail={chainHead(d.securityChain)} />
+        <Card href="/console/audit" value={chainValue(d.auditChain)} label="audit chain (recorded head)" detail={chainHead(d.auditChain)} />
         <Card href="/console/security" value={formatBytes(d.databaseBytes)} label={`database size (${d.engine === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'})`} />
       </ul>
     </>

@@ -14,12 +14,12 @@ const SECTION = '/console/games'
 /** The key, shown once, with what to do with it. */
 function FreshKey({ gameName, gameKey }: { gameName: string; gameKey: string }) {
   return (
-    <section aria-labelledby="fresh-key" class="secret">
+    <section aria-labelledby="fresh-key" class="fresh-key">
       <h2 id="fresh-key">{`The key of ${gameName}`}</h2>
       <p>
         Copy it now into the game's server configuration: it is shown this once and cannot be shown again (arena keeps only its hash). The previous key, if any, no longer works.
       </p>
-      <p>
+      <p class="secret">
         <code class="mono" id="game-key">
           {gameKey}
         </code>
@@ -123,7 +123,7 @@ export function gamesPages(services: Services) {
           attempt(
             async () => {
               const { gameKey } = await services.games.rotateKey(params.id, actorOf(request))
-              const name = (await services.operations.games()).find((g) => g.id === params.id)?.name ?? params.id
+              const name = (await services.operations.gameName(params.id)) ?? params.id
               return page(request, { notice: `Rotated the key of ${name}`, fresh: { gameName: name, gameKey } })
             },
             (error) => page(request, { error: errorText(error), status: error.status }),

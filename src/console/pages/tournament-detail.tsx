@@ -13,6 +13,8 @@ export interface DetailProps {
   tournament: Tournament
   /** participantId → name and seed. */
   seats: Map<string, Seat>
+  /** The game's name (null: the game is gone). */
+  gameName: string | null
   csrf: string
   may: { moderate: boolean; fund: boolean }
 }
@@ -29,7 +31,7 @@ export function formatName(format: string): string {
   return FORMATS.find((f) => f.value === format)?.label ?? format
 }
 
-function Facts({ tournament, seats }: { tournament: Tournament; seats: Map<string, Seat> }) {
+function Facts({ tournament, seats, gameName }: { tournament: Tournament; seats: Map<string, Seat>; gameName: string | null }) {
   const o = tournament.options
   const options = [
     o.thirdPlaceMatch ? 'third-place match' : null,
@@ -45,7 +47,9 @@ function Facts({ tournament, seats }: { tournament: Tournament; seats: Map<strin
       <dt>Format</dt>
       <dd>{formatName(tournament.format)}</dd>
       <dt>Game</dt>
-      <dd class="mono">{tournament.gameId}</dd>
+      <dd>
+        {gameName ?? 'unknown'} <span class="muted mono">{tournament.gameId}</span>
+      </dd>
       <dt>Options</dt>
       <dd>{options.length > 0 ? options.join(', ') : 'none'}</dd>
       <dt>Players</dt>
@@ -301,7 +305,7 @@ export function TournamentDetail(props: DetailProps) {
   const { tournament, seats } = props
   return (
     <>
-      <Facts tournament={tournament} seats={seats} />
+      <Facts tournament={tournament} seats={seats} gameName={props.gameName} />
       <Actions tournament={tournament} csrf={props.csrf} may={props.may} />
       {isDrawable(tournament.matches) && (
         <section aria-labelledby="bracket">

@@ -50,7 +50,7 @@ export function tournamentsPages(services: Services) {
           <p>
             <a href={SECTION}>All tournaments</a>
           </p>
-          <TournamentDetail tournament={tournament} seats={await seatsOf(tournament)} csrf={consoleSession(request).csrf} may={{ moderate: can(request, 'moderator'), fund: can(request, 'finance') }} />
+          <TournamentDetail tournament={tournament} seats={await seatsOf(tournament)} gameName={await operations.gameName(tournament.gameId)} csrf={consoleSession(request).csrf} may={{ moderate: can(request, 'moderator'), fund: can(request, 'finance') }} />
         </>
       ),
     })

@@ -57,6 +57,10 @@ export class OperationsOverview {
     return this.deps.storage.read.operations.listGames(GAMES_LIMIT)
   }
 
+  gameName(gameId: string): Promise<string | null> {
+    return this.deps.storage.read.operations.gameName(gameId)
+  }
+
   usernames(userIds: readonly string[]): Promise<Map<string, string>> {
     return this.deps.storage.read.operations.usernamesOf(userIds)
   }

@@ -77,6 +77,8 @@ export interface GameListing {
 export interface GameCatalogue {
   /** Every game, oldest first; at most `limit`. */
   listGames(limit: number): Promise<GameListing[]>
+  /** One game's name; null when there is no such game. */
+  gameName(gameId: string): Promise<string | null>
 }
 
 export interface UserNames {

@@ -110,6 +110,11 @@ export class PostgresOperationsStore implements OperationsStore {
       .limit(limit)
   }
 
+  async gameName(gameId: string): Promise<string | null> {
+    const [row] = await this.db.select({ name: games.name }).from(games).where(eq(games.id, gameId))
+    return row?.name ?? null
+  }
+
   async usernamesOf(userIds: readonly string[]): Promise<Map<string, string>> {
     if (userIds.length === 0) return new Map()
     const rows = await this.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, [...new Set(userIds)]))

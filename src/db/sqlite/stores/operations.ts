@@ -116,6 +116,10 @@ export class SqliteOperationsStore implements OperationsStore {
       .all()
   }
 
+  async gameName(gameId: string): Promise<string | null> {
+    return this.db.select({ name: games.name }).from(games).where(eq(games.id, gameId)).get()?.name ?? null
+  }
+
   async usernamesOf(userIds: readonly string[]): Promise<Map<string, string>> {
     if (userIds.length === 0) return new Map()
     const rows = this.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, [...new Set(userIds)])).all()
