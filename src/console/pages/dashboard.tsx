@@ -7,17 +7,17 @@ import type { ChainState, Dashboard } from '../../modules/operations/service'
 import { consoleRoute } from '../session'
 import { formatBytes, NoticeQuery, opsPage, type ConsoleApp } from './ops-kit'
 
-function Card({ href, value, label, alert, detail }: { href: string; value: string | number; label: string; alert?: boolean; detail?: string }) {
-  return (
-    <li class="card">
-      <a href={href}>
-        <span class={alert ? 'value bad' : 'value'}>{value}</span>
-        <br />
-        <span class="label">{label}</span>
-        {detail && <span class="detail mono">{detail}</span>}
-      </a>
-    </li>
+/** One number; a link to the page that deals with it (`href`), or plain when no page does. */
+function Card({ href, value, label, alert, detail }: { href?: string; value: string | number; label: string; alert?: boolean; detail?: string }) {
+  const content = (
+    <>
+      <span class={alert ? 'value bad' : 'value'}>{value}</span>
+      <br />
+      <span class="label">{label}</span>
+      {detail && <span class="detail mono">{detail}</span>}
+    </>
   )
+  return <li class="card">{href ? <a href={href}>{content}</a> : content}</li>
 }
 
 function chainValue(chain: ChainState): string {
@@ -44,7 +44,7 @@ export function DashboardCards({ d }: { d: Dashboard }) {
       <ul class="cards" aria-labelledby="system">
         <Card href="/console/security" value={chainValue(d.securityChain)} label="security-event chain (recorded head; verify it on the security page)" detail={chainHead(d.securityChain)} />
         <Card href="/console/audit" value={chainValue(d.auditChain)} label="audit chain (recorded head)" detail={chainHead(d.auditChain)} />
-        <Card href="/console/security" value={formatBytes(d.databaseBytes)} label={`database size (${d.engine === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'})`} />
+        <Card value={formatBytes(d.databaseBytes)} label={`database size (${d.engine === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'})`} />
       </ul>
     </>
   )
