@@ -95,6 +95,25 @@ describeBrowser('console: operations', () => {
     if (audit?.status() === 200) expect(await page.locator('main').textContent()).toContain('fiona')
   }, 60_000)
 
+  test('a moderator creates a Swiss tournament from the form and starts it; the page shows what was chosen', async () => {
+    const moderator = await operatorOf(console_.ctx, 'moderator')
+    const page = await console_.newPage()
+    await signIn(page, moderator.name, moderator.password, { next: '/console/tournaments' })
+    await page.getByRole('link', { name: 'New tournament' }).click()
+    await page.getByLabel('Name', { exact: true }).fill('Spring Swiss')
+    await page.getByRole('combobox', { name: /^Format/ }).selectOption('swiss')
+    await page.getByLabel(/^Rounds \(Swiss\)/).fill('3')
+    await page.getByLabel(/^Usernames/).fill(world.people.map((p) => p.username).join(', '))
+    await screenshot(page, 'tournament-new')
+    await page.getByRole('button', { name: 'Create tournament' }).click()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Spring Swiss')
+    expect(await page.getByRole('status').textContent()).toBe('Created Spring Swiss')
+    expect(await page.locator('dl.facts').textContent()).toContain('3 rounds')
+    await page.getByRole('button', { name: 'Start now' }).click()
+    expect(await page.getByRole('status').textContent()).toMatch(/^Started: \d+ matches$/)
+    expect(await page.locator('section[aria-labelledby="standings"] tbody tr').count()).toBe(8)
+  }, 60_000)
+
   test('an admin creates a game and sees its key once; reloading the games page does not show it again', async () => {
     const adminOp = await operatorOf(console_.ctx, 'admin')
     const page = await console_.newPage()

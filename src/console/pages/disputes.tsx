@@ -4,6 +4,7 @@
 // bracket advances exactly as after an agreed claim.
 import { t } from 'elysia'
 import type { Services } from '../../services'
+import { QUEUE_LIMIT } from '../../modules/operations/service'
 import type { DisputedMatch, NamedSeat } from '../../modules/operations/store'
 import type { ClaimRecord } from '../../modules/matches/store'
 import { Csrf } from '../layout'
@@ -51,7 +52,8 @@ function DisputesTable({ disputes, csrf, mayAct }: { disputes: DisputedMatch[]; 
   if (disputes.length === 0) return <p>No match is disputed.</p>
   return (
     <table>
-      <caption class="muted">Oldest tournament first. {mayAct ? 'Choose the winner to resolve a match: the bracket advances as after an agreed result.' : 'Resolving needs the moderator role.'}</caption>
+      <caption class="muted">
+        Oldest tournament first{disputes.length === QUEUE_LIMIT ? ` (the first ${QUEUE_LIMIT}: resolve some to see the rest)` : ''}. {mayAct ? 'Choose the winner to resolve a match: the bracket advances as after an agreed result.' : 'Resolving needs the moderator role.'}</caption>
       <thead>
         <tr>
           <th scope="col">Tournament</th>

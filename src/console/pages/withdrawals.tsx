@@ -6,6 +6,7 @@
 // the admin API.
 import { t } from 'elysia'
 import type { Services } from '../../services'
+import { QUEUE_LIMIT } from '../../modules/operations/service'
 import type { AppError } from '../../shared/errors'
 import type { WaitingWithdrawal } from '../../modules/operations/store'
 import { toWithdrawal } from '../../modules/wallet/withdrawals'
@@ -41,7 +42,8 @@ function WithdrawalsTable({ rows, csrf, mayAct }: { rows: WaitingWithdrawal[]; c
   if (rows.length === 0) return <p>No withdrawal is waiting.</p>
   return (
     <table>
-      <caption class="muted">Oldest first. {mayAct ? 'Approving signs it (a held one waits for its hold to end); rejecting gives the amount back.' : 'Approving and rejecting need the finance role.'}</caption>
+      <caption class="muted">
+        Oldest first{rows.length === QUEUE_LIMIT ? ` (the first ${QUEUE_LIMIT}: decide some to see the rest)` : ''}. {mayAct ? 'Approving signs it (a held one waits for its hold to end); rejecting gives the amount back.' : 'Approving and rejecting need the finance role.'}</caption>
       <thead>
         <tr>
           <th scope="col">User</th>
