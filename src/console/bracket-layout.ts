@@ -149,10 +149,13 @@ export function layoutBracket<M extends LayoutMatch>(matches: readonly M[]): Bra
     const bottom = placeSection(grandFinal, feeders, gfTop, firstGrandColumn, xs, ys)
     // Cross-bracket feeders (the two champions) decide round 1's height.
     const firstRound = Math.min(...grandFinal.map((m) => m.round))
+    // A reset (round 2) follows the first final on its level, whether or not the first links to it.
+    let previous: LayoutMatch | null = null
     for (const m of grandFinal) {
       const fed = (feeders.get(m.id) ?? []).filter((f) => ys.has(f.id))
       if (fed.length > 0 && m.round === firstRound) ys.set(m.id, fed.reduce((sum, f) => sum + ys.get(f.id)!, 0) / fed.length)
-      else if (fed.length > 0) ys.set(m.id, ys.get(fed[0]!.id)!)
+      else if (previous !== null) ys.set(m.id, ys.get(previous.id)!)
+      previous = m
     }
     cursor = Math.max(cursor, bottom + SECTION_GAP)
   }

@@ -87,6 +87,19 @@ describe('bracket layout', () => {
     expect(layout.labels.map((l) => l.text)).toEqual(['Winners bracket', 'Losers bracket', 'Grand final'])
   })
 
+  test('a grand final reset goes right of the first grand final, on its level, linked or not', () => {
+    for (const linked of [true, false]) {
+      const matches = planned('double_elimination', 4).map((m) => (m.bracket === 'grand_final' && linked ? { ...m, nextMatchId: 'grand_final:2:1' } : m))
+      matches.push({ id: 'grand_final:2:1', bracket: 'grand_final', round: 2, position: 1, nextMatchId: null })
+      const layout = layoutBracket(matches)
+      const first = layout.boxes.find((b) => b.match.id === 'grand_final:1:1')!
+      const reset = layout.boxes.find((b) => b.match.id === 'grand_final:2:1')!
+      expect(reset.x).toBeGreaterThan(first.x)
+      expect(reset.y).toBe(first.y)
+      expect(layout.connectors.some((c) => c.from === 'grand_final:1:1' && c.to === 'grand_final:2:1')).toBe(linked)
+    }
+  })
+
   test('round robin and Swiss are not drawn (their picture is the standings table)', () => {
     expect(isDrawable(planned('round_robin', 4))).toBe(false)
     expect(isDrawable(planned('swiss', 8))).toBe(false)
