@@ -112,6 +112,7 @@ describeBrowser('console: operations', () => {
     await page.getByRole('button', { name: 'Start now' }).click()
     expect(await page.getByRole('status').textContent()).toMatch(/^Started: \d+ matches$/)
     expect(await page.locator('section[aria-labelledby="standings"] tbody tr').count()).toBe(8)
+    await screenshot(page, 'tournament-as-moderator')
   }, 60_000)
 
   test('an admin creates a game and sees its key once; reloading the games page does not show it again', async () => {

@@ -211,7 +211,7 @@ function Participants({ tournament, seats, csrf, may }: DetailProps) {
                       <form method="post" action={`/console/tournaments/${tournament.id}/participants/${p.id}/disqualify`} class="row">
                         <Csrf token={csrf} />
                         <label>
-                          Reason
+                          Reason <span class="sr-only">{`for disqualifying ${seats.get(p.id)?.name ?? p.userId}`}</span>
                           <input name="reason" required maxlength={500} />
                         </label>
                         <button type="submit" class="danger" aria-label={`Disqualify ${seats.get(p.id)?.name ?? p.userId}`}>
@@ -244,7 +244,7 @@ function CorrectForm({ match, seats, csrf, tournamentId }: { match: Match; seats
     <form method="post" action={`/console/tournaments/${tournamentId}/matches/${match.id}/correct`} class="row">
       <Csrf token={csrf} />
       <label>
-        New winner
+        New winner <span class="sr-only">{`of ${matchLabel(match)}`}</span>
         <select name="winnerParticipantId">
           {candidates.map((p) => (
             <option value={p}>{nameOf(seats, p)}</option>
@@ -252,10 +252,10 @@ function CorrectForm({ match, seats, csrf, tournamentId }: { match: Match; seats
         </select>
       </label>
       <label>
-        Reason
+        Reason <span class="sr-only">{`for correcting ${matchLabel(match)}`}</span>
         <input name="reason" required maxlength={500} />
       </label>
-      <button type="submit" class="secondary">
+      <button type="submit" class="secondary" aria-label={`Correct ${matchLabel(match)}`}>
         Correct
       </button>
     </form>

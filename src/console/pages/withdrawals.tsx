@@ -17,17 +17,19 @@ import { actorOf, attempt, can, errorText, IdParams, NoticeQuery, opsPage, Reaso
 
 const SECTION = '/console/withdrawals'
 
-function Actions({ id, csrf }: { id: string; csrf: string }) {
+function Actions({ id, csrf, who }: { id: string; csrf: string; who: string }) {
   return (
     <>
       <form method="post" action={`/console/withdrawals/${id}/approve`} class="inline">
         <Csrf token={csrf} />
-        <button type="submit">Approve</button>
+        <button type="submit" aria-describedby={`withdrawal-${id}`}>
+          Approve
+        </button>
       </form>
       <form method="post" action={`/console/withdrawals/${id}/reject`} class="row">
         <Csrf token={csrf} />
         <label>
-          Reason for rejecting
+          Reason for rejecting <span class="sr-only">{`the withdrawal of ${who}`}</span>
           <input name="reason" required minlength={1} maxlength={500} />
         </label>
         <button type="submit" class="danger">
@@ -61,7 +63,7 @@ function WithdrawalsTable({ rows, csrf, mayAct }: { rows: WaitingWithdrawal[]; c
           const view = toWithdrawal(withdrawal)
           return (
             <tr>
-              <th scope="row">
+              <th scope="row" id={`withdrawal-${view.id}`}>
                 <a href={`/console/users/${withdrawal.userId}`}>{username}</a>
               </th>
               <td class="num">{`${view.amount} ${view.asset}`}</td>
@@ -78,7 +80,7 @@ function WithdrawalsTable({ rows, csrf, mayAct }: { rows: WaitingWithdrawal[]; c
                   </>
                 )}
               </td>
-              {mayAct && <td>{view.status === 'awaiting_approval' ? <Actions id={view.id} csrf={csrf} /> : <span class="muted">approved or not needing it; signs itself when the hold ends</span>}</td>}
+              {mayAct && <td>{view.status === 'awaiting_approval' ? <Actions id={view.id} csrf={csrf} who={`${view.amount} ${view.asset} by ${username}`} /> : <span class="muted">approved or not needing it; signs itself when the hold ends</span>}</td>}
             </tr>
           )
         })}
