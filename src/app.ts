@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import type { ServiceDeps, Services } from './services'
 import { adminModule, operatorApiDisabled } from './modules/admin'
-import { accountModule, authModule } from './modules/auth'
+import { accountModule, authModule, clientAddress } from './modules/auth'
 import { gamesModule } from './modules/games'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
@@ -16,7 +16,7 @@ import { jsonBody } from './plugins/json-body'
 import { apiDocs } from './plugins/openapi'
 import { requestContext } from './plugins/request-context'
 
-export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger' | 'lifecycle'>, services: Services) {
+export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger' | 'lifecycle' | 'clock'>, services: Services) {
   const { config } = deps
   const { auth, games, matches: matchService, wallet, pins, withdrawals, securityLog, events, storage, bans, users, deletion, exports } = services
   const app = (
@@ -39,13 +39,13 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(securityModule(auth, pins, withdrawals, securityLog))
       .use(eventsModule(auth, events))
       // The operator console (contract §11): its own sessions, so it is served whether or not the admin token is set.
-      .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS }))
+      .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS, clock: deps.clock, addressOf: (request, server) => clientAddress(request, server, { trustProxy: config.trustProxy }) }))
   )
   // No operator token (outside `local`, where one is generated), no operator
   // routes: the /api/v1/admin tree answers 404 operator_api_disabled.
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, withdrawals, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null }))
+    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, withdrawals, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null, operators: services.operators, addressOf: (request, server) => clientAddress(request, server, { trustProxy: config.trustProxy }) }))
 }
 

@@ -9,6 +9,7 @@ import { OPERATOR_COMMANDS } from './operator-commands'
 import { seedCommand } from './seed-command'
 import { dbCommand } from './db-command'
 import { mailCommand } from './mail-command'
+import { auditCommand } from './audit-command'
 import { AppError } from '../shared/errors'
 import { startServer } from '../server'
 import { openStorage } from '../db/open'
@@ -96,6 +97,7 @@ const COMMANDS: Record<string, Command> = {
   },
   ...OPERATOR_COMMANDS,
   mail: mailCommand,
+  audit: auditCommand,
   seed: seedCommand,
 }
 

@@ -7,6 +7,7 @@ import { nextStopSignal, UsageError } from './command'
 import { AppError } from '../shared/errors'
 import { loadConfig, type Config } from '../config'
 import { tournamentCommand } from './tournament-command'
+import { operatorCommand } from './operator-accounts-command'
 import { checkLedger } from '../modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from '../modules/security/event-log'
 import { resolveSecrets, rotateSigningKey } from '../secrets'
@@ -80,6 +81,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
   },
 
   tournament: tournamentCommand(withServices),
+  operator: operatorCommand(withServices),
 
   match: {
     summary: 'Resolve a disputed (or running) match for a winner, or correct a decided result',

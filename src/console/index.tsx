@@ -16,10 +16,11 @@ import { AppError } from '../shared/errors'
 import type { ErrorEnvelope } from '../shared/errors'
 import { requestState } from '../plugins/request-context'
 import type { Services } from '../services'
+import type { Clock } from '../shared/clock'
 import { ASSETS } from './assets'
 import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
-import { setConsoleSession } from './session'
+import { consoleRoute, setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
 import { userPages } from './pages/users'
 import { dashboardPage } from './pages/dashboard'
@@ -27,12 +28,20 @@ import { disputesPages } from './pages/disputes'
 import { gamesPages } from './pages/games'
 import { tournamentsPages } from './pages/tournaments'
 import { withdrawalsPages } from './pages/withdrawals'
+import { auditPages } from './pages/audit'
+import { securityPages } from './pages/security'
+import { operatorPages } from './pages/operators'
+import { accountPages } from './pages/account'
 
 export interface ConsoleDeps {
   services: Services
   /** Send the cookie with `Secure` (set when the console is served over HTTPS: ARENA_ENV=production). */
   secureCookie: boolean
   sessionTtlS: number
+  /** The server's clock (whether a session listed on the account page is still live). */
+  clock: Clock
+  /** The client's address (the sign-in throttle counts per address). */
+  addressOf: (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) => string
 }
 
 /** Paths reachable without a session: the sign-in page and the stylesheet. */
@@ -52,7 +61,7 @@ function crossSite(request: Request): boolean {
   }
 }
 
-export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDeps) {
+export function consoleModule({ services, secureCookie, sessionTtlS, clock, addressOf }: ConsoleDeps) {
   const { operators, audit } = services
   return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
     .onTransform(async ({ request, body }) => {
@@ -82,7 +91,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
     })
     .post(
       '/login',
-      async ({ body, request }) => {
+      async ({ body, request, server }) => {
         const next = safeNext(body.next)
         try {
           const signedIn = await operators.signIn({
@@ -92,7 +101,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
             totp: body.totp || undefined,
             kind: 'console',
             userAgent: request.headers.get('user-agent'),
-            ip: null,
+            ip: addressOf(request, server),
           })
           return redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureCookie, maxAgeS: sessionTtlS }) })
         } catch (error) {
@@ -123,7 +132,8 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
         if (token !== null) await operators.signOut(token)
         return redirect(`${CONSOLE_PREFIX}/login`, 'Signed out', { 'set-cookie': clearedSessionCookie(secureCookie) })
       },
-      { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), detail: { hide: true } },
+      // Any signed-in operator may sign out: declared like every other console route, so the table-driven role test covers it.
+      { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), ...consoleRoute('viewer') },
     )
     // The pages: function plugins adding their routes to this instance, so the transform above guards them.
     .use(userPages(services))
@@ -132,6 +142,10 @@ export function consoleModule({ services, secureCookie, sessionTtlS }: ConsoleDe
     .use(disputesPages(services))
     .use(withdrawalsPages(services))
     .use(gamesPages(services))
+    .use(securityPages(services))
+    .use(auditPages(services))
+    .use(operatorPages(services))
+    .use(accountPages(services, { secureCookie, clock }))
 }
 
 /** Where to go after signing in: a console path, never elsewhere. */

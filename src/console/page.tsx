@@ -4,6 +4,7 @@
 import { t } from 'elysia'
 import type { ComponentChildren } from 'preact'
 import { AppError } from '../shared/errors'
+import { isId } from '../shared/ids'
 import { htmlPage, redirectWithError } from './http'
 import { Layout } from './layout'
 import { consoleSession } from './session'
@@ -76,4 +77,43 @@ export function queryOf(values: Record<string, string | number | null | undefine
   for (const [key, value] of Object.entries(values)) if (value !== null && value !== undefined && value !== '') params.set(key, String(value))
   const text = params.toString()
   return text === '' ? '' : `?${text}`
+}
+
+/** An id an entry names: a link when the console has a page for it (a user), else the id as text. */
+export function Target({ id }: { id: string | null }) {
+  if (id === null) return <span class="muted">—</span>
+  if (isId('user', id)) return <a href={`/console/users/${id}`} class="mono">{id}</a>
+  return <span class="mono">{id}</span>
+}
+
+/** A record's free-form details, folded (no script: a <details> element). */
+export function Details({ value }: { value: Record<string, unknown> }) {
+  const text = JSON.stringify(value)
+  if (text === '{}') return <span class="muted">—</span>
+  if (text.length <= 60) return <code>{text}</code>
+  return (
+    <details>
+      <summary>
+        <code>{`${text.slice(0, 48)}…`}</code>
+      </summary>
+      <pre class="mono">{JSON.stringify(value, null, 2)}</pre>
+    </details>
+  )
+}
+
+/** A hash chain's state: verified (how many records), broken (where and why), or not checked on this page. */
+export function ChainState({ label, result, verifyHref }: { label: string; result: { ok: true; rows: number } | { ok: false; rows: number; brokenAt: number; reason: string } | null; verifyHref: string }) {
+  return (
+    <p class="chain">
+      <strong>{label}: </strong>
+      {result === null ? (
+        <span class="muted">not checked on this page (walking the chain reads every record). </span>
+      ) : result.ok ? (
+        <span class="ok">intact, {result.rows} records checked. </span>
+      ) : (
+        <span class="bad">{`BROKEN at record ${result.brokenAt}: ${result.reason} (${result.rows} records read). `}</span>
+      )}
+      <a href={verifyHref}>Verify now</a>
+    </p>
+  )
 }

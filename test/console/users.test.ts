@@ -33,27 +33,40 @@ describeBrowser('console: users', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('User console_player')
     expect(await page.locator('#ledger ~ table, section[aria-labelledby="ledger"] table').first().textContent()).toContain('welcome bonus')
 
-    await page.getByLabel(/^Reason/).fill('cheating in ranked matches')
+    await page.getByLabel(/^Reason/).fill('cheating in ranked matches <script>alert(1)</script>')
     await page.getByLabel(/^Until/).fill('2026-12-24T18:00')
     await page.getByRole('button', { name: 'Ban', exact: true }).click()
     expect(await page.getByRole('status').textContent()).toBe('console_player is banned until 2026-12-24T18:00:00.000Z')
     const banSection = page.locator('section[aria-labelledby="ban"]')
-    expect(await banSection.textContent()).toContain('cheating in ranked matches')
+    // Whatever an operator types is text on the page: escaped by the renderer, never markup.
+    expect(await banSection.textContent()).toContain('cheating in ranked matches <script>alert(1)</script>')
+    expect(await page.locator('main script').count()).toBe(0)
     expect(await banSection.textContent()).toContain('in force')
     await screenshot(page, 'user')
     const banned = (await world.ctx.services.users.detail(player.id)).ban
-    expect(banned).toMatchObject({ reason: 'cheating in ranked matches', until: '2026-12-24T18:00:00.000Z', inForce: true })
+    expect(banned).toMatchObject({ reason: 'cheating in ranked matches <script>alert(1)</script>', until: '2026-12-24T18:00:00.000Z', inForce: true })
 
     // A refusal by the service comes back to the page with its message (a ban ending in the past).
     await page.getByLabel(/^Reason/).fill('again')
     await page.getByLabel(/^Until/).fill('2020-01-01T00:00')
     await page.getByRole('button', { name: 'Replace the ban' }).click()
     expect(await page.getByRole('alert').textContent()).toContain('Expected a time in the future')
-    expect((await world.ctx.services.users.detail(player.id)).ban?.reason).toBe('cheating in ranked matches')
+    expect((await world.ctx.services.users.detail(player.id)).ban?.reason).toBe('cheating in ranked matches <script>alert(1)</script>')
 
     await page.getByRole('button', { name: 'Lift the ban' }).click()
     expect(await page.getByRole('status').textContent()).toBe("console_player's ban is lifted")
     expect((await world.ctx.services.users.detail(player.id)).ban).toBeNull()
+
+    // The audit log: the ban and the unban under the moderator's name, the ban with its reason; the refused ban left nothing.
+    await page.getByRole('link', { name: 'Audit log' }).click()
+    const rows = page.locator('tbody tr')
+    const cells = async (i: number) => (await rows.nth(i).locator('td').allTextContents()).map((c) => c.trim())
+    expect((await cells(0)).slice(1, 6)).toEqual([moderator.name, 'moderator', 'console', 'user.unban', player.id])
+    expect((await cells(1)).slice(1, 7)).toEqual([moderator.name, 'moderator', 'console', 'user.ban', player.id, 'cheating in ranked matches <script>alert(1)</script>'])
+    // Before them only the setup's (the moderator's creation, the credit): the refused ban recorded nothing.
+    expect((await rows.locator('td:nth-child(5)').allTextContents()).map((c) => c.trim())).toEqual(['user.unban', 'user.ban', 'operator.create', 'wallet.credit'])
+    await page.getByRole('link', { name: player.id }).first().click()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('User console_player')
   }, 60_000)
 
   test('a viewer reads the user but has no ban form; a ban it forges with its own CSRF token is 403 and changes nothing', async () => {

@@ -158,11 +158,11 @@ export async function signIn(page: Page, name: string, password: string, options
   }
 }
 
-/** Saves a full-page PNG as `<dir>/<name>.png` (the directory is created). Returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** Saves a PNG of the whole page (or with `{ fullPage: false }` of the 1366×768 window) as `<dir>/<name>.png`. Returns its path. */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true })
   const path = join(SCREENSHOT_DIR, `${name}.png`)
-  await page.screenshot({ path, fullPage: true })
+  await page.screenshot({ path, fullPage: options.fullPage ?? true })
   return path
 }
 

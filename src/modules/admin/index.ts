@@ -21,6 +21,9 @@ import { ADMIN_TOKEN_HEADER, actorOf, OPERATOR, operatorRoute, setActor } from '
 import type { AuditLog, OperatorIdentity } from '../audit/log'
 import { requestState } from '../../plugins/request-context'
 import { adminUserRoutes, type AdminUserServices } from './users'
+import { AuditPage, AuditQuery } from '../audit/model'
+import { adminOperatorRoutes, adminSignInRoute, type AddressOf } from './operators'
+import type { OperatorService } from '../operators/service'
 
 export { ADMIN_TOKEN_HEADER }
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
@@ -77,9 +80,19 @@ export function adminModule(
     audit: AuditLog
     /** A named operator's API session from `Authorization: Bearer …`; null when it is none (unknown, expired, revoked, disabled). */
     operatorSession: (token: string, request: Request) => Promise<OperatorIdentity | null>
+    operators: OperatorService
+    /** The client's address, for the sign-in throttle. */
+    addressOf: AddressOf
   } & AdminUserServices,
 ) {
-  // The token is a required header of every route here, checked by the module's transform hook.
+  // Signing in (POST /admin/sessions) needs no credential: it is its own
+  // instance, beside the guarded one, so the guard's hook (local to its
+  // instance) never sees it and keeps no list of exceptions.
+  return new Elysia({ name: 'arena/admin-api' }).use(adminSignInRoute(options.operators, options.addressOf)).use(guardedAdminRoutes(adminToken, games, matchService, wallet, storage, options))
+}
+
+/** Every operator route but sign-in: the credential is a required header, checked by this instance's transform hook. */
+function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage, options]: Parameters<typeof adminModule>) {
   return (
     new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
       // transform runs before validation: a caller without the token learns
@@ -211,6 +224,23 @@ export function adminModule(
           ...operatorRoute('viewer', 'Security events, oldest first after the cursor'),
         },
       )
+      .get(
+        '/audit',
+        ({ query }) => {
+          if (query.after !== undefined && !/^(0|[1-9][0-9]{0,14})$/.test(query.after)) {
+            throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/after', message: 'Not a cursor this server issued' }] })
+          }
+          if (query.limit !== undefined && !Number.isInteger(query.limit)) {
+            throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'query/limit', message: 'Expected a whole number' }] })
+          }
+          return options.audit.page(storage.read.audit, Number(query.after ?? 0), query.limit ?? 100)
+        },
+        {
+          query: AuditQuery,
+          response: { 200: AuditPage, ...errors(OPERATOR, INVALID, STORAGE) },
+          ...operatorRoute('viewer', 'The operator audit log, oldest first after the cursor'),
+        },
+      )
       .post('/matches/:id/resolve', async ({ params, body, request }) => await matchService.resolve(params.id, body.winnerParticipantId, actorOf(request)), {
         params: IdParams,
         body: ResolveBody,
@@ -227,5 +257,7 @@ export function adminModule(
       // Users: search, one user in full, bans, deletion (contract §8). Added to
       // this instance (a function plugin), so the token check above guards them.
       .use(adminUserRoutes(options))
+      // Sign-out and operator accounts (contract §11).
+      .use(adminOperatorRoutes(options.operators))
   )
 }

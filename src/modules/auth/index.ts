@@ -43,7 +43,7 @@ export interface AccountServices {
 }
 
 /** The client's address, for the throttles: the socket's, or behind a trusted proxy the one it appended. */
-function clientAddress(request: Request, server: { requestIP(request: Request): { address: string } | null } | null, options: ClientAddressOptions): string {
+export function clientAddress(request: Request, server: { requestIP(request: Request): { address: string } | null } | null, options: ClientAddressOptions): string {
   // The right-most entry is the one our proxy appended; anything left of it the client wrote.
   const forwarded = options.trustProxy ? request.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined
   return forwarded || server?.requestIP(request)?.address || 'unknown'

@@ -1,0 +1,64 @@
+// `arena operator create|list|disable|reset-password` (contract §11): named
+// operator accounts from the command line, on the data dir's database,
+// through the same OperatorService the admin API and the console call. The
+// command line acts as an admin named `cli:<OS user>` (via `cli`): whoever
+// can run it can read the database anyway, and the audit log still says
+// which OS account did what. A password arena prints (create, reset) is
+// one-time: printed once, never stored, replaced at the first sign-in.
+import type { Command, Io } from './command'
+import { UsageError } from './command'
+import { OPERATOR_ROLES, type OperatorRole } from '../modules/operators/roles'
+import type { OperatorView } from '../modules/operators/service'
+import type { Services } from '../services'
+import { cliActor } from './actor'
+
+type WithServices = <T>(fn: (services: Services) => Promise<T> | T) => Promise<T>
+
+function roleOf(raw: unknown): OperatorRole {
+  if (typeof raw !== 'string') throw new UsageError(`missing --role (${OPERATOR_ROLES.join(', ')})`)
+  if (!(OPERATOR_ROLES as readonly string[]).includes(raw)) throw new UsageError(`--role takes one of ${OPERATOR_ROLES.join(', ')}, got "${raw}"`)
+  return raw as OperatorRole
+}
+
+function line(op: OperatorView): string {
+  const state = [op.disabled ? 'disabled' : 'enabled', op.totpEnabled ? 'totp' : null].filter(Boolean).join(', ')
+  return `${op.id}  ${op.name.padEnd(20)} ${op.role.padEnd(9)} ${state}  since ${op.createdAt}`
+}
+
+function print(io: Io, json: boolean, value: unknown, text: () => string): number {
+  io.out(json ? JSON.stringify(value) : text())
+  return 0
+}
+
+export function operatorCommand(withServices: WithServices): Command {
+  return {
+    summary: 'Named operator accounts: create (prints a one-time password), list, disable, reset-password',
+    usage: `arena operator create <name> --role <${OPERATOR_ROLES.join('|')}> [--json] | arena operator list [--json] | arena operator disable <name> [--json] | arena operator reset-password <name> [--json]`,
+    options: { role: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, name, ...extra] = positionals
+      const json = values.json === true
+      if (extra.length > 0) throw new UsageError(`unexpected "${extra.join(' ')}"`)
+      if (action === 'list') {
+        if (name !== undefined) throw new UsageError(`unexpected "${name}"`)
+        const operators = await withServices(({ operators }) => operators.list())
+        return print(io, json, { operators }, () => (operators.length === 0 ? 'no operators (arena operator create <name> --role admin)' : operators.map(line).join('\n')))
+      }
+      if (action !== 'create' && action !== 'disable' && action !== 'reset-password') throw new UsageError(`unknown action "${action ?? ''}"`)
+      if (name === undefined) throw new UsageError('missing <name>')
+      if (action === 'create') {
+        const role = roleOf(values.role)
+        const created = await withServices((services) => services.operators.create({ name, role }, cliActor(services)))
+        return print(io, json, created, () => `operator ${created.operator.id} "${created.operator.name}" (${role})\npassword ${created.password}  (one-time, shown once: it must be replaced at the first sign-in)`)
+      }
+      if (values.role !== undefined) throw new UsageError('--role is for create only')
+      if (action === 'disable') {
+        const operator = await withServices(async (services) => services.operators.disable((await services.operators.byName(name)).id, cliActor(services)))
+        return print(io, json, { operator }, () => `operator "${operator.name}" disabled: its sessions have ended`)
+      }
+      const reset = await withServices(async (services) => services.operators.resetPassword((await services.operators.byName(name)).id, cliActor(services)))
+      return print(io, json, reset, () => `operator "${reset.operator.name}": new password ${reset.password}  (one-time, shown once; every session has ended)`)
+    },
+  }
+}

@@ -1,0 +1,128 @@
+// The operator API's own accounts (contract §11): signing in for an API
+// session, signing out, and managing operators (admin). Thin over
+// OperatorService, which the console and `arena operator …` call too.
+//
+// Signing in is the one route under /api/v1/admin that takes no credential:
+// it is how a credential is obtained. It is mounted as a plugin of its own
+// BEFORE the module's credential check (a hook applies to the routes added
+// after it), so the check has no list of exceptions to keep right.
+import { Elysia, t, type Static } from 'elysia'
+import { errors, JSON_BODY, STORAGE } from '../../plugins/openapi'
+import { AppError } from '../../shared/errors'
+import { OPERATOR_ROLES } from '../operators/roles'
+import type { OperatorService } from '../operators/service'
+import { actorOf, OPERATOR, operatorRoute } from './operator'
+
+const Role = t.Union([t.Literal('viewer'), t.Literal('moderator'), t.Literal('finance'), t.Literal('admin')], { description: 'viewer < moderator / finance < admin' })
+// Every role, and nothing else: the schema above must follow OPERATOR_ROLES.
+const ROLES_MATCH: [typeof OPERATOR_ROLES[number]] extends [Static<typeof Role>] ? ([Static<typeof Role>] extends [typeof OPERATOR_ROLES[number]] ? true : never) : never = true
+void ROLES_MATCH
+
+export const OperatorModel = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    role: Role,
+    totpEnabled: t.Boolean({ description: 'sign-in asks for a TOTP code' }),
+    disabled: t.Boolean({ description: 'cannot sign in; its sessions ended when it was disabled' }),
+    createdAt: t.String(),
+  },
+  { $id: 'Operator' },
+)
+
+const OperatorIdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+const OperatorWithPassword = t.Object({ operator: OperatorModel, password: t.String({ description: 'one-time: shown once, replaced at the first sign-in' }) })
+
+/** The path of the sign-in route, under the module's prefix. */
+export const SIGN_IN_PATH = '/sessions'
+
+/** The client's address as the throttles see it (from src/modules/auth). */
+export type AddressOf = (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) => string
+
+/** POST /admin/sessions: a name, a password (and TOTP code) for an API session. Mounted before the credential check. */
+export function adminSignInRoute(operators: OperatorService, addressOf: AddressOf) {
+  return new Elysia({ name: 'arena/admin-sign-in', prefix: '/api/v1/admin' }).post(
+    SIGN_IN_PATH,
+    async ({ body, request, server, set }) => {
+      const signedIn = await operators.signIn({
+        name: body.name,
+        password: body.password,
+        newPassword: body.newPassword,
+        totp: body.totp,
+        kind: 'api',
+        userAgent: request.headers.get('user-agent'),
+        ip: addressOf(request, server),
+      })
+      set.status = 201
+      return { token: signedIn.token, operator: await operators.byId(signedIn.session.operatorId), expiresAt: signedIn.session.expiresAt.toISOString() }
+    },
+    {
+      body: t.Object({
+        name: t.String({ minLength: 1, maxLength: 64 }),
+        password: t.String({ minLength: 1, maxLength: 1024 }),
+        newPassword: t.Optional(t.String({ minLength: 8, maxLength: 128, description: 'required when the password is one-time: it replaces it' })),
+        totp: t.Optional(t.String({ maxLength: 16, description: 'the authenticator code, once TOTP is enabled' })),
+      }),
+      response: {
+        201: t.Object({
+          token: t.String({ description: 'send as `Authorization: Bearer <token>` to /api/v1/admin' }),
+          operator: OperatorModel,
+          expiresAt: t.String({ description: 'ARENA_OPERATOR_SESSION_TTL_S after sign-in' }),
+        }),
+        ...errors(JSON_BODY, { 401: ['invalid_credentials', 'totp_required', 'invalid_totp'], 403: ['password_change_required'], 429: ['rate_limited'] }, STORAGE),
+      },
+      detail: { tags: ['admin'], summary: 'Sign in as a named operator: an API session for `Authorization: Bearer` (no credential needed; throttled like player logins)' },
+    },
+  )
+}
+
+/**
+ * Sign-out and operator management, added to the operator module's own
+ * instance (a function plugin), behind its credential check.
+ */
+export function adminOperatorRoutes(operators: OperatorService) {
+  return (app: Elysia<'/api/v1/admin'>) =>
+    app
+      .post(
+        '/sessions/current/revoke',
+        async ({ request }) => {
+          const token = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]
+          // The admin token is no session: nothing to end (rotate ARENA_ADMIN_TOKEN instead).
+          if (actorOf(request).operator.id === null || token === undefined) throw new AppError('conflict', 'Only an operator session can be signed out; the admin token is not one')
+          await operators.signOut(token)
+          return { revoked: true as const }
+        },
+        {
+          response: { 200: t.Object({ revoked: t.Literal(true) }), ...errors(JSON_BODY, OPERATOR, { 409: ['conflict'] }, STORAGE) },
+          ...operatorRoute('viewer', 'Sign out: end the operator session sent as the bearer'),
+        },
+      )
+      .get('/operators', async () => ({ operators: await operators.list() }), {
+        response: { 200: t.Object({ operators: t.Array(OperatorModel) }), ...errors(OPERATOR, STORAGE) },
+        ...operatorRoute('admin', 'Every operator, in creation order'),
+      })
+      .post(
+        '/operators',
+        async ({ body, request, set }) => {
+          const created = await operators.create({ name: body.name, role: body.role }, actorOf(request))
+          set.status = 201
+          return created
+        },
+        {
+          body: t.Object({ name: t.String({ minLength: 1, maxLength: 64, description: '2 to 32 letters, digits, dots, dashes or underscores; unique in any case' }), role: Role }),
+          response: { 201: OperatorWithPassword, ...errors(JSON_BODY, OPERATOR, { 409: ['conflict'] }, STORAGE) },
+          ...operatorRoute('admin', 'Create an operator; its one-time password is answered once'),
+        },
+      )
+      .post('/operators/:id/disable', async ({ params, request }) => ({ operator: await operators.disable(params.id, actorOf(request)) }), {
+        params: OperatorIdParams,
+        response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'last_admin'] }, STORAGE) },
+        ...operatorRoute('admin', 'Disable an operator: it cannot sign in, its sessions end at once (never the last enabled admin)'),
+      })
+      .post('/operators/:id/reset-password', async ({ params, request }) => await operators.resetPassword(params.id, actorOf(request)), {
+        params: OperatorIdParams,
+        response: { 200: OperatorWithPassword, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
+        ...operatorRoute('admin', 'A new one-time password for an operator, answered once; its sessions end'),
+      })
+}
+
