@@ -70,7 +70,7 @@ describeBrowser('console: operations', () => {
     const winner = world.disputed.claimedBy[1]!
     await page.getByRole('radio', { name: winner.username }).check()
     await page.getByRole('button', { name: 'Resolve' }).click()
-    expect(await page.getByRole('status').textContent()).toContain('Resolved W1 #1')
+    expect(await page.getByRole('status').textContent()).toContain('Resolved Final')
     expect(await page.getByText('No match is disputed.').count()).toBe(1)
     const match = (await console_.ctx.services.storage.read.matches.byId(world.disputed.match.id))!
     expect(match).toMatchObject({ status: 'decided', winnerParticipantId: world.disputed.match.slot2ParticipantId })

@@ -13,11 +13,11 @@ export interface Seat {
 
 const COLORS = { box: '#ffffff', line: '#8a96a3', text: '#1b1f24', muted: '#5b6470', winnerFill: '#e3f2e8', winnerText: '#17663a', disputed: '#a3191b', running: '#0b5cad' }
 
-/** A short name for a match: W2 #1, L3 #2, GF 1, 3rd. */
-export function matchLabel(match: Pick<Match, 'bracket' | 'round' | 'position'>): string {
+/** A short name for a match: W2 #1, L3 #2, Final (a winners match leading nowhere: single elimination's last), Grand final, Third place. */
+export function matchLabel(match: Pick<Match, 'bracket' | 'round' | 'position'> & { nextMatchId?: string | null }): string {
   switch (match.bracket) {
     case 'winners':
-      return `W${match.round} #${match.position}`
+      return match.nextMatchId === null ? 'Final' : `W${match.round} #${match.position}`
     case 'losers':
       return `L${match.round} #${match.position}`
     case 'grand_final':
