@@ -10,14 +10,17 @@ export const CONSOLE_PREFIX = '/console'
 /**
  * No script anywhere (every page works with forms and links alone), so the
  * policy allows none; styles and images only from the console itself (the
- * bracket is inline SVG). Never cached, never framed, no referrer leaves it.
+ * bracket is inline SVG). Never cached, never framed, no referrer leaves it:
+ * `same-origin`, not `no-referrer`, because under `no-referrer` a browser
+ * sends `Origin: null` with every form, and the Origin check (index.tsx)
+ * would refuse the console's own forms.
  */
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 }
 
@@ -31,9 +34,21 @@ export function htmlPage(page: VNode, status = 200, headers: Record<string, stri
  * sends anyone elsewhere.
  */
 export function redirect(to: string, notice?: string, headers: Record<string, string> = {}): Response {
-  const path = isConsolePath(to) ? to : CONSOLE_PREFIX
-  const location = notice === undefined ? path : `${path}${path.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}`
-  return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } })
+  return new Response(null, { status: 303, headers: { location: withParam(to, 'notice', notice), 'cache-control': 'no-store', ...headers } })
+}
+
+/** A console path (anything else: the console's home) with `name=value` added to its query, before any #fragment. */
+function withParam(to: string, name: string, value: string | undefined): string {
+  const target = isConsolePath(to) ? to : CONSOLE_PREFIX
+  if (value === undefined) return target
+  const hash = target.indexOf('#')
+  const [path, fragment] = hash === -1 ? [target, ''] : [target.slice(0, hash), target.slice(hash)]
+  return `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}${fragment}`
+}
+
+/** 303 back to a console page after a form the service refused, with its message (the page shows it as an error). */
+export function redirectWithError(to: string, message: string): Response {
+  return new Response(null, { status: 303, headers: { location: withParam(to, 'error', message.slice(0, 300)), 'cache-control': 'no-store' } })
 }
 
 export function isConsolePath(path: string): boolean {

@@ -16,17 +16,30 @@ import { AppError } from '../shared/errors'
 import type { ErrorEnvelope } from '../shared/errors'
 import { requestState } from '../plugins/request-context'
 import type { Services } from '../services'
+import type { Clock } from '../shared/clock'
 import { ASSETS } from './assets'
 import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
 import { consoleRoute, setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
+import { userPages } from './pages/users'
+import { dashboardPage } from './pages/dashboard'
+import { disputesPages } from './pages/disputes'
+import { gamesPages } from './pages/games'
+import { tournamentsPages } from './pages/tournaments'
+import { withdrawalsPages } from './pages/withdrawals'
+import { auditPages } from './pages/audit'
+import { securityPages } from './pages/security'
+import { operatorPages } from './pages/operators'
+import { accountPages } from './pages/account'
 
 export interface ConsoleDeps {
   services: Services
   /** Send the cookie with `Secure` (set when the console is served over HTTPS: ARENA_ENV=production). */
   secureCookie: boolean
   sessionTtlS: number
+  /** The server's clock (whether a session listed on the account page is still live). */
+  clock: Clock
   /** The client's address (the sign-in throttle counts per address). */
   addressOf: (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) => string
 }
@@ -48,7 +61,7 @@ function crossSite(request: Request): boolean {
   }
 }
 
-export function consoleModule({ services, secureCookie, sessionTtlS, addressOf }: ConsoleDeps) {
+export function consoleModule({ services, secureCookie, sessionTtlS, clock, addressOf }: ConsoleDeps) {
   const { operators, audit } = services
   return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
     .onTransform(async ({ request, body }) => {
@@ -122,6 +135,17 @@ export function consoleModule({ services, secureCookie, sessionTtlS, addressOf }
       // Any signed-in operator may sign out: declared like every other console route, so the table-driven role test covers it.
       { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), ...consoleRoute('viewer') },
     )
+    // The pages: function plugins adding their routes to this instance, so the transform above guards them.
+    .use(userPages(services))
+    .use(dashboardPage(services))
+    .use(tournamentsPages(services))
+    .use(disputesPages(services))
+    .use(withdrawalsPages(services))
+    .use(gamesPages(services))
+    .use(securityPages(services))
+    .use(auditPages(services))
+    .use(operatorPages(services))
+    .use(accountPages(services, { secureCookie, clock }))
 }
 
 /** Where to go after signing in: a console path, never elsewhere. */

@@ -113,6 +113,38 @@ describe('dist/arena', () => {
     expect(again.ms).toBeLessThan(5000)
   }, 60_000)
 
+  test('serves the console: its sign-in page and embedded stylesheet, and an operator made by `arena operator create` signs in to a rendered page', async () => {
+    // Preact's JSX and the stylesheet imported as text must survive `bun build --compile`.
+    const env = { ARENA_DATA_DIR: tempDir('arena-bin-'), ...(await testDatabaseEnv()) }
+    const server = await serve(env)
+    const login = await fetch(`${server.url}/console/login`)
+    expect(login.status).toBe(200)
+    expect(login.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(login.headers.get('content-security-policy')).toContain("default-src 'none'")
+    const html = await login.text()
+    expect(html).toStartWith('<!doctype html><html lang="en">')
+    expect(html).toContain('<form method="post" action="/console/login"')
+    const css = await fetch(`${server.url}/console/assets/console.css`)
+    expect(css.status).toBe(200)
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8')
+    expect(await css.text()).toContain(':root')
+
+    const created = await run([BINARY, 'operator', 'create', 'binary-admin', '--role', 'admin', '--json'], env)
+    expect(created.code).toBe(0)
+    const { password } = JSON.parse(created.stdout) as { password: string }
+    const form = new URLSearchParams({ name: 'binary-admin', password, newPassword: 'binary admin password', next: '/console/operators' })
+    const signedIn = await fetch(`${server.url}/console/login`, { method: 'POST', body: form, redirect: 'manual' })
+    expect(signedIn.status).toBe(303)
+    expect(signedIn.headers.get('location')).toStartWith('/console/operators?notice=')
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!
+    const operators = await fetch(`${server.url}/console/operators`, { headers: { cookie } })
+    expect(operators.status).toBe(200)
+    const page = await operators.text()
+    expect(page).toContain('<h1>Operators</h1>')
+    expect(page).toContain('binary-admin')
+    expect((await server.signal('SIGTERM')).code).toBe(0)
+  }, 60_000)
+
   test('healthcheck exits 0 against a live server and 1 when nothing answers', async () => {
     const server = await serve({ ARENA_DATA_DIR: tempDir('arena-bin-'), ...(await testDatabaseEnv()) })
     expect((await run([BINARY, 'healthcheck', '--url', server.url])).code).toBe(0)

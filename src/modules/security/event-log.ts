@@ -98,6 +98,17 @@ export class SecurityEventLog {
     })
   }
 
+  /** A page of the stored log, newest first, before `before` (a seq; from the newest when null): the console's pages. */
+  async newest(before: number | null, limit: number) {
+    const rows = await this.deps.storage.read.security.securityEventsBefore(before, limit)
+    return { events: rows.map((row) => ({ seq: row.seq, ...toSecurityEvent(row) })), before: rows.length === limit ? rows.at(-1)!.seq : null }
+  }
+
+  /** Walks the whole stored chain under the log's own key (the console's "Verify now"; `arena db verify` does the same). */
+  verify() {
+    return verifySecurityLog(this.deps.storage.read.security, this.deps.key)
+  }
+
   /** The log's clock, so callers judge event times against the same now. */
   now(): Date {
     return this.deps.clock.now()

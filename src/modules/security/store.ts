@@ -95,4 +95,6 @@ export interface SecurityStore {
   recordedHead(): Promise<ChainLink | null>
   /** Events after `afterSeq`, oldest first, at most `limit`. */
   securityEventsAfter(afterSeq: number, limit: number): Promise<StoredSecurityEvent[]>
+  /** Events before `beforeSeq` (all when null), newest first: the console's pages. */
+  securityEventsBefore(beforeSeq: number | null, limit: number): Promise<StoredSecurityEvent[]>
 }

@@ -101,4 +101,9 @@ export class SqliteSecurityStore implements SecurityStore {
   async securityEventsAfter(afterSeq: number, limit: number): Promise<StoredSecurityEvent[]> {
     return this.db.select().from(securityEvents).where(gt(securityEvents.seq, afterSeq)).orderBy(asc(securityEvents.seq)).limit(limit).all()
   }
+
+  async securityEventsBefore(beforeSeq: number | null, limit: number): Promise<StoredSecurityEvent[]> {
+    const query = this.db.select().from(securityEvents)
+    return (beforeSeq === null ? query : query.where(lt(securityEvents.seq, beforeSeq))).orderBy(desc(securityEvents.seq)).limit(limit).all()
+  }
 }

@@ -1,0 +1,167 @@
+// Operators (admin): every named operator, creating one, disabling one,
+// giving one a new password, turning off the TOTP of one who lost the
+// authenticator. A password arena makes (create, reset) is one-time and is
+// shown once, on the page answering the form: never put in a redirect, where
+// it would sit in the history and the logs.
+import { Elysia, t } from 'elysia'
+import type { Services } from '../../services'
+import { OPERATOR_ROLES } from '../../modules/operators/roles'
+import { redirect } from '../http'
+import { Csrf } from '../layout'
+import { attempt, consolePage, NOTICE_FIELDS, Time } from '../page'
+import { consoleRoute, consoleSession } from '../session'
+
+const SECTION = '/console/operators'
+const IdParams = t.Object({ id: t.String({ maxLength: 64 }) })
+const CsrfBody = t.Object({ _csrf: t.String({ maxLength: 128 }) })
+
+export function operatorPages(services: Services) {
+  const { operators } = services
+  return (app: Elysia<'/console'>) =>
+    app
+      .get(
+        '/operators',
+        async ({ request, query }) => {
+          const { actor, csrf } = consoleSession(request)
+          const all = await operators.list()
+          return consolePage(request, { title: 'Operators', section: SECTION, query }, (
+            <>
+              <table>
+                <caption class="muted">Everyone who can sign in to the console or the admin API by name</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Authenticator</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {all.map((op) => (
+                    <tr>
+                      <td>
+                        {op.name}
+                        {op.id === actor.operator.id && <span class="muted"> (you)</span>}
+                      </td>
+                      <td>{op.role}</td>
+                      <td>{op.totpEnabled ? 'enabled' : <span class="muted">none</span>}</td>
+                      <td>{op.disabled ? <span class="bad">disabled</span> : <span class="ok">active</span>}</td>
+                      <td>
+                        <Time iso={op.createdAt} />
+                      </td>
+                      <td>
+                        <div class="actions tight">
+                          <form method="post" action={`${SECTION}/${op.id}/reset-password`} class="inline">
+                            <Csrf token={csrf} />
+                            <button type="submit" class="secondary" aria-label={`Reset the password of ${op.name}`}>
+                              Reset password
+                            </button>
+                          </form>
+                          {op.totpEnabled && (
+                            <form method="post" action={`${SECTION}/${op.id}/disable-totp`} class="inline">
+                              <Csrf token={csrf} />
+                              <button type="submit" class="secondary" aria-label={`Turn off the authenticator of ${op.name}`}>
+                                Turn off authenticator
+                              </button>
+                            </form>
+                          )}
+                          {!op.disabled && (
+                            <form method="post" action={`${SECTION}/${op.id}/disable`} class="inline">
+                              <Csrf token={csrf} />
+                              <button type="submit" class="danger" aria-label={`Disable ${op.name}`}>
+                                Disable
+                              </button>
+                            </form>
+                          )}
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <h2 id="create">Create an operator</h2>
+              <form method="post" action={SECTION} class="stack" aria-labelledby="create">
+                <Csrf token={csrf} />
+                <label>
+                  Name (2 to 32 letters, digits, dots, dashes or underscores)
+                  <input name="name" required minLength={2} maxLength={32} pattern="[A-Za-z0-9][A-Za-z0-9._\-]{1,31}" autocomplete="off" />
+                </label>
+                <label>
+                  Role
+                  <select name="role" required>
+                    {OPERATOR_ROLES.map((role) => (
+                      <option value={role}>{role}</option>
+                    ))}
+                  </select>
+                </label>
+                <button type="submit">Create</button>
+              </form>
+              <p class="muted">
+                Roles: a viewer reads everything; a moderator also runs tournaments, disputes and bans; finance also moves money (credits, adjustments,
+                withdrawals, prize pools); an admin does everything, operators and game keys included.
+              </p>
+            </>
+          ))
+        },
+        { query: t.Object(NOTICE_FIELDS), ...consoleRoute('admin') },
+      )
+      .post(
+        '/operators',
+        ({ request, body }) =>
+          attempt(SECTION, async () => {
+            const { operator, password } = await operators.create({ name: body.name, role: body.role }, consoleSession(request).actor)
+            return oneTimePasswordPage(request, `Operator ${operator.name} created`, operator.name, password, 201)
+          }),
+        {
+          body: t.Object({ _csrf: t.String({ maxLength: 128 }), name: t.String({ maxLength: 64 }), role: t.UnionEnum(OPERATOR_ROLES) }),
+          ...consoleRoute('admin'),
+        },
+      )
+      .post(
+        '/operators/:id/reset-password',
+        ({ request, params }) =>
+          attempt(SECTION, async () => {
+            const { operator, password } = await operators.resetPassword(params.id, consoleSession(request).actor)
+            return oneTimePasswordPage(request, `New password for ${operator.name}`, operator.name, password, 200)
+          }),
+        { params: IdParams, body: CsrfBody, ...consoleRoute('admin') },
+      )
+      .post(
+        '/operators/:id/disable',
+        ({ request, params }) =>
+          attempt(SECTION, async () => {
+            const operator = await operators.disable(params.id, consoleSession(request).actor)
+            return redirect(SECTION, `${operator.name} is disabled: its sessions have ended`)
+          }),
+        { params: IdParams, body: CsrfBody, ...consoleRoute('admin') },
+      )
+      .post(
+        '/operators/:id/disable-totp',
+        ({ request, params }) =>
+          attempt(SECTION, async () => {
+            const operator = await operators.disableTotp(params.id, consoleSession(request).actor)
+            return redirect(SECTION, `${operator.name} signs in without an authenticator code now`)
+          }),
+        { params: IdParams, body: CsrfBody, ...consoleRoute('admin') },
+      )
+}
+
+/** The one time a one-time password is shown: on the page answering the form (never cached: every console page is no-store). */
+function oneTimePasswordPage(request: Request, title: string, name: string, password: string, status: number): Response {
+  return consolePage(request, { title, section: SECTION, status }, (
+    <>
+      <p>
+        Give this password to <strong>{name}</strong> over a channel you trust. It works for one sign-in, which must choose a new password, and it is not
+        shown again: reset the password if it is lost.
+      </p>
+      <p class="secret" aria-label="One-time password">
+        <code>{password}</code>
+      </p>
+      <p>
+        <a href={SECTION}>Back to the operators</a>
+      </p>
+    </>
+  ))
+}

@@ -1,0 +1,356 @@
+// Users (viewer): search every account, read one in full (the account, its
+// sessions, wallet and ledger, its ban), and, for a moderator, ban and unban.
+// The same services as the admin API's user routes (src/modules/admin/users.ts).
+import { Elysia, t } from 'elysia'
+import type { Services } from '../../services'
+import { AppError } from '../../shared/errors'
+import { isId } from '../../shared/ids'
+import { USERS_PAGE_DEFAULT } from '../../modules/auth/user-directory'
+import { roleAllows } from '../../modules/operators/roles'
+import { redirect } from '../http'
+import { Csrf } from '../layout'
+import { attempt, consolePage, NOTICE_FIELDS, Pager, queryOf, Time } from '../page'
+import { consoleRoute, consoleSession } from '../session'
+
+const SECTION = '/console/users'
+const LEDGER_PAGE = 25
+
+type UserDetail = Awaited<ReturnType<Services['users']['detail']>>
+type Ledger = Awaited<ReturnType<Services['wallet']['transactions']>>
+
+/** A ban's `until` from the form: a datetime-local value is read as UTC; a time with a zone as written; empty is "until lifted". */
+export function untilFromForm(value: string | undefined): Date | null {
+  const text = value?.trim() ?? ''
+  if (text === '') return null
+  const local = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(text)
+  const date = new Date(local ? `${text}${text.length === 16 ? ':00' : ''}Z` : text)
+  if (Number.isNaN(date.getTime()) || !/^\d{4}-\d\d-\d\d/.test(text)) {
+    throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/until', message: 'Expected a date and time (UTC), e.g. 2026-12-01T18:00' }] })
+  }
+  return date
+}
+
+function userStatus(user: UserDetail['user']) {
+  if (user.deletedAt !== null) return <span class="muted">deleted</span>
+  if (user.ban?.inForce) return <span class="bad">banned</span>
+  return <span class="ok">active</span>
+}
+
+export function userPages(services: Services) {
+  const { users, bans, wallet } = services
+  return (app: Elysia<'/console'>) =>
+    app
+      .get(
+        '/users',
+        ({ request, query }) => {
+          const text = query.q?.trim() ?? ''
+          const after = query.after !== undefined && isId('user', query.after) ? query.after : null
+          return users.search({ query: text === '' ? null : text, after, limit: USERS_PAGE_DEFAULT }).then((found) =>
+            consolePage(request, { title: 'Users', section: SECTION, query }, (
+              <>
+                <form method="get" action="/console/users" class="row" role="search">
+                  <label>
+                    Search by id, or part of a username or email
+                    <input name="q" type="search" value={text} maxlength={254} size={40} />
+                  </label>
+                  <button type="submit">Search</button>
+                </form>
+                <table>
+                  <caption class="muted">{text === '' ? 'Every user, in the order they registered' : `Users matching “${text}”`}</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Username</th>
+                      <th scope="col">Email</th>
+                      <th scope="col">Country</th>
+                      <th scope="col">Registered</th>
+                      <th scope="col">Status</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {found.users.length === 0 && (
+                      <tr>
+                        <td colSpan={5} class="muted">
+                          No users{text === '' ? ' yet' : ' match'}.
+                        </td>
+                      </tr>
+                    )}
+                    {found.users.map((user) => (
+                      <tr>
+                        <td>
+                          <a href={`/console/users/${user.id}`}>{user.username}</a>
+                        </td>
+                        <td>{user.email}</td>
+                        <td>{user.country}</td>
+                        <td>
+                          <Time iso={user.createdAt} />
+                        </td>
+                        <td>{userStatus({ ...user })}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+                <Pager
+                  next={found.cursor === null ? null : `/console/users${queryOf({ q: text, after: found.cursor })}`}
+                  first={after === null ? null : `/console/users${queryOf({ q: text })}`}
+                  nextLabel="Next page"
+                  firstLabel="First page"
+                />
+              </>
+            )),
+          )
+        },
+        {
+          query: t.Object({ q: t.Optional(t.String({ maxLength: 254 })), after: t.Optional(t.String({ maxLength: 64 })), ...NOTICE_FIELDS }),
+          ...consoleRoute('viewer'),
+        },
+      )
+      .get(
+        '/users/:id',
+        async ({ request, params, query }) => {
+          const detail = await users.detail(params.id)
+          const ledger = await wallet.transactions(params.id, { limit: LEDGER_PAGE, ...(query.ledgerAfter ? { after: query.ledgerAfter } : {}) })
+          const canModerate = roleAllows(consoleSession(request).actor.operator.role, 'moderator')
+          return consolePage(request, { title: `User ${detail.user.username}`, section: SECTION, query }, (
+            <UserDetailPage detail={detail} ledger={ledger} ledgerAfter={query.ledgerAfter ?? null} canModerate={canModerate} csrf={consoleSession(request).csrf} />
+          ))
+        },
+        {
+          params: t.Object({ id: t.String({ maxLength: 64 }) }),
+          query: t.Object({ ledgerAfter: t.Optional(t.String({ maxLength: 64 })), ...NOTICE_FIELDS }),
+          ...consoleRoute('viewer'),
+        },
+      )
+      .post(
+        '/users/:id/ban',
+        ({ request, params, body }) =>
+          attempt(`/console/users/${params.id}`, async () => {
+            const user = await bans.ban(params.id, { reason: body.reason.trim(), until: untilFromForm(body.until) }, consoleSession(request).actor)
+            return redirect(`/console/users/${params.id}`, `${user.username} is banned${user.ban?.until ? ` until ${user.ban.until.toISOString()}` : ' until lifted'}`)
+          }),
+        {
+          params: t.Object({ id: t.String({ maxLength: 64 }) }),
+          body: t.Object({ _csrf: t.String({ maxLength: 128 }), reason: t.String({ minLength: 1, maxLength: 500 }), until: t.Optional(t.String({ maxLength: 40 })) }),
+          ...consoleRoute('moderator'),
+        },
+      )
+      .post(
+        '/users/:id/unban',
+        ({ request, params }) =>
+          attempt(`/console/users/${params.id}`, async () => {
+            const user = await bans.unban(params.id, consoleSession(request).actor)
+            return redirect(`/console/users/${params.id}`, `${user.username}'s ban is lifted`)
+          }),
+        {
+          params: t.Object({ id: t.String({ maxLength: 64 }) }),
+          body: t.Object({ _csrf: t.String({ maxLength: 128 }) }),
+          ...consoleRoute('moderator'),
+        },
+      )
+}
+
+function UserDetailPage({ detail, ledger, ledgerAfter, canModerate, csrf }: { detail: UserDetail; ledger: Ledger; ledgerAfter: string | null; canModerate: boolean; csrf: string }) {
+  const { user, sessions, wallet, ban } = detail
+  const base = `/console/users/${user.id}`
+  return (
+    <>
+      <section aria-labelledby="account">
+        <h2 id="account">Account</h2>
+        <dl class="facts">
+          <dt>Id</dt>
+          <dd class="mono">{user.id}</dd>
+          <dt>Username</dt>
+          <dd>{user.username}</dd>
+          <dt>Email</dt>
+          <dd>
+            {user.email} {user.emailVerified ? <span class="ok">(verified)</span> : <span class="muted">(not verified)</span>}
+          </dd>
+          <dt>Country</dt>
+          <dd>{user.country}</dd>
+          <dt>Registered</dt>
+          <dd>
+            <Time iso={user.createdAt} />
+          </dd>
+          <dt>Status</dt>
+          <dd>{userStatus(user)}</dd>
+          {user.deletedAt !== null && (
+            <>
+              <dt>Deleted</dt>
+              <dd>
+                <Time iso={user.deletedAt} />
+              </dd>
+            </>
+          )}
+        </dl>
+      </section>
+
+      <section aria-labelledby="ban">
+        <h2 id="ban">Ban</h2>
+        {ban === null ? (
+          <p>Not banned.</p>
+        ) : (
+          <dl class="facts">
+            <dt>State</dt>
+            <dd>{ban.inForce ? <span class="bad">in force</span> : <span class="muted">expired</span>}</dd>
+            <dt>Reason</dt>
+            <dd>{ban.reason}</dd>
+            <dt>Banned</dt>
+            <dd>
+              <Time iso={ban.bannedAt} />
+            </dd>
+            <dt>Until</dt>
+            <dd>{ban.until === null ? 'lifted by an operator' : <Time iso={ban.until} />}</dd>
+          </dl>
+        )}
+        {canModerate && user.deletedAt === null && (
+          <div class="actions">
+            <form method="post" action={`${base}/ban`} class="stack" aria-label="Ban this user">
+              <Csrf token={csrf} />
+              <label>
+                Reason (the user is told it)
+                <textarea name="reason" required maxLength={500} rows={2} />
+              </label>
+              <label>
+                Until (UTC; leave empty to ban until lifted)
+                <input name="until" type="datetime-local" />
+              </label>
+              <button type="submit" class="danger">
+                {ban?.inForce ? 'Replace the ban' : 'Ban'}
+              </button>
+            </form>
+            {ban !== null && (
+              <form method="post" action={`${base}/unban`} class="row" aria-label="Lift the ban">
+                <Csrf token={csrf} />
+                <button type="submit" class="secondary">
+                  Lift the ban
+                </button>
+              </form>
+            )}
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="wallet">
+        <h2 id="wallet">Wallet</h2>
+        <dl class="facts">
+          <dt>Address</dt>
+          <dd class="mono">{wallet.address ?? <span class="muted">none yet</span>}</dd>
+          <dt>Withdrawals in progress</dt>
+          <dd>{wallet.pendingWithdrawals}</dd>
+        </dl>
+        <table>
+          <caption class="muted">Balances</caption>
+          <thead>
+            <tr>
+              <th scope="col">Asset</th>
+              <th scope="col" class="num">
+                Balance
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {wallet.balances.length === 0 && (
+              <tr>
+                <td colSpan={2} class="muted">
+                  Never held anything.
+                </td>
+              </tr>
+            )}
+            {wallet.balances.map((b) => (
+              <tr>
+                <td>{b.asset}</td>
+                <td class="num">{b.balance}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-labelledby="ledger">
+        <h2 id="ledger">Ledger</h2>
+        <table>
+          <caption class="muted">Every movement on the wallet, oldest first, with the balance it left</caption>
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Kind</th>
+              <th scope="col" class="num">
+                Amount
+              </th>
+              <th scope="col" class="num">
+                Balance after
+              </th>
+              <th scope="col">Reference</th>
+              <th scope="col">Movement</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ledger.transactions.length === 0 && (
+              <tr>
+                <td colSpan={6} class="muted">
+                  {ledgerAfter === null ? 'No movements.' : 'No later movements.'}
+                </td>
+              </tr>
+            )}
+            {ledger.transactions.map((tx) => (
+              <tr>
+                <td>
+                  <Time iso={tx.createdAt} />
+                </td>
+                <td>{tx.kind.replaceAll('_', ' ')}</td>
+                <td class={`num ${tx.amount.startsWith('-') ? 'bad' : 'ok'}`}>{tx.amount}</td>
+                <td class="num">{tx.balanceAfter}</td>
+                <td class="mono">{tx.reference ?? ''}</td>
+                <td class="mono">{tx.id}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <Pager
+          next={ledger.transactions.length === LEDGER_PAGE ? `${base}${queryOf({ ledgerAfter: ledger.cursor })}#ledger` : null}
+          first={ledgerAfter === null ? null : `${base}#ledger`}
+          nextLabel="Later movements"
+          firstLabel="Earliest movements"
+        />
+      </section>
+
+      <section aria-labelledby="sessions">
+        <h2 id="sessions">Sessions</h2>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Device</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.length === 0 && (
+              <tr>
+                <td colSpan={5} class="muted">
+                  Never signed in.
+                </td>
+              </tr>
+            )}
+            {sessions.map((s) => (
+              <tr>
+                <td>
+                  <Time iso={s.createdAt} />
+                </td>
+                <td>
+                  <Time iso={s.lastUsedAt} />
+                </td>
+                <td>
+                  <Time iso={s.expiresAt} />
+                </td>
+                <td>{s.userAgent ?? <span class="muted">unknown</span>}</td>
+                <td>{s.live ? <span class="ok">live</span> : s.revokedAt !== null ? `ended${s.revokedReason ? `: ${s.revokedReason}` : ''}` : 'expired'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  )
+}
