@@ -24,6 +24,7 @@ import { GamesService } from './modules/games/service'
 import { Mailer } from './modules/mail/mailer'
 import type { Lifecycle } from './modules/health/service'
 import { MatchesService } from './modules/matches/service'
+import { OperationsOverview } from './modules/operations/service'
 import { SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
 import { PinService } from './modules/security/pin-service'
 import { CosignerCustody } from './modules/wallet/cosigner-custody'
@@ -166,8 +167,10 @@ export function createServices(deps: ServiceDeps) {
   const deletion = new AccountDeletion({ storage, clock, passwords: auth.accountPasswords(), onSecurityEvent: (e) => securityLog.record(e) })
   // Operators (contract §11): named accounts, their sessions; the audit log every operator action is recorded in.
   const operators = new OperatorService({ storage, clock, hashGate, csrfKey: deps.secrets.chainKey, chainKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS })
+  // The console's reads across modules (dashboard counts, dispute and withdrawal queues).
+  const operations = new OperationsOverview({ storage })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, audit, operators, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, bans, users, deletion, exports }
+  return { storage, audit, operators, operations, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, bans, users, deletion, exports }
 }
 
 export type Services = ReturnType<typeof createServices>

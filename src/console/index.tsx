@@ -23,6 +23,11 @@ import { Layout } from './layout'
 import { consoleRoute, setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
 import { userPages } from './pages/users'
+import { dashboardPage } from './pages/dashboard'
+import { disputesPages } from './pages/disputes'
+import { gamesPages } from './pages/games'
+import { tournamentsPages } from './pages/tournaments'
+import { withdrawalsPages } from './pages/withdrawals'
 import { auditPages } from './pages/audit'
 import { securityPages } from './pages/security'
 import { operatorPages } from './pages/operators'
@@ -132,6 +137,11 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
     )
     // The pages: function plugins adding their routes to this instance, so the transform above guards them.
     .use(userPages(services))
+    .use(dashboardPage(services))
+    .use(tournamentsPages(services))
+    .use(disputesPages(services))
+    .use(withdrawalsPages(services))
+    .use(gamesPages(services))
     .use(securityPages(services))
     .use(auditPages(services))
     .use(operatorPages(services))

@@ -19,6 +19,7 @@ import type { GamesStore } from '../modules/games/store'
 import type { MailStore } from '../modules/mail/store'
 import type { MatchesStore } from '../modules/matches/store'
 import type { OperatorsStore } from '../modules/operators/store'
+import type { OperationsStore } from '../modules/operations/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
 import type { JobsStore } from '../jobs/store'
@@ -35,6 +36,8 @@ export interface Stores {
   mail: MailStore
   matches: MatchesStore
   operators: OperatorsStore
+  /** The operator console's cross-module reads (dashboard counts, queues). */
+  operations: OperationsStore
   security: SecurityStore
   wallet: WalletStore
   /** Sealed secrets shared by every instance (PostgreSQL); SQLite keeps its secrets in the data dir and refuses. */

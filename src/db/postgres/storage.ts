@@ -35,6 +35,7 @@ import { PostgresMailStore } from './stores/mail'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresAuditStore } from './stores/audit'
 import { PostgresOperatorsStore } from './stores/operators'
+import { PostgresOperationsStore } from './stores/operations'
 import { PostgresWalletStore } from './stores/wallet'
 import { PostgresVaultStore } from './stores/vault'
 
@@ -49,6 +50,7 @@ class PostgresStores implements Stores {
   private _security?: PostgresSecurityStore
   private _audit?: PostgresAuditStore
   private _operators?: PostgresOperatorsStore
+  private _operations?: PostgresOperationsStore
   private _wallet?: PostgresWalletStore
   private _vault?: PostgresVaultStore
 
@@ -64,6 +66,10 @@ class PostgresStores implements Stores {
   get operators() {
     this.check()
     return (this._operators ??= new PostgresOperatorsStore(this.scope))
+  }
+  get operations() {
+    this.check()
+    return (this._operations ??= new PostgresOperationsStore(this.scope))
   }
   get auth() {
     this.check()

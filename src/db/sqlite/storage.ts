@@ -25,6 +25,7 @@ import { SqliteMailStore } from './stores/mail'
 import { SqliteSecurityStore } from './stores/security'
 import { SqliteAuditStore } from './stores/audit'
 import { SqliteOperatorsStore } from './stores/operators'
+import { SqliteOperationsStore } from './stores/operations'
 import { SqliteWalletStore } from './stores/wallet'
 import { SqliteVault } from './stores/vault'
 
@@ -47,6 +48,7 @@ class SqliteStores implements Stores {
   private _security?: SqliteSecurityStore
   private _audit?: SqliteAuditStore
   private _operators?: SqliteOperatorsStore
+  private _operations?: SqliteOperationsStore
   private _wallet?: SqliteWalletStore
 
   constructor(protected readonly scope: SqliteScope) {}
@@ -61,6 +63,10 @@ class SqliteStores implements Stores {
   get operators() {
     this.check()
     return (this._operators ??= new SqliteOperatorsStore(this.scope))
+  }
+  get operations() {
+    this.check()
+    return (this._operations ??= new SqliteOperationsStore(this.scope))
   }
   get auth() {
     this.check()

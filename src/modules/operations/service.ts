@@ -1,0 +1,67 @@
+// The operator console's reads across modules (contract §11): the dashboard
+// and the queues an operator works through. Read only: every action the
+// console takes goes through the owning module's service (games, matches,
+// withdrawals), which checks it and records its audit entry.
+import type { Storage } from '../../db/storage'
+import type { DashboardCounts, DisputedMatch, GameListing, WaitingWithdrawal } from './store'
+
+/** The most rows a console queue shows at once (oldest first: the ones to handle next). */
+export const QUEUE_LIMIT = 200
+/** The most games the games page lists. */
+export const GAMES_LIMIT = 500
+
+/** A chain's recorded end: how many links it has and the last hash (null while empty). */
+export interface ChainState {
+  seq: number
+  hash: string | null
+}
+
+export interface Dashboard extends DashboardCounts {
+  databaseBytes: number
+  engine: 'sqlite' | 'postgres'
+  /** The security-event log's recorded head (a full verify is the security page's). */
+  securityChain: ChainState
+  /** The audit log's recorded head. */
+  auditChain: ChainState
+}
+
+export class OperationsOverview {
+  constructor(private readonly deps: { storage: Storage }) {}
+
+  async dashboard(): Promise<Dashboard> {
+    const read = this.deps.storage.read
+    const [counts, databaseBytes, security, audit] = await Promise.all([
+      read.operations.dashboardCounts(),
+      read.operations.databaseSizeBytes(),
+      read.security.recordedHead(),
+      read.audit.auditHead(),
+    ])
+    return {
+      ...counts,
+      databaseBytes,
+      engine: this.deps.storage.engine,
+      securityChain: security === null ? { seq: 0, hash: null } : { seq: security.seq, hash: security.hash },
+      auditChain: audit.seq === 0 ? { seq: 0, hash: null } : { seq: audit.seq, hash: audit.hash },
+    }
+  }
+
+  disputes(): Promise<DisputedMatch[]> {
+    return this.deps.storage.read.operations.disputedMatches(QUEUE_LIMIT)
+  }
+
+  waitingWithdrawals(): Promise<WaitingWithdrawal[]> {
+    return this.deps.storage.read.operations.waitingWithdrawals(QUEUE_LIMIT)
+  }
+
+  games(): Promise<GameListing[]> {
+    return this.deps.storage.read.operations.listGames(GAMES_LIMIT)
+  }
+
+  gameName(gameId: string): Promise<string | null> {
+    return this.deps.storage.read.operations.gameName(gameId)
+  }
+
+  usernames(userIds: readonly string[]): Promise<Map<string, string>> {
+    return this.deps.storage.read.operations.usernamesOf(userIds)
+  }
+}
