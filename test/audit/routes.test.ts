@@ -183,6 +183,16 @@ describe('every admin route that acts records one entry', () => {
     expect((await acting(ctx, post(`/users/${user.id}/delete`, { reason: 'again' }), 409)).records).toEqual([])
   })
 
+  test('a reason with a lone surrogate (JSON allows one) is recorded as the database stores it, U+FFFD, and the chain still verifies', async () => {
+    const user = await registerUser(ctx)
+    // Sent as raw JSON text: the escape reaches the server as a lone surrogate.
+    const body = '{"reason":"spam \\ud800 here"}'
+    const request = req(`/api/v1/admin/users/${user.id}/ban`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body })
+    const banned = await acting(ctx, request, 200)
+    one(banned, { action: 'user.ban', target: user.id, reason: 'spam \ufffd here' })
+    expect(await ctx.services.audit.verify(ctx.storage.read.audit)).toEqual({ ok: true, rows: expect.any(Number) })
+  })
+
   test("a named operator's API session: its id, name and role", async () => {
     const moderator = await signedInOperator(ctx, 'moderator')
     const user = await registerUser(ctx)

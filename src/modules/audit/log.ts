@@ -87,18 +87,21 @@ export class AuditLog {
 
   async append(tx: Transaction, actor: Actor, entry: AuditEntry): Promise<void> {
     const head = await tx.audit.lockAuditHead()
+    // Text is made well-formed before it is hashed: a lone surrogate (which
+    // JSON lets a client send) is stored as U+FFFD, so hashing it as given
+    // would make the stored record fail its own hash.
     const record: AuditRecord = {
       id: newId('audit'),
       at: this.deps.clock.now(),
       operatorId: actor.operator.id,
-      operatorName: actor.operator.name,
+      operatorName: actor.operator.name.toWellFormed(),
       role: actor.operator.role,
       via: actor.via,
       action: entry.action,
-      target: entry.target ?? null,
-      reason: entry.reason ?? null,
+      target: entry.target?.toWellFormed() ?? null,
+      reason: entry.reason?.toWellFormed() ?? null,
       requestId: actor.requestId,
-      details: entry.details ?? {},
+      details: wellFormed(entry.details ?? {}) as Record<string, unknown>,
     }
     await tx.audit.appendAudit({ ...record, prevHash: head.hash, hash: auditHash(this.deps.key, head.hash, record) })
   }
@@ -136,6 +139,16 @@ export class AuditLog {
     }
     return { ok: true, rows }
   }
+}
+
+/** `value` with every string in it well-formed (lone surrogates become U+FFFD, as the database stores them). */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed()
+  if (Array.isArray(value)) return value.map(wellFormed)
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key.toWellFormed(), wellFormed(inner)]))
+  }
+  return value
 }
 
 /** A record as the API shows it. */
