@@ -39,7 +39,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(securityModule(auth, pins, withdrawals, securityLog))
       .use(eventsModule(auth, events))
       // The operator console (contract §11): its own sessions, so it is served whether or not the admin token is set.
-      .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS, clock: deps.clock, addressOf: (request, server) => clientAddress(request, server, { trustProxy: config.trustProxy }) }))
+      .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS, clock: deps.clock, addressOf: (request, server) => clientAddress(request, server, { trustProxy: config.trustProxy }), trustProxy: config.trustProxy }))
   )
   // No operator token (outside `local`, where one is generated), no operator
   // routes: the /api/v1/admin tree answers 404 operator_api_disabled.

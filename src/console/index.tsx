@@ -42,6 +42,8 @@ export interface ConsoleDeps {
   clock: Clock
   /** The client's address (the sign-in throttle counts per address). */
   addressOf: (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) => string
+  /** ARENA_TRUST_PROXY: the Origin check compares with X-Forwarded-Host. */
+  trustProxy: boolean
 }
 
 /** Paths reachable without a session: the sign-in page and the stylesheet. */
@@ -49,11 +51,17 @@ function isPublic(path: string): boolean {
   return path === `${CONSOLE_PREFIX}/login` || path.startsWith(`${CONSOLE_PREFIX}/assets/`)
 }
 
-/** A form from another site (a browser always sends Origin on a cross-site POST): refused before anything reads it. */
-function crossSite(request: Request): boolean {
+/**
+ * A form from another site (a browser always sends Origin on a cross-site
+ * POST): refused before anything reads it. Behind a proxy that rewrites Host
+ * (ARENA_TRUST_PROXY), the host the browser asked for is the proxy's
+ * X-Forwarded-Host (its right-most entry, the one our proxy wrote).
+ */
+function crossSite(request: Request, trustProxy: boolean): boolean {
   const origin = request.headers.get('origin')
   if (origin === null || origin === 'null') return origin === 'null'
-  const host = request.headers.get('host')
+  const forwarded = trustProxy ? request.headers.get('x-forwarded-host')?.split(',').at(-1)?.trim() : undefined
+  const host = forwarded || request.headers.get('host')
   try {
     return new URL(origin).host !== (host ?? new URL(request.url).host)
   } catch {
@@ -61,13 +69,13 @@ function crossSite(request: Request): boolean {
   }
 }
 
-export function consoleModule({ services, secureCookie, sessionTtlS, clock, addressOf }: ConsoleDeps) {
+export function consoleModule({ services, secureCookie, sessionTtlS, clock, addressOf, trustProxy }: ConsoleDeps) {
   const { operators, audit } = services
   return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
     .onTransform(async ({ request, body }) => {
       const path = pathOf(request.url)
       const writing = request.method !== 'GET' && request.method !== 'HEAD'
-      if (writing && crossSite(request)) throw new AppError('forbidden', 'A console form must come from the console itself')
+      if (writing && crossSite(request, trustProxy)) throw new AppError('forbidden', 'A console form must come from the console itself')
       if (isPublic(path)) return
       const token = sessionToken(request)
       const live = token === null ? null : await operators.session(token, 'console')
@@ -81,7 +89,8 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       setConsoleSession(request, { actor: audit.actor(live.operator, 'console', requestState(request)?.id ?? null), sessionId: live.sessionId, csrf: live.csrf })
     })
     .get('/assets/:file', ({ params }) => {
-      const asset = ASSETS[params.file]
+      // An own property only: `constructor` or `__proto__` is no asset.
+      const asset = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined
       if (asset === undefined) throw new AppError('not_found', 'No such console asset')
       return new Response(asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' } })
     }, { params: t.Object({ file: t.String({ maxLength: 64 }) }), detail: { hide: true } })

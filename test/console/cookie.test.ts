@@ -43,3 +43,25 @@ test('elsewhere: the same cookie without Secure', async () => {
   const cookie = await signInCookie(ctx)
   expect(cookie).toMatch(/^arena_console=[A-Za-z0-9_-]{16,128}; Path=\/console; Max-Age=28800; HttpOnly; SameSite=Strict$/)
 })
+
+test('behind a proxy that rewrites Host (ARENA_TRUST_PROXY), the Origin check compares with X-Forwarded-Host; without trust, that header counts for nothing', async () => {
+  for (const trust of [true, false]) {
+    ctx = await createTestApp({ env: { ARENA_TRUST_PROXY: String(trust) } })
+    const { password } = await ctx.services.operators.create({ name: 'proxied', role: 'admin' }, cliActor(ctx))
+    const form = new URLSearchParams({ name: 'proxied', password, newPassword: OPERATOR_PASSWORD }).toString()
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', host: '10.0.0.5:8080', origin: 'https://console.example.com', 'x-forwarded-host': 'console.example.com' }
+    const res = await ctx.handle(new Request('http://10.0.0.5:8080/console/login', { method: 'POST', headers, body: form }))
+    expect({ trust, status: res.status }).toEqual({ trust, status: trust ? 303 : 403 })
+    await ctx.close()
+    ctx = undefined
+  }
+})
+
+test('/console/assets serves its own files only: constructor or __proto__ is 404, not an empty 200', async () => {
+  ctx = await createTestApp()
+  for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    const res = await ctx.handle(new Request(`http://localhost/console/assets/${name}`))
+    expect({ name, status: res.status }).toEqual({ name, status: 404 })
+  }
+  expect((await ctx.handle(new Request('http://localhost/console/assets/console.css'))).status).toBe(200)
+})

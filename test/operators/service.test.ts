@@ -48,6 +48,11 @@ describe('accounts', () => {
     expect((await failure(ctx.services.operators.create({ name: 'bOB', role: 'admin' }, cliActor(ctx)))).status).toBe(409)
   })
 
+  test('"token", the admin token\'s name in the audit log, is no operator\'s (422, whatever its case)', async () => {
+    for (const name of ['token', 'Token', ' TOKEN ']) expect((await failure(ctx.services.operators.create({ name, role: 'admin' }, cliActor(ctx)))).status).toBe(422)
+    expect(await ctx.services.operators.list()).toEqual([])
+  })
+
   test('disable ends every session at once and refuses the last enabled admin', async () => {
     const admin = await signedInOperator(ctx, 'admin')
     const viewer = await signedInOperator(ctx, 'viewer')

@@ -19,6 +19,7 @@ import { AdjustBody, RejectWithdrawalBody, WithdrawalDecisionResponse } from './
 import type { WithdrawalService } from '../wallet/withdrawals'
 import { ADMIN_TOKEN_HEADER, actorOf, OPERATOR, operatorRoute, setActor } from './operator'
 import type { AuditLog, OperatorIdentity } from '../audit/log'
+import { TOKEN_NAME } from '../operators/service'
 import { requestState } from '../../plugins/request-context'
 import { adminUserRoutes, type AdminUserServices } from './users'
 import { AuditPage, AuditQuery } from '../audit/model'
@@ -31,7 +32,7 @@ const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 const ADMIN_PREFIX = '/api/v1/admin'
 
 /** The admin token acts as this operator (contract §11): the automation credential. */
-export const TOKEN_OPERATOR: OperatorIdentity = { id: null, name: 'token', role: 'admin' }
+export const TOKEN_OPERATOR: OperatorIdentity = { id: null, name: TOKEN_NAME, role: 'admin' }
 
 /** The path of a request URL (`http://host/a/b?q` → `/a/b`), without parsing the whole URL. */
 function pathOf(url: string): string {

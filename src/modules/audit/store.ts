@@ -46,7 +46,7 @@ export interface AuditStore {
   lockAuditHead(): Promise<AuditLink>
   /** Inside a write, after lockAuditHead: stores the record and moves the head to it; answers its link. */
   appendAudit(record: ChainedAuditRecord): Promise<AuditLink>
-  /** The head as recorded (a cut tail no longer matches it). */
+  /** The head as recorded: a tail cut with the head row left alone no longer matches it (the row is not keyed: see docs/operators.md). */
   auditHead(): Promise<AuditLink>
   /** Records after `seq`, oldest first. */
   auditAfter(seq: number, limit: number): Promise<StoredAuditRecord[]>

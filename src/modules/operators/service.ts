@@ -97,6 +97,8 @@ export interface LiveSession {
 const LAST_SEEN_RESOLUTION_MS = 60_000
 
 const NAME = /^[a-z0-9][a-z0-9._-]{1,31}$/i
+/** The admin token's operator name (src/modules/admin/index.ts, TOKEN_OPERATOR): no account may take it. */
+export const TOKEN_NAME = 'token'
 
 export function identityOf(row: OperatorRow): OperatorIdentity {
   return { id: row.id, name: row.name, role: row.role }
@@ -141,6 +143,10 @@ export class OperatorService {
     const name = input.name.trim()
     if (!NAME.test(name)) {
       throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/name', message: 'Expected 2 to 32 letters, digits, dots, dashes or underscores' }] })
+    }
+    // `token` is the admin token's name in the audit log: an operator called so would read as the automation credential.
+    if (name.toLowerCase() === TOKEN_NAME) {
+      throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/name', message: 'The name "token" is reserved for the admin token' }] })
     }
     const password = randomToken(18)
     const passwordHash = await hashPassword(password, this.deps.hashGate)
