@@ -10,7 +10,8 @@
 // nothing, yet would read in the log like a signed-in operator. Operators who
 // want their own name on a record act through the API or the console.
 import { userInfo } from 'node:os'
-import type { Actor, AuditLog } from '../modules/audit/log'
+import type { Actor, AuditEntry, AuditLog } from '../modules/audit/log'
+import type { Storage } from '../db/storage'
 import { newId } from '../shared/ids'
 
 /** `cli:<OS user>`; the numeric uid when the OS has no name for it (a container's arbitrary uid). */
@@ -30,4 +31,15 @@ export function cliOperatorName(): string {
  */
 export function cliActor(services: { audit: AuditLog }): Actor {
   return services.audit.actor({ id: null, name: cliOperatorName(), role: 'admin' }, 'cli', newId('request'))
+}
+
+/**
+ * Records a command's action that is not a database write of its own (a
+ * signing key rotated in the data dir's secrets.json, a custody share
+ * printed or removed), in a unit of work by itself: there is no transaction
+ * of the action to share.
+ */
+export async function recordCliAction(services: { audit: AuditLog; storage: Storage }, entry: AuditEntry): Promise<void> {
+  const by = cliActor(services)
+  await services.storage.write((tx) => by.record(tx, entry))
 }

@@ -2,6 +2,7 @@
 // on the data dir's database, without a running server. `--json` prints the
 // same objects the admin API answers.
 import type { Command, Io } from './command'
+import { recordCliAction } from './actor'
 import { cliActor } from './actor'
 import { nextStopSignal, UsageError } from './command'
 import { AppError } from '../shared/errors'
@@ -171,6 +172,8 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         const shares = custodySharesFor(config, services.storage)
         const share = await shares.text(keyRef, 'recovery')
         if (share === null) throw new AppError('not_found', 'The recovery share is no longer on this machine (already exported)')
+        // Recorded before the share is shown or removed: no export without its record.
+        await recordCliAction(services, { action: 'custody.export_recovery_share', target: userId!, details: { remove: values.remove === true } })
         io.out(share)
         // Deleting is a second, explicit step (--remove), so a failed redirect
         // cannot lose the only copy. Once removed, this machine holds one share
@@ -258,6 +261,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
             io.err(`arena: ${(error as Error).message}`)
             return 1
           }
+          await withServices((services) => recordCliAction(services, { action: 'keys.rotate', target: rotation.next?.kid ?? rotation.keys.at(-1)!.kid, details: { dropPrevious: dropOthers } }))
           const report = { ...describe(rotation.keys, from.database), ...(rotation.next ? { next: rotation.next } : {}) }
           return print(io, json, report, () =>
             [text(report), ...(rotation.next ? [`  new key ${rotation.next.kid} signs from ${rotation.next.signsFrom} (every instance verifies it by then)`] : [])].join('\n'),
@@ -270,6 +274,8 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
           io.err(`arena: ${(error as Error).message}`)
           return 1
         }
+        // The key is in secrets.json, not the database: its record is a write of its own, after it.
+        await withServices((services) => recordCliAction(services, { action: 'keys.rotate', target: keys.at(-1)!.kid, details: { dropPrevious: dropOthers } }))
         // Running servers on this data dir pick the new key up within a second.
         const report = describe(keys, from.file)
         return print(io, json, report, () => text(report))

@@ -101,6 +101,27 @@ describe('the command line', () => {
   }, 30_000)
 })
 
+describe('actions of the command line outside a transaction of their own', () => {
+  test('keys rotate and custody export-recovery-share are recorded, the export before the share is printed', async () => {
+    const [p] = await players(ctx, 1)
+    // A wallet, so there is a recovery share to export.
+    expect((await ctx.handle(new Request('http://localhost/api/v1/wallet', { headers: { authorization: `Bearer ${p!.tokens.accessToken}` } }))).status).toBe(200)
+    const seq = await headSeq(ctx)
+    const rotated = await cli('keys', 'rotate', '--json')
+    expect({ code: rotated.code, stderr: rotated.stderr }).toEqual({ code: 0, stderr: '' })
+    const exported = await cli('custody', 'export-recovery-share', p!.username)
+    expect({ code: exported.code, stderr: exported.stderr }).toEqual({ code: 0, stderr: '' })
+    const records = await recordsAfter(ctx, seq)
+    // The new key: current at once in the data dir; on PostgreSQL it signs once every instance has it (`next`).
+    const report = JSON.parse(rotated.stdout) as { current: string; next?: { kid: string } }
+    const current = report.next?.kid ?? report.current
+    expect(records.map((r) => [r.action, r.target, r.via, r.details])).toEqual([
+      ['keys.rotate', current, 'cli', { dropPrevious: false }],
+      ['custody.export_recovery_share', p!.userId, 'cli', { remove: false }],
+    ])
+  }, 30_000)
+})
+
 describe('arena audit verify', () => {
   test('passes on the written chain; finds an edited record, a cut tail and a removed record, and exits 1', async () => {
     // A few more records, so there is a middle and a tail.
