@@ -62,7 +62,7 @@ describe('in local without SMTP', () => {
     for (const headers of [{}, { 'x-admin-token': 'not-the-token' }] as Record<string, string>[]) {
       const res = await ctx.handle(req(`${MAILBOX}?to=ada%40example.com`, { headers }))
       expect(res.status).toBe(401)
-      expect(await res.json()).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid x-admin-token', status: 401 } })
+      expect(await res.json()).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('x-admin-token'), status: 401 } })
     }
     for (const query of ['to=', `to=${'a'.repeat(255)}`]) {
       const res = await ctx.handle(req(`${MAILBOX}?${query}`, { headers: admin }))
