@@ -11,7 +11,7 @@
 //   await signIn(page, admin.name, admin.password)
 //   await screenshot(page, 'users')
 //   await world.close()
-import { describe, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -42,7 +42,20 @@ export const chromiumAvailable = existsSync(CHROMIUM)
  */
 export function describeBrowser(name: string, body: () => void): void {
   if (chromiumAvailable) {
-    describe(name, body)
+    describe(name, () => {
+      body()
+      // Last in every browser suite, before its afterAll closes the app: what
+      // the clicks did left the audit log's chain (and the security log's) whole.
+      test('after the browser tests, the audit chain and the security-event chain verify', async () => {
+        expect(openWorlds.size).toBeGreaterThan(0)
+        for (const world of openWorlds) {
+          const { services, storage } = world.ctx
+          await services.securityLog.flush()
+          expect(await services.audit.verify(storage.read.audit)).toEqual({ ok: true, rows: expect.any(Number) })
+          expect(await services.securityLog.verify()).toMatchObject({ ok: true })
+        }
+      })
+    })
     return
   }
   const reason = `${CHROMIUM} is missing: the console's browser tests need Debian's chromium (apt-get install chromium)`
@@ -89,7 +102,7 @@ export async function startConsole(options: TestAppOptions = {}): Promise<Consol
     throw error
   }
   const contexts: BrowserContext[] = []
-  return {
+  const world: ConsoleWorld = {
     ctx,
     baseUrl,
     browser,
@@ -100,13 +113,19 @@ export async function startConsole(options: TestAppOptions = {}): Promise<Consol
       return context.newPage()
     },
     async close() {
+      openWorlds.delete(world)
       for (const context of contexts) await context.close().catch(() => {})
       await browser.close().catch(() => {})
       server.stop(true)
       await ctx.close()
     },
   }
+  openWorlds.add(world)
+  return world
 }
+
+/** The worlds started and not yet closed: describeBrowser's last test checks their chains. */
+const openWorlds = new Set<ConsoleWorld>()
 
 /** Stands for whoever set the test's operators up (as `arena operator create` run by the admin token would). */
 const SETUP: OperatorIdentity = { id: null, name: 'token', role: 'admin' }
