@@ -89,7 +89,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       setConsoleSession(request, { actor: audit.actor(live.operator, 'console', requestState(request)?.id ?? null), sessionId: live.sessionId, csrf: live.csrf })
     })
     .get('/assets/:file', ({ params }) => {
-      // An own property only: `constructor` or `__proto__` is no asset.
+      // An own key only: `ASSETS[name]` of a name like `constructor` or `hasOwnProperty` is Object.prototype's, and answered 200 with no body and `content-type: undefined` (found by the every-route fuzz).
       const asset = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined
       if (asset === undefined) throw new AppError('not_found', 'No such console asset')
       return new Response(asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' } })

@@ -4,8 +4,11 @@
 // cookie), the answer is never a 5xx: an HTML page (an error page with its
 // 4xx status) or a 303 to a console path, with an x-request-id, and nothing
 // reaches the log at level error. After each route's run both hash chains
-// still verify. The console answers pages, not the API's envelope, so
-// test/fuzz/every-route.test.ts leaves /console to this test.
+// still verify. test/fuzz/every-route.test.ts fuzzes the console's routes
+// too, in worlds with sessions of every role and known-good and known-refused
+// requests per route; this one is the console's own quick pass (one admin
+// session, every route reaching its services), kept beside it for its cases
+// of `next` and for running with the console's tests.
 //
 // The routes come from the app (app.routes), so a page added later is
 // covered without a change here; the fields come from each route's schema.

@@ -24,7 +24,8 @@ import { PASSWORD } from '../helpers/auth'
 import { PIN } from '../helpers/purchases'
 import fc from 'fast-check'
 import { totpCode } from '../../src/modules/operators/totp'
-import { JObj, Ref, toJson, USERS, type Hints, type JVal, type RequestSpec, type RouteShape } from './hostile-requests'
+import { CONSOLE_ROLES, consoleRoleIndex, isConsoleRoute, JObj, Raw, Ref, toJson, USERS, type Hints, type JVal, type RequestSpec, type RouteShape } from './hostile-requests'
+import { cliActor } from '../helpers/operators'
 
 interface PoolUser {
   id: string
@@ -60,6 +61,25 @@ export interface TemplateValues {
   awaitingWithdrawalId: string
   /** Named operators, password PASSWORD: 0 enabled (moderator), 1 disabled, 2 with TOTP enabled. */
   operators: { id: string; name: string }[]
+  /** The console (/console): a signed-in session of one operator of each of CONSOLE_ROLES, in that order, and credentials it must refuse. */
+  console: {
+    sessions: ConsoleSession[]
+    /** A console session that was signed out. */
+    endedToken: string
+    /** An operator's API session: not a console one. */
+    apiToken: string
+    /** A banned user (lifting the ban succeeds). */
+    bannedUserId: string
+    /** The tournament of `correctable` (the console corrects a match under its tournament's path). */
+    correctableTournamentId: string
+  }
+}
+
+interface ConsoleSession {
+  operatorId: string
+  name: string
+  role: (typeof CONSOLE_ROLES)[number]
+  token: string
 }
 
 export interface Template {
@@ -98,6 +118,8 @@ function encodeLoosely(text: string): string {
     return encodeURIComponent(ch)
   })
 }
+
+const isConsolePath = (path: string) => path === '/console' || path.startsWith('/console/')
 
 /** Builds the template data dir through the real routes (about a dozen argon2id hashes, once). */
 export async function buildTemplate(): Promise<Template> {
@@ -190,6 +212,24 @@ export async function buildTemplate(): Promise<Template> {
     const enrolment = await t.services.operators.beginTotp(operators[2]!.id)
     await t.services.operators.confirmTotp(operators[2]!.id, totpCode(enrolment.secret, t.clock.now()), t.services.audit.actor({ id: operators[2]!.id, name: operators[2]!.name, role: 'finance' }, 'api'))
 
+    // The console: an operator of each role, its one-time password replaced through the sign-in form, its cookie kept.
+    const consoleSessions: ConsoleSession[] = []
+    for (const role of CONSOLE_ROLES) {
+      const name = `fuzz-console-${role}`
+      const created = await t.services.operators.create({ name, role }, cliActor(t, 'cli:fuzz'))
+      const form = new URLSearchParams({ name, password: created.password, newPassword: PASSWORD })
+      const res = await t.handle(new Request('http://localhost/console/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }))
+      const token = /arena_console=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1]
+      if (res.status !== 303 || token === undefined) throw new Error(`fuzz template: console sign-in of ${name} answered ${res.status}: ${await res.text()}`)
+      consoleSessions.push({ operatorId: created.operator.id, name, role, token })
+    }
+    const viewerName = consoleSessions[consoleRoleIndex('viewer')]!.name
+    const ended = await t.services.operators.signIn({ name: viewerName, password: PASSWORD, kind: 'console', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+    await t.services.operators.signOut(ended.token)
+    const api = await t.services.operators.signIn({ name: viewerName, password: PASSWORD, kind: 'api', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+    const banned = await register('banned')
+    await call(t, postJson(`/api/v1/admin/users/${banned.id}/ban`, { reason: 'fuzz fixture' }, admin), 200)
+
     const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
 
     const values: TemplateValues = {
@@ -210,6 +250,7 @@ export async function buildTemplate(): Promise<Template> {
       addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
       awaitingWithdrawalId: awaiting.withdrawal.id,
       operators,
+      console: { sessions: consoleSessions, endedToken: ended.token, apiToken: api.token, bannedUserId: banned.id, correctableTournamentId: fix.tournament.id },
     }
     return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
@@ -231,6 +272,8 @@ interface Resolution {
   seat?: MatchSeat | null
   pinSession?: { sessionId: string; sessionToken: string } | null
   values: Map<string, string>
+  /** The console session whose cookie this request sent (its CSRF token is the one `console:csrf` means). */
+  consoleSession?: number
 }
 
 export interface Built {
@@ -242,6 +285,8 @@ export interface Built {
 
 /** Budget of replacement logins per world (each is an argon2id verify). */
 const RENEWALS = 30
+/** Budget of console sessions made anew per world (a sign-in, sometimes a password reset: argon2id each). */
+const CONSOLE_RENEWALS = 30
 
 export class World {
   readonly t: TestApp
@@ -260,6 +305,11 @@ export class World {
   private staleSessionToken: string | null = null
   private readonly jwtSecret: string
   private readonly dir: string
+  /** The console sessions (CONSOLE_ROLES order), replaced when a fuzzed request ends one. */
+  private readonly consoleSessions: ConsoleSession[]
+  /** Console sessions a request may have ended or changed (its operator disabled, its role or password changed): checked before reuse. */
+  private readonly consoleSuspect = new Set<number>()
+  consoleRenewals = 0
   /** Length of the log text already checked for error lines. */
   private logSeen = 0
 
@@ -281,6 +331,7 @@ export class World {
     this.otherGameKey = this.v.otherGameKey
     this.tournaments = [this.v.runningTournamentId]
     this.jwtSecret = this.t.secrets.signingKeys.at(-1)!.secret
+    this.consoleSessions = template.values.console.sessions.map((c) => ({ ...c }))
   }
 
   async close(): Promise<void> {
@@ -340,6 +391,47 @@ export class World {
       // Throttled (a fuzzed PIN change guessed this user's password): this user stays logged out.
       this.unusable.add(i)
     }
+  }
+
+  /**
+   * The live console session i: when a request may have ended it, it is
+   * checked and, when it is gone or its operator changed, the operator is put
+   * back as the template made it (enabled, its role, no authenticator, the
+   * pool's password) and signed in again, through the services as the CLI would.
+   */
+  private async consoleToken(i: number): Promise<string> {
+    const c = this.consoleSessions[i]!
+    if (!this.consoleSuspect.has(i)) return c.token
+    this.consoleSuspect.delete(i)
+    const live = await this.t.services.operators.session(c.token, 'console')
+    const operator = await this.t.services.operators.byId(c.operatorId)
+    if (live !== null && operator.role === c.role && !operator.disabled && !operator.totpEnabled) return c.token
+    if (this.consoleRenewals >= CONSOLE_RENEWALS) return c.token
+    this.consoleRenewals++
+    const by = cliActor(this.t, 'cli:fuzz')
+    try {
+      if (operator.disabled) await this.t.services.operators.enable(c.operatorId, by)
+      if (operator.role !== c.role) await this.t.services.operators.setRole(c.operatorId, c.role, by)
+      if (operator.totpEnabled) await this.t.services.operators.disableTotp(c.operatorId, by)
+      if (live !== null && !operator.disabled) return c.token
+      const signIn = (password: string, newPassword?: string) =>
+        this.t.services.operators.signIn({ name: c.name, password, newPassword, kind: 'console', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+      // A fuzzed reset left a one-time password: reset again to learn it.
+      const signedIn = await signIn(PASSWORD).catch(async () => {
+        const { password } = await this.t.services.operators.resetPassword(c.operatorId, by)
+        return signIn(password, PASSWORD)
+      })
+      c.token = signedIn.token
+    } catch {
+      // Throttled, or the last admin cannot be changed back: the old (refused) cookie stays, and the route's requests stop at the session check.
+    }
+    return c.token
+  }
+
+  /** Every console session is checked before its next use (after a route that acts on operators or sessions). */
+  private suspectConsole(i?: number): void {
+    if (i === undefined) this.consoleSessions.forEach((_, j) => this.consoleSuspect.add(j))
+    else this.consoleSuspect.add(i)
   }
 
   private async tournament(id: string) {
@@ -512,6 +604,8 @@ export class World {
   private async resolve(ref: Ref, r: Resolution): Promise<string> {
     const s = r.subject
     const other = (s + 1) % USERS
+    // Text placed as is (a console asset's name): a Ref only so that the path is encoded like an id.
+    if (ref.name.startsWith('literal:')) return ref.name.slice('literal:'.length)
     switch (ref.name) {
       case 'bearer':
         r.usedBearer = s
@@ -607,6 +701,71 @@ export class World {
       }
       case 'correctable:loser':
         return this.v.correctable.loserParticipantId
+      case 'correctable:tournamentId':
+        return this.v.console.correctableTournamentId
+      case 'bannedUserId':
+        return this.v.console.bannedUserId
+      // The console (/console).
+      case 'console:cookie': {
+        const i = ref.arg % this.consoleSessions.length
+        r.consoleSession = i
+        return `arena_console=${await this.consoleToken(i)}`
+      }
+      case 'console:cookie:ended':
+        return `arena_console=${this.v.console.endedToken}`
+      case 'console:cookie:api':
+        return `arena_console=${this.v.console.apiToken}`
+      case 'console:cookie:double':
+        // Two cookies of the name: the server reads the first, a junk one.
+        return `arena_console=AAAAAAAAAAAAAAAAAAAAAAAA; arena_console=${await this.consoleToken(s % this.consoleSessions.length)}`
+      case 'console:csrf':
+        return this.t.services.operators.csrfFor(this.consoleSessions[r.consoleSession ?? 0]!.token)
+      case 'console:csrf:other':
+        return this.t.services.operators.csrfFor(this.consoleSessions[((r.consoleSession ?? 0) + 1) % this.consoleSessions.length]!.token)
+      case 'console:csrf:withTotp': {
+        // The CSRF token, after the session's operator has set up an authenticator (turning it off then succeeds).
+        const c = this.consoleSessions[r.consoleSession ?? 0]!
+        const operator = await this.t.services.operators.byId(c.operatorId)
+        if (!operator.totpEnabled) {
+          const { secret } = await this.t.services.operators.beginTotp(c.operatorId)
+          await this.t.services.operators.confirmTotp(c.operatorId, totpCode(secret, this.t.clock.now()), cliActor(this.t, 'cli:fuzz'))
+        }
+        this.suspectConsole(r.consoleSession ?? 0)
+        return this.t.services.operators.csrfFor(c.token)
+      }
+      case 'console:totp': {
+        // The code of an enrolment begun just now by the session's operator.
+        const c = this.consoleSessions[r.consoleSession ?? 0]!
+        this.suspectConsole(r.consoleSession ?? 0)
+        try {
+          const { secret } = await this.t.services.operators.beginTotp(c.operatorId)
+          return totpCode(secret, this.t.clock.now())
+        } catch {
+          // Set up already (a confirm went through): a code of no enrolment.
+          return '000000'
+        }
+      }
+      case 'console:sessionId': {
+        // 0: the request's own session; 1: another operator's console session; 2: a player's session.
+        if (ref.arg === 1) return (await this.t.services.operators.session(this.consoleSessions[((r.consoleSession ?? 0) + 1) % this.consoleSessions.length]!.token, 'console'))?.sessionId ?? 'ses_none'
+        if (ref.arg === 2) return this.authSessionId(s)
+        return (await this.t.services.operators.session(this.consoleSessions[r.consoleSession ?? 0]!.token, 'console'))?.sessionId ?? 'ses_none'
+      }
+      case 'console:operatorId':
+        return this.consoleSessions[ref.arg % this.consoleSessions.length]!.operatorId
+      case 'console:operatorName':
+        return ref.arg < this.consoleSessions.length ? this.consoleSessions[ref.arg]!.name : this.v.operators[ref.arg % this.v.operators.length]!.name
+      case 'console:participants':
+        // Usernames (and the odd user id) as the form's text area takes them: separated by commas, spaces or new lines.
+        return this.users
+          .slice(0, 2 + (ref.arg % (USERS - 1)))
+          .map((u, i) => (i === 3 ? u.id : u.username))
+          .join([', ', '\n', ' ', ',,'][ref.arg % 4]!)
+      case 'consoleTime': {
+        // A datetime-local value (read as UTC), minutes from now.
+        const iso = new Date(this.t.clock.now().getTime() + ref.arg * 60_000).toISOString()
+        return iso.slice(0, 16)
+      }
       case 'cursor':
         return this.v.eventsCursor
       case 'address':
@@ -667,6 +826,18 @@ export class World {
           init.body = new TextEncoder().encode(toJson(resolved, () => null))
           break
         }
+        case 'form': {
+          // Urlencoded as a browser would (an array repeats its key; a value that is no string is its JSON text), lone surrogates as invalid UTF-8.
+          const pairs: string[] = []
+          for (const [key, value] of (await this.resolveJson(body.fields, r) as JObj).entries) {
+            for (const item of Array.isArray(value) ? value : [value]) {
+              const text = typeof item === 'string' ? item : item instanceof Raw ? item.text : toJson(item, () => null)
+              pairs.push(`${encodeLoosely(key)}=${encodeLoosely(text)}`)
+            }
+          }
+          init.body = new TextEncoder().encode(`${body.prefix ?? ''}${pairs.join('&')}${body.suffix ?? ''}`)
+          break
+        }
         case 'text':
           init.body = new TextEncoder().encode(body.text)
           break
@@ -674,7 +845,9 @@ export class World {
           init.body = new Uint8Array(body.bytes)
           break
         case 'huge': {
-          const bytes = new TextEncoder().encode(`{"a":"${'x'.repeat(Math.max(0, body.bytes - 8))}"}`)
+          // A form's huge body is a form (one long field), anything else's JSON.
+          const form = (body.contentType ?? '').toLowerCase().includes('urlencoded') || (isConsolePath(path) && body.contentType === null)
+          const bytes = new TextEncoder().encode(form ? `a=${'x'.repeat(Math.max(0, body.bytes - 2))}` : `{"a":"${'x'.repeat(Math.max(0, body.bytes - 8))}"}`)
           if (body.contentLength !== null) headers.set('content-length', body.contentLength)
           if (body.stream) {
             init.body = new ReadableStream({
@@ -692,8 +865,17 @@ export class World {
   }
 
   /** Learns from a response: rotated tokens and keys replace the old ones, a refused live bearer is checked before reuse. */
-  observe(built: Built, status: number, body: unknown): void {
+  observe(built: Built, status: number, body: unknown, location: string | null = null): void {
     const r = built.resolution
+    const path = new URL(built.request.url).pathname
+    if (isConsolePath(path)) {
+      // A console request can end its own session (signing out, ending it on the account page) or change its operator
+      // (disabled, reset, its role or authenticator changed, possibly its own): such a route's sessions are checked before reuse,
+      // as is a session the console turned away (a 401, or a GET sent to the sign-in page).
+      if (/^\/console\/(logout|operators\/|account\/)/.test(path) && status !== 404) this.suspectConsole()
+      else if (r.consoleSession !== undefined && (status === 401 || status === 403 || (location ?? '').startsWith('/console/login'))) this.suspectConsole(r.consoleSession)
+      return
+    }
     if (status === 401 && r.usedBearer !== null) this.suspect.add(r.usedBearer)
     if (status < 200 || status >= 300 || typeof body !== 'object' || body === null) return
     const b = body as Record<string, unknown>
@@ -781,10 +963,78 @@ export const FIELD_HINTS: Hints = {
   query: fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('username', n)), fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.constantFrom('fuzz', '%', '_', 'usr_', '')),
 }
 
+/** A datetime-local value (read as UTC) minutes from now, a full ISO time, or text that is no time. */
+const consoleTime = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(-60, -1, 1, 30, 55, 60, 120, 60 * 24 * 400).map((m) => new Ref('consoleTime', m)) },
+  { weight: 1, arbitrary: fc.constantFrom(-60, 60).map((m) => new Ref('isoTime', m)) },
+  { weight: 1, arbitrary: fc.constantFrom('', ' ', 'not a date', '2026-13-40T25:61', '2026-12-24T18:00:00+99:00', '0000-01-01T00:00', '9999-12-31T23:59', '١٢٣') },
+)
+
+/**
+ * The console's forms (all strings): the API's hints where a field means the
+ * same, and these where the form spells it its own way (participants as
+ * text, times as datetime-local, check boxes, a code of the session's own
+ * authenticator, the sign-in's operator names).
+ */
+export const CONSOLE_FIELD_HINTS: Hints = {
+  ...FIELD_HINTS,
+  name: fc.oneof(fc.nat({ max: CONSOLE_ROLES.length + 2 }).map((n) => new Ref('console:operatorName', n)), fc.constantFrom('Cup', 'Duel', 'FUZZ-CONSOLE-ADMIN', 'nobody'), fc.string({ minLength: 1, maxLength: 70 })),
+  // Mostly the pool's password, so a sign-in succeeds often enough; each one is an argon2id verify.
+  password: fc.oneof({ weight: 3, arbitrary: fc.constant(PASSWORD) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) }),
+  newPassword: fc.oneof(fc.constant(PASSWORD), fc.constantFrom('', 'short', 'x'.repeat(129))),
+  next: fc.oneof(
+    fc.constantFrom('/console/users', '/console/audit?before=1', '/console', '/console/login'),
+    fc.constantFrom('//evil.example', 'https://evil.example/console', '/console/../api/v1/me', '/console/%2e%2e/x', '/console\r\nset-cookie: x=1', '/console/usérs', '/console//evil.example', '/console\\evil.example', 'javascript:alert(1)', ''),
+  ),
+  until: consoleTime,
+  // The new-tournament form's options: mostly left empty, as an operator leaves a form's other formats' fields, so that a
+  // generated form with every field "valid" is often one the service accepts (a dozen options filled at random rarely agree).
+  ...Object.fromEntries(
+    Object.entries({
+      closesAt: consoleTime,
+      startsAt: consoleTime,
+      checkInOpensAt: consoleTime,
+      checkInClosesAt: consoleTime,
+      thirdPlaceMatch: fc.constant('on'),
+      grandFinal: fc.constantFrom('simple', 'reset', 'none'),
+      rounds: fc.constantFrom('1', '3', '0', '-1', '1.5', '1e3', '99999999999'),
+      matchDeadlineS: fc.constantFrom('600', '60', '0', '-1', '1.5', 'x', '99999999999'),
+      maxPlayers: fc.constantFrom('2', '8', '1', '0', '-1', '1e3', '99999999999'),
+      seeding: fc.constantFrom('random', 'registration', 'rating'),
+      entryFee: fc.oneof(amount, fc.constantFrom('0', '-1', '1e3')),
+      prizes: fc.constantFrom('1', '1, 0.5', '1 0.5 0.25', '-1', '1e3', '999999999999999999.999999'),
+    } satisfies Hints).map(([field, value]): [string, fc.Arbitrary<JVal>] => [field, fc.oneof({ weight: 6, arbitrary: fc.constant('') }, { weight: 1, arbitrary: value })]),
+  ),
+  participants: fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 7 }).map((n) => new Ref('console:participants', n)) }, { weight: 1, arbitrary: fc.constantFrom('', 'nobody, nobody', ',,,', 'usr_x usr_y') }),
+  format: fc.constantFrom('single_elimination', 'single_elimination', 'double_elimination', 'round_robin', 'swiss', 'free_for_all', 'SINGLE_ELIMINATION', ''),
+  mode: fc.constantFrom('players', 'players', 'registration', 'PLAYERS', ''),
+  code: fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('console:totp')) }, { weight: 1, arbitrary: fc.constantFrom('000000', '', '12345a', ' 123 456 ') }),
+  // Console list pages' queries.
+  q: fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('username', n)), fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.constantFrom('fuzz', '%', '_', 'usr_', '')),
+  status: fc.constantFrom('draft', 'registration', 'running', 'finalizing', 'finished', 'cancelled', '', 'x'),
+  verify: fc.constantFrom('1', 'true', '', '0'),
+}
+
 /** Real ids for a path parameter, chosen by the segment before it. */
 export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
   const segments = path.split('/')
   const before = segments[segments.indexOf(`:${param}`) - 1] ?? ''
+  if (path.startsWith('/console/')) {
+    switch (before) {
+      case 'assets':
+        // A request for a console asset names a file of the console's, or a key of every object (a lookup must not find Object.prototype's).
+        return fc.constantFrom('console.css', 'console.css', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'console.CSS', 'console.css.map').map((f) => new Ref(`literal:${f}`))
+      case 'sessions':
+        return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('console:sessionId', 0)) }, { weight: 1, arbitrary: fc.constantFrom(new Ref('console:sessionId', 1), new Ref('console:sessionId', 2)) })
+      case 'disputes':
+        return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('matchId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('matchId', n + 1)) })
+      case 'operators':
+        // The console's own operators too: one disabling, resetting or demoting itself (or the last admin).
+        return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 2 }).map((n) => new Ref('operatorId', n)) }, { weight: 1, arbitrary: fc.nat({ max: CONSOLE_ROLES.length - 1 }).map((n) => new Ref('console:operatorId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+      case 'users':
+        return fc.oneof({ weight: 4, arbitrary: fc.nat({ max: USERS }).map((n) => new Ref('userId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('bannedUserId')) })
+    }
+  }
   switch (before) {
     case 'game-sdk':
     case 'games':
@@ -925,6 +1175,7 @@ const paramNames = (route: RouteShape) => [...route.path.matchAll(/:([A-Za-z0-9_
  * route can ask for, and every body field valid.
  */
 export function knownGoodRequest(route: RouteShape): RequestSpec {
+  if (isConsoleRoute(route)) return consoleKnownGood(route)
   const headers: [string, Ref | string][] = GOOD_HEADERS_OF_ROUTE[`${route.method} ${route.path}`] ?? [
     ['authorization', new Ref('bearer')],
     ['x-admin-token', new Ref('x-admin-token')],
@@ -959,9 +1210,103 @@ export function knownGoodRequest(route: RouteShape): RequestSpec {
  */
 export function knownRefusedRequest(route: RouteShape): RequestSpec {
   const good = knownGoodRequest(route)
+  if (isConsoleRoute(route)) return consoleKnownRefused(route, good)
   if ((route.body?.required ?? []).length > 0) return { ...good, body: { kind: 'text', text: '{"', contentType: 'application/json' } }
   const params = paramNames(route)
   if (params.length > 0) return { ...good, params: Object.fromEntries(params.map((p) => [p, 'no-such-id'])) }
   if (route.path.startsWith('/api/')) return { ...good, headers: [] }
+  return { ...good, method: 'PROPFIND' }
+}
+
+// ---------------------------------------------------------------------------
+// The console's known-good and known-refused requests
+
+/** One valid value per console form field (the API's where the field means the same). */
+const CONSOLE_GOOD_FIELDS: Record<string, JVal> = {
+  ...GOOD_FIELDS,
+  _csrf: new Ref('console:csrf'),
+  until: new Ref('consoleTime', 60),
+  mode: 'players',
+  participants: new Ref('console:participants', 0),
+  code: new Ref('console:totp'),
+}
+
+const CONSOLE_GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
+  'POST /console/login': { name: new Ref('console:operatorName', consoleRoleIndex('viewer')), next: '/console/users' },
+  'POST /console/tournaments/:id/matches/:matchId/correct': { winnerParticipantId: new Ref('correctable:loser') },
+  'POST /console/operators': { name: 'known-good-op' },
+  // Turning off an authenticator needs one: the session's operator sets one up just before.
+  'POST /console/account/totp/disable': { _csrf: new Ref('console:csrf:withTotp') },
+}
+
+/** Optional form fields a known-good request leaves empty, as the browser's form would: the players flow takes no registration times. */
+const CONSOLE_OMITTED_FIELDS = ['newPassword', 'totp', 'thirdPlaceMatch', 'grandFinal', 'rounds', 'matchDeadlineS', 'closesAt', 'maxPlayers', 'checkInOpensAt', 'checkInClosesAt', 'startsAt', 'seeding', 'entryFee', 'prizes']
+
+/** The real id a console path parameter names in a known-good request. */
+function consoleGoodParam(param: string, path: string): Ref {
+  const segments = path.split('/')
+  const before = segments[segments.indexOf(`:${param}`) - 1] ?? ''
+  switch (before) {
+    case 'assets':
+      return new Ref('literal:console.css')
+    case 'users':
+      // Lifting a ban needs a banned user; anything else pool user 2 (no money).
+      return path.endsWith('/unban') ? new Ref('bannedUserId') : new Ref('userId', 2)
+    case 'tournaments':
+      if (path.endsWith('/start')) return new Ref('tournamentId', 1)
+      if (path.endsWith('/correct')) return new Ref('correctable:tournamentId')
+      return new Ref('tournamentId', 0)
+    case 'matches':
+      return path.endsWith('/correct') ? new Ref('correctable:matchId') : new Ref('matchId', 0)
+    case 'disputes':
+      return new Ref('matchId', 0)
+    case 'sessions':
+      return new Ref('console:sessionId', 0)
+    case 'operators':
+      // Enabling needs the disabled operator (1), turning off an authenticator the enrolled one (2).
+      return new Ref('operatorId', path.endsWith('/enable') ? 1 : path.endsWith('/disable-totp') ? 2 : 0)
+    default:
+      return goodParam(param, path, 'POST')
+  }
+}
+
+/** A console request the route accepts (a page, or a 303 without an error): the session of the route's role, its CSRF token, every field valid. */
+function consoleKnownGood(route: RouteShape): RequestSpec {
+  const key = `${route.method} ${route.path}`
+  const writes = route.method !== 'GET' && route.method !== 'HEAD'
+  const isPublic = route.role === undefined
+  const headers: [string, Ref | string][] = [
+    ...(isPublic ? [] : [['cookie', new Ref('console:cookie', consoleRoleIndex(route.role))] as [string, Ref]]),
+    // The console's own form, from a browser that sends Origin.
+    ...(writes ? [['origin', 'http://localhost'] as [string, string]] : []),
+  ]
+  const good = { ...CONSOLE_GOOD_FIELDS, ...CONSOLE_GOOD_FIELDS_OF_ROUTE[key] }
+  const fields = Object.keys(route.body?.properties ?? {}).filter((f) => !CONSOLE_OMITTED_FIELDS.includes(f))
+  for (const f of fields) if (!(f in good)) throw new Error(`fuzz world: no known-good value for form field ${f} of ${key}`)
+  return {
+    method: route.method,
+    params: Object.fromEntries(paramNames(route).map((p) => [p, consoleGoodParam(p, route.path)])),
+    query: null,
+    headers,
+    body: writes ? { kind: 'form', fields: new JObj(fields.map((f) => [f, good[f]!])), contentType: 'application/x-www-form-urlencoded' } : { kind: 'none', contentType: null },
+    subject: 0,
+  }
+}
+
+/**
+ * A console request the route must refuse (4xx), made from the known-good one
+ * by breaking one thing: a form without its CSRF token (the sign-in form
+ * without its fields), a path id that names nothing, a query field past its
+ * length, or a method the route does not serve.
+ */
+function consoleKnownRefused(route: RouteShape, good: RequestSpec): RequestSpec {
+  if (good.body.kind === 'form') {
+    const kept = route.role === undefined ? [] : good.body.fields.entries.filter(([k]) => k !== '_csrf')
+    return { ...good, body: { ...good.body, fields: new JObj(kept) } }
+  }
+  const params = paramNames(route)
+  if (params.length > 0) return { ...good, params: Object.fromEntries(params.map((p) => [p, 'no-such-id'])) }
+  const queryField = Object.keys(route.query?.properties ?? {})[0]
+  if (queryField !== undefined) return { ...good, query: { pairs: [[queryField, 'x'.repeat(1000)]] } }
   return { ...good, method: 'PROPFIND' }
 }

@@ -302,6 +302,12 @@ export type BodySpec =
   | { kind: 'bytes'; bytes: number[]; contentType: string | null }
   /** Bigger than the limit; `stream` sends it without a Content-Length. */
   | { kind: 'huge'; bytes: number; stream: boolean; contentType: string | null; contentLength: string | null }
+  /**
+   * An HTML form (the console's): the object's entries urlencoded (an array
+   * repeats its key, an object or Raw is its JSON text), with raw text before
+   * and after it (broken escapes, stray separators) when given.
+   */
+  | { kind: 'form'; fields: JObj; contentType: string | null; prefix?: string; suffix?: string }
 
 export interface RequestSpec {
   method: string
@@ -436,6 +442,8 @@ function queryValueFor(name: string, schema: Schema, hints: Hints): fc.Arbitrary
 export interface RouteShape {
   method: string
   path: string
+  /** A console route's role (consoleRoute's `x-arena-role`); absent on the public ones and the API's. */
+  role?: string
   body?: Schema
   query?: Schema
   headers?: Schema
@@ -486,4 +494,115 @@ export function requestFor(route: RouteShape, hints: Hints, paramHints: (param: 
     })
   const method = fc.oneof({ weight: 30, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) })
   return fc.record({ method, params, query, headers, body: bodyFor(route.body, hints), subject: fc.nat({ max: USERS - 1 }) })
+}
+
+// ---------------------------------------------------------------------------
+// Console requests (/console: HTML forms, a session cookie, a CSRF token)
+
+export const CONSOLE_PREFIX = '/console'
+export const isConsoleRoute = (route: RouteShape) => route.path === CONSOLE_PREFIX || route.path.startsWith(`${CONSOLE_PREFIX}/`)
+
+/** The console sessions the world holds, by index: Ref('console:cookie', i) is the session of CONSOLE_ROLES[i]. */
+export const CONSOLE_ROLES = ['admin', 'moderator', 'finance', 'viewer'] as const
+export const consoleRoleIndex = (role: string | undefined) => Math.max(0, CONSOLE_ROLES.indexOf((role ?? 'viewer') as (typeof CONSOLE_ROLES)[number]))
+
+export const FORM_TYPES = ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=UTF-8', 'APPLICATION/X-WWW-FORM-URLENCODED', 'application/x-www-form-urlencoded;charset=utf-8']
+
+/** The session cookie: mostly the route's own role (past the role check), sometimes another role (a 403), none, ended, of the API, or junk. */
+const consoleCookie = (role: string | undefined): fc.Arbitrary<Ref | string | null> =>
+  fc.oneof(
+    { weight: 24, arbitrary: fc.constant(new Ref('console:cookie', consoleRoleIndex(role))) },
+    { weight: 4, arbitrary: fc.nat({ max: CONSOLE_ROLES.length - 1 }).map((i) => new Ref('console:cookie', i)) },
+    { weight: 2, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.constantFrom(new Ref('console:cookie:ended'), new Ref('console:cookie:api'), new Ref('console:cookie:double')) },
+    {
+      weight: 2,
+      arbitrary: fc.oneof(
+        headerValue,
+        fc.stringMatching(/^[A-Za-z0-9_-]{16,128}$/).map((v) => `arena_console=${v}`),
+        fc.constantFrom('arena_console=', 'arena_console', 'ARENA_CONSOLE=x', 'arena_console="quoted"', '=; ;=;', 'arena_console=%00', `arena_console=${'A'.repeat(4000)}`),
+      ),
+    },
+  )
+
+/** The `_csrf` field: mostly the cookie's own token, sometimes another session's, junk or missing. */
+const csrfField: fc.Arbitrary<[string, JVal][]> = fc.oneof(
+  { weight: 20, arbitrary: fc.constant<[string, JVal][]>([['_csrf', new Ref('console:csrf')]]) },
+  { weight: 1, arbitrary: fc.constant<[string, JVal][]>([['_csrf', new Ref('console:csrf:other')]]) },
+  { weight: 1, arbitrary: fc.constant<[string, JVal][]>([]) },
+  { weight: 1, arbitrary: fc.oneof(hostileString(), fc.constantFrom('', 'f'.repeat(64), '0'.repeat(64))).map((v): [string, JVal][] => [['_csrf', v]]) },
+  // Given twice (the valid one first or last) or as a list: never a valid token.
+  { weight: 1, arbitrary: fc.constantFrom<[string, JVal][]>([['_csrf', new Ref('console:csrf')], ['_csrf', 'junk']], [['_csrf', 'junk'], ['_csrf', new Ref('console:csrf')]], [['_csrf[]', new Ref('console:csrf')]]) },
+)
+
+/** Keys that try to reach a prototype through a form parser's bracket syntax, or repeat a field. */
+const formExtraEntry: fc.Arbitrary<[string, JVal]> = fc.oneof(
+  fc.tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', '__proto__[polluted]', 'constructor[prototype][polluted]', '__proto__.polluted', 'a[b][c]', 'a[]', '[]', '', '='), fc.oneof(fc.constant<JVal>('1'), hostileString())),
+  extraEntry,
+)
+
+/** Raw text around a form: broken percent escapes, stray separators, bracket keys, invalid UTF-8 written as escapes. */
+const formJunk = fc.oneof(
+  fc.constantFrom('%', '%%%', '%ZZ', 'a=%E0%A4%A', '&&', '&=&', '=', 'a', '+=+', '%00=%00', 'x=%C0%AF', '%FF%FE=1', '_csrf', '__proto__[polluted]=1&', 'a=1;b=2', '\r\n', `a=${'b'.repeat(10_000)}`),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+)
+
+/** A form body for a console route: mostly urlencoded and shaped after the schema, plus the hostile kinds. */
+export function formBodyFor(schema: Schema | undefined, hints: Hints): fc.Arbitrary<BodySpec> {
+  // `_csrf` has its own generator: the schema's plan would spoil it as often as any field, and the session check would refuse most forms.
+  const { _csrf: _, ...fields } = schema?.properties ?? {}
+  const shaped = objectFor({ ...schema, type: 'object', properties: fields, required: (schema?.required ?? []).filter((f) => f !== '_csrf') }, hints)
+  const form = fc
+    .tuple(csrfField, shaped, fc.oneof({ weight: 6, arbitrary: fc.constant([] as [string, JVal][]) }, { weight: 1, arbitrary: fc.array(formExtraEntry, { minLength: 1, maxLength: 3 }) }))
+    .map(([csrf, value, extra]) => new JObj([...csrf, ...(value instanceof JObj ? value.entries : []), ...extra]))
+  return fc.oneof(
+    { weight: 24, arbitrary: fc.record({ kind: fc.constant('form' as const), fields: form, contentType: fc.constantFrom(...FORM_TYPES) }) },
+    // The same form under a content type that is not a form's (JSON included: the schema still applies), or none.
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('form' as const), fields: form, contentType: fc.option(fc.oneof(fc.constantFrom(...JSON_TYPES, ...ODD_TYPES), headerValue), { nil: null }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('json' as const), value: form, contentType: fc.constantFrom(...JSON_TYPES) }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('form' as const), fields: form, contentType: fc.constantFrom(...FORM_TYPES), prefix: formJunk, suffix: formJunk }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('none' as const), contentType: fc.option(fc.constantFrom(...FORM_TYPES), { nil: null }) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('text' as const), text: malformedJson, contentType: fc.constantFrom(...FORM_TYPES, 'text/plain') }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('bytes' as const),
+        bytes: fc.array(fc.oneof(fc.constantFrom(0x80, 0xbf, 0xc0, 0xc1, 0xed, 0xf5, 0xff, 0xfe, 0x00, 0x25, 0x26, 0x3d), fc.integer({ min: 0x20, max: 0x7e })), { minLength: 1, maxLength: 64 }),
+        contentType: fc.constantFrom(...FORM_TYPES),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('huge' as const),
+        bytes: fc.oneof(fc.integer({ min: MAX_BODY - 64, max: MAX_BODY + 64 }), fc.integer({ min: MAX_BODY + 1, max: 4 * MAX_BODY })),
+        stream: fc.boolean(),
+        contentType: fc.option(fc.constantFrom(...FORM_TYPES), { nil: null }),
+        contentLength: fc.option(fc.constantFrom('0', '1', '-1', 'abc', '65536', ''), { freq: 3, nil: null }),
+      }),
+    },
+  )
+}
+
+/** The Origin of a console form: mostly none (as a same-origin form from an older browser) or the console's own; sometimes another site's. */
+const origin: fc.Arbitrary<string | null> = fc.oneof(
+  { weight: 10, arbitrary: fc.constant(null) },
+  { weight: 4, arbitrary: fc.constant('http://localhost') },
+  { weight: 1, arbitrary: fc.constantFrom('https://evil.example', 'null', 'http://localhost.evil.example', 'http://localhost:1', 'file://', 'http://[::1', '') },
+  { weight: 1, arbitrary: headerValue },
+)
+
+/** A hostile request for a console route: a form body, a session cookie and CSRF token, an Origin. */
+export function consoleRequestFor(route: RouteShape, hints: Hints, paramHints: (param: string, path: string) => fc.Arbitrary<Ref>): fc.Arbitrary<RequestSpec> {
+  const base = requestFor({ ...route, body: undefined }, hints, paramHints)
+  const writes = route.method !== 'GET' && route.method !== 'HEAD'
+  const odd = fc.array(fc.oneof(oddHeader, fc.tuple(fc.constantFrom('authorization', 'x-admin-token'), fc.oneof(headerValue, fc.constant(new Ref('x-admin-token'))))), { maxLength: 2 })
+  const headers = fc.tuple(consoleCookie(route.role), writes ? origin : fc.option(origin, { freq: 4, nil: null }), odd).map(([cookie, from, rest]) => {
+    const out: [string, Ref | string][] = []
+    if (cookie !== null) out.push(['cookie', cookie instanceof Ref ? cookie : cookie])
+    if (from !== null) out.push(['origin', from])
+    return [...out, ...rest]
+  })
+  const body: fc.Arbitrary<BodySpec> = writes ? formBodyFor(route.body, hints) : fc.constant({ kind: 'none', contentType: null })
+  return fc.record({ spec: base, headers, body }).map(({ spec, headers, body }) => ({ ...spec, headers, body }))
 }
