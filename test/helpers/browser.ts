@@ -68,7 +68,7 @@ export function describeBrowser(name: string, body: () => void): void {
     return
   }
   console.warn(`skipping "${name}": ${reason}`)
-  describe.skip(name, body)
+  describe.skipIf(!chromiumAvailable)(name, body)
 }
 
 export interface ConsoleWorld {
