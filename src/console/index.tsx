@@ -112,6 +112,9 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
             userAgent: request.headers.get('user-agent'),
             ip: addressOf(request, server),
           })
+          // The session this browser had before is replaced, not left live beside the new one until it expires.
+          const previous = sessionToken(request)
+          if (previous !== null) await operators.signOut(previous)
           return redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureCookie, maxAgeS: sessionTtlS }) })
         } catch (error) {
           if (!(error instanceof AppError)) throw error

@@ -65,3 +65,21 @@ test('/console/assets serves its own files only: constructor or __proto__ is 404
   }
   expect((await ctx.handle(new Request('http://localhost/console/assets/console.css'))).status).toBe(200)
 })
+
+test('signing in again from the same browser ends the session its cookie held', async () => {
+  ctx = await createTestApp()
+  const first = (await signInCookie(ctx)).split(';')[0]!
+  const again = await ctx.handle(
+    new Request('http://localhost/console/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: first },
+      body: new URLSearchParams({ name: 'cookie-admin', password: OPERATOR_PASSWORD }).toString(),
+    }),
+  )
+  expect(again.status).toBe(303)
+  const second = again.headers.get('set-cookie')!.split(';')[0]!
+  const page = (cookie: string) => ctx!.handle(new Request('http://localhost/console', { headers: { cookie } }))
+  expect((await page(second)).status).toBe(200)
+  const old = await page(first)
+  expect({ status: old.status, location: old.headers.get('location') }).toEqual({ status: 303, location: '/console/login?next=%2Fconsole' })
+})

@@ -11,7 +11,7 @@ export const AuditRecordView = t.Object(
   {
     seq: t.String({ description: 'its place in the chain (a whole number; increasing, not necessarily without gaps)' }),
     id: t.String(),
-    at: t.String({ description: 'when the action committed (ISO-8601)' }),
+    at: t.String({ description: 'when the action was recorded, inside its unit of work (ISO-8601)' }),
     operator: t.Object({
       id: t.Nullable(t.String({ description: 'null for the admin token and the command line' })),
       name: t.String({ description: '`token` for the admin token, `cli:<OS user>` for the command line' }),
