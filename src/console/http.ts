@@ -64,6 +64,12 @@ export function sessionCookie(token: string, options: { secure: boolean; maxAgeS
   return [`${SESSION_COOKIE}=${token}`, `Path=${CONSOLE_PREFIX}`, `Max-Age=${options.maxAgeS}`, 'HttpOnly', 'SameSite=Strict', ...(options.secure ? ['Secure'] : [])].join('; ')
 }
 
+/** Whether the browser reached us over HTTPS: the URL's scheme, or behind a trusted proxy its X-Forwarded-Proto (the right-most entry, our proxy's). */
+export function overHttps(request: Request, trustProxy: boolean): boolean {
+  if (request.url.startsWith('https:')) return true
+  return trustProxy && request.headers.get('x-forwarded-proto')?.split(',').at(-1)?.trim().toLowerCase() === 'https'
+}
+
 export function clearedSessionCookie(secure: boolean): string {
   return sessionCookie('', { secure, maxAgeS: 0 })
 }

@@ -18,7 +18,7 @@ import { requestState } from '../plugins/request-context'
 import type { Services } from '../services'
 import type { Clock } from '../shared/clock'
 import { ASSETS } from './assets'
-import { clearedSessionCookie, CONSOLE_PREFIX, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
+import { clearedSessionCookie, CONSOLE_PREFIX, overHttps, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
 import { consoleRoute, setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
@@ -35,7 +35,7 @@ import { accountPages } from './pages/account'
 
 export interface ConsoleDeps {
   services: Services
-  /** Send the cookie with `Secure` (set when the console is served over HTTPS: ARENA_ENV=production). */
+  /** Send the cookie with `Secure` always (ARENA_ENV=production: the console is served over HTTPS there); elsewhere only on a request that came over HTTPS. */
   secureCookie: boolean
   sessionTtlS: number
   /** The server's clock (whether a session listed on the account page is still live). */
@@ -71,6 +71,8 @@ function crossSite(request: Request, trustProxy: boolean): boolean {
 
 export function consoleModule({ services, secureCookie, sessionTtlS, clock, addressOf, trustProxy }: ConsoleDeps) {
   const { operators, audit } = services
+  /** Whether this request's cookie is sent `Secure`: in production, or whenever the browser came over HTTPS (said by X-Forwarded-Proto behind a trusted proxy). */
+  const secureFor = (request: Request) => secureCookie || overHttps(request, trustProxy)
   return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
     .onTransform(async ({ request, body }) => {
       const path = pathOf(request.url)
@@ -115,7 +117,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
           // The session this browser had before is replaced, not left live beside the new one until it expires.
           const previous = sessionToken(request)
           if (previous !== null) await operators.signOut(previous)
-          return redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureCookie, maxAgeS: sessionTtlS }) })
+          return redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureFor(request), maxAgeS: sessionTtlS }) })
         } catch (error) {
           if (!(error instanceof AppError)) throw error
           // The same page again, saying why; on a one-time password, with the fields to replace it.
@@ -142,7 +144,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       async ({ request }) => {
         const token = sessionToken(request)
         if (token !== null) await operators.signOut(token)
-        return redirect(`${CONSOLE_PREFIX}/login`, 'Signed out', { 'set-cookie': clearedSessionCookie(secureCookie) })
+        return redirect(`${CONSOLE_PREFIX}/login`, 'Signed out', { 'set-cookie': clearedSessionCookie(secureFor(request)) })
       },
       // Any signed-in operator may sign out: declared like every other console route, so the table-driven role test covers it.
       { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), ...consoleRoute('viewer') },
@@ -157,7 +159,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
     .use(securityPages(services))
     .use(auditPages(services))
     .use(operatorPages(services))
-    .use(accountPages(services, { secureCookie, clock }))
+    .use(accountPages(services, { secureFor, clock }))
 }
 
 /** Where to go after signing in: a console path, never elsewhere. */

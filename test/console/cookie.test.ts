@@ -83,3 +83,20 @@ test('signing in again from the same browser ends the session its cookie held', 
   const old = await page(first)
   expect({ status: old.status, location: old.headers.get('location') }).toEqual({ status: 303, location: '/console/login?next=%2Fconsole' })
 })
+
+test('outside production, a console reached over HTTPS still gets a Secure cookie: by its URL, or by X-Forwarded-Proto behind a trusted proxy (and only then)', async () => {
+  for (const [trust, url, proto, secure] of [
+    [false, 'https://console.example.com', undefined, true],
+    [true, 'http://10.0.0.5:8080', 'https', true],
+    [false, 'http://10.0.0.5:8080', 'https', false],
+  ] as const) {
+    ctx = await createTestApp({ env: { ARENA_TRUST_PROXY: String(trust) } })
+    const { password } = await ctx.services.operators.create({ name: 'over-tls', role: 'admin' }, cliActor(ctx))
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', ...(proto ? { 'x-forwarded-proto': proto } : {}) }
+    const res = await ctx.handle(new Request(`${url}/console/login`, { method: 'POST', headers, body: new URLSearchParams({ name: 'over-tls', password, newPassword: OPERATOR_PASSWORD }).toString() }))
+    expect(res.status).toBe(303)
+    expect({ trust, url, secure: res.headers.get('set-cookie')!.endsWith('; Secure') }).toEqual({ trust, url, secure })
+    await ctx.close()
+    ctx = undefined
+  }
+})

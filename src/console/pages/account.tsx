@@ -21,7 +21,7 @@ function selfOf(request: Request): string {
   return id
 }
 
-export function accountPages(services: Services, options: { secureCookie: boolean; clock: Clock }) {
+export function accountPages(services: Services, options: { secureFor: (request: Request) => boolean; clock: Clock }) {
   const { operators } = services
   const { clock } = options
   return (app: Elysia<'/console'>) =>
@@ -103,7 +103,7 @@ export function accountPages(services: Services, options: { secureCookie: boolea
             const { actor, sessionId } = consoleSession(request)
             await operators.revokeSession(selfOf(request), params.id, actor)
             // Ending the session in use is signing out: the cookie goes with it.
-            if (params.id === sessionId) return redirect(`${CONSOLE_PREFIX}/login`, 'Your session has ended', { 'set-cookie': clearedSessionCookie(options.secureCookie) })
+            if (params.id === sessionId) return redirect(`${CONSOLE_PREFIX}/login`, 'Your session has ended', { 'set-cookie': clearedSessionCookie(options.secureFor(request)) })
             return redirect(`${SECTION}#sessions`, 'The session has ended')
           }),
         { params: t.Object({ id: t.String({ maxLength: 64 }) }), body: CsrfBody, ...consoleRoute('viewer') },
