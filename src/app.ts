@@ -15,10 +15,12 @@ import { consoleModule, renderConsoleError } from './console'
 import { jsonBody } from './plugins/json-body'
 import { apiDocs } from './plugins/openapi'
 import { requestContext } from './plugins/request-context'
+import { AppMetrics, metricsModule } from './modules/metrics'
 
 export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger' | 'lifecycle' | 'clock'>, services: Services) {
   const { config } = deps
   const { auth, games, matches: matchService, wallet, pins, withdrawals, securityLog, events, storage, bans, users, deletion, exports } = services
+  const metrics = new AppMetrics({ securityEvents: () => securityLog.stats(), hashGate: () => services.hashGate.stats() })
   const app = (
     new Elysia({ name: 'arena', normalize: 'typebox' })
       // normalize 'typebox': Elysia's default (exact-mirror) reshapes a wrong
@@ -26,10 +28,11 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       // becomes an object of its characters); TypeBox's cleaning only removes
       // undeclared properties and lets validation refuse the rest.
       // Order matters: the request id and error envelope must wrap everything after them.
-      .use(requestContext(deps.logger))
+      .use(requestContext(deps.logger, (route, method, status, seconds) => metrics.observe(route, method, status, seconds)))
       .use(errorHandler(deps.logger, { prefix: '/console', render: renderConsoleError }))
       .use(jsonBody)
       .use(apiDocs())
+      .use(metricsModule(metrics, config.metricsToken))
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))
       .use(authModule(auth, { trustProxy: config.trustProxy }, services))
       .use(accountModule(auth, deletion, exports))

@@ -19,6 +19,8 @@ export interface Config {
    * data dir in `local`; elsewhere the whole tree answers 404 `operator_api_disabled`.
    */
   adminToken: string | undefined
+  /** Bearer token for GET /metrics; unset: the route answers 404. */
+  metricsToken: string | undefined
   /** HS256 secret for access tokens; when unset, generated once and kept in the data dir. */
   jwtSecret: string | undefined
   /** The signing secret before ARENA_JWT_SECRET was changed: its tokens still verify (rotation by environment). */
@@ -134,6 +136,7 @@ export const VARIABLES = {
   ARENA_DATA_DIR: 'database, generated secrets and custody shares (default ./data)',
   ARENA_LOG_LEVEL: 'debug | info | warn | error | silent (default info)',
   ARENA_ADMIN_TOKEN: 'operator token for /api/v1/admin (x-admin-token); local generates one, elsewhere unset disables the operator API',
+  ARENA_METRICS_TOKEN: 'bearer token for GET /metrics (Prometheus); unset answers 404',
   ARENA_JWT_SECRET: 'access-token signing key, at least 32 characters (default: generated into the data dir; required in production)',
   ARENA_JWT_PREVIOUS_SECRET: 'the signing key ARENA_JWT_SECRET replaced: its tokens still verify until they expire',
   ARENA_ACCESS_TTL_S: 'access-token lifetime in seconds (default 900)',
@@ -250,6 +253,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     dataDir: given('ARENA_DATA_DIR') ?? './data',
     logLevel: oneOf('ARENA_LOG_LEVEL', LOG_LEVELS, 'info'),
     adminToken: given('ARENA_ADMIN_TOKEN'),
+    metricsToken: given('ARENA_METRICS_TOKEN'),
     jwtSecret: given('ARENA_JWT_SECRET'),
     jwtPreviousSecret: given('ARENA_JWT_PREVIOUS_SECRET'),
     accessTtlS: int('ARENA_ACCESS_TTL_S'),
@@ -343,6 +347,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }
     if (config.adminToken !== undefined && config.adminToken.length < MIN_SECRET_LENGTH) {
       problems.push(`ARENA_ENV=production requires ARENA_ADMIN_TOKEN to be at least ${MIN_SECRET_LENGTH} characters when set`)
+    }
+    if (config.metricsToken !== undefined && config.metricsToken.length < MIN_SECRET_LENGTH) {
+      problems.push(`ARENA_ENV=production requires ARENA_METRICS_TOKEN to be at least ${MIN_SECRET_LENGTH} characters when set`)
     }
     if (config.logLevel === 'debug') {
       problems.push('ARENA_ENV=production refuses ARENA_LOG_LEVEL=debug')

@@ -170,7 +170,7 @@ export function createServices(deps: ServiceDeps) {
   // The console's reads across modules (dashboard counts, dispute and withdrawal queues).
   const operations = new OperationsOverview({ storage })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, audit, operators, operations, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, bans, users, deletion, exports }
+  return { storage, audit, operators, operations, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -24,7 +24,7 @@ export function requestState(request: Request): RequestState | undefined {
   return states.get(request)
 }
 
-export function requestContext(logger: Logger) {
+export function requestContext(logger: Logger, observe?: (route: string, method: string, status: number, seconds: number) => void) {
   return new Elysia({ name: 'arena/request-context' })
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get(REQUEST_ID_HEADER)
@@ -40,6 +40,8 @@ export function requestContext(logger: Logger) {
       const status =
         state.errorStatus ??
         (responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200)
+      const elapsedMs = performance.now() - state.startedAt
+      observe?.(route, request.method, status, elapsedMs / 1000)
       logger.info('request', {
         requestId: state.id,
         method: request.method,
@@ -47,7 +49,7 @@ export function requestContext(logger: Logger) {
         // Path only: query strings may carry cursors or other values we do not log.
         path: pathOf(request.url),
         status,
-        durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
+        durationMs: Math.round(elapsedMs * 100) / 100,
       })
     })
 }

@@ -99,7 +99,7 @@ const routes = await listRoutes()
 
 /** Routes a careful reader of the contract would expect; the enumeration must find every one. */
 const KNOWN_ROUTES = [
-  'GET /healthz', 'GET /readyz', 'GET /openapi', 'GET /openapi/json',
+  'GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi', 'GET /openapi/json',
   'POST /api/v1/user/register', 'POST /api/v1/user/login', 'POST /api/v1/auth/validate', 'POST /api/v1/user/s/logout',
   'POST /api/v1/user/email/verify', 'POST /api/v1/user/email/resend', 'POST /api/v1/user/password/change', 'POST /api/v1/user/password/forgot', 'POST /api/v1/user/password/reset',
   'GET /api/v1/me', 'GET /api/v1/me/sessions', 'GET /api/v1/me/matches', 'GET /api/v1/tournaments/:id',

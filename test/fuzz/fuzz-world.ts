@@ -92,7 +92,8 @@ export interface Template {
 
 // Withdrawals above 100000 await an operator's approval (a generated one can, once generated
 // credits cover it); the template makes one, for the approve and reject routes.
-const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_WITHDRAWAL_APPROVAL_ABOVE: '100000' }
+const METRICS_TOKEN = 'fuzz-metrics-token-0123456789abcdef01234'
+const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_WITHDRAWAL_APPROVAL_ABOVE: '100000', ARENA_METRICS_TOKEN: METRICS_TOKEN }
 const FIXTURE_ADDRESS = 'fuzz-fixture'
 
 async function call(t: TestApp, request: Request, expected: number): Promise<Record<string, unknown>> {
@@ -620,6 +621,8 @@ export class World {
         return `Bearer ${this.mangled(ref.arg, await this.bearerFor(s))}`
       case 'x-admin-token':
         return ADMIN_TOKEN
+      case 'metrics:bearer':
+        return `Bearer ${METRICS_TOKEN}`
       case 'x-admin-token:stale':
         return ADMIN_TOKEN.slice(0, -1)
       case 'x-game-key':
@@ -1126,6 +1129,7 @@ const OMITTED_FIELDS_OF_ROUTE: Record<string, string[]> = {
 /** Credentials a known-good request sends instead of every one: signing out needs an operator's own session (the admin token is none). */
 const GOOD_HEADERS_OF_ROUTE: Record<string, [string, Ref][]> = {
   'POST /api/v1/admin/sessions/current/revoke': [['authorization', new Ref('operator:bearer')]],
+  'GET /metrics': [['authorization', new Ref('metrics:bearer')]],
 }
 
 /** The real id a path parameter names in a known-good request. */

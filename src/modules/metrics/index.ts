@@ -1,0 +1,79 @@
+// GET /metrics (contract §11): Prometheus text format behind a bearer token
+// (ARENA_METRICS_TOKEN); unset, the route answers 404 like any unknown path.
+// One prom-client Registry per app, never the global default one: tests build
+// many apps in one process. Labels are bounded: the route TEMPLATE Elysia
+// matched (never the raw path), the method and the status.
+import { Elysia, t } from 'elysia'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { AppError } from '../../shared/errors'
+import { constantTimeEqual } from '../../shared/crypto'
+import { errors } from '../../plugins/openapi'
+
+export interface MetricsSources {
+  securityEvents: () => { buffered: number; shed: number; capacity: number }
+  hashGate: () => { running: number; waiting: number; refused: number }
+}
+
+export class AppMetrics {
+  readonly registry = new Registry()
+  private readonly requests: Counter<'route' | 'method' | 'status'>
+  private readonly latency: Histogram<'route' | 'method' | 'status'>
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry]
+    this.requests = new Counter({ name: 'arena_http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers })
+    this.latency = new Histogram({
+      name: 'arena_http_request_duration_seconds',
+      help: 'HTTP request latency in seconds, by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    })
+    // A failing source skips its metric for this scrape (never a 500).
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          try {
+            this.set(read())
+          } catch {
+            this.reset()
+          }
+        },
+      })
+    gauge('arena_security_events_buffered', 'Security events buffered, not yet written', () => sources.securityEvents().buffered)
+    gauge('arena_security_events_buffer_capacity', 'Capacity of the security-event buffer', () => sources.securityEvents().capacity)
+    gauge('arena_security_events_shed_total', 'Security events shed since start because the buffer was full', () => sources.securityEvents().shed)
+    gauge('arena_hash_gate_running', 'Password hashes running now', () => sources.hashGate().running)
+    gauge('arena_hash_gate_waiting', 'Callers queued for a password-hash slot', () => sources.hashGate().waiting)
+    gauge('arena_hash_gate_refused_total', 'Callers refused by the hash gate (503) since start', () => sources.hashGate().refused)
+    collectDefaultMetrics({ register: this.registry, prefix: 'arena_' })
+  }
+
+  /** Called once per answered request (request-context's onAfterResponse). */
+  observe(route: string, method: string, status: number, seconds: number): void {
+    const labels = { route: route || 'unmatched', method, status: String(status) }
+    this.requests.inc(labels)
+    this.latency.observe(labels, seconds)
+  }
+}
+
+export function metricsModule(metrics: AppMetrics, token: string | undefined) {
+  return new Elysia({ name: 'arena/metrics' }).get(
+    '/metrics',
+    async ({ request, set }) => {
+      if (token === undefined) throw new AppError('not_found', 'No route for GET /metrics') // what an unknown path answers
+      const header = request.headers.get('authorization') ?? ''
+      const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : ''
+      if (!constantTimeEqual(given, token)) throw new AppError('unauthorized', 'A valid metrics bearer token is required')
+      set.headers['content-type'] = metrics.registry.contentType
+      return await metrics.registry.metrics()
+    },
+    {
+      response: { 200: t.String({ description: 'Prometheus text exposition format' }), ...errors({ 401: ['unauthorized'], 404: ['not_found'] }) },
+      detail: { tags: ['health'], summary: 'Prometheus metrics (bearer ARENA_METRICS_TOKEN; 404 when unset)' },
+    },
+  )
+}
