@@ -3,6 +3,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { createTestApp, req, settle } from '../helpers/app'
+import { createArenaApp } from '../helpers/arena'
+import { funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
 
 const TOKEN = 'metrics-token-0123456789abcdef0123456789'
 const probes = new Elysia().get('/probe/items/:id', ({ params }) => ({ id: params.id }))
@@ -26,13 +28,15 @@ export function parseMetrics(text: string): Sample[] {
 
 const ctx = await createTestApp({ probes, env: { ARENA_METRICS_TOKEN: TOKEN } })
 const unset = await createTestApp()
+const approval = await createArenaApp({ ARENA_WITHDRAWAL_APPROVAL_ABOVE: '100', ARENA_METRICS_TOKEN: TOKEN })
 afterAll(async () => {
+  await approval.close()
   await ctx.close()
   await unset.close()
 })
 
-const scrape = async () => {
-  const res = await ctx.handle(req('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }))
+const scrape = async (app: { handle(request: Request): Promise<Response> } = ctx) => {
+  const res = await app.handle(req('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }))
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toContain('text/plain')
   return parseMetrics(await res.text())
@@ -71,4 +75,15 @@ describe('GET /metrics', () => {
       expect(after.some((s) => s.name === name)).toBe(true)
     }
   })
+})
+
+test('arena_withdrawals counts a withdrawal awaiting approval', async () => {
+  const gauge = (samples: Sample[]) => samples.find((s) => s.name === 'arena_withdrawals' && s.labels.status === 'awaiting_approval')?.value
+  expect(gauge(await scrape(approval))).toBe(0)
+  const p = await funded(approval, '500')
+  const res = await verify(approval, p, await mint(approval, p), { pin: PIN, amount: '250', destinationAddress: someAddress(), idempotencyKey: 'metrics-1' })
+  expect(((await res.json()) as { withdrawal: { status: string } }).withdrawal.status).toBe('awaiting_approval')
+  const after = await scrape(approval)
+  expect(gauge(after)).toBe(1)
+  expect(after.find((s) => s.name === 'arena_withdrawals' && s.labels.status === 'held')?.value).toBe(0)
 })

@@ -12,7 +12,11 @@ import { errors } from '../../plugins/openapi'
 export interface MetricsSources {
   securityEvents: () => { buffered: number; shed: number; capacity: number }
   hashGate: () => { running: number; waiting: number; refused: number }
+  /** Unfinished withdrawals by status: one grouped count, read at scrape time. */
+  withdrawals: () => Promise<{ status: string; count: number }[]>
 }
+
+const UNFINISHED_WITHDRAWALS = ['awaiting_approval', 'held', 'pending_signature'] as const
 
 export class AppMetrics {
   readonly registry = new Registry()
@@ -49,6 +53,20 @@ export class AppMetrics {
     gauge('arena_hash_gate_running', 'Password hashes running now', () => sources.hashGate().running)
     gauge('arena_hash_gate_waiting', 'Callers queued for a password-hash slot', () => sources.hashGate().waiting)
     gauge('arena_hash_gate_refused_total', 'Callers refused by the hash gate (503) since start', () => sources.hashGate().refused)
+    new Gauge({
+      name: 'arena_withdrawals',
+      help: 'Withdrawals not yet signed, by status (awaiting_approval, held, pending_signature)',
+      labelNames: ['status'],
+      registers,
+      async collect() {
+        try {
+          const counts = new Map((await sources.withdrawals()).map((c) => [c.status, c.count]))
+          for (const status of UNFINISHED_WITHDRAWALS) this.set({ status }, counts.get(status) ?? 0)
+        } catch {
+          this.reset()
+        }
+      },
+    })
     collectDefaultMetrics({ register: this.registry, prefix: 'arena_' })
   }
 

@@ -163,6 +163,8 @@ export interface WalletStore {
   hasSignedWithdrawalTo(userId: string, destinationAddress: string): Promise<boolean>
   /** Withdrawals still waiting for their signature, oldest first. */
   pendingWithdrawals(): Promise<Withdrawal[]>
+  /** How many withdrawals wait in each unfinished status (metrics, at scrape time: one grouped count). */
+  withdrawalCounts(): Promise<{ status: WithdrawalStatus; count: number }[]>
   /**
    * The user's withdrawals created strictly after `since`, whatever their
    * status, oldest first (the daily withdrawal limit). Inside a write it reads

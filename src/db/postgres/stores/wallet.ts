@@ -13,7 +13,7 @@
 // unique violation, PostgreSQL reporting a conflict the check could have seen
 // as a serialization failure; the rerun then finds the row. The unique
 // indexes stay the backstop, mapped to UniqueViolationError.
-import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, tournaments, users, wallets, withdrawals } from '../schema'
 import { mapEngineError, UniqueViolationError } from '../../errors'
 import type {
@@ -227,6 +227,11 @@ export class PostgresWalletStore implements WalletStore {
   async pendingWithdrawals(): Promise<Withdrawal[]> {
     const rows = await this.db.select().from(withdrawals).where(eq(withdrawals.status, 'pending_signature')).orderBy(asc(withdrawals.createdAt))
     return rows.map(toWithdrawal)
+  }
+
+  async withdrawalCounts(): Promise<{ status: WithdrawalStatus; count: number }[]> {
+    const rows = await this.db.select({ status: withdrawals.status, count: count() }).from(withdrawals).where(inArray(withdrawals.status, ['awaiting_approval', 'held', 'pending_signature'])).groupBy(withdrawals.status)
+    return rows.map((r) => ({ status: r.status as WithdrawalStatus, count: Number(r.count) }))
   }
 
   // ---- one user's money ----

@@ -2,7 +2,7 @@
 // (see src/db/schema/wallet.ts), bigint on this side of the store. Writes run
 // in the committer's one transaction at a time, so the balance an account
 // read returns is still the balance when the movement updates it.
-import { and, asc, eq, gt, inArray, isNull, lt, or } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, isNull, lt, or } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, tournaments, users, wallets, withdrawals } from '../../schema'
 import type {
   LedgerAccount,
@@ -142,6 +142,11 @@ export class SqliteWalletStore implements WalletStore {
 
   async pendingWithdrawals(): Promise<Withdrawal[]> {
     return this.db.select().from(withdrawals).where(eq(withdrawals.status, 'pending_signature')).orderBy(asc(withdrawals.createdAt)).all().map(toWithdrawal)
+  }
+
+  async withdrawalCounts(): Promise<{ status: WithdrawalStatus; count: number }[]> {
+    const rows = this.db.select({ status: withdrawals.status, count: count() }).from(withdrawals).where(inArray(withdrawals.status, ['awaiting_approval', 'held', 'pending_signature'])).groupBy(withdrawals.status).all()
+    return rows.map((r) => ({ status: r.status as WithdrawalStatus, count: Number(r.count) }))
   }
 
   // ---- one user's money ----
