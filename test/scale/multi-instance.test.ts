@@ -40,6 +40,7 @@ import { findPostgresBinaries, postgresConnectOptions, startPostgres } from '../
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 import { chooseSeed, seededRandom } from '../helpers/seed'
 import { waitFor } from '../helpers/wait'
+import { parseMetrics } from '../helpers/metrics'
 import {
   ADMIN_TOKEN,
   client,
@@ -104,6 +105,7 @@ function instanceUrl(name: string): string {
 }
 
 const MASTER_KEY = MasterKey.generateHex()
+const METRICS_TOKEN = 'multi-instance-metrics-token-0123456789ab'
 
 function dataDirOf(name: string): string {
   if (!dataDirs.has(name)) dataDirs.set(name, tempDir(`arena-multi-${name}-`))
@@ -117,6 +119,7 @@ function serverEnv(name: string): Record<string, string> {
     ARENA_MASTER_KEY: MASTER_KEY,
     ARENA_JWT_SECRET: JWT_SECRET,
     ARENA_ADMIN_TOKEN: ADMIN_TOKEN,
+    ARENA_METRICS_TOKEN: METRICS_TOKEN,
   }
 }
 
@@ -617,6 +620,21 @@ describe.skipIf(skip)('two instances on one PostgreSQL database', () => {
     })
     instances.splice(instances.indexOf(victim!), 1)
   }, 60_000)
+
+  test('each instance answers GET /metrics for itself in the Prometheus text format', async () => {
+    for (const { call } of instances) {
+      expect((await call('GET', '/readyz')).status).toBe(200)
+      expect((await call('GET', '/metrics')).status).toBe(401)
+      const answer = await call('GET', '/metrics', undefined, { authorization: `Bearer ${METRICS_TOKEN}` })
+      expect(answer.status).toBe(200)
+      const samples = parseMetrics(answer.text)
+      // The /readyz above is counted by its template; no route label carries an id.
+      expect(samples.some((s) => s.name === 'arena_http_requests_total' && s.labels.route === '/readyz' && s.value >= 1)).toBe(true)
+      for (const s of samples) if (s.labels.route !== undefined) expect(s.labels.route).not.toMatch(/(usr|mat|trn|wdr)_[0-9a-f]{8}/)
+      expect(samples.some((s) => s.name === 'arena_withdrawals' && s.labels.status === 'pending_signature')).toBe(true)
+      expect(samples.some((s) => s.name === 'arena_process_resident_memory_bytes')).toBe(true)
+    }
+  })
 
   test('arena ledger check, arena security verify-log and arena audit verify pass on the shared database', async () => {
     // Security reports through every instance still running, so the chain was written by more than one flusher.
