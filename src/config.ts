@@ -165,6 +165,7 @@ export const VARIABLES = {
   ARENA_WITHDRAWAL_DAILY_MAX: 'the most one user may withdraw in any 24 hours, a USDC amount (default: no limit)',
   ARENA_WITHDRAWAL_APPROVAL_ABOVE: 'a withdrawal strictly above this USDC amount waits for an operator to approve it (default: none does)',
   ARENA_NEW_DESTINATION_HOLD_S: 'seconds the first withdrawal to a new address is held before it is signed (default 0: no hold; at most 2592000)',
+  ARENA_BACKUP_PASSPHRASE: 'passphrase `arena backup` encrypts with and `arena restore` decrypts with (age, scrypt); without it both refuse (default: unset)',
 } as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
 
 export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)

@@ -10,6 +10,7 @@ import { seedCommand } from './seed-command'
 import { dbCommand } from './db-command'
 import { mailCommand } from './mail-command'
 import { auditCommand } from './audit-command'
+import { backupCommand, restoreCommand } from './backup-command'
 import { AppError } from '../shared/errors'
 import { startServer } from '../server'
 import { openStorage } from '../db/open'
@@ -68,6 +69,8 @@ const COMMANDS: Record<string, Command> = {
   },
 
   db: dbCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
 
   version: {
     summary: 'Print the version of this build',
