@@ -57,7 +57,7 @@ const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('h
 export async function writeBackup(config: Readonly<Config>, out: string): Promise<{ files: number; bytes: number }> {
   const pass = passphrase()
   if (config.databaseUrl !== undefined) {
-    throw new BackupError('arena backup covers the SQLite data dir; on PostgreSQL use pg_dump and keep ARENA_MASTER_KEY (docs/operations-backup.md)')
+    throw new BackupError('arena backup covers the SQLite data dir; on PostgreSQL use pg_dump and keep ARENA_MASTER_KEY (docs/operations.md)')
   }
   const database = sqliteSnapshot(config.dataDir)
   if (database === null) throw new BackupError(`no database in ${config.dataDir}`)
@@ -151,7 +151,7 @@ export const restoreCommand: Command = {
     const base = loadConfig()
     const dataDir = (values['data-dir'] as string | undefined) ?? base.dataDir
     if (base.databaseUrl !== undefined) {
-      io.err('arena: restore writes a SQLite data dir; unset ARENA_DATABASE_URL (PostgreSQL: see docs/operations-backup.md)')
+      io.err('arena: restore writes a SQLite data dir; unset ARENA_DATABASE_URL (PostgreSQL: see docs/operations.md)')
       return 1
     }
     let files: number
