@@ -20,7 +20,15 @@ import { AppMetrics, metricsModule } from './modules/metrics'
 export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger' | 'lifecycle' | 'clock'>, services: Services) {
   const { config } = deps
   const { auth, games, matches: matchService, wallet, pins, withdrawals, securityLog, events, storage, bans, users, deletion, exports } = services
-  const metrics = new AppMetrics({ securityEvents: () => securityLog.stats(), hashGate: () => services.hashGate.stats(), withdrawals: () => storage.read.wallet.withdrawalCounts() })
+  const metrics = new AppMetrics({
+    securityEvents: () => securityLog.stats(),
+    hashGate: () => services.hashGate.stats(),
+    withdrawals: () => storage.read.wallet.withdrawalCounts(),
+    jobs: () => storage.read.jobs.queueStats(deps.clock.now()),
+    pollsWaiting: () => events.pollsWaiting(),
+    storage,
+    clock: deps.clock,
+  })
   const app = (
     new Elysia({ name: 'arena', normalize: 'typebox' })
       // normalize 'typebox': Elysia's default (exact-mirror) reshapes a wrong

@@ -71,6 +71,18 @@ export interface WriteOptions {
   rowLocks?: boolean
 }
 
+/** What an engine tells /metrics as it writes (see Storage.observe). */
+export interface StorageObserver {
+  /**
+   * A commit made `units` units of work durable; `seconds` from BEGIN to the
+   * end of COMMIT. SQLite: one group-commit batch (units is its size).
+   * PostgreSQL: one transaction (units is 1).
+   */
+  committed(units: number, seconds: number): void
+  /** A unit of work lost a race (PostgreSQL 40001/40P01) and is run again. */
+  retried(): void
+}
+
 export interface Storage {
   /** Which engine holds the data: SQLite in the data dir, or PostgreSQL (ARENA_DATABASE_URL). */
   readonly engine: 'sqlite' | 'postgres'
@@ -92,6 +104,10 @@ export interface Storage {
    * Engine errors arrive mapped (src/db/errors.ts).
    */
   write<T>(work: (tx: Transaction) => Promise<T>, options?: WriteOptions): Promise<T>
+  /** Tells `observer` of every commit and rerun from now on; returns the function that stops telling it. */
+  observe(observer: StorageObserver): () => void
+  /** The database's size in bytes: the file and its WAL (SQLite), pg_database_size (PostgreSQL). */
+  sizeBytes(): Promise<number>
   /** Readiness: the database answers a query that reads its file; resolves with the latency in ms. */
   ping(): Promise<number>
   /**

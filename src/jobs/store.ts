@@ -8,6 +8,18 @@ export interface Job {
   attempts: number
 }
 
+/** The queue at one instant (for /metrics). */
+export interface JobQueueStats {
+  /** Queued and due now, waiting for a worker. */
+  due: number
+  /** Queued for later: retries after a failure, deadlines, and jobs leased right now (a lease moves run_after forward). */
+  later: number
+  /** Failed for good (kept for the operator). */
+  failed: number
+  /** When the job that has waited longest became due; null when none is due. */
+  oldestDueAt: Date | null
+}
+
 export interface JobsStore {
   /** Queues a job, due at `dueAt` (default at once), inside the current unit of work: it exists exactly when its cause committed. */
   enqueue(kind: string, payload: Record<string, unknown>, now: Date, dueAt?: Date): Promise<string>
@@ -25,4 +37,6 @@ export interface JobsStore {
    * the failed one rolled back.
    */
   fail(id: string, failure: { attempts: number; error: string; final: boolean; retryAt: Date; now: Date }): Promise<void>
+  /** How many jobs are due, queued for later and failed, and since when the oldest due one waits (one indexed query). */
+  queueStats(now: Date): Promise<JobQueueStats>
 }

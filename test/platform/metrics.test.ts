@@ -2,8 +2,8 @@
 // the Prometheus text format with it; request labels are route templates.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
-import { createTestApp, req, settle } from '../helpers/app'
-import { createArenaApp } from '../helpers/arena'
+import { createTestApp, onEngine, postJson, req, settle } from '../helpers/app'
+import { admin, createArenaApp, players } from '../helpers/arena'
 import { parseMetrics, type Sample } from '../helpers/metrics'
 import { funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
 
@@ -12,19 +12,22 @@ const probes = new Elysia().get('/probe/items/:id', ({ params }) => ({ id: param
 
 const ctx = await createTestApp({ probes, env: { ARENA_METRICS_TOKEN: TOKEN } })
 const unset = await createTestApp()
-const approval = await createArenaApp({ ARENA_WITHDRAWAL_APPROVAL_ABOVE: '100', ARENA_METRICS_TOKEN: TOKEN })
+const approval = await createArenaApp({ ARENA_WITHDRAWAL_APPROVAL_ABOVE: '100', ARENA_METRICS_TOKEN: TOKEN }, { hashGate: { concurrency: 1, queue: 0 } })
 afterAll(async () => {
   await approval.close()
   await ctx.close()
   await unset.close()
 })
 
-const scrape = async (app: { handle(request: Request): Promise<Response> } = ctx) => {
+const scrapeText = async (app: { handle(request: Request): Promise<Response> } = ctx) => {
   const res = await app.handle(req('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }))
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toContain('text/plain')
-  return parseMetrics(await res.text())
+  return await res.text()
 }
+const scrape = async (app: { handle(request: Request): Promise<Response> } = ctx) => parseMetrics(await scrapeText(app))
+const value = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
+  samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value
 
 describe('GET /metrics', () => {
   test('answers 404 (as an unknown path does) when ARENA_METRICS_TOKEN is unset', async () => {
@@ -70,4 +73,110 @@ test('arena_withdrawals counts a withdrawal awaiting approval', async () => {
   const after = await scrape(approval)
   expect(gauge(after)).toBe(1)
   expect(after.find((s) => s.name === 'arena_withdrawals' && s.labels.status === 'held')?.value).toBe(0)
+})
+
+describe('what the engine, the queues and the gates report', () => {
+  test('group-commit batches and commit time match what the engine committed; reruns and size are there', async () => {
+    const [p] = await players(approval, 1)
+    const credit = (i: number) => approval.handle(postJson(`/api/v1/admin/wallets/${p!.userId}/credit`, { amount: '1', reference: `metrics-batch-${i}` }, admin))
+    const before = await scrape(approval)
+    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => credit(i)))
+    for (const res of results) expect(res.status).toBe(200)
+    await settle()
+    const after = await scrape(approval)
+    const delta = (name: string) => value(after, name)! - (value(before, name) ?? 0)
+    // Every credit committed, in some commit: the batch sizes add up to at least them.
+    expect(delta('arena_db_commit_batch_size_sum')).toBeGreaterThanOrEqual(24)
+    expect(delta('arena_db_commit_duration_seconds_count')).toBe(delta('arena_db_commit_batch_size_count'))
+    expect(delta('arena_db_commit_duration_seconds_sum')).toBeGreaterThan(0)
+    if (onEngine('sqlite')) {
+      // SQLite: one observation per group-commit batch, its size the batch's; reruns never happen.
+      expect(delta('arena_db_commit_batch_size_count')).toBeLessThanOrEqual(delta('arena_db_commit_batch_size_sum'))
+      expect(value(after, 'arena_db_retries_total')).toBe(0)
+    } else {
+      // PostgreSQL: one transaction, one unit of work.
+      expect(delta('arena_db_commit_batch_size_count')).toBe(delta('arena_db_commit_batch_size_sum'))
+      expect(value(after, 'arena_db_retries_total')).toBe(approval.postgres.retries)
+    }
+    expect(value(after, 'arena_db_size_bytes')).toBeGreaterThan(16 * 1024)
+  })
+
+  test('SQLite: the batch histogram counts exactly the group committer\'s batches and items', async () => {
+    if (!onEngine('sqlite')) return
+    // Stats and a scrape of one quiet instant: a background flush may commit between the two reads; read again then.
+    const quiet = async () => {
+      for (;;) {
+        const stats = approval.sqlite.commits.stats()
+        const samples = await scrape(approval)
+        if (approval.sqlite.commits.stats().batches === stats.batches) return { stats, samples }
+      }
+    }
+    const [p] = await players(approval, 1)
+    const before = await quiet()
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => approval.handle(postJson(`/api/v1/admin/wallets/${p!.userId}/credit`, { amount: '1', reference: `metrics-exact-${i}` }, admin))))
+    for (const res of results) expect(res.status).toBe(200)
+    const after = await quiet()
+    expect(after.stats.failedBatches).toBe(before.stats.failedBatches)
+    const delta = (name: string) => value(after.samples, name)! - value(before.samples, name)!
+    expect(delta('arena_db_commit_batch_size_count')).toBe(after.stats.commits - before.stats.commits)
+    expect(delta('arena_db_commit_batch_size_sum')).toBe(after.stats.items - before.stats.items)
+    expect(after.stats.items - before.stats.items).toBeGreaterThanOrEqual(16)
+  })
+
+  test('the job queue: due, later and failed jobs, and how long the oldest due one has waited', async () => {
+    const read = async () => {
+      const samples = await scrape(approval)
+      return { due: value(samples, 'arena_jobs', { state: 'due' })!, later: value(samples, 'arena_jobs', { state: 'later' })!, failed: value(samples, 'arena_jobs', { state: 'failed' })!, lag: value(samples, 'arena_job_lag_seconds')! }
+    }
+    await approval.runJobs()
+    const before = await read()
+    expect(before.due).toBe(0)
+    expect(before.lag).toBe(0)
+    const now = approval.clock.now()
+    const { storage } = approval.services
+    const [due, later] = await storage.write(async (tx) => [
+      await tx.jobs.enqueue('metrics.probe', {}, now, new Date(now.getTime() - 90_000)),
+      await tx.jobs.enqueue('metrics.probe', {}, now, new Date(now.getTime() + 3_600_000)),
+    ])
+    const queued = await read()
+    expect(queued).toEqual({ due: 1, later: before.later + 1, failed: before.failed, lag: 90 })
+    approval.clock.advance(10_000)
+    expect((await read()).lag).toBe(100)
+    await storage.write(async (tx) => {
+      await tx.jobs.fail(due!, { attempts: 1, error: 'probe', final: true, retryAt: now, now })
+      await tx.jobs.complete(later!, now)
+    })
+    expect(await read()).toEqual({ due: 0, later: before.later, failed: before.failed + 1, lag: 0 })
+  })
+
+  test('long polls waiting in this process', async () => {
+    const [p] = await players(approval, 1)
+    const gauge = async () => value(await scrape(approval), 'arena_event_polls_waiting')
+    expect(await gauge()).toBe(0)
+    const auth = { authorization: `Bearer ${p!.tokens.accessToken}` }
+    const first = (await (await approval.handle(req('/api/v1/events', { headers: auth }))).json()) as { cursor: string }
+    const polls = [0, 1].map(() => approval.handle(req(`/api/v1/events?after=${first.cursor}&wait=10`, { headers: auth })))
+    for (let i = 0; i < 100 && (await gauge()) !== 2; i++) await Bun.sleep(10)
+    expect(await gauge()).toBe(2)
+    expect((await approval.handle(postJson(`/api/v1/admin/wallets/${p!.userId}/credit`, { amount: '1', reference: `metrics-poll-${p!.userId}` }, admin))).status).toBe(200)
+    for (const poll of polls) expect((await poll).status).toBe(200)
+    expect(await gauge()).toBe(0)
+  })
+
+  test('hash-gate refusals and security-event sheds are counters; event-loop lag is reported', async () => {
+    const text = await scrapeText(approval)
+    expect(text).toContain('# TYPE arena_hash_gate_refused_total counter')
+    expect(text).toContain('# TYPE arena_security_events_shed_total counter')
+    const refusedBefore = value(parseMetrics(text), 'arena_hash_gate_refused_total')!
+    const gate = approval.services.hashGate
+    const held = gate.admit()
+    const refused = await approval.handle(postJson('/api/v1/user/login', { identifier: 'nobody-metrics', password: 'whatever-password' }))
+    held.cancel()
+    expect(refused.status).toBe(503)
+    const after = parseMetrics(await scrapeText(approval))
+    expect(value(after, 'arena_hash_gate_refused_total')).toBe(refusedBefore + 1)
+    const lag = value(after, 'arena_nodejs_eventloop_lag_seconds')
+    expect(Number.isFinite(lag)).toBe(true)
+    expect(lag!).toBeGreaterThanOrEqual(0)
+  })
 })

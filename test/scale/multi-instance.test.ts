@@ -633,6 +633,16 @@ describe.skipIf(skip)('two instances on one PostgreSQL database', () => {
       for (const s of samples) if (s.labels.route !== undefined) expect(s.labels.route).not.toMatch(/(usr|mat|trn|wdr)_[0-9a-f]{8}/)
       expect(samples.some((s) => s.name === 'arena_withdrawals' && s.labels.status === 'pending_signature')).toBe(true)
       expect(samples.some((s) => s.name === 'arena_process_resident_memory_bytes')).toBe(true)
+      // Every instance wrote (claims alternated between them): its own commits, on the one shared database.
+      const one = (name: string, labels: Record<string, string> = {}) => samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value
+      expect(one('arena_db_commit_batch_size_count')).toBeGreaterThan(0)
+      expect(one('arena_db_commit_batch_size_sum')).toBe(one('arena_db_commit_batch_size_count')!)
+      expect(one('arena_db_retries_total')).toBeGreaterThanOrEqual(0)
+      expect(one('arena_db_size_bytes')).toBeGreaterThan(1024 * 1024)
+      expect(one('arena_jobs', { state: 'due' })).toBeGreaterThanOrEqual(0)
+      expect(one('arena_job_lag_seconds')).toBeGreaterThanOrEqual(0)
+      expect(one('arena_event_polls_waiting')).toBeGreaterThanOrEqual(0)
+      expect(one('arena_nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0)
     }
   })
 

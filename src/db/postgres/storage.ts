@@ -16,7 +16,8 @@
 // NOTIFY inside the transaction, PostgreSQL delivers it on commit, and every
 // instance's listener wakes its own waiting polls.
 import type postgres from 'postgres'
-import type { Storage, Stores, Transaction, WriteOptions } from '../storage'
+import type { Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
+import { StorageObservers } from '../observers'
 import { ClosedUnitOfWorkError, isRetryableConflict, mapEngineError, StorageUnavailableError } from '../errors'
 import type { EventWakeups } from '../../modules/events/wakeups'
 import type { Logger } from '../../shared/logger'
@@ -168,6 +169,7 @@ export class PostgresStorage implements Storage {
   readonly loopLeases: PostgresLeases
   /** Units of work run again after losing a race, since start (for tests and the operator's curiosity). */
   retries = 0
+  private readonly observers = new StorageObservers()
   private closed = false
 
   private constructor(
@@ -205,6 +207,7 @@ export class PostgresStorage implements Storage {
     const started = performance.now()
     for (let attempt = 1; ; attempt++) {
       const current = new Attempt()
+      const begun = performance.now()
       try {
         const result = await this.pool.sql.begin(isolation, async (sql) => {
           try {
@@ -213,6 +216,7 @@ export class PostgresStorage implements Storage {
             current.open = false
           }
         })
+        this.observers.committed(1, (performance.now() - begun) / 1000)
         for (const effect of current.effects) {
           try {
             effect()
@@ -225,8 +229,22 @@ export class PostgresStorage implements Storage {
         if (!isRetryableConflict(error)) throw mapEngineError(error)
         if (performance.now() - started > RETRY_BUDGET_MS) throw new StorageUnavailableError('40001', { cause: error })
         this.retries++
+        this.observers.retried()
         await Bun.sleep(backoffMs(attempt + 1))
       }
+    }
+  }
+
+  observe(observer: StorageObserver): () => void {
+    return this.observers.add(observer)
+  }
+
+  async sizeBytes(): Promise<number> {
+    try {
+      const [row] = await this.pool.sql<{ bytes: string }[]>`SELECT pg_database_size(current_database())::text AS bytes`
+      return Number(row?.bytes ?? 0)
+    } catch (error) {
+      throw mapEngineError(error)
     }
   }
 

@@ -8,7 +8,9 @@
 // so nothing outside a batch sees a batch's uncommitted rows. It is
 // query_only: a write sent there by mistake fails instead of escaping the
 // committer.
-import type { Storage, Stores, Transaction, WriteOptions } from '../storage'
+import { statSync } from 'node:fs'
+import type { Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
+import { StorageObservers } from '../observers'
 import { mapEngineError } from '../errors'
 import type { EventWakeups } from '../../modules/events/wakeups'
 import { inProcessLeases } from '../../background/loops'
@@ -147,6 +149,7 @@ export class SqliteStorage implements Storage {
   /** One data dir, one server: the loops run in this process (see Storage.loopLeases). */
   readonly loopLeases = inProcessLeases()
   private readonly wakeups: EventWakeups
+  private readonly observers = new StorageObservers()
   private closed = false
 
   constructor(options: SqliteStorageOptions) {
@@ -170,7 +173,32 @@ export class SqliteStorage implements Storage {
     // SQLITE_IOERR. docs/decisions.md, "One storage seam".
     this.reader.sqlite.run(`PRAGMA mmap_size = ${READ_MMAP_BYTES}`)
     this.read = new SqliteStores({ handle: this.reader, wakeups: this.wakeups })
-    this.commits = createGroupCommitter(this.writer.db, { ...options.groupCommit, mapError: mapEngineError })
+    const onBatch = options.groupCommit?.onBatch
+    this.commits = createGroupCommitter(this.writer.db, {
+      ...options.groupCommit,
+      mapError: mapEngineError,
+      onBatch: (report) => {
+        onBatch?.(report)
+        if (report.committed) this.observers.committed(report.size, report.ms / 1000)
+      },
+    })
+  }
+
+  observe(observer: StorageObserver): () => void {
+    return this.observers.add(observer)
+  }
+
+  async sizeBytes(): Promise<number> {
+    const { sqlite } = this.reader
+    const pages = sqlite.query<{ page_count: number }, []>('PRAGMA page_count').get()?.page_count ?? 0
+    const pageSize = sqlite.query<{ page_size: number }, []>('PRAGMA page_size').get()?.page_size ?? 0
+    let wal = 0
+    try {
+      wal = statSync(`${this.location}-wal`).size
+    } catch {
+      // No WAL file (yet, or checkpointed away on close).
+    }
+    return pages * pageSize + wal
   }
 
   // Options are for engines with concurrent writers (see WriteOptions): here one unit of work runs at a time.

@@ -100,4 +100,9 @@ export class EventsService {
   wakeAll(): void {
     this.deps.wakeups.wakeAll()
   }
+
+  /** Long polls waiting in this process now (for /metrics). */
+  pollsWaiting(): number {
+    return this.deps.wakeups.waiting()
+  }
 }

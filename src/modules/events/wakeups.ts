@@ -15,11 +15,15 @@ export interface EventWakeups {
   wait(userId: string, ms: number, signal?: AbortSignal): Promise<void>
   /** Wakes every waiting poll (shutdown: they answer at once instead of holding the stop). */
   wakeAll(): void
+  /** Polls waiting now (for /metrics). */
+  waiting(): number
 }
 
 export function inProcessWakeups(): EventWakeups {
   const waiters = new Map<string, Set<() => void>>()
+  let waiting = 0
   return {
+    waiting: () => waiting,
     wake(userId) {
       for (const wake of waiters.get(userId) ?? []) wake()
     },
@@ -31,14 +35,16 @@ export function inProcessWakeups(): EventWakeups {
         const set = waiters.get(userId) ?? new Set<() => void>()
         waiters.set(userId, set)
         const done = () => {
+          if (!set.delete(done)) return
+          waiting--
           clearTimeout(timer)
-          set.delete(done)
           if (set.size === 0) waiters.delete(userId)
           signal?.removeEventListener('abort', done)
           resolve()
         }
         const timer = setTimeout(done, ms)
         set.add(done)
+        waiting++
         signal?.addEventListener('abort', done)
       })
     },

@@ -8,15 +8,26 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { AppError } from '../../shared/errors'
 import { constantTimeEqual } from '../../shared/crypto'
 import { errors } from '../../plugins/openapi'
+import type { Storage } from '../../db/storage'
+import type { JobQueueStats } from '../../jobs/store'
+import type { Clock } from '../../shared/clock'
 
 export interface MetricsSources {
   securityEvents: () => { buffered: number; shed: number; capacity: number }
   hashGate: () => { running: number; waiting: number; refused: number }
   /** Unfinished withdrawals by status: one grouped count, read at scrape time. */
   withdrawals: () => Promise<{ status: string; count: number }[]>
+  /** The job queue now (one indexed query at scrape time). */
+  jobs: () => Promise<JobQueueStats>
+  /** Long polls waiting in this process. */
+  pollsWaiting: () => number
+  /** The database: commits and reruns as they happen, its size at scrape time. */
+  storage: Pick<Storage, 'observe' | 'sizeBytes'>
+  clock: Clock
 }
 
 const UNFINISHED_WITHDRAWALS = ['awaiting_approval', 'held', 'pending_signature'] as const
+const JOB_STATES = ['due', 'later', 'failed'] as const
 
 export class AppMetrics {
   readonly registry = new Registry()
@@ -33,26 +44,66 @@ export class AppMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     })
-    // A failing source skips its metric for this scrape (never a 500).
-    const gauge = (name: string, help: string, read: () => number) =>
+
+    // The database, observed as it writes.
+    const batches = new Histogram({
+      name: 'arena_db_commit_batch_size',
+      help: 'Units of work made durable by one commit (SQLite group commit: the batch; PostgreSQL: always 1)',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers,
+    })
+    const commitTime = new Histogram({
+      name: 'arena_db_commit_duration_seconds',
+      help: 'Time one transaction was open, BEGIN to the end of COMMIT (the fsync included)',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    })
+    const retries = new Counter({ name: 'arena_db_retries_total', help: 'Units of work run again after losing a race (PostgreSQL 40001/40P01; always 0 on SQLite)', registers })
+    sources.storage.observe({
+      committed(units, seconds) {
+        batches.observe(units)
+        commitTime.observe(seconds)
+      },
+      retried: () => retries.inc(),
+    })
+
+    // Read at scrape time. A failing source skips its metric for this scrape (never a 500).
+    const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
       new Gauge({
         name,
         help,
         registers,
-        collect() {
+        async collect() {
           try {
-            this.set(read())
+            this.set(await read())
           } catch {
             this.reset()
           }
         },
       })
+    // A running total kept by its source: the counter is set to it at each scrape.
+    const total = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset()
+          try {
+            this.inc(read())
+          } catch {
+            // Skipped this scrape.
+          }
+        },
+      })
+    gauge('arena_db_size_bytes', 'Size of the database (SQLite: file plus WAL; PostgreSQL: pg_database_size)', () => sources.storage.sizeBytes())
     gauge('arena_security_events_buffered', 'Security events buffered, not yet written', () => sources.securityEvents().buffered)
     gauge('arena_security_events_buffer_capacity', 'Capacity of the security-event buffer', () => sources.securityEvents().capacity)
-    gauge('arena_security_events_shed_total', 'Security events shed since start because the buffer was full', () => sources.securityEvents().shed)
+    total('arena_security_events_shed_total', 'Security events shed since start because the buffer was full', () => sources.securityEvents().shed)
     gauge('arena_hash_gate_running', 'Password hashes running now', () => sources.hashGate().running)
     gauge('arena_hash_gate_waiting', 'Callers queued for a password-hash slot', () => sources.hashGate().waiting)
-    gauge('arena_hash_gate_refused_total', 'Callers refused by the hash gate (503) since start', () => sources.hashGate().refused)
+    total('arena_hash_gate_refused_total', 'Callers refused by the hash gate (503) since start', () => sources.hashGate().refused)
+    gauge('arena_event_polls_waiting', 'Long polls of GET /events waiting in this process', () => sources.pollsWaiting())
     new Gauge({
       name: 'arena_withdrawals',
       help: 'Withdrawals not yet signed, by status (awaiting_approval, held, pending_signature)',
@@ -66,6 +117,24 @@ export class AppMetrics {
           this.reset()
         }
       },
+    })
+    new Gauge({
+      name: 'arena_jobs',
+      help: 'Jobs in the durable queue: due now, queued for later (retries, deadlines, leased), failed for good',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        try {
+          const stats = await sources.jobs()
+          for (const state of JOB_STATES) this.set({ state }, stats[state])
+        } catch {
+          this.reset()
+        }
+      },
+    })
+    gauge('arena_job_lag_seconds', 'How long the oldest due job has waited for a worker (0 when none is due)', async () => {
+      const { oldestDueAt } = await sources.jobs()
+      return oldestDueAt === null ? 0 : Math.max(0, (sources.clock.now().getTime() - oldestDueAt.getTime()) / 1000)
     })
     collectDefaultMetrics({ register: this.registry, prefix: 'arena_' })
   }

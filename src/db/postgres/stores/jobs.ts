@@ -18,8 +18,8 @@
 //   drops the lock: the job is due as it was, and the next poll of any
 //   instance runs it.
 // So a job's effects commit exactly once, together with its `done`.
-import { and, asc, eq, lte, sql } from 'drizzle-orm'
-import type { Job, JobsStore } from '../../../jobs/store'
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
+import type { Job, JobQueueStats, JobsStore } from '../../../jobs/store'
 import { newId } from '../../../shared/ids'
 import { jobs } from '../schema'
 import type { PostgresScope } from '../scope'
@@ -76,5 +76,20 @@ export class PostgresJobsStore implements JobsStore {
         updatedAt: failure.now,
       })
       .where(and(eq(jobs.id, id), eq(jobs.status, 'queued')))
+  }
+
+  async queueStats(now: Date): Promise<JobQueueStats> {
+    const at = sql`${now.toISOString()}::timestamptz`
+    const [row] = await this.db
+      .select({
+        due: sql<string>`count(*) filter (where ${jobs.status} = 'queued' and ${jobs.runAfter} <= ${at})`,
+        later: sql<string>`count(*) filter (where ${jobs.status} = 'queued' and ${jobs.runAfter} > ${at})`,
+        failed: sql<string>`count(*) filter (where ${jobs.status} = 'failed')`,
+        oldest: sql<Date | string | null>`min(${jobs.runAfter}) filter (where ${jobs.status} = 'queued' and ${jobs.runAfter} <= ${at})`,
+      })
+      .from(jobs)
+      .where(inArray(jobs.status, ['queued', 'failed']))
+    const oldest = row?.oldest ?? null
+    return { due: Number(row?.due ?? 0), later: Number(row?.later ?? 0), failed: Number(row?.failed ?? 0), oldestDueAt: oldest === null ? null : new Date(oldest) }
   }
 }

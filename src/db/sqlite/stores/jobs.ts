@@ -3,7 +3,7 @@
 // leaves it due again once the lease is over.
 import { and, asc, eq, lte } from 'drizzle-orm'
 import { jobs } from '../../schema'
-import type { Job, JobsStore } from '../../../jobs/store'
+import type { Job, JobQueueStats, JobsStore } from '../../../jobs/store'
 import { newId } from '../../../shared/ids'
 import { insertInto, perConnection } from '../connection'
 import type { SqliteScope } from '../storage'
@@ -50,5 +50,19 @@ export class SqliteJobsStore implements JobsStore {
       .set({ status: failure.final ? 'failed' : 'queued', attempts: failure.attempts, lastError: failure.error, runAfter: failure.retryAt, updatedAt: failure.now })
       .where(eq(jobs.id, id))
       .run()
+  }
+
+  async queueStats(now: Date): Promise<JobQueueStats> {
+    // Both halves walk the (status, run_after) index; done jobs are never read.
+    const at = now.getTime()
+    const row = this.scope.handle.sqlite
+      .query<{ due: number; later: number; failed: number; oldest: number | null }, [number, number, number]>(
+        `SELECT (SELECT count(*) FROM jobs WHERE status = 'queued' AND run_after <= ?1) AS due,
+                (SELECT count(*) FROM jobs WHERE status = 'queued' AND run_after > ?2) AS later,
+                (SELECT count(*) FROM jobs WHERE status = 'failed') AS failed,
+                (SELECT min(run_after) FROM jobs WHERE status = 'queued' AND run_after <= ?3) AS oldest`,
+      )
+      .get(at, at, at)
+    return { due: row?.due ?? 0, later: row?.later ?? 0, failed: row?.failed ?? 0, oldestDueAt: row?.oldest == null ? null : new Date(row.oldest) }
   }
 }
