@@ -4,6 +4,7 @@
 import { LOG_LEVELS, type LogLevel } from './shared/logger'
 import { MasterKey } from './shared/sealed'
 import { MoneyFormatError, parsePositiveAmount, USDC } from './shared/money'
+import { Secret } from './shared/secret'
 
 export const ENVIRONMENTS = ['local', 'sandbox', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
@@ -91,6 +92,11 @@ export interface Config {
    * is held before it is signed, in seconds (ARENA_NEW_DESTINATION_HOLD_S); 0: no hold.
    */
   newDestinationHoldS: number
+  /**
+   * The passphrase backups are encrypted with (ARENA_BACKUP_PASSPHRASE), for
+   * `arena backup` and `arena restore`. Prints as `[redacted]`.
+   */
+  backupPassphrase: Secret | undefined
 }
 
 export class ConfigError extends Error {
@@ -283,6 +289,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     withdrawalDailyMax: amount('ARENA_WITHDRAWAL_DAILY_MAX'),
     withdrawalApprovalAbove: amount('ARENA_WITHDRAWAL_APPROVAL_ABOVE'),
     newDestinationHoldS: int('ARENA_NEW_DESTINATION_HOLD_S'),
+    backupPassphrase: given('ARENA_BACKUP_PASSPHRASE') === undefined ? undefined : new Secret(given('ARENA_BACKUP_PASSPHRASE')!),
   }
 
   if (config.smtpUrl !== undefined && !/^smtps?:\/\/[^\s/]+(\/\S*)?$/.test(config.smtpUrl)) {
