@@ -3,7 +3,8 @@
 // database in bounded memory, the PostgreSQL refusals, and the passphrase
 // kept out of anything printed. The load-during-backup test with a signed
 // withdrawal after restore, on the compiled binary, is
-// test/build/backup-restore.test.ts.
+// test/build/backup-restore.test.ts; scheduled backups are
+// test/ops/scheduled-backup.test.ts and test/build/scheduled-backup.test.ts.
 import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { randomBytes } from 'node:crypto'
@@ -138,7 +139,7 @@ describe('arena backup and restore', () => {
     expect(statSync(join(root, 'restored', 'arena.sqlite')).size).toBe(size)
   }, 120_000)
 
-  test('PostgreSQL: arena backup points to pg_dump', async () => {
+  test('PostgreSQL: arena backup points to pg_dump, and scheduled backups are refused at start', async () => {
     const pg = { ARENA_DATABASE_URL: 'postgres://arena@127.0.0.1:1/arena', ARENA_MASTER_KEY: 'ab'.repeat(32) }
     const root = tempRoot()
     const backup = await arena(['backup', '--out', join(root, 'b.age')], { ...pg, ARENA_BACKUP_PASSPHRASE: PASSPHRASE })
@@ -147,10 +148,22 @@ describe('arena backup and restore', () => {
     expect(backup.stderr).not.toContain('    at ')
     expect(readdirSync(root)).toEqual([])
 
+    const serve = await arena(['serve'], { ...pg, ARENA_BACKUP_PASSPHRASE: PASSPHRASE, ARENA_BACKUP_DIR: root })
+    expect(serve.code).toBe(1)
+    expect(serve.stderr).toContain('ARENA_BACKUP_DIR backs up the SQLite data dir')
+    expect(serve.stderr).toContain('pg_dump')
   }, 30_000)
 })
 
 describe('backup configuration', () => {
+  test('ARENA_BACKUP_DIR needs the passphrase; the interval and keep need the dir', () => {
+    expect(() => loadConfig({ ARENA_BACKUP_DIR: '/backups' })).toThrow('ARENA_BACKUP_DIR requires ARENA_BACKUP_PASSPHRASE')
+    expect(() => loadConfig({ ARENA_BACKUP_KEEP: '3' })).toThrow('ARENA_BACKUP_KEEP only applies with ARENA_BACKUP_DIR')
+    expect(() => loadConfig({ ARENA_BACKUP_DIR: '/b', ARENA_BACKUP_PASSPHRASE: 'p', ARENA_BACKUP_INTERVAL_S: '0' })).toThrow('ARENA_BACKUP_INTERVAL_S must be between 1')
+    const config = loadConfig({ ARENA_BACKUP_DIR: '/b', ARENA_BACKUP_PASSPHRASE: 'p' })
+    expect({ dir: config.backupDir, interval: config.backupIntervalS, keep: config.backupKeep }).toEqual({ dir: '/b', interval: 86_400, keep: 7 })
+  })
+
   test('the passphrase is never printed with the configuration', () => {
     const secret = 'hunter2-backup-passphrase'
     const config = loadConfig({ ARENA_BACKUP_PASSPHRASE: secret })
