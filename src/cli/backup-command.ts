@@ -29,7 +29,12 @@ function passphraseOf(config: Readonly<Config>): string {
 /** Ledger check and both chain verifications on a restored data dir (before it is moved into place). */
 async function checkRestored(base: Readonly<Config>, dataDir: string) {
   const config = { ...base, dataDir }
-  const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+  let storage: Awaited<ReturnType<typeof openStorage>>
+  try {
+    storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+  } catch (error) {
+    throw new BackupError(`the restored database cannot be opened: ${(error as Error).message}`)
+  }
   try {
     const { chainKey } = dataDirSecrets(config)
     const ledger = await checkLedger(storage.read.wallet)
