@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config'
 import { inProcessLeases } from '../../src/background/loops'
 import { listScheduledBackups, SCHEDULED_NAME, startScheduledBackups } from '../../src/backup/schedule'
 import { createLogger } from '../../src/shared/logger'
+import { startServer } from '../../src/server'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 
 const PASSPHRASE = 'scheduled backup passphrase'
@@ -74,3 +75,27 @@ test('every interval an archive, the newest KEEP kept, each restorable; a failur
     rmSync(target, { recursive: true })
   }
 }, 90_000)
+
+test('the server hands out the scheduled backups status (for metrics): {} without ARENA_BACKUP_DIR, the last success with it', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'arena-scheduled-server-'))
+  const silent = createLogger('silent')
+  const plain = await startServer(loadConfig({ ARENA_DATA_DIR: join(root, 'plain'), ARENA_PORT: '0' }), silent)
+  try {
+    expect(plain.backupStatus()).toEqual({})
+  } finally {
+    await plain.stop()
+  }
+  const dir = join(root, 'backups')
+  const server = await startServer(
+    loadConfig({ ARENA_DATA_DIR: join(root, 'data'), ARENA_PORT: '0', ARENA_BACKUP_DIR: dir, ARENA_BACKUP_PASSPHRASE: PASSPHRASE, ARENA_BACKUP_INTERVAL_S: '3600' }),
+    silent,
+  )
+  try {
+    await until(() => server.backupStatus().lastSuccessAt !== undefined, 20_000)
+    const [name] = await listScheduledBackups(dir)
+    expect(server.backupStatus().lastBytes).toBe(statSync(join(dir, name!)).size)
+    expect(server.backupStatus().lastFailureAt).toBeUndefined()
+  } finally {
+    await server.stop()
+  }
+}, 60_000)
