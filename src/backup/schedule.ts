@@ -87,6 +87,8 @@ export function startScheduledBackups(options: { config: Readonly<Config>; lease
       running.child = undefined
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 })
+        // Stopped meanwhile: start no backup the stop would have to wait for.
+        if (stopping) return
         const bytes = await backupOnce(config, dir, name, running)
         status.lastSuccessAt = Date.now()
         status.lastBytes = bytes
