@@ -4,6 +4,7 @@
 import { LOG_LEVELS, type LogLevel } from './shared/logger'
 import { MasterKey } from './shared/sealed'
 import { MoneyFormatError, parsePositiveAmount, USDC } from './shared/money'
+import { Secret } from './shared/secret'
 
 export const ENVIRONMENTS = ['local', 'sandbox', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
@@ -91,6 +92,17 @@ export interface Config {
    * is held before it is signed, in seconds (ARENA_NEW_DESTINATION_HOLD_S); 0: no hold.
    */
   newDestinationHoldS: number
+  /**
+   * The passphrase backups are encrypted with (ARENA_BACKUP_PASSPHRASE), for
+   * `arena backup`, `arena restore` and the scheduled backups. Prints as `[redacted]`.
+   */
+  backupPassphrase: Secret | undefined
+  /** Where the server writes scheduled backups (ARENA_BACKUP_DIR); unset: none. SQLite only. */
+  backupDir: string | undefined
+  /** Seconds between scheduled backups (ARENA_BACKUP_INTERVAL_S). */
+  backupIntervalS: number
+  /** How many scheduled backups are kept in ARENA_BACKUP_DIR, the newest (ARENA_BACKUP_KEEP). */
+  backupKeep: number
 }
 
 export class ConfigError extends Error {
@@ -123,6 +135,8 @@ const INTS = {
   ARENA_SHUTDOWN_GRACE_S: { default: 8, min: 0, max: 300 },
   ARENA_DATABASE_POOL: { default: 10, min: 1, max: 1000 },
   ARENA_NEW_DESTINATION_HOLD_S: { default: 0, min: 0, max: 30 * 86_400 },
+  ARENA_BACKUP_INTERVAL_S: { default: 86_400, min: 1, max: 30 * 86_400 },
+  ARENA_BACKUP_KEEP: { default: 7, min: 1, max: 10_000 },
 } as const satisfies Record<string, IntSpec>
 
 /**
@@ -165,7 +179,10 @@ export const VARIABLES = {
   ARENA_WITHDRAWAL_DAILY_MAX: 'the most one user may withdraw in any 24 hours, a USDC amount (default: no limit)',
   ARENA_WITHDRAWAL_APPROVAL_ABOVE: 'a withdrawal strictly above this USDC amount waits for an operator to approve it (default: none does)',
   ARENA_NEW_DESTINATION_HOLD_S: 'seconds the first withdrawal to a new address is held before it is signed (default 0: no hold; at most 2592000)',
-  ARENA_BACKUP_PASSPHRASE: 'passphrase `arena backup` encrypts with and `arena restore` decrypts with (age, scrypt); without it both refuse (default: unset)',
+  ARENA_BACKUP_PASSPHRASE: 'passphrase `arena backup` and scheduled backups encrypt with and `arena restore` decrypts with (age, scrypt); without it they refuse (default: unset)',
+  ARENA_BACKUP_DIR: 'the server writes an encrypted backup (arena-<UTC time>.age) here every ARENA_BACKUP_INTERVAL_S; needs ARENA_BACKUP_PASSPHRASE; SQLite only (default: unset, no scheduled backups)',
+  ARENA_BACKUP_INTERVAL_S: 'seconds between scheduled backups, the first one at start (default 86400)',
+  ARENA_BACKUP_KEEP: 'how many scheduled backups ARENA_BACKUP_DIR keeps, the newest; older ones arena wrote there are deleted (default 7)',
 } as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
 
 export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)
@@ -283,6 +300,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     withdrawalDailyMax: amount('ARENA_WITHDRAWAL_DAILY_MAX'),
     withdrawalApprovalAbove: amount('ARENA_WITHDRAWAL_APPROVAL_ABOVE'),
     newDestinationHoldS: int('ARENA_NEW_DESTINATION_HOLD_S'),
+    backupPassphrase: given('ARENA_BACKUP_PASSPHRASE') === undefined ? undefined : new Secret(given('ARENA_BACKUP_PASSPHRASE')!),
+    backupDir: given('ARENA_BACKUP_DIR'),
+    backupIntervalS: int('ARENA_BACKUP_INTERVAL_S'),
+    backupKeep: int('ARENA_BACKUP_KEEP'),
   }
 
   if (config.smtpUrl !== undefined && !/^smtps?:\/\/[^\s/]+(\/\S*)?$/.test(config.smtpUrl)) {
@@ -317,6 +338,23 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     } else {
       config.masterKey = MasterKey.decode(masterKeyText) ?? undefined
       if (config.masterKey === undefined) problems.push('ARENA_MASTER_KEY must be exactly 32 bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)')
+    }
+  }
+
+  // Scheduled backups: the archive holds every secret, so never unencrypted;
+  // and they snapshot the SQLite data dir (PostgreSQL has pg_dump).
+  if (config.backupDir !== undefined) {
+    if (config.backupPassphrase === undefined) {
+      problems.push('ARENA_BACKUP_DIR requires ARENA_BACKUP_PASSPHRASE: a backup holds the secrets and custody shares and is never written unencrypted')
+    }
+    if (config.databaseUrl !== undefined) {
+      problems.push(
+        'ARENA_BACKUP_DIR backs up the SQLite data dir; with ARENA_DATABASE_URL (PostgreSQL) use pg_dump and keep ARENA_MASTER_KEY instead (docs/operations.md, "Backup and restore")',
+      )
+    }
+  } else {
+    for (const name of ['ARENA_BACKUP_INTERVAL_S', 'ARENA_BACKUP_KEEP'] as const) {
+      if (given(name) !== undefined) problems.push(`${name} only applies with ARENA_BACKUP_DIR (scheduled backups); set it or unset ${name}`)
     }
   }
 

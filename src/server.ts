@@ -21,6 +21,7 @@ import { newId } from './shared/ids'
 import type { Logger } from './shared/logger'
 import { VERSION } from './shared/version'
 import { startKeyringRefresh } from './vault/secrets'
+import { startScheduledBackups, type BackupStatus } from './backup/schedule'
 
 /** How often withdrawals left pending (crash, custody away) are signed again. */
 export const WITHDRAWAL_RESUME_MS = 2000
@@ -41,6 +42,8 @@ export interface RunningServer {
   secrets: Secrets
   /** Graceful stop; resolves once the database is closed. Safe to call twice. */
   stop(reason?: string): Promise<void>
+  /** What the scheduled backups (ARENA_BACKUP_DIR) last did; `{}` when there are none. For monitoring. */
+  backupStatus(): BackupStatus
 }
 
 export async function startServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
@@ -113,6 +116,9 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
     // within a second even while it serves nothing (src/vault/secrets.ts).
     loops.push(startKeyringRefresh(services.signingKeys, logger))
   }
+  // Scheduled backups (SQLite only: config.ts refuses ARENA_BACKUP_DIR with PostgreSQL).
+  const backups = config.backupDir === undefined ? undefined : startScheduledBackups({ config, leases, logger })
+  if (backups !== undefined) loops.push(backups)
   if (config.jobsEnabled) {
     // Work left by a previous run (a finalization interrupted by a crash) runs at once.
     const worker = createJobWorker({ storage, clock: systemClock, logger, handlers: jobHandlers(systemClock, services) })
@@ -130,7 +136,7 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
       await storage.close()
     },
   })
-  return { ...running, secrets }
+  return { ...running, secrets, backupStatus: () => backups?.status() ?? {} }
 }
 
 /**
@@ -148,7 +154,7 @@ export function listen(
     /** Releases what the app held; a promise it returns is awaited before `stop` resolves. */
     onStopped: () => unknown
   },
-): Omit<RunningServer, 'secrets'> {
+): Omit<RunningServer, 'secrets' | 'backupStatus'> {
   const { config, logger, lifecycle } = deps
   app.listen({
     hostname: config.host,
