@@ -16,8 +16,14 @@ import { jsonBody } from './plugins/json-body'
 import { apiDocs } from './plugins/openapi'
 import { requestContext } from './plugins/request-context'
 import { AppMetrics, metricsModule } from './modules/metrics'
+import type { BackupStatus } from './backup/schedule'
 
-export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger' | 'lifecycle' | 'clock'>, services: Services) {
+export interface AppOptions {
+  /** What the scheduled backups last did (for /metrics); the server's, `{}` elsewhere. */
+  backupStatus?: () => BackupStatus
+}
+
+export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger' | 'lifecycle' | 'clock'>, services: Services, options: AppOptions = {}) {
   const { config } = deps
   const { auth, games, matches: matchService, wallet, pins, withdrawals, securityLog, events, storage, bans, users, deletion, exports } = services
   const metrics = new AppMetrics({
@@ -28,6 +34,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     pollsWaiting: () => events.pollsWaiting(),
     storage,
     clock: deps.clock,
+    backups: options.backupStatus ?? (() => ({})),
   })
   const app = (
     new Elysia({ name: 'arena', normalize: 'typebox' })

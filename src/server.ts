@@ -21,7 +21,7 @@ import { newId } from './shared/ids'
 import type { Logger } from './shared/logger'
 import { VERSION } from './shared/version'
 import { startKeyringRefresh } from './vault/secrets'
-import { startScheduledBackups, type BackupStatus } from './backup/schedule'
+import { startScheduledBackups, type BackupStatus, type ScheduledBackups } from './backup/schedule'
 
 /** How often withdrawals left pending (crash, custody away) are signed again. */
 export const WITHDRAWAL_RESUME_MS = 2000
@@ -62,7 +62,9 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   const lifecycle: Lifecycle = { draining: false }
   const deps = { config, storage, wakeups, secrets, logger, clock: systemClock, lifecycle }
   const services = createServices(deps)
-  const app = createApp(deps, services)
+  // Bound late: the scheduled backups start with the other loops, below.
+  let backups: ScheduledBackups | undefined
+  const app = createApp(deps, services, { backupStatus: () => backups?.status() ?? {} })
   // The background loops, each run at start and then on its timer.
   // Withdrawal resume, housekeeping and mail delivery: one runner among every
   // instance on the database. The job worker runs in every instance: jobs are leased one by one.
@@ -117,7 +119,7 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
     loops.push(startKeyringRefresh(services.signingKeys, logger))
   }
   // Scheduled backups (SQLite only: config.ts refuses ARENA_BACKUP_DIR with PostgreSQL).
-  const backups = config.backupDir === undefined ? undefined : startScheduledBackups({ config, leases, logger })
+  backups = config.backupDir === undefined ? undefined : startScheduledBackups({ config, leases, logger })
   if (backups !== undefined) loops.push(backups)
   if (config.jobsEnabled) {
     // Work left by a previous run (a finalization interrupted by a crash) runs at once.

@@ -5,6 +5,7 @@ import { Elysia } from 'elysia'
 import { createTestApp, onEngine, postJson, req, settle } from '../helpers/app'
 import { admin, createArenaApp, players } from '../helpers/arena'
 import { parseMetrics, type Sample } from '../helpers/metrics'
+import { AppMetrics } from '../../src/modules/metrics'
 import { funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
 
 const TOKEN = 'metrics-token-0123456789abcdef0123456789'
@@ -179,4 +180,31 @@ describe('what the engine, the queues and the gates report', () => {
     expect(Number.isFinite(lag)).toBe(true)
     expect(lag!).toBeGreaterThanOrEqual(0)
   })
+})
+
+test('a source that fails at scrape time leaves its metric out (never a 0, never a failed scrape); backup times only once there are some', async () => {
+  const failing = () => {
+    throw new Error('source down')
+  }
+  let backups: { lastSuccessAt?: number; lastBytes?: number } = {}
+  const metrics = new AppMetrics({
+    securityEvents: failing,
+    hashGate: failing,
+    withdrawals: async () => failing(),
+    jobs: async () => failing(),
+    pollsWaiting: failing,
+    storage: { observe: () => () => {}, sizeBytes: async () => failing() },
+    clock: ctx.clock,
+    backups: () => backups,
+  })
+  const names = new Set(parseMetrics(await metrics.registry.metrics()).map((s) => s.name))
+  for (const name of ['arena_db_size_bytes', 'arena_security_events_buffered', 'arena_security_events_shed_total', 'arena_hash_gate_refused_total', 'arena_event_polls_waiting', 'arena_withdrawals', 'arena_jobs', 'arena_job_lag_seconds', 'arena_backup_last_success_timestamp_seconds', 'arena_backup_last_size_bytes']) {
+    expect(names.has(name)).toBe(false)
+  }
+  expect(names.has('arena_process_resident_memory_bytes')).toBe(true)
+  backups = { lastSuccessAt: 1_795_000_000_000, lastBytes: 4096 }
+  const samples = parseMetrics(await metrics.registry.metrics())
+  expect(value(samples, 'arena_backup_last_success_timestamp_seconds')).toBe(1_795_000_000)
+  expect(value(samples, 'arena_backup_last_size_bytes')).toBe(4096)
+  expect(value(samples, 'arena_backup_last_failure_timestamp_seconds')).toBeUndefined()
 })

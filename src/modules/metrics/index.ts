@@ -11,6 +11,7 @@ import { errors } from '../../plugins/openapi'
 import type { Storage } from '../../db/storage'
 import type { JobQueueStats } from '../../jobs/store'
 import type { Clock } from '../../shared/clock'
+import type { BackupStatus } from '../../backup/schedule'
 
 export interface MetricsSources {
   securityEvents: () => { buffered: number; shed: number; capacity: number }
@@ -24,6 +25,8 @@ export interface MetricsSources {
   /** The database: commits and reruns as they happen, its size at scrape time. */
   storage: Pick<Storage, 'observe' | 'sizeBytes'>
   clock: Clock
+  /** What the scheduled backups last did (ARENA_BACKUP_DIR); `{}` when there are none. */
+  backups: () => BackupStatus
 }
 
 const UNFINISHED_WITHDRAWALS = ['awaiting_approval', 'held', 'pending_signature'] as const
@@ -77,7 +80,7 @@ export class AppMetrics {
           try {
             this.set(await read())
           } catch {
-            this.reset()
+            this.remove() // left out (reset() would say 0)
           }
         },
       })
@@ -92,7 +95,7 @@ export class AppMetrics {
           try {
             this.inc(read())
           } catch {
-            // Skipped this scrape.
+            this.remove() // left out this scrape
           }
         },
       })
@@ -136,6 +139,21 @@ export class AppMetrics {
       const { oldestDueAt } = await sources.jobs()
       return oldestDueAt === null ? 0 : Math.max(0, (sources.clock.now().getTime() - oldestDueAt.getTime()) / 1000)
     })
+    // Left out until there is something to say (no scheduled backups, or none tried yet): a 0 would read as "last backup in 1970".
+    const backupGauge = (name: string, help: string, read: (status: BackupStatus) => number | undefined) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const value = read(sources.backups())
+          if (value === undefined) this.remove()
+          else this.set(value)
+        },
+      })
+    backupGauge('arena_backup_last_success_timestamp_seconds', 'When the last scheduled backup was written (Unix time)', (s) => (s.lastSuccessAt === undefined ? undefined : s.lastSuccessAt / 1000))
+    backupGauge('arena_backup_last_failure_timestamp_seconds', 'When a scheduled backup last failed (Unix time)', (s) => (s.lastFailureAt === undefined ? undefined : s.lastFailureAt / 1000))
+    backupGauge('arena_backup_last_size_bytes', 'Size of the last scheduled backup archive', (s) => s.lastBytes)
     collectDefaultMetrics({ register: this.registry, prefix: 'arena_' })
   }
 
