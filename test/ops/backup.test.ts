@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inspect } from 'node:util'
 import { loadConfig } from '../../src/config'
-import { ROOT, run, SOURCE_COMMAND } from '../helpers/process'
+import { childEnv, ROOT, run, SOURCE_COMMAND } from '../helpers/process'
 
 const arena = (args: string[], env: Record<string, string>) => run([...SOURCE_COMMAND, ...args], env)
 const PASSPHRASE = 'correct horse'
@@ -123,7 +123,7 @@ describe('arena backup and restore', () => {
     const size = statSync(join(data, 'arena.sqlite')).size
 
     const peak = async (args: string[]) => {
-      const proc = Bun.spawn([...SOURCE_COMMAND, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+      const proc = Bun.spawn([...SOURCE_COMMAND, ...args], { cwd: ROOT, env: childEnv(env), stdout: 'pipe', stderr: 'pipe' })
       const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()])
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
       return proc.resourceUsage()!.maxRSS
