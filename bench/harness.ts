@@ -14,13 +14,15 @@ export const cores = navigator.hardwareConcurrency
 export const SERVER_CPU = String(cores - 1)
 export const LOAD_CPU = '0'
 export const canPin = cores > 1 && Bun.which('taskset') !== null
-export const onServerCpu = (command: string[]) => (canPin ? ['taskset', '-c', SERVER_CPU, ...command] : command)
+export const onServerCpu = (command: string[], cpu = SERVER_CPU) => (canPin ? ['taskset', '-c', cpu, ...command] : command)
+/** The core of the i-th instance: the first on the server core, the next ones on the cores below it (the last shares the load core). */
+export const instanceCpu = (i: number) => String(Math.max(0, cores - 1 - i))
 
 export const log = (message: string) => console.error(`[bench] ${message}`)
 
 // ---------------------------------------------------------------- processes
 
-export function rssKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+export function rssKiB(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon'): number {
   try {
     return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
   } catch {
@@ -43,13 +45,13 @@ export interface Arena {
 }
 
 /** Starts the binary on the data dir, stdout to a log file (the harness must not spend the load core reading it), and waits for /readyz. */
-export async function startArena(dataDir: string, binary = BINARY, env: Record<string, string> = {}): Promise<Arena> {
+export async function startArena(dataDir: string, binary = BINARY, env: Record<string, string> = {}, cpu = SERVER_CPU): Promise<Arena> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   mkdirSync(dataDir, { recursive: true })
   const out = openSync(join(dataDir, 'server.log'), 'a')
   const started = performance.now()
-  const proc = Bun.spawn(onServerCpu([binary, 'serve']), {
+  const proc = Bun.spawn(onServerCpu([binary, 'serve'], cpu), {
     env: { ...process.env, ARENA_DATA_DIR: dataDir, ARENA_PORT: String(port), ARENA_HOST: '127.0.0.1', ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
     stdout: out,
     stderr: out,
@@ -76,13 +78,22 @@ export async function startArena(dataDir: string, binary = BINARY, env: Record<s
   }
 }
 
-/** Samples the server's RSS while `work` runs; returns its result and the peak in MiB. */
-export async function sampled<T>(pid: number, work: () => Promise<T>): Promise<{ value: T; peakRssMiB: number }> {
+/**
+ * Samples the server's RSS while `work` runs; returns its result and the peak
+ * in MiB, with the peak of its anonymous part (RssAnon: the heap, sockets,
+ * argon2 state) apart from the pages of the binary and of the mapped database
+ * file, which the kernel can drop and share.
+ */
+export async function sampled<T>(pid: number, work: () => Promise<T>): Promise<{ value: T; peakRssMiB: number; peakAnonMiB: number }> {
   let peak = rssKiB(pid, 'VmRSS')
-  const timer = setInterval(() => (peak = Math.max(peak, rssKiB(pid, 'VmRSS'))), 250)
+  let peakAnon = rssKiB(pid, 'RssAnon')
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssKiB(pid, 'VmRSS'))
+    peakAnon = Math.max(peakAnon, rssKiB(pid, 'RssAnon'))
+  }, 100)
   try {
     const value = await work()
-    return { value, peakRssMiB: Math.round(peak / 102.4) / 10 }
+    return { value, peakRssMiB: Math.round(peak / 102.4) / 10, peakAnonMiB: Math.round(peakAnon / 102.4) / 10 }
   } finally {
     clearInterval(timer)
   }

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildBinary, startServe } from '../test/helpers/process'
 import { startPostgres } from '../test/helpers/postgres'
-import { admin, api, canPin, claimRequests, cores, inBatches, LOAD_CPU, log, onServerCpu, PASSWORD, PIN, rssKiB, runJson, sampled, SERVER_CPU, sessionRequests, startArena, tournaments, type Issued, type Player } from './harness'
+import { admin, api, canPin, claimRequests, cores, inBatches, instanceCpu, LOAD_CPU, log, onServerCpu, PASSWORD, PIN, rssKiB, runJson, sampled, SERVER_CPU, sessionRequests, startArena, tournaments, type Issued, type Player } from './harness'
 import { ensureWrk, requestFile, scratchFile, wrk, wrkAcross, type WrkResult } from './wrk'
 
 const against = process.argv.indexOf('--against')
@@ -57,10 +57,51 @@ interface Row {
   perSecond?: number
   target?: string
   peakRssMiB?: number
+  peakAnonMiB?: number
   note?: string
 }
 
 const rows: Row[] = []
+
+// ---------------------------------------------------------------- long-poll wake-ups
+
+/**
+ * `count` wake-ups, one at a time: player 1's poll (wallet topic, caught up,
+ * wait=30) is parked, then an operator credit for player 1 is sent; measured
+ * from sending the credit to the poll's answer. With several instances the
+ * poll and the credit go to different ones (the wake-up crosses instances).
+ */
+async function wakeLatencies(count: number): Promise<WrkResult> {
+  const target = players[1]!
+  const auth = { authorization: `Bearer ${target.bearer}` }
+  let after = ''
+  for (;;) {
+    const page = await api<{ events: unknown[]; cursor: string }>(base, 'GET', `/api/v1/events?wait=0&topics=wallet${after ? `&after=${after}` : ''}`, undefined, auth)
+    after = page.cursor
+    if (page.events.length === 0) break
+  }
+  const latencies: number[] = []
+  let errors = 0
+  const started = performance.now()
+  for (let k = 0; k < count; k++) {
+    const pollUrl = urls[k % urls.length]!
+    const writeUrl = urls[(k + 1) % urls.length]!
+    const answer = api<{ events: unknown[]; cursor: string }>(pollUrl, 'GET', `/api/v1/events?wait=30&topics=wallet&after=${after}`, undefined, auth)
+    // Parked: the poll has read its empty page and waits (an idle server gets there in well under a millisecond).
+    await Bun.sleep(20)
+    const sent = performance.now()
+    const credit = api(writeUrl, 'POST', `/api/v1/admin/wallets/${target.id}/credit`, { amount: '1', reference: `wake-${k}` }, admin)
+    const page = await answer
+    latencies.push(performance.now() - sent)
+    await credit
+    if (page.events.length !== 1) errors++
+    after = page.cursor
+  }
+  const seconds = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 100) / 100
+  return { requests: count, seconds: Math.round(seconds * 100) / 100, rps: Math.round(count / seconds), counted: count - errors, errors, p50ms: at(0.5), p90ms: at(0.9), p99ms: at(0.99), maxMs: at(1) }
+}
 
 // ---------------------------------------------------------------- the run
 
@@ -98,8 +139,9 @@ if (ENGINE === 'postgres') {
   log(`PostgreSQL: throwaway cluster, socket in ${cluster.socketDir}; ${INSTANCES} instance(s) on one database`)
 }
 // Several instances share one data dir only for what is not in the database.
-const instances = [await startArena(dataDir, undefined, engineEnv)]
-for (let i = 1; i < INSTANCES; i++) instances.push(await startArena(dataDir, undefined, engineEnv))
+// Each instance has a core of its own (the second shares the load core).
+const instances = [await startArena(dataDir, undefined, engineEnv, instanceCpu(0))]
+for (let i = 1; i < INSTANCES; i++) instances.push(await startArena(dataDir, undefined, engineEnv, instanceCpu(i)))
 let arena = instances[0]!
 const base = arena.url
 const urls = instances.map((a) => a.url)
@@ -122,14 +164,16 @@ const auth0 = { authorization: `Bearer ${buyer.bearer}` }
 log('scenario: authenticated read GET /api/v1/me')
 const meFile = requestFile('me.tsv', [{ method: 'GET', path: '/api/v1/me', headers: auth0 }])
 const me = await sampled(arena.proc.pid, () => wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: meFile } }))
-rows.push({ scenario: 'authenticated read GET /me', result: me.value, reference: { name: 'bare GET', perSecond: bareGet.rps }, target: '≥ 0.30', peakRssMiB: me.peakRssMiB })
+rows.push({ scenario: 'authenticated read GET /me', result: me.value, reference: { name: 'bare GET', perSecond: bareGet.rps }, target: '≥ 0.30', peakRssMiB: me.peakRssMiB, peakAnonMiB: me.peakAnonMiB })
 
-// p99 at half the maximum: 64 connections, each spaced to reach about half the rate above.
+// p99 at half the maximum, three times: 64 connections, each spaced to reach about half the rate above.
 const halfConnections = 64
 const delayMs = Math.max(1, Math.round((1000 * halfConnections) / (me.value.rps / 2)))
-log(`scenario: authenticated read at half its maximum (${halfConnections} connections, ${delayMs} ms apart)`)
-const half = await wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: halfConnections, cpus: LOAD_CPU, env: { BENCH_REQUESTS: meFile, BENCH_DELAY_MS: String(delayMs) } })
-rows.push({ scenario: `authenticated read at ~half rate (${half.rps} req/s)`, result: half, target: 'p99 ≤ 5 ms', note: `${Math.round((half.rps / me.value.rps) * 100)}% of the maximum` })
+for (let run = 1; run <= 3; run++) {
+  log(`scenario: authenticated read at half its maximum, ${run} of 3 (${halfConnections} connections, ${delayMs} ms apart)`)
+  const half = await wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: halfConnections, cpus: LOAD_CPU, env: { BENCH_REQUESTS: meFile, BENCH_DELAY_MS: String(delayMs) } })
+  rows.push({ scenario: `authenticated read at ~half rate, ${run} of 3 (${half.rps} req/s)`, result: half, target: 'p99 ≤ 5 ms', note: `${Math.round((half.rps / me.value.rps) * 100)}% of the maximum` })
+}
 
 // (2) Session issue: calibrate on a small list, then a list long enough never to repeat.
 log('scenario: session issue (calibration)')
@@ -143,7 +187,7 @@ const saved = scratchFile('sessions.jsonl')
 const sessions = await sampled(arena.proc.pid, () =>
   wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('sessions.tsv', sessionRequests(game.id, gameKey, sessionPairs.flat())), BENCH_SAVE: saved } }),
 )
-rows.push({ scenario: 'session issue POST /game-sdk/{id}/sessions', result: sessions.value, reference: { name: 'bare POST', perSecond: barePost.rps }, peakRssMiB: sessions.peakRssMiB })
+rows.push({ scenario: 'session issue POST /game-sdk/{id}/sessions', result: sessions.value, reference: { name: 'bare POST', perSecond: barePost.rps }, peakRssMiB: sessions.peakRssMiB, peakAnonMiB: sessions.peakAnonMiB })
 
 // (3) Claim pairs, each session used once; the run ends when the supply does.
 const issued = readFileSync(saved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued)
@@ -171,8 +215,9 @@ rows.push({
   perSecond: Math.round(claims.value.counted / claims.value.seconds),
   // (counted 2xx answers over the -d seconds: the supply lasted the whole run)
   reference: { name: 'one FULL tx per request', perSecond: fullTx },
-  target: '≥ 2.5',
+  target: '≥ 1.5',
   peakRssMiB: claims.peakRssMiB,
+  peakAnonMiB: claims.peakAnonMiB,
   note: `${claims.value.counted} of ${claimLines.length} claims answered 2xx`,
 })
 
@@ -180,13 +225,13 @@ rows.push({
 log('scenario: login')
 const loginFile = requestFile('login.tsv', players.map((p) => ({ method: 'POST', path: '/api/v1/user/login', body: { identifier: p.username, password: PASSWORD } })))
 const login = await sampled(arena.proc.pid, () => wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: 8, cpus: LOAD_CPU, env: { BENCH_REQUESTS: loginFile } }))
-rows.push({ scenario: 'login POST /user/login (8 connections)', result: login.value, reference: { name: 'raw argon2id verify', perSecond: argon.verifyPerSecond! }, target: '≥ 0.85', peakRssMiB: login.peakRssMiB })
+rows.push({ scenario: 'login POST /user/login (8 connections)', result: login.value, reference: { name: 'raw argon2id verify', perSecond: argon.verifyPerSecond! }, target: '≥ 0.85', peakRssMiB: login.peakRssMiB, peakAnonMiB: login.peakAnonMiB })
 
 log('scenario: 500 simultaneous logins')
 const burst = await sampled(arena.proc.pid, () => wrkAcross(urls, { script: 'replay', seconds: 5, connections: 500, cpus: LOAD_CPU, timeoutS: 30, env: { BENCH_REQUESTS: loginFile } }))
 // The gate's admitted logins finish after wrk stops: let them drain before the next scenario.
 await Bun.sleep(3000)
-rows.push({ scenario: 'login burst, 500 connections', result: burst.value, target: 'RSS < 1 GiB; 429/503 not swap', peakRssMiB: burst.peakRssMiB, note: `${burst.value.errors} answered non-2xx (refused with Retry-After)` })
+rows.push({ scenario: 'login burst, 500 connections', result: burst.value, target: 'peak RSS ≤ 250 MiB; 429/503 not swap', peakRssMiB: burst.peakRssMiB, peakAnonMiB: burst.peakAnonMiB, note: `${burst.value.errors} answered non-2xx (refused with Retry-After)` })
 
 // (5) PIN mint + verify with a withdrawal.
 log('scenario: PIN purchase (mint + verify + withdrawal)')
@@ -200,6 +245,7 @@ rows.push({
   reference: { name: 'raw argon2id verify', perSecond: argon.verifyPerSecond! },
   target: '≥ 0.85',
   peakRssMiB: purchase.peakRssMiB,
+  peakAnonMiB: purchase.peakAnonMiB,
   note: `${purchase.value.counted} withdrawals; req/s counts mints and verifies`,
 })
 
@@ -214,7 +260,16 @@ for (;;) {
 const poll = await sampled(arena.proc.pid, () =>
   wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('poll.tsv', [{ method: 'GET', path: `/api/v1/events?after=${cursor}&wait=0&topics=session,wallet,status`, headers: auth0 }]) } }),
 )
-rows.push({ scenario: 'event poll GET /events (caught up, wait=0)', result: poll.value, reference: { name: 'bare GET', perSecond: bareGet.rps }, peakRssMiB: poll.peakRssMiB })
+rows.push({ scenario: 'event poll GET /events (caught up, wait=0)', result: poll.value, reference: { name: 'bare GET', perSecond: bareGet.rps }, target: '≥ 0.20, p99 ≤ 10 ms', peakRssMiB: poll.peakRssMiB, peakAnonMiB: poll.peakAnonMiB })
+
+// (7) A long poll woken by a write: a poll waits (wait=30) on a caught-up
+// cursor; an operator credit appends a wallet event for its user; the time
+// from sending the credit to the poll's answer bounds from above the time
+// from the credit's commit to the answer. One poll at a time, on players in
+// turn, each on its own instance in turn when there are several.
+log('scenario: long poll woken by a write')
+const wake = await wakeLatencies(200)
+rows.push({ scenario: 'long poll woken by a write (credit sent → poll answered)', result: wake, target: 'p99 ≤ 5 ms', note: `${wake.requests} wake-ups, one at a time; an upper bound of commit → answer` })
 
 const hwmMiB = Math.round(rssKiB(arena.proc.pid, 'VmHWM') / 102.4) / 10
 for (const instance of instances) await instance.stop()
@@ -223,12 +278,14 @@ for (const instance of instances) await instance.stop()
 log('start-up: binary start to /readyz 200 on the existing data dir (5 starts)')
 const starts: number[] = []
 let idleMiB = 0
+let idleAnonMiB = 0
 for (let i = 0; i < 5; i++) {
   arena = await startArena(dataDir, undefined, engineEnv)
   starts.push(arena.startMs)
   if (i === 4) {
     await Bun.sleep(2000)
     idleMiB = Math.round(rssKiB(arena.proc.pid, 'VmRSS') / 102.4) / 10
+    idleAnonMiB = Math.round(rssKiB(arena.proc.pid, 'RssAnon') / 102.4) / 10
   }
   await arena.stop()
 }
@@ -237,19 +294,19 @@ starts.sort((a, b) => a - b)
 // ---------------------------------------------------------------- report
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1))
 console.log(`\n${new Date().toISOString()}; ${cores} cores; Bun ${Bun.version}; engine ${ENGINE}${ENGINE === 'postgres' ? `, ${INSTANCES} instance(s)` : ''}; wrk -t1${INSTANCES > 1 ? ` per instance` : ''}; ${SECONDS} s per scenario; ${CONNECTIONS} connections unless said\n`)
-console.log('| scenario | rate /s | reference /s | ratio | target | p50 ms | p99 ms | errors | peak RSS MiB | note |')
+console.log('| scenario | rate /s | reference /s | ratio | target | p50 ms | p99 ms | errors | peak RSS MiB (anon) | note |')
 console.log('|---|---|---|---|---|---|---|---|---|---|')
 for (const r of rows) {
   const rate = r.perSecond ?? r.result.rps
   const ratio = r.reference ? (rate / r.reference.perSecond).toFixed(2) : ''
   const ref = r.reference ? `${fmt(r.reference.perSecond)} (${r.reference.name})` : ''
-  console.log(`| ${r.scenario} | ${fmt(rate)} | ${ref} | ${ratio} | ${r.target ?? ''} | ${r.result.p50ms} | ${r.result.p99ms} | ${r.result.errors} | ${r.peakRssMiB ?? ''} | ${r.note ?? ''} |`)
+  console.log(`| ${r.scenario} | ${fmt(rate)} | ${ref} | ${ratio} | ${r.target ?? ''} | ${r.result.p50ms} | ${r.result.p99ms} | ${r.result.errors} | ${r.peakRssMiB === undefined ? '' : `${r.peakRssMiB} (${r.peakAnonMiB})`} | ${r.note ?? ''} |`)
 }
 console.log(`| reference: bun:sqlite write tx, synchronous=FULL | ${fullTx} | | | | | | | | one fsync per commit |`)
 console.log(`| reference: bun:sqlite write tx, synchronous=NORMAL | ${normalTx} | | | | | | | | |`)
 console.log(`| reference: raw argon2id verify | ${argon.verifyPerSecond} | | | | | | | | concurrency ${argon.concurrency} |`)
 console.log(`\n- start to /readyz 200 on the existing data dir: median ${starts[2]} ms (min ${starts[0]}, max ${starts[4]}); target ≤ 300 ms`)
-console.log(`- idle RSS after start: ${idleMiB} MiB; target ≤ 120 MB`)
+console.log(`- idle RSS after start: ${idleMiB} MiB (anonymous ${idleAnonMiB} MiB); target ≤ 80 MiB`)
 console.log(`- server peak RSS over the whole run (VmHWM): ${hwmMiB} MiB`)
 console.log(`- data and server log: ${root}`)
 // The PostgreSQL harness keeps a client (and the cluster's watcher) open: the run is over.
