@@ -73,9 +73,21 @@ function isPlain(record: Record<string, unknown>): boolean {
   for (const key in record) {
     const value = record[key]
     if (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false
-    if (SECRET_FIELD.test(key)) return false
+    if (looksSecret(key)) return false
   }
   return true
+}
+
+// Field names come from the code, not from requests: a few dozen in all, so
+// each is tested against SECRET_FIELD once, not on every line.
+const secretKeys = new Map<string, boolean>()
+function looksSecret(key: string): boolean {
+  let secret = secretKeys.get(key)
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(key)
+    if (secretKeys.size < 1000) secretKeys.set(key, secret)
+  }
+  return secret
 }
 
 /** Serializes a log record; never throws (cycles and the like degrade to a note). */
