@@ -160,7 +160,7 @@ export function createServices(deps: ServiceDeps) {
     limits: { perWithdrawal: config.withdrawalMax, daily: config.withdrawalDailyMax },
     approval: { above: config.withdrawalApprovalAbove, newDestinationHoldS: config.newDestinationHoldS },
   })
-  const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays })
+  const events = new EventsService({ storage, wakeups: deps.wakeups, clock, lifecycle: deps.lifecycle, eventRetentionDays: config.eventRetentionDays, rememberCaughtUp: storage.engine === 'sqlite' })
   // Accounts (contract §8): bans, the operator's view of users, deletion, export.
   const bans = new BanService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const users = new UserDirectory({ storage, clock, wallet })

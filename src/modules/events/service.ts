@@ -8,6 +8,7 @@ import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import type { Lifecycle } from '../health/service'
 import { EVENT_TOPICS, type EventTopic } from './catalogue'
+import { CaughtUpPolls } from './caught-up'
 import type { EventWakeups } from './wakeups'
 
 const CURSOR_PREFIX = 'c1.'
@@ -48,13 +49,25 @@ export interface EventsServiceDeps {
   clock: Clock
   lifecycle: Lifecycle
   eventRetentionDays: number
+  /**
+   * Remember caught-up polls (./caught-up.ts): right only where every append
+   * wakes this process in the commit's own step, i.e. on SQLite.
+   */
+  rememberCaughtUp?: boolean
 }
 
 export class EventsService {
   /** The highest seq seen in this process, for cursors whose events were all pruned. */
   private lastIssued = 0
+  private readonly caughtUp: CaughtUpPolls | undefined
 
-  constructor(private readonly deps: EventsServiceDeps) {}
+  constructor(private readonly deps: EventsServiceDeps) {
+    if (deps.rememberCaughtUp) {
+      const caughtUp = new CaughtUpPolls(RECHECK_MS)
+      deps.wakeups.observe((userId) => caughtUp.forget(userId))
+      this.caughtUp = caughtUp
+    }
+  }
 
   /** A cursor names an event that exists or existed: never one past the newest. */
   private async decodeCursor(cursor: string | undefined): Promise<number> {
@@ -69,7 +82,12 @@ export class EventsService {
   }
 
   private async read(userId: string, after: number, topics: EventTopic[]) {
+    const { caughtUp } = this
+    const key = caughtUp === undefined ? '' : `${after} ${topics.join(',')}`
+    if (caughtUp?.has(userId, key)) return { events: [], cursor: encodeCursor(after) }
+    const epoch = caughtUp?.begin() ?? 0
     const rows = await this.deps.storage.read.events.page(userId, after, topics, PAGE_SIZE)
+    if (rows.length === 0) caughtUp?.remember(userId, key, epoch)
     const last = rows.at(-1)?.seq ?? after
     this.lastIssued = Math.max(this.lastIssued, last)
     return {

@@ -17,17 +17,25 @@ export interface EventWakeups {
   wakeAll(): void
   /** Polls waiting now (for /metrics). */
   waiting(): number
+  /** Calls `listener` on every wake-up from now on: with the user, or null for wakeAll. */
+  observe(listener: (userId: string | null) => void): void
 }
 
 export function inProcessWakeups(): EventWakeups {
   const waiters = new Map<string, Set<() => void>>()
+  const listeners: ((userId: string | null) => void)[] = []
   let waiting = 0
   return {
     waiting: () => waiting,
+    observe(listener) {
+      listeners.push(listener)
+    },
     wake(userId) {
+      for (const listener of listeners) listener(userId)
       for (const wake of waiters.get(userId) ?? []) wake()
     },
     wakeAll() {
+      for (const listener of listeners) listener(null)
       for (const set of waiters.values()) for (const wake of [...set]) wake()
     },
     wait(userId, ms, signal) {
