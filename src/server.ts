@@ -8,7 +8,6 @@ import { createServices, openStorageWithSecrets } from './services'
 import { inProcessLeases, startLoop, type Loop } from './background/loops'
 import { inProcessWakeups } from './modules/events/wakeups'
 import { housekeeping } from './modules/events/housekeeping'
-import { MailDelivery } from './modules/mail/delivery'
 import { jobHandlers } from './jobs/handlers'
 import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
@@ -97,6 +96,8 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
   }
   if (config.smtpUrl !== undefined) {
     // Mail: one sender among every instance, so a mail is never sent by two at once.
+    // Loaded only when mail is sent: nodemailer was the largest library of the bundle.
+    const { MailDelivery } = await import('./modules/mail/delivery')
     const delivery = new MailDelivery({ storage, clock: systemClock, logger, config })
     const loop = startLoop({
       name: 'mail delivery',

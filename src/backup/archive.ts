@@ -25,6 +25,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { chmod, mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { Decrypter, Encrypter } from 'age-encryption'
+import { BackupError } from './errors'
 import { SQLITE_DB_FILE as DB_FILE, withSqliteSnapshot } from '../db/snapshot'
 import { SECRETS_FILE } from '../secrets'
 
@@ -37,8 +38,7 @@ const READ_CHUNK = 1 << 20
 /** A frame longer than this is not one arena wrote. */
 const MAX_FRAME = 64 * 1024
 
-/** A refusal with a message for the operator (exit 1, never a stack trace). */
-export class BackupError extends Error {}
+export { BackupError }
 
 type Frame = { type: 'archive'; format: string; createdAt: string } | { type: 'file'; path: string; size: number } | { type: 'end'; files: number }
 

@@ -5,7 +5,7 @@
 import type { Command } from './command'
 import { UsageError } from './command'
 import { loadConfig, type Config } from '../config'
-import { BackupError, restoreBackup, writeBackup } from '../backup/archive'
+import { BackupError } from '../backup/errors'
 import { dataDirSecrets } from '../secrets'
 import { openStorage } from '../db/open'
 import { inProcessWakeups } from '../modules/events/wakeups'
@@ -56,6 +56,8 @@ export const backupCommand: Command = {
     try {
       const config = loadConfig()
       if (config.databaseUrl !== undefined) throw new BackupError(POSTGRES)
+      // Loaded here: age encryption is not needed by `arena serve` or any other command.
+      const { writeBackup } = await import('../backup/archive')
       const result = await writeBackup({ dataDir: config.dataDir, passphrase: passphraseOf(config), out })
       io.out(values.json ? JSON.stringify({ ok: true, out, ...result }) : `backup written to ${out}: ${result.files} file(s), ${result.bytes} bytes, encrypted`)
       return 0
@@ -82,6 +84,7 @@ export const restoreCommand: Command = {
       return 1
     }
     try {
+      const { restoreBackup } = await import('../backup/archive')
       const { files, report } = await restoreBackup({ file, passphrase: passphraseOf(base), dataDir, check: (staging) => checkRestored(base, staging) })
       const { ok, ledger, securityLog, auditLog } = report
       const verdict = `ledger ${ledger.ok ? 'ok' : 'FAILED'}, security log ${securityLog.ok ? 'ok' : 'FAILED'}, audit log ${auditLog.ok ? 'ok' : 'FAILED'}`

@@ -8,7 +8,7 @@
 import type { Command, Io } from './command'
 import { UsageError } from './command'
 import { loadConfig, type Config } from '../config'
-import { copySqliteToPostgres, SchemaMismatchError, TargetNotEmptyError, type TableCopy } from '../db/copy'
+import type { TableCopy } from '../db/copy'
 import { inProcessWakeups } from '../modules/events/wakeups'
 import { verifySecurityLog } from '../modules/security/event-log'
 import { AuditLog, type AuditVerification } from '../modules/audit/log'
@@ -63,6 +63,8 @@ export async function copyDataDir(source: Readonly<Config>, target: Readonly<Con
   const { own, shares } = dataDirVaultEntries(source)
   const entries = [...own, ...shares]
   const sealedSecrets = await Promise.all(entries.map(async ([name, value]) => ({ name, sealed: await masterKey.seal(value, name) })))
+  // Loaded here, not with the binary's other commands: `arena serve` never needs it.
+  const { copySqliteToPostgres } = await import('../db/copy')
   const copied = await copySqliteToPostgres({ dataDir: source.dataDir, url, sealedSecrets, ...options })
 
   // The checks read the copy as an instance will, through the PostgreSQL
@@ -133,6 +135,7 @@ export const dbCommand: Command = {
     if (!/^postgres(ql)?:\/\/\S*$/.test(to)) throw new UsageError('--to must be a postgres:// or postgresql:// URL')
     const source = loadConfig(dataDirEnv)
     const target = loadConfig({ ...process.env, ARENA_DATABASE_URL: to })
+    const { SchemaMismatchError, TargetNotEmptyError } = await import('../db/copy')
     let report: DbCopyReport
     try {
       report = await copyDataDir(source, target)

@@ -10,7 +10,6 @@ import type { Storage } from './storage'
 import type { MigrationReport } from './sqlite/migrate'
 import { databasePath } from './sqlite/connection'
 import { SqliteStorage } from './sqlite/storage'
-import { PostgresStorage } from './postgres/storage'
 
 /** Whether the data dir holds a database already (one the first edition wrote, or an earlier start). */
 export function holdsDatabase(dataDir: string): boolean {
@@ -21,9 +20,11 @@ export type OpenedStorage = Storage & { readonly migrations: MigrationReport }
 
 /** Opens (creating if needed) the configured database and applies pending migrations. */
 export async function openStorage(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePool'>, deps: { logger: Logger; wakeups: EventWakeups }): Promise<OpenedStorage> {
+  // The PostgreSQL engine (postgres.js, its schema and stores) is loaded only
+  // when it is used: on SQLite it was a few MiB of the idle process's memory.
   const storage: OpenedStorage =
     config.databaseUrl !== undefined
-      ? await PostgresStorage.open({ url: config.databaseUrl, pool: config.databasePool, wakeups: deps.wakeups, logger: deps.logger })
+      ? await (await import('./postgres/storage')).PostgresStorage.open({ url: config.databaseUrl, pool: config.databasePool, wakeups: deps.wakeups, logger: deps.logger })
       : openSqlite(config.dataDir, deps.wakeups)
   deps.logger.info('migrations', { engine: storage.engine, applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.location })
   return storage
