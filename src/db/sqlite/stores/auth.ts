@@ -21,21 +21,27 @@ import { perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
 import { containsPattern, erasedUserColumns, toAccountCode, toAuthSession, toRefreshToken, toThrottleCounter, toUserAccount, toUserBan, userBanColumns } from '../../rows'
 
-/** The authentication statement's row: a session and its user's public columns (times in ms). */
+/** The authentication statement's row: a session, and its user's public columns as a JSON array in SESSION_USER_COLUMNS order (times in ms). */
 interface SessionWithUserRaw {
   userId: string
   lastUsedAt: number
   expiresAt: number
   revokedAt: number | null
-  email: string | null
-  username: string | null
-  country: string | null
-  createdAt: number | null
-  emailVerifiedAt: number | null
-  bannedAt: number | null
-  bannedUntil: number | null
-  banReason: string | null
+  /** null when the user row is gone. */
+  user: string | null
 }
+
+/** The user's columns of the authentication statement, decoded. */
+type SessionUserColumns = [
+  email: string,
+  username: string,
+  country: string,
+  createdAt: number,
+  emailVerifiedAt: number | null,
+  bannedAt: number | null,
+  bannedUntil: number | null,
+  banReason: string | null,
+]
 
 /** AuthStore.standing's row (times in ms). */
 interface StandingRaw {
@@ -48,26 +54,24 @@ interface StandingRaw {
 const sessionColumns = getTableColumns(authSessions)
 const userColumns = getTableColumns(users)
 
-/** One of the session's user's columns, as a scalar subquery named like the property. */
+/** The session's user's columns, in SessionUserColumns order. */
 const SESSION_USER_COLUMNS = ['email', 'username', 'country', 'createdAt', 'emailVerifiedAt', 'bannedAt', 'bannedUntil', 'banReason'] as const
 
-function userColumn(name: (typeof SESSION_USER_COLUMNS)[number]): string {
-  return `(SELECT "${userColumns[name].name}" FROM users WHERE "${userColumns.id.name}" = s."${sessionColumns.userId.name}") AS "${name}"`
-}
-
 // The lookup behind every authenticated request, compiled once per
-// connection: one raw statement, the user's columns read through scalar
-// subqueries. Every SQLite statement outside a transaction takes and drops a
-// read lock (two fcntl and an fstat here), and Drizzle maps each row it reads:
-// the two prepared primary-key lookups this replaces were a quarter of the CPU
-// of GET /me under load. SQLite ran the equivalent JOIN slower than either.
+// connection: one raw statement, the user's columns read by one scalar
+// subquery as a JSON array. Every SQLite statement outside a transaction takes
+// and drops a read lock (two fcntl and an fstat here), and Drizzle maps each
+// row it reads: the two prepared primary-key lookups this replaces were a
+// quarter of the CPU of GET /me under load. SQLite ran the equivalent JOIN
+// slower than either (it recompiles a statement with a JOIN at every new
+// binding); one subquery per column walked the users index eight times.
 const statements = perConnection((sqlite) => ({
   standing: sqlite.prepare<StandingRaw, [string]>(
     `SELECT ${selectList(userColumns, ['bannedAt', 'bannedUntil', 'banReason', 'deletedAt'])} FROM users WHERE "${userColumns.id.name}" = ?`,
   ),
   sessionWithUser: sqlite.prepare<SessionWithUserRaw, [string]>(
     `SELECT ${selectList(sessionColumns, ['userId', 'lastUsedAt', 'expiresAt', 'revokedAt'], 's')},
-      ${SESSION_USER_COLUMNS.map(userColumn).join(', ')}
+      (SELECT json_array(${SESSION_USER_COLUMNS.map((name) => `"${userColumns[name].name}"`).join(', ')}) FROM users WHERE "${userColumns.id.name}" = s."${sessionColumns.userId.name}") AS "user"
     FROM auth_sessions s WHERE s."${sessionColumns.id.name}" = ?`,
   ),
 }))
@@ -77,23 +81,25 @@ function optionalDate(ms: number | null): Date | null {
 }
 
 function toSessionWithUser(row: SessionWithUserRaw): SessionWithUser {
+  let user: SessionWithUser['user'] = null
+  if (row.user !== null) {
+    const [email, username, country, createdAt, emailVerifiedAt, bannedAt, bannedUntil, banReason] = JSON.parse(row.user) as SessionUserColumns
+    user = {
+      id: row.userId,
+      email,
+      username,
+      country,
+      createdAt: new Date(createdAt),
+      emailVerifiedAt: optionalDate(emailVerifiedAt),
+      ban: toUserBan({ bannedAt: optionalDate(bannedAt), bannedUntil: optionalDate(bannedUntil), banReason }),
+    }
+  }
   return {
     userId: row.userId,
     lastUsedAt: new Date(row.lastUsedAt),
     expiresAt: new Date(row.expiresAt),
     revokedAt: row.revokedAt === null ? null : new Date(row.revokedAt),
-    user:
-      row.email === null
-        ? null
-        : {
-            id: row.userId,
-            email: row.email,
-            username: row.username!,
-            country: row.country!,
-            createdAt: new Date(row.createdAt!),
-            emailVerifiedAt: optionalDate(row.emailVerifiedAt),
-            ban: toUserBan({ bannedAt: optionalDate(row.bannedAt), bannedUntil: optionalDate(row.bannedUntil), banReason: row.banReason }),
-          },
+    user,
   }
 }
 
