@@ -133,10 +133,11 @@ const argon = await runJson([process.execPath, join(import.meta.dir, 'argon2-ref
 const dataDir = join(root, 'data')
 let engineEnv: Record<string, string> = {}
 if (ENGINE === 'postgres') {
-  const cluster = await startPostgres()
+  // Durable, as a studio runs it: fsync and full-page writes on (the tests' cluster has them off).
+  const cluster = await startPostgres({ durable: true })
   await cluster.createDatabase('arena_bench')
   engineEnv = { ARENA_DATABASE_URL: cluster.url('arena_bench'), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
-  log(`PostgreSQL: throwaway cluster, socket in ${cluster.socketDir}; ${INSTANCES} instance(s) on one database`)
+  log(`PostgreSQL: throwaway cluster (fsync on), socket in ${cluster.socketDir}; ${INSTANCES} instance(s) on one database`)
 }
 // Several instances share one data dir only for what is not in the database.
 // Each instance has a core of its own (the second shares the load core).

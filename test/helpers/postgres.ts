@@ -121,7 +121,7 @@ function cleanUpAfterExit(dir: string, stopCommand: string[]): () => void {
   return () => watcher.kill()
 }
 
-async function start(): Promise<PostgresCluster> {
+async function start(options: StartOptions): Promise<PostgresCluster> {
   const bin = findPostgresBinaries()
   if (!bin) {
     throw new Error(`no PostgreSQL >= ${MIN_MAJOR} server found under /usr/lib/postgresql/*/bin: install Debian's \`postgresql\` package (apt-get install postgresql)`)
@@ -138,7 +138,7 @@ async function start(): Promise<PostgresCluster> {
     if (isRoot) runSync(['chown', `${SUPERUSER}:`, dir])
     // C locale: fast, and error texts and sort order the same on every machine.
     runSync(asServerUser([join(bin, 'initdb'), '-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions']))
-    const settings = { ...SETTINGS, unix_socket_directories: `'${dir}'` }
+    const settings = { ...SETTINGS, ...(options.durable ? DURABLE : {}), unix_socket_directories: `'${dir}'` }
     const conf = Object.entries(settings).map(([key, value]) => `${key} = ${value}`).join('\n')
     // Written as the server user (root-written files in the data dir would be refused).
     runSync(asServerUser(['sh', '-c', `printf '%s\\n' "$1" >> "$2"`, 'sh', conf, join(dataDir, 'postgresql.conf')]))
@@ -195,9 +195,16 @@ let current: PostgresCluster | undefined
 let template: Promise<void> | undefined
 let databaseCount = 0
 
-/** The process's cluster, started on first use. */
-export function startPostgres(): Promise<PostgresCluster> {
-  started ??= start().then((cluster) => (current = cluster))
+export interface StartOptions {
+  /** fsync and full-page writes on, as a production server runs (the benchmark); tests leave them off. */
+  durable?: boolean
+}
+
+const DURABLE: Record<string, string> = { fsync: 'on', full_page_writes: 'on' }
+
+/** The process's cluster, started on first use (with the first call's options). */
+export function startPostgres(options: StartOptions = {}): Promise<PostgresCluster> {
+  started ??= start(options).then((cluster) => (current = cluster))
   return started
 }
 
