@@ -108,15 +108,26 @@ export async function runJson(command: string[]): Promise<Record<string, number>
 
 // ---------------------------------------------------------------- the API
 
+/**
+ * One API call of the set-up; a 503 (a PostgreSQL unit of work that lost its
+ * races more often than the server retries it, e.g. tournament starts four at
+ * a time) is tried again, as the answer says a client should.
+ */
 export async function api<T>(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
-  return JSON.parse(text) as T
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    const text = await res.text()
+    if (res.status === 503 && attempt < 10) {
+      await Bun.sleep(50 * attempt)
+      continue
+    }
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+    return JSON.parse(text) as T
+  }
 }
 
 export async function inBatches<T, R>(items: T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
