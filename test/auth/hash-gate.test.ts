@@ -188,6 +188,33 @@ describe('argon2id through the gate', () => {
     expect(gate.stats()).toMatchObject({ running: 0, waiting: 0, refused: 3 })
   })
 
+  test('refuseIfFull refuses exactly when admit would, with the same 503, and takes nothing', () => {
+    for (const [concurrency, queue] of [[1, 0], [1, 2], [2, 0], [2, 3]] as const) {
+      const gate = new HashGate({ concurrency, queue })
+      const tickets = []
+      for (let i = 0; i < concurrency + queue + 2; i++) {
+        const { running, waiting } = gate.stats()
+        let early: AppError | undefined
+        try {
+          gate.refuseIfFull()
+        } catch (error) {
+          early = error as AppError
+        }
+        expect(gate.stats()).toMatchObject({ running, waiting })
+        if (early) {
+          expect(early.code).toBe('service_unavailable')
+          expect(early.headers).toEqual({ 'retry-after': '1' })
+          expect(() => gate.admit()).toThrow()
+        } else {
+          tickets.push(gate.admit())
+        }
+      }
+      expect(tickets.length).toBe(concurrency + queue)
+      for (const ticket of tickets) ticket.cancel()
+      expect(() => gate.refuseIfFull()).not.toThrow()
+    }
+  })
+
   test('a hash that throws inside argon2 releases its slot', async () => {
     const gate = new HashGate({ concurrency: 1, queue: 0 })
     // Not a PHC string: Bun.password.verify throws.

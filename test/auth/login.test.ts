@@ -126,3 +126,26 @@ describe('me', () => {
     expect(sessions[0]!.userAgent).toBe('U'.repeat(256))
   })
 })
+
+test('while the hash gate is full, a login is refused with 503 before it reads or writes anything', async () => {
+  const user = await registerUser(ctx)
+  const gate = ctx.services.hashGate
+  const held = Array.from({ length: gate.concurrency + gate.queue }, () => gate.admit())
+  const reads = ctx.storage.read.auth
+  const byUsername = reads.userByUsernameKey
+  const write = ctx.storage.write
+  let touched = 0
+  reads.userByUsernameKey = (...args) => (touched++, byUsername.apply(reads, args))
+  ctx.storage.write = ((...args: Parameters<typeof write>) => (touched++, write.apply(ctx.storage, args))) as typeof write
+  try {
+    const refused = await ctx.handle(postJson('/api/v1/user/login', { identifier: user.username, password: PASSWORD }))
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect(touched).toBe(0)
+  } finally {
+    reads.userByUsernameKey = byUsername
+    ctx.storage.write = write
+    for (const ticket of held) ticket.cancel()
+  }
+  expect((await ctx.handle(postJson('/api/v1/user/login', { identifier: user.username, password: PASSWORD }))).status).toBe(200)
+})

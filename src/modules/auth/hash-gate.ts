@@ -93,8 +93,23 @@ export class HashGate implements HashRunner {
       this.waiting.push(ticket)
       return ticket
     }
+    throw this.refusal()
+  }
+
+  /**
+   * Throws the 503 admit() would throw now, without taking anything. A
+   * caller that does work before admitting (a lookup, a unit of work) calls
+   * this first: in a burst most callers are refused, and each refusal cost
+   * that work, the CPU the admitted hashes need. A slot that frees up in
+   * between is taken by the next caller.
+   */
+  refuseIfFull(): void {
+    if (this.waiting.length >= this.queue && !(this.running < this.concurrency && this.waiting.length === 0)) throw this.refusal()
+  }
+
+  private refusal(): AppError {
     this.refused++
-    throw new AppError('service_unavailable', 'Too many password checks in progress; try again shortly', {
+    return new AppError('service_unavailable', 'Too many password checks in progress; try again shortly', {
       headers: { 'retry-after': String(HASH_GATE_RETRY_AFTER_S) },
     })
   }

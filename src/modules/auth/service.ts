@@ -111,6 +111,8 @@ export class AuthService {
 
   async login(input: { identifier: string; password: string; address: string; userAgent: string | null }): Promise<TokenResponse> {
     const { storage, clock } = this.deps
+    // Refused before any read or write when the gate is full (see refuseIfFull).
+    this.hashGate.refuseIfFull()
     const lookup = input.identifier.trim().toLowerCase()
     const found = lookup.includes('@') ? await storage.read.auth.userByEmailKey(lookup) : await storage.read.auth.userByUsernameKey(lookup)
     // A deleted account is no account: its erased key (`erased:<id>`) names it, but nobody may log in as it.
@@ -335,6 +337,7 @@ export class AuthService {
     return {
       confirm: async (userId, password) => {
         const account = accountKey(userId, '')
+        this.hashGate.refuseIfFull()
         // As a login does (see login): a place at the hash gate, the block
         // checked and the attempt counted in one unit of work, before the hash.
         let ticket: HashTicket | undefined

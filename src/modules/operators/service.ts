@@ -369,6 +369,7 @@ export class OperatorService {
   async signIn(input: SignInInput): Promise<SignedIn> {
     const { storage, clock } = this.deps
     const keys = operatorThrottleKeys(input.name, input.ip)
+    this.deps.hashGate.refuseIfFull()
     const found = await storage.read.operators.operatorByNameKey(input.name.trim().toLowerCase())
     // As AuthService.login: a place at the hash gate, the block checked and
     // the attempt counted in one unit of work, before the slow hash. The
