@@ -9,6 +9,8 @@
 //
 // BENCH_PURCHASES (200) purchases after BENCH_WARMUP (30), then BENCH_SIGNS
 // (300) custody signatures alone, with the FROST steps timed one by one.
+// BENCH_DETAIL=1 (SQLite) times every store method as a phase of its own;
+// BENCH_DETAIL_PARENT=1 also names the phase each ran in.
 //
 // CPU is process.cpuUsage(), every thread: the argon2id verify runs on a
 // worker thread while the event loop waits, and one purchase at a time keeps
@@ -123,6 +125,23 @@ instrument(deps.custody, 'signWithdrawal', () => 'verify: custody.signWithdrawal
 instrument(services.storage, 'write', (parent) =>
   parent?.startsWith('mint') ? 'mint: unit of work (session row)' : parent?.startsWith('verify: sign') ? 'verify: unit of work (signed, event)' : 'verify: unit of work (debit, withdrawal, session, event)',
 )
+
+// BENCH_DETAIL=1: every store method of the path as a phase of its own (SQLite).
+if (process.env.BENCH_DETAIL === '1') {
+  const stores = {
+    security: (await import('../src/db/sqlite/stores/security')).SqliteSecurityStore,
+    wallet: (await import('../src/db/sqlite/stores/wallet')).SqliteWalletStore,
+    events: (await import('../src/db/sqlite/stores/events')).SqliteEventsStore,
+    auth: (await import('../src/db/sqlite/stores/auth')).SqliteAuthStore,
+    jobs: (await import('../src/db/sqlite/stores/jobs')).SqliteJobsStore,
+  }
+  for (const [store, cls] of Object.entries(stores)) {
+    for (const method of Object.getOwnPropertyNames(cls.prototype)) {
+      if (method === 'constructor' || typeof Object.getOwnPropertyDescriptor(cls.prototype, method)?.value !== 'function') continue
+      instrument(cls.prototype as unknown as Record<string, unknown>, method, (parent) => `${parent?.split(":")[0] ?? "?"}: store ${store}.${method}${process.env.BENCH_DETAIL_PARENT ? ` in ${parent}` : ""}`)
+    }
+  }
+}
 
 let serial = 0
 async function purchase(): Promise<void> {
