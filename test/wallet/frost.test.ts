@@ -3,17 +3,21 @@
 // single one) can produce a signature that plain Ed25519 verification accepts
 // for exactly the withdrawal that was signed, and nothing else.
 import { describe, expect, test } from 'bun:test'
-import { ed25519 } from '@noble/curves/ed25519.js'
-import { bytesToHex } from '@noble/curves/utils.js'
+import { ed25519, ed25519_FROST } from '@noble/curves/ed25519.js'
+import { bytesToHex, hexToBytes } from '@noble/curves/utils.js'
 import { base58 } from '@scure/base'
 import {
   addressOf,
   aggregate,
+  CHECKED_POINTS_MAX,
+  checkedPointCount,
   dkgRound1,
   dkgRound2,
   dkgRound3,
+  forgetCheckedPoints,
   groupPublicKey,
   identifierOf,
+  isCheckedPoint,
   isValidAddress,
   type KeyShare,
   type ParticipantName,
@@ -300,5 +304,119 @@ describe('withdrawal message', () => {
       expect(() => withdrawalMessage({ ...withdrawal, [field]: '' })).toThrow()
     }
     for (const amount of ['01', '1.5', '-1', ' 1', '1e9']) expect(() => withdrawalMessage({ ...withdrawal, amount })).toThrow('amount')
+  })
+})
+
+describe('the signing suite and its cache of checked points', () => {
+  const message = withdrawalMessage(withdrawal)
+  /** A point of order 8: added to a valid point, it gives one outside the prime-order subgroup. */
+  const T8 = ed25519.Point.fromBytes(hexToBytes('c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a'))
+  const withTorsion = (hex: string) => bytesToHex(ed25519.Point.fromBytes(hexToBytes(hex)).add(T8).toBytes())
+  const libPublic = (share: KeyShare) => ({
+    signers: share.public.signers,
+    commitments: share.public.commitments.map(hexToBytes),
+    verifyingShares: Object.fromEntries(Object.entries(share.public.verifyingShares).map(([id, p]) => [id, hexToBytes(p)])),
+  })
+  const libCommitments = (list: SigningCommitment[]) => list.map((c) => ({ identifier: c.identifier, hiding: hexToBytes(c.hiding), binding: hexToBytes(c.binding) }))
+
+  test('gives the same signature shares and signature as the library\'s ed25519_FROST, cold and warm', () => {
+    forgetCheckedPoints()
+    for (let round = 0; round < 2; round++) {
+      const s = signRound1(shares.server)
+      const c = signRound1(shares.cosigner)
+      const list = [s.commitment, c.commitment]
+      const nonceBytes = (n: { hiding: string; binding: string }) => ({ hiding: hexToBytes(n.hiding), binding: hexToBytes(n.binding) })
+      const libShares = [
+        [shares.server, nonceBytes(s.nonces)],
+        [shares.cosigner, nonceBytes(c.nonces)],
+      ].map(([share, nonces]) => {
+        const k = share as KeyShare
+        return ed25519_FROST.signShare({ identifier: k.secret.identifier, signingShare: hexToBytes(k.secret.signingShare) }, libPublic(k), nonces as { hiding: Uint8Array; binding: Uint8Array }, libCommitments(list), message)
+      })
+      const ours = [signRound2(shares.server, s.nonces, list, message), signRound2(shares.cosigner, c.nonces, list, message)]
+      expect(ours.map((o) => o.share)).toEqual(libShares.map(bytesToHex))
+      const signature = aggregate(shares.server, list, message, ours)
+      const libSignature = ed25519_FROST.aggregate(libPublic(shares.server), libCommitments(list), message, Object.fromEntries(ours.map((o) => [o.identifier, hexToBytes(o.share)])))
+      expect(bytesToHex(signature)).toBe(bytesToHex(libSignature))
+    }
+  })
+
+  test('remembers a key set\'s group key once checked, never a finished signature\'s commitments', () => {
+    forgetCheckedPoints()
+    const key = shares.server.public.commitments[0]!
+    expect(isCheckedPoint(key)).toBe(false)
+    const s = signRound1(shares.server)
+    const c = signRound1(shares.cosigner)
+    const list = [s.commitment, c.commitment]
+    const sigShares = [signRound2(shares.server, s.nonces, list, message), signRound2(shares.cosigner, c.nonces, list, message)]
+    expect(isCheckedPoint(key)).toBe(true)
+    const signature = aggregate(shares.server, list, message, sigShares)
+    expect(ed25519.verify(signature, message, groupPublicKey(shares.server), { zip215: false })).toBe(true)
+    for (const commitment of list) {
+      expect(isCheckedPoint(commitment.hiding)).toBe(false)
+      expect(isCheckedPoint(commitment.binding)).toBe(false)
+    }
+    expect(isCheckedPoint(key)).toBe(true)
+  })
+
+  test('keeps two key sets apart: each signature, made from a warm cache, verifies under its own key only', () => {
+    const other = runLocalDkg()
+    for (let i = 0; i < 3; i++) {
+      for (const [set, foreign] of [
+        [shares, other],
+        [other, shares],
+      ] as const) {
+        const signature = signWith(set, ['server', 'cosigner'], message)
+        expect(ed25519.verify(signature, message, groupPublicKey(set.server), { zip215: false })).toBe(true)
+        expect(ed25519.verify(signature, message, groupPublicKey(foreign.server), { zip215: false })).toBe(false)
+      }
+    }
+    expect(isCheckedPoint(other.server.public.commitments[0]!)).toBe(true)
+    expect(isCheckedPoint(shares.server.public.commitments[0]!)).toBe(true)
+  })
+
+  test('refuses a commitment or a group key outside the prime-order subgroup every time, and never remembers it', () => {
+    forgetCheckedPoints()
+    const identity = bytesToHex(ed25519.Point.ZERO.toBytes())
+    const smallOrder = bytesToHex(T8.toBytes())
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const c = signRound1(shares.cosigner)
+      for (const bad of [withTorsion(c.commitment.hiding), smallOrder, identity]) {
+        for (const field of ['hiding', 'binding'] as const) {
+          const s = signRound1(shares.server)
+          const list = [s.commitment, { ...c.commitment, [field]: bad }]
+          expect(() => signRound2(shares.server, s.nonces, list, message)).toThrow()
+          expect(isCheckedPoint(bad)).toBe(false)
+        }
+      }
+      // A key share whose group key carries a small-order component (a tampered share file).
+      const key = shares.server.public.commitments[0]!
+      const tampered: KeyShare = { ...shares.server, public: { ...shares.server.public, commitments: [withTorsion(key), shares.server.public.commitments[1]!] } }
+      const s = signRound1(tampered)
+      const list = [s.commitment, signRound1(shares.cosigner).commitment]
+      expect(() => signRound2(tampered, s.nonces, list, message)).toThrow()
+      expect(isCheckedPoint(withTorsion(key))).toBe(false)
+    }
+  })
+
+  test('is bounded, and the least recently used points leave it first', () => {
+    forgetCheckedPoints()
+    const key = shares.server.public.commitments[0]!
+    signWith(shares, ['server', 'cosigner'], message)
+    // Round 1 remembers its own two commitments: ~3/5 of the bound, the key is still in.
+    const batch = Math.ceil((CHECKED_POINTS_MAX * 3) / 10)
+    for (let i = 0; i < batch; i++) signRound1(shares.recovery)
+    expect(isCheckedPoint(key)).toBe(true)
+    // Used again: it moves to the most recent end, so the next batch pushes the older commitments out, not it.
+    signWith(shares, ['server', 'cosigner'], message)
+    for (let i = 0; i < batch; i++) signRound1(shares.recovery)
+    expect(checkedPointCount()).toBeLessThanOrEqual(CHECKED_POINTS_MAX)
+    expect(isCheckedPoint(key)).toBe(true)
+    // Unused while more than the bound arrives, it leaves, and the next signature checks it again.
+    for (let i = 0; i < CHECKED_POINTS_MAX / 2 + 1; i++) signRound1(shares.recovery)
+    expect(checkedPointCount()).toBe(CHECKED_POINTS_MAX)
+    expect(isCheckedPoint(key)).toBe(false)
+    expect(ed25519.verify(signWith(shares, ['server', 'cosigner'], message), message, groupPublicKey(shares.server), { zip215: false })).toBe(true)
+    expect(isCheckedPoint(key)).toBe(true)
   })
 })

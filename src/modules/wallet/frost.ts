@@ -11,15 +11,20 @@
 // The wrapped library (@noble/curves ed25519_FROST) does the cryptography; this
 // file maps participant names to identifiers, converts bytes <-> hex, and
 // refuses malformed or misrouted messages before they reach the library.
+// Signing runs the library's same suite built with a point decoder that
+// checks each encoding once (see "The signing suite" below), and the final
+// signature check is the runtime's native Ed25519 verifier behind the
+// canonical-encoding and small-order checks of ed25519.verify({ zip215: false }).
 //
 // Secrecy: DkgRound1State, DkgRound2State, DkgRound2Package, KeyShare.secret
 // and SigningNonces are secret. Round-2 DKG packages carry the recipient's
 // share in the clear: the transport must encrypt and authenticate them. Round-1
 // broadcasts must reach every participant identically (compare the resulting
 // group public key out of band before funding the address).
+import { createHash, createPublicKey, verify as nativeVerify } from 'node:crypto'
 import { ed25519, ed25519_FROST } from '@noble/curves/ed25519.js'
-import type { DKG_Round1, DKG_Round2, DKG_Secret, FrostPublic, FrostSecret, NonceCommitments } from '@noble/curves/abstract/frost.js'
-import { bytesToHex, hexToBytes } from '@noble/curves/utils.js'
+import { createFROST, type DKG_Round1, type DKG_Round2, type DKG_Secret, type FrostPublic, type FrostSecret, type NonceCommitments } from '@noble/curves/abstract/frost.js'
+import { bytesToHex, bytesToNumberLE, concatBytes, hexToBytes } from '@noble/curves/utils.js'
 import { base58 } from '@scure/base'
 
 export const THRESHOLD = { min: 2, max: 3 } as const
@@ -437,6 +442,158 @@ export function isValidAddress(address: string): boolean {
 }
 
 // ---------------------------------------------------------------------------
+// The signing suite: FROST-ED25519-SHA512-v1 as the library builds it, with a
+// point decoder that checks each encoding once
+//
+// RFC 9591 has every signer and the aggregator deserialize the group key and
+// every nonce commitment and refuse any element that is off the curve, the
+// identity or outside the prime-order subgroup. The library does so on every
+// call (ed25519_FROST even twice: its validatePoint hook repeats the checks
+// its decoder just made), and the subgroup check is a full scalar
+// multiplication (~0.26 ms here). One signature decodes the group key three
+// times and each of the four commitments three times: 30 such checks, about
+// 8 ms of the ~9 ms a signature cost. Whether an encoding passes these checks
+// depends on the encoding alone, so an encoding that passed once passes
+// again: CheckedPoint remembers the points that passed (bounded, most
+// recently used kept) and answers a repeat with the same point. Every
+// encoding it has not seen is checked in full, exactly as before.
+
+/** Encodings that passed the checks, in least recently used order. The group keys of the wallets in use, and the commitments of signatures in progress. */
+const checkedPoints = new Map<string, CheckedPoint>()
+/** The points that passed; a point is frozen, so its verdict is kept here. */
+const passed = new WeakSet<object>()
+/** The encoding each decoded, not yet checked point came from. */
+const encodingOf = new WeakMap<object, string>()
+/** ~0.5 KB a point: the group keys of a thousand busy wallets. */
+export const CHECKED_POINTS_MAX = 1024
+
+class CheckedPoint extends ed25519.Point {
+  static override fromBytes(bytes: Uint8Array, zip215 = false): CheckedPoint {
+    // The suite decodes strictly (RFC 8032: y < p); nothing here caches another mode.
+    if (zip215) throw new Error('CheckedPoint decodes strictly only')
+    const encoding = bytesToHex(bytes)
+    const hit = checkedPoints.get(encoding)
+    if (hit) {
+      checkedPoints.delete(encoding)
+      checkedPoints.set(encoding, hit)
+      return hit
+    }
+    const p = ed25519.Point.fromBytes(bytes, false)
+    const point = new CheckedPoint(p.X, p.Y, p.Z, p.T)
+    encodingOf.set(point, encoding)
+    return point
+  }
+
+  override isTorsionFree(): boolean {
+    return passed.has(this) || super.isTorsionFree()
+  }
+}
+
+/**
+ * The suite's validatePoint hook: the library calls it on a decoded element
+ * after its own checks (on the curve, not the identity, prime-order subgroup)
+ * passed, and only then; ed25519_FROST's hook repeats those checks, this one
+ * records the verdict instead.
+ */
+function remember(point: CheckedPoint): void {
+  passed.add(point)
+  const encoding = encodingOf.get(point)
+  if (encoding === undefined || checkedPoints.has(encoding)) return
+  checkedPoints.set(encoding, point)
+  if (checkedPoints.size > CHECKED_POINTS_MAX) checkedPoints.delete(checkedPoints.keys().next().value!)
+}
+
+/**
+ * A commitment this process just computed (nonce × base point): in the
+ * prime-order subgroup by construction, so it is decoded and checked for the
+ * curve and the identity, and the subgroup check is skipped. Only for
+ * commit()'s own output, never for a commitment that came from elsewhere.
+ */
+function rememberOwnCommitment(bytes: Uint8Array): void {
+  const point = CheckedPoint.fromBytes(bytes)
+  if (passed.has(point)) return
+  point.assertValidity()
+  if (point.is0()) throw new Error('signRound1: identity commitment')
+  remember(point)
+}
+
+/** The commitments of a finished signature are never used again: they leave the cache with it. */
+function forgetCommitments(commitments: readonly SigningCommitment[]): void {
+  for (const c of commitments) {
+    checkedPoints.delete(c.hiding)
+    checkedPoints.delete(c.binding)
+  }
+}
+
+/** Empties the cache of checked points (tests). */
+export function forgetCheckedPoints(): void {
+  checkedPoints.clear()
+}
+
+/** Whether the encoding is in the cache of checked points (tests). */
+export function isCheckedPoint(encoding: string): boolean {
+  return checkedPoints.has(encoding)
+}
+
+/** How many points the cache holds (tests). */
+export function checkedPointCount(): number {
+  return checkedPoints.size
+}
+
+/** SHA-512 by the runtime (the same function as the library's; test/wallet/frost.test.ts compares the suites' outputs). */
+function sha512(message: Uint8Array): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(createHash('sha512').update(message).digest())
+}
+
+// The parameters of ed25519_FROST (@noble/curves ed25519.ts) but the point
+// type and the hook; test/wallet/frost.test.ts checks that both suites give
+// the same signature shares and signatures from the same nonces.
+const signing = createFROST({
+  name: 'FROST-ED25519-SHA512-v1',
+  Point: CheckedPoint as unknown as typeof ed25519.Point,
+  validatePoint: remember as (point: unknown) => void,
+  hash: sha512,
+  H2: '',
+})
+
+// ---------------------------------------------------------------------------
+// Strict Ed25519 verification, natively
+
+const ED25519_SPKI_PREFIX = hexToBytes('302a300506032b6570032100')
+const GROUP_ORDER = ed25519.Point.Fn.ORDER
+
+/** A strictly decoded (y < p) point outside the small-order subgroup; a checked point is one. */
+function strictNotSmallOrder(bytes: Uint8Array): boolean {
+  if (checkedPoints.has(bytesToHex(bytes))) return true
+  try {
+    return !ed25519.Point.fromBytes(bytes, false).isSmallOrder()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Ed25519 verification that accepts no signature ed25519.verify(…, { zip215:
+ * false }) refuses, at a tenth of its cost. Here: 64 bytes, S < L (canonical),
+ * A and R canonical encodings (y < p) of points outside the small-order
+ * subgroup. Then the runtime's native RFC 8032 verifier (BoringSSL's
+ * ED25519_verify in Bun), which checks [S]B = R + [k]A exactly, without the
+ * cofactor: whatever it accepts the cofactored equation accepts too.
+ * test/wallet/ed25519-verify.test.ts holds it to that.
+ */
+export function verifyEd25519(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  if (!(signature instanceof Uint8Array) || signature.length !== 64 || !(publicKey instanceof Uint8Array) || publicKey.length !== POINT_BYTES) return false
+  if (bytesToNumberLE(signature.subarray(POINT_BYTES)) >= GROUP_ORDER) return false
+  if (!strictNotSmallOrder(publicKey) || !strictNotSmallOrder(signature.subarray(0, POINT_BYTES))) return false
+  try {
+    const key = createPublicKey({ key: Buffer.from(concatBytes(ED25519_SPKI_PREFIX, publicKey)), format: 'der', type: 'spki' })
+    return nativeVerify(null, message, key, signature)
+  } catch {
+    return false
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Signing: any two holders, two rounds each, then one aggregation
 
 /**
@@ -445,6 +602,8 @@ export function isValidAddress(address: string): boolean {
  */
 export function signRound1(share: KeyShare): { nonces: SigningNonces; commitment: SigningCommitment } {
   const { nonces, commitments } = ed25519_FROST.commit(secretToLib(share))
+  rememberOwnCommitment(commitments.hiding)
+  rememberOwnCommitment(commitments.binding)
   return {
     nonces: { signer: share.name, hiding: bytesToHex(nonces.hiding), binding: bytesToHex(nonces.binding) },
     commitment: {
@@ -481,7 +640,7 @@ export function signRound2(
     binding: Uint8Array.from(hexOf(nonces.binding, SCALAR_BYTES, 'nonces.binding')),
   }
   // The library checks that the listed own commitment matches these nonces.
-  const sig = ed25519_FROST.signShare(secret, publicToLib(share.public), lib, list, message)
+  const sig = signing.signShare(secret, publicToLib(share.public), lib, list, message)
   nonces.hiding = USED_NONCE
   nonces.binding = USED_NONCE
   return { signer: share.name, identifier: secret.identifier, share: bytesToHex(sig) }
@@ -507,10 +666,11 @@ export function aggregate(
     if (s.identifier in shares) throw new Error(`signatureShares[${i}]: duplicate share from ${s.signer}`)
     shares[s.identifier] = hexOf(s.share, SCALAR_BYTES, `signatureShares[${i}].share`)
   }
-  const signature = ed25519_FROST.aggregate(pub, list, message, shares)
+  const signature = signing.aggregate(pub, list, message, shares)
+  forgetCommitments(commitments)
   // The library already verified the sum; re-check with the verifier the
   // chain uses so a suite mismatch can never produce an unspendable signature.
-  if (signature.length !== 64 || !ed25519.verify(signature, message, groupPublicKey(share), { zip215: false })) {
+  if (signature.length !== 64 || !verifyEd25519(signature, message, groupPublicKey(share))) {
     throw new Error('aggregate: signature does not verify')
   }
   return signature

@@ -17,7 +17,6 @@
 // durable job enqueued with it moves it to `pending_signature` and signs it.
 // Both at once: it is held until both the approval and the hold's end came.
 // The resumer signs only `pending_signature` withdrawals.
-import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
 import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
@@ -32,7 +31,7 @@ import { assertMayAct } from '../auth/standing'
 import { JOB_KINDS } from '../../jobs/queue'
 import type { PinService } from '../security/pin-service'
 import { CustodyRefusedError, type CustodyClient } from './custody'
-import { isValidAddress, withdrawalMessage } from './frost'
+import { isValidAddress, verifyEd25519, withdrawalMessage } from './frost'
 import { HISTORY_PAGE_DEFAULT, pageLimit } from './history'
 import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
 import { amountFrom, DEFAULT_ASSET, type WalletService } from './service'
@@ -285,7 +284,7 @@ export class WithdrawalService {
     }
     // Whatever the provider, a signature is recorded only if it verifies with
     // plain Ed25519 against the wallet address over this withdrawal's message.
-    if (!signatureMatches(signature, message, address)) {
+    if (!verifyWithdrawalSignature(signature, message, address)) {
       logger.error('custody returned a signature that does not verify; withdrawal stays pending', { withdrawalId })
       return pending
     }
@@ -530,9 +529,10 @@ function whenItFits(counted: Withdrawal[], daily: bigint, amount: bigint): Date 
   return null
 }
 
-function signatureMatches(signature: string, message: Uint8Array, address: string): boolean {
+/** Whether the base58 signature verifies (strict Ed25519) over the message under the base58 address. */
+export function verifyWithdrawalSignature(signature: string, message: Uint8Array, address: string): boolean {
   try {
-    return ed25519.verify(base58.decode(signature), message, base58.decode(address), { zip215: false })
+    return verifyEd25519(base58.decode(signature), message, base58.decode(address))
   } catch {
     return false
   }

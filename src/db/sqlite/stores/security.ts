@@ -1,9 +1,25 @@
-// PINs, PIN sessions and the security-event log on SQLite.
-import { and, asc, desc, eq, gt, lt } from 'drizzle-orm'
+// PINs, PIN sessions and the security-event log on SQLite. The statements
+// of a PIN purchase (mint, verify) are compiled once per connection and run
+// with parameters, as in wallet.ts; timestamp_ms columns are epoch-ms integers.
+import { and, asc, desc, eq, getTableColumns, gt, lt } from 'drizzle-orm'
 import { pinLocks, pinSessions, securityEvents, securityLogHead, userPins } from '../../schema'
 import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, SecurityStore, StoredSecurityEvent } from '../../../modules/security/store'
 import type { SqliteScope } from '../storage'
-import { toPinSession } from '../../rows'
+import { insertInto, perConnection, selectList } from '../connection'
+
+const PIN_SESSION_FIELDS = ['id', 'userId', 'tokenHash', 'expiresAt', 'consumedAt', 'createdAt'] as const satisfies readonly (keyof PinSession)[]
+type RawPinSession = Omit<PinSession, 'expiresAt' | 'consumedAt' | 'createdAt'> & { expiresAt: number; consumedAt: number | null; createdAt: number }
+
+const statements = perConnection((sqlite) => ({
+  pinHash: sqlite.prepare<{ pinHash: string }, [string]>('SELECT pin_hash AS pinHash FROM user_pins WHERE user_id = ?'),
+  pinLock: sqlite.prepare<{ failures: number; locks: number; lockedUntil: number | null }, [string]>(
+    `SELECT ${selectList(getTableColumns(pinLocks), ['failures', 'locks', 'lockedUntil'])} FROM pin_locks WHERE user_id = ?`,
+  ),
+  clearPinLock: sqlite.prepare<unknown, [string]>('DELETE FROM pin_locks WHERE user_id = ?'),
+  addPinSession: sqlite.prepare<unknown, RawPinSession>(insertInto(pinSessions, PIN_SESSION_FIELDS)),
+  pinSession: sqlite.prepare<RawPinSession, [string]>(`SELECT ${selectList(getTableColumns(pinSessions), PIN_SESSION_FIELDS)} FROM pin_sessions WHERE id = ?`),
+  consumePinSession: sqlite.prepare<unknown, { id: string; now: number }>('UPDATE pin_sessions SET consumed_at = $now WHERE id = $id'),
+}))
 
 /** The head is one row. */
 const HEAD_ID = 1
@@ -15,10 +31,14 @@ export class SqliteSecurityStore implements SecurityStore {
     return this.scope.handle.db
   }
 
+  private get statements() {
+    return statements(this.scope.handle.sqlite)
+  }
+
   // ---- PINs ----
 
   async pinHash(userId: string): Promise<string | null> {
-    return this.db.select({ pinHash: userPins.pinHash }).from(userPins).where(eq(userPins.userId, userId)).get()?.pinHash ?? null
+    return this.statements.pinHash.get(userId)?.pinHash ?? null
   }
 
   async setPinHash(userId: string, pinHash: string, now: Date): Promise<void> {
@@ -26,7 +46,8 @@ export class SqliteSecurityStore implements SecurityStore {
   }
 
   async pinLock(userId: string): Promise<PinLock | null> {
-    return this.db.select({ failures: pinLocks.failures, locks: pinLocks.locks, lockedUntil: pinLocks.lockedUntil }).from(pinLocks).where(eq(pinLocks.userId, userId)).get() ?? null
+    const row = this.statements.pinLock.get(userId)
+    return row ? { failures: row.failures, locks: row.locks, lockedUntil: row.lockedUntil === null ? null : new Date(row.lockedUntil) } : null
   }
 
   async savePinLock(userId: string, lock: PinLock): Promise<void> {
@@ -35,22 +56,27 @@ export class SqliteSecurityStore implements SecurityStore {
   }
 
   async clearPinLock(userId: string): Promise<void> {
-    this.db.delete(pinLocks).where(eq(pinLocks.userId, userId)).run()
+    this.statements.clearPinLock.run(userId)
   }
 
   // ---- PIN sessions ----
 
   async addPinSession(session: PinSession): Promise<void> {
-    this.db.insert(pinSessions).values(session).run()
+    this.statements.addPinSession.run({
+      ...session,
+      expiresAt: session.expiresAt.getTime(),
+      consumedAt: session.consumedAt === null ? null : session.consumedAt.getTime(),
+      createdAt: session.createdAt.getTime(),
+    })
   }
 
   async pinSession(id: string): Promise<PinSession | null> {
-    const row = this.db.select().from(pinSessions).where(eq(pinSessions.id, id)).get()
-    return row ? toPinSession(row) : null
+    const row = this.statements.pinSession.get(id)
+    return row ? { ...row, expiresAt: new Date(row.expiresAt), consumedAt: row.consumedAt === null ? null : new Date(row.consumedAt), createdAt: new Date(row.createdAt) } : null
   }
 
   async consumePinSession(id: string, now: Date): Promise<void> {
-    this.db.update(pinSessions).set({ consumedAt: now }).where(eq(pinSessions.id, id)).run()
+    this.statements.consumePinSession.run({ id, now: now.getTime() })
   }
 
   async prunePinSessionsExpiredBefore(cutoff: Date): Promise<number> {
