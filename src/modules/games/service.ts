@@ -290,7 +290,11 @@ export class GamesService {
    * page cache invalidated by the commit, and cost a sixth of a session issue.
    */
   async verifyGameKey(gameId: string, presented: string | null, games: GamesStore = this.deps.storage.read.games): Promise<void> {
-    const keyHash = await games.keyHashOf(gameId)
+    this.checkGameKey(gameId, presented, await games.keyHashOf(gameId))
+  }
+
+  /** verifyGameKey against a key hash the caller read itself in its unit of work (null: no such game), e.g. with the rest of a claim's reads. */
+  checkGameKey(gameId: string, presented: string | null, keyHash: string | null): void {
     const presentedHash = sha256Hex(presented ?? '')
     const ok = constantTimeEqual(presentedHash, keyHash ?? sha256Hex(`no-game:${gameId}`))
     if (keyHash === null || !presented || !ok) {
