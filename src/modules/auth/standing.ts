@@ -3,7 +3,7 @@
 // from the ban service (./bans.ts) so that the auth service can use it too.
 import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
-import { banInForce, type AuthStore, type UserBan } from './store'
+import { banInForce, type AuthStore, type UserBan, type UserStanding } from './store'
 
 /** The answer to anything a banned user tries: 403, saying until when, with `error.until` beside the message. */
 export function bannedError(ban: UserBan): AppError {
@@ -20,7 +20,11 @@ export function bannedError(ban: UserBan): AppError {
  * cannot claim or withdraw.
  */
 export async function assertMayAct(store: AuthStore, userId: string, now: Date): Promise<void> {
-  const standing = await store.standing(userId)
+  assertStandingMayAct(await store.standing(userId), now)
+}
+
+/** assertMayAct on a standing the caller read in its unit of work (null: no such user). */
+export function assertStandingMayAct(standing: UserStanding | null, now: Date): void {
   if (standing === null || standing.deletedAt !== null) throw new AppError('unauthorized', 'This account no longer exists')
   if (banInForce(standing.ban, now)) throw bannedError(standing.ban!)
 }

@@ -285,12 +285,18 @@ export class GamesService {
   /**
    * The x-game-key check of every /game-sdk/{gameId} call. An unknown game and
    * a wrong key are the same 403, compared in constant time. The session and
-   * claim paths check it inside their unit of work (`games` = `tx.games`): a
-   * read on the read connection right after a commit finds that connection's
-   * page cache invalidated by the commit, and cost a sixth of a session issue.
+   * claim paths check it inside their unit of work, on the key hash they read
+   * with the rest of what they decide from (checkGameKey): a read on the read
+   * connection right after a commit finds that connection's page cache
+   * invalidated by the commit, and cost a sixth of a session issue. Read on
+   * every call, never cached: a rotated key is refused at the next request.
    */
   async verifyGameKey(gameId: string, presented: string | null, games: GamesStore = this.deps.storage.read.games): Promise<void> {
-    const keyHash = await games.keyHashOf(gameId)
+    this.checkGameKey(gameId, presented, await games.keyHashOf(gameId))
+  }
+
+  /** verifyGameKey against a key hash the caller read itself in its unit of work (null: no such game), e.g. with the rest of a claim's reads. */
+  checkGameKey(gameId: string, presented: string | null, keyHash: string | null): void {
     const presentedHash = sha256Hex(presented ?? '')
     const ok = constantTimeEqual(presentedHash, keyHash ?? sha256Hex(`no-game:${gameId}`))
     if (keyHash === null || !presented || !ok) {

@@ -13,7 +13,7 @@ import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
-import { assertMayAct } from '../auth/standing'
+import { assertStandingMayAct } from '../auth/standing'
 import { newId } from '../../shared/ids'
 import { CorrectionTooLate, type FormatName } from '../games/formats/engines'
 import { notifyMatchPlayers, type MatchEventData, type MatchEventType } from '../games/match-events'
@@ -87,16 +87,17 @@ export class MatchesService {
   async issueSession(input: { userId: string; gameId: string; gameKey: string | null; matchId: string }) {
     // Answered once the session row is durable; a refusal writes nothing.
     return this.deps.storage.write(async (tx) => {
-      await this.deps.games.verifyGameKey(input.gameId, input.gameKey, tx.games)
-      const found = await tx.matches.withGame(input.matchId)
-      if (!found) throw new AppError('not_found', 'No such match')
-      const { match } = found
-      if (found.gameId !== input.gameId) throw new AppError('invalid_game_key', 'This match belongs to another game')
-      const seat = await seatOf(tx, match, input.userId)
-      if (!seat) throw new AppError('not_a_participant', 'You are not a player of this match')
+      // Every read the checks below need, at once (one statement on SQLite).
+      const context = await tx.matches.issueContext(input.gameId, input.matchId, input.userId)
+      this.deps.games.checkGameKey(input.gameId, input.gameKey, context.keyHash)
+      const { match } = context
+      if (!match) throw new AppError('not_found', 'No such match')
+      if (context.gameId !== input.gameId) throw new AppError('invalid_game_key', 'This match belongs to another game')
+      if (context.seat === null) throw new AppError('not_a_participant', 'You are not a player of this match')
+      const seat = { participantId: context.seat, slot: context.seat === match.slot1ParticipantId ? (1 as const) : (2 as const) }
       if (match.status !== 'running') throw new AppError('match_not_running', `Match is ${match.status}`)
       // A session that could only ever be refused is not handed out.
-      if (await tx.matches.hasClaimed(match.id, match.claimRound, seat.participantId)) throw alreadyClaimed()
+      if (context.claimed) throw alreadyClaimed()
 
       const token = randomToken(32)
       const now = this.deps.clock.now()
@@ -127,29 +128,29 @@ export class MatchesService {
     const { clock } = this.deps
     // A refusal thrown in here rolls back this claim only: it spends nothing.
     return this.deps.storage.write(async (tx) => {
-      await this.deps.games.verifyGameKey(input.gameId, input.gameKey, tx.games)
-      if (!input.sessionToken) throw sessionTokenInvalid()
-      const tokenHash = sha256Hex(input.sessionToken)
       const now = clock.now()
+      // Every read the checks below need, at once (one statement on SQLite).
+      const context = await tx.matches.claimContext(input.gameId, input.userId, input.sessionToken ? sha256Hex(input.sessionToken) : '')
+      this.deps.games.checkGameKey(input.gameId, input.gameKey, context.keyHash)
+      if (!input.sessionToken) throw sessionTokenInvalid()
       // A game session outlives nothing: a user banned (or deleted) since the
       // bearer was checked claims nothing, and the token is not spent.
-      await assertMayAct(tx.auth, input.userId, now)
-      const session = await tx.matches.sessionByTokenHash(tokenHash)
+      assertStandingMayAct(context.standing, now)
+      const { session, match } = context
       // Another user's token is refused without being spent: its owner can still use it.
       if (!session || session.userId !== input.userId || session.gameId !== input.gameId) throw sessionTokenInvalid()
       if (session.consumedAt !== null || session.expiresAt.getTime() <= now.getTime()) throw sessionTokenInvalid()
 
-      const match = await tx.matches.byId(session.matchId)
       // Gone: a correction paired the Swiss round again (and deleted its sessions) while this claim waited.
       if (!match) throw sessionTokenInvalid()
       if (match.status !== 'running') throw new AppError('match_not_running', `Match is ${match.status}`)
-      if (await tx.matches.hasClaimed(match.id, match.claimRound, session.participantId)) throw alreadyClaimed()
+      if (context.claims.some((c) => c.participantId === session.participantId)) throw alreadyClaimed()
       // Issued before a replay: the players must fetch new sessions (contract §2).
       if (session.claimRound !== match.claimRound) throw sessionTokenInvalid()
 
       // The token is spent by this call whatever the decision.
       await tx.matches.consumeSession(session.id, now)
-      await insertClaim(tx, {
+      const mine: NewClaim = {
         matchId: match.id,
         claimRound: match.claimRound,
         participantId: session.participantId,
@@ -158,9 +159,11 @@ export class MatchesService {
         score: input.claim.score ?? null,
         gameSessionId: session.id,
         createdAt: now,
-      })
+      }
+      await insertClaim(tx, mine)
 
-      const claims: Claim[] = (await tx.matches.claimsOf(match.id, match.claimRound)).map((c) =>
+      // The round's claims as read (the match was read after its lock on PostgreSQL) and this one.
+      const claims: Claim[] = [...context.claims, mine].map((c) =>
         c.outcome === 'WIN'
           ? { participantId: c.participantId, outcome: 'WIN', winnerParticipantId: c.winnerParticipantId! }
           : { participantId: c.participantId, outcome: 'DRAW' },
@@ -360,14 +363,6 @@ async function insertClaim(tx: Transaction, claim: NewClaim): Promise<void> {
     if (error instanceof UniqueViolationError) throw alreadyClaimed()
     throw error
   }
-}
-
-async function seatOf(tx: Transaction, match: MatchRecord, userId: string): Promise<{ participantId: string; slot: 1 | 2 } | null> {
-  const ids = [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null)
-  if (ids.length === 0) return null
-  const participantId = await tx.matches.seatOf(ids, userId)
-  if (participantId === null) return null
-  return { participantId, slot: participantId === match.slot1ParticipantId ? 1 : 2 }
 }
 
 /**

@@ -4,6 +4,7 @@
 // in the system; the SQLite store runs them on statements compiled once.
 import type { DecidedBy } from '../games/formats/engine'
 import type { MatchRecord } from '../games/store'
+import type { UserStanding } from '../auth/store'
 
 /** A single-use match session; the token itself is never stored, only its hash. */
 export interface GameSession {
@@ -38,6 +39,39 @@ export interface NewClaim extends ClaimRecord {
   createdAt: Date
 }
 
+/**
+ * What a result claim decides from, read at its start in its unit of work:
+ * the game's key, the claimant's standing, the session of the presented token
+ * (whoever's it is) and its match with the claims of the match's current round
+ * of claims. The match is read as `byId` reads it in a write (locked on
+ * PostgreSQL), after the session.
+ */
+export interface ClaimContext {
+  /** The game's key hash; null when there is no such game. */
+  keyHash: string | null
+  /** The claimant's standing; null when there is no such user. */
+  standing: UserStanding | null
+  session: GameSession | null
+  /** The session's match; null without a session, or when the match is gone. */
+  match: MatchRecord | null
+  /** The claims of the match's current round (`match.claimRound`); empty without a match. */
+  claims: ClaimRecord[]
+}
+
+/** What a session issue decides from, read at its start in its unit of work (the match as `withGame` reads it in a write). */
+export interface IssueContext {
+  /** The game's key hash; null when there is no such game. */
+  keyHash: string | null
+  /** The match; null when there is none. */
+  match: MatchRecord | null
+  /** The game the match's tournament is played in (null without a match). */
+  gameId: string | null
+  /** The user's participant id in the match; null when not seated there. */
+  seat: string | null
+  /** Whether that seat has claimed in the match's current round of claims. */
+  claimed: boolean
+}
+
 /** A decided match's result: a draw has no winner. */
 export interface MatchResult {
   winnerParticipantId: string | null
@@ -62,6 +96,11 @@ export interface MatchesStore {
   /** Which of a match's participants (one or two ids) is `userId`'s; null when none. */
   seatOf(participantIds: readonly string[], userId: string): Promise<string | null>
 
+  /** Everything a result claim checks and decides from (see ClaimContext): the claim path's reads, in one go where the engine can. */
+  claimContext(gameId: string, userId: string, tokenHash: string): Promise<ClaimContext>
+
+  /** Everything a session issue checks (see IssueContext). */
+  issueContext(gameId: string, matchId: string, userId: string): Promise<IssueContext>
   insertSession(session: NewGameSession): Promise<void>
   sessionByTokenHash(tokenHash: string): Promise<GameSession | null>
   consumeSession(sessionId: string, now: Date): Promise<void>

@@ -23,8 +23,9 @@ import { and, asc, eq, inArray, isNotNull, lt, ne, or } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import { mapEngineError } from '../../errors'
 import type { MatchRecord } from '../../../modules/games/store'
-import type { ClaimRecord, GameSession, MatchesStore, MatchResult, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../../modules/matches/store'
-import { gameSessions, matchClaims, matches, participants, tournaments, users } from '../schema'
+import type { ClaimContext, ClaimRecord, IssueContext, GameSession, MatchesStore, MatchResult, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../../modules/matches/store'
+import { games, gameSessions, matchClaims, matches, participants, tournaments, users } from '../schema'
+import { toUserBan } from '../../rows'
 import type { PostgresScope } from '../scope'
 
 /** The columns of a match row that make a MatchRecord (all of them, named as the domain names them). */
@@ -88,6 +89,42 @@ export class PostgresMatchesStore implements MatchesStore {
     // In a write, what a claim or a resolve decides on: claims of one match take turns (see the top of this file).
     const [row] = await (this.inWrite ? query.for('no key update') : query)
     return row ?? null
+  }
+
+  async claimContext(gameId: string, userId: string, tokenHash: string): Promise<ClaimContext> {
+    // One statement after another, in the order the claim path always read
+    // them: the session locked before its match, and the round's claims read
+    // once the match is locked, so they include those of a claim this one
+    // waited for (READ COMMITTED).
+    const [game] = await this.db.select({ keyHash: games.keyHash }).from(games).where(eq(games.id, gameId))
+    const [user] = await this.db
+      .select({ bannedAt: users.bannedAt, bannedUntil: users.bannedUntil, banReason: users.banReason, deletedAt: users.deletedAt })
+      .from(users)
+      .where(eq(users.id, userId))
+    const session = await this.sessionByTokenHash(tokenHash)
+    const match = session ? await this.byId(session.matchId) : null
+    return {
+      keyHash: game?.keyHash ?? null,
+      standing: user ? { ban: toUserBan(user), deletedAt: user.deletedAt } : null,
+      session,
+      match,
+      claims: match ? await this.claimsOf(match.id, match.claimRound) : [],
+    }
+  }
+
+  async issueContext(gameId: string, matchId: string, userId: string): Promise<IssueContext> {
+    // As the session issue read them one by one: the key, the match locked (see withGame), the seat, its claim.
+    const [game] = await this.db.select({ keyHash: games.keyHash }).from(games).where(eq(games.id, gameId))
+    const found = await this.withGame(matchId)
+    const ids = found ? [found.match.slot1ParticipantId, found.match.slot2ParticipantId].filter((id): id is string => id !== null) : []
+    const seat = await this.seatOf(ids, userId)
+    return {
+      keyHash: game?.keyHash ?? null,
+      match: found?.match ?? null,
+      gameId: found?.gameId ?? null,
+      seat,
+      claimed: found !== null && seat !== null && (await this.hasClaimed(found.match.id, found.match.claimRound, seat)),
+    }
   }
 
   async withGame(matchId: string): Promise<{ match: MatchRecord; gameId: string } | null> {

@@ -1,0 +1,186 @@
+// In-process profile of the two group-committed game-SDK writes: session
+// issue (POST /game-sdk/{id}/sessions) and result claims (POST
+// /game-sdk/{id}/results, each session used once, both players claiming that
+// slot 1 won, as bench/harness.ts's claimRequests). The real app on a real
+// SQLite data dir (test/helpers/app.ts: synchronous=FULL, the group
+// committer), driven through `app.handle` with BENCH_INFLIGHT requests in
+// flight, no HTTP server and no load generator competing for the core. Run it
+// pinned, so the figure is one core's:
+//
+//   taskset -c 1 bun bench/claims-profile.ts
+//   taskset -c 1 bun --cpu-prof --cpu-prof-dir=/tmp/prof bench/claims-profile.ts
+//   bun bench/cpuprofile-summary.ts /tmp/prof/<file>.cpuprofile /tmp/prof/<file>.cpuprofile.windows.json claims
+//
+// Reported per round: µs of this process's CPU (user + system, from
+// process.cpuUsage) per request, wall rate, and with BENCH_TIMINGS=1 a
+// breakdown by phase measured inside the process (see `phases` below). The
+// request objects are built before a round is timed; reading the answers is
+// inside it (a few µs). With --cpu-prof the measured windows are written
+// beside the profile, so the summary counts only the samples taken in them.
+//
+// Settings (environment): BENCH_PLAYERS (64: each tournament is a single
+// elimination of them), BENCH_TOURNAMENTS (40 per round), BENCH_ROUNDS (3,
+// after one warm-up round), BENCH_INFLIGHT (32), BENCH_ENGINE (sqlite; the
+// test engine otherwise).
+import { writeFileSync } from 'node:fs'
+import { createTestApp, postJson, type TestApp } from '../test/helpers/app'
+import { ADMIN_TOKEN, admin } from '../test/helpers/arena'
+
+const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 64)
+const TOURNAMENTS = Number(process.env.BENCH_TOURNAMENTS ?? 40)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 32)
+const PASSWORD = 'correct horse battery'
+
+const log = (message: string) => console.error(`[claims-profile] ${message}`)
+
+async function json<T>(res: Response, expected: number): Promise<T> {
+  const text = await res.text()
+  if (res.status !== expected) throw new Error(`expected ${expected}, got ${res.status}: ${text}`)
+  return JSON.parse(text) as T
+}
+
+interface Player {
+  id: string
+  bearer: string
+}
+interface Seat {
+  bearer: string
+  matchId: string
+  participantId: string
+}
+
+async function setUp(ctx: TestApp) {
+  const { game, gameKey } = await json<{ game: { id: string }; gameKey: string }>(await ctx.handle(postJson('/api/v1/admin/games', { name: 'Profile' }, admin)), 201)
+  const players: Player[] = []
+  // A few at a time: the app's argon2id gate refuses what it cannot queue.
+  let next = 0
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let i = next++; i < PLAYERS; i = next++) {
+      const username = `prof${i}_${Math.floor(Math.random() * 1e6)}`
+      const { user } = await json<{ user: { id: string } }>(
+        await ctx.handle(postJson('/api/v1/user/register', { email: `${username}@example.com`, username, password: PASSWORD, country: 'DE', accept_terms: true })),
+        201,
+      )
+      const { accessToken } = await json<{ accessToken: string }>(await ctx.handle(postJson('/api/v1/user/login', { identifier: username, password: PASSWORD })), 200)
+      players.push({ id: user.id, bearer: accessToken })
+      }
+    }),
+  )
+  return { gameId: game.id, gameKey, players }
+}
+
+/** Started single eliminations of every player; both seats of each running first-round match. */
+async function seats(ctx: TestApp, gameId: string, players: Player[], count: number): Promise<Seat[][]> {
+  const byUser = new Map(players.map((p) => [p.id, p]))
+  const pairs: Seat[][] = []
+  for (let i = 0; i < count; i++) {
+    type View = { id: string; participants: { id: string; userId: string }[]; matches: { id: string; status: string; slot1ParticipantId: string | null; slot2ParticipantId: string | null }[] }
+    const { tournament } = await json<{ tournament: View }>(
+      await ctx.handle(postJson('/api/v1/admin/tournaments', { gameId, name: `Profile cup ${i}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)),
+      201,
+    )
+    const started = (await json<{ tournament: View }>(await ctx.handle(postJson(`/api/v1/admin/tournaments/${tournament.id}/start`, {}, admin)), 200)).tournament
+    const userOf = new Map(started.participants.map((p) => [p.id, byUser.get(p.userId)!]))
+    for (const m of started.matches) {
+      if (m.status !== 'running') continue
+      pairs.push([m.slot1ParticipantId!, m.slot2ParticipantId!].map((pid) => ({ bearer: userOf.get(pid)!.bearer, matchId: m.id, participantId: pid })))
+    }
+  }
+  return pairs
+}
+
+interface Measured<T> {
+  answers: T[]
+  cpuUs: number
+  wallMs: number
+  window: [number, number]
+  /** Units of work per commit. */
+  batch: number
+}
+
+/** Runs the requests INFLIGHT at a time; CPU and wall time of the whole. */
+async function drive<T>(ctx: TestApp, requests: Request[], expected: number): Promise<Measured<T>> {
+  const answers: T[] = new Array(requests.length)
+  let next = 0
+  Bun.gc(true)
+  batches.count = batches.items = 0
+  const start = performance.now()
+  const cpu = process.cpuUsage()
+  await Promise.all(
+    Array.from({ length: Math.min(INFLIGHT, requests.length) }, async () => {
+      while (next < requests.length) {
+        const i = next++
+        answers[i] = await json<T>(await ctx.handle(requests[i]!), expected)
+      }
+    }),
+  )
+  const used = process.cpuUsage(cpu)
+  const end = performance.now()
+  return { answers, cpuUs: used.user + used.system, wallMs: end - start, window: [start, end], batch: Math.round(batches.items / Math.max(1, batches.count)) }
+}
+
+const ctx = await createTestApp({ env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_LOG_LEVEL: 'info' }, ...(process.env.BENCH_ENGINE ? { engine: process.env.BENCH_ENGINE as 'sqlite' | 'postgres' } : {}) })
+// BENCH_SYNC=NORMAL: the same without the fsync at each commit, to see what the flush costs (not a setting arena offers).
+if (process.env.BENCH_SYNC) ctx.sqlite.writer.sqlite.run(`PRAGMA synchronous = ${process.env.BENCH_SYNC === 'NORMAL' ? 'NORMAL' : 'FULL'}`)
+// BENCH_AUTOCHECKPOINT=<pages>: the WAL's automatic checkpoint threshold (SQLite's default 1000), to see what checkpoints cost.
+if (process.env.BENCH_AUTOCHECKPOINT) ctx.sqlite.writer.sqlite.run(`PRAGMA wal_autocheckpoint = ${Number(process.env.BENCH_AUTOCHECKPOINT)}`)
+// Batch sizes and commit times of the group committer, per measured window.
+const batches = { count: 0, items: 0 }
+ctx.storage.observe({
+  committed: (units) => {
+    batches.count += 1
+    batches.items += units
+  },
+  retried: () => {},
+})
+const { gameId, gameKey, players } = await setUp(ctx)
+log(`engine ${ctx.storage.engine}, ${PLAYERS} players, ${TOURNAMENTS} tournaments a round, ${INFLIGHT} in flight`)
+
+const windows: { name: string; start: number; end: number }[] = []
+const results: { round: number; sessions: number; sessionUs: number; sessionRate: number; claims: number; claimUs: number; claimRate: number; claimBatch: number }[] = []
+for (let round = 0; round <= ROUNDS; round++) {
+  const pairs = await seats(ctx, gameId, players, TOURNAMENTS)
+  const flat = pairs.flat()
+  const sessionRequests = flat.map((s) =>
+    postJson(`/api/v1/game-sdk/${gameId}/sessions`, { matchId: s.matchId }, { authorization: `Bearer ${s.bearer}`, 'x-game-key': gameKey }),
+  )
+  const issued = await drive<{ token: string }>(ctx, sessionRequests, 201)
+  // Both claim that slot 1 won, in the bench's order: the first answer is pending, the second decides.
+  const claimRequests = flat.map((s, i) =>
+    postJson(
+      `/api/v1/game-sdk/${gameId}/results`,
+      { outcome: 'WIN', winnerParticipantId: pairs[Math.floor(i / 2)]![0]!.participantId },
+      { authorization: `Bearer ${s.bearer}`, 'x-game-key': gameKey, 'x-session-token': issued.answers[i]!.token },
+    ),
+  )
+  const claimed = await drive<{ decision: string }>(ctx, claimRequests, 200)
+  const decided = claimed.answers.filter((a) => a.decision === 'game_advance').length
+  if (decided !== pairs.length) throw new Error(`expected ${pairs.length} decisions, got ${decided}`)
+  if (round === 0) {
+    log('warm-up round done')
+    continue
+  }
+  windows.push({ name: 'sessions', start: issued.window[0], end: issued.window[1] }, { name: 'claims', start: claimed.window[0], end: claimed.window[1] })
+  const row = {
+    round,
+    sessions: flat.length,
+    sessionUs: Math.round(issued.cpuUs / flat.length),
+    sessionRate: Math.round(flat.length / (issued.wallMs / 1000)),
+    claims: flat.length,
+    claimUs: Math.round(claimed.cpuUs / flat.length),
+    claimRate: Math.round(flat.length / (claimed.wallMs / 1000)),
+    claimBatch: claimed.batch,
+  }
+  results.push(row)
+  log(`round ${round}: session issue ${row.sessionUs} µs CPU each (${row.sessionRate}/s), claims ${row.claimUs} µs CPU each (${row.claimRate}/s, ${row.claimBatch} a commit)`)
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+// The median, and the least (the round least disturbed by anything else on the machine).
+const summary = { engine: ctx.storage.engine, sessionUs: median(results.map((r) => r.sessionUs)), claimUs: median(results.map((r) => r.claimUs)), sessionUsMin: Math.min(...results.map((r) => r.sessionUs)), claimUsMin: Math.min(...results.map((r) => r.claimUs)), claimRate: median(results.map((r) => r.claimRate)), rounds: results }
+// Beside the CPU profile (bun --cpu-prof --cpu-prof-dir=DIR): the measured windows, ms since the process's time origin.
+if (process.env.BENCH_WINDOWS) writeFileSync(process.env.BENCH_WINDOWS, JSON.stringify({ timeOrigin: performance.timeOrigin, windows }))
+await ctx.close()
+console.log(JSON.stringify(summary))
