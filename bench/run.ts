@@ -71,7 +71,7 @@ const rows: Row[] = []
  * from sending the credit to the poll's answer. With several instances the
  * poll and the credit go to different ones (the wake-up crosses instances).
  */
-async function wakeLatencies(count: number): Promise<WrkResult> {
+async function wakeLatencies(count: number): Promise<{ result: WrkResult; afterAnswerP99ms: number }> {
   const target = players[1]!
   const auth = { authorization: `Bearer ${target.bearer}` }
   let after = ''
@@ -81,6 +81,8 @@ async function wakeLatencies(count: number): Promise<WrkResult> {
     if (page.events.length === 0) break
   }
   const latencies: number[] = []
+  /** From the credit's own answer to the poll's (0 when the poll answered first): a lower bound of commit → answer. */
+  const afterAnswer: number[] = []
   let errors = 0
   const started = performance.now()
   for (let k = 0; k < count; k++) {
@@ -90,17 +92,23 @@ async function wakeLatencies(count: number): Promise<WrkResult> {
     // Parked: the poll has read its empty page and waits (an idle server gets there in well under a millisecond).
     await Bun.sleep(20)
     const sent = performance.now()
-    const credit = api(writeUrl, 'POST', `/api/v1/admin/wallets/${target.id}/credit`, { amount: '1', reference: `wake-${k}` }, admin)
+    const credit = api(writeUrl, 'POST', `/api/v1/admin/wallets/${target.id}/credit`, { amount: '1', reference: `wake-${k}` }, admin).then(() => performance.now())
     const page = await answer
-    latencies.push(performance.now() - sent)
-    await credit
+    const answered = performance.now()
+    latencies.push(answered - sent)
+    afterAnswer.push(Math.max(0, answered - (await credit)))
     if (page.events.length !== 1) errors++
     after = page.cursor
   }
   const seconds = (performance.now() - started) / 1000
-  latencies.sort((a, b) => a - b)
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 100) / 100
-  return { requests: count, seconds: Math.round(seconds * 100) / 100, rps: Math.round(count / seconds), counted: count - errors, errors, p50ms: at(0.5), p90ms: at(0.9), p99ms: at(0.99), maxMs: at(1) }
+  const at = (values: number[], q: number) => {
+    const sorted = [...values].sort((a, b) => a - b)
+    return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! * 100) / 100
+  }
+  return {
+    result: { requests: count, seconds: Math.round(seconds * 100) / 100, rps: Math.round(count / seconds), counted: count - errors, errors, p50ms: at(latencies, 0.5), p90ms: at(latencies, 0.9), p99ms: at(latencies, 0.99), maxMs: at(latencies, 1) },
+    afterAnswerP99ms: at(afterAnswer, 0.99),
+  }
 }
 
 // ---------------------------------------------------------------- the run
@@ -250,7 +258,10 @@ rows.push({
   note: `${purchase.value.counted} withdrawals; req/s counts mints and verifies`,
 })
 
-// (6) Event-plane poll of a caught-up client (wait=0).
+// (6) Event-plane poll of a caught-up client (wait=0). The purchases wrk
+// left in flight finish after it stopped, each appending the buyer's wallet
+// events: let them drain first, or the "caught-up" poll reads those every time.
+await Bun.sleep(2000)
 log('scenario: event-plane poll')
 let cursor = ''
 for (;;) {
@@ -261,6 +272,8 @@ for (;;) {
 const poll = await sampled(arena.proc.pid, () =>
   wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('poll.tsv', [{ method: 'GET', path: `/api/v1/events?after=${cursor}&wait=0&topics=session,wallet,status`, headers: auth0 }]) } }),
 )
+const late = await api<{ events: unknown[] }>(base, 'GET', `/api/v1/events?after=${cursor}&wait=0&topics=session,wallet,status`, undefined, auth0)
+if (late.events.length > 0) log(`event poll: ${late.events.length} events arrived during the run; it was not caught up all along`)
 rows.push({ scenario: 'event poll GET /events (caught up, wait=0)', result: poll.value, reference: { name: 'bare GET', perSecond: bareGet.rps }, target: '≥ 0.20, p99 ≤ 10 ms', peakRssMiB: poll.peakRssMiB, peakAnonMiB: poll.peakAnonMiB })
 
 // (7) A long poll woken by a write: a poll waits (wait=30) on a caught-up
@@ -269,8 +282,13 @@ rows.push({ scenario: 'event poll GET /events (caught up, wait=0)', result: poll
 // from the credit's commit to the answer. One poll at a time, on players in
 // turn, each on its own instance in turn when there are several.
 log('scenario: long poll woken by a write')
-const wake = await wakeLatencies(200)
-rows.push({ scenario: 'long poll woken by a write (credit sent → poll answered)', result: wake, target: 'p99 ≤ 5 ms', note: `${wake.requests} wake-ups, one at a time; an upper bound of commit → answer` })
+const wake = await wakeLatencies(500)
+rows.push({
+  scenario: 'long poll woken by a write (credit sent → poll answered)',
+  result: wake.result,
+  target: 'p99 ≤ 5 ms',
+  note: `${wake.result.requests} wake-ups, one at a time; an upper bound of commit → answer (the credit's own answer → the poll's: p99 ${wake.afterAnswerP99ms} ms, a lower bound)`,
+})
 
 const hwmMiB = Math.round(rssKiB(arena.proc.pid, 'VmHWM') / 102.4) / 10
 for (const instance of instances) await instance.stop()
