@@ -4,7 +4,7 @@
 // released exactly once on every path (work done, work thrown, cancelled).
 import { describe, expect, test } from 'bun:test'
 import { availableParallelism } from 'node:os'
-import { defaultHashConcurrency, HashGate, MAX_DEFAULT_CONCURRENCY, QUEUE_PER_SLOT } from '../../src/modules/auth/hash-gate'
+import { defaultHashConcurrency, HashGate, MAX_DEFAULT_CONCURRENCY, OVERLOAD_COLLECT_EVERY_MS, QUEUE_PER_SLOT } from '../../src/modules/auth/hash-gate'
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../src/modules/auth/passwords'
 import { AppError } from '../../src/shared/errors'
 
@@ -213,6 +213,27 @@ describe('argon2id through the gate', () => {
       for (const ticket of tickets) ticket.cancel()
       expect(() => gate.refuseIfFull()).not.toThrow()
     }
+  })
+
+  test('while it refuses, the gate collects garbage at most once every OVERLOAD_COLLECT_EVERY_MS, and never while it admits', () => {
+    let clock = 1000
+    let collections = 0
+    const gate = new HashGate({ concurrency: 1, queue: 0, collectGarbage: () => collections++, now: () => clock })
+    const held = gate.admit()
+    expect(collections).toBe(0)
+    for (let i = 0; i < 100; i++) expect(() => gate.refuseIfFull()).toThrow()
+    expect(() => gate.admit()).toThrow()
+    expect(collections).toBe(1)
+    clock += OVERLOAD_COLLECT_EVERY_MS - 1
+    expect(() => gate.admit()).toThrow()
+    expect(collections).toBe(1)
+    clock += 1
+    expect(() => gate.refuseIfFull()).toThrow()
+    expect(collections).toBe(2)
+    held.cancel()
+    clock += 10 * OVERLOAD_COLLECT_EVERY_MS
+    gate.admit().cancel()
+    expect(collections).toBe(2)
   })
 
   test('a hash that throws inside argon2 releases its slot', async () => {

@@ -35,11 +35,26 @@ export const QUEUE_PER_SLOT = 8
 /** Seconds a refused caller is told to wait: by then the queue has drained. */
 export const HASH_GATE_RETRY_AFTER_S = 1
 
+/**
+ * While the gate refuses, a full garbage collection at most this often. A
+ * burst of refused logins (500 clients retrying at once) answers thousands a
+ * second, and what each answer leaves (request and response buffers held by
+ * objects awaiting collection) piled up between the runtime's own full
+ * collections: the 500-login burst took the server from 80 to 250 MiB. One
+ * collection every 500 ms kept its peak near 175 MiB for 7 % fewer logins
+ * admitted during the burst (docs/performance.md, issue 23).
+ */
+export const OVERLOAD_COLLECT_EVERY_MS = 500
+
 export interface HashGateOptions {
   /** Hashes running at once (default: the CPUs, at most MAX_DEFAULT_CONCURRENCY). */
   concurrency?: number
   /** Callers waiting for a slot (default: QUEUE_PER_SLOT × concurrency); 0 refuses whenever all slots run. */
   queue?: number
+  /** Runs a full garbage collection (default Bun.gc(true)); called on a refusal at most every OVERLOAD_COLLECT_EVERY_MS. */
+  collectGarbage?: () => void
+  /** Milliseconds of a monotonic clock (default performance.now). */
+  now?: () => number
 }
 
 export interface HashGateStats {
@@ -73,9 +88,15 @@ export class HashGate implements HashRunner {
   /** FIFO of admitted tickets waiting for a slot (short: at most `queue`). */
   private readonly waiting: HashTicket[] = []
 
+  private readonly collectGarbage: () => void
+  private readonly now: () => number
+  private lastCollected = -Infinity
+
   constructor(options: HashGateOptions = {}) {
     this.concurrency = positiveInteger(options.concurrency ?? defaultHashConcurrency(), 'concurrency', 1)
     this.queue = positiveInteger(options.queue ?? QUEUE_PER_SLOT * this.concurrency, 'queue', 0)
+    this.collectGarbage = options.collectGarbage ?? (() => Bun.gc(true))
+    this.now = options.now ?? (() => performance.now())
   }
 
   /**
@@ -109,6 +130,11 @@ export class HashGate implements HashRunner {
 
   private refusal(): AppError {
     this.refused++
+    const now = this.now()
+    if (now - this.lastCollected >= OVERLOAD_COLLECT_EVERY_MS) {
+      this.lastCollected = now
+      this.collectGarbage()
+    }
     return new AppError('service_unavailable', 'Too many password checks in progress; try again shortly', {
       headers: { 'retry-after': String(HASH_GATE_RETRY_AFTER_S) },
     })
