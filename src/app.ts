@@ -32,6 +32,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     withdrawals: () => storage.read.wallet.withdrawalCounts(),
     jobs: () => storage.read.jobs.queueStats(deps.clock.now()),
     pollsWaiting: () => events.pollsWaiting(),
+    observeWakeups: (observe) => events.observeWakeups(observe),
     storage,
     clock: deps.clock,
     backups: options.backupStatus ?? (() => ({})),

@@ -182,6 +182,32 @@ describe('what the engine, the queues and the gates report', () => {
   })
 })
 
+test('a long poll woken by a commit is counted in arena_event_wake_seconds, with the time from the wake-up to its page; one that times out or finds nothing new is not', async () => {
+  const [p] = await players(approval, 1)
+  const auth = { authorization: `Bearer ${p!.tokens.accessToken}` }
+  const poll = async (query: string) => (await (await approval.handle(req(`/api/v1/events${query}`, { headers: auth }))).json()) as { events: unknown[]; cursor: string }
+  let cursor = ''
+  for (;;) {
+    const page = await poll(`?wait=0${cursor ? `&after=${cursor}` : ''}`)
+    cursor = page.cursor
+    if (page.events.length === 0) break
+  }
+  const before = await scrape(approval)
+  const countBefore = value(before, 'arena_event_wake_seconds_count') ?? 0
+  // One that waits out its second finds nothing: not counted.
+  expect((await poll(`?after=${cursor}&wait=1`)).events).toEqual([])
+  const waiting = poll(`?after=${cursor}&wait=10`)
+  await Bun.sleep(50)
+  expect((await approval.handle(postJson(`/api/v1/admin/wallets/${p!.userId}/credit`, { amount: '1', reference: `wake-metric-${p!.userId}` }, admin))).status).toBe(200)
+  expect((await waiting).events.length).toBe(1)
+  const after = await scrape(approval)
+  expect(value(after, 'arena_event_wake_seconds_count')).toBe(countBefore + 1)
+  const sum = value(after, 'arena_event_wake_seconds_sum')! - (value(before, 'arena_event_wake_seconds_sum') ?? 0)
+  expect(sum).toBeGreaterThanOrEqual(0)
+  expect(sum).toBeLessThan(1)
+  expect(value(after, 'arena_event_wake_seconds_bucket', { le: '1' })).toBe(countBefore + 1)
+})
+
 test('a source that fails at scrape time leaves its metric out (never a 0, never a failed scrape); backup times only once there are some', async () => {
   const failing = () => {
     throw new Error('source down')
@@ -193,6 +219,7 @@ test('a source that fails at scrape time leaves its metric out (never a 0, never
     withdrawals: async () => failing(),
     jobs: async () => failing(),
     pollsWaiting: failing,
+    observeWakeups: () => {},
     storage: { observe: () => () => {}, sizeBytes: async () => failing() },
     clock: ctx.clock,
     backups: () => backups,

@@ -60,6 +60,7 @@ export class EventsService {
   /** The highest seq seen in this process, for cursors whose events were all pruned. */
   private lastIssued = 0
   private readonly caughtUp: CaughtUpPolls | undefined
+  private readonly wakeObservers: ((seconds: number) => void)[] = []
 
   constructor(private readonly deps: EventsServiceDeps) {
     if (deps.rememberCaughtUp) {
@@ -100,12 +101,26 @@ export class EventsService {
     const after = await this.decodeCursor(input.after)
     const topics = parseTopics(input.topics)
     const deadline = Date.now() + input.waitS * 1000
+    let wokenAt: number | null = null
     for (;;) {
       const page = await this.read(input.userId, after, topics)
+      if (page.events.length > 0 && wokenAt !== null) {
+        const seconds = (performance.now() - wokenAt) / 1000
+        for (const observe of this.wakeObservers) observe(seconds)
+      }
       const left = deadline - Date.now()
       if (page.events.length > 0 || left <= 0 || input.signal?.aborted || this.deps.lifecycle.draining) return page
-      await this.deps.wakeups.wait(input.userId, Math.min(left, RECHECK_MS), input.signal)
+      wokenAt = await this.deps.wakeups.wait(input.userId, Math.min(left, RECHECK_MS), input.signal)
     }
+  }
+
+  /**
+   * Calls `observe` with the seconds from each wake-up (for an append of this
+   * process: its commit) to the woken poll's page with the new events, for
+   * /metrics. The page is then serialized and sent: microseconds more.
+   */
+  observeWakeups(observe: (seconds: number) => void): void {
+    this.wakeObservers.push(observe)
   }
 
   /** Retention: events older than the retention period are deleted; returns how many. */

@@ -11,8 +11,13 @@
 export interface EventWakeups {
   /** Wakes the polls waiting on `userId` (called after the commit that wrote their events). */
   wake(userId: string): void
-  /** Resolves after `ms`, on a wake-up for `userId`, or when `signal` aborts; whichever comes first. */
-  wait(userId: string, ms: number, signal?: AbortSignal): Promise<void>
+  /**
+   * Resolves after `ms`, on a wake-up for `userId`, or when `signal` aborts;
+   * whichever comes first. With the time of the wake-up (performance.now(),
+   * taken in the step that woke it: for an append of this process, its
+   * commit's), or null when it was not woken.
+   */
+  wait(userId: string, ms: number, signal?: AbortSignal): Promise<number | null>
   /** Wakes every waiting poll (shutdown: they answer at once instead of holding the stop). */
   wakeAll(): void
   /** Polls waiting now (for /metrics). */
@@ -22,7 +27,7 @@ export interface EventWakeups {
 }
 
 export function inProcessWakeups(): EventWakeups {
-  const waiters = new Map<string, Set<() => void>>()
+  const waiters = new Map<string, Set<(at: number | null) => void>>()
   const listeners: ((userId: string | null) => void)[] = []
   let waiting = 0
   return {
@@ -32,28 +37,30 @@ export function inProcessWakeups(): EventWakeups {
     },
     wake(userId) {
       for (const listener of listeners) listener(userId)
-      for (const wake of waiters.get(userId) ?? []) wake()
+      const at = performance.now()
+      for (const wake of waiters.get(userId) ?? []) wake(at)
     },
     wakeAll() {
       for (const listener of listeners) listener(null)
-      for (const set of waiters.values()) for (const wake of [...set]) wake()
+      for (const set of waiters.values()) for (const wake of [...set]) wake(null)
     },
     wait(userId, ms, signal) {
       return new Promise((resolve) => {
-        const set = waiters.get(userId) ?? new Set<() => void>()
+        const set = waiters.get(userId) ?? new Set<(at: number | null) => void>()
         waiters.set(userId, set)
-        const done = () => {
+        const done = (at: number | null) => {
           if (!set.delete(done)) return
           waiting--
           clearTimeout(timer)
           if (set.size === 0) waiters.delete(userId)
-          signal?.removeEventListener('abort', done)
-          resolve()
+          signal?.removeEventListener('abort', aborted)
+          resolve(at)
         }
-        const timer = setTimeout(done, ms)
+        const aborted = () => done(null)
+        const timer = setTimeout(aborted, ms)
         set.add(done)
         waiting++
-        signal?.addEventListener('abort', done)
+        signal?.addEventListener('abort', aborted)
       })
     },
   }

@@ -22,6 +22,8 @@ export interface MetricsSources {
   jobs: () => Promise<JobQueueStats>
   /** Long polls waiting in this process. */
   pollsWaiting: () => number
+  /** Registers for the seconds from a wake-up (a commit) to the woken poll's answer. */
+  observeWakeups: (observe: (seconds: number) => void) => void
   /** The database: commits and reruns as they happen, its size at scrape time. */
   storage: Pick<Storage, 'observe' | 'sizeBytes'>
   clock: Clock
@@ -107,6 +109,13 @@ export class AppMetrics {
     gauge('arena_hash_gate_waiting', 'Callers queued for a password-hash slot', () => sources.hashGate().waiting)
     total('arena_hash_gate_refused_total', 'Callers refused by the hash gate (503) since start', () => sources.hashGate().refused)
     gauge('arena_event_polls_waiting', 'Long polls of GET /events waiting in this process', () => sources.pollsWaiting())
+    const woken = new Histogram({
+      name: 'arena_event_wake_seconds',
+      help: 'From the wake-up of a waiting poll (an append of this process: its commit; of another instance: its NOTIFY arriving) to the poll\'s page of new events',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1],
+      registers,
+    })
+    sources.observeWakeups((seconds) => woken.observe(seconds))
     new Gauge({
       name: 'arena_withdrawals',
       help: 'Withdrawals not yet signed, by status (awaiting_approval, held, pending_signature)',
