@@ -3,6 +3,7 @@
 // to themselves, redirects after a form, and the session cookie.
 import type { VNode } from 'preact'
 import { render } from 'preact-render-to-string'
+import { KNOWN_PLACES } from '../modules/auth/known-places'
 
 export const SESSION_COOKIE = 'arena_console'
 export const CONSOLE_PREFIX = '/console'
@@ -76,11 +77,34 @@ export function clearedSessionCookie(secure: boolean): string {
 
 /** The session token from the request's cookie, if any. */
 export function sessionToken(request: Request): string | null {
+  return cookieToken(request, SESSION_COOKIE)
+}
+
+/**
+ * The browser's device token (../modules/auth/known-places.ts): set at each
+ * sign-in, kept for as long as a known place is remembered, sent back with
+ * the next sign-in so that failures on the name elsewhere do not block it.
+ * HttpOnly and SameSite=Strict like the session's, sent only to the sign-in form.
+ */
+const DEVICE_COOKIE = 'arena_device'
+
+export function deviceCookie(token: string, options: { secure: boolean }): string {
+  const maxAgeS = Math.floor(KNOWN_PLACES.ttlMs / 1000)
+  // Only the sign-in form needs it.
+  return [`${DEVICE_COOKIE}=${token}`, `Path=${CONSOLE_PREFIX}/login`, `Max-Age=${maxAgeS}`, 'HttpOnly', 'SameSite=Strict', ...(options.secure ? ['Secure'] : [])].join('; ')
+}
+
+/** The device token from the request's cookie, if any. */
+export function deviceToken(request: Request): string | null {
+  return cookieToken(request, DEVICE_COOKIE)
+}
+
+function cookieToken(request: Request, name: string): string | null {
   const header = request.headers.get('cookie')
   if (header === null) return null
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
-    if (eq !== -1 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+    if (eq !== -1 && part.slice(0, eq).trim() === name) {
       const value = part.slice(eq + 1).trim()
       return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : null
     }

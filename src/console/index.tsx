@@ -18,7 +18,7 @@ import { requestState } from '../plugins/request-context'
 import type { Services } from '../services'
 import type { Clock } from '../shared/clock'
 import { ASSETS } from './assets'
-import { clearedSessionCookie, CONSOLE_PREFIX, overHttps, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
+import { clearedSessionCookie, CONSOLE_PREFIX, deviceCookie, deviceToken, overHttps, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
 import { consoleRoute, setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
@@ -113,11 +113,15 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
             kind: 'console',
             userAgent: request.headers.get('user-agent'),
             ip: addressOf(request, server),
+            deviceToken: deviceToken(request),
           })
           // The session this browser had before is replaced, not left live beside the new one until it expires.
           const previous = sessionToken(request)
           if (previous !== null) await operators.signOut(previous)
-          return redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureFor(request), maxAgeS: sessionTtlS }) })
+          const answer = redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureFor(request), maxAgeS: sessionTtlS }) })
+          // This browser is now a known place of the operator's: failures on the name elsewhere do not block its next sign-in.
+          answer.headers.append('set-cookie', deviceCookie(signedIn.deviceToken, { secure: secureFor(request) }))
+          return answer
         } catch (error) {
           if (!(error instanceof AppError)) throw error
           // The same page again, saying why; on a one-time password, with the fields to replace it.

@@ -11,6 +11,7 @@ import { errors, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import { AppError } from '../../shared/errors'
 import { OPERATOR_ROLES } from '../operators/roles'
 import type { OperatorService } from '../operators/service'
+import { DEVICE_HEADER } from '../auth/known-places'
 import { actorOf, OPERATOR, operatorRoute } from './operator'
 
 const Role = t.Union([t.Literal('viewer'), t.Literal('moderator'), t.Literal('finance'), t.Literal('admin')], { description: 'viewer < moderator / finance < admin' })
@@ -52,8 +53,11 @@ export function adminSignInRoute(operators: OperatorService, addressOf: AddressO
         kind: 'api',
         userAgent: request.headers.get('user-agent'),
         ip: addressOf(request, server),
+        deviceToken: request.headers.get(DEVICE_HEADER),
       })
       set.status = 201
+      // As a player's login: a device token to send back on the next sign-in (../auth/known-places.ts).
+      set.headers[DEVICE_HEADER] = signedIn.deviceToken
       return { token: signedIn.token, operator: await operators.byId(signedIn.session.operatorId), expiresAt: signedIn.session.expiresAt.toISOString() }
     },
     {
@@ -71,7 +75,11 @@ export function adminSignInRoute(operators: OperatorService, addressOf: AddressO
         }),
         ...errors(JSON_BODY, { 401: ['invalid_credentials', 'totp_required', 'invalid_totp'], 403: ['password_change_required'], 429: ['rate_limited'] }, STORAGE),
       },
-      detail: { tags: ['admin'], summary: 'Sign in as a named operator: an API session for `Authorization: Bearer` (no credential needed; throttled like player logins)' },
+      detail: {
+        tags: ['admin'],
+        summary: 'Sign in as a named operator: an API session for `Authorization: Bearer` (no credential needed; throttled like player logins)',
+        description: 'Answers an `x-arena-device` header to send back on later sign-ins: from a device or address that signed in before, failures on the name elsewhere do not block it.',
+      },
     },
   )
 }

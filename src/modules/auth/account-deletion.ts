@@ -17,6 +17,7 @@ import type { SecurityEventInput } from '../security/event-log'
 import type { Actor } from '../audit/log'
 import type { AccountPasswords } from '../security/pin-service'
 import { holdingsOf } from '../wallet/holdings'
+import { userSubject } from './known-places'
 import { accountCodeKeys, accountKey } from './throttle'
 
 export interface AccountDeletionDeps {
@@ -70,6 +71,8 @@ export class AccountDeletion {
       await tx.security.erasePin(userId)
       await tx.mail.deleteForUser(userId)
       await forgetThrottleCounters(tx, userId, [account.email, account.username])
+      // Where it signed in from (hashes of addresses and device tokens): personal data, and of no use now.
+      await tx.auth.forgetPlaces(userSubject(userId))
       const deletedAt = toIso(now)
       await tx.events.append({ userId, topic: 'account', type: 'account.deleted', data: { deletedAt } }, now)
       // The record names the account by id only: its email and username are what this erases.

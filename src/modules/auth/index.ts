@@ -29,6 +29,7 @@ import type { EmailVerification } from './email-verification'
 import type { PasswordChange } from './password-change'
 import type { PasswordReset } from './password-reset'
 import type { AuthService } from './service'
+import { DEVICE_HEADER } from './known-places'
 
 export interface ClientAddressOptions {
   /** Take the client address from the right-most X-Forwarded-For entry (behind one trusted proxy). */
@@ -68,12 +69,27 @@ export function authModule(auth: AuthService, options: ClientAddressOptions, acc
     )
     .post(
       '/user/login',
-      ({ body, request, server }) => auth.login({ ...body, address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent') }),
+      async ({ body, request, server, set }) => {
+        const { deviceToken, ...tokens } = await auth.login({
+          ...body,
+          address: clientAddress(request, server, options),
+          userAgent: request.headers.get('user-agent'),
+          deviceToken: request.headers.get(DEVICE_HEADER),
+        })
+        // The device token goes in a header, beside the contract's body: a client that keeps it and sends it back is not locked out by strangers' failures (known-places.ts).
+        set.headers[DEVICE_HEADER] = deviceToken
+        return tokens
+      },
       {
         body: LoginBody,
         // 403 account_banned (with `error.until`) only after the right password: a wrong one while banned is 401 as ever.
         response: { 200: TokenResponse, ...errors(JSON_BODY, { 401: ['invalid_credentials'], 403: ['account_banned'], 429: ['rate_limited'] }, STORAGE) },
-        detail: { tags: ['auth'], summary: 'Exchange an email or username and a password for tokens' },
+        detail: {
+          tags: ['auth'],
+          summary: 'Exchange an email or username and a password for tokens',
+          description:
+            'Answers an `x-arena-device` header: a device token to keep and send back as the `x-arena-device` request header on later logins. A login from a device or address that signed in before counts on its own throttle, so failures elsewhere do not block it.',
+        },
       },
     )
     .post(

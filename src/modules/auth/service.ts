@@ -16,6 +16,7 @@ import { defaultHashGate, type HashGate, type HashTicket } from './hash-gate'
 import { assertPasswordLength, hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
 import { bannedError } from './standing'
 import { banInForce, type AuthSession, type NewUser, type RevokeReason, type UserAccount, type UserProfile } from './store'
+import { rememberSignInPlace, signInCounter, signInPlace, userSubject, type SignInCounter, type SignInPlace } from './known-places'
 import { accountKey, addressKey, clearAttempts, LOGIN_LIMITS, rateLimited, recordAttempt, retryAfter } from './throttle'
 
 export interface Authenticated {
@@ -109,7 +110,13 @@ export class AuthService {
     return toUser(user)
   }
 
-  async login(input: { identifier: string; password: string; address: string; userAgent: string | null }): Promise<TokenResponse> {
+  /**
+   * Checks an identifier and a password and opens a session. Answers, beside
+   * the tokens, the device token the client should keep and send back as
+   * `deviceToken` on its next logins (known-places.ts): from a place the
+   * account signed in from before, failures elsewhere do not block it.
+   */
+  async login(input: { identifier: string; password: string; address: string; userAgent: string | null; deviceToken?: string | null }): Promise<TokenResponse & { deviceToken: string }> {
     const { storage, clock } = this.deps
     // Refused before any read or write when the gate is full (see refuseIfFull).
     this.hashGate.refuseIfFull()
@@ -119,6 +126,9 @@ export class AuthService {
     const user = found?.deletedAt === null ? found : null
     const account = accountKey(user?.id, input.identifier)
     const address = addressKey(input.address)
+    const place = signInPlace(input.address, input.deviceToken)
+    // The name's counter, or (from a place this account signed in from) the place's own: decided in the unit of work below.
+    let counter: SignInCounter | undefined
 
     // Admit at the hash gate, check and count in one unit of work, before the
     // slow hash, so parallel guesses are counted one by one (see throttle.ts).
@@ -142,8 +152,9 @@ export class AuthService {
         ticket?.cancel()
         ticket = this.hashGate.admit()
         const now = clock.now()
-        const blocked = await retryAfter(tx.auth, [account, address], now)
-        if (blocked === null) await recordAttempt(tx.auth, account, LOGIN_LIMITS.account, now)
+        counter = await signInCounter(tx.auth, account, user ? userSubject(user.id) : null, place, now)
+        const blocked = await retryAfter(tx.auth, [counter.key, address], now)
+        if (blocked === null) await recordAttempt(tx.auth, counter.key, counter.limit, now)
         else ticket.cancel()
         return blocked
       })
@@ -152,6 +163,7 @@ export class AuthService {
       throw error
     }
     const admitted = ticket!
+    const counted = counter!
     if (blockedForS !== null) {
       this.deps.onSecurityEvent?.({
         userId: user?.id ?? null,
@@ -174,9 +186,9 @@ export class AuthService {
     const now = clock.now()
     const sessionId = newId('authSession')
     const refreshToken = randomToken(32)
-    let newDevice: boolean
+    let opened: { newDevice: boolean; deviceToken: string }
     try {
-      newDevice = await this.openSession(user, sessionId, refreshToken, account, now, input.userAgent)
+      opened = await this.openSession(user, sessionId, refreshToken, counted.key, place, now, input.userAgent)
     } catch (error) {
       // The password was right but the session could not be stored (a full or
       // failing disk: 503). The attempt counted above must not stay counted,
@@ -184,14 +196,14 @@ export class AuthService {
       // its own, best effort (the disk may refuse this too).
       if (isStorageUnavailable(error)) {
         try {
-          await storage.write((tx) => clearAttempts(tx.auth, account))
+          await storage.write((tx) => clearAttempts(tx.auth, counted.key))
         } catch {
           // Still failing: the count stays, and expires with its window.
         }
       }
       throw error
     }
-    if (newDevice) {
+    if (opened.newDevice) {
       this.deps.onSecurityEvent?.({
         userId: user.id,
         source: 'server',
@@ -200,11 +212,23 @@ export class AuthService {
         details: { sessionId, address: input.address, userAgent: input.userAgent?.slice(0, MAX_USER_AGENT) ?? null },
       })
     }
-    return this.tokenResponse(user, sessionId, refreshToken)
+    return { ...(await this.tokenResponse(user, sessionId, refreshToken)), deviceToken: opened.deviceToken }
   }
 
-  /** Opens the session; whether it is the first from this user agent (a new device). */
-  private openSession(user: UserAccount, sessionId: string, refreshToken: string, account: string, now: Date, userAgent: string | null): Promise<boolean> {
+  /**
+   * Opens the session and remembers where it came from (known-places.ts);
+   * whether it is the first from this user agent (a new device), and the
+   * device token the client keeps.
+   */
+  private openSession(
+    user: UserAccount,
+    sessionId: string,
+    refreshToken: string,
+    counterKey: string,
+    place: SignInPlace,
+    now: Date,
+    userAgent: string | null,
+  ): Promise<{ newDevice: boolean; deviceToken: string }> {
     const agent = userAgent?.slice(0, MAX_USER_AGENT) ?? null
     return this.deps.storage.write(async (tx) => {
       // Checked here, in the write that opens the session, not before the
@@ -214,7 +238,9 @@ export class AuthService {
       const standing = await tx.auth.standing(user.id)
       if (standing === null || standing.deletedAt !== null) throw new AppError('invalid_credentials', 'Invalid identifier or password')
       if (banInForce(standing.ban, now)) throw bannedError(standing.ban!)
-      await clearAttempts(tx.auth, account)
+      // The counter this login counted on (the account's, or its known place's): the owner's success forgets its own failures.
+      await clearAttempts(tx.auth, counterKey)
+      const deviceToken = await rememberSignInPlace(tx.auth, userSubject(user.id), place, now)
       // The first login of an account is not a new device: there is no old one.
       const earlier = await tx.auth.earlierSessions(user.id, agent)
       const newDevice = earlier.any && !earlier.sameAgent
@@ -228,7 +254,7 @@ export class AuthService {
       })
       await tx.auth.issueRefreshToken(sha256Hex(refreshToken), sessionId, now)
       await tx.events.append({ userId: user.id, topic: 'session', type: 'session.login', data: { sessionId, newDevice } }, now)
-      return newDevice
+      return { newDevice, deviceToken }
     })
   }
 

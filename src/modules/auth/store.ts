@@ -101,6 +101,14 @@ export interface ThrottleCounter {
   blockedUntil: Date | null
 }
 
+/** A place a subject (`user:<id>`, `operator:<id>`) signed in from: see known-places.ts. */
+export interface KnownPlace {
+  subject: string
+  kind: 'address' | 'device'
+  placeHash: string
+  lastSeenAt: Date
+}
+
 export interface AuthStore {
   /** Creates an account. Throws UniqueViolationError (src/db/errors.ts) naming `email_key` or `username_key` when either is taken. */
   createUser(user: NewUser): Promise<void>
@@ -135,6 +143,15 @@ export interface AuthStore {
    * and whose block, if any, ended before `now`; returns how many.
    */
   pruneThrottleRows(windowCutoff: Date, now: Date): Promise<number>
+
+  /** Which of `placeHashes` the subject signed in from at or after `since`. */
+  knownPlaces(subject: string, placeHashes: readonly string[], since: Date): Promise<string[]>
+  /** Records (or refreshes) a place, then forgets the subject's places of that kind beyond the `keep` most recently seen. */
+  rememberPlace(place: KnownPlace, keep: number): Promise<void>
+  /** Forgets every place of the subject (its account is deleted). */
+  forgetPlaces(subject: string): Promise<void>
+  /** Housekeeping: deletes places last seen before `cutoff`; how many. */
+  pruneKnownPlaces(cutoff: Date): Promise<number>
 
   // ---- accounts (contract §8) ----
 

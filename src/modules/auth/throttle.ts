@@ -22,6 +22,13 @@ const MINUTE = 60_000
 export const LOGIN_LIMITS = {
   /** Guessing one account's password (by username or email alike). */
   account: { maxFailures: 5, windowMs: 15 * MINUTE, blockMs: 15 * MINUTE },
+  /**
+   * Guessing one account's password from a place it signed in from before
+   * (known-places.ts): a counter per account and place, beside the account's,
+   * so strangers elsewhere cannot lock the owner out, and as tight, so a
+   * stranger sharing that place cannot guess faster.
+   */
+  knownPlace: { maxFailures: 5, windowMs: 15 * MINUTE, blockMs: 15 * MINUTE },
   /** One client spraying many accounts. */
   address: { maxFailures: 20, windowMs: 15 * MINUTE, blockMs: 15 * MINUTE },
 } as const satisfies Record<string, ThrottleLimit>

@@ -4,10 +4,12 @@
 // throttle rows (logins, mailed codes) whose window and block have both
 // ended; mailed one-time codes past their expiry (only hashes, but worth
 // nothing any more); mail sent, failed or kept (the dev mailbox) as old as
-// the events it went with, never queued mail (it is still to be sent). One unit of work: a
+// the events it went with, never queued mail (it is still to be sent); known
+// sign-in places not used for KNOWN_PLACES.ttlMs. One unit of work: a
 // failure deletes nothing, and the next run tries again.
 import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
+import { KNOWN_PLACES } from '../auth/known-places'
 import { LONGEST_THROTTLE_WINDOW_MS } from '../auth/throttle'
 import { retentionCutoff } from './service'
 
@@ -20,6 +22,8 @@ export interface HousekeepingReport {
   throttleRows: number
   accountCodes: number
   mail: number
+  /** Known sign-in places not signed in from for KNOWN_PLACES.ttlMs. */
+  knownPlaces: number
 }
 
 export function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number): Promise<HousekeepingReport> {
@@ -34,5 +38,6 @@ export function housekeeping(storage: Storage, clock: Clock, eventRetentionDays:
     throttleRows: await tx.auth.pruneThrottleRows(windowCutoff, now),
     accountCodes: await tx.auth.pruneExpiredAccountCodes(now),
     mail: await tx.mail.prune(retention),
+    knownPlaces: await tx.auth.pruneKnownPlaces(new Date(now.getTime() - KNOWN_PLACES.ttlMs)),
   }))
 }

@@ -13,7 +13,11 @@
 // (`operator:<name>`, `operator-address:<address>`), so a player spraying
 // logins does not lock operators out, nor the other way round. A wrong TOTP
 // code counts like a wrong password (the attempt stays counted), so codes
-// cannot be guessed faster than passwords.
+// cannot be guessed faster than passwords. From a place the operator signed
+// in from before (an address, or the console's device cookie: see
+// ../auth/known-places.ts) the attempt counts on that place's own counter, so
+// strangers failing on the name elsewhere lock nobody out, at the password
+// step or the code step.
 //
 // Signing in is not recorded in the audit log (it changes no data); the
 // session row itself (created, address, user agent) is the record of it.
@@ -26,6 +30,7 @@ import { newId } from '../../shared/ids'
 import type { Actor, OperatorIdentity } from '../audit/log'
 import type { HashGate, HashTicket } from '../auth/hash-gate'
 import { assertPasswordLength, hashPassword, verifyAgainstDummy, verifyPassword } from '../auth/passwords'
+import { operatorSubject, rememberSignInPlace, signInCounter, signInPlace, type SignInCounter } from '../auth/known-places'
 import { clearAttempts, LOGIN_LIMITS, rateLimited, recordAttempt, retryAfter } from '../auth/throttle'
 import type { OperatorRole } from './roles'
 import { newTotpSecret, sealedName, totpSealKey, totpStep, totpUri } from './totp'
@@ -64,10 +69,14 @@ export interface SignInInput {
   kind: OperatorSessionKind
   userAgent: string | null
   ip: string | null
+  /** The device token this client kept from an earlier sign-in (the console's cookie, the API's `x-arena-device`), if any. */
+  deviceToken?: string | null | undefined
 }
 
 export interface SignedIn {
   token: string
+  /** The device token the client should keep (the one it sent when that is this operator's, else a new one). */
+  deviceToken: string
   session: OperatorSessionRow
   operator: OperatorIdentity
 }
@@ -374,6 +383,8 @@ export class OperatorService {
     // As AuthService.login: a place at the hash gate, the block checked and
     // the attempt counted in one unit of work, before the slow hash. The
     // ticket is run or cancelled on every path.
+    const place = signInPlace(input.ip, input.deviceToken)
+    let counter: SignInCounter | undefined
     let ticket: HashTicket | undefined
     let blockedForS: number | null
     try {
@@ -381,8 +392,10 @@ export class OperatorService {
         ticket?.cancel()
         ticket = this.deps.hashGate.admit()
         const now = clock.now()
-        const blocked = await retryAfter(tx.auth, [keys.account, keys.address], now)
-        if (blocked === null) await recordAttempt(tx.auth, keys.account, LOGIN_LIMITS.account, now)
+        // The name's counter, or the known place's own (../auth/known-places.ts).
+        counter = await signInCounter(tx.auth, keys.account, found ? operatorSubject(found.id) : null, place, now)
+        const blocked = await retryAfter(tx.auth, [counter.key, keys.address], now)
+        if (blocked === null) await recordAttempt(tx.auth, counter.key, counter.limit, now)
         else ticket.cancel()
         return blocked
       })
@@ -427,7 +440,8 @@ export class OperatorService {
       expiresAt: new Date(now.getTime() + this.deps.sessionTtlS * 1000),
       revokedAt: null,
     }
-    await storage.write(async (tx) => {
+    const counted = counter!
+    const deviceToken = await storage.write(async (tx) => {
       const current = await tx.operators.operatorById(found.id)
       // Changed between the check and now (disabled, or its one-time password already replaced): sign in again.
       if (!current || current.disabledAt !== null || current.passwordHash !== found.passwordHash) throw new AppError('invalid_credentials', 'Invalid operator name or password')
@@ -445,9 +459,10 @@ export class OperatorService {
         updatedAt: now,
       })
       await tx.operators.createOperatorSession(session)
-      await clearAttempts(tx.auth, keys.account)
+      await clearAttempts(tx.auth, counted.key)
+      return rememberSignInPlace(tx.auth, operatorSubject(found.id), place, now)
     })
-    return { token, session, operator: identityOf(found) }
+    return { token, deviceToken, session, operator: identityOf(found) }
   }
 
   /** The live session holding this token, of this kind; null when it is unknown, expired, revoked, or its operator disabled. */

@@ -69,6 +69,27 @@ export const loginThrottle = pgTable('login_throttle', {
   blockedUntil: timestampMs('blocked_until'),
 })
 
+// Where a player or an operator signed in before (docs/decisions.md, "Known
+// sign-in places"): a client address, or a device token the client keeps
+// (only its SHA-256). A sign-in from a known place counts on a counter of its
+// own, so strangers failing on the name elsewhere cannot lock the owner out.
+// Written only by a successful sign-in; at most KNOWN_PLACES.perKind rows per
+// subject and kind (older ones replaced), ignored and pruned after
+// KNOWN_PLACES.ttlMs.
+export const knownSignInPlaces = pgTable(
+  'known_sign_in_places',
+  {
+    /** `user:<id>` or `operator:<id>`. */
+    subject: text('subject').notNull(),
+    /** `address` or `device`. */
+    kind: text('kind', { enum: ['address', 'device'] }).notNull(),
+    /** SHA-256 (hex) of the address or of the device token. */
+    placeHash: text('place_hash').notNull(),
+    lastSeenAt: timestampMs('last_seen_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.subject, table.placeHash] }), index('known_sign_in_places_last_seen').on(table.lastSeenAt)],
+)
+
 // One-time codes mailed to a user (contract §8): the email-verification code
 // and the password-reset code, one live code per purpose (a new one replaces
 // the old). Only a hash is kept; a code is deleted when used, and killed after

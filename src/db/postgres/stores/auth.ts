@@ -7,8 +7,8 @@
 // so one of them fails to serialize and, run again, finds it spent; two
 // failed logins counting against one throttle key likewise cannot both
 // count from the same number.
-import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
-import { accountCodes, authSessions, loginThrottle, refreshTokens, users } from '../schema'
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { accountCodes, authSessions, knownSignInPlaces, loginThrottle, refreshTokens, users } from '../schema'
 import { mapEngineError } from '../../errors'
 import type {
   AuthSession,
@@ -18,6 +18,7 @@ import type {
   RefreshToken,
   RevokeReason,
   SessionWithUser,
+  KnownPlace,
   ThrottleCounter,
   UserAccount,
   AccountCode,
@@ -185,6 +186,39 @@ export class PostgresAuthStore implements AuthStore {
       .delete(loginThrottle)
       .where(and(lt(loginThrottle.windowStartedAt, windowCutoff), or(isNull(loginThrottle.blockedUntil), lt(loginThrottle.blockedUntil, now))))
       .returning({ key: loginThrottle.key })
+    return deleted.length
+  }
+
+  async knownPlaces(subject: string, placeHashes: readonly string[], since: Date): Promise<string[]> {
+    if (placeHashes.length === 0) return []
+    const rows = await this.db
+      .select({ placeHash: knownSignInPlaces.placeHash })
+      .from(knownSignInPlaces)
+      .where(and(eq(knownSignInPlaces.subject, subject), inArray(knownSignInPlaces.placeHash, [...placeHashes]), gte(knownSignInPlaces.lastSeenAt, since)))
+    return rows.map((row) => row.placeHash)
+  }
+
+  async rememberPlace(place: KnownPlace, keep: number): Promise<void> {
+    await this.db
+      .insert(knownSignInPlaces)
+      .values(place)
+      .onConflictDoUpdate({ target: [knownSignInPlaces.subject, knownSignInPlaces.placeHash], set: { lastSeenAt: place.lastSeenAt } })
+    const ofKind = and(eq(knownSignInPlaces.subject, place.subject), eq(knownSignInPlaces.kind, place.kind))
+    const newest = this.db
+      .select({ placeHash: knownSignInPlaces.placeHash })
+      .from(knownSignInPlaces)
+      .where(ofKind)
+      .orderBy(desc(knownSignInPlaces.lastSeenAt), desc(knownSignInPlaces.placeHash))
+      .limit(keep)
+    await this.db.delete(knownSignInPlaces).where(and(ofKind, notInArray(knownSignInPlaces.placeHash, newest)))
+  }
+
+  async forgetPlaces(subject: string): Promise<void> {
+    await this.db.delete(knownSignInPlaces).where(eq(knownSignInPlaces.subject, subject))
+  }
+
+  async pruneKnownPlaces(cutoff: Date): Promise<number> {
+    const deleted = await this.db.delete(knownSignInPlaces).where(lt(knownSignInPlaces.lastSeenAt, cutoff)).returning({ subject: knownSignInPlaces.subject })
     return deleted.length
   }
 

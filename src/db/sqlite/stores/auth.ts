@@ -1,6 +1,6 @@
 // Accounts, auth sessions, refresh tokens and login-throttle counters on SQLite.
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
-import { accountCodes, authSessions, loginThrottle, refreshTokens, users } from '../../schema'
+import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { accountCodes, authSessions, knownSignInPlaces, loginThrottle, refreshTokens, users } from '../../schema'
 import { mapEngineError } from '../../errors'
 import type {
   AuthSession,
@@ -10,6 +10,7 @@ import type {
   RefreshToken,
   RevokeReason,
   SessionWithUser,
+  KnownPlace,
   ThrottleCounter,
   UserAccount,
   AccountCode,
@@ -219,6 +220,39 @@ export class SqliteAuthStore implements AuthStore {
       .where(and(lt(loginThrottle.windowStartedAt, windowCutoff), or(isNull(loginThrottle.blockedUntil), lt(loginThrottle.blockedUntil, now))))
       .returning({ key: loginThrottle.key })
       .all().length
+  }
+
+  async knownPlaces(subject: string, placeHashes: readonly string[], since: Date): Promise<string[]> {
+    if (placeHashes.length === 0) return []
+    return this.db
+      .select({ placeHash: knownSignInPlaces.placeHash })
+      .from(knownSignInPlaces)
+      .where(and(eq(knownSignInPlaces.subject, subject), inArray(knownSignInPlaces.placeHash, [...placeHashes]), gte(knownSignInPlaces.lastSeenAt, since)))
+      .all()
+      .map((row) => row.placeHash)
+  }
+
+  async rememberPlace(place: KnownPlace, keep: number): Promise<void> {
+    this.db
+      .insert(knownSignInPlaces)
+      .values(place)
+      .onConflictDoUpdate({ target: [knownSignInPlaces.subject, knownSignInPlaces.placeHash], set: { lastSeenAt: place.lastSeenAt } }).run()
+    const ofKind = and(eq(knownSignInPlaces.subject, place.subject), eq(knownSignInPlaces.kind, place.kind))
+    const newest = this.db
+      .select({ placeHash: knownSignInPlaces.placeHash })
+      .from(knownSignInPlaces)
+      .where(ofKind)
+      .orderBy(desc(knownSignInPlaces.lastSeenAt), desc(knownSignInPlaces.placeHash))
+      .limit(keep)
+    this.db.delete(knownSignInPlaces).where(and(ofKind, notInArray(knownSignInPlaces.placeHash, newest))).run()
+  }
+
+  async forgetPlaces(subject: string): Promise<void> {
+    this.db.delete(knownSignInPlaces).where(eq(knownSignInPlaces.subject, subject)).run()
+  }
+
+  async pruneKnownPlaces(cutoff: Date): Promise<number> {
+    return this.db.delete(knownSignInPlaces).where(lt(knownSignInPlaces.lastSeenAt, cutoff)).returning({ subject: knownSignInPlaces.subject }).all().length
   }
 
   // ---- accounts (contract §8) ----
