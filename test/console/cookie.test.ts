@@ -17,7 +17,10 @@ async function signInCookie(app: TestApp): Promise<string> {
   const form = new URLSearchParams({ name: 'cookie-admin', password, newPassword: OPERATOR_PASSWORD })
   const res = await app.handle(new Request('http://localhost/console/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() }))
   expect(res.status).toBe(303)
-  return res.headers.get('set-cookie')!
+  const [session, device] = res.headers.getSetCookie()
+  // The device cookie (docs/decisions.md, "Known sign-in places"): the same attributes, for the sign-in form only, kept 60 days.
+  expect(device).toMatch(new RegExp(`^arena_device=[A-Za-z0-9_-]{43}; Path=/console/login; Max-Age=5184000; HttpOnly; SameSite=Strict${app.config.env === 'production' ? '; Secure' : ''}$`))
+  return session!
 }
 
 test('production: the cookie is Secure, HttpOnly, SameSite=Strict, under /console, for the session lifetime', async () => {

@@ -19,8 +19,10 @@ describeBrowser('console sign-in', () => {
     await screenshot(page, 'sign-in', { fullPage: false })
     await signIn(page, admin.name, admin.password, { newPassword: 'a password of my own' })
     expect(new URL(page.url()).pathname).toBe('/console')
-    const [cookie] = await page.context().cookies()
-    expect(cookie).toMatchObject({ name: 'arena_console', path: '/console', httpOnly: true, sameSite: 'Strict', secure: false })
+    const cookies = await page.context().cookies()
+    expect(cookies.find((c) => c.name === 'arena_console')).toMatchObject({ path: '/console', httpOnly: true, sameSite: 'Strict', secure: false })
+    // The device cookie that makes this browser a known place to sign in from: only for the sign-in form.
+    expect(cookies.find((c) => c.name === 'arena_device')).toMatchObject({ path: '/console/login', httpOnly: true, sameSite: 'Strict', secure: false })
     // The one-time password is spent: only the new one opens the console now.
     const again = await world.newPage()
     await expect(signIn(again, admin.name, admin.password)).rejects.toThrow('Invalid operator name or password')
