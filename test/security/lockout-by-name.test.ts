@@ -13,6 +13,8 @@ import { housekeeping } from '../../src/modules/events/housekeeping'
 import { createTestApp, postJson, tempDir, type TestApp } from '../helpers/app'
 import { PASSWORD, registerUser } from '../helpers/auth'
 import { cliActor, OPERATOR_PASSWORD, signedInOperator } from '../helpers/operators'
+import { sdkClient } from '../helpers/sdk'
+import { ApiError } from '@arena/sdk'
 
 const env = { ARENA_TRUST_PROXY: 'true' }
 const apps: TestApp[] = []
@@ -258,5 +260,25 @@ describe('two instances on one database', () => {
     await strangerBurns(two, owner.username, '203.0.113')
     expect((await login(one, owner.username, PASSWORD, '203.0.113.201')).status).toBe(429)
     expect((await login(two, owner.username, PASSWORD, '198.51.100.90')).status).toBe(200)
+  })
+})
+
+describe('the SDK', () => {
+  test('keeps the device token it was given and sends it back: a new client holding it gets in while the name is blocked', async () => {
+    const ctx = await app()
+    const owner = await registerUser(ctx)
+    let kept: string | undefined
+    const first = sdkClient(ctx, { onDeviceToken: (token) => (kept = token) })
+    await first.client.auth.login(owner.username, PASSWORD)
+    expect(kept).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    await strangerBurns(ctx, owner.username, '203.0.113')
+    // Without it (the SDK's requests here carry no address: only the device can be known), blocked.
+    const stranger = sdkClient(ctx)
+    const refused = await stranger.client.auth.login(owner.username, PASSWORD).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(ApiError)
+    expect((refused as ApiError).code).toBe('rate_limited')
+    const again = sdkClient(ctx, { deviceToken: kept! })
+    expect((await again.client.auth.login(owner.username, PASSWORD)).id).toBe(owner.id)
+    expect(again.sent.at(-1)!.headers.get('x-arena-device')).toBe(kept!)
   })
 })

@@ -20,7 +20,18 @@ export interface AuthOptions {
   onTokens?: (tokens: Tokens | null) => void
   /** The client's clock, epoch ms (tests move it). */
   now?: () => number
+  /**
+   * The device token this device was given at an earlier login (kept in the
+   * app's storage). Sent with every login: from a device that signed in
+   * before, strangers' failed logins on the same name do not block it.
+   */
+  deviceToken?: string
+  /** Called with the device token after every login, to keep it for the next run (it is a secret: store it like the refresh token). */
+  onDeviceToken?: (token: string) => void
 }
+
+/** The login's request and response header carrying the device token. */
+const DEVICE_HEADER = 'x-arena-device'
 
 /** Rotate this long before the known expiry (at most a quarter of the lifetime), so a request does not race the clock. */
 const EXPIRY_MARGIN_MS = 30_000
@@ -32,18 +43,31 @@ export class Auth {
   private lineage = 0
   private rotation: { lineage: number; promise: Promise<void> } | null = null
   private readonly now: () => number
+  private deviceToken: string | undefined
 
   constructor(
     private readonly transport: Transport,
     private readonly options: AuthOptions = {},
   ) {
     this.now = options.now ?? Date.now
+    this.deviceToken = options.deviceToken
   }
 
   /** Exchanges an identifier (username or e-mail) and password for tokens. */
   async login(identifier: string, password: string): Promise<User> {
-    const response = await this.transport.send({ method: 'POST', path: '/api/v1/user/login', body: { identifier, password } satisfies LoginBody })
+    const response = await this.transport.send({
+      method: 'POST',
+      path: '/api/v1/user/login',
+      body: { identifier, password } satisfies LoginBody,
+      ...(this.deviceToken !== undefined ? { headers: { [DEVICE_HEADER]: this.deviceToken } } : {}),
+    })
     const body = await readJson<TokenResponse>(response)
+    // Kept across sign-outs and accounts: it names the device, not the session (the server ignores one it does not know for this account).
+    const device = response.headers.get(DEVICE_HEADER)
+    if (device !== null) {
+      this.deviceToken = device
+      this.options.onDeviceToken?.(device)
+    }
     this.lineage++
     this.store(body)
     return body.user

@@ -47,6 +47,10 @@ export interface ClientOptions {
   integrityChecks?: IntegrityCheck[]
   /** The client's clock in epoch ms (for tests). */
   now?: () => number
+  /** The device token kept from an earlier login (see `onDeviceToken`): with it, strangers' failed logins on the same name do not block this device. */
+  deviceToken?: string
+  /** Called with the device token after every login: keep it (like the refresh token) and pass it back as `deviceToken` next time. */
+  onDeviceToken?: (token: string) => void
 }
 
 export interface ArenaClient {
@@ -74,7 +78,12 @@ export function createClient(options: ClientOptions = {}): ArenaClient {
   const environment = hasBaseUrl ? options.environment : (options.environment ?? 'production')
   const baseUrl = hasBaseUrl ? options.baseUrl! : resolveEnvironment(environment!, options.environments)
   const transport = new Transport({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) })
-  const authOptions: AuthOptions = { ...(options.onTokens ? { onTokens: options.onTokens } : {}), ...(options.now ? { now: options.now } : {}) }
+  const authOptions: AuthOptions = {
+    ...(options.onTokens ? { onTokens: options.onTokens } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.deviceToken !== undefined ? { deviceToken: options.deviceToken } : {}),
+    ...(options.onDeviceToken ? { onDeviceToken: options.onDeviceToken } : {}),
+  }
   const auth = new Auth(transport, authOptions)
   const get = async <T>(path: string): Promise<T> => readJson<T>(await auth.send({ method: 'GET', path }))
   return {
