@@ -48,7 +48,7 @@ describe('players (POST /user/login)', () => {
     expect((await login(ctx, owner.email, PASSWORD, '198.51.100.10')).status).toBe(200)
     // The stranger's block on the name stands: the owner's success cleared only its own counter.
     expect((await login(ctx, owner.username, PASSWORD, '203.0.113.201')).status).toBe(429)
-  })
+  }, 30_000)
 
   test('the device token it was given lets the owner in from a new address; a made-up one does not', async () => {
     const ctx = await app()
@@ -71,7 +71,7 @@ describe('players (POST /user/login)', () => {
     await strangerBurns(ctx, other.username, '203.0.114')
     expect((await login(ctx, other.username, PASSWORD, '192.0.2.99', device)).status).toBe(429)
     expect((await login(ctx, other.username, PASSWORD, '192.0.2.99', otherDevice)).status).toBe(200)
-  })
+  }, 30_000)
 
   test('a brute force from 50 addresses is still capped at 5 guesses per name', async () => {
     const ctx = await app()
@@ -83,7 +83,7 @@ describe('players (POST /user/login)', () => {
     expect(statuses.filter((s) => s === 429).length).toBe(45)
     // Guessed right from a 51st address: still refused.
     expect((await login(ctx, owner.username, PASSWORD, '100.64.99.1')).status).toBe(429)
-  })
+  }, 30_000)
 
   test('parallel guesses from a known address are counted one by one: 5 evaluated, the rest 429', async () => {
     const ctx = await app()
@@ -93,7 +93,7 @@ describe('players (POST /user/login)', () => {
     const statuses = results.map((r) => r.status)
     expect(statuses.filter((s) => s === 401).length).toBe(5)
     expect(statuses.filter((s) => s === 429).length).toBe(5)
-  })
+  }, 30_000)
 
   test("the known address's allowance is capped too: a stranger behind the owner's NAT gets 5 guesses, and the owner's device still gets in", async () => {
     const ctx = await app()
@@ -109,7 +109,7 @@ describe('players (POST /user/login)', () => {
     // And the allowance ends on time like any block.
     ctx.clock.advance(15 * 60_000)
     expect((await login(ctx, owner.username, PASSWORD, nat)).status).toBe(200)
-  })
+  }, 30_000)
 
   test('an unknown name is throttled exactly like a known one: the same 401, the same 429, no device token on a failure', async () => {
     const ctx = await app()
@@ -127,7 +127,7 @@ describe('players (POST /user/login)', () => {
     }
     expect((await login(ctx, owner.username, 'wrong', '203.0.113.70')).status).toBe(429)
     expect((await login(ctx, 'nobody_by_this_name', 'wrong', '203.0.113.70')).status).toBe(429)
-  })
+  }, 30_000)
 
   test('places are bounded: the 10 most recent addresses are known, older ones and any unused for 60 days are forgotten and pruned', async () => {
     const ctx = await app()
@@ -154,7 +154,7 @@ describe('players (POST /user/login)', () => {
     expect(report.knownPlaces).toBe(20)
     const left = await ctx.peek.db.select().from(ctx.peek.tables.knownSignInPlaces)
     expect(left.filter((p) => p.subject === `user:${owner.id}`)).toEqual([])
-  })
+  }, 30_000)
 
   test('a deleted account leaves no known places behind', async () => {
     const ctx = await app()
@@ -165,7 +165,7 @@ describe('players (POST /user/login)', () => {
     expect(deleted.status).toBe(200)
     const places = await ctx.peek.db.select().from(ctx.peek.tables.knownSignInPlaces)
     expect(places.filter((p) => p.subject === `user:${owner.id}`)).toEqual([])
-  })
+  }, 30_000)
 })
 
 describe('operators', () => {
@@ -206,7 +206,7 @@ describe('operators', () => {
     // A stranger behind the known address gets 5 guesses there, no more.
     for (let i = 0; i < 5; i++) expect((await consoleSignIn(ctx, { name: 'night-shift', password: `nat-${i}` }, '198.51.100.60')).status).toBe(401)
     expect((await consoleSignIn(ctx, { name: 'night-shift', password: OPERATOR_PASSWORD }, '198.51.100.60')).status).toBe(429)
-  })
+  }, 30_000)
 
   test('API sign-in (POST /admin/sessions): the x-arena-device token works as the console cookie does; 50 addresses stay capped at 5', async () => {
     const ctx = await app()
@@ -222,7 +222,7 @@ describe('operators', () => {
     expect(statuses.filter((s) => s === 429).length).toBe(45)
     expect((await signIn(OPERATOR_PASSWORD, '192.0.2.71')).status).toBe(429)
     expect((await signIn(OPERATOR_PASSWORD, '192.0.2.71', device)).status).toBe(201)
-  })
+  }, 30_000)
 
   test('TOTP: strangers burning the name do not stop the code step from a known address; codes guessed there are capped at 5', async () => {
     const ctx = await app()
@@ -246,7 +246,7 @@ describe('operators', () => {
     expect((await consoleSignIn(ctx, { name, password: OPERATOR_PASSWORD, totp: code }, '198.51.100.80')).status).toBe(429)
     // From elsewhere the name's own block still holds.
     expect((await consoleSignIn(ctx, { name, password: OPERATOR_PASSWORD, totp: code }, '192.0.2.81')).status).toBe(429)
-  })
+  }, 30_000)
 })
 
 describe('two instances on one database', () => {
@@ -260,7 +260,7 @@ describe('two instances on one database', () => {
     await strangerBurns(two, owner.username, '203.0.113')
     expect((await login(one, owner.username, PASSWORD, '203.0.113.201')).status).toBe(429)
     expect((await login(two, owner.username, PASSWORD, '198.51.100.90')).status).toBe(200)
-  })
+  }, 30_000)
 })
 
 describe('the SDK', () => {
@@ -280,5 +280,5 @@ describe('the SDK', () => {
     const again = sdkClient(ctx, { deviceToken: kept! })
     expect((await again.client.auth.login(owner.username, PASSWORD)).id).toBe(owner.id)
     expect(again.sent.at(-1)!.headers.get('x-arena-device')).toBe(kept!)
-  })
+  }, 30_000)
 })
