@@ -13,6 +13,7 @@ import { assertMayAct } from '../auth/standing'
 import { JOB_KINDS } from '../../jobs/queue'
 import type { CreateTournamentBody, Match, Registration, RegistrationView, Tournament, TournamentsPage } from './model'
 import { newSeedingSeed } from './seeding'
+import { BadKeyTracker } from './bad-keys'
 import { loadState, standingsOf } from './progress'
 import { openBracket, startRegistered } from './start'
 import { chargeEntryFee, formatOptions, fundPrizePool, planPurse, purseOf, refundEntryFee, settleCancelled, underfunded, PRIZE_ASSET, type PrizePool } from './prizes'
@@ -233,9 +234,6 @@ async function refundEntryFees(tx: Transaction, tournamentId: string, now: Date)
 /** The longest funding reference (the route's schema says the same). */
 export const FUNDING_REFERENCE_MAX = 128
 
-/** Bad game keys for one game within a minute that count as a burst worth a security event. */
-export const BAD_KEY_BURST = 5
-
 export interface GamesServiceDeps {
   storage: Storage
   clock: Clock
@@ -243,20 +241,19 @@ export interface GamesServiceDeps {
 }
 
 export class GamesService {
-  /** Bad-key counts per game in the current minute; a burst is reported once per minute. */
-  private readonly badKeys = new Map<string, { windowStart: number; count: number }>()
+  /** Wrong keys per existing game, bounded (bad-keys.ts): a made-up game id never enters it. */
+  private readonly badKeys = new BadKeyTracker()
 
   constructor(private readonly deps: GamesServiceDeps) {}
 
+  /** How many games the wrong-key counter holds now (bounded by MAX_TRACKED_GAMES; tests read it). */
+  get badKeyGamesTracked(): number {
+    return this.badKeys.size
+  }
+
   private noteBadKey(gameId: string): void {
-    const now = this.deps.clock.now().getTime()
-    const entry = this.badKeys.get(gameId)
-    const current = entry && now - entry.windowStart < 60_000 ? entry : { windowStart: now, count: 0 }
-    current.count++
-    this.badKeys.set(gameId, current)
-    if (current.count === BAD_KEY_BURST) {
-      this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'INVALID_GAME_KEY_BURST', level: 'WARN', details: { gameId, failures: current.count, windowS: 60 } })
-    }
+    const burst = this.badKeys.note(gameId, this.deps.clock.now().getTime())
+    if (burst) this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'INVALID_GAME_KEY_BURST', level: 'WARN', details: { ...burst } })
   }
 
   /** Creates a game and its key (shown once; the audit record names the game, never the key). */
@@ -300,7 +297,8 @@ export class GamesService {
     const presentedHash = sha256Hex(presented ?? '')
     const ok = constantTimeEqual(presentedHash, keyHash ?? sha256Hex(`no-game:${gameId}`))
     if (keyHash === null || !presented || !ok) {
-      this.noteBadKey(gameId)
+      // Only a game that exists is counted: the URL's id is any text a caller chose.
+      if (keyHash !== null) this.noteBadKey(gameId)
       throw new AppError('invalid_game_key', 'Missing or invalid x-game-key for this game')
     }
   }
