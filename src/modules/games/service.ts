@@ -377,8 +377,9 @@ export class GamesService {
    * Builds the bracket, resolves byes, and opens every match whose two slots
    * are filled. One unit of work: a half-built bracket never exists. A
    * tournament in registration starts early only once its registration has
-   * closed (409 registration_open before); its start job then finds it
-   * started and does nothing.
+   * closed (409 registration_open before) and, when it asks for check-in, its
+   * check-in window has ended (409 check_in_open before: the start drops who
+   * has not checked in); its start job then finds it started and does nothing.
    */
   startTournament(id: string, by: Actor): Promise<Tournament> {
     return this.deps.storage.write(async (tx) => {
@@ -388,6 +389,13 @@ export class GamesService {
       if (tournament.status === 'registration') {
         if (tournament.registrationClosesAt !== null && now < tournament.registrationClosesAt) {
           throw new AppError('registration_open', `Registration is open until ${toIso(tournament.registrationClosesAt)}; start it after that`)
+        }
+        // The start drops everyone who has not checked in: before check-in has
+        // ended, that is players who still may (or could not yet).
+        const { checkInOpensAt: opens, checkInClosesAt: closes } = tournament
+        if (opens !== null && closes !== null && now < closes) {
+          const when = now < opens ? `opens at ${toIso(opens)} and closes at ${toIso(closes)}` : `is open until ${toIso(closes)}`
+          throw new AppError('check_in_open', `Check-in ${when}; start it after that (a start drops who has not checked in)`)
         }
         await startRegistered(tx, this.deps.clock, id, 'refuse')
         await by.record(tx, { action: 'tournament.start', target: id, details: { from: 'registration' } })
