@@ -8,6 +8,9 @@ import { and, eq } from 'drizzle-orm'
 import type { Match, Tournament } from '../../packages/sdk/src/types'
 import { postJson, req } from '../helpers/app'
 import { admin, claim, createArenaApp, createGame, playerOf, players } from '../helpers/arena'
+import { operatorOf } from '../helpers/browser'
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
@@ -98,4 +101,24 @@ test('single elimination: a played result cannot be corrected to a player disqua
   const final = t.matches.find((x) => x.round === 2 && x.bracket === 'winners')!
   expect(final).toMatchObject({ status: 'decided', winnerParticipantId: semi1.slot1ParticipantId })
   await expectRefused(t, final.id, finalist)
+})
+
+test('the console offers no disqualified player as a new winner, and a forged form is refused with the reason', async () => {
+  const s = await started('single_elimination')
+  const m = firstRunning(s.t)
+  const [stays, out] = [m.slot1ParticipantId!, m.slot2ParticipantId!]
+  expect((await disqualify(s.t, out)).status).toBe(200)
+  const moderator = await operatorOf(ctx, 'moderator')
+  const login = await ctx.handle(req('/console/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ name: moderator.name, password: moderator.password }).toString() }))
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+  const page = await (await ctx.handle(req(`/console/tournaments/${s.t.id}`, { headers: { cookie } }))).text()
+  expect(page).not.toContain(`/matches/${m.id}/correct`)
+  expect(page).toContain('the other player is disqualified')
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!
+  const before = await read(s.t.id)
+  const forged = await ctx.handle(req(`/console/tournaments/${s.t.id}/matches/${m.id}/correct`, { method: 'POST', headers: { cookie, ...FORM }, body: new URLSearchParams({ _csrf: csrf, winnerParticipantId: out, reason: 'forged' }).toString() }))
+  expect(forged.status).toBe(409)
+  expect(await forged.text()).toContain('This participant is disqualified')
+  expect(await read(s.t.id)).toEqual(before)
+  expect(before.matches.find((x) => x.id === m.id)!.winnerParticipantId).toBe(stays)
 })
