@@ -34,9 +34,6 @@ export const NOTICES = {
 
 export type NoticeCode = keyof typeof NOTICES
 
-/** The longest code (the query schemas allow no more). */
-export const NOTICE_CODE_MAX = 32
-
 /** The fixed text of a notice code from a URL; null for no code or one that is not listed. */
 export function noticeText(code: string | null | undefined): string | null {
   if (code === null || code === undefined || !Object.hasOwn(NOTICES, code)) return null
