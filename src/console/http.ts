@@ -5,6 +5,8 @@ import type { VNode } from 'preact'
 import { render } from 'preact-render-to-string'
 import { KNOWN_PLACES } from '../modules/auth/known-places'
 
+import type { NoticeCode } from './notices'
+
 export const SESSION_COOKIE = 'arena_console'
 export const CONSOLE_PREFIX = '/console'
 
@@ -30,11 +32,12 @@ export function htmlPage(page: VNode, status = 200, headers: Record<string, stri
 }
 
 /**
- * 303 to a console path after a form (post/redirect/get), with a notice the
- * next page shows. Only console paths: a `next` taken from a query never
+ * 303 to a console path after a form (post/redirect/get), with the code of a
+ * notice the next page shows (its fixed text is in notices.ts: the URL never
+ * carries a sentence). Only console paths: a `next` taken from a query never
  * sends anyone elsewhere.
  */
-export function redirect(to: string, notice?: string, headers: Record<string, string> = {}): Response {
+export function redirect(to: string, notice?: NoticeCode, headers: Record<string, string> = {}): Response {
   return new Response(null, { status: 303, headers: { location: withParam(to, 'notice', notice), 'cache-control': 'no-store', ...headers } })
 }
 
@@ -47,9 +50,22 @@ function withParam(to: string, name: string, value: string | undefined): string 
   return `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}${fragment}`
 }
 
-/** 303 back to a console page after a form the service refused, with its message (the page shows it as an error). */
-export function redirectWithError(to: string, message: string): Response {
-  return new Response(null, { status: 303, headers: { location: withParam(to, 'error', message.slice(0, 300)), 'cache-control': 'no-store' } })
+/**
+ * 303 back to a console page after a form the service refused, with its
+ * message (the page shows it as an error). The message is the service's own
+ * text (it names values: a date, a field), so it travels in the URL, signed
+ * with the operator's session (`key`: its CSRF token, which no other page or
+ * person knows): a link someone else made, with words of their own, shows no
+ * error (errorSignature, checked by the page).
+ */
+export function redirectWithError(to: string, message: string, key: string): Response {
+  const text = message.slice(0, 300)
+  return new Response(null, { status: 303, headers: { location: withParam(withParam(to, 'error', text), 'error_sig', errorSignature(key, text)), 'cache-control': 'no-store' } })
+}
+
+/** The signature of an error message for one session (HMAC-SHA-256 under its CSRF token). */
+export function errorSignature(key: string, message: string): string {
+  return new Bun.CryptoHasher('sha256', key).update(`console-error:${message}`).digest('hex')
 }
 
 export function isConsolePath(path: string): boolean {

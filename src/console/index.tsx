@@ -20,6 +20,7 @@ import type { Clock } from '../shared/clock'
 import { ASSETS } from './assets'
 import { clearedSessionCookie, CONSOLE_PREFIX, deviceCookie, deviceToken, overHttps, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
+import { noticeText } from './notices'
 import { consoleRoute, setConsoleSession } from './session'
 import { SignInPage } from './pages/sign-in'
 import { userPages } from './pages/users'
@@ -96,7 +97,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       if (asset === undefined) throw new AppError('not_found', 'No such console asset')
       return new Response(asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' } })
     }, { params: t.Object({ file: t.String({ maxLength: 64 }) }), detail: { hide: true } })
-    .get('/login', ({ query }) => htmlPage(<SignInPage next={safeNext(query.next)} notice={query.notice ?? null} />), {
+    .get('/login', ({ query }) => htmlPage(<SignInPage next={safeNext(query.next)} notice={noticeText(query.notice)} />), {
       query: t.Object({ next: t.Optional(t.String({ maxLength: 512 })), notice: t.Optional(t.String({ maxLength: 200 })) }),
       detail: { hide: true },
     })
@@ -118,7 +119,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
           // The session this browser had before is replaced, not left live beside the new one until it expires.
           const previous = sessionToken(request)
           if (previous !== null) await operators.signOut(previous)
-          const answer = redirect(next, `Signed in as ${signedIn.operator.name}`, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureFor(request), maxAgeS: sessionTtlS }) })
+          const answer = redirect(next, 'signed_in', { 'set-cookie': sessionCookie(signedIn.token, { secure: secureFor(request), maxAgeS: sessionTtlS }) })
           // This browser is now a known place of the operator's: failures on the name elsewhere do not block its next sign-in.
           answer.headers.append('set-cookie', deviceCookie(signedIn.deviceToken, { secure: secureFor(request) }))
           return answer
@@ -148,7 +149,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       async ({ request }) => {
         const token = sessionToken(request)
         if (token !== null) await operators.signOut(token)
-        return redirect(`${CONSOLE_PREFIX}/login`, 'Signed out', { 'set-cookie': clearedSessionCookie(secureFor(request)) })
+        return redirect(`${CONSOLE_PREFIX}/login`, 'signed_out', { 'set-cookie': clearedSessionCookie(secureFor(request)) })
       },
       // Any signed-in operator may sign out: declared like every other console route, so the table-driven role test covers it.
       { body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), ...consoleRoute('viewer') },

@@ -5,29 +5,40 @@ import { t } from 'elysia'
 import type { ComponentChildren } from 'preact'
 import { AppError } from '../shared/errors'
 import { isId } from '../shared/ids'
-import { htmlPage, redirectWithError } from './http'
+import { constantTimeEqual } from '../shared/crypto'
+import { errorSignature, htmlPage, redirectWithError } from './http'
 import { Layout } from './layout'
+import { noticeText } from './notices'
 import { consoleSession } from './session'
 
-/** What a redirect after a form leaves in the query: every page's query schema includes these. */
+/** What a redirect after a form leaves in the query: every page's query schema includes these (`notice`: a code of notices.ts, shown as its fixed text; anything else shows nothing). */
 export const NOTICE_FIELDS = {
   notice: t.Optional(t.String({ maxLength: 300 })),
   error: t.Optional(t.String({ maxLength: 300 })),
+  error_sig: t.Optional(t.String({ maxLength: 64 })),
 }
 
-/** The signed-in page: the frame with the operator's navigation, the section marked current, the notice or error of the last form. */
+/** The signed-in page: the frame with the operator's navigation, the section marked current, the notice (by its code) or error of the last form. */
 export function consolePage(
   request: Request,
-  props: { title: string; section: string; query?: { notice?: string | undefined; error?: string | undefined }; status?: number },
+  props: { title: string; section: string; query?: { notice?: string | undefined; error?: string | undefined; error_sig?: string | undefined }; status?: number },
   children: ComponentChildren,
+  /** An error this server rendered itself (a refused form answered in place), not one from the URL. */
+  rendered?: { error?: string | null },
 ): Response {
   const { actor, csrf } = consoleSession(request)
   return htmlPage(
-    <Layout title={props.title} operator={actor.operator} csrf={csrf} section={props.section} notice={props.query?.notice ?? null} error={props.query?.error ?? null}>
+    <Layout title={props.title} operator={actor.operator} csrf={csrf} section={props.section} notice={noticeText(props.query?.notice)} error={rendered?.error ?? signedError(csrf, props.query)}>
       {children}
     </Layout>,
     props.status ?? 200,
   )
+}
+
+/** The error a redirect left in the URL, if this session's signature vouches for it (redirectWithError); else none. */
+function signedError(csrf: string, query: { error?: string | undefined; error_sig?: string | undefined } | undefined): string | null {
+  if (query?.error === undefined || query.error_sig === undefined) return null
+  return constantTimeEqual(query.error_sig, errorSignature(csrf, query.error)) ? query.error : null
 }
 
 /** An AppError as one line: its message and the fields it names. */
@@ -41,11 +52,11 @@ export function errorMessage(error: AppError): string {
  * deleted user, a code that does not match) goes back to `back` with its
  * message instead of an error page. Anything else (a 503) is the error page.
  */
-export async function attempt(back: string, action: () => Promise<Response>): Promise<Response> {
+export async function attempt(request: Request, back: string, action: () => Promise<Response>): Promise<Response> {
   try {
     return await action()
   } catch (error) {
-    if (error instanceof AppError && error.status >= 400 && error.status < 500 && error.status !== 401) return redirectWithError(back, errorMessage(error))
+    if (error instanceof AppError && error.status >= 400 && error.status < 500 && error.status !== 401) return redirectWithError(back, errorMessage(error), consoleSession(request).csrf)
     throw error
   }
 }

@@ -32,6 +32,10 @@ export const ERROR_CODES = {
   already_claimed: 409,
   match_not_running: 409,
   correction_too_late: 409,
+  /** A correction naming a disqualified participant as the winner. */
+  winner_disqualified: 409,
+  /** An early start of a registration tournament while its check-in window has not ended. */
+  check_in_open: 409,
   idempotency_key_reused: 409,
   balance_not_empty: 409,
   /** Disabling the last enabled admin operator. */

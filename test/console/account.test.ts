@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { csrfOf, describeBrowser, operatorOf, screenshot, signIn, startConsole, type ConsoleWorld } from '../helpers/browser'
 import { totpCode } from '../../src/modules/operators/totp'
+import { NOTICES } from '../../src/console/notices'
 
 describeBrowser('console: account', () => {
   let world: ConsoleWorld
@@ -30,7 +31,7 @@ describeBrowser('console: account', () => {
     await page.getByText('Finish a setup you began').click()
     await page.getByLabel(/^The code/).fill(totpCode(secret, world.ctx.clock.now()))
     await page.getByRole('button', { name: 'Confirm' }).click()
-    expect(await page.getByRole('status').textContent()).toBe('Authenticator set up: signing in now asks for its code')
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.totp_enabled)
 
     // Signing in again: the code is asked for, and the next time step's code lets it in.
     const other = await world.newPage()
@@ -47,7 +48,7 @@ describeBrowser('console: account', () => {
 
     await page.goto('/console/account')
     await page.getByRole('button', { name: 'Turn off the authenticator' }).click()
-    expect(await page.getByRole('status').textContent()).toContain('Authenticator turned off')
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.totp_disabled)
     expect((await world.ctx.services.operators.byId(viewer.id)).totpEnabled).toBe(false)
   }, 90_000)
 
@@ -64,7 +65,7 @@ describeBrowser('console: account', () => {
     await screenshot(desktop, 'account')
     // End the laptop's session (the row that is not this one).
     await desktop.locator('tbody tr:not([aria-current])').getByRole('button', { name: 'End' }).click()
-    expect(await desktop.getByRole('status').textContent()).toBe('The session has ended')
+    expect(await desktop.getByRole('status').textContent()).toBe(NOTICES.session_ended)
     await laptop.goto('/console/account')
     expect(new URL(laptop.url()).pathname).toBe('/console/login')
 
@@ -72,7 +73,7 @@ describeBrowser('console: account', () => {
     const cookie = (await desktop.context().cookies()).find((c) => c.name === 'arena_console')
     await desktop.getByRole('button', { name: 'Sign out' }).click()
     expect(new URL(desktop.url()).pathname).toBe('/console/login')
-    expect(await desktop.getByRole('status').textContent()).toBe('Signed out')
+    expect(await desktop.getByRole('status').textContent()).toBe(NOTICES.signed_out)
     // Only the device cookie stays: this browser remains a known place to sign in from (docs/decisions.md).
     expect((await desktop.context().cookies()).map((c) => c.name)).toEqual(['arena_device'])
     const replayed = await fetch(`${world.baseUrl}/console/account`, { headers: { cookie: `${cookie!.name}=${cookie!.value}` }, redirect: 'manual' })

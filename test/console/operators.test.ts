@@ -5,6 +5,7 @@
 // section is absent from the navigation and refused.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { describeBrowser, operatorOf, screenshot, signIn, startConsole, type ConsoleWorld } from '../helpers/browser'
+import { NOTICES } from '../../src/console/notices'
 
 describeBrowser('console: operators', () => {
   let world: ConsoleWorld
@@ -50,13 +51,13 @@ describeBrowser('console: operators', () => {
     // Disabling: Bob cannot sign in any more.
     await page.goto('/console/operators')
     await page.getByRole('button', { name: 'Disable bob-mod' }).click()
-    expect(await page.getByRole('status').textContent()).toBe('bob-mod is disabled: its sessions have ended')
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.operator_disabled)
     // Enabled again, and made finance: each takes effect and is audited.
     await page.getByRole('button', { name: 'Enable bob-mod' }).click()
-    expect(await page.getByRole('status').textContent()).toBe('bob-mod is enabled: it may sign in again')
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.operator_enabled)
     await page.getByLabel('New role for bob-mod').selectOption('finance')
     await page.getByRole('button', { name: 'Set the role of bob-mod' }).click()
-    expect(await page.getByRole('status').textContent()).toBe('bob-mod is finance now')
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.operator_role_changed)
     expect(await world.ctx.services.operators.byId((await world.ctx.services.operators.byName('bob-mod')).id)).toMatchObject({ role: 'finance', disabled: false })
     // The last enabled admin cannot be disabled: the refusal comes back as a message.
     await page.getByRole('button', { name: 'Disable alice-admin' }).click()

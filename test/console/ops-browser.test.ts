@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { csrfOf, describeBrowser, operatorOf, screenshot, signIn, startConsole, type ConsoleWorld } from '../helpers/browser'
 import { buildOpsWorld, OPS_ENV, type OpsWorld } from './ops-world'
+import { NOTICES } from '../../src/console/notices'
 
 describeBrowser('console: operations', () => {
   let console_: ConsoleWorld
@@ -70,7 +71,7 @@ describeBrowser('console: operations', () => {
     const winner = world.disputed.claimedBy[1]!
     await page.getByRole('radio', { name: winner.username }).check()
     await page.getByRole('button', { name: 'Resolve' }).click()
-    expect(await page.getByRole('status').textContent()).toContain('Resolved Final')
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.dispute_resolved)
     expect(await page.getByText('No match is disputed.').count()).toBe(1)
     const match = (await console_.ctx.services.storage.read.matches.byId(world.disputed.match.id))!
     expect(match).toMatchObject({ status: 'decided', winnerParticipantId: world.disputed.match.slot2ParticipantId })
@@ -88,7 +89,7 @@ describeBrowser('console: operations', () => {
     await signIn(page, finance.name, finance.password, { next: '/console/withdrawals' })
     await screenshot(page, 'withdrawals')
     await page.getByRole('button', { name: 'Approve' }).click()
-    expect(await page.getByRole('status').textContent()).toContain('Approved the withdrawal of 250')
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.withdrawal_approved)
     expect((await console_.ctx.services.storage.read.wallet.withdrawal(world.withdrawal.id))!.status).toBe('signed')
     const [record] = await auditOf(world.withdrawal.id)
     expect(record).toMatchObject({ operatorName: 'fiona', role: 'finance', via: 'console', action: 'withdrawal.approve' })
@@ -109,10 +110,10 @@ describeBrowser('console: operations', () => {
     await screenshot(page, 'tournament-new')
     await page.getByRole('button', { name: 'Create tournament' }).click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Spring Swiss')
-    expect(await page.getByRole('status').textContent()).toBe('Created Spring Swiss')
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.tournament_created)
     expect(await page.locator('dl.facts').textContent()).toContain('3 rounds')
     await page.getByRole('button', { name: 'Start now' }).click()
-    expect(await page.getByRole('status').textContent()).toMatch(/^Started: \d+ matches$/)
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.tournament_started)
     expect(await page.locator('section[aria-labelledby="standings"] tbody tr').count()).toBe(8)
     await screenshot(page, 'tournament-as-moderator')
   }, 60_000)

@@ -8,6 +8,7 @@ import { req, type TestApp } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 import { operatorOf } from '../helpers/browser'
 import { buildOpsWorld, OPS_ENV, type OpsWorld } from './ops-world'
+import { NOTICES } from '../../src/console/notices'
 
 let app: TestApp
 let world: OpsWorld
@@ -250,7 +251,9 @@ describe('console operations pages', () => {
 
     const funded = await finance.post(`/console/tournaments/${id}/fund`, { amount: '30', reference: 'sponsor-1' })
     expect(funded.status).toBe(303)
-    expect(decodeURIComponent(funded.location!)).toContain('the escrow holds 30 ')
+    expect(funded.location).toBe(`/console/tournaments/${id}?notice=tournament_funded`)
+    expect((await finance.get(funded.location!)).html).toContain(`<p class="notice" role="status">${NOTICES.tournament_funded}</p>`)
+    expect((await auditOf(id)).find((r) => r.action === 'tournament.fund')).toMatchObject({ details: { escrow: '30' } })
     expect((await moderator.post(`/console/tournaments/${id}/fund`, { amount: '30', reference: 'sponsor-2' })).status).toBe(403)
     const badAmount = await finance.post(`/console/tournaments/${id}/fund`, { amount: 'lots', reference: 'sponsor-3' })
     expect(badAmount.status).toBe(422)

@@ -7,6 +7,7 @@ import { csrfOf, describeBrowser, operatorOf, screenshot, signIn, startConsole, 
 import { admin } from '../helpers/arena'
 import { registerUser, type Registered } from '../helpers/auth'
 import { postJson } from '../helpers/app'
+import { NOTICES } from '../../src/console/notices'
 
 describeBrowser('console: users', () => {
   let world: ConsoleWorld
@@ -36,7 +37,7 @@ describeBrowser('console: users', () => {
     await page.getByLabel(/^Reason/).fill('cheating in ranked matches <script>alert(1)</script>')
     await page.getByLabel(/^Until/).fill('2026-12-24T18:00')
     await page.getByRole('button', { name: 'Ban', exact: true }).click()
-    expect(await page.getByRole('status').textContent()).toBe('console_player is banned until 2026-12-24T18:00:00.000Z')
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.user_banned)
     const banSection = page.locator('section[aria-labelledby="ban"]')
     // Whatever an operator types is text on the page: escaped by the renderer, never markup.
     expect(await banSection.textContent()).toContain('cheating in ranked matches <script>alert(1)</script>')
@@ -54,7 +55,7 @@ describeBrowser('console: users', () => {
     expect((await world.ctx.services.users.detail(player.id)).ban?.reason).toBe('cheating in ranked matches <script>alert(1)</script>')
 
     await page.getByRole('button', { name: 'Lift the ban' }).click()
-    expect(await page.getByRole('status').textContent()).toBe("console_player's ban is lifted")
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.user_unbanned)
     expect((await world.ctx.services.users.detail(player.id)).ban).toBeNull()
 
     // The audit log: the ban and the unban under the moderator's name, the ban with its reason; the refused ban left nothing.

@@ -99,19 +99,19 @@ export function accountPages(services: Services, options: { secureFor: (request:
       .post(
         '/account/sessions/:id/revoke',
         ({ request, params }) =>
-          attempt(SECTION, async () => {
+          attempt(request, SECTION, async () => {
             const { actor, sessionId } = consoleSession(request)
             await operators.revokeSession(selfOf(request), params.id, actor)
             // Ending the session in use is signing out: the cookie goes with it.
-            if (params.id === sessionId) return redirect(`${CONSOLE_PREFIX}/login`, 'Your session has ended', { 'set-cookie': clearedSessionCookie(options.secureFor(request)) })
-            return redirect(`${SECTION}#sessions`, 'The session has ended')
+            if (params.id === sessionId) return redirect(`${CONSOLE_PREFIX}/login`, 'own_session_ended', { 'set-cookie': clearedSessionCookie(options.secureFor(request)) })
+            return redirect(`${SECTION}#sessions`, 'session_ended')
           }),
         { params: t.Object({ id: t.String({ maxLength: 64 }) }), body: CsrfBody, ...consoleRoute('viewer') },
       )
       .post(
         '/account/totp',
         ({ request }) =>
-          attempt(SECTION, async () => {
+          attempt(request, SECTION, async () => {
             const { csrf } = consoleSession(request)
             const { secret, uri } = await operators.beginTotp(selfOf(request))
             return consolePage(request, { title: 'Set up an authenticator', section: SECTION }, (
@@ -139,18 +139,18 @@ export function accountPages(services: Services, options: { secureFor: (request:
       .post(
         '/account/totp/confirm',
         ({ request, body }) =>
-          attempt(SECTION, async () => {
+          attempt(request, SECTION, async () => {
             await operators.confirmTotp(selfOf(request), body.code.trim(), consoleSession(request).actor)
-            return redirect(SECTION, 'Authenticator set up: signing in now asks for its code')
+            return redirect(SECTION, 'totp_enabled')
           }),
         { body: t.Object({ _csrf: t.String({ maxLength: 128 }), code: t.String({ maxLength: 16 }) }), ...consoleRoute('viewer') },
       )
       .post(
         '/account/totp/disable',
         ({ request }) =>
-          attempt(SECTION, async () => {
+          attempt(request, SECTION, async () => {
             await operators.disableTotp(selfOf(request), consoleSession(request).actor)
-            return redirect(SECTION, 'Authenticator turned off: signing in asks for your password only')
+            return redirect(SECTION, 'totp_disabled')
           }),
         { body: CsrfBody, ...consoleRoute('viewer') },
       )

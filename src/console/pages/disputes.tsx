@@ -115,8 +115,8 @@ export function disputesPages(services: Services) {
         ({ request, params, body }) =>
           attempt(
             async () => {
-              const { match } = await services.matches.resolve(params.id, body.winnerParticipantId, actorOf(request))
-              return redirect(SECTION, `Resolved ${matchLabel(match)}: the winner moves on`)
+              await services.matches.resolve(params.id, body.winnerParticipantId, actorOf(request))
+              return redirect(SECTION, 'dispute_resolved')
             },
             (error) => page(request, null, errorText(error), error.status),
           ),

@@ -111,7 +111,7 @@ export function gamesPages(services: Services) {
           attempt(
             async () => {
               const { game, gameKey } = await services.games.createGame(body.name.trim() || body.name, actorOf(request))
-              return page(request, { notice: `Created ${game.name}`, status: 201, fresh: { gameName: game.name, gameKey } })
+              return page(request, { notice: 'game_created', status: 201, fresh: { gameName: game.name, gameKey } })
             },
             (error) => page(request, { error: errorText(error), status: error.status }),
           ),
@@ -124,7 +124,7 @@ export function gamesPages(services: Services) {
             async () => {
               const { gameKey } = await services.games.rotateKey(params.id, actorOf(request))
               const name = (await services.operations.gameName(params.id)) ?? params.id
-              return page(request, { notice: `Rotated the key of ${name}`, fresh: { gameName: name, gameKey } })
+              return page(request, { notice: 'game_key_rotated', fresh: { gameName: name, gameKey } })
             },
             (error) => page(request, { error: errorText(error), status: error.status }),
           ),

@@ -130,7 +130,7 @@ export function operatorPages(services: Services) {
       .post(
         '/operators',
         ({ request, body }) =>
-          attempt(SECTION, async () => {
+          attempt(request, SECTION, async () => {
             const { operator, password } = await operators.create({ name: body.name, role: body.role }, consoleSession(request).actor)
             return oneTimePasswordPage(request, `Operator ${operator.name} created`, operator.name, password, 201)
           }),
@@ -142,7 +142,7 @@ export function operatorPages(services: Services) {
       .post(
         '/operators/:id/reset-password',
         ({ request, params }) =>
-          attempt(SECTION, async () => {
+          attempt(request, SECTION, async () => {
             const { operator, password } = await operators.resetPassword(params.id, consoleSession(request).actor)
             return oneTimePasswordPage(request, `New password for ${operator.name}`, operator.name, password, 200)
           }),
@@ -151,36 +151,36 @@ export function operatorPages(services: Services) {
       .post(
         '/operators/:id/disable',
         ({ request, params }) =>
-          attempt(SECTION, async () => {
-            const operator = await operators.disable(params.id, consoleSession(request).actor)
-            return redirect(SECTION, `${operator.name} is disabled: its sessions have ended`)
+          attempt(request, SECTION, async () => {
+            await operators.disable(params.id, consoleSession(request).actor)
+            return redirect(SECTION, 'operator_disabled')
           }),
         { params: IdParams, body: CsrfBody, ...consoleRoute('admin') },
       )
       .post(
         '/operators/:id/enable',
         ({ request, params }) =>
-          attempt(SECTION, async () => {
-            const operator = await operators.enable(params.id, consoleSession(request).actor)
-            return redirect(SECTION, `${operator.name} is enabled: it may sign in again`)
+          attempt(request, SECTION, async () => {
+            await operators.enable(params.id, consoleSession(request).actor)
+            return redirect(SECTION, 'operator_enabled')
           }),
         { params: IdParams, body: CsrfBody, ...consoleRoute('admin') },
       )
       .post(
         '/operators/:id/role',
         ({ request, params, body }) =>
-          attempt(SECTION, async () => {
-            const operator = await operators.setRole(params.id, body.role, consoleSession(request).actor)
-            return redirect(SECTION, `${operator.name} is ${operator.role} now`)
+          attempt(request, SECTION, async () => {
+            await operators.setRole(params.id, body.role, consoleSession(request).actor)
+            return redirect(SECTION, 'operator_role_changed')
           }),
         { params: IdParams, body: t.Object({ _csrf: t.String({ maxLength: 128 }), role: t.UnionEnum(OPERATOR_ROLES) }), ...consoleRoute('admin') },
       )
       .post(
         '/operators/:id/disable-totp',
         ({ request, params }) =>
-          attempt(SECTION, async () => {
-            const operator = await operators.disableTotp(params.id, consoleSession(request).actor)
-            return redirect(SECTION, `${operator.name} signs in without an authenticator code now`)
+          attempt(request, SECTION, async () => {
+            await operators.disableTotp(params.id, consoleSession(request).actor)
+            return redirect(SECTION, 'operator_totp_reset')
           }),
         { params: IdParams, body: CsrfBody, ...consoleRoute('admin') },
       )

@@ -28,9 +28,9 @@ export function actorOf(request: Request): Actor {
   return consoleSession(request).actor
 }
 
-/** A console page for the signed-in operator (../page.tsx's frame): navigation, notice, error, content. */
+/** A console page for the signed-in operator (../page.tsx's frame): navigation, notice (a code of ../notices.ts), error, content. */
 export function opsPage(request: Request, props: { title: string; section: string; notice?: string | null; error?: string | null; status?: number; children: ComponentChildren }): Response {
-  return consolePage(request, { title: props.title, section: props.section, query: { notice: props.notice ?? undefined, error: props.error ?? undefined }, status: props.status }, props.children)
+  return consolePage(request, { title: props.title, section: props.section, query: { notice: props.notice ?? undefined }, status: props.status }, props.children, { error: props.error ?? null })
 }
 
 /** What an operator reads when a service refused: its message, and which field was wrong. */

@@ -237,9 +237,10 @@ function outcomeText(match: Match, seats: Map<string, Seat>): string {
   return nameOf(seats, match.winnerParticipantId)
 }
 
-function CorrectForm({ match, seats, csrf, tournamentId }: { match: Match; seats: Map<string, Seat>; csrf: string; tournamentId: string }) {
-  // The other player (or either after a draw) is who may be made the winner.
-  const candidates = [match.slot1ParticipantId, match.slot2ParticipantId].filter((p): p is string => p !== null && p !== match.winnerParticipantId)
+function CorrectForm({ match, seats, csrf, tournamentId, disqualified }: { match: Match; seats: Map<string, Seat>; csrf: string; tournamentId: string; disqualified: Set<string> }) {
+  // The other player (or either after a draw) is who may be made the winner; never a disqualified one (the service refuses it).
+  const candidates = [match.slot1ParticipantId, match.slot2ParticipantId].filter((p): p is string => p !== null && p !== match.winnerParticipantId && !disqualified.has(p))
+  if (candidates.length === 0) return <span class="muted">the other player is disqualified</span>
   return (
     <form method="post" action={`/console/tournaments/${tournamentId}/matches/${match.id}/correct`} class="row">
       <Csrf token={csrf} />
@@ -266,6 +267,7 @@ function Matches({ tournament, seats, csrf, may }: DetailProps) {
   if (tournament.matches.length === 0) return <p>No matches yet: the bracket is built at the start.</p>
   const label = new Map(tournament.matches.map((m) => [m.id, matchLabel(m)]))
   const correctable = may.moderate && (tournament.status === 'running' || tournament.status === 'finalizing')
+  const disqualified = new Set(tournament.participants.filter((p) => p.disqualifiedAt !== null).map((p) => p.id))
   return (
     <section aria-labelledby="matches">
       <h2 id="matches">Matches</h2>
@@ -292,7 +294,7 @@ function Matches({ tournament, seats, csrf, may }: DetailProps) {
               <td>{outcomeText(m, seats)}</td>
               <td>{m.nextMatchId ? label.get(m.nextMatchId) : '—'}</td>
               <td>{m.loserNextMatchId ? label.get(m.loserNextMatchId) : '—'}</td>
-              {correctable && <td>{m.status === 'decided' && m.slot1ParticipantId !== null && m.slot2ParticipantId !== null && <CorrectForm match={m} seats={seats} csrf={csrf} tournamentId={tournament.id} />}</td>}
+              {correctable && <td>{m.status === 'decided' && m.slot1ParticipantId !== null && m.slot2ParticipantId !== null && <CorrectForm match={m} seats={seats} csrf={csrf} tournamentId={tournament.id} disqualified={disqualified} />}</td>}
             </tr>
           ))}
         </tbody>

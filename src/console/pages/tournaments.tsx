@@ -9,10 +9,10 @@ import type { Tournament } from '../../modules/games/model'
 import { TournamentStatus } from '../../modules/games/model'
 import type { ErrorDetail } from '../../shared/errors'
 import { redirect } from '../http'
+import type { NoticeCode } from '../notices'
 import { consoleRoute, consoleSession } from '../session'
 import { readTournamentForm, TournamentFormFields } from '../tournament-form'
 import type { Seat } from './bracket-svg'
-import { matchLabel } from './bracket-svg'
 import { CreateTournamentForm } from './tournament-create'
 import { formatName, TournamentDetail } from './tournament-detail'
 import { actorOf, attempt, can, errorText, IdParams, opsPage, Reason, When, type ConsoleApp } from './ops-kit'
@@ -68,7 +68,7 @@ export function tournamentsPages(services: Services) {
   }
 
   /** A tournament action: on success back to its page with a notice; refused, its page again saying why. */
-  const act = (request: Request, id: string, action: () => Promise<string>) =>
+  const act = (request: Request, id: string, action: () => Promise<NoticeCode>) =>
     attempt(
       async () => redirect(`${SECTION}/${id}`, await action()),
       (error) => detailPage(request, id, { error: errorText(error), status: error.status }),
@@ -165,7 +165,7 @@ export function tournamentsPages(services: Services) {
           return attempt(
             async () => {
               const tournament = await games.createTournament(read.body, actorOf(request))
-              return redirect(`${SECTION}/${tournament.id}`, `Created ${tournament.name}`)
+              return redirect(`${SECTION}/${tournament.id}`, 'tournament_created')
             },
             (error) => createPage(request, body, (error.details ?? []).map((d) => ({ path: d.path.replace(/^body\//, '').replaceAll('/', '.'), message: d.message })), error.status, errorText(error)),
           )
@@ -181,8 +181,8 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/start',
         ({ request, params }) =>
           act(request, params.id, async () => {
-            const tournament = await games.startTournament(params.id, actorOf(request))
-            return `Started: ${tournament.matches.length} matches`
+            await games.startTournament(params.id, actorOf(request))
+            return 'tournament_started'
           }),
         { params: IdParams, body: CsrfOnly, ...consoleRoute('moderator') },
       )
@@ -191,7 +191,7 @@ export function tournamentsPages(services: Services) {
         ({ request, params, body }) =>
           act(request, params.id, async () => {
             await games.cancelTournament(params.id, body.reason, actorOf(request))
-            return 'Cancelled: every participant is told why'
+            return 'tournament_cancelled'
           }),
         { params: IdParams, body: t.Object({ _csrf: t.String({ maxLength: 128 }), reason: Reason }), ...consoleRoute('moderator') },
       )
@@ -199,8 +199,8 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/fund',
         ({ request, params, body }) =>
           act(request, params.id, async () => {
-            const pool = await games.fund(params.id, { amount: body.amount.trim(), reference: body.reference.trim() }, actorOf(request))
-            return `Funded: the escrow holds ${pool.escrow} (prizes total ${pool.prizesTotal})`
+            await games.fund(params.id, { amount: body.amount.trim(), reference: body.reference.trim() }, actorOf(request))
+            return 'tournament_funded'
           }),
         {
           params: IdParams,
@@ -212,8 +212,8 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/participants/:participantId/disqualify',
         ({ request, params, body }) =>
           act(request, params.id, async () => {
-            const { match } = await matches.disqualify(params.id, params.participantId, body.reason, actorOf(request))
-            return `Disqualified: ${matchLabel(match)} goes to the opponent`
+            await matches.disqualify(params.id, params.participantId, body.reason, actorOf(request))
+            return 'participant_disqualified'
           }),
         {
           params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), participantId: t.String({ minLength: 1, maxLength: 64 }) }),
@@ -225,8 +225,8 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/matches/:matchId/correct',
         ({ request, params, body }) =>
           act(request, params.id, async () => {
-            const { match } = await matches.correct(params.matchId, body.winnerParticipantId, body.reason, actorOf(request))
-            return `Corrected ${matchLabel(match)}`
+            await matches.correct(params.matchId, body.winnerParticipantId, body.reason, actorOf(request))
+            return 'match_corrected'
           }),
         {
           params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), matchId: t.String({ minLength: 1, maxLength: 64 }) }),

@@ -128,9 +128,9 @@ export function userPages(services: Services) {
       .post(
         '/users/:id/ban',
         ({ request, params, body }) =>
-          attempt(userPath(params.id), async () => {
-            const user = await bans.ban(params.id, { reason: body.reason.trim(), until: untilFromForm(body.until) }, consoleSession(request).actor)
-            return redirect(userPath(params.id), `${user.username} is banned${user.ban?.until ? ` until ${user.ban.until.toISOString()}` : ' until lifted'}`)
+          attempt(request, userPath(params.id), async () => {
+            await bans.ban(params.id, { reason: body.reason.trim(), until: untilFromForm(body.until) }, consoleSession(request).actor)
+            return redirect(userPath(params.id), 'user_banned')
           }),
         {
           params: t.Object({ id: t.String({ maxLength: 64 }) }),
@@ -141,9 +141,9 @@ export function userPages(services: Services) {
       .post(
         '/users/:id/unban',
         ({ request, params }) =>
-          attempt(userPath(params.id), async () => {
-            const user = await bans.unban(params.id, consoleSession(request).actor)
-            return redirect(userPath(params.id), `${user.username}'s ban is lifted`)
+          attempt(request, userPath(params.id), async () => {
+            await bans.unban(params.id, consoleSession(request).actor)
+            return redirect(userPath(params.id), 'user_unbanned')
           }),
         {
           params: t.Object({ id: t.String({ maxLength: 64 }) }),

@@ -108,7 +108,7 @@ export function withdrawalsPages(services: Services) {
         ({ request, params }) =>
           attempt(async () => {
             const withdrawal = await services.withdrawals.approve(params.id, actorOf(request))
-            return redirect(SECTION, `Approved the withdrawal of ${withdrawal.amount} ${withdrawal.asset}: ${withdrawal.status === 'held' ? 'held until its hold ends' : withdrawal.status}`)
+            return redirect(SECTION, withdrawal.status === 'held' ? 'withdrawal_approved_held' : 'withdrawal_approved')
           }, refused(request)),
         { params: IdParams, body: t.Object({ _csrf: t.String({ maxLength: 128 }) }), ...consoleRoute('finance') },
       )
@@ -116,8 +116,8 @@ export function withdrawalsPages(services: Services) {
         '/withdrawals/:id/reject',
         ({ request, params, body }) =>
           attempt(async () => {
-            const withdrawal = await services.withdrawals.reject(params.id, body.reason, actorOf(request))
-            return redirect(SECTION, `Rejected the withdrawal of ${withdrawal.amount} ${withdrawal.asset}: the amount is back in the wallet`)
+            await services.withdrawals.reject(params.id, body.reason, actorOf(request))
+            return redirect(SECTION, 'withdrawal_rejected')
           }, refused(request)),
         { params: IdParams, body: t.Object({ _csrf: t.String({ maxLength: 128 }), reason: Reason }), ...consoleRoute('finance') },
       )

@@ -138,7 +138,7 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       )
       .post('/tournaments/:id/start', async ({ params, request }) => ({ tournament: await games.startTournament(params.id, actorOf(request)) }), {
         params: IdParams,
-        response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'registration_open', 'prize_pool_underfunded'] }, STORAGE) },
+        response: { 200: TournamentResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'registration_open', 'check_in_open', 'prize_pool_underfunded'] }, STORAGE) },
         ...operatorRoute('moderator', 'Build the bracket, apply byes, open the first matches (a registration: once it has closed, before startsAt); with prizes, once the escrow covers them'),
       })
       .post('/tournaments/:id/fund', async ({ params, body, request }) => await games.fund(params.id, body, actorOf(request)), {
@@ -251,7 +251,7 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       .post('/matches/:id/correct', async ({ params, body, request }) => await matchService.correct(params.id, body.winnerParticipantId, body.reason, actorOf(request)), {
         params: IdParams,
         body: CorrectBody,
-        response: { 200: t.Object({ match: Match }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'correction_too_late'] }, STORAGE) },
+        response: { 200: t.Object({ match: Match }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'correction_too_late', 'winner_disqualified'] }, STORAGE) },
         ...operatorRoute('moderator', 'Correct a decided result while the match it fed has no claim; the new winner takes the old one\'s slot'),
       })
       .use(options.devMailbox ? devMailbox(storage) : new Elysia({ name: 'arena/admin-dev-mail-off' }))

@@ -13,6 +13,7 @@ import { assertMayAct } from '../auth/standing'
 import { JOB_KINDS } from '../../jobs/queue'
 import type { CreateTournamentBody, Match, Registration, RegistrationView, Tournament, TournamentsPage } from './model'
 import { newSeedingSeed } from './seeding'
+import { BadKeyTracker } from './bad-keys'
 import { loadState, standingsOf } from './progress'
 import { openBracket, startRegistered } from './start'
 import { chargeEntryFee, formatOptions, fundPrizePool, planPurse, purseOf, refundEntryFee, settleCancelled, underfunded, PRIZE_ASSET, type PrizePool } from './prizes'
@@ -233,9 +234,6 @@ async function refundEntryFees(tx: Transaction, tournamentId: string, now: Date)
 /** The longest funding reference (the route's schema says the same). */
 export const FUNDING_REFERENCE_MAX = 128
 
-/** Bad game keys for one game within a minute that count as a burst worth a security event. */
-export const BAD_KEY_BURST = 5
-
 export interface GamesServiceDeps {
   storage: Storage
   clock: Clock
@@ -243,20 +241,19 @@ export interface GamesServiceDeps {
 }
 
 export class GamesService {
-  /** Bad-key counts per game in the current minute; a burst is reported once per minute. */
-  private readonly badKeys = new Map<string, { windowStart: number; count: number }>()
+  /** Wrong keys per existing game, bounded (bad-keys.ts): a made-up game id never enters it. */
+  private readonly badKeys = new BadKeyTracker()
 
   constructor(private readonly deps: GamesServiceDeps) {}
 
+  /** How many games the wrong-key counter holds now (bounded by MAX_TRACKED_GAMES; tests read it). */
+  get badKeyGamesTracked(): number {
+    return this.badKeys.size
+  }
+
   private noteBadKey(gameId: string): void {
-    const now = this.deps.clock.now().getTime()
-    const entry = this.badKeys.get(gameId)
-    const current = entry && now - entry.windowStart < 60_000 ? entry : { windowStart: now, count: 0 }
-    current.count++
-    this.badKeys.set(gameId, current)
-    if (current.count === BAD_KEY_BURST) {
-      this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'INVALID_GAME_KEY_BURST', level: 'WARN', details: { gameId, failures: current.count, windowS: 60 } })
-    }
+    const burst = this.badKeys.note(gameId, this.deps.clock.now().getTime())
+    if (burst) this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'INVALID_GAME_KEY_BURST', level: 'WARN', details: { ...burst } })
   }
 
   /** Creates a game and its key (shown once; the audit record names the game, never the key). */
@@ -300,7 +297,8 @@ export class GamesService {
     const presentedHash = sha256Hex(presented ?? '')
     const ok = constantTimeEqual(presentedHash, keyHash ?? sha256Hex(`no-game:${gameId}`))
     if (keyHash === null || !presented || !ok) {
-      this.noteBadKey(gameId)
+      // Only a game that exists is counted: the URL's id is any text a caller chose.
+      if (keyHash !== null) this.noteBadKey(gameId)
       throw new AppError('invalid_game_key', 'Missing or invalid x-game-key for this game')
     }
   }
@@ -379,8 +377,9 @@ export class GamesService {
    * Builds the bracket, resolves byes, and opens every match whose two slots
    * are filled. One unit of work: a half-built bracket never exists. A
    * tournament in registration starts early only once its registration has
-   * closed (409 registration_open before); its start job then finds it
-   * started and does nothing.
+   * closed (409 registration_open before) and, when it asks for check-in, its
+   * check-in window has ended (409 check_in_open before: the start drops who
+   * has not checked in); its start job then finds it started and does nothing.
    */
   startTournament(id: string, by: Actor): Promise<Tournament> {
     return this.deps.storage.write(async (tx) => {
@@ -390,6 +389,13 @@ export class GamesService {
       if (tournament.status === 'registration') {
         if (tournament.registrationClosesAt !== null && now < tournament.registrationClosesAt) {
           throw new AppError('registration_open', `Registration is open until ${toIso(tournament.registrationClosesAt)}; start it after that`)
+        }
+        // The start drops everyone who has not checked in: before check-in has
+        // ended, that is players who still may (or could not yet).
+        const { checkInOpensAt: opens, checkInClosesAt: closes } = tournament
+        if (opens !== null && closes !== null && now < closes) {
+          const when = now < opens ? `opens at ${toIso(opens)} and closes at ${toIso(closes)}` : `is open until ${toIso(closes)}`
+          throw new AppError('check_in_open', `Check-in ${when}; start it after that (a start drops who has not checked in)`)
         }
         await startRegistered(tx, this.deps.clock, id, 'refuse')
         await by.record(tx, { action: 'tournament.start', target: id, details: { from: 'registration' } })

@@ -230,6 +230,12 @@ export class MatchesService {
       const tooLate = (why: string) => new AppError('correction_too_late', `Too late to correct this result: ${why}`)
       if (tournament.status !== 'running' && tournament.status !== 'finalizing') throw tooLate(`the tournament is ${tournament.status}`)
       const state = await loadState(tx.games, tournament)
+      // A disqualified participant wins nothing more: a correction may not hand
+      // them a match (a walkover taken from them, or a result they played), in
+      // any format; the bracket would carry them on or credit them points.
+      if (state.ctx.disqualified?.includes(winnerParticipantId)) {
+        throw new AppError('winner_disqualified', 'This participant is disqualified: a correction cannot make them the winner')
+      }
       const key = keyOf(match)
       let step
       try {

@@ -1,0 +1,41 @@
+// The notices a console form leaves for the next page (post/redirect/get).
+// The URL carries a code, never a sentence: a link to
+// `/console/users?notice=Your session expired, sign in again at https://…`
+// would otherwise show anyone's words in the console's own success banner (a
+// phishing aid; issue 33). Each code has one fixed text, written here; a code
+// that is not listed shows nothing.
+
+export const NOTICES = {
+  signed_in: 'Signed in',
+  signed_out: 'Signed out',
+  own_session_ended: 'Your session has ended',
+  session_ended: 'The session has ended',
+  totp_enabled: 'Authenticator set up: signing in now asks for its code',
+  totp_disabled: 'Authenticator turned off: signing in asks for your password only',
+  operator_disabled: 'The operator is disabled: its sessions have ended',
+  operator_enabled: 'The operator is enabled: it may sign in again',
+  operator_role_changed: 'The operator has the new role now',
+  operator_totp_reset: 'The operator signs in without an authenticator code now',
+  user_banned: 'The user is banned: the ban is shown below',
+  user_unbanned: "The user's ban is lifted",
+  withdrawal_approved: 'Approved the withdrawal: it is being sent',
+  withdrawal_approved_held: 'Approved the withdrawal: held until its hold ends',
+  withdrawal_rejected: 'Rejected the withdrawal: the amount is back in the wallet',
+  dispute_resolved: 'Resolved the dispute: the winner moves on',
+  game_created: 'Created the game: copy its key below now',
+  game_key_rotated: 'Rotated the key: the old key no longer works',
+  tournament_created: 'Created the tournament',
+  tournament_started: 'Started: the first matches are open',
+  tournament_cancelled: 'Cancelled: every participant is told why',
+  tournament_funded: 'Funded: the amount is in the prize escrow',
+  participant_disqualified: 'Disqualified: their match goes to the opponent',
+  match_corrected: 'Corrected the result',
+} as const
+
+export type NoticeCode = keyof typeof NOTICES
+
+/** The fixed text of a notice code from a URL; null for no code or one that is not listed. */
+export function noticeText(code: string | null | undefined): string | null {
+  if (code === null || code === undefined || !Object.hasOwn(NOTICES, code)) return null
+  return NOTICES[code as NoticeCode]
+}
