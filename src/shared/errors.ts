@@ -41,6 +41,10 @@ export const ERROR_CODES = {
   /** Disabling the last enabled admin operator. */
   last_admin: 409,
   withdrawal_not_awaiting_approval: 409,
+  /** Rejecting a withdrawal custody has had (pending_signature, signed, failed): it can no longer be stopped. */
+  withdrawal_signing_started: 409,
+  /** Approving a withdrawal whose owner is banned (or deleted): lift the ban first, or reject it. */
+  withdrawal_owner_banned: 409,
   registration_closed: 409,
   registration_open: 409,
   tournament_full: 409,

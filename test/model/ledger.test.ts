@@ -144,7 +144,7 @@ const step: Step<LedgerModel, Op> = (m, op, o) => {
     case 'reject': {
       const w = m.withdrawals[op.id]!
       const done = op.kind === 'approve' ? 'approved' : 'rejected'
-      if (w.status !== 'awaiting_approval' && w.status !== done) return differs(o, { status: 409, code: 'withdrawal_not_awaiting_approval' })
+      if (w.status !== 'awaiting_approval' && w.status !== done) return differs(o, { status: 409, code: op.kind === 'approve' ? 'withdrawal_not_awaiting_approval' : 'withdrawal_signing_started' })
       const bad = differs(o, { status: 200 })
       if (bad) return bad
       const status = o.body?.withdrawal?.status

@@ -1,9 +1,10 @@
 // /console/withdrawals: withdrawals waiting for a decision across every user
 // (above ARENA_WITHDRAWAL_APPROVAL_ABOVE: awaiting approval; to a new address:
-// held until the hold ends), oldest first. A finance operator approves (it is
-// signed, or stays held until its hold ends) or rejects with a reason (the
-// amount goes back to the wallet): WithdrawalService.approve and reject, as
-// the admin API.
+// held until the hold ends), oldest first. A finance operator approves one
+// awaiting approval (it is signed, or stays held until its hold ends) or
+// rejects one awaiting approval or held, with a reason (the amount goes back
+// to the wallet; the hold exists to give the studio that time):
+// WithdrawalService.approve and reject, as the admin API.
 import { t } from 'elysia'
 import type { Services } from '../../services'
 import { QUEUE_LIMIT } from '../../modules/operations/service'
@@ -17,15 +18,18 @@ import { actorOf, attempt, can, errorText, IdParams, NoticeQuery, opsPage, Reaso
 
 const SECTION = '/console/withdrawals'
 
-function Actions({ id, csrf, who }: { id: string; csrf: string; who: string }) {
+function Actions({ id, csrf, who, approvable }: { id: string; csrf: string; who: string; approvable: boolean }) {
   return (
     <>
-      <form method="post" action={`/console/withdrawals/${id}/approve`} class="inline">
-        <Csrf token={csrf} />
-        <button type="submit" aria-describedby={`withdrawal-${id}`}>
-          Approve
-        </button>
-      </form>
+      {approvable && (
+        <form method="post" action={`/console/withdrawals/${id}/approve`} class="inline">
+          <Csrf token={csrf} />
+          <button type="submit" aria-describedby={`withdrawal-${id}`}>
+            Approve
+          </button>
+        </form>
+      )}
+      {!approvable && <p class="muted">Signs itself when the hold ends, unless rejected first.</p>}
       <form method="post" action={`/console/withdrawals/${id}/reject`} class="row">
         <Csrf token={csrf} />
         <label>
@@ -45,7 +49,7 @@ function WithdrawalsTable({ rows, csrf, mayAct }: { rows: WaitingWithdrawal[]; c
   return (
     <table>
       <caption class="muted">
-        Oldest first{rows.length === QUEUE_LIMIT ? ` (the first ${QUEUE_LIMIT}: decide some to see the rest)` : ''}. {mayAct ? 'Approving signs it (a held one waits for its hold to end); rejecting gives the amount back.' : 'Approving and rejecting need the finance role.'}</caption>
+        Oldest first{rows.length === QUEUE_LIMIT ? ` (the first ${QUEUE_LIMIT}: decide some to see the rest)` : ''}. {mayAct ? 'Approving signs it (a held one waits for its hold to end); rejecting, also while held, gives the amount back.' : 'Approving and rejecting need the finance role.'}</caption>
       <thead>
         <tr>
           <th scope="col">User</th>
@@ -80,7 +84,11 @@ function WithdrawalsTable({ rows, csrf, mayAct }: { rows: WaitingWithdrawal[]; c
                   </>
                 )}
               </td>
-              {mayAct && <td>{view.status === 'awaiting_approval' ? <Actions id={view.id} csrf={csrf} who={`${view.amount} ${view.asset} by ${username}`} /> : <span class="muted">approved or not needing it; signs itself when the hold ends</span>}</td>}
+              {mayAct && (
+                <td>
+                  <Actions id={view.id} csrf={csrf} who={`${view.amount} ${view.asset} by ${username}`} approvable={view.status === 'awaiting_approval'} />
+                </td>
+              )}
             </tr>
           )
         })}

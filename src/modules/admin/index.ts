@@ -199,14 +199,14 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       )
       .post('/withdrawals/:id/approve', async ({ params, request }) => ({ withdrawal: await options.withdrawals.approve(params.id, actorOf(request)) }), {
         params: IdParams,
-        response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval'] }, STORAGE) },
-        ...operatorRoute('finance', 'Approve a withdrawal awaiting approval: signed at once, or held until its new-destination hold ends (idempotent)'),
+        response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval', 'withdrawal_owner_banned'] }, STORAGE) },
+        ...operatorRoute('finance', 'Approve a withdrawal awaiting approval: signed at once, or held until its new-destination hold ends (idempotent); refused while its owner is banned'),
       })
       .post('/withdrawals/:id/reject', async ({ params, body, request }) => ({ withdrawal: await options.withdrawals.reject(params.id, body.reason, actorOf(request)) }), {
         params: IdParams,
         body: RejectWithdrawalBody,
-        response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval'] }, STORAGE) },
-        ...operatorRoute('finance', 'Reject a withdrawal awaiting approval: its amount goes back to the wallet (idempotent)'),
+        response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_signing_started', 'conflict'] }, STORAGE) },
+        ...operatorRoute('finance', 'Reject a withdrawal awaiting approval or held for a new destination: its amount goes back to the wallet (idempotent); one custody has had is 409'),
       })
       .get(
         '/security-events',

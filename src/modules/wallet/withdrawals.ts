@@ -16,7 +16,17 @@
 // user never had a signed withdrawal to is `held` until its hold ends, when a
 // durable job enqueued with it moves it to `pending_signature` and signs it.
 // Both at once: it is held until both the approval and the hold's end came.
-// The resumer signs only `pending_signature` withdrawals.
+// The resumer signs only `pending_signature` withdrawals. An operator may
+// reject one `awaiting_approval` or `held` (the hold exists to give the studio
+// that time), never one custody has had.
+//
+// A banned owner's withdrawal is never signed (docs/decisions.md, "A banned
+// user's withdrawal goes back to an operator"): every path to custody ends in
+// sign(), which reads the owner's standing before custody sees the message
+// and again in the write that records the signature; the release job reads it
+// in the write that would move a held withdrawal on. A banned owner's
+// withdrawal becomes `awaiting_approval` instead, for an operator to reject
+// (or approve once the ban is lifted).
 import { base58 } from '@scure/base'
 import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
@@ -28,6 +38,7 @@ import type { Actor } from '../audit/log'
 import { formatAmount } from '../../shared/money'
 import { verifyPassword } from '../auth/passwords'
 import { assertMayAct } from '../auth/standing'
+import { banInForce, type AuthStore } from '../auth/store'
 import { JOB_KINDS } from '../../jobs/queue'
 import type { PinService } from '../security/pin-service'
 import { CustodyRefusedError, type CustodyClient } from './custody'
@@ -273,6 +284,9 @@ export class WithdrawalService {
     const { storage, clock, custody, logger } = this.deps
     const pending = (await storage.read.wallet.withdrawal(withdrawalId))!
     if (pending.status !== 'pending_signature') return pending
+    // Custody never sees the message of a banned owner's withdrawal (the
+    // write below decides again, should the ban come while custody signs).
+    if (!(await ownerMayWithdraw(storage.read.auth, pending.userId, clock.now()))) return this.stopIfBanned(withdrawalId)
     const message = withdrawalMessage({ id: pending.id, asset: pending.asset, amount: pending.amount.toString(), destinationAddress: pending.destinationAddress })
     let signature: string
     try {
@@ -293,10 +307,41 @@ export class WithdrawalService {
       // Another resumer may have finished it meanwhile: first signature wins.
       if (current.status !== 'pending_signature') return current
       const now = clock.now()
+      // Banned while custody signed: the signature is dropped unrecorded and unsent.
+      if (!(await ownerMayWithdraw(tx.auth, current.userId, now))) {
+        logger.warn('withdrawal owner banned while custody signed; signature discarded, the withdrawal awaits an operator', { withdrawalId })
+        return this.stopForBan(tx, current, now)
+      }
       const signed = await tx.wallet.markWithdrawalSigned(withdrawalId, signature, now)
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_signed', data: { withdrawalId, signature } }, now)
       return signed
     })
+  }
+
+  /** A `pending_signature` withdrawal whose owner is banned now goes to an operator; otherwise it is returned as it is (the resumer tries again). */
+  private stopIfBanned(withdrawalId: string): Promise<Withdrawal> {
+    const { storage, clock } = this.deps
+    return storage.write(async (tx) => {
+      const current = (await tx.wallet.withdrawal(withdrawalId))!
+      const now = clock.now()
+      if (current.status !== 'pending_signature' || (await ownerMayWithdraw(tx.auth, current.userId, now))) return current
+      return this.stopForBan(tx, current, now)
+    })
+  }
+
+  /**
+   * In the caller's unit of work, after it read the owner banned: the
+   * withdrawal (`held` or `pending_signature`) becomes `awaiting_approval`, so
+   * nothing signs it until an operator decides; the debit stays (a reject
+   * reverses it). A conditional move: if something else moved it first, the
+   * withdrawal is returned as it now is.
+   */
+  private async stopForBan(tx: Transaction, current: Withdrawal, now: Date): Promise<Withdrawal> {
+    const moved = await tx.wallet.moveWithdrawal(current.id, current.status, 'awaiting_approval', now)
+    if (!moved) return (await tx.wallet.withdrawal(current.id))!
+    await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_awaiting_approval', data: { withdrawalId: current.id } }, now)
+    this.deps.logger.info('withdrawal of a banned user stopped before signing; it awaits an operator', { withdrawalId: current.id, from: current.status })
+    return moved
   }
 
   private fail(withdrawalId: string, reason: string): Promise<Withdrawal> {
@@ -329,7 +374,8 @@ export class WithdrawalService {
    * becomes `pending_signature` and is signed at once, or `held` when its
    * new-destination hold has not ended (the hold's job signs it then). One
    * approved before answers as it now is; a rejected one, or one that never
-   * awaited approval, is 409 withdrawal_not_awaiting_approval.
+   * awaited approval, is 409 withdrawal_not_awaiting_approval. While its owner
+   * is banned (or deleted) it is 409 withdrawal_owner_banned and stays as it is.
    */
   async approve(withdrawalId: string, by: Actor): Promise<WithdrawalView> {
     const { storage, clock } = this.deps
@@ -337,6 +383,9 @@ export class WithdrawalService {
       const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
       if (current.status !== 'awaiting_approval') return current
       const now = clock.now()
+      if (!(await ownerMayWithdraw(tx.auth, current.userId, now))) {
+        throw new AppError('withdrawal_owner_banned', "The withdrawal's owner is banned: lift the ban before approving it, or reject it")
+      }
       const held = current.holdUntil !== null && current.holdUntil > now
       const moved = await tx.wallet.moveWithdrawal(withdrawalId, 'awaiting_approval', held ? 'held' : 'pending_signature', now, { approvedAt: now })
       // A reject (or approve) moved it first: answer from what it now is.
@@ -361,18 +410,20 @@ export class WithdrawalService {
   }
 
   /**
-   * POST /admin/withdrawals/{id}/reject: an `awaiting_approval` withdrawal
-   * becomes `rejected` and a reversal gives its amount back, in one unit of
-   * work. One rejected before answers as it is; any other is 409
-   * withdrawal_not_awaiting_approval.
+   * POST /admin/withdrawals/{id}/reject: an `awaiting_approval` or `held`
+   * withdrawal becomes `rejected` and a reversal gives its amount back, in one
+   * unit of work with its event and audit record. One rejected before answers
+   * as it is; one custody has had (`pending_signature`, `signed`, `failed`) is
+   * 409 withdrawal_signing_started. Against the release job: both move it out
+   * of `held` by one conditional update, so exactly one of them does.
    */
   async reject(withdrawalId: string, reason: string, by: Actor): Promise<WithdrawalView> {
     const { storage, clock } = this.deps
     const row = await storage.write(async (tx) => {
       const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
-      if (current.status !== 'awaiting_approval') return current
+      if (current.status !== 'awaiting_approval' && current.status !== 'held') return current
       const now = clock.now()
-      const rejected = await tx.wallet.moveWithdrawal(withdrawalId, 'awaiting_approval', 'rejected', now, { rejectionReason: reason })
+      const rejected = await tx.wallet.moveWithdrawal(withdrawalId, current.status, 'rejected', now, { rejectionReason: reason })
       if (!rejected) return (await tx.wallet.withdrawal(withdrawalId))!
       await postMovement(
         tx.wallet,
@@ -388,20 +439,28 @@ export class WithdrawalService {
         now,
       )
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_rejected', data: { withdrawalId, reason } }, now)
-      await by.record(tx, { action: 'withdrawal.reject', target: withdrawalId, reason, details: withdrawalFacts(current) })
+      await by.record(tx, { action: 'withdrawal.reject', target: withdrawalId, reason, details: { ...withdrawalFacts(current), was: current.status } })
       return rejected
     })
-    if (row.status !== 'rejected') throw notAwaitingApproval(row)
+    if (row.status !== 'rejected') throw notRejectable(row)
     return toWithdrawal(row)
   }
 
   /**
    * The release job's work, inside its unit of work: a `held` withdrawal
    * becomes `pending_signature`, signed once that commits (and by the
-   * resumer, should this process stop first). Anything else: nothing.
+   * resumer, should this process stop first); one whose owner is banned
+   * becomes `awaiting_approval` instead. Anything else (rejected meanwhile):
+   * nothing.
    */
   async release(tx: Transaction, withdrawalId: string): Promise<void> {
     const now = this.deps.clock.now()
+    const current = await tx.wallet.withdrawal(withdrawalId)
+    if (current === null || current.status !== 'held') return
+    if (!(await ownerMayWithdraw(tx.auth, current.userId, now))) {
+      await this.stopForBan(tx, current, now)
+      return
+    }
     const moved = await tx.wallet.moveWithdrawal(withdrawalId, 'held', 'pending_signature', now)
     if (!moved) return
     await tx.events.append({ userId: moved.userId, topic: 'wallet', type: 'wallet.withdrawal_released', data: { withdrawalId } }, now)
@@ -544,6 +603,25 @@ function sameRequest(row: Withdrawal, amount: bigint, destinationAddress: string
 
 function notAwaitingApproval(row: Withdrawal): AppError {
   return new AppError('withdrawal_not_awaiting_approval', `The withdrawal is ${row.status}${row.approvedAt !== null ? ' (approved)' : ''}: only one awaiting approval can be approved or rejected`)
+}
+
+function notRejectable(row: Withdrawal): AppError {
+  if (row.status === 'pending_signature' || row.status === 'signed' || row.status === 'failed') {
+    const what = row.status === 'failed' ? 'custody refused it and its amount is already back' : 'custody has it, so it can no longer be stopped'
+    return new AppError('withdrawal_signing_started', `The withdrawal is ${row.status}: ${what}`)
+  }
+  // Moved to another waiting status between the read and the update (no engine lets that happen today).
+  return new AppError('conflict', `The withdrawal changed meanwhile (now ${row.status}); try again`)
+}
+
+/**
+ * Whether the owner may have a withdrawal signed now: an account that exists
+ * and is not banned. Read with the unit of work's store (`tx.auth`) where it
+ * decides a move toward signing.
+ */
+async function ownerMayWithdraw(store: AuthStore, userId: string, now: Date): Promise<boolean> {
+  const standing = await store.standing(userId)
+  return standing !== null && standing.deletedAt === null && !banInForce(standing.ban, now)
 }
 
 function keyReused(): AppError {
