@@ -4,20 +4,21 @@
 // refused 409 balance_not_empty with the money in the wallet, or finds the
 // account deleted and goes to the house (an `escrow_release` that says so);
 // never a deletion that succeeded with money in the erased account. The ledger
-// check passes after every race, and fails, naming the account, when a
-// deleted account does hold money.
+// check passes after every race, and `arena ledger check` fails, naming the
+// account, when a deleted account does hold money.
 //
 // Two instances on one database (two PostgreSQL pools; on SQLite two
 // connections to one file, where the one writer orders them). Each round
 // staggers the two sides by a few milliseconds drawn from the printed seed.
 import { describe, expect, test } from 'bun:test'
-import { and, eq } from 'drizzle-orm'
+import { rmSync } from 'node:fs'
 import { checkLedger, escrowAccountId, systemAccountId, userAccountId } from '../../src/modules/wallet/ledger'
 import { newId } from '../../src/shared/ids'
-import { postJson, type TestApp } from '../helpers/app'
-import { admin, createGame, playOut, players, tournament, twoInstances, type Player, type TournamentView } from '../helpers/arena'
+import { postJson, tempDir } from '../helpers/app'
+import { admin, createArenaApp, createGame, playOut, players, tournament, twoInstances, type Player, type TournamentView } from '../helpers/arena'
 import { deleteOwn, deleteUser, type Answer } from '../helpers/accounts'
 import { PASSWORD } from '../helpers/auth'
+import { run, SOURCE_COMMAND } from '../helpers/process'
 import { chooseSeed, seededRandom } from '../helpers/seed'
 
 const SEED = chooseSeed('ARENA_DELETION_RACE_SEED', 'prize-to-deleted-account')
@@ -172,28 +173,39 @@ describe('an entry fee refunded while the registrant deletes the account', () =>
   }, 120_000)
 })
 
-describe('the ledger check', () => {
+describe('arena ledger check', () => {
   test('fails, naming the account, when a deleted account holds money', async () => {
-    const [p] = await players(one, 1)
-    expect((await deleteUser(two, p!.userId)).status).toBe(200)
-    await ledgerOk()
-    // No route credits a deleted account any more: the stranded prize is written straight into the tables.
-    const { ledgerTransactions, ledgerPostings, ledgerAccounts } = one.peek.tables
-    const id = newId('ledgerTransaction')
-    const account = userAccountId(p!.userId, 'USDC')
-    await one.peek.db.insert(ledgerTransactions).values({ id, kind: 'credit', reference: null, memo: { userId: p!.userId }, createdAt: one.clock.now() })
-    await one.peek.db.insert(ledgerAccounts).values({ id: account, userId: p!.userId, asset: 'USDC', balance: '7000000', createdAt: one.clock.now() })
-    await one.peek.db.insert(ledgerPostings).values([
-      { transactionId: id, accountId: systemAccountId('funding', 'USDC'), asset: 'USDC', amount: '-7000000', balanceAfter: null },
-      { transactionId: id, accountId: account, asset: 'USDC', amount: '7000000', balanceAfter: '7000000' },
-    ])
-    const report = await checkLedger(wallet)
-    expect(report.ok).toBe(false)
-    expect(report.problems).toEqual([`account ${account} of deleted user ${p!.userId} holds 7000000: money no one can reach`])
-    // Back to nothing: the other tests' final checks see a clean ledger.
-    await one.peek.db.delete(ledgerPostings).where(eq(ledgerPostings.transactionId, id))
-    await one.peek.db.delete(ledgerTransactions).where(eq(ledgerTransactions.id, id))
-    await one.peek.db.delete(ledgerAccounts).where(and(eq(ledgerAccounts.id, account)))
-    await ledgerOk()
-  })
+    // An app of its own (the command runs on its data dir), so the races' ledger stays clean.
+    const dataDir = tempDir('arena-deleted-money-')
+    const app = await createArenaApp({}, { dataDir })
+    try {
+      const cli = (...args: string[]) => run([...SOURCE_COMMAND, ...args], { ARENA_DATA_DIR: dataDir, ...app.databaseEnv })
+      const [p] = await players(app, 1)
+      expect((await deleteUser(app, p!.userId)).status).toBe(200)
+      expect(await checkLedger(app.services.storage.read.wallet)).toEqual(expect.objectContaining({ ok: true, problems: [] }))
+      // No route credits a deleted account any more: the stranded prize is written straight into the tables.
+      const { ledgerTransactions, ledgerPostings, ledgerAccounts } = app.peek.tables
+      const id = newId('ledgerTransaction')
+      const account = userAccountId(p!.userId, 'USDC')
+      await app.peek.db.insert(ledgerTransactions).values({ id, kind: 'prize', reference: null, memo: { userId: p!.userId }, createdAt: app.clock.now() })
+      await app.peek.db.insert(ledgerAccounts).values([
+        { id: systemAccountId('house', 'USDC'), userId: null, asset: 'USDC', balance: '0', createdAt: app.clock.now() },
+        { id: account, userId: p!.userId, asset: 'USDC', balance: '7000000', createdAt: app.clock.now() },
+      ])
+      await app.peek.db.insert(ledgerPostings).values([
+        { transactionId: id, accountId: systemAccountId('house', 'USDC'), asset: 'USDC', amount: '-7000000', balanceAfter: null },
+        { transactionId: id, accountId: account, asset: 'USDC', amount: '7000000', balanceAfter: '7000000' },
+      ])
+      const problem = `account ${account} of deleted user ${p!.userId} holds 7000000: money no one can reach`
+      // Every other invariant holds: this is the only problem, and the command exits 1 on it.
+      expect(await checkLedger(app.services.storage.read.wallet)).toEqual(expect.objectContaining({ ok: false, problems: [problem] }))
+      const breach = await cli('ledger', 'check')
+      expect(breach.code).toBe(1)
+      expect(breach.stdout).toStartWith('BREACH:')
+      expect(breach.stdout).toContain(problem)
+    } finally {
+      await app.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
