@@ -5,7 +5,8 @@
 // account deleted and goes to the house (an `escrow_release` that says so);
 // never a deletion that succeeded with money in the erased account. The ledger
 // check passes after every race, and `arena ledger check` fails, naming the
-// account, when a deleted account does hold money.
+// account, when a deleted account does hold money. An operator's credit racing
+// a deletion is credited (and the deletion refused) or refused 404.
 //
 // Two instances on one database (two PostgreSQL pools; on SQLite two
 // connections to one file, where the one writer orders them). Each round
@@ -169,6 +170,33 @@ describe('an entry fee refunded while the registrant deletes the account', () =>
       expect(await balanceOf(people[1]!)).toBe(10n * U)
     }
     console.log(`cancel refund races: ${outcomes.filter((o) => o === 'deleted').length} deletions first, ${outcomes.filter((o) => o === 'refused').length} refunds first`)
+    await ledgerOk()
+  }, 120_000)
+})
+
+describe('an operator credit while the account is deleted', () => {
+  test(`the credit on one instance, the deletion on the other: credited and refused 409, or deleted and the credit 404 (${ROUNDS} rounds)`, async () => {
+    const outcomes: string[] = []
+    for (let round = 0; round < ROUNDS; round++) {
+      const [p] = await players(one, 1)
+      const [credited, deleted] = await race(
+        round,
+        4,
+        () => one.handle(postJson(`/api/v1/admin/wallets/${p!.userId}/credit`, { amount: '4', reference: newId('participant') }, admin)),
+        () => deletion(round, p!),
+      )
+      const code = ((await credited.json()) as { error?: { code: string } }).error?.code ?? null
+      if (deleted.status === 200) {
+        expect([credited.status, code]).toEqual([404, 'not_found'])
+        expect(await balanceOf(p!)).toBe(0n)
+        outcomes.push('deleted')
+      } else {
+        expect([credited.status, deleted.status, deleted.body.error.code]).toEqual([200, 409, 'balance_not_empty'])
+        expect(await balanceOf(p!)).toBe(4n * U)
+        outcomes.push('refused')
+      }
+    }
+    console.log(`credit races: ${outcomes.filter((o) => o === 'deleted').length} deletions first, ${outcomes.filter((o) => o === 'refused').length} credits first`)
     await ledgerOk()
   }, 120_000)
 })
