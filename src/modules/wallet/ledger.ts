@@ -132,9 +132,9 @@ export interface LedgerReport {
 /**
  * Verifies every invariant from the raw rows: each transaction balances per
  * asset and has postings; each posting is in its account's asset; each user
- * account's balance equals the sum of its postings and is not negative, and
- * is zero when its user is deleted (a
- * system account's balance is that sum: there is nothing to compare); each
+ * account's balance equals the sum of its postings and is not negative (a
+ * system account's balance is that sum: there is nothing to compare), and is
+ * zero when its user is deleted; each
  * balance a user posting recorded as the one it left is the running sum of
  * its account's postings up to it.
  * Reads one snapshot (`storage.read.wallet`), so a server writing meanwhile
