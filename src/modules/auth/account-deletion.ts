@@ -9,7 +9,7 @@
 // the old email or username. Money cannot be deleted: while the wallet holds
 // any balance or a withdrawal is still being signed, the answer is 409
 // balance_not_empty and nothing changes.
-import type { Storage, Transaction } from '../../db/storage'
+import type { Storage, Transaction, WriteOptions } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
@@ -27,6 +27,12 @@ export interface AccountDeletionDeps {
   passwords: AccountPasswords
   onSecurityEvent?: (event: SecurityEventInput) => void
 }
+
+/**
+ * Every read the deletion decides on is covered by the user's lock, which
+ * every credit takes: the unit of work may run on row locks (WriteOptions).
+ */
+const DELETION_WRITE: WriteOptions = { rowLocks: true }
 
 /** Who asked: the user themself, or an operator with a reason (and the operator, recorded in the audit log). */
 type Requester = { by: 'user' } | { by: 'operator'; reason: string; actor: Actor }
@@ -57,12 +63,19 @@ export class AccountDeletion {
     const { storage, clock } = this.deps
     return storage.write(async (tx) => {
       const now = clock.now()
+      // First, the one rule a credit takes too (lockUserForCredit): no credit
+      // lands from here to the commit, and one under way commits before the
+      // reads below. They read the latest commit (READ COMMITTED on
+      // PostgreSQL, `rowLocks`), so a prize or a refund that committed while
+      // this waited is seen and refuses the deletion; a SERIALIZABLE
+      // snapshot taken before the wait would miss a job's READ COMMITTED
+      // credit (docs/decisions.md, "A deleted account holds no money").
+      await tx.wallet.lockUserForDeletion(userId)
       const account = await tx.auth.userById(userId)
       if (!account) throw new AppError('not_found', 'No such user')
       if (account.deletedAt !== null) throw new AppError('conflict', 'The account was deleted already')
-      // Read in this unit of work: a credit or a withdrawal racing the
-      // deletion either committed first (and is seen here) or, on
-      // PostgreSQL, makes one of the two run again.
+      // A withdrawal only takes money out; one racing the deletion is
+      // committed and pending when seen here, or its debit is.
       const holdings = await holdingsOf(tx.wallet, userId)
       if (!holdings.empty) {
         throw new AppError('balance_not_empty', 'The wallet still holds funds or a withdrawal is pending: withdraw everything first')
@@ -87,7 +100,7 @@ export class AccountDeletion {
         }),
       )
       return { deletedAt }
-    })
+    }, DELETION_WRITE)
   }
 }
 

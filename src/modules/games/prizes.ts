@@ -33,7 +33,7 @@
 import type { Transaction } from '../../db/storage'
 import { AppError } from '../../shared/errors'
 import { formatAmount, maxAmount, MoneyFormatError, parseAmount, parsePositiveAmount, USDC } from '../../shared/money'
-import { escrowAccountId, postMovement, systemAccountId, userAccountId } from '../wallet/ledger'
+import { escrowAccountId, mayCredit, postMovement, systemAccountId, userAccountId } from '../wallet/ledger'
 import type { WalletStore } from '../wallet/store'
 import type { StandingRow } from './formats/engines'
 import type { Participant, TournamentOptions, TournamentRecord } from './store'
@@ -159,7 +159,9 @@ export async function refundEntryFee(tx: Transaction, tournamentId: string, part
   if (!paid || (await tx.wallet.transactionByReference(refundReference(participant.id)))) return
   const amount = BigInt(String((paid.memo as { amount?: unknown } | null)?.amount))
   const memo = { tournamentId, participantId: participant.id, userId: participant.userId, amount: amount.toString(), why }
-  const deleted = !(await tx.wallet.userExists(participant.userId))
+  // Locked against a deletion until this unit of work ends (a job's READ COMMITTED one included): the
+  // refund lands before the deletion, which then sees the money, or after it, and goes to the house.
+  const deleted = !(await mayCredit(tx.wallet, participant.userId))
   await postMovement(
     tx.wallet,
     deleted
@@ -314,7 +316,8 @@ export async function payPrizes(tx: Transaction, tournament: TournamentRecord, s
       forfeited.push({ rank, why: 'disqualified' })
       continue
     }
-    if (!(await tx.wallet.userExists(winner.userId))) {
+    // Locked against a deletion, as a refund is (refundEntryFee).
+    if (!(await mayCredit(tx.wallet, winner.userId))) {
       forfeited.push({ rank, why: 'account_deleted' })
       continue
     }

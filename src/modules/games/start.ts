@@ -50,8 +50,10 @@ export async function startRegistered(tx: Transaction, clock: Clock, tournamentI
   const dropped = checkInAsked ? registered.filter((p) => p.checkedInAt === null) : []
   const kept = checkInAsked ? registered.filter((p) => p.checkedInAt !== null) : registered
   await tx.games.removeParticipants(dropped.map((p) => p.id))
+  // Every refund before any event: a refund locks its user against a deletion, and a deletion appends
+  // its own event under the outbox's lock, so an event first could hold that lock while waiting for a user.
+  for (const p of dropped) await refundEntryFee(tx, tournamentId, p, now, 'not_checked_in')
   for (const p of dropped) {
-    await refundEntryFee(tx, tournamentId, p, now, 'not_checked_in')
     await tx.events.append({ userId: p.userId, topic: 'status', type: 'tournament.dropped', data: { tournamentId, reason: 'not_checked_in' } }, now)
   }
   const cancel = async (reason: string): Promise<RegisteredStart> => {

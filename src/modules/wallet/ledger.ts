@@ -65,10 +65,23 @@ export interface Movement {
 /**
  * Records a movement and updates balances, inside the caller's write. Throws
  * (and so rolls back the caller's unit of work) on any breach.
+ *
+ * A deleted account holds no money: every user a movement credits is locked
+ * against deletion first (WalletStore.lockUserForCredit), and a credit to a
+ * user who is gone is refused, 404 not_found. Every credit to a wallet comes
+ * through here, so none can land in an account erased at the same moment,
+ * whichever engine, instance or isolation runs it. A caller owed to pay
+ * someone who may be gone (a prize, a refund) asks `mayCredit` first and
+ * sends the money elsewhere (src/modules/games/prizes.ts: to the house).
  */
 export async function postMovement(ledger: WalletStore, movement: Movement, now: Date): Promise<string> {
   const total = movement.postings.reduce((sum, p) => sum + p.amount, 0n)
   if (total !== 0n) throw new Error(`ledger movement does not balance: ${total}`)
+  // Sorted, so two movements crediting the same users lock them in one order.
+  const credited = [...new Set(movement.postings.filter((p) => p.userId !== null && p.amount > 0n).map((p) => p.userId!))].sort()
+  for (const userId of credited) {
+    if (!(await ledger.lockUserForCredit(userId))) throw new AppError('not_found', 'No such user: the account was deleted')
+  }
   const id = newId('ledgerTransaction')
   await ledger.addTransaction({ id, kind: movement.kind, reference: movement.reference ?? null, memo: movement.memo ?? null }, now)
   for (const posting of movement.postings) {
@@ -95,6 +108,15 @@ export async function postMovement(ledger: WalletStore, movement: Movement, now:
   return id
 }
 
+/**
+ * Whether the user may be credited in this unit of work: exists and is not
+ * deleted, and cannot be deleted before it ends (the lock postMovement takes
+ * again, for nothing, when the credit follows). False: pay nobody.
+ */
+export function mayCredit(ledger: WalletStore, userId: string): Promise<boolean> {
+  return ledger.lockUserForCredit(userId)
+}
+
 export function balanceOf(ledger: WalletStore, userId: string, asset: string): Promise<bigint> {
   return ledger.balance(userAccountId(userId, asset))
 }
@@ -111,7 +133,8 @@ export interface LedgerReport {
  * Verifies every invariant from the raw rows: each transaction balances per
  * asset and has postings; each posting is in its account's asset; each user
  * account's balance equals the sum of its postings and is not negative (a
- * system account's balance is that sum: there is nothing to compare); each
+ * system account's balance is that sum: there is nothing to compare), and is
+ * zero when its user is deleted; each
  * balance a user posting recorded as the one it left is the running sum of
  * its account's postings up to it.
  * Reads one snapshot (`storage.read.wallet`), so a server writing meanwhile
@@ -141,6 +164,7 @@ export async function checkLedger(ledger: WalletStore): Promise<LedgerReport> {
     if (a.balance !== sum) problems.push(`account ${a.id} balance ${a.balance} but postings sum to ${sum}`)
     if (a.userId !== null && a.balance < 0n) problems.push(`user account ${a.id} is negative: ${a.balance}`)
   }
+  problems.push(...checkDeletedAccounts(snapshot, byAccount))
   problems.push(...checkBalancesAfter(snapshot))
   problems.push(...checkWithdrawalsAgainstLedger(snapshot))
   problems.push(...checkEscrows(snapshot, byAccount))
@@ -162,6 +186,22 @@ function checkBalancesAfter({ accounts, postings }: Pick<LedgerSnapshot, 'accoun
     if (p.balanceAfter === null) continue
     if (!userAccounts.has(p.accountId)) problems.push(`posting ${p.id} on system account ${p.accountId} records a balance`)
     else if (p.balanceAfter !== sum) problems.push(`posting ${p.id} records balance ${p.balanceAfter} after it but its account's postings sum to ${sum}`)
+  }
+  return problems
+}
+
+/**
+ * A deleted user's accounts hold nothing (deletion refuses a wallet with
+ * money, and no credit lands after it): money there is money no one can
+ * reach, by balance or by postings.
+ */
+function checkDeletedAccounts({ accounts, deletedAccountHolders }: Pick<LedgerSnapshot, 'accounts' | 'deletedAccountHolders'>, byAccount: Map<string, bigint>): string[] {
+  const problems: string[] = []
+  const deleted = new Set(deletedAccountHolders)
+  for (const a of accounts) {
+    if (a.userId === null || !deleted.has(a.userId)) continue
+    const held = a.balance !== 0n ? a.balance : (byAccount.get(a.id) ?? 0n)
+    if (held !== 0n) problems.push(`account ${a.id} of deleted user ${a.userId} holds ${held}: money no one can reach`)
   }
   return problems
 }

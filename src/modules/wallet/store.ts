@@ -107,6 +107,8 @@ export interface LedgerSnapshot {
   withdrawals: Withdrawal[]
   /** The ids of the tournaments that are over (`completed` or `cancelled`): their escrow must be empty. */
   settledTournaments: string[]
+  /** The ids of the deleted users that have a ledger account: those accounts must hold nothing. */
+  deletedAccountHolders: string[]
 }
 
 export interface WalletStore {
@@ -117,6 +119,24 @@ export interface WalletStore {
   addWalletUnlessExists(wallet: Wallet): Promise<void>
   /** Whether a user with this id exists and is not deleted (credits are refused for anyone else). */
   userExists(userId: string): Promise<boolean>
+  /**
+   * Inside a write, before a credit to the user: holds the user against a
+   * deletion until this unit of work ends, and answers whether the user
+   * exists and is not deleted, as of the lock (a deletion that committed
+   * while this waited is seen). Credits to one user do not wait for each
+   * other here. On PostgreSQL the user's row `FOR SHARE`, whatever the
+   * isolation; on SQLite the one writer holds everyone off already.
+   * The one rule with lockUserForDeletion: docs/decisions.md, "A deleted
+   * account holds no money".
+   */
+  lockUserForCredit(userId: string): Promise<boolean>
+  /**
+   * Inside a write, first in a deletion: holds off every credit to the user
+   * (lockUserForCredit) until this unit of work ends, and waits for those
+   * under way. On PostgreSQL the user's row `FOR NO KEY UPDATE` (the lock the
+   * deletion's own update of the row takes, taken first).
+   */
+  lockUserForDeletion(userId: string): Promise<void>
 
   // ---- ledger ----
   /** The account's balance; 0 for an account with no postings yet. */

@@ -13,7 +13,7 @@
 // unique violation, PostgreSQL reporting a conflict the check could have seen
 // as a serialization failure; the rerun then finds the row. The unique
 // indexes stay the backstop, mapped to UniqueViolationError.
-import { and, asc, count, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, tournaments, users, wallets, withdrawals } from '../schema'
 import { mapEngineError, UniqueViolationError } from '../../errors'
 import type {
@@ -37,12 +37,18 @@ import { toWallet, toAccount, toTransaction, toPosting, toWithdrawal } from '../
  * their identity, which is insertion order).
  */
 async function readLedger(db: PgDb): Promise<LedgerSnapshot> {
-  const [accounts, transactions, postings, rows, settled] = await Promise.all([
+  const [accounts, transactions, postings, rows, settled, deleted] = await Promise.all([
     db.select().from(ledgerAccounts).orderBy(asc(ledgerAccounts.createdAt), asc(ledgerAccounts.id)),
     db.select().from(ledgerTransactions).orderBy(asc(ledgerTransactions.createdAt), asc(ledgerTransactions.id)),
     db.select().from(ledgerPostings).orderBy(asc(ledgerPostings.id)),
     db.select().from(withdrawals).orderBy(asc(withdrawals.createdAt), asc(withdrawals.id)),
     db.select({ id: tournaments.id }).from(tournaments).where(inArray(tournaments.status, ['completed', 'cancelled'])).orderBy(asc(tournaments.id)),
+    db
+      .selectDistinct({ id: users.id })
+      .from(users)
+      .innerJoin(ledgerAccounts, eq(ledgerAccounts.userId, users.id))
+      .where(isNotNull(users.deletedAt))
+      .orderBy(asc(users.id)),
   ])
   return {
     accounts: accounts.map(toAccount),
@@ -50,6 +56,7 @@ async function readLedger(db: PgDb): Promise<LedgerSnapshot> {
     postings: postings.map(toPosting),
     withdrawals: rows.map(toWithdrawal),
     settledTournaments: settled.map((row) => row.id),
+    deletedAccountHolders: deleted.map((row) => row.id),
   }
 }
 
@@ -89,6 +96,19 @@ export class PostgresWalletStore implements WalletStore {
   async userExists(userId: string): Promise<boolean> {
     const [row] = await this.db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), isNull(users.deletedAt)))
     return row !== undefined
+  }
+
+  async lockUserForCredit(userId: string): Promise<boolean> {
+    // By id alone, deletedAt read from the locked row: READ COMMITTED (a job)
+    // waits for a deletion holding the row and then reads the row it left; a
+    // SERIALIZABLE unit of work whose snapshot predates that deletion fails
+    // with 40001 here and runs again, where it sees it.
+    const [row] = await this.db.select({ deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).for('share')
+    return row !== undefined && row.deletedAt === null
+  }
+
+  async lockUserForDeletion(userId: string): Promise<void> {
+    await this.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update')
   }
 
   // ---- ledger ----

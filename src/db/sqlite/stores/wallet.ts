@@ -8,7 +8,7 @@
 // query builder on every call was ~1.5 ms of a purchase's CPU
 // (bench/purchase-profile.ts). Columns are written as Drizzle writes them:
 // timestamp_ms as epoch-ms integers, JSON as JSON text.
-import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, or } from 'drizzle-orm'
+import { and, asc, count, eq, getTableColumns, gt, inArray, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import { ledgerAccounts, ledgerPostings, ledgerTransactions, tournaments, users, wallets, withdrawals } from '../../schema'
 import type {
   LedgerAccount,
@@ -109,6 +109,13 @@ export class SqliteWalletStore implements WalletStore {
     return this.db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), isNull(users.deletedAt))).get() !== undefined
   }
 
+  // One writer: inside a write no deletion or credit runs meanwhile, so a read is the lock.
+  lockUserForCredit(userId: string): Promise<boolean> {
+    return this.userExists(userId)
+  }
+
+  async lockUserForDeletion(_userId: string): Promise<void> {}
+
   // ---- ledger ----
 
   async balance(accountId: string): Promise<bigint> {
@@ -167,6 +174,13 @@ export class SqliteWalletStore implements WalletStore {
           .select({ id: tournaments.id })
           .from(tournaments)
           .where(inArray(tournaments.status, ['completed', 'cancelled']))
+          .all()
+          .map((row) => row.id),
+        deletedAccountHolders: db
+          .selectDistinct({ id: users.id })
+          .from(users)
+          .innerJoin(ledgerAccounts, eq(ledgerAccounts.userId, users.id))
+          .where(isNotNull(users.deletedAt))
           .all()
           .map((row) => row.id),
       }))
