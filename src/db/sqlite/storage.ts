@@ -134,6 +134,8 @@ export interface SqliteStorageOptions {
   path: string
   wakeups: EventWakeups
   groupCommit?: GroupCommitOptions
+  /** Sees the migrations about to be applied; throws to refuse them (see runMigrations). */
+  beforeMigrations?: (pending: readonly number[]) => void
 }
 
 export class SqliteStorage implements Storage {
@@ -156,7 +158,7 @@ export class SqliteStorage implements Storage {
     this.wakeups = options.wakeups
     this.writer = openDatabase(options.path)
     try {
-      this.migrations = runMigrations(this.writer.sqlite)
+      this.migrations = runMigrations(this.writer.sqlite, undefined, options.beforeMigrations)
       this.reader = openDatabase(options.path)
     } catch (error) {
       this.writer.close()
