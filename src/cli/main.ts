@@ -64,11 +64,12 @@ const COMMANDS: Record<string, Command> = {
       const config = loadConfig()
       // On SQLite, never beside a server: a server applies its own build's
       // migrations when it starts, and another build's would change the schema
-      // under it. Held to the end, so no server starts mid-migration.
+      // under it. Held to the end, so no server starts mid-migration; shared,
+      // so two migrations at once take turns (runMigrations) instead.
       let lock
       if (config.databaseUrl === undefined) {
         ensureDataDir(config.dataDir)
-        lock = lockDataDir(config.dataDir, 'migrate', 'stop the server before arena migrate (a server applies its migrations when it starts)')
+        lock = lockDataDir(config.dataDir, 'migrate', 'stop the server before arena migrate (a server applies its migrations when it starts)', { shared: true })
       }
       let storage
       try {

@@ -13,10 +13,12 @@
 // two opens of the file even within one process, so a second server started in
 // the same process (a test) is refused too.
 //
-// The commands that must not run beside a server (`arena migrate`, `arena db
-// copy` from the dir) take the same lock for their whole run, so a server
-// cannot start under them either; `arena restore` and an operator command that
-// would apply migrations ask whether a server holds it (`dataDirHolder`).
+// The commands that must not run beside a server take the same lock for their
+// whole run, so a server cannot start under them either: `arena db copy` from
+// the dir exclusively, `arena migrate` shared (several migrations at once take
+// turns in SQLite's own write lock; only a server must not be beside them).
+// `arena restore` and an operator command that would apply migrations ask
+// whether a server holds it (`dataDirHolder`).
 import { dlopen, FFIType, read } from 'bun:ffi'
 import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, realpathSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -136,16 +138,16 @@ function tryLock(fd: number, operation: number): boolean {
 }
 
 /**
- * Takes the data dir's exclusive lock for `command` and writes this process's
- * pid and command into the lock file, or throws DataDirBusyError naming the
- * holder. The data dir must exist.
+ * Takes the data dir's lock for `command` (exclusive unless `shared`) and
+ * writes this process's pid and command into the lock file, or throws
+ * DataDirBusyError naming the holder. The data dir must exist.
  */
-export function lockDataDir(dataDir: string, command: string, why: string): DataDirLock {
+export function lockDataDir(dataDir: string, command: string, why: string, options: { shared?: boolean } = {}): DataDirLock {
   const path = join(dataDir, LOCK_FILE)
   const fd = openSync(path, 'a+', 0o600)
   let locked = false
   try {
-    locked = tryLock(fd, LOCK_EX)
+    locked = tryLock(fd, options.shared === true ? LOCK_SH : LOCK_EX)
   } finally {
     if (!locked) closeSync(fd)
   }
@@ -158,7 +160,8 @@ export function lockDataDir(dataDir: string, command: string, why: string): Data
     }
     throw new DataDirBusyError(dataDir, holder, why)
   }
-  // Replaced only once locked: a refused process never erases the holder's pid.
+  // Replaced only once locked: a refused process never erases the holder's pid
+  // (of several shared holders, the file names the last one).
   ftruncateSync(fd, 0)
   writeSync(fd, `${process.pid}\n${command}\n`, 0)
   const key = keyOf(dataDir)
