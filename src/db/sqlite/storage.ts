@@ -124,6 +124,11 @@ class SqliteTransaction extends SqliteStores implements Transaction {
   afterCommit(effect: () => void): void {
     this.scope.afterCommit!(effect)
   }
+
+  async databaseTime(processNow: Date): Promise<Date> {
+    this.check()
+    return processNow
+  }
 }
 
 /** How much of the database file the read connection maps (the whole file, up to this). */
