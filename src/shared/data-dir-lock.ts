@@ -162,8 +162,13 @@ export function lockDataDir(dataDir: string, command: string, why: string, optio
   }
   // Replaced only once locked: a refused process never erases the holder's pid
   // (of several shared holders, the file names the last one).
-  ftruncateSync(fd, 0)
-  writeSync(fd, `${process.pid}\n${command}\n`, 0)
+  try {
+    ftruncateSync(fd, 0)
+    writeSync(fd, `${process.pid}\n${command}\n`, 0)
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
   const key = keyOf(dataDir)
   held.set(key, (held.get(key) ?? 0) + 1)
   let released = false
