@@ -18,6 +18,9 @@ import { ADMIN_TOKEN, admin, players, type TournamentView } from '../helpers/are
 import { balance } from '../helpers/purchases'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 import { MasterKey } from '../../src/shared/sealed'
+import { loadConfig } from '../../src/config'
+import { startServer } from '../../src/server'
+import { createLogger } from '../../src/shared/logger'
 
 const started: ServerProcess[] = []
 beforeAll(() => buildBinary(), 180_000)
@@ -59,6 +62,19 @@ describe.skipIf(!onEngine('sqlite'))('SQLite: one server per data dir', () => {
     const next = await serve({ ARENA_DATA_DIR: dataDir })
     expect(await healthy(next.url)).toBe(true)
     expect(holderOf(dataDir)).toBe(String(next.proc.pid))
+  }, 30_000)
+
+  test('within one process too (flock, unlike fcntl, conflicts between two opens); a stopped server releases the lock', async () => {
+    const config = loadConfig({ ARENA_DATA_DIR: tempDir('arena-one-server-'), ARENA_PORT: '0', ARENA_HOST: '127.0.0.1' })
+    const silent = createLogger('silent')
+    const first = await startServer(config, silent)
+    try {
+      await expect(startServer(config, silent)).rejects.toThrow(refusal(process.pid))
+    } finally {
+      await first.stop()
+    }
+    const again = await startServer(config, silent)
+    await again.stop()
   }, 30_000)
 
   test('operator commands beside a running server work, and the server sees what they wrote', async () => {
