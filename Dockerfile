@@ -16,7 +16,12 @@ RUN bun run build && mkdir -p /out/data
 FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /src/dist/arena /app/arena
 COPY --from=build --chown=nonroot:nonroot /out/data /data
-ENV ARENA_DATA_DIR=/data \
+# Production unless told otherwise: a server reachable on 0.0.0.0 never runs as
+# `local` (generated operator token, dev mailbox, `arena seed`) by accident. It
+# then refuses to start until ARENA_JWT_SECRET and a custody choice are given
+# (README, "Docker"); ARENA_ENV=local is an explicit choice for trying it out.
+ENV ARENA_ENV=production \
+    ARENA_DATA_DIR=/data \
     ARENA_HOST=0.0.0.0 \
     ARENA_PORT=8080
 VOLUME ["/data"]

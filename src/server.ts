@@ -21,6 +21,8 @@ import type { Logger } from './shared/logger'
 import { VERSION } from './shared/version'
 import { startKeyringRefresh } from './vault/secrets'
 import { startScheduledBackups, type BackupStatus, type ScheduledBackups } from './backup/schedule'
+import { ensureDataDir } from './shared/data-dir'
+import { lockDataDir, type DataDirLock } from './shared/data-dir-lock'
 
 /** How often withdrawals left pending (crash, custody away) are signed again. */
 export const WITHDRAWAL_RESUME_MS = 2000
@@ -46,6 +48,31 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
+  const lock = lockServerDataDir(config)
+  try {
+    return await startLocked(config, logger, lock)
+  } catch (error) {
+    lock?.release()
+    throw error
+  }
+}
+
+/**
+ * One server per SQLite data dir (src/shared/data-dir-lock.ts), taken before
+ * anything is written to it (secrets, migrations). PostgreSQL runs any number
+ * of instances on one database: no lock.
+ */
+function lockServerDataDir(config: Readonly<Config>): DataDirLock | undefined {
+  if (config.databaseUrl !== undefined) return undefined
+  ensureDataDir(config.dataDir)
+  return lockDataDir(
+    config.dataDir,
+    'serve',
+    'one server per data dir (its wake-ups, caches and background loops live in its process); stop it first, or give this one its own ARENA_DATA_DIR (several instances on one database: ARENA_DATABASE_URL, PostgreSQL)',
+  )
+}
+
+async function startLocked(config: Readonly<Config>, logger: Logger, lock: DataDirLock | undefined): Promise<RunningServer> {
   const wakeups = inProcessWakeups()
   const { storage, secrets } = await openStorageWithSecrets(config, { logger, wakeups }, { generateOperatorToken: true })
   if (config.env === 'production' && config.custody === 'local') {
@@ -137,6 +164,8 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
       // Buffered security events are written before the database closes.
       await services.securityLog.close()
       await storage.close()
+      // Released only once the database is closed: the next server finds it quiet.
+      lock?.release()
     },
   })
   return { ...running, secrets, backupStatus: () => backups?.status() ?? {} }

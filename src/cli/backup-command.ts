@@ -14,6 +14,7 @@ import { checkLedger } from '../modules/wallet/ledger'
 import { verifySecurityLog } from '../modules/security/event-log'
 import { AuditLog } from '../modules/audit/log'
 import { systemClock } from '../shared/clock'
+import { refuseBesideServer } from '../shared/data-dir-lock'
 
 export { BackupError }
 
@@ -83,6 +84,10 @@ export const restoreCommand: Command = {
       io.err('arena: restore writes a SQLite data dir; unset ARENA_DATABASE_URL (PostgreSQL: see docs/operations.md)')
       return 1
     }
+    // Said before the passphrase is even tried: a data dir a server is
+    // serving is never a restore's target (it is not empty either, but this
+    // says why and which process).
+    refuseBesideServer(dataDir, 'stop the server first; restore writes only into an empty or absent data dir, then start a server on it')
     try {
       const { restoreBackup } = await import('../backup/archive')
       const { files, report } = await restoreBackup({ file, passphrase: passphraseOf(base), dataDir, check: (staging) => checkRestored(base, staging) })

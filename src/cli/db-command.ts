@@ -17,6 +17,7 @@ import { checkLedger, type LedgerReport } from '../modules/wallet/ledger'
 import { openStorage } from '../db/open'
 import { vaultFor } from '../services'
 import { createLogger } from '../shared/logger'
+import { lockDataDir } from '../shared/data-dir-lock'
 import { dataDirVaultEntries } from '../vault/import'
 import { VAULT_SECRETS } from '../vault/secrets'
 import type { Vault } from '../vault/vault'
@@ -63,26 +64,38 @@ export async function copyDataDir(source: Readonly<Config>, target: Readonly<Con
   const { own, shares } = dataDirVaultEntries(source)
   const entries = [...own, ...shares]
   const sealedSecrets = await Promise.all(entries.map(async ([name, value]) => ({ name, sealed: await masterKey.seal(value, name) })))
-  // Loaded here, not with the binary's other commands: `arena serve` never needs it.
-  const { copySqliteToPostgres } = await import('../db/copy')
-  const copied = await copySqliteToPostgres({ dataDir: source.dataDir, url, sealedSecrets, ...options })
-
-  // The checks read the copy as an instance will, through the PostgreSQL
-  // engine and its vault, and write nothing (an instance would generate a
-  // secret it misses: here that is a problem to report). The chain is
-  // verified with the data dir's chain key, and the vault must open to
-  // exactly the data dir's secrets, that key among them.
-  const storage = await openStorage(target, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+  // Never beside a server on the data dir: rows it wrote during the copy
+  // would be missing from it, and it would go on taking writes the instances
+  // on PostgreSQL never see. Held to the end: no server starts mid-copy.
+  const lock = lockDataDir(source.dataDir, 'db copy', 'stop the server before arena db copy (what it writes during the copy would be lost)')
   try {
-    const ledger = await checkLedger(storage.read.wallet)
-    const chainKey = own.find(([name]) => name === VAULT_SECRETS.chainKey)![1]
-    const securityLog = await verifySecurityLog(storage.read.security, chainKey)
-    const auditLog = await new AuditLog({ key: chainKey, clock: systemClock }).verify(storage.read.audit)
-    const problems = await vaultProblems(vaultFor(target, storage), entries)
-    const vault = { ok: problems.length === 0, secrets: own.map(([name]) => name), shares: shares.length, problems }
-    return { ok: ledger.ok && securityLog.ok && auditLog.ok && vault.ok, ...copied, ledger, securityLog, auditLog, vault }
+    return await copyAndCheck()
   } finally {
-    await storage.close()
+    lock.release()
+  }
+
+  async function copyAndCheck(): Promise<DbCopyReport> {
+    // Loaded here, not with the binary's other commands: `arena serve` never needs it.
+    const { copySqliteToPostgres } = await import('../db/copy')
+    const copied = await copySqliteToPostgres({ dataDir: source.dataDir, url: url!, sealedSecrets, ...options })
+
+    // The checks read the copy as an instance will, through the PostgreSQL
+    // engine and its vault, and write nothing (an instance would generate a
+    // secret it misses: here that is a problem to report). The chain is
+    // verified with the data dir's chain key, and the vault must open to
+    // exactly the data dir's secrets, that key among them.
+    const storage = await openStorage(target, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+    try {
+      const ledger = await checkLedger(storage.read.wallet)
+      const chainKey = own.find(([name]) => name === VAULT_SECRETS.chainKey)![1]
+      const securityLog = await verifySecurityLog(storage.read.security, chainKey)
+      const auditLog = await new AuditLog({ key: chainKey, clock: systemClock }).verify(storage.read.audit)
+      const problems = await vaultProblems(vaultFor(target, storage), entries)
+      const vault = { ok: problems.length === 0, secrets: own.map(([name]) => name), shares: shares.length, problems }
+      return { ok: ledger.ok && securityLog.ok && auditLog.ok && vault.ok, ...copied, ledger, securityLog, auditLog, vault }
+    } finally {
+      await storage.close()
+    }
   }
 }
 

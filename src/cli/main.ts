@@ -17,6 +17,8 @@ import { openStorage } from '../db/open'
 import { inProcessWakeups } from '../modules/events/wakeups'
 import { createLogger } from '../shared/logger'
 import { VERSION } from '../shared/version'
+import { ensureDataDir } from '../shared/data-dir'
+import { DataDirBusyError, lockDataDir } from '../shared/data-dir-lock'
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const
 
@@ -60,8 +62,22 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     async run({ values }, io) {
       const config = loadConfig()
-      const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
-      await storage.close()
+      // On SQLite, never beside a server: a server applies its own build's
+      // migrations when it starts, and another build's would change the schema
+      // under it. Held to the end, so no server starts mid-migration; shared,
+      // so two migrations at once take turns (runMigrations) instead.
+      let lock
+      if (config.databaseUrl === undefined) {
+        ensureDataDir(config.dataDir)
+        lock = lockDataDir(config.dataDir, 'migrate', 'stop the server before arena migrate (a server applies its migrations when it starts)', { shared: true })
+      }
+      let storage
+      try {
+        storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+        await storage.close()
+      } finally {
+        lock?.release()
+      }
       const summary = { applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.location }
       io.out(values.json ? JSON.stringify(summary) : `applied ${summary.applied} migration(s) of ${summary.known}; database ${summary.database}`)
       return EXIT.ok
@@ -179,6 +195,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     return await command.run(parsed, io)
   } catch (error) {
     if (error instanceof ConfigError) {
+      io.err(`arena: ${error.message}`)
+      return EXIT.failure
+    }
+    if (error instanceof DataDirBusyError) {
       io.err(`arena: ${error.message}`)
       return EXIT.failure
     }

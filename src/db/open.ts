@@ -4,6 +4,7 @@
 import type { Config } from '../config'
 import { existsSync } from 'node:fs'
 import { ensureDataDir } from '../shared/data-dir'
+import { refuseBesideServer } from '../shared/data-dir-lock'
 import type { EventWakeups } from '../modules/events/wakeups'
 import type { Logger } from '../shared/logger'
 import type { Storage } from './storage'
@@ -32,5 +33,18 @@ export async function openStorage(config: Pick<Config, 'dataDir' | 'databaseUrl'
 
 function openSqlite(dataDir: string, wakeups: EventWakeups): SqliteStorage {
   ensureDataDir(dataDir)
-  return new SqliteStorage({ path: databasePath(dataDir), wakeups })
+  return new SqliteStorage({
+    path: databasePath(dataDir),
+    wakeups,
+    // An operator command beside a running server (`game create`, `wallet
+    // credit`) works on the server's schema. One from another build, which
+    // would change the schema under the running server's prepared statements,
+    // stops before it writes. The server itself, `migrate` and `db copy` hold
+    // the lock here, so they pass.
+    beforeMigrations: (pending) =>
+      refuseBesideServer(
+        dataDir,
+        `this arena build would apply ${pending.length} migration(s) the running server does not know; stop the server and start this build's server (it migrates), or run the server's own build`,
+      ),
+  })
 }

@@ -52,6 +52,15 @@ export interface Transaction extends Stores {
    * throws is ignored: the write is durable and answered already.
    */
   afterCommit(effect: () => void): void
+  /**
+   * The database's time, for a duration that one instance starts and another
+   * may end (a refresh token spent by one, presented again to another): on
+   * PostgreSQL the server's clock_timestamp(), so the instances' clock skew
+   * never counts; the read happens again on a retried attempt. SQLite has one
+   * process per data dir (src/shared/data-dir-lock.ts): its clock is the
+   * database's, and `processNow` is the answer.
+   */
+  databaseTime(processNow: Date): Promise<Date>
 }
 
 /** How a unit of work may be ordered against the others. */

@@ -137,6 +137,13 @@ class PostgresTransaction extends PostgresStores implements Transaction {
   afterCommit(effect: () => void): void {
     this.scope.afterCommit!(effect)
   }
+
+  async databaseTime(_processNow: Date): Promise<Date> {
+    this.check()
+    // In ms since the epoch: the connection hands timestamps over as strings (scope.ts).
+    const [row] = await this.scope.sql<{ ms: number }[]>`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`
+    return new Date(row!.ms)
+  }
 }
 
 /**

@@ -23,8 +23,14 @@ export interface MigrationReport {
  * its (deferred) transaction begins, the read and the writes happen in one
  * IMMEDIATE transaction: two processes starting on the same data dir never
  * apply a migration twice, and the report says what this call really applied.
+ * `beforeApplying` sees the pending migrations inside that transaction and may
+ * throw to refuse them (nothing is written then).
  */
-export function runMigrations(sqlite: Database, migrations: readonly MigrationMeta[] = EMBEDDED_MIGRATIONS): MigrationReport {
+export function runMigrations(
+  sqlite: Database,
+  migrations: readonly MigrationMeta[] = EMBEDDED_MIGRATIONS,
+  beforeApplying?: (pending: readonly number[]) => void,
+): MigrationReport {
   const apply = sqlite.transaction(() => {
     sqlite.run(`CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`)
     const last = sqlite
@@ -32,6 +38,7 @@ export function runMigrations(sqlite: Database, migrations: readonly MigrationMe
       .get()
     const lastApplied = last?.created_at == null ? undefined : Number(last.created_at)
     const pending = migrations.filter((m) => lastApplied === undefined || m.folderMillis > lastApplied)
+    if (pending.length > 0) beforeApplying?.(pending.map((m) => m.folderMillis))
     const record = sqlite.prepare(`INSERT INTO "${MIGRATIONS_TABLE}" (hash, created_at) VALUES (?, ?)`)
     for (const migration of pending) {
       for (const statement of migration.sql) {

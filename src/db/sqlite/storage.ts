@@ -124,6 +124,11 @@ class SqliteTransaction extends SqliteStores implements Transaction {
   afterCommit(effect: () => void): void {
     this.scope.afterCommit!(effect)
   }
+
+  async databaseTime(processNow: Date): Promise<Date> {
+    this.check()
+    return processNow
+  }
 }
 
 /** How much of the database file the read connection maps (the whole file, up to this). */
@@ -134,6 +139,8 @@ export interface SqliteStorageOptions {
   path: string
   wakeups: EventWakeups
   groupCommit?: GroupCommitOptions
+  /** Sees the migrations about to be applied; throws to refuse them (see runMigrations). */
+  beforeMigrations?: (pending: readonly number[]) => void
 }
 
 export class SqliteStorage implements Storage {
@@ -156,7 +163,7 @@ export class SqliteStorage implements Storage {
     this.wakeups = options.wakeups
     this.writer = openDatabase(options.path)
     try {
-      this.migrations = runMigrations(this.writer.sqlite)
+      this.migrations = runMigrations(this.writer.sqlite, undefined, options.beforeMigrations)
       this.reader = openDatabase(options.path)
     } catch (error) {
       this.writer.close()

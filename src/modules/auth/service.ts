@@ -277,15 +277,19 @@ export class AuthService {
       if (!token || token.sessionId !== input.sessionId) return { kind: 'invalid' as const }
       const session = await tx.auth.session(token.sessionId)
       if (!session || session.userId !== input.userId || !isLive(session, now)) return { kind: 'invalid' as const }
+      // The grace is measured on the database's clock: the token may have been
+      // spent by another instance, whose clock can be minutes off this one's
+      // (on SQLite, one process, that is this process's clock).
       // A retry leaves the token spent at its first rotation's time, so the grace never extends.
       // A clock that stepped back (spent "in the future") is no reason to forgive.
-      const sinceSpent = token.spentAt === null ? -1 : now.getTime() - token.spentAt.getTime()
+      const databaseNow = await tx.databaseTime(now)
+      const sinceSpent = token.spentAt === null ? -1 : databaseNow.getTime() - token.spentAt.getTime()
       const retry = sinceSpent >= 0 && sinceSpent < (this.deps.refreshReuseGraceS ?? 0) * 1000
       if (token.spentAt && !retry) {
         await revokeSessions(tx, clock, session.userId, [session.id], 'refresh_token_reused')
         return { kind: 'reused' as const }
       }
-      if (!token.spentAt && !(await tx.auth.spendRefreshToken(presentedHash, now))) return { kind: 'invalid' as const }
+      if (!token.spentAt && !(await tx.auth.spendRefreshToken(presentedHash, databaseNow))) return { kind: 'invalid' as const }
       await tx.auth.issueRefreshToken(sha256Hex(next), session.id, now)
       await tx.auth.touchSession(session.id, now)
       await tx.events.append({ userId: session.userId, topic: 'session', type: 'session.refreshed', data: { sessionId: session.id } }, now)

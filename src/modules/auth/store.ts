@@ -90,6 +90,7 @@ export interface RefreshToken {
   tokenHash: string
   sessionId: string
   issuedAt: Date
+  /** On the database's clock (Transaction.databaseTime): the retry grace runs from it on any instance. */
   spentAt: Date | null
 }
 
@@ -131,8 +132,8 @@ export interface AuthStore {
 
   refreshToken(tokenHash: string): Promise<RefreshToken | null>
   issueRefreshToken(tokenHash: string, sessionId: string, now: Date): Promise<void>
-  /** Marks the token spent unless it already is; whether this call spent it. */
-  spendRefreshToken(tokenHash: string, now: Date): Promise<boolean>
+  /** Marks the token spent unless it already is, at `databaseNow` (Transaction.databaseTime); whether this call spent it. */
+  spendRefreshToken(tokenHash: string, databaseNow: Date): Promise<boolean>
 
   throttleCounters(keys: readonly string[]): Promise<ThrottleCounter[]>
   /** Creates or replaces the counter of `counter.key`. */
