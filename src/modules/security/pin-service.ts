@@ -18,6 +18,7 @@ import type { SecurityEventLog } from './event-log'
 import type { PinSession, SecurityStore } from './store'
 
 export const PIN_MAX_ATTEMPTS = 5
+export const PIN_UNLOCK_REASON_MAX = 500
 export { PIN_LOCK_BASE_MS, PIN_LOCK_MAX_MS }
 
 /** A user's PIN as operators see it (GET and POST /admin/users/{id}/pin…, the console's user page). */
@@ -107,6 +108,10 @@ export class PinService {
    */
   unlock(userId: string, reason: string, by: Actor): Promise<PinState> {
     const { storage, clock } = this.deps
+    // The API's schema says so too; the command line reaches here without it.
+    if (reason.trim() === '' || reason.length > PIN_UNLOCK_REASON_MAX) {
+      throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/reason', message: `Expected 1 to ${PIN_UNLOCK_REASON_MAX} characters` }] })
+    }
     return storage.write(async (tx) => {
       const now = clock.now()
       const account = await tx.auth.userById(userId)
