@@ -145,8 +145,8 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       if (action !== 'pin-unlock') throw new UsageError(`unknown action "${action ?? ''}"`)
       const ref = need(who, '<userId|username>')
       const reason = need((values.reason as string | undefined)?.trim(), '--reason')
-      const pin = await withServices(async (services) => services.pins.unlock(await userIdOf(services, ref), reason, cliActor(services)))
-      return print(io, values.json === true, { pin }, () => `PIN lock lifted for ${ref}: failures and doubling forgotten`)
+      const result = await withServices(async (services) => services.pins.unlock(await userIdOf(services, ref), reason, cliActor(services)))
+      return print(io, values.json === true, result, () => (result.lifted ? `PIN lock lifted for ${ref}: failures and doubling forgotten` : `${ref}'s PIN had nothing to lift; nothing written`))
     },
   },
 

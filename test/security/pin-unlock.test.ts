@@ -99,7 +99,7 @@ describe('a finance operator, through the admin API', () => {
     const finance = await signedInOperator(ctx, 'finance')
     const res = await unlock(p.userId, { reason: 'called support, identity checked' }, bearer(finance.token))
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ pin: { set: true, locked: false, lockedUntil: null, failures: 0, locks: 0 } })
+    expect(await res.json()).toEqual({ pin: { set: true, locked: false, lockedUntil: null, failures: 0, locks: 0 }, lifted: true })
     expect((await mintRaw(ctx, p)).status).toBe(201)
 
     const [record, ...more] = await auditOf('user.pin_unlock', p.userId)
@@ -130,7 +130,7 @@ describe('a finance operator, through the admin API', () => {
     expect((await mintRaw(ctx, p)).status).toBe(201)
   })
 
-  test('refusals are clear and write nothing: no reason 422, no such user 404, nothing to lift 409, a deleted account 409', async () => {
+  test('refusals are clear and write nothing: no reason 422, no such user 404, a deleted account 409; nothing to lift is 200 lifted: false, unwritten', async () => {
     const finance = bearer((await signedInOperator(ctx, 'finance')).token)
     const p = await funded(ctx, '10')
     await lockPin(p)
@@ -141,7 +141,10 @@ describe('a finance operator, through the admin API', () => {
     expect(await code(await unlock(p.userId, { reason: 'x'.repeat(501) }, finance))).toEqual([422, 'validation_failed'])
     expect(await code(await unlock('usr_00000000000000000000000000000000', { reason: 'who' }, finance))).toEqual([404, 'not_found'])
     const [clean] = await players(ctx, 1)
-    expect(await code(await unlock(clean!.userId, { reason: 'nothing locked' }, finance))).toEqual([409, 'conflict'])
+    const nothing = await unlock(clean!.userId, { reason: 'nothing locked' }, finance)
+    expect(nothing.status).toBe(200)
+    expect(await nothing.json()).toEqual({ pin: { set: false, locked: false, lockedUntil: null, failures: 0, locks: 0 }, lifted: false })
+    expect(await eventsOf(ctx, clean!.userId, 'account.pin_unlocked')).toEqual([])
     expect(await auditHead()).toBe(before)
     expect((await mintRaw(ctx, p)).status).toBe(429)
     const [gone] = await players(ctx, 1)
@@ -182,10 +185,10 @@ describe('the console\'s user page', () => {
     expect(record).toMatchObject({ operatorName: finance.op.operator.name, role: 'finance', via: 'console', reason: 'verified by video call' })
     expect(await page(finance.cookie, p.userId)).not.toContain('Lift the PIN lock')
 
-    // A second try has nothing to lift: back to the page with the refusal, nothing recorded.
+    // A second try (a form sent twice) has nothing to lift: back to the page, nothing recorded.
     const again = await form(finance.cookie, `/console/users/${p.userId}/pin/unlock`, { _csrf: finance.csrf, reason: 'twice' })
     expect(again.status).toBe(303)
-    expect(again.headers.get('location')).toContain('error=')
+    expect(again.headers.get('location')).not.toContain('error=')
     expect(await auditOf('user.pin_unlock', p.userId)).toHaveLength(1)
   })
 })
@@ -202,7 +205,7 @@ test('arena user pin-unlock <username> --reason lifts the lock, audited as cli:<
 
   const done = await run([...SOURCE_COMMAND, 'user', 'pin-unlock', p.username, '--reason', 'ticket 4711', '--json'], env)
   expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: '' })
-  expect(JSON.parse(done.stdout)).toEqual({ pin: { set: true, locked: false, lockedUntil: null, failures: 0, locks: 0 } })
+  expect(JSON.parse(done.stdout)).toEqual({ pin: { set: true, locked: false, lockedUntil: null, failures: 0, locks: 0 }, lifted: true })
   expect((await mintRaw(ctx, p)).status).toBe(201)
   const [record] = await auditOf('user.pin_unlock', p.userId)
   expect(record).toMatchObject({ operatorName: `cli:${userInfo().username}`, role: 'admin', via: 'cli', reason: 'ticket 4711' })

@@ -157,9 +157,9 @@ export function userPages(services: Services) {
       .post(
         '/users/:id/pin/unlock',
         ({ request, params, body }) =>
-          attempt(userPath(params.id), async () => {
-            await pins.unlock(params.id, body.reason.trim(), consoleSession(request).actor)
-            return redirect(`${userPath(params.id)}#pin`, 'The PIN lock is lifted: its failures and doubling are forgotten')
+          attempt(request, userPath(params.id), async () => {
+            const { lifted } = await pins.unlock(params.id, body.reason.trim(), consoleSession(request).actor)
+            return redirect(`${userPath(params.id)}#pin`, lifted ? 'pin_unlocked' : 'pin_nothing_to_lift')
           }),
         {
           params: t.Object({ id: t.String({ maxLength: 64 }) }),

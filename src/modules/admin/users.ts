@@ -81,10 +81,10 @@ export function adminUserRoutes({ bans, users, deletion, pins }: AdminUserServic
         response: { 200: t.Object({ pin: PinStateModel }), ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
         ...operatorRoute('viewer', 'The user\'s PIN: set or not, the lock in force, the failures and locks counted'),
       })
-      .post('/users/:id/pin/unlock', async ({ params, body, request }) => ({ pin: await pins.unlock(params.id, body.reason, actorOf(request)) }), {
+      .post('/users/:id/pin/unlock', ({ params, body, request }) => pins.unlock(params.id, body.reason, actorOf(request)), {
         params: IdParams,
         body: PinUnlockBody,
-        response: { 200: t.Object({ pin: PinStateModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+        response: { 200: t.Object({ pin: PinStateModel, lifted: t.Boolean({ description: 'false: there was nothing to lift, and nothing was written' }) }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('finance', 'Lift the user\'s PIN lock and forget its failures and doubling (audited, with a reason)'),
       })
 }

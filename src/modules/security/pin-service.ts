@@ -103,10 +103,12 @@ export class PinService {
    * and the doubling (a player locked out for a day who proved who they are
    * some other way). One unit of work: the lock cleared, the user's
    * account.pin_unlocked event, the audit record with the reason; the
-   * PIN_UNLOCKED security event follows the commit. 404 for no such user,
-   * 409 conflict for a deleted account or one with nothing to lift.
+   * PIN_UNLOCKED security event follows the commit. A PIN with nothing to
+   * lift (no lock, no failures, no doubling) is answered as it is, and
+   * nothing is written (`lifted: false`), as an unban of a user with no ban.
+   * 404 for no such user, 409 conflict for a deleted account.
    */
-  unlock(userId: string, reason: string, by: Actor): Promise<PinState> {
+  unlock(userId: string, reason: string, by: Actor): Promise<{ pin: PinState; lifted: boolean }> {
     const { storage, clock } = this.deps
     // The API's schema says so too; the command line reaches here without it.
     if (reason.trim() === '' || reason.length > PIN_UNLOCK_REASON_MAX) {
@@ -119,14 +121,14 @@ export class PinService {
       if (account.deletedAt !== null) throw new AppError('conflict', 'The account was deleted')
       const lock = await tx.security.pinLock(userId)
       const before = pinStateOf((await tx.security.pinHash(userId)) !== null, lock, now)
-      if (lock === null || (!before.locked && before.failures === 0 && before.locks === 0)) throw new AppError('conflict', 'The PIN is not locked and has no failures to forget')
+      if (lock === null || (!before.locked && before.failures === 0 && before.locks === 0)) return { pin: before, lifted: false }
       await tx.security.clearPinLock(userId)
       await tx.events.append({ userId, topic: 'account', type: 'account.pin_unlocked', data: { unlockedAt: toIso(now) } }, now)
       const details = { wasLocked: before.locked, lockedUntil: before.lockedUntil, failures: before.failures, locks: before.locks }
       await by.record(tx, { action: 'user.pin_unlock', target: userId, reason, details })
       const { securityLog } = this.deps
       if (securityLog) tx.afterCommit(() => securityLog.record({ userId, source: 'server', kind: 'PIN_UNLOCKED', level: 'SAFE', details: { ...details, by: by.operator.name } }))
-      return { ...before, locked: false, lockedUntil: null, failures: 0, locks: 0 }
+      return { pin: { ...before, locked: false, lockedUntil: null, failures: 0, locks: 0 }, lifted: true }
     })
   }
 
