@@ -744,14 +744,6 @@ export class World {
         return this.t.services.operators.csrfFor(this.consoleSessions[r.consoleSession ?? 0]!.token)
       case 'console:csrf:other':
         return this.t.services.operators.csrfFor(this.consoleSessions[((r.consoleSession ?? 0) + 1) % this.consoleSessions.length]!.token)
-      case 'console:csrf:withTotp': {
-        // The CSRF token, after the session's operator has set up an authenticator (turning it off then succeeds).
-        const c = this.consoleSessions[r.consoleSession ?? 0]!
-        const operator = await this.t.services.operators.byId(c.operatorId)
-        if (!(await this.t.services.operators.byId(c.operatorId)).totpEnabled) await this.freshTotpOf(c.operatorId)
-        this.suspectConsole(r.consoleSession ?? 0)
-        return this.t.services.operators.csrfFor(c.token)
-      }
       case 'console:totp:enabled': {
         // A current code of the authenticator the session's operator has set up (set up now when it has none), of a step not used yet.
         const c = this.consoleSessions[r.consoleSession ?? 0]!
