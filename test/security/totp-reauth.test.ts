@@ -4,9 +4,12 @@
 // and a current, unused code. A stolen console cookie (or API bearer), with
 // its CSRF token, can do neither: it cannot add an authenticator the owner
 // does not hold (locking the owner out) nor strip the owner's. Wrong
-// passwords and codes count against the same per-name throttle as sign-in,
-// so this is no faster way to guess them. The admin tool for another
-// operator's lost authenticator stays, but refuses the caller's own.
+// passwords and codes are throttled with sign-in's limit on a counter of the
+// operator's own (a session is a known place), and each also counts as a
+// failure of the name, so this is no faster way to guess them; strangers
+// failing on the name elsewhere do not block the owner's changes. The admin
+// tool for another operator's lost authenticator stays, but refuses the
+// caller's own.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { totpCode } from '../../src/modules/operators/totp'
 import { postJson, req } from '../helpers/app'
@@ -67,15 +70,26 @@ describe('setting up an authenticator', () => {
     expect(((await signIn.json()) as { error: { code: string } }).error.code).toBe('totp_required')
   })
 
-  test('wrong passwords count against the name\'s sign-in throttle: the sixth try is blocked even with the right password, and so is sign-in', async () => {
+  test('wrong passwords are throttled like sign-in: the sixth try is blocked even with the right password; each counted on the name too, so sign-in from a new place is blocked', async () => {
     const s = await consoleOf()
     for (let i = 0; i < 5; i++) expect(errorOf(await form(s, '/console/account/totp', { password: `guess ${i}` }))).toBe('Password is incorrect')
     const blocked = await form(s, '/console/account/totp', { password: OPERATOR_PASSWORD })
     expect(blocked.status).toBe(303)
     expect(errorOf(blocked)).toContain('Too many')
     expect((await row(s.id)).totpSecretSealed).toBeNull()
-    const signIn = await ctx.handle(postJson('/api/v1/admin/sessions', { name: s.name, password: OPERATOR_PASSWORD }))
+    const signIn = await ctx.handle(postJson('/api/v1/admin/sessions', { name: s.name, password: OPERATOR_PASSWORD }, { 'x-forwarded-for': '203.0.113.9' }))
     expect(signIn.status).toBe(429)
+    ctx.clock.advance(15 * 60_000)
+    expect(errorOf(await form(s, '/console/account/totp', { password: OPERATOR_PASSWORD }))).toBeNull()
+  })
+
+  test('strangers failing on the name from elsewhere do not block the owner\'s own set-up', async () => {
+    const s = await consoleOf()
+    for (let i = 0; i < 6; i++) await ctx.handle(postJson('/api/v1/admin/sessions', { name: s.name, password: `stranger ${i}` }))
+    expect((await ctx.handle(postJson('/api/v1/admin/sessions', { name: s.name, password: OPERATOR_PASSWORD }))).status).toBe(429)
+    const page = await form(s, '/console/account/totp', { password: OPERATOR_PASSWORD })
+    expect(page.status).toBe(200)
+    expect((await row(s.id)).totpSecretSealed).not.toBeNull()
     ctx.clock.advance(15 * 60_000)
   })
 

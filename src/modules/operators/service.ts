@@ -136,6 +136,11 @@ function notFound(): AppError {
   return new AppError('not_found', 'No such operator')
 }
 
+/** The throttle counter of an operator's re-authentication (its session's own, as a known sign-in place's). */
+function reauthKey(operatorId: string): string {
+  return `operator-reauth:${operatorId}`
+}
+
 /** A TOTP code refused at set-up or removal: 422 on the form's `code` field (never 401, which would read as a lost session). */
 function wrongCode(message: string): AppError {
   return new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/code', message }] })
@@ -316,17 +321,25 @@ export class OperatorService {
    * not undefined, a current code of its enabled TOTP), before setting up or
    * removing TOTP: a stolen session (a console cookie, an API bearer) alone
    * must not be able to add a second factor the owner does not hold (locking
-   * the owner out) or strip the one the owner has. Each check is a sign-in
-   * guess of the operator's name: counted against the same throttle
-   * (`operator:<name>`, LOGIN_LIMITS.account) in one unit of work with the
-   * block check, before the slow hash, so it is no faster way to guess a
-   * password or a code than signing in; the count is cleared only when every
-   * factor asked for was right. 429 rate_limited while the name is blocked;
-   * 403 forbidden for a wrong password; 422 (body/code) for a missing, wrong
-   * or already used code. Answers the operator row and the code's step.
+   * the owner out) or strip the one the owner has.
+   *
+   * Each try is a sign-in guess, throttled with the sign-in's limit
+   * (LOGIN_LIMITS.account). A session is a place its operator signed in
+   * from, so, as a known sign-in place (../auth/known-places.ts), its tries
+   * count on a counter of their own (`operator-reauth:<operator id>`),
+   * checked and counted in one unit of work before the slow hash: strangers
+   * failing on the name elsewhere cannot block the owner's own changes, and
+   * parallel guesses are counted one by one. A wrong password or code also
+   * counts as a failure of the name (`operator:<name>`), so a thief's guesses
+   * here use up the budget of guesses by sign-in from unknown places. The
+   * own counter is cleared once every factor asked for was right. 429
+   * rate_limited while it is blocked; 403 forbidden for a wrong password; 422
+   * (body/code) for a missing, wrong or already used code. Answers the
+   * operator row and the code's step.
    */
   private async reauthenticate(operatorId: string, password: string, code: string | undefined): Promise<{ row: OperatorRow; step: number | null }> {
     const { storage, clock, hashGate } = this.deps
+    const key = reauthKey(operatorId)
     hashGate.refuseIfFull()
     let ticket: HashTicket | undefined
     let found: OperatorRow | null = null
@@ -338,7 +351,6 @@ export class OperatorService {
         const now = clock.now()
         found = await tx.operators.operatorById(operatorId)
         if (!found) throw notFound()
-        const key = operatorThrottleKeys(found.nameKey, null).account
         const blocked = await retryAfter(tx.auth, [key], now)
         if (blocked === null) await recordAttempt(tx.auth, key, LOGIN_LIMITS.account, now)
         else ticket.cancel()
@@ -348,17 +360,33 @@ export class OperatorService {
       ticket?.cancel()
       throw error
     }
-    if (blockedForS !== null) throw rateLimited(blockedForS, 'Too many failed sign-ins or confirmations; try again later')
+    if (blockedForS !== null) throw rateLimited(blockedForS, 'Too many wrong passwords or codes; try again later')
     const row = found as unknown as OperatorRow
-    if (!(await verifyPassword(password, row.passwordHash, ticket!))) throw new AppError('forbidden', 'Password is incorrect')
+    if (!(await verifyPassword(password, row.passwordHash, ticket!))) {
+      await this.failureOfName(row)
+      throw new AppError('forbidden', 'Password is incorrect')
+    }
     let step: number | null = null
     if (code !== undefined) {
       if (row.totpEnabledAt === null || row.totpSecretSealed === null) throw new AppError('conflict', 'TOTP is not enabled')
       step = totpStep(await this.totpKey.open(row.totpSecretSealed, sealedName(row.id)), code, clock.now())
-      if (step === null || (row.totpLastStep !== null && step <= row.totpLastStep)) throw wrongCode('Not the current code of your authenticator, or one already used: wait for the next one')
+      if (step === null || (row.totpLastStep !== null && step <= row.totpLastStep)) {
+        await this.failureOfName(row)
+        throw wrongCode('Not the current code of your authenticator, or one already used: wait for the next one')
+      }
     }
-    await storage.write((tx) => clearAttempts(tx.auth, operatorThrottleKeys(row.nameKey, null).account))
+    await storage.write((tx) => clearAttempts(tx.auth, key))
     return { row, step }
+  }
+
+  /** A wrong password or code at re-authentication: one failure of the operator's name, as a failed sign-in from an unknown place (not counted while the name is blocked). */
+  private async failureOfName(row: OperatorRow): Promise<void> {
+    const name = operatorThrottleKeys(row.nameKey, null).account
+    const { storage, clock } = this.deps
+    await storage.write(async (tx) => {
+      const now = clock.now()
+      if ((await retryAfter(tx.auth, [name], now)) === null) await recordAttempt(tx.auth, name, LOGIN_LIMITS.account, now)
+    })
   }
 
   /**
@@ -391,9 +419,9 @@ export class OperatorService {
    * Confirms enrolment with a code from the authenticator: from now on,
    * sign-in asks for a code. 409 conflict when nothing is pending; 422 when
    * the code is wrong (the secret stays pending: try again). A wrong code
-   * counts against the operator's sign-in throttle like a wrong sign-in
-   * code, and a blocked name is 429 rate_limited: a pending secret is not a
-   * way around it.
+   * counts like a wrong code at re-authentication (its own counter, and a
+   * failure of the name), and a blocked counter is 429 rate_limited: a
+   * pending secret is no free way to guess codes.
    */
   async confirmTotp(operatorId: string, code: string, by: Actor): Promise<OperatorView> {
     const { storage, clock } = this.deps
@@ -401,9 +429,9 @@ export class OperatorService {
     if (!found) throw notFound()
     if (found.totpEnabledAt !== null) throw new AppError('conflict', 'TOTP is enabled already')
     if (found.totpSecretSealed === null) throw new AppError('conflict', 'No TOTP enrolment is pending: begin one first')
-    const key = operatorThrottleKeys(found.nameKey, null).account
+    const key = reauthKey(operatorId)
     const blocked = await retryAfter(storage.read.auth, [key], clock.now())
-    if (blocked !== null) throw rateLimited(blocked, 'Too many failed sign-ins or confirmations; try again later')
+    if (blocked !== null) throw rateLimited(blocked, 'Too many wrong passwords or codes; try again later')
     const secret = await this.totpKey.open(found.totpSecretSealed, sealedName(operatorId))
     const now = clock.now()
     const step = totpStep(secret, code, now)
@@ -412,6 +440,7 @@ export class OperatorService {
         // Counted where the block is checked: confirmations racing in parallel cannot all slip under it.
         if ((await retryAfter(tx.auth, [key], now)) === null) await recordAttempt(tx.auth, key, LOGIN_LIMITS.account, now)
       })
+      await this.failureOfName(found)
       throw wrongCode('Not the current code of this secret')
     }
     const row = await storage.write(async (tx) => {
