@@ -65,6 +65,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, withdrawals, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null, operators: services.operators, addressOf: (request, server) => clientAddress(request, server, { trustProxy: config.trustProxy }) }))
+    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, pins, withdrawals, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null, operators: services.operators, addressOf: (request, server) => clientAddress(request, server, { trustProxy: config.trustProxy }) }))
 }
 

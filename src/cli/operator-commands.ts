@@ -135,6 +135,21 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     },
   },
 
+  user: {
+    summary: 'Lift a player\'s PIN lock (forgets its failures and doubling; audited with a reason)',
+    usage: 'arena user pin-unlock <userId|username> --reason <text> [--json]',
+    options: { reason: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, who] = positionals
+      if (action !== 'pin-unlock') throw new UsageError(`unknown action "${action ?? ''}"`)
+      const ref = need(who, '<userId|username>')
+      const reason = need((values.reason as string | undefined)?.trim(), '--reason')
+      const result = await withServices(async (services) => services.pins.unlock(await userIdOf(services, ref), reason, cliActor(services)))
+      return print(io, values.json === true, result, () => (result.lifted ? `PIN lock lifted for ${ref}: failures and doubling forgotten` : `${ref}'s PIN had nothing to lift; nothing written`))
+    },
+  },
+
   ledger: {
     summary: 'Verify every ledger invariant; exits 1 on any breach',
     usage: 'arena ledger check [--json]',

@@ -18,6 +18,11 @@ describeBrowser('console: account', () => {
     const viewer = await operatorOf(world.ctx, 'viewer')
     const page = await world.newPage()
     await signIn(page, viewer.name, viewer.password, { next: '/console/account' })
+    // The password is asked again: a wrong one sets nothing up.
+    await page.getByLabel('Your password').fill('not the password')
+    await page.getByRole('button', { name: 'Set up an authenticator' }).click()
+    expect(await page.getByRole('alert').textContent()).toContain('Password is incorrect')
+    await page.getByLabel('Your password').fill(viewer.password)
     await page.getByRole('button', { name: 'Set up an authenticator' }).click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Set up an authenticator')
     const secret = (await page.locator('dl.secret dd code').first().textContent())!.trim()
@@ -46,7 +51,11 @@ describeBrowser('console: account', () => {
     await other.getByRole('button', { name: 'Sign in' }).click()
     expect(new URL(other.url()).pathname).toBe('/console')
 
+    // Turning it off asks for the password and a code of a step not used yet (the sign-in above used this one).
     await page.goto('/console/account')
+    world.ctx.clock.advance(30_000)
+    await page.getByLabel('Your password').fill(viewer.password)
+    await page.getByLabel(/^A code your authenticator/).fill(totpCode(secret, world.ctx.clock.now()))
     await page.getByRole('button', { name: 'Turn off the authenticator' }).click()
     expect(await page.getByRole('status').textContent()).toBe(NOTICES.totp_disabled)
     expect((await world.ctx.services.operators.byId(viewer.id)).totpEnabled).toBe(false)
@@ -87,12 +96,12 @@ describeBrowser('console: account', () => {
     await signIn(page, viewer.name, viewer.password, { next: '/console/account' })
     const csrf = await csrfOf(page)
     const origin = { origin: world.baseUrl }
-    const missing = await page.request.post('/console/account/totp', { form: {}, headers: origin, maxRedirects: 0 })
+    const missing = await page.request.post('/console/account/totp', { form: { password: viewer.password }, headers: origin, maxRedirects: 0 })
     expect(missing.status()).toBe(403)
     expect(await missing.text()).toContain('no valid CSRF token')
-    const wrong = await page.request.post('/console/account/totp', { form: { _csrf: csrf.replace(/.$/, (c) => (c === '0' ? '1' : '0')) }, headers: origin, maxRedirects: 0 })
+    const wrong = await page.request.post('/console/account/totp', { form: { _csrf: csrf.replace(/.$/, (c) => (c === '0' ? '1' : '0')), password: viewer.password }, headers: origin, maxRedirects: 0 })
     expect(wrong.status()).toBe(403)
-    const crossSite = await page.request.post('/console/account/totp', { form: { _csrf: csrf }, headers: { origin: 'https://evil.example' }, maxRedirects: 0 })
+    const crossSite = await page.request.post('/console/account/totp', { form: { _csrf: csrf, password: viewer.password }, headers: { origin: 'https://evil.example' }, maxRedirects: 0 })
     expect(crossSite.status()).toBe(403)
     expect(await crossSite.text()).toContain('must come from the console itself')
     // Nothing began: no enrolment is pending (a confirm finds none).

@@ -210,7 +210,7 @@ export async function buildTemplate(): Promise<Template> {
       operators.push({ id: created.operator.id, name })
     }
     await call(t, postJson(`/api/v1/admin/operators/${operators[1]!.id}/disable`, {}, admin), 200)
-    const enrolment = await t.services.operators.beginTotp(operators[2]!.id)
+    const enrolment = await t.services.operators.beginTotp(operators[2]!.id, PASSWORD)
     await t.services.operators.confirmTotp(operators[2]!.id, totpCode(enrolment.secret, t.clock.now()), t.services.audit.actor({ id: operators[2]!.id, name: operators[2]!.name, role: 'finance' }, 'api'))
 
     // The console: an operator of each role, its one-time password replaced through the sign-in form, its cookie kept.
@@ -430,6 +430,25 @@ export class World {
   }
 
   /** Every console session is checked before its next use (after a route that acts on operators or sessions). */
+  /**
+   * Sets up a new authenticator for the operator (turning off one it has,
+   * as the command line may), confirmed with the code of the step before
+   * now, so the code of now is still unused: what turning it off asks for.
+   * Null when the operator's password is no longer PASSWORD (a fuzzed reset).
+   */
+  private async freshTotpOf(operatorId: string): Promise<string | null> {
+    const { operators } = this.t.services
+    const by = cliActor(this.t, 'cli:fuzz')
+    if ((await operators.byId(operatorId)).totpEnabled) await operators.disableTotp(operatorId, by)
+    try {
+      const { secret } = await operators.beginTotp(operatorId, PASSWORD)
+      await operators.confirmTotp(operatorId, totpCode(secret, new Date(this.t.clock.now().getTime() - 30_000)), by)
+      return secret
+    } catch {
+      return null
+    }
+  }
+
   private suspectConsole(i?: number): void {
     if (i === undefined) this.consoleSessions.forEach((_, j) => this.consoleSuspect.add(j))
     else this.consoleSuspect.add(i)
@@ -725,23 +744,19 @@ export class World {
         return this.t.services.operators.csrfFor(this.consoleSessions[r.consoleSession ?? 0]!.token)
       case 'console:csrf:other':
         return this.t.services.operators.csrfFor(this.consoleSessions[((r.consoleSession ?? 0) + 1) % this.consoleSessions.length]!.token)
-      case 'console:csrf:withTotp': {
-        // The CSRF token, after the session's operator has set up an authenticator (turning it off then succeeds).
+      case 'console:totp:enabled': {
+        // A current code of the authenticator the session's operator has set up (set up now when it has none), of a step not used yet.
         const c = this.consoleSessions[r.consoleSession ?? 0]!
-        const operator = await this.t.services.operators.byId(c.operatorId)
-        if (!operator.totpEnabled) {
-          const { secret } = await this.t.services.operators.beginTotp(c.operatorId)
-          await this.t.services.operators.confirmTotp(c.operatorId, totpCode(secret, this.t.clock.now()), cliActor(this.t, 'cli:fuzz'))
-        }
         this.suspectConsole(r.consoleSession ?? 0)
-        return this.t.services.operators.csrfFor(c.token)
+        const secret = await this.freshTotpOf(c.operatorId)
+        return secret === null ? '000000' : totpCode(secret, this.t.clock.now())
       }
       case 'console:totp': {
         // The code of an enrolment begun just now by the session's operator.
         const c = this.consoleSessions[r.consoleSession ?? 0]!
         this.suspectConsole(r.consoleSession ?? 0)
         try {
-          const { secret } = await this.t.services.operators.beginTotp(c.operatorId)
+          const { secret } = await this.t.services.operators.beginTotp(c.operatorId, PASSWORD)
           return totpCode(secret, this.t.clock.now())
         } catch {
           // Set up already (a confirm went through): a code of no enrolment.
@@ -1240,7 +1255,8 @@ const CONSOLE_GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /console/tournaments/:id/matches/:matchId/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /console/operators': { name: 'known-good-op' },
   // Turning off an authenticator needs one: the session's operator sets one up just before.
-  'POST /console/account/totp/disable': { _csrf: new Ref('console:csrf:withTotp') },
+  // (The code's Ref sets it up; the fields of a request resolve at once, so the CSRF token's must not enrol as well.)
+  'POST /console/account/totp/disable': { code: new Ref('console:totp:enabled') },
 }
 
 /** Optional form fields a known-good request leaves empty, as the browser's form would: the players flow takes no registration times. */

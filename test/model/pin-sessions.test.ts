@@ -11,7 +11,7 @@
 //   insufficient funds) and 409 (idempotency key reused with other
 //   parameters) without consuming the session or counting a failure; a wrong
 //   PIN is 200 valid:false with the consecutive-failure count, and the 5th in
-//   a row answers locked:true and locks the PIN for 15 min x 2^(locks so far);
+//   a row answers locked:true and locks the PIN for 15 min x 2^(locks so far), at most 24 h;
 //   a correct PIN resets both, consumes the session and debits the wallet
 //   once per idempotency key;
 // - the wallet balance is what was credited minus what was withdrawn; every
@@ -35,9 +35,10 @@ import { assertParams, balanceUnits, codeOf, decimal, differs, inFlight, lineari
 const SESSION_TTL_S = 300
 const ACCESS_TTL_S = 86_400
 const REFRESH_TTL_S = 365 * 86_400
-/** Contract §3 defaults: 5 consecutive failures, 15 minutes, then doubling. */
+/** Contract §3 defaults: 5 consecutive failures, 15 minutes, then doubling, never beyond a day (issue 33). */
 const MAX_ATTEMPTS = 5
 const LOCK_BASE_MS = 15 * 60_000
+const LOCK_MAX_MS = 24 * 3_600_000
 
 const RUNS = modelRuns(12)
 const CONCURRENT_RUNS = RUNS
@@ -203,7 +204,7 @@ const step: Step<PinModel, PinOp> = (m, op, o) => {
     const attempt = m.failures + 1
     const locked = attempt >= MAX_ATTEMPTS
     if (locked) {
-      m.lockedUntil = m.now + LOCK_BASE_MS * 2 ** m.locks
+      m.lockedUntil = m.now + Math.min(LOCK_MAX_MS, LOCK_BASE_MS * 2 ** m.locks)
       m.locks += 1
       m.failures = 0
     } else {
@@ -481,7 +482,7 @@ class Credit implements fc.AsyncCommand<PinModel, PinReal> {
   toString = () => `Credit(${JSON.stringify(this.spec)})`
 }
 
-/** Changing the PIN (re-authenticated by password): the new PIN is the right one from then on; a common PIN is refused. */
+/** Changing the PIN (re-authenticated by password): the new PIN is the right one from then on, the lock, count and doubling lifted; a common PIN is refused and lifts nothing. */
 class SetPin implements fc.AsyncCommand<PinModel, PinReal> {
   constructor(readonly pin: string) {}
   check = () => true
@@ -492,6 +493,9 @@ class SetPin implements fc.AsyncCommand<PinModel, PinReal> {
     } else {
       expect(differs(o, { status: 200 })).toBeNull()
       m.pin = currentPin = this.pin
+      m.failures = 0
+      m.locks = 0
+      m.lockedUntil = null
     }
     await checkAll(m)
   }

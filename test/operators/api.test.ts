@@ -59,7 +59,7 @@ describe('signing in', () => {
   test('TOTP: required once enrolled, a wrong code and a replayed one refused', async () => {
     const op = await signedInOperator(ctx, 'moderator')
     const by = ctx.services.audit.actor({ id: op.operator.id, name: op.operator.name, role: 'moderator' }, 'console')
-    const { secret } = await ctx.services.operators.beginTotp(op.operator.id)
+    const { secret } = await ctx.services.operators.beginTotp(op.operator.id, OPERATOR_PASSWORD)
     await ctx.services.operators.confirmTotp(op.operator.id, totpCode(secret, ctx.clock.now()), by)
     ctx.clock.advance(30_000)
     const body = { name: op.operator.name, password: OPERATOR_PASSWORD }
@@ -162,7 +162,7 @@ describe('enable, role, TOTP off (admin)', () => {
     expect((await call(postJson(SIGN_IN, { name: 'Boss', password: OPERATOR_PASSWORD }))).status).toBe(201)
 
     const by = ctx.services.audit.actor({ id: chief.operator.id, name: 'Boss', role: 'viewer' }, 'console')
-    const { secret } = await ctx.services.operators.beginTotp(chief.operator.id)
+    const { secret } = await ctx.services.operators.beginTotp(chief.operator.id, OPERATOR_PASSWORD)
     await ctx.services.operators.confirmTotp(chief.operator.id, totpCode(secret, ctx.clock.now()), by)
     expect((await call(postJson(SIGN_IN, { name: 'Boss', password: OPERATOR_PASSWORD }))).body.error.code).toBe('totp_required')
     expect((await call(req(`/api/v1/admin/operators/${chief.operator.id}/totp/disable`, { method: 'POST', headers: admin2 }))).body.operator.totpEnabled).toBe(false)

@@ -177,5 +177,6 @@ describe('the route\'s own role passes the check', () => {
       if (res.status === 401 || res.status === 403 || res.status >= 500) problems.push(`${route.method} ${route.path} as ${route.role}: ${res.status} ${(await res.text()).slice(0, 160)}`)
     }
     expect(problems).toEqual([])
-  })
+    // A sign-in (an argon2id hash) per route: over 5 s on a loaded machine.
+  }, 60_000)
 })

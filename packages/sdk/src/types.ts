@@ -456,6 +456,8 @@ export interface EventCatalogue {
   /** `until` null: until an operator lifts it. */
   'account.banned': { topic: 'account'; data: { reason: string; until: string | null } }
   'account.unbanned': { topic: 'account'; data: { unbannedAt: string } }
+  /** A finance operator lifted the PIN lock: the failures and the doubling are forgotten. */
+  'account.pin_unlocked': { topic: 'account'; data: { unlockedAt: string } }
   'account.deleted': { topic: 'account'; data: { deletedAt: string } }
 
   // Topic `wallet`.

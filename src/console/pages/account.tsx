@@ -1,7 +1,9 @@
 // The signed-in operator's own account (any role): its sessions (ending any
 // of them), and an authenticator (TOTP): setting one up shows the secret once,
 // as text and as an otpauth:// URI to paste or type into the app, then asks
-// for a code to confirm it; from then on sign-in asks for a code too.
+// for a code to confirm it; from then on sign-in asks for a code too. Setting
+// one up asks for the password, turning it off for the password and a
+// current code: a stolen cookie alone can do neither.
 import { Elysia, t } from 'elysia'
 import type { Services } from '../../services'
 import type { Clock } from '../../shared/clock'
@@ -13,6 +15,7 @@ import { consoleRoute, consoleSession } from '../session'
 
 const SECTION = '/console/account'
 const CsrfBody = t.Object({ _csrf: t.String({ maxLength: 128 }) })
+const PASSWORD_FIELD = t.String({ maxLength: 1024 })
 
 /** The operator acting: a console session always belongs to a named operator (only the admin token has no id, and it has no console session). */
 function selfOf(request: Request): string {
@@ -110,10 +113,10 @@ export function accountPages(services: Services, options: { secureFor: (request:
       )
       .post(
         '/account/totp',
-        ({ request }) =>
-          attempt(request, SECTION, async () => {
+        ({ request, body }) =>
+          attempt(request, `${SECTION}#totp`, async () => {
             const { csrf } = consoleSession(request)
-            const { secret, uri } = await operators.beginTotp(selfOf(request))
+            const { secret, uri } = await operators.beginTotp(selfOf(request), body.password)
             return consolePage(request, { title: 'Set up an authenticator', section: SECTION }, (
               <>
                 <p>
@@ -134,7 +137,7 @@ export function accountPages(services: Services, options: { secureFor: (request:
               </>
             ))
           }),
-        { body: CsrfBody, ...consoleRoute('viewer') },
+        { body: t.Object({ _csrf: t.String({ maxLength: 128 }), password: PASSWORD_FIELD }), ...consoleRoute('viewer') },
       )
       .post(
         '/account/totp/confirm',
@@ -147,12 +150,12 @@ export function accountPages(services: Services, options: { secureFor: (request:
       )
       .post(
         '/account/totp/disable',
-        ({ request }) =>
-          attempt(request, SECTION, async () => {
-            await operators.disableTotp(selfOf(request), consoleSession(request).actor)
+        ({ request, body }) =>
+          attempt(request, `${SECTION}#totp`, async () => {
+            await operators.removeOwnTotp(selfOf(request), { password: body.password, code: body.code?.trim() }, consoleSession(request).actor)
             return redirect(SECTION, 'totp_disabled')
           }),
-        { body: CsrfBody, ...consoleRoute('viewer') },
+        { body: t.Object({ _csrf: t.String({ maxLength: 128 }), password: PASSWORD_FIELD, code: t.Optional(t.String({ maxLength: 16 })) }), ...consoleRoute('viewer') },
       )
 }
 
@@ -169,13 +172,28 @@ function ConfirmForm({ csrf }: { csrf: string }) {
   )
 }
 
+/** The operator's password, asked again before its second factor changes. */
+function PasswordField() {
+  return (
+    <label>
+      Your password
+      <input name="password" type="password" autocomplete="current-password" required maxLength={1024} />
+    </label>
+  )
+}
+
 function Authenticator({ me, csrf }: { me: OperatorView; csrf: string }) {
   if (me.totpEnabled) {
     return (
       <>
         <p class="ok">Enabled: signing in asks for a code from your authenticator.</p>
-        <form method="post" action={`${SECTION}/totp/disable`} class="row">
+        <form method="post" action={`${SECTION}/totp/disable`} class="stack" aria-label="Turn off the authenticator">
           <Csrf token={csrf} />
+          <PasswordField />
+          <label>
+            A code your authenticator shows now
+            <input name="code" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required maxLength={6} />
+          </label>
           <button type="submit" class="danger">
             Turn off the authenticator
           </button>
@@ -186,8 +204,9 @@ function Authenticator({ me, csrf }: { me: OperatorView; csrf: string }) {
   return (
     <>
       <p>Not set up: signing in asks for your password only.</p>
-      <form method="post" action={`${SECTION}/totp`} class="row">
+      <form method="post" action={`${SECTION}/totp`} class="stack" aria-label="Set up an authenticator">
         <Csrf token={csrf} />
+        <PasswordField />
         <button type="submit">Set up an authenticator</button>
       </form>
       <details>

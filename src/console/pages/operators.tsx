@@ -59,7 +59,8 @@ export function operatorPages(services: Services) {
                               Reset password
                             </button>
                           </form>
-                          {op.totpEnabled && (
+                          {/* Your own: on your account page, with your password and a code. */}
+                          {op.totpEnabled && op.id !== actor.operator.id && (
                             <form method="post" action={`${SECTION}/${op.id}/disable-totp`} class="inline">
                               <Csrf token={csrf} />
                               <button type="submit" class="secondary" aria-label={`Turn off the authenticator of ${op.name}`}>

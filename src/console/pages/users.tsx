@@ -1,5 +1,6 @@
 // Users (viewer): search every account, read one in full (the account, its
-// sessions, wallet and ledger, its ban), and, for a moderator, ban and unban.
+// sessions, wallet and ledger, its ban, its PIN), for a moderator, ban and
+// unban, and for finance, lift a PIN lock.
 // The same services as the admin API's user routes (src/modules/admin/users.ts).
 import { Elysia, t } from 'elysia'
 import type { Services } from '../../services'
@@ -17,6 +18,7 @@ const LEDGER_PAGE = 25
 
 type UserDetail = Awaited<ReturnType<Services['users']['detail']>>
 type Ledger = Awaited<ReturnType<Services['wallet']['transactions']>>
+type Pin = Awaited<ReturnType<Services['pins']['state']>>
 
 /** A ban's `until` from the form: a datetime-local value is read as UTC; a time with a zone as written; empty is "until lifted". */
 export function untilFromForm(value: string | undefined): Date | null {
@@ -42,7 +44,7 @@ function userStatus(user: Pick<UserDetail['user'], 'deletedAt' | 'ban'>) {
 }
 
 export function userPages(services: Services) {
-  const { users, bans, wallet } = services
+  const { users, bans, wallet, pins } = services
   return (app: Elysia<'/console'>) =>
     app
       .get(
@@ -113,10 +115,11 @@ export function userPages(services: Services) {
         '/users/:id',
         async ({ request, params, query }) => {
           const detail = await users.detail(params.id)
-          const ledger = await wallet.transactions(params.id, { limit: LEDGER_PAGE, ...(query.ledgerAfter ? { after: query.ledgerAfter } : {}) })
-          const canModerate = roleAllows(consoleSession(request).actor.operator.role, 'moderator')
+          const [ledger, pin] = await Promise.all([wallet.transactions(params.id, { limit: LEDGER_PAGE, ...(query.ledgerAfter ? { after: query.ledgerAfter } : {}) }), pins.state(params.id)])
+          const role = consoleSession(request).actor.operator.role
+          const may = { moderate: roleAllows(role, 'moderator'), unlockPin: roleAllows(role, 'finance') }
           return consolePage(request, { title: `User ${detail.user.username}`, section: SECTION, query }, (
-            <UserDetailPage detail={detail} ledger={ledger} ledgerAfter={query.ledgerAfter ?? null} canModerate={canModerate} csrf={consoleSession(request).csrf} />
+            <UserDetailPage detail={detail} pin={pin} ledger={ledger} ledgerAfter={query.ledgerAfter ?? null} may={may} csrf={consoleSession(request).csrf} />
           ))
         },
         {
@@ -151,9 +154,36 @@ export function userPages(services: Services) {
           ...consoleRoute('moderator'),
         },
       )
+      .post(
+        '/users/:id/pin/unlock',
+        ({ request, params, body }) =>
+          attempt(request, userPath(params.id), async () => {
+            const { lifted } = await pins.unlock(params.id, body.reason.trim(), consoleSession(request).actor)
+            return redirect(`${userPath(params.id)}#pin`, lifted ? 'pin_unlocked' : 'pin_nothing_to_lift')
+          }),
+        {
+          params: t.Object({ id: t.String({ maxLength: 64 }) }),
+          body: t.Object({ _csrf: t.String({ maxLength: 128 }), reason: t.String({ minLength: 1, maxLength: 500 }) }),
+          ...consoleRoute('finance'),
+        },
+      )
 }
 
-function UserDetailPage({ detail, ledger, ledgerAfter, canModerate, csrf }: { detail: UserDetail; ledger: Ledger; ledgerAfter: string | null; canModerate: boolean; csrf: string }) {
+function UserDetailPage({
+  detail,
+  pin,
+  ledger,
+  ledgerAfter,
+  may,
+  csrf,
+}: {
+  detail: UserDetail
+  pin: Pin
+  ledger: Ledger
+  ledgerAfter: string | null
+  may: { moderate: boolean; unlockPin: boolean }
+  csrf: string
+}) {
   const { user, sessions, wallet, ban } = detail
   const base = `/console/users/${user.id}`
   return (
@@ -206,7 +236,7 @@ function UserDetailPage({ detail, ledger, ledgerAfter, canModerate, csrf }: { de
             <dd>{ban.until === null ? 'lifted by an operator' : <Time iso={ban.until} />}</dd>
           </dl>
         )}
-        {canModerate && user.deletedAt === null && (
+        {may.moderate && user.deletedAt === null && (
           <div class="actions">
             <form method="post" action={`${base}/ban`} class="stack" aria-label="Ban this user">
               <Csrf token={csrf} />
@@ -231,6 +261,42 @@ function UserDetailPage({ detail, ledger, ledgerAfter, canModerate, csrf }: { de
               </form>
             )}
           </div>
+        )}
+      </section>
+
+      <section aria-labelledby="pin">
+        <h2 id="pin">PIN</h2>
+        {!pin.set ? (
+          <p class="muted">No PIN set.</p>
+        ) : (
+          <dl class="facts">
+            <dt>State</dt>
+            <dd>{pin.locked ? <span class="bad">locked</span> : <span class="ok">usable</span>}</dd>
+            {pin.lockedUntil !== null && (
+              <>
+                <dt>{pin.locked ? 'Locked until' : 'Last lock ended'}</dt>
+                <dd>
+                  <Time iso={pin.lockedUntil} />
+                </dd>
+              </>
+            )}
+            <dt>Wrong PINs since the last lock</dt>
+            <dd>{pin.failures}</dd>
+            <dt>Locks in a row</dt>
+            <dd>{pin.locks}</dd>
+          </dl>
+        )}
+        {may.unlockPin && user.deletedAt === null && (pin.locked || pin.failures > 0 || pin.locks > 0) && (
+          <form method="post" action={`${base}/pin/unlock`} class="stack" aria-label="Lift the PIN lock">
+            <Csrf token={csrf} />
+            <label>
+              Reason (recorded in the audit log)
+              <textarea name="reason" required maxLength={500} rows={2} />
+            </label>
+            <button type="submit" class="secondary">
+              Lift the PIN lock
+            </button>
+          </form>
         )}
       </section>
 

@@ -57,6 +57,17 @@ export const BanBody = t.Object({
   until: t.Optional(t.String({ format: 'date-time', maxLength: 40, description: 'ISO-8601 with a zone, in the future; absent: until lifted' })),
 })
 
+/** A user's PIN as operators see it (src/modules/security/pin-service.ts, PinState). */
+export const PinStateModel = t.Object({
+  set: t.Boolean({ description: 'the user has a PIN' }),
+  locked: t.Boolean({ description: 'a lock is in force now' }),
+  lockedUntil: t.Nullable(t.String({ format: 'date-time', description: 'when the last lock ends or ended; null when none since the last reset' })),
+  failures: t.Integer({ description: 'wrong PINs since the last lock or reset' }),
+  locks: t.Integer({ description: 'locks since the last reset (each lasts twice as long as the one before, at most a day)' }),
+})
+
+export const PinUnlockBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'why; recorded in the audit log' }) })
+
 export const DeleteUserBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'recorded in the security log' }) })
 
 export const AdjustBody = t.Object({

@@ -1,7 +1,7 @@
 // The operator's user routes (contract §8): search users, read one in full,
-// ban and unban, delete. Thin over the same services the player's own routes
+// ban and unban, delete, lift a PIN lock. Thin over the same services the player's own routes
 // use (src/modules/auth/bans.ts, user-directory.ts, account-deletion.ts).
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import { AppError } from '../../shared/errors'
 import { isId } from '../../shared/ids'
@@ -9,13 +9,15 @@ import type { AccountDeletion } from '../auth/account-deletion'
 import type { BanService } from '../auth/bans'
 import { DeleteAccountResponse, SessionIdParams as IdParams } from '../auth/model'
 import { USERS_PAGE_DEFAULT, type UserDirectory } from '../auth/user-directory'
-import { AdminUserDetail, AdminUserResponse, BanBody, DeleteUserBody, UsersPage, UsersQuery } from './model'
+import type { PinService } from '../security/pin-service'
+import { AdminUserDetail, AdminUserResponse, BanBody, DeleteUserBody, PinStateModel, PinUnlockBody, UsersPage, UsersQuery } from './model'
 import { actorOf, OPERATOR, operatorRoute } from './operator'
 
 export interface AdminUserServices {
   bans: BanService
   users: UserDirectory
   deletion: AccountDeletion
+  pins: PinService
 }
 
 function invalid(path: string, message: string): AppError {
@@ -35,7 +37,7 @@ function untilOf(until: string | undefined): Date | null {
  * plugin, not a separate Elysia): its token check, which runs before
  * anything else, guards them exactly as it guards the rest.
  */
-export function adminUserRoutes({ bans, users, deletion }: AdminUserServices) {
+export function adminUserRoutes({ bans, users, deletion, pins }: AdminUserServices) {
   return (app: Elysia<'/api/v1/admin'>) =>
     app
       .get(
@@ -73,5 +75,16 @@ export function adminUserRoutes({ bans, users, deletion }: AdminUserServices) {
         body: DeleteUserBody,
         response: { 200: DeleteAccountResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'balance_not_empty'] }, STORAGE) },
         ...operatorRoute('admin', 'Delete an account: personal data erased, the ledger kept (needs an empty wallet)'),
+      })
+      .get('/users/:id/pin', async ({ params }) => ({ pin: await pins.state(params.id) }), {
+        params: IdParams,
+        response: { 200: t.Object({ pin: PinStateModel }), ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
+        ...operatorRoute('viewer', 'The user\'s PIN: set or not, the lock in force, the failures and locks counted'),
+      })
+      .post('/users/:id/pin/unlock', ({ params, body, request }) => pins.unlock(params.id, body.reason, actorOf(request)), {
+        params: IdParams,
+        body: PinUnlockBody,
+        response: { 200: t.Object({ pin: PinStateModel, lifted: t.Boolean({ description: 'false: there was nothing to lift, and nothing was written' }) }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+        ...operatorRoute('finance', 'Lift the user\'s PIN lock and forget its failures and doubling (audited, with a reason)'),
       })
 }

@@ -13,3 +13,20 @@ export function isCommonPin(pin: string): boolean {
   if (steps.every((s) => s === 1) || steps.every((s) => s === 9)) return true
   return KNOWN_COMMON.has(pin)
 }
+
+/** The first lock: 15 minutes. */
+export const PIN_LOCK_BASE_MS = 15 * 60_000
+/**
+ * No lock lasts longer than a day, however many came before it. Uncapped,
+ * the doubling reached weeks after a few rounds of guesses (a stolen session
+ * guessing, or a player who forgot the PIN), and nothing but a correct PIN
+ * lifted it. A day still allows at most 5 guesses a day once the cap is
+ * reached.
+ */
+export const PIN_LOCK_MAX_MS = 24 * 60 * 60_000
+
+/** How long the lock after `locksBefore` earlier ones lasts: 15 min doubling each time, capped at PIN_LOCK_MAX_MS. */
+export function pinLockMs(locksBefore: number): number {
+  // 2 ** 1100 is Infinity, which Math.min caps as well: no overflow for any count.
+  return Math.min(PIN_LOCK_MAX_MS, PIN_LOCK_BASE_MS * 2 ** Math.max(0, locksBefore))
+}

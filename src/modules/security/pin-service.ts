@@ -1,7 +1,9 @@
 // PINs and one-time PIN sessions (contract §3). A session is minted, then
 // verified once with the PIN and the withdrawal it authorizes. Failures are
 // counted per user across sessions; 5 in a row lock the PIN for 15 minutes,
-// each later lock twice as long; a correct PIN resets both.
+// each later lock twice as long up to a day (./pin-rules.ts); a correct PIN,
+// a password-confirmed PIN change, or a finance operator's audited unlock
+// resets both.
 import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
@@ -10,12 +12,28 @@ import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { defaultHashGate, type HashGate } from '../auth/hash-gate'
 import { hashPassword } from '../auth/passwords'
-import { isCommonPin } from './pin-rules'
+import { isCommonPin, PIN_LOCK_BASE_MS, PIN_LOCK_MAX_MS, pinLockMs } from './pin-rules'
+import type { Actor } from '../audit/log'
 import type { SecurityEventLog } from './event-log'
 import type { PinSession, SecurityStore } from './store'
 
 export const PIN_MAX_ATTEMPTS = 5
-export const PIN_LOCK_BASE_MS = 15 * 60_000
+export const PIN_UNLOCK_REASON_MAX = 500
+export { PIN_LOCK_BASE_MS, PIN_LOCK_MAX_MS }
+
+/** A user's PIN as operators see it (GET and POST /admin/users/{id}/pin…, the console's user page). */
+export interface PinState {
+  /** The user has a PIN. */
+  set: boolean
+  /** A lock is in force now. */
+  locked: boolean
+  /** When the last lock ends (or ended); null when there was none since the last reset. */
+  lockedUntil: string | null
+  /** Wrong PINs since the last lock or reset. */
+  failures: number
+  /** Locks since the last reset: the next one lasts pinLockMs(locks). */
+  locks: number
+}
 
 /**
  * A signed-in user's password, asked again (PUT /security/pin, a password
@@ -64,7 +82,54 @@ export class PinService {
     // hash: nothing written. Either way the client may simply retry.
     if (!(await passwords.confirm(userId, password)).matched) throw new AppError('forbidden', 'Password is incorrect')
     const pinHash = await hashPassword(pin, this.hashGate)
-    await storage.write((tx) => tx.security.setPinHash(userId, pinHash, clock.now()))
+    // The password proved the owner: the new PIN starts clean, lock and
+    // doubling lifted in the same step (a wrong password above lifted nothing).
+    await storage.write(async (tx) => {
+      await tx.security.setPinHash(userId, pinHash, clock.now())
+      await tx.security.clearPinLock(userId)
+    })
+  }
+
+  /** The user's PIN state now (operators). 404 not_found for no such user. */
+  async state(userId: string): Promise<PinState> {
+    const { storage, clock } = this.deps
+    if (!(await storage.read.auth.userById(userId))) throw new AppError('not_found', 'No such user')
+    const [pinHash, lock] = await Promise.all([storage.read.security.pinHash(userId), storage.read.security.pinLock(userId)])
+    return pinStateOf(pinHash !== null, lock, clock.now())
+  }
+
+  /**
+   * A finance operator lifts the user's PIN lock and forgets the failures
+   * and the doubling (a player locked out for a day who proved who they are
+   * some other way). One unit of work: the lock cleared, the user's
+   * account.pin_unlocked event, the audit record with the reason; the
+   * PIN_UNLOCKED security event follows the commit. A PIN with nothing to
+   * lift (no lock, no failures, no doubling) is answered as it is, and
+   * nothing is written (`lifted: false`), as an unban of a user with no ban.
+   * 404 for no such user, 409 conflict for a deleted account.
+   */
+  unlock(userId: string, reason: string, by: Actor): Promise<{ pin: PinState; lifted: boolean }> {
+    const { storage, clock } = this.deps
+    // The API's schema says so too; the command line reaches here without it.
+    if (reason.trim() === '' || reason.length > PIN_UNLOCK_REASON_MAX) {
+      throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/reason', message: `Expected 1 to ${PIN_UNLOCK_REASON_MAX} characters` }] })
+    }
+    return storage.write(async (tx) => {
+      const now = clock.now()
+      const account = await tx.auth.userById(userId)
+      if (!account) throw new AppError('not_found', 'No such user')
+      if (account.deletedAt !== null) throw new AppError('conflict', 'The account was deleted')
+      const lock = await tx.security.pinLock(userId)
+      const before = pinStateOf((await tx.security.pinHash(userId)) !== null, lock, now)
+      if (lock === null || (!before.locked && before.failures === 0 && before.locks === 0)) return { pin: before, lifted: false }
+      await tx.security.clearPinLock(userId)
+      await tx.events.append({ userId, topic: 'account', type: 'account.pin_unlocked', data: { unlockedAt: toIso(now) } }, now)
+      const details = { wasLocked: before.locked, lockedUntil: before.lockedUntil, failures: before.failures, locks: before.locks }
+      await by.record(tx, { action: 'user.pin_unlock', target: userId, reason, details })
+      const { securityLog } = this.deps
+      if (securityLog) tx.afterCommit(() => securityLog.record({ userId, source: 'server', kind: 'PIN_UNLOCKED', level: 'SAFE', details: { ...details, by: by.operator.name } }))
+      return { pin: { ...before, locked: false, lockedUntil: null, failures: 0, locks: 0 }, lifted: true }
+    })
   }
 
   async mint(userId: string) {
@@ -116,7 +181,7 @@ export class PinService {
     const locks = row?.locks ?? 0
     const locked = attempt >= PIN_MAX_ATTEMPTS
     const state = locked
-      ? { failures: 0, locks: locks + 1, lockedUntil: new Date(now.getTime() + PIN_LOCK_BASE_MS * 2 ** locks) }
+      ? { failures: 0, locks: locks + 1, lockedUntil: new Date(now.getTime() + pinLockMs(locks)) }
       : { failures: attempt, locks, lockedUntil: row?.lockedUntil ?? null }
     await tx.security.savePinLock(userId, state)
     const { securityLog } = this.deps
@@ -136,6 +201,17 @@ export class PinService {
 
   consume(store: SecurityStore, sessionId: string): Promise<void> {
     return store.consumePinSession(sessionId, this.deps.clock.now())
+  }
+}
+
+function pinStateOf(set: boolean, lock: { failures: number; locks: number; lockedUntil: Date | null } | null, now: Date): PinState {
+  const lockedUntil = lock?.lockedUntil ?? null
+  return {
+    set,
+    locked: lockedUntil !== null && lockedUntil.getTime() > now.getTime(),
+    lockedUntil: lockedUntil === null ? null : toIso(lockedUntil),
+    failures: lock?.failures ?? 0,
+    locks: lock?.locks ?? 0,
   }
 }
 
