@@ -15,6 +15,8 @@
 // state. Wake-ups cross instances by LISTEN/NOTIFY: the events store sends a
 // NOTIFY inside the transaction, PostgreSQL delivers it on commit, and every
 // instance's listener wakes its own waiting polls.
+import type { RateLimitStore } from '../../shared/rate-limit'
+import { postgresRateLimitStore } from './rate-limits'
 import type postgres from 'postgres'
 import type { Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
 import { StorageObservers } from '../observers'
@@ -167,6 +169,7 @@ export class PostgresStorage implements Storage {
   readonly location: string
   readonly read: Stores
   readonly loopLeases: PostgresLeases
+  readonly rateLimits: RateLimitStore
   /** Units of work run again after losing a race, since start (for tests and the operator's curiosity). */
   retries = 0
   private readonly observers = new StorageObservers()
@@ -182,6 +185,7 @@ export class PostgresStorage implements Storage {
     this.location = redactUrl(url)
     this.read = new PostgresStores({ db: pool.db, sql: pool.sql, wakeups })
     this.loopLeases = postgresLeases(url)
+    this.rateLimits = postgresRateLimitStore(pool.sql)
   }
 
   /** Connects, applies pending migrations (once across instances), and starts listening for other instances' wake-ups. */
