@@ -76,16 +76,17 @@ function compile(limits: RateLimits): CompiledGroup[] {
 export function rateLimit(options: RateLimitOptions) {
   const groups = compile(options.limits)
   const byName = new Map(groups.map((group) => [group.name, group]))
-  // method + route pattern → its group, decided once per route.
-  const routeGroups = new Map<string, CompiledGroup | null>()
+  // method → route pattern → its group, decided once per route (no string built per request).
+  const routeGroups = new Map<string, Map<string, CompiledGroup | null>>()
   const groupOf = (method: string, route: string): CompiledGroup | null => {
-    const id = `${method} ${route}`
-    let group = routeGroups.get(id)
+    let byRoute = routeGroups.get(method)
+    if (byRoute === undefined) routeGroups.set(method, (byRoute = new Map()))
+    let group = byRoute.get(route)
     if (group === undefined) {
       const found = ROUTE_GROUPS.find((candidate) => candidate.takes(method, route))!
       const compiled = byName.get(found.name)!
       group = compiled.policies.length === 0 ? null : compiled
-      routeGroups.set(id, group)
+      byRoute.set(route, group)
     }
     return group
   }

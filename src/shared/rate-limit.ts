@@ -276,14 +276,17 @@ export interface RateLimitStore {
  */
 export function inProcessRateLimitStore(clock: { now(): Date }): RateLimitStore & { size(): number } {
   const SWEEP_MS = 10_000
-  const counters = new Map<string, { windowStart: number; windowEnd: number; count: number }>()
+  // policy → key → counter: no key string built per request.
+  const counters = new Map<string, Map<string, { windowStart: number; windowEnd: number; count: number }>>()
   let nextSweep = 0
   const sweep = (nowMs: number) => {
     let removed = 0
-    for (const [key, counter] of counters) {
-      if (counter.windowEnd <= nowMs) {
-        counters.delete(key)
-        removed++
+    for (const byKey of counters.values()) {
+      for (const [key, counter] of byKey) {
+        if (counter.windowEnd <= nowMs) {
+          byKey.delete(key)
+          removed++
+        }
       }
     }
     return removed
@@ -297,12 +300,13 @@ export function inProcessRateLimitStore(clock: { now(): Date }): RateLimitStore 
       }
       const counts: RateLimitCount[] = []
       for (const { policy, key, windowMs } of hits) {
-        const id = `${policy}\u0000${key}`
+        let byKey = counters.get(policy)
+        if (byKey === undefined) counters.set(policy, (byKey = new Map()))
         const start = windowStartMs(nowMs, windowMs)
-        let counter = counters.get(id)
+        let counter = byKey.get(key)
         if (counter === undefined || counter.windowStart !== start) {
           counter = { windowStart: start, windowEnd: start + windowMs, count: 0 }
-          counters.set(id, counter)
+          byKey.set(key, counter)
         }
         counter.count++
         counts.push({ count: counter.count, windowStart: start, nowMs })
@@ -312,6 +316,10 @@ export function inProcessRateLimitStore(clock: { now(): Date }): RateLimitStore 
     async prune(nowMs) {
       return sweep(nowMs)
     },
-    size: () => counters.size,
+    size: () => {
+      let size = 0
+      for (const byKey of counters.values()) size += byKey.size
+      return size
+    },
   }
 }
