@@ -51,7 +51,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(errorHandler(deps.logger, { prefix: '/console', render: renderConsoleError }))
       .use(jsonBody)
       // Before every route: its transform must run before any route's own (the auth macro's, the operator guard's).
-      .use(rateLimit({ limits: config.rateLimits, store: storage.rateLimits ?? inProcessRateLimitStore(deps.clock), addressOf }))
+      .use(rateLimit({ limits: config.rateLimits, store: storage.rateLimits ?? inProcessRateLimitStore(deps.clock), addressOf, logger: deps.logger }))
       .use(apiDocs())
       .use(metricsModule(metrics, config.metricsToken))
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))

@@ -12,7 +12,8 @@
 // and then only the address counts. Everything else counts in this plugin's
 // transform, which runs before any route's own.
 import { Elysia } from 'elysia'
-import { AppError } from '../shared/errors'
+import { AppError, describeError } from '../shared/errors'
+import type { Logger } from '../shared/logger'
 import { decide, type Dimension, type Limit, type RateLimits, type RateLimitHit, type RateLimitStore, ROUTE_GROUPS } from '../shared/rate-limit'
 import { requestState } from './request-context'
 
@@ -52,7 +53,14 @@ export interface RateLimitOptions {
   limits: RateLimits
   store: RateLimitStore
   addressOf(request: Request, server: { requestIP(request: Request): { address: string } | null } | null): string
+  logger: Logger
 }
+
+// A failing counter store (PostgreSQL unreachable) lets requests through
+// unlimited rather than fail them: /healthz must answer while the database
+// is away, and every other route meets the outage itself and answers 503.
+// Logged at most once a minute.
+const STORE_ERROR_LOG_MS = 60_000
 
 function compile(limits: RateLimits): CompiledGroup[] {
   return ROUTE_GROUPS.map((group) => {
@@ -103,8 +111,16 @@ export function rateLimit(options: RateLimitOptions) {
     }
     if (hits.length === 0) return
     const counted = options.store.hit(hits)
-    if (counted instanceof Promise) return counted.then((counts) => conclude(request, job, applied, counts))
+    if (counted instanceof Promise) return counted.then((counts) => conclude(request, job, applied, counts), storeFailed)
     conclude(request, job, applied, counted)
+  }
+
+  let lastStoreError = -Infinity
+  const storeFailed = (error: unknown) => {
+    const now = performance.now()
+    if (now - lastStoreError < STORE_ERROR_LOG_MS) return
+    lastStoreError = now
+    options.logger.warn('rate limits not counted: the counter store failed', { error: describeError(error) })
   }
 
   const conclude = (request: Request, job: Pending, applied: Policy[], counts: { count: number; windowStart: number; nowMs: number }[]) => {

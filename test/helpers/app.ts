@@ -30,6 +30,7 @@ import type { Secrets } from '../../src/secrets'
 import { MasterKey } from '../../src/shared/sealed'
 import { startKeyringRefresh } from '../../src/vault/secrets'
 import { ManualClock } from '../../src/shared/clock'
+import { TEST_RATE_LIMITS } from './process'
 import { createLogger } from '../../src/shared/logger'
 
 export function tempDir(prefix = 'arena-test-'): string {
@@ -150,14 +151,12 @@ export interface TestAppOptions {
    * Otherwise every limit is raised far out of reach (TEST_RATE_LIMITS):
    * tests send hundreds of requests through app.handle, all from one
    * address; the limiter still runs and writes its headers. An
-   * ARENA_RATE_LIMITS in `env` wins over both.
+   * ARENA_RATE_LIMITS in `env` wins over both. Child servers get the same
+   * (childEnv in ./process).
    */
   rateLimits?: 'defaults' | 'raised'
 }
 
-const OUT_OF_REACH = { limit: 10_000_000, windowS: 60 }
-/** ARENA_RATE_LIMITS of the test apps: every limit of every group out of reach. */
-export const TEST_RATE_LIMITS = JSON.stringify({ '*': { address: OUT_OF_REACH, account: OUT_OF_REACH, game: OUT_OF_REACH } })
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDir()

@@ -7,7 +7,7 @@
 // socket's unless ARENA_TRUST_PROXY, and then the entry the proxy appended:
 // an X-Forwarded-For the client wrote never moves it to a fresh counter.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { createTestApp, onEngine, postJson, req, tempDir, type TestApp } from '../helpers/app'
+import { createTestApp, loseDatabase, onEngine, postJson, req, tempDir, type TestApp } from '../helpers/app'
 import { ADMIN_TOKEN, admin, createGame } from '../helpers/arena'
 import { bearer, login, registerUser } from '../helpers/auth'
 import { ConfigError, loadConfig } from '../../src/config'
@@ -268,6 +268,17 @@ describe.skipIf(!onEngine('postgres'))('across instances (PostgreSQL)', () => {
     const statuses = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? one : two).handle(req('/healthz')).then((res) => res.status)))
     expect(statuses.filter((status) => status === 200).length).toBe(25)
     expect(statuses.filter((status) => status === 429).length).toBe(35)
+  })
+
+  test('with the database gone the limiter lets requests through: /healthz still answers 200, the rest meet the outage (503)', async () => {
+    const ctx = await app()
+    expect((await ctx.handle(req('/healthz'))).headers.get('ratelimit')).not.toBeNull()
+    await loseDatabase(ctx)
+    const health = await ctx.handle(req('/healthz'))
+    expect(health.status).toBe(200)
+    expect(health.headers.get('ratelimit')).toBeNull()
+    expect((await ctx.handle(postJson('/api/v1/user/login', { identifier: 'someone', password: 'a password' }))).status).toBe(503)
+    expect(ctx.logs.some((line) => line.msg === 'rate limits not counted: the counter store failed')).toBe(true)
   })
 
   test('the counters table is bounded: housekeeping deletes the rows of ended windows', async () => {
