@@ -103,7 +103,8 @@ export function rateLimit(options: RateLimitOptions) {
     const hits: RateLimitHit[] = []
     const applied: Policy[] = []
     for (const policy of job.group.policies) {
-      const key = policy.dimension === 'address' ? job.address : policy.dimension === 'account' ? account : job.game
+      // The game counts only with an accepted credential: a stranger's requests cannot spend a game's quota.
+      const key = policy.dimension === 'address' ? job.address : account === null ? null : policy.dimension === 'account' ? account : job.game
       // No account (credential refused) or no game: that dimension is not counted.
       if (key === null || key === undefined) continue
       hits.push({ policy: policy.name, key, windowMs: policy.windowMs })

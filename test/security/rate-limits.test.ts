@@ -162,6 +162,11 @@ describe('per game', () => {
     await expectLimited(refused, 'game-session.game')
     expect(refused.headers.get('ratelimit-policy')).toBe('"game-session.address";q=300;w=60, "game-session.account";q=30;w=60, "game-session.game";q=3;w=60')
     expect((await issue(other.game.id, other.gameKey, tokens[0]!)).status).not.toBe(429)
+    // Without an accepted bearer the game is not counted: a stranger cannot spend its quota.
+    const stranger = await issue(other.game.id, other.gameKey, 'not.a.token')
+    expect(stranger.status).toBe(401)
+    expect(stranger.headers.get('ratelimit')).toMatch(/^"game-session\.address";r=\d+;t=\d+$/)
+    for (let i = 0; i < 2; i++) expect((await issue(other.game.id, other.gameKey, tokens[1]!)).status).not.toBe(429)
   })
 })
 
