@@ -20,6 +20,16 @@ export const instanceCpu = (i: number) => String(Math.max(0, cores - 1 - i))
 
 export const log = (message: string) => console.error(`[bench] ${message}`)
 
+const OUT_OF_REACH = { limit: 10_000_000, windowS: 60 }
+/**
+ * The rate limits the benchmarked server runs with, unless ARENA_RATE_LIMITS
+ * is set in the bench's environment: every limit out of reach, so the
+ * limiter still counts and writes its headers on every request (its cost is
+ * measured) but never refuses the load, which comes from one address and a
+ * few accounts. `ARENA_RATE_LIMITS='{"*":false}'` measures without it.
+ */
+export const BENCH_RATE_LIMITS = JSON.stringify({ '*': { address: OUT_OF_REACH, account: OUT_OF_REACH, game: OUT_OF_REACH } })
+
 // ---------------------------------------------------------------- processes
 
 export function rssKiB(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon'): number {
@@ -52,7 +62,7 @@ export async function startArena(dataDir: string, binary = BINARY, env: Record<s
   const out = openSync(join(dataDir, 'server.log'), 'a')
   const started = performance.now()
   const proc = Bun.spawn(onServerCpu([binary, 'serve'], cpu), {
-    env: { ...process.env, ARENA_DATA_DIR: dataDir, ARENA_PORT: String(port), ARENA_HOST: '127.0.0.1', ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    env: { ARENA_RATE_LIMITS: BENCH_RATE_LIMITS, ...process.env, ARENA_DATA_DIR: dataDir, ARENA_PORT: String(port), ARENA_HOST: '127.0.0.1', ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
     stdout: out,
     stderr: out,
     stdin: 'ignore',

@@ -15,6 +15,8 @@ import { consoleModule, renderConsoleError } from './console'
 import { jsonBody } from './plugins/json-body'
 import { apiDocs } from './plugins/openapi'
 import { requestContext } from './plugins/request-context'
+import { rateLimit } from './plugins/rate-limit'
+import { inProcessRateLimitStore } from './shared/rate-limit'
 import { AppMetrics, metricsModule } from './modules/metrics'
 import type { BackupStatus } from './backup/schedule'
 
@@ -37,6 +39,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     clock: deps.clock,
     backups: options.backupStatus ?? (() => ({})),
   })
+  const addressOf = (request: Request, server: Parameters<typeof clientAddress>[1]) => clientAddress(request, server, { trustProxy: config.trustProxy })
   const app = (
     new Elysia({ name: 'arena', normalize: 'typebox' })
       // normalize 'typebox': Elysia's default (exact-mirror) reshapes a wrong
@@ -47,6 +50,8 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(requestContext(deps.logger, (route, method, status, seconds) => metrics.observe(route, method, status, seconds)))
       .use(errorHandler(deps.logger, { prefix: '/console', render: renderConsoleError }))
       .use(jsonBody)
+      // Before every route: its transform must run before any route's own (the auth macro's, the operator guard's).
+      .use(rateLimit({ limits: config.rateLimits, store: storage.rateLimits ?? inProcessRateLimitStore(deps.clock), addressOf, logger: deps.logger }))
       .use(apiDocs())
       .use(metricsModule(metrics, config.metricsToken))
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))
@@ -58,13 +63,13 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(securityModule(auth, pins, withdrawals, securityLog))
       .use(eventsModule(auth, events))
       // The operator console (contract §11): its own sessions, so it is served whether or not the admin token is set.
-      .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS, clock: deps.clock, addressOf: (request, server) => clientAddress(request, server, { trustProxy: config.trustProxy }), trustProxy: config.trustProxy }))
+      .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS, clock: deps.clock, addressOf, trustProxy: config.trustProxy }))
   )
   // No operator token (outside `local`, where one is generated), no operator
   // routes: the /api/v1/admin tree answers 404 operator_api_disabled.
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, pins, withdrawals, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null, operators: services.operators, addressOf: (request, server) => clientAddress(request, server, { trustProxy: config.trustProxy }) }))
+    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, pins, withdrawals, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null, operators: services.operators, addressOf }))
 }
 

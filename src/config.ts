@@ -5,6 +5,7 @@ import { LOG_LEVELS, type LogLevel } from './shared/logger'
 import { MasterKey } from './shared/sealed'
 import { MoneyFormatError, parsePositiveAmount, USDC } from './shared/money'
 import { Secret } from './shared/secret'
+import { parseRateLimits, type RateLimits } from './shared/rate-limit'
 
 export const ENVIRONMENTS = ['local', 'sandbox', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
@@ -38,6 +39,8 @@ export interface Config {
   shutdownGraceS: number
   /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
   trustProxy: boolean
+  /** The rate limits in force by route group: the defaults with ARENA_RATE_LIMITS applied (contract §20). */
+  rateLimits: RateLimits
   /** Run background jobs (tournament finalization, ...) in this process. */
   jobsEnabled: boolean
   /** `local`: all shares in this data dir; `cosigner`: one share held by an `arena cosigner` process. */
@@ -162,6 +165,7 @@ export const VARIABLES = {
   ARENA_EVENT_RETENTION_DAYS: 'days the event plane keeps events (default 30)',
   ARENA_SHUTDOWN_GRACE_S: 'seconds a graceful stop waits for in-flight requests (default 8)',
   ARENA_TRUST_PROXY: 'true behind one reverse proxy: client address from X-Forwarded-For (default false)',
+  ARENA_RATE_LIMITS: 'JSON overriding the rate limits by route group, e.g. {"player-read":{"account":{"limit":600,"windowS":60}}} or {"*":false} for none (default: the limits in docs/api.md, "Rate limits")',
   ARENA_JOBS_ENABLED: 'run background jobs in this process (default true)',
   ARENA_CUSTODY: 'local (all key shares in the data dir) | cosigner (default local)',
   ARENA_COSIGNER_URL: 'base URL of the `arena cosigner` (custody cosigner)',
@@ -283,6 +287,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     eventRetentionDays: int('ARENA_EVENT_RETENTION_DAYS'),
     shutdownGraceS: int('ARENA_SHUTDOWN_GRACE_S'),
     trustProxy: flag('ARENA_TRUST_PROXY', false),
+    rateLimits: parseRateLimits(given('ARENA_RATE_LIMITS'), problems),
     jobsEnabled: flag('ARENA_JOBS_ENABLED', true),
     custody: oneOf('ARENA_CUSTODY', ['local', 'cosigner'] as const, 'local'),
     cosignerUrl: given('ARENA_COSIGNER_URL'),

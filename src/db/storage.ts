@@ -12,6 +12,7 @@
 //     await tx.events.append({ ... })                                 // commits or rolls back with it
 //     tx.afterCommit(() => ...)                                      // only once it committed
 //   })
+import type { RateLimitStore } from '../shared/rate-limit'
 import type { AuditStore } from '../modules/audit/store'
 import type { AuthStore } from '../modules/auth/store'
 import type { EventsStore } from '../modules/events/store'
@@ -126,6 +127,12 @@ export interface Storage {
    * prune at once.
    */
   readonly loopLeases: LoopLeases
+  /**
+   * Where the rate limiter counts (contract §20): PostgreSQL's shared
+   * counters, so a limit holds across instances; null on SQLite, whose one
+   * server per data dir counts in its own memory.
+   */
+  readonly rateLimits: RateLimitStore | null
   /** Closes every connection; call it once nothing writes any more (the server stops its loops and flushes its logs first). Safe to call twice. */
   close(): Promise<void>
 }

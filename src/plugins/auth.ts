@@ -4,6 +4,7 @@
 // a live session whose only fault is its age.
 import { Elysia } from 'elysia'
 import type { Authenticated, AuthService } from '../modules/auth/service'
+import { settleRateLimit } from './rate-limit'
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */
 export function bearerToken(header: string | undefined): string | null {
@@ -24,7 +25,15 @@ const authenticated = new WeakMap<Request, Authenticated>()
 export function authGuard(auth: AuthService) {
   const check = async (request: Request, allowExpired: boolean) => {
     const token = bearerToken(request.headers.get('authorization') ?? undefined)
-    authenticated.set(request, await auth.authenticate(token, { allowExpired }))
+    let found: Authenticated | undefined
+    try {
+      found = await auth.authenticate(token, { allowExpired })
+    } finally {
+      // The account's rate limit, once the bearer is known; a refused bearer
+      // counts against the address alone (and a 429 wins over the 401).
+      await settleRateLimit(request, found?.user.id ?? null)
+    }
+    authenticated.set(request, found)
   }
   const result = (request: Request) => {
     const found = authenticated.get(request)

@@ -148,11 +148,11 @@ export function errorHandler(logger: Logger, pages?: ErrorPages) {
         stack: error instanceof Error && !storage ? error.stack : undefined,
       })
     }
-    // Only the request id and the error's own headers: whatever the handler
+    // Only the request id, the rate limiter's and the error's own headers: whatever the handler
     // set before it threw (a content type, a cache policy) does not apply.
     // Elysia merges set.headers into the returned response, so clear them.
     for (const name of Object.keys(set.headers)) delete set.headers[name]
-    const headers: Record<string, string> = { ...mapped.headers }
+    const headers: Record<string, string> = { ...state?.headers, ...mapped.headers }
     if (state) headers[REQUEST_ID_HEADER] = state.id
     if (pages && (path === pages.prefix || path.startsWith(`${pages.prefix}/`))) return pages.render(mapped.status, mapped.body, request, headers)
     return jsonResponse(mapped.status, mapped.body, headers)

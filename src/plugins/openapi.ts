@@ -72,8 +72,8 @@ export function routeHeaders(...names: SpecialHeader[]) {
 
 type ErrorCodes = Partial<Record<number, readonly ErrorCode[]>>
 
-/** Any route: headers over 16 KiB or a body over 64 KiB are refused before routing; anything unforeseen is a 500. */
-const ANY_ROUTE: ErrorCodes = { 413: ['payload_too_large'], 431: ['request_header_fields_too_large'], 500: ['internal'] }
+/** Any route: headers over 16 KiB or a body over 64 KiB are refused before routing; every route is rate-limited (contract §20); anything unforeseen is a 500. */
+const ANY_ROUTE: ErrorCodes = { 413: ['payload_too_large'], 429: ['rate_limited'], 431: ['request_header_fields_too_large'], 500: ['internal'] }
 /** Any POST or PUT: its body is parsed (when it has one) before anything else. */
 export const JSON_BODY: ErrorCodes = { 400: ['malformed_json'], 415: ['unsupported_media_type'], 422: ['validation_failed'] }
 /** Path parameters, a query or a body that break the route's schema. */
@@ -85,6 +85,12 @@ export const STORAGE: ErrorCodes = { 503: ['service_unavailable'] }
 
 // TypeBox's own Integer: Elysia's `t.Integer` also accepts numeric strings, and says so in the schema.
 const RETRY_AFTER = { 'retry-after': Type.Integer({ minimum: 1, description: 'seconds to wait before trying again' }) }
+/** What a rate-limited answer says about the limits (draft-ietf-httpapi-ratelimit-headers; docs/api.md, "Rate limits"). */
+const RATE_LIMITED = {
+  ...RETRY_AFTER,
+  'ratelimit-policy': Type.String({ description: 'the policies of the route\'s group: `"<group>.<address|account|game>";q=<quota>;w=<window s>`, comma-separated' }),
+  ratelimit: Type.String({ description: 'what is left of each counted policy: `"<policy>";r=<remaining>;t=<seconds to the window\'s end>`, comma-separated' }),
+}
 
 /**
  * The error part of a route's response map: `{ 200: X, ...errors(BEARER, { 404: ['not_found'] }) }`.
@@ -104,7 +110,7 @@ export function errors(...sets: ErrorCodes[]): Record<number, TSchema> {
     // The plugin takes a response's description from its schema's: a copy of
     // the envelope per status, all with the envelope's $id (one component).
     const schema = { ...ErrorResponse, description: `Error codes: ${[...codes].map((c) => `\`${c}\``).join(', ')}` }
-    map[status] = status === 429 || status === 503 ? withHeaders(schema, RETRY_AFTER) : schema
+    map[status] = status === 429 ? withHeaders(schema, RATE_LIMITED) : status === 503 ? withHeaders(schema, RETRY_AFTER) : schema
   }
   return map
 }

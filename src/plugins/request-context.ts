@@ -16,6 +16,8 @@ export interface RequestState {
   startedAt: number
   /** Set by the error handler: Elysia's `set.status` is not updated for unmatched routes. */
   errorStatus?: number
+  /** Headers every answer to this request carries, an error's too (the rate limiter's). */
+  headers?: Record<string, string>
 }
 
 const states = new WeakMap<Request, RequestState>()

@@ -30,6 +30,7 @@ import type { Secrets } from '../../src/secrets'
 import { MasterKey } from '../../src/shared/sealed'
 import { startKeyringRefresh } from '../../src/vault/secrets'
 import { ManualClock } from '../../src/shared/clock'
+import { TEST_RATE_LIMITS } from './process'
 import { createLogger } from '../../src/shared/logger'
 
 export function tempDir(prefix = 'arena-test-'): string {
@@ -145,14 +146,25 @@ export interface TestAppOptions {
   engine?: 'sqlite' | 'postgres'
   /** Sizes of this app's own argon2id gate (default sizes otherwise; never the process-wide gate, so apps stay independent). */
   hashGate?: HashGateOptions
+  /**
+   * 'defaults': the rate limits a server runs with (the rate-limit tests).
+   * Otherwise every limit is raised far out of reach (TEST_RATE_LIMITS):
+   * tests send hundreds of requests through app.handle, all from one
+   * address; the limiter still runs and writes its headers. An
+   * ARENA_RATE_LIMITS in `env` wins over both. Child servers get the same
+   * (childEnv in ./process).
+   */
+  rateLimits?: 'defaults' | 'raised'
 }
+
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDir()
   // A restart (a data dir given back) finds its database again, on either engine.
   const database = options.env?.ARENA_DATABASE_URL !== undefined ? {} : (databaseOf.get(dataDir) ?? (await testDatabaseEnv(options.engine)))
   databaseOf.set(dataDir, database)
-  const config = loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_LOG_LEVEL: 'debug', ...database, ...options.env })
+  const rateLimits = options.rateLimits === 'defaults' ? {} : { ARENA_RATE_LIMITS: TEST_RATE_LIMITS }
+  const config = loadConfig({ ARENA_DATA_DIR: dataDir, ARENA_LOG_LEVEL: 'debug', ...rateLimits, ...database, ...options.env })
   const { ARENA_DATABASE_URL, ARENA_MASTER_KEY } = { ...database, ...options.env }
   const databaseEnv: Record<string, string> = ARENA_DATABASE_URL === undefined ? {} : { ARENA_DATABASE_URL, ...(ARENA_MASTER_KEY ? { ARENA_MASTER_KEY } : {}) }
   const lines: string[] = []

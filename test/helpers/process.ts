@@ -7,9 +7,18 @@ export const ROOT = join(import.meta.dir, '..', '..')
 export const BINARY = join(ROOT, 'dist', 'arena')
 export const SOURCE_COMMAND = [process.execPath, join(ROOT, 'src', 'index.ts')]
 
-/** The environment a child gets: ours without ARENA_* settings, plus what the test says. */
+const OUT_OF_REACH = { limit: 10_000_000, windowS: 60 }
+/**
+ * ARENA_RATE_LIMITS of the test apps and child servers: every limit of every
+ * group out of reach. Tests send hundreds of requests from one address (and
+ * many from one account); the limiter still runs and writes its headers.
+ * The rate-limit tests ask for the defaults.
+ */
+export const TEST_RATE_LIMITS = JSON.stringify({ '*': { address: OUT_OF_REACH, account: OUT_OF_REACH, game: OUT_OF_REACH } })
+
+/** The environment a child gets: ours without ARENA_* settings, the raised rate limits, plus what the test says. */
 export function childEnv(env: Record<string, string>): Record<string, string> {
-  const base: Record<string, string> = {}
+  const base: Record<string, string> = { ARENA_RATE_LIMITS: TEST_RATE_LIMITS }
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('ARENA_') && value !== undefined) base[key] = value
   }

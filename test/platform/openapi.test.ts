@@ -50,6 +50,8 @@ const STATUS_OVERRIDES: Record<string, Partial<Record<ErrorCode, number>>> = {
 }
 /** Listed once in docs/api.md's conventions rather than under every route. */
 const ANY_ROUTE_STATUSES = new Set([413, 431, 500])
+/** The rate limit (contract §20): every route answers it, beside the 429s of its own; also listed once. */
+const ANY_ROUTE_CODE = { status: 429, code: 'rate_limited' } as const
 
 interface Parameter {
   name: string
@@ -141,6 +143,8 @@ function routeProblems(doc: Doc, routes: { method: string; path: string }[]): st
       problems.push(`${key}: parses a body but does not declare 400 and 415`)
     }
     for (const s of ANY_ROUTE_STATUSES) if (!statuses.includes(s)) problems.push(`${key}: no ${s}`)
+    if (!codes.get(ANY_ROUTE_CODE.status)?.has(ANY_ROUTE_CODE.code)) problems.push(`${key}: no 429 rate_limited`)
+    else if (!operation.responses['429']!.headers?.ratelimit || !operation.responses['429']!.headers?.['ratelimit-policy']) problems.push(`${key}: 429 without RateLimit and RateLimit-Policy`)
 
     for (const [status, set] of codes) {
       const response = operation.responses[String(status)]!
@@ -191,7 +195,8 @@ function markdownProblems(doc: Doc, markdown: string): string[] {
     const inSpec = codesOf(operation)
     const show = (m: Map<number, Set<string>>) =>
       [...m]
-        .filter(([s]) => !ANY_ROUTE_STATUSES.has(s))
+        .map(([s, c]): [number, Set<string>] => [s, s === ANY_ROUTE_CODE.status ? new Set([...c].filter((code) => code !== ANY_ROUTE_CODE.code)) : c])
+        .filter(([s, c]) => !ANY_ROUTE_STATUSES.has(s) && c.size > 0)
         .sort(([a], [b]) => a - b)
         .map(([s, c]) => `${s} ${[...c].sort().join(',')}`)
         .join('; ')

@@ -19,7 +19,8 @@ const ENGINE_ONLY = {
   // drizzle-kit's bookkeeping (SQLite keeps it beside the tables, PostgreSQL in its own schema).
   sqlite: ['__drizzle_migrations', 'sqlite_sequence'],
   // The sealed secrets every instance shares; SQLite keeps its secrets in the data dir.
-  postgres: ['server_secrets'],
+  // The rate limiter's counters every instance shares; SQLite's one server counts in memory.
+  postgres: ['server_secrets', 'rate_limit_counters'],
 }
 
 interface Shape {

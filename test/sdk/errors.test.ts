@@ -2,7 +2,7 @@
 // envelope arena always sends, and the plain { message } a client must
 // tolerate (from a proxy, a gateway, an older server).
 import { afterEach, describe, expect, test } from 'bun:test'
-import { ApiError, createClient, NetworkError, PinLocked, PinSessionExpired } from '@arena/sdk'
+import { ApiError, createClient, NetworkError, PinLocked, PinSessionExpired, RateLimited } from '@arena/sdk'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { sdkClient } from '../helpers/sdk'
 
@@ -53,6 +53,14 @@ describe('SDK errors', () => {
     // Without a code, a 410 elsewhere is not a PIN session (the purchase client maps its own routes' 410/429).
     expect(ApiError.fromBody(410, { message: 'gone' })).not.toBeInstanceOf(PinSessionExpired)
     expect(ApiError.fromBody(410, { error: { code: 'session_expired', message: 'expired', status: 410 } })).toBeInstanceOf(PinSessionExpired)
+  })
+
+  test('a 429 rate_limited envelope is RateLimited with its Retry-After, never PinLocked', () => {
+    const limited = ApiError.fromBody(429, { error: { code: 'rate_limited', message: 'Too many requests; retry in 12 s', status: 429 } }, new Headers({ 'retry-after': '12' }))
+    expect(limited).toBeInstanceOf(RateLimited)
+    expect(limited).toBeInstanceOf(ApiError)
+    expect(limited).not.toBeInstanceOf(PinLocked)
+    expect(limited.retryAfter).toBe(12)
   })
 
   test('an envelope missing its code falls back to the status code; junk details are dropped', () => {

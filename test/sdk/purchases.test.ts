@@ -2,7 +2,7 @@
 // before anything is minted, and a PIN verify is sent once and only once,
 // whatever happens to it (public-api.md verify rule 1).
 import { afterEach, describe, expect, test } from 'bun:test'
-import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired } from '@arena/sdk'
+import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired, RateLimited } from '@arena/sdk'
 import { listSecurityEvents } from '../../src/modules/security/event-log'
 import type { TestApp } from '../helpers/app'
 import { createArenaApp, type Player } from '../helpers/arena'
@@ -263,6 +263,20 @@ describe('SDK purchases: error mapping on the PIN routes', () => {
       expect(count('POST', VERIFY)).toBe(1)
       ctx.close()
     }
+  })
+
+  test('a 429 rate_limited envelope on verify is RateLimited (the server\'s rate limit), not PinLocked', async () => {
+    ctx = await createArenaApp()
+    const { client } = await buyer({
+      intercept: async (request, forward) => {
+        if (!VERIFY.test(request.path)) return forward()
+        return Response.json({ error: { code: 'rate_limited', message: 'Too many requests; retry in 7 s', status: 429 } }, { status: 429, headers: { 'retry-after': '7' } })
+      },
+    })
+    const error = await client.purchases.authorize({ pin: PIN, amount: '1', destinationAddress: someAddress() }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RateLimited)
+    expect(error).not.toBeInstanceOf(PinLocked)
+    expect((error as RateLimited).retryAfter).toBe(7)
   })
 
   test('a token that cannot be refreshed before the verify: an ordinary error, and no verify sent', async () => {

@@ -37,7 +37,8 @@ async function timed(email: string) {
   const started = performance.now()
   const res = await forgotPassword(ctx, email, `198.51.100.${clients % 250}, 10.1.${Math.floor(clients / 250)}.${clients % 250}`)
   const body = await res.text()
-  return { ms: performance.now() - started, status: res.status, body, headers: [...res.headers].filter(([name]) => name !== 'x-request-id') }
+  // RateLimit says what is left of the caller's quota and when its window ends: the clock and the caller, never the address asked about.
+  return { ms: performance.now() - started, status: res.status, body, headers: [...res.headers].filter(([name]) => name !== 'x-request-id' && name !== 'ratelimit') }
 }
 
 function median(values: number[]): number {

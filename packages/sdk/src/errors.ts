@@ -63,6 +63,9 @@ export class ApiError extends Error {
     if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') {
       const e = body.error
       const details = Array.isArray(e.details) ? e.details.filter(isDetail) : undefined
+      if (status === 429 && e.code === 'rate_limited') {
+        return new RateLimited({ status, code: 'rate_limited', message: e.message as string, ...common })
+      }
       return make(status, {
         status: typeof e.status === 'number' ? e.status : status,
         code: typeof e.code === 'string' && e.code !== '' ? e.code : fallbackCode,
@@ -87,6 +90,15 @@ export class PinSessionExpired extends ApiError {
 /** 429 on PIN mint or verify: too many wrong PINs; `retryAfter` says for how long. */
 export class PinLocked extends ApiError {
   override readonly name: string = 'PinLocked'
+}
+
+/**
+ * 429 `rate_limited` (an envelope saying so): the server's rate limit for the
+ * route, its address or its account; `retryAfter` says when to try again. On
+ * the PIN routes too: it is not the PIN lock.
+ */
+export class RateLimited extends ApiError {
+  override readonly name: string = 'RateLimited'
 }
 
 function make(status: number, init: ConstructorParameters<typeof ApiError>[0]): ApiError {

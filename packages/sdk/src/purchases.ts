@@ -2,7 +2,7 @@
 // integrity checks, then a one-time PIN session minted and verified exactly
 // once. A verify is never sent twice, whatever happens to the first one.
 import type { Auth } from './auth.js'
-import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired, type IntegrityFinding } from './errors.js'
+import { ApiError, IntegrityBlocked, NetworkError, OutcomeUnknown, PinLocked, PinSessionExpired, RateLimited, type IntegrityFinding } from './errors.js'
 import { newIdempotencyKey } from './ids.js'
 import type { SecurityEventAccepted, SecurityEventBody, SetPinBody, VerifyBody } from './requests.js'
 import { readJson, type Call } from './transport.js'
@@ -77,7 +77,7 @@ export class PurchaseClient {
    * - COMPROMISED: reports ENV_COMPROMISED and throws IntegrityBlocked; nothing is minted.
    * - WARN: reports ENV_WARN and goes on.
    * - A wrong PIN is not an error: `{ valid: false, locked, attempt }`.
-   * - 410 → PinSessionExpired, 429 → PinLocked, other refusals → ApiError.
+   * - 410 → PinSessionExpired, 429 → PinLocked (429 rate_limited → RateLimited), other refusals → ApiError.
    * - No answer to the verify (network error, timeout, abort, a 5xx): OutcomeUnknown
    *   with the idempotency key. The verify is never sent a second time.
    */
@@ -148,10 +148,11 @@ export class PurchaseClient {
 
 /**
  * On the PIN routes a 429 is the PIN lock and a 410 the expired one-time
- * session (public-api.md), whichever error shape carried them.
+ * session (public-api.md), whichever error shape carried them; but an
+ * envelope saying `rate_limited` is the server's rate limit (RateLimited).
  */
 function pinError(error: unknown): unknown {
-  if (!(error instanceof ApiError) || error instanceof PinLocked || error instanceof PinSessionExpired) return error
+  if (!(error instanceof ApiError) || error instanceof PinLocked || error instanceof PinSessionExpired || error instanceof RateLimited) return error
   const init = { status: error.status, code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}), ...(error.requestId ? { requestId: error.requestId } : {}) }
   if (error.status === 429) return new PinLocked(init)
   if (error.status === 410) return new PinSessionExpired(init)

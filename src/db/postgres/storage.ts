@@ -15,6 +15,7 @@
 // state. Wake-ups cross instances by LISTEN/NOTIFY: the events store sends a
 // NOTIFY inside the transaction, PostgreSQL delivers it on commit, and every
 // instance's listener wakes its own waiting polls.
+import { postgresRateLimitStore, type PostgresRateLimitStore } from './rate-limits'
 import type postgres from 'postgres'
 import type { Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
 import { StorageObservers } from '../observers'
@@ -174,6 +175,7 @@ export class PostgresStorage implements Storage {
   readonly location: string
   readonly read: Stores
   readonly loopLeases: PostgresLeases
+  readonly rateLimits: PostgresRateLimitStore
   /** Units of work run again after losing a race, since start (for tests and the operator's curiosity). */
   retries = 0
   private readonly observers = new StorageObservers()
@@ -185,10 +187,13 @@ export class PostgresStorage implements Storage {
     readonly migrations: MigrationReport,
     url: string,
     private readonly listener: WakeupListener,
+    poolSize: number,
   ) {
     this.location = redactUrl(url)
     this.read = new PostgresStores({ db: pool.db, sql: pool.sql, wakeups })
     this.loopLeases = postgresLeases(url)
+    // Half the pool's size again, at least 2: each request holds one for a single short statement.
+    this.rateLimits = postgresRateLimitStore(url, Math.max(2, Math.ceil(poolSize / 2)))
   }
 
   /** Connects, applies pending migrations (once across instances), and starts listening for other instances' wake-ups. */
@@ -197,7 +202,7 @@ export class PostgresStorage implements Storage {
     try {
       const migrations = await runMigrations(pool.sql)
       const listener = await listenForWakeups(options.url, options.wakeups, options.logger)
-      return new PostgresStorage(pool, options.wakeups, migrations, options.url, listener)
+      return new PostgresStorage(pool, options.wakeups, migrations, options.url, listener, options.pool)
     } catch (error) {
       await pool.sql.end({ timeout: 1 }).catch(() => {})
       throw mapEngineError(error)
@@ -272,6 +277,7 @@ export class PostgresStorage implements Storage {
     this.closed = true
     await this.listener.close().catch(() => {})
     await this.loopLeases.close().catch(() => {})
+    await this.rateLimits.close().catch(() => {})
     await this.pool.sql.end({ timeout: 5 })
   }
 }

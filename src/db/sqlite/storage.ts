@@ -155,6 +155,8 @@ export class SqliteStorage implements Storage {
   readonly migrations: MigrationReport
   /** One data dir, one server: the loops run in this process (see Storage.loopLeases). */
   readonly loopLeases = inProcessLeases()
+  /** One data dir, one server: the rate limiter counts in this process (src/shared/rate-limit.ts). */
+  readonly rateLimits = null
   private readonly wakeups: EventWakeups
   private readonly observers = new StorageObservers()
   private closed = false

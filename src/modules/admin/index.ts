@@ -21,6 +21,7 @@ import { ADMIN_TOKEN_HEADER, actorOf, OPERATOR, operatorRoute, setActor } from '
 import type { AuditLog, OperatorIdentity } from '../audit/log'
 import { TOKEN_NAME } from '../operators/service'
 import { requestState } from '../../plugins/request-context'
+import { settleRateLimit } from '../../plugins/rate-limit'
 import { adminUserRoutes, type AdminUserServices } from './users'
 import { AuditPage, AuditQuery } from '../audit/model'
 import { adminOperatorRoutes, adminSignInRoute, type AddressOf } from './operators'
@@ -100,16 +101,25 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       // nothing about what a valid body looks like.
       .onTransform(async ({ request }) => {
         const requestId = requestState(request)?.id ?? null
-        const token = request.headers.get(ADMIN_TOKEN_HEADER)
-        if (token !== null) {
-          if (!constantTimeEqual(token, adminToken)) throw new AppError('unauthorized', 'Missing or invalid x-admin-token')
-          setActor(request, options.audit.actor(TOKEN_OPERATOR, 'api', requestId))
-          return
+        let operatorId: string | null = null
+        try {
+          const token = request.headers.get(ADMIN_TOKEN_HEADER)
+          let operator: OperatorIdentity | null = null
+          if (token !== null) {
+            if (!constantTimeEqual(token, adminToken)) throw new AppError('unauthorized', 'Missing or invalid x-admin-token')
+            operator = TOKEN_OPERATOR
+          } else {
+            const bearer = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]
+            operator = bearer === undefined ? null : await options.operatorSession(bearer, request)
+            if (operator === null) throw new AppError('unauthorized', 'Missing or invalid operator credential: x-admin-token, or an operator session as a bearer')
+          }
+          // The shared token is one operator to the limiter, whoever holds it.
+          operatorId = operator.id ?? TOKEN_NAME
+          setActor(request, options.audit.actor(operator, 'api', requestId))
+        } finally {
+          // The operator's rate limit once the credential is known; a refused one counts against the address alone.
+          await settleRateLimit(request, operatorId)
         }
-        const bearer = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]
-        const operator = bearer === undefined ? null : await options.operatorSession(bearer, request)
-        if (operator === null) throw new AppError('unauthorized', 'Missing or invalid operator credential: x-admin-token, or an operator session as a bearer')
-        setActor(request, options.audit.actor(operator, 'api', requestId))
       })
       .post(
         '/games',

@@ -2,7 +2,7 @@
 // past their retention; game and PIN sessions a day after they expired (a
 // consumed one was already useless; the day keeps recent ones for support);
 // throttle rows (logins, mailed codes) whose window and block have both
-// ended; mailed one-time codes past their expiry (only hashes, but worth
+// ended; rate-limit counters whose window ended (after the unit of work); mailed one-time codes past their expiry (only hashes, but worth
 // nothing any more); mail sent, failed or kept (the dev mailbox) as old as
 // the events it went with, never queued mail (it is still to be sent); known
 // sign-in places not used for KNOWN_PLACES.ttlMs. One unit of work: a
@@ -24,14 +24,16 @@ export interface HousekeepingReport {
   mail: number
   /** Known sign-in places not signed in from for KNOWN_PLACES.ttlMs. */
   knownPlaces: number
+  /** Rate-limit counters whose window ended (PostgreSQL's; SQLite's live in memory and sweep themselves). */
+  rateLimitCounters: number
 }
 
-export function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number): Promise<HousekeepingReport> {
+export async function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number): Promise<HousekeepingReport> {
   const now = clock.now()
   const sessionCutoff = new Date(now.getTime() - DAY_MS)
   const windowCutoff = new Date(now.getTime() - LONGEST_THROTTLE_WINDOW_MS)
   const retention = retentionCutoff(now, eventRetentionDays)
-  return storage.write(async (tx) => ({
+  const removed = await storage.write(async (tx) => ({
     events: await tx.events.pruneCreatedBefore(retention),
     gameSessions: await tx.matches.pruneGameSessionsExpiredBefore(sessionCutoff),
     pinSessions: await tx.security.prunePinSessionsExpiredBefore(sessionCutoff),
@@ -40,4 +42,6 @@ export function housekeeping(storage: Storage, clock: Clock, eventRetentionDays:
     mail: await tx.mail.prune(retention),
     knownPlaces: await tx.auth.pruneKnownPlaces(new Date(now.getTime() - KNOWN_PLACES.ttlMs)),
   }))
+  // Outside the unit of work: the counters are written in autocommit, never in a transaction.
+  return { ...removed, rateLimitCounters: (await storage.rateLimits?.prune(now.getTime())) ?? 0 }
 }
