@@ -86,7 +86,7 @@ export async function startServer(config: Readonly<Config>, logger: Logger): Pro
       leases,
       logger,
       tick: async () => {
-        const removed = await housekeeping(storage, systemClock, config.eventRetentionDays)
+        const removed = await housekeeping(storage, systemClock, config.eventRetentionDays, services.securityLog)
         if (Object.values(removed).some((n) => n > 0)) logger.info('housekeeping', { ...removed })
       },
     }),

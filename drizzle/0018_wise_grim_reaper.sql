@@ -1,0 +1,6 @@
+DROP INDEX `security_events_user`;--> statement-breakpoint
+CREATE INDEX `security_events_user_received` ON `security_events` (`user_id`,`received_at`);--> statement-breakpoint
+ALTER TABLE `security_log_head` ADD `pruned_seq` integer;--> statement-breakpoint
+ALTER TABLE `security_log_head` ADD `pruned_hash` text;--> statement-breakpoint
+ALTER TABLE `security_log_head` ADD `pruned_mac` text;--> statement-breakpoint
+CREATE INDEX `game_sessions_user_game` ON `game_sessions` (`user_id`,`game_id`);
