@@ -25,7 +25,7 @@
 //   while locked.
 import { afterAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, isNull } from 'drizzle-orm'
 import { MAX_LIVE_PIN_SESSIONS } from '../../src/modules/security/pin-service'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { postJson, req } from '../helpers/app'
@@ -619,6 +619,8 @@ const concurrentCommands = fc.commands(
 async function setup(scheduler?: fc.Scheduler): Promise<{ model: PinModel; real: PinReal }> {
   const tag = `run${++runCounter}`
   await ctx.peek.db.delete(pinLocks).where(eq(pinLocks.userId, user.player.userId))
+  // The model starts with no sessions: the ones earlier runs left live would count against MAX_LIVE_PIN_SESSIONS.
+  await ctx.peek.db.update(pinSessions).set({ consumedAt: ctx.clock.now() }).where(and(eq(pinSessions.userId, user.player.userId), isNull(pinSessions.consumedAt)))
   await keepSignedIn(user)
   await keepSignedIn(other)
   let balance = await walletBalance(user)

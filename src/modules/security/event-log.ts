@@ -69,6 +69,8 @@ export interface SecurityLogOptions {
 
 export class SecurityEventLog {
   private buffer: SecurityEvent[] = []
+  /** The batch a flush is writing: no longer buffered, not yet committed; the per-account bound counts it too. */
+  private writing: readonly SecurityEvent[] = []
   private shedCount = 0
   private closed = false
   private timer: ReturnType<typeof setInterval> | undefined
@@ -122,7 +124,7 @@ export class SecurityEventLog {
     const now = this.deps.clock.now()
     const since = new Date(now.getTime() - CLIENT_REPORT_WINDOW_MS)
     const stored = await this.deps.storage.read.security.clientReportsSince(event.userId, since)
-    const buffered = this.buffer.filter((e) => e.source === 'client' && e.userId === event.userId)
+    const buffered = [...this.writing, ...this.buffer].filter((e) => e.source === 'client' && e.userId === event.userId)
     if (stored.count + buffered.length >= CLIENT_REPORTS_PER_DAY) {
       const oldest = stored.oldest ?? buffered[0]?.receivedAt ?? now
       const retryAfter = Math.max(1, Math.ceil((oldest.getTime() + CLIENT_REPORT_WINDOW_MS - now.getTime()) / 1000))
@@ -192,6 +194,7 @@ export class SecurityEventLog {
     if (this.buffer.length === 0) return 0
     const batch = this.buffer
     this.buffer = []
+    this.writing = batch
     const { key } = this.deps
     let written = 0
     try {
@@ -216,6 +219,8 @@ export class SecurityEventLog {
       this.shedCount += Math.max(0, merged.length - this.capacity)
       this.buffer = merged.slice(0, this.capacity)
       throw error
+    } finally {
+      this.writing = []
     }
     return written
   }
