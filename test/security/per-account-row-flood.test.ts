@@ -4,25 +4,28 @@
 // MAX_OPEN_GAME_SESSIONS open game sessions per game (more issues supersede
 // the oldest), at most CLIENT_REPORTS_PER_DAY client security reports per
 // rolling day (more answer 429, and reports that raced past the check on
-// another instance are shed at the flush), and housekeeping removes each kind
+// another instance are shed at the flush), at most MAX_AUTH_SESSIONS session
+// rows (a login past it ends the oldest) and MAX_REFRESH_TOKENS_PER_SESSION
+// refresh tokens per session; and housekeeping removes each kind
 // after its documented lifetime, the security log by cutting the chain's old
 // end behind an authenticated anchor so the chain still verifies.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
+import { MAX_AUTH_SESSIONS, MAX_REFRESH_TOKENS_PER_SESSION } from '../../src/modules/auth/service'
 import { housekeeping } from '../../src/modules/events/housekeeping'
 import { CLIENT_REPORTS_PER_DAY } from '../../src/modules/security/event-log'
 import { MAX_LIVE_PIN_SESSIONS } from '../../src/modules/security/pin-service'
 import { MAX_OPEN_GAME_SESSIONS } from '../../src/modules/matches/service'
 import { postJson, type TestApp } from '../helpers/app'
 import { createArenaApp, createGame, openSession, playerOf, players, startedTournament, submit, twoInstances, type Player } from '../helpers/arena'
-import { login } from '../helpers/auth'
+import { login, me, rotate, type Tokens } from '../helpers/auth'
 import { funded, mintRaw } from '../helpers/purchases'
 
 const DAY_MS = 86_400_000
 const PIN_TTL_S = 300
 const ctx = await createArenaApp({ ARENA_PIN_SESSION_TTL_S: String(PIN_TTL_S), ARENA_SECURITY_LOG_RETENTION_DAYS: '90' })
 afterAll(() => ctx.close())
-const { pinSessions, gameSessions, securityEvents, securityLogHead } = ctx.peek.tables
+const { pinSessions, gameSessions, securityEvents, securityLogHead, authSessions, refreshTokens, outboxEvents } = ctx.peek.tables
 
 const tidy = (app: TestApp) => housekeeping(app.services.storage, app.clock, app.config.eventRetentionDays, app.services.securityLog)
 const errorCode = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code
@@ -143,6 +146,50 @@ describe('one account flooding a write route stores a bounded number of rows', (
     expect(await ctx.services.securityLog.verify()).toMatchObject({ ok: false })
     await ctx.peek.db.update(securityLogHead).set({ prunedSeq: head!.prunedSeq })
     expect(await ctx.services.securityLog.verify()).toMatchObject({ ok: true })
+  }, 120_000)
+})
+
+describe('one account signing in and refreshing without end', () => {
+  test(`logins: at most ${MAX_AUTH_SESSIONS} session rows per account; a login past it ends the oldest session (superseded)`, async () => {
+    const [p] = await players(ctx, 1)
+    const rowsOf = async () => (await ctx.peek.db.select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, p!.userId))).length
+    const first = p!.tokens
+    const logins: Tokens[] = []
+    // A few at a time: each login is an argon2id verify.
+    for (let i = 0; logins.length < MAX_AUTH_SESSIONS + 5; i++) logins.push(...(await Promise.all(Array.from({ length: 4 }, () => login(ctx, p!.username)))))
+    expect(await rowsOf()).toBe(MAX_AUTH_SESSIONS)
+    expect((await me(ctx, first.accessToken)).status).toBe(401)
+    expect((await me(ctx, logins.at(-1)!.accessToken)).status).toBe(200)
+    const ended = await ctx.peek.db.select({ data: outboxEvents.data }).from(outboxEvents).where(and(eq(outboxEvents.userId, p!.userId), eq(outboxEvents.type, 'session.logout')))
+    expect(ended.length).toBeGreaterThan(0)
+    expect(ended.every((e) => (e.data as { reason: string }).reason === 'superseded')).toBe(true)
+  }, 120_000)
+
+  test(`refresh rotations: at most ${MAX_REFRESH_TOKENS_PER_SESSION} refresh tokens per session; a replay of a kept spent token still revokes the session`, async () => {
+    const [p] = await players(ctx, 1)
+    let tokens: Pick<Tokens, 'accessToken' | 'refreshToken'> = p!.tokens
+    const spent: string[] = []
+    const rowsOf = async () => (await ctx.peek.db.select({ hash: refreshTokens.tokenHash }).from(refreshTokens).innerJoin(authSessions, eq(authSessions.id, refreshTokens.sessionId)).where(eq(authSessions.userId, p!.userId))).length
+    for (let i = 0; i < 3 * MAX_REFRESH_TOKENS_PER_SESSION; i++) {
+      ctx.clock.advance(1) // the tokens kept are the newest by issue time
+      const res = await rotate(ctx, tokens)
+      expect(res.status).toBe(200)
+      spent.push(tokens.refreshToken)
+      tokens = (await res.json()) as Tokens
+      if (i % 50 === 0) expect(await rowsOf()).toBeLessThanOrEqual(MAX_REFRESH_TOKENS_PER_SESSION)
+    }
+    expect(await rowsOf()).toBe(MAX_REFRESH_TOKENS_PER_SESSION)
+    ctx.clock.advance(60_000) // past the retry grace: a spent token presented now is a replay
+    // A token rotated away long ago is no longer known: refused, the session untouched.
+    const forgotten = await rotate(ctx, { accessToken: tokens.accessToken, refreshToken: spent[0]! })
+    expect(forgotten.status).toBe(401)
+    expect(await errorCode(forgotten)).toBe('unauthorized')
+    expect((await me(ctx, tokens.accessToken)).status).toBe(200)
+    // A recent one is still recognised as a replay: the session ends.
+    const replayed = await rotate(ctx, { accessToken: tokens.accessToken, refreshToken: spent.at(-1)! })
+    expect(replayed.status).toBe(401)
+    expect(await errorCode(replayed)).toBe('refresh_token_reused')
+    expect((await me(ctx, tokens.accessToken)).status).toBe(401)
   }, 120_000)
 })
 
