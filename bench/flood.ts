@@ -138,7 +138,7 @@ const routes: Route[] = [
     key: 'refresh',
     name: 'POST /auth/validate (refresh rotation)',
     tables: ['refresh_tokens'],
-    bound: 'none per account beyond the rate limit: every spent token is kept while its session lives (30 days)',
+    bound: '100 per session (the current one and the 99 newest spent), 100 sessions per account',
     prepare: async () => {
       for (let i = chains.length; i < CONCURRENCY; i++) chains.push(await signIn())
     },
@@ -157,7 +157,7 @@ const routes: Route[] = [
     key: 'login',
     name: 'POST /user/login (auth sessions)',
     tables: ['auth_sessions', 'refresh_tokens'],
-    bound: 'none per account beyond the rate limit and the argon2id gate: a session lives 30 days',
+    bound: '100 session rows per account (a login past it ends the oldest), each with its refresh tokens',
     send: () => post('/api/v1/user/login', { identifier: username, password: PASSWORD }, {}),
   },
 ]
