@@ -117,7 +117,7 @@ const routes: Route[] = [
     key: 'pin',
     name: 'POST /security/pin-session',
     tables: ['pin_sessions'],
-    bound: '10 live; expired ones kept a day (at most 10 per PIN-session lifetime, 5 min)',
+    bound: '20 live; expired ones kept a day (at most 20 per PIN-session lifetime, 5 min)',
     send: () => post('/api/v1/security/pin-session', {}),
   },
   {

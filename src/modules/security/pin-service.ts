@@ -22,7 +22,7 @@ export const PIN_MAX_ATTEMPTS = 5
  * rows stay below this many live plus what expired in the last day
  * (docs/operations.md, "How the database's growth is bounded").
  */
-export const MAX_LIVE_PIN_SESSIONS = 10
+export const MAX_LIVE_PIN_SESSIONS = 20
 export const PIN_LOCK_BASE_MS = 15 * 60_000
 
 /**
