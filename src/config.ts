@@ -35,6 +35,8 @@ export interface Config {
   operatorSessionTtlS: number
   gameSessionTtlS: number
   eventRetentionDays: number
+  /** Days the security-event log keeps an event (ARENA_SECURITY_LOG_RETENTION_DAYS). */
+  securityLogRetentionDays: number
   /** How long SIGTERM waits for in-flight requests before closing them. */
   shutdownGraceS: number
   /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
@@ -133,6 +135,7 @@ const INTS = {
   ARENA_OPERATOR_SESSION_TTL_S: { default: 28_800, min: 300, max: 604_800 },
   ARENA_GAME_SESSION_TTL_S: { default: 1800, min: 60, max: 86_400 },
   ARENA_EVENT_RETENTION_DAYS: { default: 30, min: 1, max: 3650 },
+  ARENA_SECURITY_LOG_RETENTION_DAYS: { default: 90, min: 1, max: 3650 },
   // 8 s: a graceful stop (grace, then closing the database) fits inside the
   // 10 s that `docker stop` and Kubernetes give before SIGKILL.
   ARENA_SHUTDOWN_GRACE_S: { default: 8, min: 0, max: 300 },
@@ -163,6 +166,7 @@ export const VARIABLES = {
   ARENA_OPERATOR_SESSION_TTL_S: 'an operator\'s console or API session lives this long from sign-in, in seconds (default 28800: 8 h)',
   ARENA_GAME_SESSION_TTL_S: 'game-session lifetime in seconds (default 1800)',
   ARENA_EVENT_RETENTION_DAYS: 'days the event plane keeps events (default 30)',
+  ARENA_SECURITY_LOG_RETENTION_DAYS: 'days the security-event log keeps an event before housekeeping cuts the chain\'s old end (default 90)',
   ARENA_SHUTDOWN_GRACE_S: 'seconds a graceful stop waits for in-flight requests (default 8)',
   ARENA_TRUST_PROXY: 'true behind one reverse proxy: client address from X-Forwarded-For (default false)',
   ARENA_RATE_LIMITS: 'JSON overriding the rate limits by route group, e.g. {"player-read":{"account":{"limit":600,"windowS":60}}} or {"*":false} for none (default: the limits in docs/api.md, "Rate limits")',
@@ -285,6 +289,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     operatorSessionTtlS: int('ARENA_OPERATOR_SESSION_TTL_S'),
     gameSessionTtlS: int('ARENA_GAME_SESSION_TTL_S'),
     eventRetentionDays: int('ARENA_EVENT_RETENTION_DAYS'),
+    securityLogRetentionDays: int('ARENA_SECURITY_LOG_RETENTION_DAYS'),
     shutdownGraceS: int('ARENA_SHUTDOWN_GRACE_S'),
     trustProxy: flag('ARENA_TRUST_PROXY', false),
     rateLimits: parseRateLimits(given('ARENA_RATE_LIMITS'), problems),

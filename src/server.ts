@@ -113,7 +113,7 @@ async function startLocked(config: Readonly<Config>, logger: Logger, lock: DataD
       leases,
       logger,
       tick: async () => {
-        const removed = await housekeeping(storage, systemClock, config.eventRetentionDays)
+        const removed = await housekeeping(storage, systemClock, config.eventRetentionDays, services.securityLog)
         if (Object.values(removed).some((n) => n > 0)) logger.info('housekeeping', { ...removed })
       },
     }),

@@ -125,7 +125,7 @@ export function signingKeysFor(config: Readonly<Config>, storage: Storage, secre
 /** The services behind the routes, shared with the server's background work and the operator commands. */
 export function createServices(deps: ServiceDeps) {
   const { config, clock, logger, storage } = deps
-  const securityLog = new SecurityEventLog({ storage, clock, logger, key: deps.secrets.chainKey }, deps.securityLogOptions)
+  const securityLog = new SecurityEventLog({ storage, clock, logger, key: deps.secrets.chainKey }, { retentionDays: config.securityLogRetentionDays, ...deps.securityLogOptions })
   const audit = new AuditLog({ key: deps.secrets.chainKey, clock })
   const signingKeys = signingKeysFor(config, storage, deps.secrets)
   const accessTokens = createAccessTokens({

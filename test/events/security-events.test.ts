@@ -46,10 +46,10 @@ describe('POST /security/events', () => {
     const [a, b] = await players(ctx, 2)
     await ctx.services.securityLog.flush()
     const results: boolean[] = []
-    // Spread over users so the per-user rate limit is not what refuses them.
-    const flooders = await players(ctx, 4)
+    // Spread over users so neither the per-user rate limit nor the daily bound is what refuses them.
+    const flooders = await players(ctx, 5)
     for (const f of flooders) {
-      for (let i = 0; i < 25; i++) {
+      for (let i = 0; i < 20; i++) {
         const res = await report(f.tokens.accessToken, { kind: 'FLOOD', level: 'SAFE' })
         expect(res.status).toBe(202)
         results.push(((await res.json()) as { accepted: boolean }).accepted)

@@ -5,7 +5,9 @@
 //
 // What must stay true, checked against a small model after every command:
 // - mint answers 201 with a session living ARENA_PIN_SESSION_TTL_S, or 429
-//   pin_locked with the exact Retry-After while the PIN is locked;
+//   pin_locked with the exact Retry-After while the PIN is locked, or 429
+//   rate_limited while MAX_LIVE_PIN_SESSIONS are live (Retry-After: until
+//   the soonest of them expires);
 // - verify answers 401 (wrong x-secure-session, another user's bearer), 410
 //   (expired or consumed), 429 (locked), 422 (bad amount, bad destination,
 //   insufficient funds) and 409 (idempotency key reused with other
@@ -23,7 +25,8 @@
 //   while locked.
 import { afterAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, isNull } from 'drizzle-orm'
+import { MAX_LIVE_PIN_SESSIONS } from '../../src/modules/security/pin-service'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, players, type Player } from '../helpers/arena'
@@ -177,6 +180,11 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 const step: Step<PinModel, PinOp> = (m, op, o) => {
   if (op.kind === 'mint') {
     if (isLocked(m)) return differs(o, { status: 429, code: 'pin_locked', retryAfter: retryAfter(m) })
+    const held = live(m)
+    if (held.length >= MAX_LIVE_PIN_SESSIONS) {
+      const soonest = Math.min(...held.map((x) => x.expiresAt))
+      return differs(o, { status: 429, code: 'rate_limited', retryAfter: String(Math.max(1, Math.ceil((soonest - m.now) / 1000))) })
+    }
     const bad = differs(o, { status: 201 })
     if (bad) return bad
     const expiresAt = m.now + SESSION_TTL_S * 1000
@@ -615,6 +623,8 @@ const concurrentCommands = fc.commands(
 async function setup(scheduler?: fc.Scheduler): Promise<{ model: PinModel; real: PinReal }> {
   const tag = `run${++runCounter}`
   await ctx.peek.db.delete(pinLocks).where(eq(pinLocks.userId, user.player.userId))
+  // The model starts with no sessions: the ones earlier runs left live would count against MAX_LIVE_PIN_SESSIONS.
+  await ctx.peek.db.update(pinSessions).set({ consumedAt: ctx.clock.now() }).where(and(eq(pinSessions.userId, user.player.userId), isNull(pinSessions.consumedAt)))
   await keepSignedIn(user)
   await keepSignedIn(other)
   let balance = await walletBalance(user)

@@ -46,13 +46,20 @@ export const securityEvents = sqliteTable(
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },
-  (table) => [index('security_events_user').on(table.userId)],
+  // (user, received_at): a user's client reports in the last day are counted on every report.
+  (table) => [index('security_events_user_received').on(table.userId, table.receivedAt)],
 )
 
 /** The newest link of the security-event chain, updated with every flush: a
- *  truncated tail no longer matches it. One row (id 1). */
+ *  truncated tail no longer matches it. One row (id 1). The pruned_ columns:
+ *  where housekeeping cut the chain's old end (retention), the last removed
+ *  link and an HMAC over it, so verification starts there and a forged cut
+ *  does not verify. */
 export const securityLogHead = sqliteTable('security_log_head', {
   id: integer('id').primaryKey(),
   seq: integer('seq').notNull(),
   hash: text('hash').notNull(),
+  prunedSeq: integer('pruned_seq'),
+  prunedHash: text('pruned_hash'),
+  prunedMac: text('pruned_mac'),
 })

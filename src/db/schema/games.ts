@@ -139,7 +139,8 @@ export const gameSessions = sqliteTable(
     consumedAt: integer('consumed_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (table) => [index('game_sessions_match').on(table.matchId)],
+  // (user, game): a user's open sessions for a game are counted on every issue.
+  (table) => [index('game_sessions_match').on(table.matchId), index('game_sessions_user_game').on(table.userId, table.gameId)],
 )
 
 // One claim per participant per round of claims. The claim path checks first

@@ -110,6 +110,7 @@ export const RevokeReason = t.Union([
   t.Literal('password_changed'),
   t.Literal('password_reset'),
   t.Literal('banned'),
+  t.Literal('superseded'),
 ])
 
 export const ExportedSession = t.Object({

@@ -50,6 +50,15 @@ export interface AuthServiceDeps {
 /** lastUsedAt is written at most this often per session, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 60_000
 const MAX_USER_AGENT = 256
+/**
+ * Session rows (live or ended) one account keeps: a login past it removes the
+ * oldest ended ones, then ends the oldest live one (docs/operations.md, "How
+ * the database's growth is bounded"). New-device detection remembers the
+ * devices of these rows.
+ */
+export const MAX_AUTH_SESSIONS = 100
+/** Refresh tokens one session keeps (the current one and the last spent ones, whose replay revokes the session). */
+export const MAX_REFRESH_TOKENS_PER_SESSION = 100
 
 export function toUser(profile: UserProfile): User {
   return {
@@ -216,6 +225,23 @@ export class AuthService {
   }
 
   /**
+   * Keeps the account below MAX_AUTH_SESSIONS session rows, live or ended,
+   * before a login adds one: the oldest ended sessions go first, then, if
+   * the account really holds that many live ones, the oldest live ones, which
+   * end (`superseded`, with their session.logout event) and go.
+   */
+  private async makeRoomForSession(tx: Transaction, userId: string, now: Date): Promise<void> {
+    const rows = await tx.auth.sessionRowsOf(userId)
+    const excess = rows.length - (MAX_AUTH_SESSIONS - 1)
+    if (excess <= 0) return
+    const ended = rows.filter((row) => !isLive(row, now))
+    const victims = [...ended, ...rows.filter((row) => isLive(row, now))].slice(0, excess)
+    const live = victims.filter((row) => isLive(row, now)).map((row) => row.id)
+    await revokeSessions(tx, this.deps.clock, userId, live, 'superseded')
+    await tx.auth.deleteSessions(userId, victims.map((row) => row.id))
+  }
+
+  /**
    * Opens the session and remembers where it came from (known-places.ts);
    * whether it is the first from this user agent (a new device), and the
    * device token the client keeps.
@@ -244,6 +270,7 @@ export class AuthService {
       // The first login of an account is not a new device: there is no old one.
       const earlier = await tx.auth.earlierSessions(user.id, agent)
       const newDevice = earlier.any && !earlier.sameAgent
+      await this.makeRoomForSession(tx, user.id, now)
       await tx.auth.createSession({
         id: sessionId,
         userId: user.id,
@@ -290,7 +317,10 @@ export class AuthService {
         return { kind: 'reused' as const }
       }
       if (!token.spentAt && !(await tx.auth.spendRefreshToken(presentedHash, databaseNow))) return { kind: 'invalid' as const }
-      await tx.auth.issueRefreshToken(sha256Hex(next), session.id, now)
+      const nextHash = sha256Hex(next)
+      await tx.auth.issueRefreshToken(nextHash, session.id, now)
+      // The session's bound: replays of the tokens it keeps are still recognised; older ones are merely unknown (401).
+      await tx.auth.keepNewestRefreshTokens(session.id, nextHash, MAX_REFRESH_TOKENS_PER_SESSION)
       await tx.auth.touchSession(session.id, now)
       await tx.events.append({ userId: session.userId, topic: 'session', type: 'session.refreshed', data: { sessionId: session.id } }, now)
       return { kind: 'rotated' as const, userId: session.userId }

@@ -43,7 +43,7 @@ export interface NewUser extends Omit<UserAccount, 'ban' | 'deletedAt'> {
 }
 
 /** Why a session ended: the caller's logout, its `all` or `others` form, DELETE /me/sessions/{id}, a replayed refresh token, a password change or reset, a ban. */
-export const REVOKE_REASONS = ['logout', 'logout_all', 'logout_others', 'revoked', 'refresh_token_reused', 'password_changed', 'password_reset', 'banned'] as const
+export const REVOKE_REASONS = ['logout', 'logout_all', 'logout_others', 'revoked', 'refresh_token_reused', 'password_changed', 'password_reset', 'banned', 'superseded'] as const
 export type RevokeReason = (typeof REVOKE_REASONS)[number]
 
 /** What a mailed one-time code is for (contract §8). */
@@ -134,6 +134,12 @@ export interface AuthStore {
   issueRefreshToken(tokenHash: string, sessionId: string, now: Date): Promise<void>
   /** Marks the token spent unless it already is, at `databaseNow` (Transaction.databaseTime); whether this call spent it. */
   spendRefreshToken(tokenHash: string, databaseNow: Date): Promise<boolean>
+  /** Deletes the session's refresh tokens but `current` and the `keep - 1` others issued last; how many went. */
+  keepNewestRefreshTokens(sessionId: string, current: string, keep: number): Promise<number>
+  /** Every session row of the user, live or ended, oldest first. */
+  sessionRowsOf(userId: string): Promise<AuthSession[]>
+  /** Deletes these sessions of the user with their refresh tokens. */
+  deleteSessions(userId: string, ids: readonly string[]): Promise<void>
 
   throttleCounters(keys: readonly string[]): Promise<ThrottleCounter[]>
   /** Creates or replaces the counter of `counter.key`. */

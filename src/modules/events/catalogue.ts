@@ -25,10 +25,10 @@ export interface EventCatalogue {
   /** `newDevice`: the user had logged in before, but never from this user agent. */
   'session.login': { topic: 'session'; data: { sessionId: string; newDevice: boolean } }
   'session.refreshed': { topic: 'session'; data: { sessionId: string } }
-  /** `reason`: the session's own logout, logout `all` or `others`, DELETE /me/sessions/{id} (`revoked`), a password change or reset, a ban. */
+  /** `reason`: the session's own logout, logout `all` or `others`, DELETE /me/sessions/{id} (`revoked`), a password change or reset, a ban, a login past the account's session bound (`superseded`). */
   'session.logout': {
     topic: 'session'
-    data: { sessionId: string; reason: 'logout' | 'logout_all' | 'logout_others' | 'revoked' | 'password_changed' | 'password_reset' | 'banned' }
+    data: { sessionId: string; reason: 'logout' | 'logout_all' | 'logout_others' | 'revoked' | 'password_changed' | 'password_reset' | 'banned' | 'superseded' }
   }
   'session.reuse_revoked': { topic: 'session'; data: { sessionId: string; reason: 'refresh_token_reused' } }
 

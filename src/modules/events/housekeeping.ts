@@ -5,11 +5,14 @@
 // ended; rate-limit counters whose window ended (after the unit of work); mailed one-time codes past their expiry (only hashes, but worth
 // nothing any more); mail sent, failed or kept (the dev mailbox) as old as
 // the events it went with, never queued mail (it is still to be sent); known
-// sign-in places not used for KNOWN_PLACES.ttlMs. One unit of work: a
+// sign-in places not used for KNOWN_PLACES.ttlMs; the
+// security-event log's old end past its retention (the chain keeps an
+// authenticated anchor where it was cut). One unit of work: a
 // failure deletes nothing, and the next run tries again.
 import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { KNOWN_PLACES } from '../auth/known-places'
+import type { SecurityEventLog } from '../security/event-log'
 import { LONGEST_THROTTLE_WINDOW_MS } from '../auth/throttle'
 import { retentionCutoff } from './service'
 
@@ -26,9 +29,11 @@ export interface HousekeepingReport {
   knownPlaces: number
   /** Rate-limit counters whose window ended (PostgreSQL's; SQLite's live in memory and sweep themselves). */
   rateLimitCounters: number
+  /** Security-event log rows past their retention (the chain's old end). */
+  securityEvents: number
 }
 
-export async function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number): Promise<HousekeepingReport> {
+export async function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number, securityLog?: SecurityEventLog): Promise<HousekeepingReport> {
   const now = clock.now()
   const sessionCutoff = new Date(now.getTime() - DAY_MS)
   const windowCutoff = new Date(now.getTime() - LONGEST_THROTTLE_WINDOW_MS)
@@ -41,6 +46,7 @@ export async function housekeeping(storage: Storage, clock: Clock, eventRetentio
     accountCodes: await tx.auth.pruneExpiredAccountCodes(now),
     mail: await tx.mail.prune(retention),
     knownPlaces: await tx.auth.pruneKnownPlaces(new Date(now.getTime() - KNOWN_PLACES.ttlMs)),
+    securityEvents: securityLog ? await securityLog.prune(tx) : 0,
   }))
   // Outside the unit of work: the counters are written in autocommit, never in a transaction.
   return { ...removed, rateLimitCounters: (await storage.rateLimits?.prune(now.getTime())) ?? 0 }

@@ -26,6 +26,15 @@ import type { SecurityEventInput } from '../security/event-log'
 import { decide, type Claim, type Decision } from './arbiter'
 import type { NewClaim } from './store'
 
+/**
+ * Open (unconsumed, unexpired) game sessions one account may hold for one
+ * game. Issuing one more supersedes the oldest: it is deleted, and its token
+ * answers 401 session_token_invalid as a used one does. A game client that
+ * lost a token simply asks again, and never waits (docs/operations.md, "How
+ * the database's growth is bounded").
+ */
+export const MAX_OPEN_GAME_SESSIONS = 5
+
 export interface DecisionView {
   decision: Decision['decision'] | 'game_advance_pending_finalization'
   reason: string
@@ -103,6 +112,9 @@ export class MatchesService {
       const now = this.deps.clock.now()
       const expiresAt = new Date(now.getTime() + this.deps.gameSessionTtlS * 1000)
       const sessionId = newId('gameSession')
+      // The account's bound for this game: the oldest open sessions beyond it are superseded.
+      const open = await tx.matches.openSessionIds(input.userId, input.gameId, now)
+      await tx.matches.deleteSessions(open.slice(0, Math.max(0, open.length - (MAX_OPEN_GAME_SESSIONS - 1))))
       await tx.matches.insertSession({
         id: sessionId,
         tokenHash: sha256Hex(token),

@@ -104,6 +104,10 @@ export interface MatchesStore {
   insertSession(session: NewGameSession): Promise<void>
   sessionByTokenHash(tokenHash: string): Promise<GameSession | null>
   consumeSession(sessionId: string, now: Date): Promise<void>
+  /** The user's open sessions (unconsumed, unexpired at `now`) for a game, oldest first. */
+  openSessionIds(userId: string, gameId: string, now: Date): Promise<string[]>
+  /** Deletes these sessions (superseded: their tokens then answer 401 session_token_invalid, as a used one does). */
+  deleteSessions(ids: readonly string[]): Promise<void>
   /** Housekeeping: deletes sessions that expired before `cutoff`; returns how many. */
   pruneGameSessionsExpiredBefore(cutoff: Date): Promise<number>
 

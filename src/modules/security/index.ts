@@ -40,7 +40,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
     .use(authGuard(auth))
     .post(
       '/events',
-      ({ body, auth: { user }, set }) => {
+      async ({ body, auth: { user }, set }) => {
         if (!allow(user.id)) throw new AppError('rate_limited', 'Too many security events; slow down', { headers: { 'retry-after': '1' } })
         const details = body.details ?? {}
         if (Buffer.byteLength(JSON.stringify(details)) > MAX_DETAILS_BYTES) {
@@ -57,8 +57,9 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
             details: [{ path: 'body/occurredAt', message: 'Expected an ISO-8601 UTC time within the last 30 days' }],
           })
         }
+        // The account's daily bound (429 once reached) is checked before the status is set.
+        const accepted = await securityLog.report({ userId: user.id, kind: body.kind, level: body.level ?? 'WARN', details, ...(occurredAt ? { occurredAt } : {}) })
         set.status = 202
-        const accepted = securityLog.record({ userId: user.id, source: 'client', kind: body.kind, level: body.level ?? 'WARN', details, ...(occurredAt ? { occurredAt } : {}) })
         return { accepted }
       },
       {
@@ -94,7 +95,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
           if (context.body === null || context.body === undefined) context.body = {}
         },
         body: t.Object({}),
-        response: { 201: PinSessionResponse, ...errors(JSON_BODY, BEARER, { 409: ['conflict'], 429: ['pin_locked'] }, STORAGE) },
+        response: { 201: PinSessionResponse, ...errors(JSON_BODY, BEARER, { 409: ['conflict'], 429: ['pin_locked', 'rate_limited'] }, STORAGE) },
         detail: { tags: ['security'], summary: 'Mint a one-time PIN session', security: BEARER_SECURITY },
       },
     )

@@ -34,6 +34,14 @@ export interface PinState {
   /** Locks since the last reset: the next one lasts pinLockMs(locks). */
   locks: number
 }
+/**
+ * Live (unconsumed, unexpired) PIN sessions one account may hold. One more
+ * mint answers 429 rate_limited until the soonest of them expires: minting
+ * never invalidates a session a client holds, and an account's PIN-session
+ * rows stay below this many live plus what expired in the last day
+ * (docs/operations.md, "How the database's growth is bounded").
+ */
+export const MAX_LIVE_PIN_SESSIONS = 20
 
 /**
  * A signed-in user's password, asked again (PUT /security/pin, a password
@@ -139,6 +147,15 @@ export class PinService {
       await assertNotLocked(tx.security, userId, now)
       if ((await tx.security.pinHash(userId)) === null) {
         throw new AppError('conflict', 'Set a PIN first (PUT /api/v1/security/pin)')
+      }
+      // Counted in this write: on PostgreSQL two mints that both counted one
+      // below the cap conflict (SERIALIZABLE) and the second, run again, sees the first.
+      const live = await tx.security.livePinSessions(userId, now)
+      if (live.count >= MAX_LIVE_PIN_SESSIONS) {
+        const retryAfter = Math.max(1, Math.ceil(((live.soonestExpiry ?? now).getTime() - now.getTime()) / 1000))
+        throw new AppError('rate_limited', `At most ${MAX_LIVE_PIN_SESSIONS} unused PIN sessions at a time; use one or wait for one to expire`, {
+          headers: { 'retry-after': String(retryAfter) },
+        })
       }
       const sessionToken = randomToken(32)
       const id = newId('pinSession')

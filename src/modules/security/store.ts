@@ -53,6 +53,11 @@ export interface ChainLink {
   hash: string
 }
 
+/** Where retention cut the chain's old end: the last removed link, and an HMAC over it under the chain key. */
+export interface PrunedAnchor extends ChainLink {
+  mac: string
+}
+
 export interface SecurityStore {
   // ---- PINs ----
   /** The user's PIN hash (argon2id), or null when no PIN is set. */
@@ -69,6 +74,8 @@ export interface SecurityStore {
   addPinSession(session: PinSession): Promise<void>
   pinSession(id: string): Promise<PinSession | null>
   consumePinSession(id: string, now: Date): Promise<void>
+  /** The user's live sessions (neither consumed nor expired at `now`) and the soonest of their expiries. */
+  livePinSessions(userId: string, now: Date): Promise<{ count: number; soonestExpiry: Date | null }>
   /** Housekeeping: deletes sessions that expired before `cutoff`; returns how many. */
   prunePinSessionsExpiredBefore(cutoff: Date): Promise<number>
 
@@ -97,4 +104,14 @@ export interface SecurityStore {
   securityEventsAfter(afterSeq: number, limit: number): Promise<StoredSecurityEvent[]>
   /** Events before `beforeSeq` (all when null), newest first: the console's pages. */
   securityEventsBefore(beforeSeq: number | null, limit: number): Promise<StoredSecurityEvent[]>
+
+  // ---- bounds and retention ----
+  /** The user's stored client reports received at or after `since`, and the oldest of their receipt times. */
+  clientReportsSince(userId: string, since: Date): Promise<{ count: number; oldest: Date | null }>
+  /** The chain's oldest `limit` links, oldest first, with their receipt times (retention decides from them). */
+  oldestLinks(limit: number): Promise<(ChainLink & { receivedAt: Date })[]>
+  /** Deletes every event up to `anchor.seq` and records the anchor in the head row; how many went. Inside a write. */
+  pruneThrough(anchor: PrunedAnchor): Promise<number>
+  /** Where retention last cut the chain; null when it never did. */
+  prunedAnchor(): Promise<PrunedAnchor | null>
 }

@@ -47,13 +47,20 @@ export const securityEvents = pgTable(
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },
-  (table) => [index('security_events_user').on(table.userId)],
+  // (user, received_at): a user's client reports in the last day are counted on every report.
+  (table) => [index('security_events_user_received').on(table.userId, table.receivedAt)],
 )
 
 /** The newest link of the security-event chain, updated with every flush: a
- *  truncated tail no longer matches it. One row (id 1). */
+ *  truncated tail no longer matches it. One row (id 1). The pruned_ columns:
+ *  where housekeeping cut the chain's old end (retention), the last removed
+ *  link and an HMAC over it, so verification starts there and a forged cut
+ *  does not verify. */
 export const securityLogHead = pgTable('security_log_head', {
   id: integer('id').primaryKey(),
   seq: bigint('seq', { mode: 'number' }).notNull(),
   hash: text('hash').notNull(),
+  prunedSeq: bigint('pruned_seq', { mode: 'number' }),
+  prunedHash: text('pruned_hash'),
+  prunedMac: text('pruned_mac'),
 })

@@ -7,7 +7,7 @@
 // so one of them fails to serialize and, run again, finds it spent; two
 // failed logins counting against one throttle key likewise cannot both
 // count from the same number.
-import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, ne, notInArray, or, sql, type SQL } from 'drizzle-orm'
 import { accountCodes, authSessions, knownSignInPlaces, loginThrottle, refreshTokens, users } from '../schema'
 import { mapEngineError } from '../../errors'
 import type {
@@ -153,6 +153,27 @@ export class PostgresAuthStore implements AuthStore {
 
   async issueRefreshToken(tokenHash: string, sessionId: string, now: Date): Promise<void> {
     await this.db.insert(refreshTokens).values({ tokenHash, sessionId, issuedAt: now })
+  }
+
+  async keepNewestRefreshTokens(sessionId: string, current: string, keep: number): Promise<number> {
+    const others = and(eq(refreshTokens.sessionId, sessionId), ne(refreshTokens.tokenHash, current))
+    const newest = this.db.select({ tokenHash: refreshTokens.tokenHash }).from(refreshTokens).where(others).orderBy(desc(refreshTokens.issuedAt), desc(refreshTokens.spentAt), desc(refreshTokens.tokenHash)).limit(keep - 1)
+    const deleted = await this.db
+      .delete(refreshTokens)
+      .where(and(others, notInArray(refreshTokens.tokenHash, newest)))
+      .returning({ tokenHash: refreshTokens.tokenHash })
+    return deleted.length
+  }
+
+  async sessionRowsOf(userId: string): Promise<AuthSession[]> {
+    const rows = await this.db.select().from(authSessions).where(eq(authSessions.userId, userId)).orderBy(asc(authSessions.createdAt), asc(authSessions.id))
+    return rows.map(toAuthSession)
+  }
+
+  async deleteSessions(userId: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return
+    await this.db.delete(refreshTokens).where(inArray(refreshTokens.sessionId, [...ids]))
+    await this.db.delete(authSessions).where(and(eq(authSessions.userId, userId), inArray(authSessions.id, [...ids])))
   }
 
   async spendRefreshToken(tokenHash: string, now: Date): Promise<boolean> {

@@ -19,7 +19,7 @@
 // where a burst of claims does not fail over and over on SSI's page-sized
 // read locks. NO KEY UPDATE: the claims and sessions inserted meanwhile check
 // their foreign key with KEY SHARE on the match, which it does not block.
-import { and, asc, eq, inArray, isNotNull, lt, ne, or } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import { mapEngineError } from '../../errors'
 import type { MatchRecord } from '../../../modules/games/store'
@@ -174,6 +174,19 @@ export class PostgresMatchesStore implements MatchesStore {
 
   async consumeSession(sessionId: string, now: Date): Promise<void> {
     await this.db.update(gameSessions).set({ consumedAt: now }).where(eq(gameSessions.id, sessionId))
+  }
+
+  async openSessionIds(userId: string, gameId: string, now: Date): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: gameSessions.id })
+      .from(gameSessions)
+      .where(and(eq(gameSessions.userId, userId), eq(gameSessions.gameId, gameId), isNull(gameSessions.consumedAt), gt(gameSessions.expiresAt, now)))
+      .orderBy(asc(gameSessions.createdAt), asc(gameSessions.id))
+    return rows.map((row) => row.id)
+  }
+
+  async deleteSessions(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.db.delete(gameSessions).where(inArray(gameSessions.id, [...ids]))
   }
 
   async pruneGameSessionsExpiredBefore(cutoff: Date): Promise<number> {

@@ -5,9 +5,9 @@
 // once across instances: two verifies both read it unconsumed and both update
 // its row, so one fails to serialize and, run again, finds it consumed. PIN
 // failure counts are read then saved the same way.
-import { and, asc, desc, eq, gt, lt } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, gte, isNull, lt, lte, min } from 'drizzle-orm'
 import { pinLocks, pinSessions, securityEvents, securityLogHead, userPins } from '../schema'
-import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, SecurityStore, StoredSecurityEvent } from '../../../modules/security/store'
+import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, PrunedAnchor, SecurityStore, StoredSecurityEvent } from '../../../modules/security/store'
 import type { PostgresScope } from '../scope'
 import { toPinSession } from '../../rows'
 
@@ -65,6 +65,14 @@ export class PostgresSecurityStore implements SecurityStore {
 
   async consumePinSession(id: string, now: Date): Promise<void> {
     await this.db.update(pinSessions).set({ consumedAt: now }).where(eq(pinSessions.id, id))
+  }
+
+  async livePinSessions(userId: string, now: Date): Promise<{ count: number; soonestExpiry: Date | null }> {
+    const [row] = await this.db
+      .select({ count: count(), soonest: min(pinSessions.expiresAt) })
+      .from(pinSessions)
+      .where(and(eq(pinSessions.userId, userId), isNull(pinSessions.consumedAt), gt(pinSessions.expiresAt, now)))
+    return { count: row?.count ?? 0, soonestExpiry: row?.soonest ?? null }
   }
 
   async prunePinSessionsExpiredBefore(cutoff: Date): Promise<number> {
@@ -148,5 +156,36 @@ export class PostgresSecurityStore implements SecurityStore {
   async securityEventsBefore(beforeSeq: number | null, limit: number): Promise<StoredSecurityEvent[]> {
     const query = this.db.select().from(securityEvents)
     return (beforeSeq === null ? query : query.where(lt(securityEvents.seq, beforeSeq))).orderBy(desc(securityEvents.seq)).limit(limit)
+  }
+
+  // ---- bounds and retention ----
+
+  async clientReportsSince(userId: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
+    const [row] = await this.db
+      .select({ count: count(), oldest: min(securityEvents.receivedAt) })
+      .from(securityEvents)
+      .where(and(eq(securityEvents.userId, userId), gte(securityEvents.receivedAt, since), eq(securityEvents.source, 'client')))
+    return { count: row?.count ?? 0, oldest: row?.oldest ?? null }
+  }
+
+  async oldestLinks(limit: number): Promise<(ChainLink & { receivedAt: Date })[]> {
+    return this.db.select({ seq: securityEvents.seq, hash: securityEvents.hash, receivedAt: securityEvents.receivedAt }).from(securityEvents).orderBy(asc(securityEvents.seq)).limit(limit)
+  }
+
+  async pruneThrough(anchor: PrunedAnchor): Promise<number> {
+    const set = { prunedSeq: anchor.seq, prunedHash: anchor.hash, prunedMac: anchor.mac }
+    // The head row's update also orders this cut with every flush (they lock that row; see chainHead).
+    const updated = await this.db.update(securityLogHead).set(set).where(eq(securityLogHead.id, HEAD_ID)).returning({ id: securityLogHead.id })
+    if (updated.length === 0) return 0
+    const deleted = await this.db.delete(securityEvents).where(lte(securityEvents.seq, anchor.seq)).returning({ seq: securityEvents.seq })
+    return deleted.length
+  }
+
+  async prunedAnchor(): Promise<PrunedAnchor | null> {
+    const [row] = await this.db
+      .select({ seq: securityLogHead.prunedSeq, hash: securityLogHead.prunedHash, mac: securityLogHead.prunedMac })
+      .from(securityLogHead)
+      .where(eq(securityLogHead.id, HEAD_ID))
+    return row && row.seq !== null && row.hash !== null && row.mac !== null ? { seq: row.seq, hash: row.hash, mac: row.mac } : null
   }
 }

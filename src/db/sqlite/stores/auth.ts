@@ -1,5 +1,5 @@
 // Accounts, auth sessions, refresh tokens and login-throttle counters on SQLite.
-import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, ne, notInArray, or, sql, type SQL } from 'drizzle-orm'
 import { accountCodes, authSessions, knownSignInPlaces, loginThrottle, refreshTokens, users } from '../../schema'
 import { mapEngineError } from '../../errors'
 import type {
@@ -189,6 +189,26 @@ export class SqliteAuthStore implements AuthStore {
 
   async issueRefreshToken(tokenHash: string, sessionId: string, now: Date): Promise<void> {
     this.db.insert(refreshTokens).values({ tokenHash, sessionId, issuedAt: now }).run()
+  }
+
+  async keepNewestRefreshTokens(sessionId: string, current: string, keep: number): Promise<number> {
+    const others = and(eq(refreshTokens.sessionId, sessionId), ne(refreshTokens.tokenHash, current))
+    const newest = this.db.select({ tokenHash: refreshTokens.tokenHash }).from(refreshTokens).where(others).orderBy(desc(refreshTokens.issuedAt), desc(refreshTokens.spentAt), desc(refreshTokens.tokenHash)).limit(keep - 1)
+    return this.db
+      .delete(refreshTokens)
+      .where(and(others, notInArray(refreshTokens.tokenHash, newest)))
+      .returning({ tokenHash: refreshTokens.tokenHash })
+      .all().length
+  }
+
+  async sessionRowsOf(userId: string): Promise<AuthSession[]> {
+    return this.db.select().from(authSessions).where(eq(authSessions.userId, userId)).orderBy(asc(authSessions.createdAt), asc(authSessions.id)).all().map(toAuthSession)
+  }
+
+  async deleteSessions(userId: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return
+    this.db.delete(refreshTokens).where(inArray(refreshTokens.sessionId, [...ids])).run()
+    this.db.delete(authSessions).where(and(eq(authSessions.userId, userId), inArray(authSessions.id, [...ids]))).run()
   }
 
   async spendRefreshToken(tokenHash: string, now: Date): Promise<boolean> {

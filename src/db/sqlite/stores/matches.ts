@@ -5,7 +5,7 @@
 // connection and run with parameters. Hand-written SELECT lists come from the
 // schema (selectList); rows are mapped once per row type: timestamp_ms columns
 // are epoch-ms integers, JSON columns JSON text, as Drizzle writes them.
-import { and, asc, eq, getTableColumns, inArray, lt, ne, or } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, gt, inArray, isNull, lt, ne, or } from 'drizzle-orm'
 import { games, gameSessions, matchClaims, matches, participants, tournaments, users } from '../../schema'
 import { mapEngineError } from '../../errors'
 import type { MatchRecord } from '../../../modules/games/store'
@@ -206,6 +206,20 @@ export class SqliteMatchesStore implements MatchesStore {
 
   async consumeSession(sessionId: string, now: Date): Promise<void> {
     this.statements.consumeSession.run({ id: sessionId, now: now.getTime() })
+  }
+
+  async openSessionIds(userId: string, gameId: string, now: Date): Promise<string[]> {
+    return this.scope.handle.db
+      .select({ id: gameSessions.id })
+      .from(gameSessions)
+      .where(and(eq(gameSessions.userId, userId), eq(gameSessions.gameId, gameId), isNull(gameSessions.consumedAt), gt(gameSessions.expiresAt, now)))
+      .orderBy(asc(gameSessions.createdAt), asc(gameSessions.id))
+      .all()
+      .map((row) => row.id)
+  }
+
+  async deleteSessions(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) this.scope.handle.db.delete(gameSessions).where(inArray(gameSessions.id, [...ids])).run()
   }
 
   async pruneGameSessionsExpiredBefore(cutoff: Date): Promise<number> {

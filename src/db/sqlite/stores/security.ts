@@ -1,9 +1,9 @@
 // PINs, PIN sessions and the security-event log on SQLite. The statements
 // of a PIN purchase (mint, verify) are compiled once per connection and run
 // with parameters, as in wallet.ts; timestamp_ms columns are epoch-ms integers.
-import { and, asc, desc, eq, getTableColumns, gt, lt } from 'drizzle-orm'
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, isNull, lt, lte, min } from 'drizzle-orm'
 import { pinLocks, pinSessions, securityEvents, securityLogHead, userPins } from '../../schema'
-import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, SecurityStore, StoredSecurityEvent } from '../../../modules/security/store'
+import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, PrunedAnchor, SecurityStore, StoredSecurityEvent } from '../../../modules/security/store'
 import type { SqliteScope } from '../storage'
 import { insertInto, perConnection, selectList } from '../connection'
 
@@ -79,6 +79,15 @@ export class SqliteSecurityStore implements SecurityStore {
     this.statements.consumePinSession.run({ id, now: now.getTime() })
   }
 
+  async livePinSessions(userId: string, now: Date): Promise<{ count: number; soonestExpiry: Date | null }> {
+    const row = this.db
+      .select({ count: count(), soonest: min(pinSessions.expiresAt) })
+      .from(pinSessions)
+      .where(and(eq(pinSessions.userId, userId), isNull(pinSessions.consumedAt), gt(pinSessions.expiresAt, now)))
+      .get()
+    return { count: row?.count ?? 0, soonestExpiry: row?.soonest ?? null }
+  }
+
   async prunePinSessionsExpiredBefore(cutoff: Date): Promise<number> {
     return this.db.delete(pinSessions).where(lt(pinSessions.expiresAt, cutoff)).returning({ id: pinSessions.id }).all().length
   }
@@ -131,5 +140,36 @@ export class SqliteSecurityStore implements SecurityStore {
   async securityEventsBefore(beforeSeq: number | null, limit: number): Promise<StoredSecurityEvent[]> {
     const query = this.db.select().from(securityEvents)
     return (beforeSeq === null ? query : query.where(lt(securityEvents.seq, beforeSeq))).orderBy(desc(securityEvents.seq)).limit(limit).all()
+  }
+
+  // ---- bounds and retention ----
+
+  async clientReportsSince(userId: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
+    const row = this.db
+      .select({ count: count(), oldest: min(securityEvents.receivedAt) })
+      .from(securityEvents)
+      .where(and(eq(securityEvents.userId, userId), gte(securityEvents.receivedAt, since), eq(securityEvents.source, 'client')))
+      .get()
+    return { count: row?.count ?? 0, oldest: row?.oldest ?? null }
+  }
+
+  async oldestLinks(limit: number): Promise<(ChainLink & { receivedAt: Date })[]> {
+    return this.db.select({ seq: securityEvents.seq, hash: securityEvents.hash, receivedAt: securityEvents.receivedAt }).from(securityEvents).orderBy(asc(securityEvents.seq)).limit(limit).all()
+  }
+
+  async pruneThrough(anchor: PrunedAnchor): Promise<number> {
+    const set = { prunedSeq: anchor.seq, prunedHash: anchor.hash, prunedMac: anchor.mac }
+    // No head row, no cut: a chain without its head already fails verification.
+    if (this.db.update(securityLogHead).set(set).where(eq(securityLogHead.id, HEAD_ID)).returning({ id: securityLogHead.id }).all().length === 0) return 0
+    return this.db.delete(securityEvents).where(lte(securityEvents.seq, anchor.seq)).returning({ seq: securityEvents.seq }).all().length
+  }
+
+  async prunedAnchor(): Promise<PrunedAnchor | null> {
+    const row = this.db
+      .select({ seq: securityLogHead.prunedSeq, hash: securityLogHead.prunedHash, mac: securityLogHead.prunedMac })
+      .from(securityLogHead)
+      .where(eq(securityLogHead.id, HEAD_ID))
+      .get()
+    return row && row.seq !== null && row.hash !== null && row.mac !== null ? { seq: row.seq, hash: row.hash, mac: row.mac } : null
   }
 }
