@@ -31,7 +31,6 @@ const API = '/api/v1'
 const SIGN_IN = new Set([
   `${API}/user/register`,
   `${API}/user/login`,
-  `${API}/auth/validate`,
   `${API}/user/password/forgot`,
   `${API}/user/password/reset`,
   `${API}/user/email/verify`,
@@ -53,9 +52,19 @@ const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD'
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
   {
     name: 'sign-in',
-    describe: 'register, login, refresh, password and email codes, operator and console sign-in',
+    describe: 'register, login, password and email codes, operator and console sign-in',
     takes: (method, route) => method === 'POST' && SIGN_IN.has(route),
     defaults: { address: perMinute(60) },
+  },
+  {
+    // Each rotation stores a refresh token and a session.refreshed event (kept for the
+    // event retention): counted per account too, so one account's rotations bound what
+    // it adds to the outbox. A client rotates once per access token (15 minutes by
+    // default); 3 a minute leaves room for several devices and retries.
+    name: 'refresh',
+    describe: 'POST /auth/validate (a refresh token and an event per call)',
+    takes: (method, route) => method === 'POST' && route === `${API}/auth/validate`,
+    defaults: { address: perMinute(60), account: perMinute(3) },
   },
   {
     name: 'pin-session',

@@ -114,6 +114,22 @@ describe('per account', () => {
     await expectLimited(await report(), 'security-report.account')
   })
 
+  test('refresh rotations: the 4th a minute from one account is 429, from whichever address it comes', async () => {
+    // Each rotation stores a token and an outbox event: the account's own limit bounds what it adds.
+    const ctx = await app({ ARENA_TRUST_PROXY: 'true' })
+    const user = await registerUser(ctx)
+    let tokens = await login(ctx, user.username)
+    for (let i = 0; i < 3; i++) {
+      const res = await ctx.handle(postJson('/api/v1/auth/validate', { refreshToken: tokens.refreshToken }, { ...bearer(tokens.accessToken), 'x-forwarded-for': `198.51.100.${i}` }))
+      expect(res.status).toBe(200)
+      tokens = (await res.json()) as typeof tokens
+    }
+    await expectLimited(
+      await ctx.handle(postJson('/api/v1/auth/validate', { refreshToken: tokens.refreshToken }, { ...bearer(tokens.accessToken), 'x-forwarded-for': '198.51.100.99' })),
+      'refresh.account',
+    )
+  })
+
   test('requests without a valid bearer count against the address alone: never the account of a token they do not hold', async () => {
     const ctx = await app()
     for (let i = 0; i < 12; i++) {

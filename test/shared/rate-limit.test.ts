@@ -55,7 +55,7 @@ describe('route groups', () => {
     ['GET', '/console/users', 'general'],
     ['POST', '/console/login', 'sign-in'],
     ['POST', '/api/v1/user/login', 'sign-in'],
-    ['POST', '/api/v1/auth/validate', 'sign-in'],
+    ['POST', '/api/v1/auth/validate', 'refresh'],
     ['POST', '/api/v1/admin/sessions', 'sign-in'],
     ['POST', '/api/v1/admin/games', 'operator'],
     ['GET', '/api/v1/admin/users', 'operator'],
