@@ -147,7 +147,7 @@ describe('every admin route that acts records one entry', () => {
       action: 'withdrawal.reject',
       target: second.id,
       reason: 'looks like fraud',
-      details: { userId: payer.userId, amount: '300', asset: 'USDC', destinationAddress: second.destinationAddress },
+      details: { userId: payer.userId, amount: '300', asset: 'USDC', destinationAddress: second.destinationAddress, was: 'awaiting_approval' },
     })
     expect((await acting(ctx, post(`/withdrawals/${second.id}/reject`, { reason: 'looks like fraud' }), 200)).records).toEqual([])
   })
