@@ -1,6 +1,7 @@
 // Accounts and logins through the real HTTP routes.
 import { expect } from 'bun:test'
-import type { Handler } from './app'
+import { and, eq, isNotNull } from 'drizzle-orm'
+import type { Handler, TestApp } from './app'
 import { postJson, req } from './app'
 
 export const PASSWORD = 'correct horse battery'
@@ -54,4 +55,24 @@ export function rotate(ctx: Handler, tokens: Pick<Tokens, 'accessToken' | 'refre
 
 export function me(ctx: Handler, accessToken: string) {
   return ctx.handle(req('/api/v1/me', { headers: bearer(accessToken) }))
+}
+
+/** The auth session (`sid`) an access token belongs to. */
+export function sessionIdOf(accessToken: string): string {
+  return JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).sid as string
+}
+
+/**
+ * Makes the session's spent refresh tokens look spent `ms` earlier. The
+ * refresh retry grace is measured on the database's clock, which on
+ * PostgreSQL is the server's own and does not follow a test's ManualClock: a
+ * test steps past the grace by moving the stamps instead (on SQLite, where the
+ * process clock is the database's, this does the same as advancing it).
+ */
+export async function spentEarlier(app: TestApp, accessToken: string, ms: number): Promise<void> {
+  const { refreshTokens } = app.peek.tables
+  const spent = await app.peek.db.select().from(refreshTokens).where(and(eq(refreshTokens.sessionId, sessionIdOf(accessToken)), isNotNull(refreshTokens.spentAt)))
+  for (const row of spent) {
+    await app.peek.db.update(refreshTokens).set({ spentAt: new Date(row.spentAt!.getTime() - ms) }).where(eq(refreshTokens.tokenHash, row.tokenHash))
+  }
 }

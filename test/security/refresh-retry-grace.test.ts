@@ -7,9 +7,9 @@
 // database's clock (on PostgreSQL its own; on SQLite the process's): across
 // instances with skewed clocks, see refresh-retry-grace-clock-skew.test.ts.
 import { afterAll, describe, expect, test, beforeAll } from 'bun:test'
-import { and, eq, isNotNull } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { createTestApp, onEngine, type TestApp } from '../helpers/app'
-import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
+import { login, me, registerUser, rotate, sessionIdOf, spentEarlier, type Tokens } from '../helpers/auth'
 
 const GRACE_S = 10
 const ctx = await createTestApp({ env: { ARENA_REFRESH_REUSE_GRACE_S: String(GRACE_S) } })
@@ -27,7 +27,7 @@ async function expectReplay(app: TestApp, tokens: Tokens) {
   expect(((await res.json()) as { error: { code: string } }).error.code).toBe('refresh_token_reused')
 }
 
-const sidOf = (tokens: Tokens) => JSON.parse(Buffer.from(tokens.accessToken.split('.')[1]!, 'base64url').toString()).sid as string
+const sidOf = (tokens: Tokens) => sessionIdOf(tokens.accessToken)
 
 /**
  * Lets `ms` pass on the grace's clock since the session's tokens were spent.
@@ -37,11 +37,7 @@ const sidOf = (tokens: Tokens) => JSON.parse(Buffer.from(tokens.accessToken.spli
  */
 async function elapse(app: TestApp, tokens: Tokens, ms: number): Promise<void> {
   if (onEngine('sqlite')) return app.clock.advance(ms)
-  const { refreshTokens } = app.peek.tables
-  const spent = await app.peek.db.select().from(refreshTokens).where(and(eq(refreshTokens.sessionId, sidOf(tokens)), isNotNull(refreshTokens.spentAt)))
-  for (const row of spent) {
-    await app.peek.db.update(refreshTokens).set({ spentAt: new Date(row.spentAt!.getTime() - ms) }).where(eq(refreshTokens.tokenHash, row.tokenHash))
-  }
+  await spentEarlier(app, tokens.accessToken, ms)
 }
 /** The end of the grace still inside it: its last millisecond; on PostgreSQL, whose clock runs on during the test, its last two seconds. */
 const LAST = onEngine('sqlite') ? 1 : 2000
