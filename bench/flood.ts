@@ -3,7 +3,11 @@
 // before and after each flood and set beside the bound docs/operations.md
 // writes down ("How the database's growth is bounded").
 //
-//   bun bench/flood.ts [--seconds 60] [--concurrency 16] [--engine sqlite|postgres] [--only pin,game,report,refresh,login]
+//   bun bench/flood.ts [--seconds 60] [--concurrency 16] [--engine sqlite|postgres] [--only pin,game,report,refresh,login] [--limits defaults|off]
+//
+// The server runs with the default rate limits (a studio's), unlike the other
+// benches: the flood measures what one account can store with every bound in
+// force. `--limits off` shows what the per-account row bounds hold alone.
 //
 // SQLite: the data dir's arena.sqlite plus its -wal, and the rows per table
 // (read through a read-only connection beside the server). PostgreSQL (a
@@ -15,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { buildBinary } from '../test/helpers/process'
-import { startPostgres } from '../test/helpers/postgres'
+import { postgresConnectOptions, startPostgres } from '../test/helpers/postgres'
 import { admin, api, log, PASSWORD, PIN, startArena } from './harness'
 
 const option = (name: string) => {
@@ -26,8 +30,9 @@ const SECONDS = Number(option('--seconds') ?? 60)
 const CONCURRENCY = Number(option('--concurrency') ?? 16)
 const ENGINE = option('--engine') ?? 'sqlite'
 const ONLY = option('--only')?.split(',')
-if (!(SECONDS > 0) || !(CONCURRENCY > 0) || (ENGINE !== 'sqlite' && ENGINE !== 'postgres')) {
-  throw new Error('usage: bun bench/flood.ts [--seconds N] [--concurrency N] [--engine sqlite|postgres] [--only pin,game,report,refresh,login]')
+const LIMITS = option('--limits') ?? 'defaults'
+if (!(SECONDS > 0) || !(CONCURRENCY > 0) || (ENGINE !== 'sqlite' && ENGINE !== 'postgres') || (LIMITS !== 'defaults' && LIMITS !== 'off')) {
+  throw new Error('usage: bun bench/flood.ts [--seconds N] [--concurrency N] [--engine sqlite|postgres] [--only pin,game,report,refresh,login] [--limits defaults|off]')
 }
 
 await buildBinary()
@@ -38,11 +43,13 @@ if (ENGINE === 'postgres') {
   const cluster = await startPostgres({ durable: true })
   await cluster.createDatabase('arena_flood')
   engineEnv = { ARENA_DATABASE_URL: cluster.url('arena_flood'), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
-  pg = postgres(cluster.url('arena_flood'), { max: 1, onnotice: () => {} })
+  // postgres.js does not read the URL's socket `host` itself (test/helpers/postgres.ts).
+  const target = postgresConnectOptions(cluster.url('arena_flood'))
+  pg = postgres(target.url, { ...(target.path ? { path: target.path } : {}), max: 1, onnotice: () => {} })
 }
-const arena = await startArena(dataDir, undefined, engineEnv)
+const arena = await startArena(dataDir, undefined, { ...engineEnv, ARENA_RATE_LIMITS: LIMITS === 'off' ? '{"*":false}' : '{}' })
 const base = arena.url
-log(`arena on ${base}, data dir ${dataDir}, engine ${ENGINE}; ${SECONDS} s per route, ${CONCURRENCY} requests in flight`)
+log(`arena on ${base}, data dir ${dataDir}, engine ${ENGINE}, rate limits ${LIMITS}; ${SECONDS} s per route, ${CONCURRENCY} requests in flight`)
 
 // ---------------------------------------------------------------- the database's size
 
