@@ -2,7 +2,9 @@
 import { expect } from 'bun:test'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { addressOf } from '../../src/modules/wallet/frost'
-import { postJson, req, type Handler } from './app'
+import { eq } from 'drizzle-orm'
+import { checkLedger } from '../../src/modules/wallet/ledger'
+import { postJson, req, type Handler, type TestApp } from './app'
 import { admin, players, type Player } from './arena'
 import { PASSWORD } from './auth'
 
@@ -48,4 +50,27 @@ export function verify(ctx: Handler, p: Player, session: { sessionId: string; se
 
 export async function balance(ctx: Handler, p: Player): Promise<string> {
   return ((await (await ctx.handle(req('/api/v1/wallet', { headers: authz(p) }))).json()) as { balance: string }).balance
+}
+
+/** The withdrawal's row as stored. */
+export async function storedWithdrawal(ctx: TestApp, id: string) {
+  const { withdrawals } = ctx.peek.tables
+  return (await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.id, id)))[0]!
+}
+
+/** Waits until the stored withdrawal leaves `status` (signing after a job's commit runs on its own); its row then. */
+export async function withdrawalLeaves(ctx: TestApp, id: string, status: string) {
+  for (let i = 0; i < 1000; i++) {
+    const row = await storedWithdrawal(ctx, id)
+    if (row.status !== status) return row
+    await Bun.sleep(10)
+  }
+  throw new Error(`withdrawal ${id} stayed ${status}`)
+}
+
+/** The ledger check finds nothing wrong. */
+export async function expectLedgerOk(ctx: TestApp) {
+  const check = await checkLedger(ctx.storage.read.wallet)
+  expect(check.problems).toEqual([])
+  expect(check.ok).toBe(true)
 }

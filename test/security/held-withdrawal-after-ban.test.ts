@@ -9,15 +9,13 @@
 // Through HTTP, with the test clock, the job worker and the resumer run by hand.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { eq } from 'drizzle-orm'
 import { LocalFrostCustody, type CustodyClient } from '../../src/modules/wallet/custody'
-import { checkLedger } from '../../src/modules/wallet/ledger'
 import { postJson, type TestApp } from '../helpers/app'
 import { admin, createArenaApp, type Player } from '../helpers/arena'
 import { AwayCustody, banUser, eventsOf, unbanUser } from '../helpers/accounts'
 import { login } from '../helpers/auth'
 import { tempDir } from '../helpers/app'
-import { balance, funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
+import { balance, expectLedgerOk, funded, mint, PIN, someAddress, storedWithdrawal, verify, withdrawalLeaves } from '../helpers/purchases'
 
 const HOLD_S = 3600
 
@@ -71,11 +69,6 @@ async function withdraw(ctx: TestApp, p: Player, amount: string): Promise<Respon
   return verify(ctx, p, await mint(ctx, p), { pin: PIN, amount, destinationAddress: someAddress(), idempotencyKey: `ban-${++keys}` })
 }
 
-async function stored(ctx: TestApp, id: string) {
-  const { withdrawals } = ctx.peek.tables
-  return (await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.id, id)))[0]!
-}
-
 async function decide(ctx: TestApp, id: string, decision: 'approve' | 'reject') {
   const res = await ctx.handle(postJson(`/api/v1/admin/withdrawals/${id}/${decision}`, decision === 'reject' ? { reason: 'account taken over' } : {}, admin))
   return { status: res.status, body: (await res.json()) as { withdrawal?: View; error?: { code: string; message: string } } }
@@ -84,22 +77,6 @@ async function decide(ctx: TestApp, id: string, decision: 'approve' | 'reject') 
 async function ban(ctx: TestApp, p: Player, until?: string) {
   const res = await banUser(ctx, p.userId, { reason: 'account takeover', ...(until ? { until } : {}) })
   expect(res.status).toBe(200)
-}
-
-async function ledgerOk(ctx: TestApp) {
-  const check = await checkLedger(ctx.storage.read.wallet)
-  expect(check.problems).toEqual([])
-  expect(check.ok).toBe(true)
-}
-
-/** Waits until the stored withdrawal leaves `status` (signing after a job's commit runs on its own). */
-async function leaves(ctx: TestApp, id: string, status: string) {
-  for (let i = 0; i < 500; i++) {
-    const row = await stored(ctx, id)
-    if (row.status !== status) return row
-    await Bun.sleep(10)
-  }
-  throw new Error(`withdrawal ${id} stayed ${status}`)
 }
 
 function neverSigned(row: { status: string; signature: string | null }) {
@@ -116,18 +93,18 @@ describe('the hold ends after a ban', () => {
     hold.clock.advance(HOLD_S * 1000)
     expect(await hold.runJobs()).toBeGreaterThanOrEqual(1)
     await Bun.sleep(50)
-    neverSigned(await stored(hold, w.id))
+    neverSigned(await storedWithdrawal(hold, w.id))
     expect(await hold.services.withdrawals.resumePending()).toBe(0)
-    neverSigned(await stored(hold, w.id))
+    neverSigned(await storedWithdrawal(hold, w.id))
     expect(await eventsOf(hold, p.userId, 'wallet.withdrawal_signed')).toEqual([])
     expect(await eventsOf(hold, p.userId, 'wallet.withdrawal_released')).toEqual([])
     expect((await eventsOf(hold, p.userId, 'wallet.withdrawal_awaiting_approval')).at(-1)).toEqual({ withdrawalId: w.id })
-    await ledgerOk(hold)
+    await expectLedgerOk(hold)
 
     const approve = await decide(hold, w.id, 'approve')
     expect(approve.status).toBe(409)
     expect(approve.body.error!.code).toBe('withdrawal_owner_banned')
-    neverSigned(await stored(hold, w.id))
+    neverSigned(await storedWithdrawal(hold, w.id))
 
     const reject = await decide(hold, w.id, 'reject')
     expect(reject.status).toBe(200)
@@ -135,7 +112,7 @@ describe('the hold ends after a ban', () => {
     await unbanUser(hold, p.userId)
     p.tokens = await login(hold, p.username)
     expect(await balance(hold, p)).toBe('100')
-    await ledgerOk(hold)
+    await expectLedgerOk(hold)
   }, 60_000)
 
   test('lifting the ban does not release it by itself; an operator approves it, and only then is it signed', async () => {
@@ -144,17 +121,17 @@ describe('the hold ends after a ban', () => {
     await ban(hold, p)
     hold.clock.advance(HOLD_S * 1000)
     await hold.runJobs()
-    neverSigned(await stored(hold, w.id))
+    neverSigned(await storedWithdrawal(hold, w.id))
     expect((await unbanUser(hold, p.userId)).status).toBe(200)
     await hold.runJobs()
     expect(await hold.services.withdrawals.resumePending()).toBe(0)
-    neverSigned(await stored(hold, w.id))
+    neverSigned(await storedWithdrawal(hold, w.id))
     const approved = await decide(hold, w.id, 'approve')
     expect(approved.status).toBe(200)
     expect(approved.body.withdrawal!.status).toBe('signed')
     p.tokens = await login(hold, p.username)
     expect(await balance(hold, p)).toBe('75')
-    await ledgerOk(hold)
+    await expectLedgerOk(hold)
   }, 60_000)
 
   test('a ban that ended before the hold did stops nothing: the job signs it', async () => {
@@ -163,9 +140,9 @@ describe('the hold ends after a ban', () => {
     await ban(hold, p, new Date(hold.clock.now().getTime() + 60_000).toISOString())
     hold.clock.advance(HOLD_S * 1000)
     await hold.runJobs()
-    const row = await leaves(hold, w.id, 'pending_signature')
+    const row = await withdrawalLeaves(hold, w.id, 'pending_signature')
     expect(row.status).toBe('signed')
-    await ledgerOk(hold)
+    await expectLedgerOk(hold)
   }, 60_000)
 })
 
@@ -179,16 +156,16 @@ describe('the pending-signature resumer after a ban', () => {
     hold.clock.advance(HOLD_S * 1000)
     await hold.runJobs()
     await Bun.sleep(50)
-    expect((await stored(hold, first.id)).status).toBe('pending_signature')
+    expect((await storedWithdrawal(hold, first.id)).status).toBe('pending_signature')
     await ban(hold, p)
     away.away = false
     await hold.services.withdrawals.resumePending()
-    neverSigned(await stored(hold, first.id))
+    neverSigned(await storedWithdrawal(hold, first.id))
     expect(await eventsOf(hold, p.userId, 'wallet.withdrawal_signed')).toEqual([])
     // Nothing left for the resumer; the operator rejects it.
     expect(await hold.services.withdrawals.resumePending()).toBe(0)
     expect((await decide(hold, first.id, 'reject')).body.withdrawal!.status).toBe('rejected')
-    await ledgerOk(hold)
+    await expectLedgerOk(hold)
   }, 60_000)
 })
 
@@ -204,12 +181,12 @@ describe('a ban while custody signs', () => {
     const before = gated.signed
     await ban(gatedHold, p)
     gated.release()
-    const row = await leaves(gatedHold, w.id, 'pending_signature')
+    const row = await withdrawalLeaves(gatedHold, w.id, 'pending_signature')
     expect(gated.signed).toBe(before + 1) // custody did sign ...
     neverSigned(row) // ... and the signature was not recorded
     expect(await eventsOf(gatedHold, p.userId, 'wallet.withdrawal_signed')).toEqual([])
     expect(gatedHold.logText()).toContain('signature discarded')
-    await ledgerOk(gatedHold)
+    await expectLedgerOk(gatedHold)
   }, 60_000)
 
   test('a verify signing at once, banned before the signature is recorded: the verify answers it awaiting an operator', async () => {
@@ -224,9 +201,9 @@ describe('a ban while custody signs', () => {
     const w = ((await res.json()) as { withdrawal: View }).withdrawal
     expect(w.status).toBe('awaiting_approval')
     expect(w.signature).toBeUndefined()
-    neverSigned(await stored(plain, w.id))
+    neverSigned(await storedWithdrawal(plain, w.id))
     expect(await eventsOf(plain, p.userId, 'wallet.withdrawal_signed')).toEqual([])
     expect((await decide(plain, w.id, 'reject')).status).toBe(200)
-    await ledgerOk(plain)
+    await expectLedgerOk(plain)
   }, 60_000)
 })

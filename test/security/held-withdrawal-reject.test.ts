@@ -13,7 +13,6 @@
 // both win some rounds (the seed is printed; ARENA_HELD_REJECT_SEED replays it).
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { checkLedger } from '../../src/modules/wallet/ledger'
 import { postJson, req, type TestApp } from '../helpers/app'
 import { admin, createArenaApp, twoInstances, type Player } from '../helpers/arena'
 import { AwayCustody, eventsOf } from '../helpers/accounts'
@@ -22,7 +21,7 @@ import { operatorOf } from '../helpers/browser'
 import { bearer, signedInOperator } from '../helpers/operators'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 import { chooseSeed, seededRandom } from '../helpers/seed'
-import { balance, funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
+import { balance, expectLedgerOk, funded, mint, PIN, someAddress, storedWithdrawal, verify, withdrawalLeaves } from '../helpers/purchases'
 
 const HOLD_S = 3600
 const away = new AwayCustody()
@@ -47,32 +46,11 @@ async function reject(ctx: TestApp, id: string, headers: Record<string, string> 
   return { status: res.status, body: (await res.json()) as Answer['body'] }
 }
 
-async function stored(ctx: TestApp, id: string) {
-  const { withdrawals } = ctx.peek.tables
-  return (await ctx.peek.db.select().from(withdrawals).where(eq(withdrawals.id, id)))[0]!
-}
-
 /** The reversals the ledger holds for this withdrawal. */
 async function reversalsOf(ctx: TestApp, id: string): Promise<number> {
   const { ledgerTransactions } = ctx.peek.tables
   const rows = await ctx.peek.db.select().from(ledgerTransactions).where(eq(ledgerTransactions.kind, 'reversal'))
   return rows.filter((t) => (t.memo as { withdrawalId?: string } | null)?.withdrawalId === id).length
-}
-
-async function ledgerOk(ctx: TestApp) {
-  const check = await checkLedger(ctx.storage.read.wallet)
-  expect(check.problems).toEqual([])
-  expect(check.ok).toBe(true)
-}
-
-/** Waits until the stored withdrawal leaves `status` (a release signs after its job's commit, on its own). */
-async function leaves(ctx: TestApp, id: string, status: string) {
-  for (let i = 0; i < 1000; i++) {
-    const row = await stored(ctx, id)
-    if (row.status !== status) return row
-    await Bun.sleep(10)
-  }
-  throw new Error(`withdrawal ${id} stayed ${status}`)
 }
 
 async function auditOf(ctx: TestApp, target: string) {
@@ -104,12 +82,12 @@ describe('a finance operator rejects a held withdrawal', () => {
     expect(await hold.runJobs()).toBeGreaterThanOrEqual(1)
     expect(await hold.services.withdrawals.resumePending()).toBe(0)
     await Bun.sleep(50)
-    const row = await stored(hold, w.id)
+    const row = await storedWithdrawal(hold, w.id)
     expect([row.status, row.signature]).toEqual(['rejected', null])
     expect(await eventsOf(hold, p.userId, 'wallet.withdrawal_released')).toEqual([])
     expect(await reversalsOf(hold, w.id)).toBe(1)
     expect(await balance(hold, p)).toBe('100')
-    await ledgerOk(hold)
+    await expectLedgerOk(hold)
   }, 60_000)
 
   test('below finance (viewer, moderator) is 403 and changes nothing', async () => {
@@ -121,7 +99,7 @@ describe('a finance operator rejects a held withdrawal', () => {
       expect(refused.status).toBe(403)
       expect(refused.body.error!.code).toBe('forbidden')
     }
-    expect((await stored(hold, w.id)).status).toBe('held')
+    expect((await storedWithdrawal(hold, w.id)).status).toBe('held')
     expect(await auditOf(hold, w.id)).toEqual([])
   }, 60_000)
 
@@ -135,10 +113,10 @@ describe('a finance operator rejects a held withdrawal', () => {
     both.clock.advance(HOLD_S * 1000)
     await both.runJobs()
     await Bun.sleep(50)
-    expect((await stored(both, w.id)).status).toBe('rejected')
+    expect((await storedWithdrawal(both, w.id)).status).toBe('rejected')
     p.tokens = await login(both, p.username)
     expect(await balance(both, p)).toBe('500')
-    await ledgerOk(both)
+    await expectLedgerOk(both)
   }, 60_000)
 
   test('one custody has had is 409 withdrawal_signing_started: pending_signature, then signed', async () => {
@@ -149,20 +127,20 @@ describe('a finance operator rejects a held withdrawal', () => {
     p.tokens = await login(hold, p.username)
     await hold.runJobs()
     await Bun.sleep(50)
-    expect((await stored(hold, w.id)).status).toBe('pending_signature')
+    expect((await storedWithdrawal(hold, w.id)).status).toBe('pending_signature')
     const pending = await reject(hold, w.id)
     expect(pending.status).toBe(409)
     expect(pending.body.error).toMatchObject({ code: 'withdrawal_signing_started', status: 409 })
     expect(pending.body.error!.message).toContain('pending_signature')
     away.away = false
     expect(await hold.services.withdrawals.resumePending()).toBeGreaterThanOrEqual(1)
-    expect((await stored(hold, w.id)).status).toBe('signed')
+    expect((await storedWithdrawal(hold, w.id)).status).toBe('signed')
     const signed = await reject(hold, w.id)
     expect(signed.status).toBe(409)
     expect(signed.body.error!.code).toBe('withdrawal_signing_started')
     expect(await reversalsOf(hold, w.id)).toBe(0)
     expect(await balance(hold, p)).toBe('40')
-    await ledgerOk(hold)
+    await expectLedgerOk(hold)
   }, 60_000)
 
   test('the console: a held withdrawal has a Reject form (no Approve) for finance; rejecting it is audited under the operator', async () => {
@@ -182,7 +160,7 @@ describe('a finance operator rejects a held withdrawal', () => {
       hold.handle(req(`/console/withdrawals/${w.id}/reject`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, reason }).toString() }))
     const done = await post('stolen session')
     expect(done.status).toBe(303)
-    expect((await stored(hold, w.id)).status).toBe('rejected')
+    expect((await storedWithdrawal(hold, w.id)).status).toBe('rejected')
     const [record] = await auditOf(hold, w.id)
     expect(record).toMatchObject({ operatorName: operator.name, role: 'finance', via: 'console', action: 'withdrawal.reject', reason: 'stolen session' })
     expect(await balance(hold, p)).toBe('30')
@@ -218,14 +196,14 @@ describe('the reject against the release job, on two instances', () => {
         // The job found nothing held; give any signing a moment, then: still rejected, never signed.
         await Bun.sleep(30)
         expect(await one.services.withdrawals.resumePending()).toBe(0)
-        const row = await stored(one, w.id)
+        const row = await storedWithdrawal(one, w.id)
         expect([row.status, row.signature]).toEqual(['rejected', null])
         expect(await reversalsOf(one, w.id)).toBe(1)
       } else {
         won.release++
         expect(answer.status).toBe(409)
         expect(answer.body.error!.code).toBe('withdrawal_signing_started')
-        const row = await leaves(one, w.id, 'pending_signature')
+        const row = await withdrawalLeaves(one, w.id, 'pending_signature')
         expect(row.status).toBe('signed')
         expect(row.signature).toBeTruthy()
         expect(await reversalsOf(one, w.id)).toBe(0)
@@ -234,7 +212,7 @@ describe('the reject against the release job, on two instances', () => {
     }
     p.tokens = await login(two, p.username)
     expect(await balance(two, p)).toBe(String(expected))
-    await ledgerOk(one)
+    await expectLedgerOk(one)
     const cli = await run([...SOURCE_COMMAND, 'ledger', 'check'], { ARENA_DATA_DIR: one.config.dataDir, ...one.databaseEnv })
     expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 0, stderr: '' })
     expect(cli.stdout).toStartWith('ok:')
