@@ -23,6 +23,11 @@ export async function assertMayAct(store: AuthStore, userId: string, now: Date):
   assertStandingMayAct(await store.standing(userId), now)
 }
 
+/** Whether a user of this standing may act now: the account exists and no ban is in force (null: no such user). */
+export function standingMayAct(standing: UserStanding | null, now: Date): boolean {
+  return standing !== null && standing.deletedAt === null && !banInForce(standing.ban, now)
+}
+
 /** assertMayAct on a standing the caller read in its unit of work (null: no such user). */
 export function assertStandingMayAct(standing: UserStanding | null, now: Date): void {
   if (standing === null || standing.deletedAt !== null) throw new AppError('unauthorized', 'This account no longer exists')

@@ -34,6 +34,7 @@ export interface PinState {
   /** Locks since the last reset: the next one lasts pinLockMs(locks). */
   locks: number
 }
+
 /**
  * Live (unconsumed, unexpired) PIN sessions one account may hold. One more
  * mint answers 429 rate_limited until the soonest of them expires: minting

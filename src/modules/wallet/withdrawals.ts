@@ -37,8 +37,8 @@ import type { Logger } from '../../shared/logger'
 import type { Actor } from '../audit/log'
 import { formatAmount } from '../../shared/money'
 import { verifyPassword } from '../auth/passwords'
-import { assertMayAct } from '../auth/standing'
-import { banInForce, type AuthStore } from '../auth/store'
+import { assertMayAct, standingMayAct } from '../auth/standing'
+import type { AuthStore } from '../auth/store'
 import { JOB_KINDS } from '../../jobs/queue'
 import type { PinService } from '../security/pin-service'
 import { CustodyRefusedError, type CustodyClient } from './custody'
@@ -602,7 +602,7 @@ function sameRequest(row: Withdrawal, amount: bigint, destinationAddress: string
 }
 
 function notAwaitingApproval(row: Withdrawal): AppError {
-  return new AppError('withdrawal_not_awaiting_approval', `The withdrawal is ${row.status}${row.approvedAt !== null ? ' (approved)' : ''}: only one awaiting approval can be approved or rejected`)
+  return new AppError('withdrawal_not_awaiting_approval', `The withdrawal is ${row.status}${row.approvedAt !== null ? ' (approved)' : ''}: only one awaiting approval can be approved`)
 }
 
 function notRejectable(row: Withdrawal): AppError {
@@ -620,8 +620,7 @@ function notRejectable(row: Withdrawal): AppError {
  * decides a move toward signing.
  */
 async function ownerMayWithdraw(store: AuthStore, userId: string, now: Date): Promise<boolean> {
-  const standing = await store.standing(userId)
-  return standing !== null && standing.deletedAt === null && !banInForce(standing.ban, now)
+  return standingMayAct(await store.standing(userId), now)
 }
 
 function keyReused(): AppError {
