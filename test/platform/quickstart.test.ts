@@ -12,7 +12,7 @@
 // test:pg` the server and every `npx arena` of the page share a fresh
 // PostgreSQL database instead, so the page holds on both.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { tempDir, testDatabaseEnv } from '../helpers/app'
 import { childEnv, ROOT, startServe, type ServerProcess } from '../helpers/process'
@@ -74,6 +74,18 @@ export function steps(markdown: string): { server: Fence[]; steps: Step[]; orpha
   return { server, steps: out, orphans }
 }
 
+/** GitHub's anchors for a page's headings: lower case, punctuation dropped, spaces as hyphens (code blocks skipped). */
+function headingSlugs(text: string): Set<string> {
+  const slugs = new Set<string>()
+  let inFence = false
+  for (const line of text.split('\n')) {
+    if (line.startsWith('```')) inFence = !inFence
+    const heading = !inFence && /^#{1,6}\s+(.*)$/.exec(line)
+    if (heading) slugs.add(heading[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'))
+  }
+  return slugs
+}
+
 /** One shown line as a pattern for a whole output line: `…` is anything, the rest literal. */
 function linePattern(shown: string): RegExp {
   const escaped = shown.trimEnd().split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
@@ -107,6 +119,21 @@ describe('docs/quickstart.md, parsed', () => {
     expect(markdown.split('\n').filter((l) => l.startsWith('ARENA='))).toEqual([BASE_URL_LINE])
     expect(page.orphans.map((f) => `line ${f.line}: \`\`\`${f.lang}`)).toEqual([])
     expect(page.steps.length).toBeGreaterThan(15)
+  })
+
+  test('the README links to it near its top, and every link of the page leads to a file and heading that exist', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    expect(readme.slice(0, readme.indexOf('\n## ')).includes('](docs/quickstart.md)')).toBe(true)
+    const broken = [...markdown.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((m) => m[1]!)
+      .filter((target) => !/^[a-z]+:/.test(target))
+      .filter((target) => {
+        const [file, anchor] = target.split('#') as [string, string | undefined]
+        const path = file === '' ? PAGE : join(ROOT, 'docs', file)
+        if (!existsSync(path)) return true
+        return anchor !== undefined && !headingSlugs(readFileSync(path, 'utf8')).has(anchor)
+      })
+    expect(broken).toEqual([])
   })
 
   test('the answer matcher: `…` stands for anything within a line, the rest is literal and in order', () => {
