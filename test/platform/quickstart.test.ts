@@ -17,6 +17,7 @@ import { delimiter, join } from 'node:path'
 import { tempDir, testDatabaseEnv } from '../helpers/app'
 import { childEnv, ROOT, startServe, type ServerProcess } from '../helpers/process'
 import { waitFor } from '../helpers/wait'
+import { isValidAddress } from '../../src/modules/wallet/frost'
 
 const PAGE = join(ROOT, 'docs', 'quickstart.md')
 const SERVER_START = '# in another terminal'
@@ -134,6 +135,18 @@ describe('docs/quickstart.md, parsed', () => {
         return anchor !== undefined && !headingSlugs(readFileSync(path, 'utf8')).has(anchor)
       })
     expect(broken).toEqual([])
+  })
+
+  test('the destination addresses the docs give as valid are valid, and the one they give as refused is refused', () => {
+    const api = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8')
+    const row = api.split('\n').find((line) => line.startsWith('| `destinationAddress` | string |'))!
+    const [example, refused] = [...row.matchAll(/`([1-9A-HJ-NP-Za-km-z]{32,44})`/g)].map((m) => m[1]!)
+    const used = [...markdown.matchAll(/"destinationAddress":"([^"]+)"/g)].map((m) => m[1]!)
+    expect(used).toEqual([example!])
+    expect(isValidAddress(example!)).toBe(true)
+    expect(refused).toBe('11111111111111111111111111111111')
+    expect(markdown).toContain(`\`${refused}\` is refused`)
+    expect(isValidAddress(refused!)).toBe(false)
   })
 
   test('the answer matcher: `…` stands for anything within a line, the rest is literal and in order', () => {
