@@ -174,7 +174,7 @@ describe('docs/quickstart.md, run', () => {
     server = await startServe(['npm', 'start'], env)
 
     // A reader's shell has no node_modules/.bin on its PATH: neither does this one.
-    const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes(`node_modules${'/'}.bin`)).join(delimiter)
+    const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes('node_modules/.bin')).join(delimiter)
     const prelude = [
       'set -euo pipefail',
       // Any HTTP error fails its command, and with it the run.
