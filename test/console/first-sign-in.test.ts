@@ -98,12 +98,15 @@ describeBrowser('console: the first sign-in', () => {
         expect(await problem.textContent()).toBe('The two passwords are not the same. Type the new password in both fields again.')
         expect(await page.getByLabel('Type it again').getAttribute('aria-invalid')).toBe('true')
         expect(await page.getByLabel('Type it again').getAttribute('aria-describedby')).toBe('confirm-hint confirmPassword-problem')
+        // The field the sentence is about has the focus, so a screen reader starts there.
+        expect(await page.getByLabel('Type it again').evaluate((field) => field === document.activeElement)).toBe(true)
         if (i === 0) await screenshot(page, 'first-sign-in-mismatch', { fullPage: false })
       } else {
         expect(await choose(page, 'short', 'short')).toBe(422)
         await expectStep(page, op.name, [op.password])
         expect(await page.locator('#newPassword-problem').textContent()).toBe('A password needs 8 to 128 characters; that one has 5. Choose another and type it in both fields.')
         expect(await page.getByLabel('New password').getAttribute('aria-invalid')).toBe('true')
+        expect(await page.getByLabel('New password').evaluate((field) => field === document.activeElement)).toBe(true)
       }
     }
     // Meanwhile, in another browser, the one-time password is not blocked: the step again, not a 429.

@@ -62,10 +62,10 @@ export function ChoosePasswordPage(props: { name: string; next: string; csrf: st
           Operator name
           <input name="name" autocomplete="username" value={props.name} readonly />
         </label>
-        {/* Each field's hint and problem sit beside its label, not in it: the field is named by its label alone and described by them. */}
+        {/* Each field's hint and problem sit beside its label, not in it: the field is named by its label alone and described by them; the field a problem is about has the focus, so a screen reader says it first. */}
         <div class="field">
           <label for="newPassword">New password</label>
-          <input id="newPassword" name="newPassword" type="password" autocomplete="new-password" required aria-describedby={described('newPassword', 'password-rule')} aria-invalid={problem?.field === 'newPassword' ? 'true' : undefined} />
+          <input id="newPassword" name="newPassword" type="password" autocomplete="new-password" required autofocus={problem?.field !== 'confirmPassword'} aria-describedby={described('newPassword', 'password-rule')} aria-invalid={problem?.field === 'newPassword' ? 'true' : undefined} />
           <span class="hint" id="password-rule">
             {PASSWORD_RULE}: letters, digits, spaces and symbols all count. A few words you will remember make a good one.
           </span>
@@ -73,7 +73,7 @@ export function ChoosePasswordPage(props: { name: string; next: string; csrf: st
         </div>
         <div class="field">
           <label for="confirmPassword">Type it again</label>
-          <input id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password" required aria-describedby={described('confirmPassword', 'confirm-hint')} aria-invalid={problem?.field === 'confirmPassword' ? 'true' : undefined} />
+          <input id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password" required autofocus={problem?.field === 'confirmPassword'} aria-describedby={described('confirmPassword', 'confirm-hint')} aria-invalid={problem?.field === 'confirmPassword' ? 'true' : undefined} />
           <span class="hint" id="confirm-hint">
             The same password, to be sure it is the one you meant.
           </span>
