@@ -90,7 +90,8 @@ beforeAll(async () => {
     path: pattern(route.path),
     body: (route.hooks as { body?: { properties?: Record<string, unknown> } } | undefined)?.body,
   }))
-})
+  // The PostgreSQL run's first app migrates the run's template database: more than the default 5 s on a busy machine.
+}, 60_000)
 afterAll(async () => {
   await ctx.close()
 })
