@@ -1,8 +1,9 @@
 // The README names routes the server serves, and the bodies it shows are
 // bodies the server takes: every `METHOD /path` it mentions is a route of the
 // real app (short forms like `PUT /security/pin` under /api/v1), every field
-// of a body in its route tables is a field of that route's body schema, and
-// the logout row's bodies, sent as written, each do what the README says.
+// of a body in its route tables is a field of that route's body schema, every
+// field the route requires is in it, and the logout row's bodies, sent as
+// written, each do what the README says.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -127,6 +128,21 @@ describe('the README’s routes', () => {
     }
     expect(unknown).toEqual([])
     expect(fields).toBeGreaterThan(30)
+  })
+
+  test('every body in its route tables carries every field the route requires', () => {
+    const missing: string[] = []
+    let checked = 0
+    for (const row of routeRows(README)) {
+      const required = (routeOf(row.method, row.path)?.body as { required?: string[] } | undefined)?.required ?? []
+      for (const body of row.bodies) {
+        checked++
+        const fields = fieldsOf(body)
+        for (const field of required) if (!fields.includes(field)) missing.push(`${row.method} ${row.path} ${body}: ${field}`)
+      }
+    }
+    expect(missing).toEqual([])
+    expect(checked).toBeGreaterThan(15)
   })
 
   test('the parsing reads the tables as written', () => {
