@@ -42,8 +42,8 @@ describeBrowser('console: security events', () => {
 
     await page.getByRole('link', { name: 'Verify now' }).first().click()
     const chains = await page.locator('.chain').allTextContents()
-    expect(chains[0]).toContain('Security-event chain: intact, 56 records checked')
-    expect(chains[1]).toContain('Audit chain: intact')
+    expect(chains[0]).toContain('Security-event chain: verified, 56 records checked')
+    expect(chains[1]).toContain('Audit chain: verified')
 
     await page.getByRole('link', { name: 'watched_player' }).first().click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('User watched_player')
