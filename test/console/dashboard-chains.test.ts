@@ -46,7 +46,6 @@ describeBrowser('console: the dashboard tells whether the chains hold', () => {
     expect(await hashes.locator('code').isVisible()).toBe(false)
     await hashes.locator('summary').click()
     expect(await hashes.locator('code').textContent()).toBe(`record ${head.seq}: ${head.hash}`)
-    await screenshot(page, 'dashboard')
 
     // An audit record's reason edited behind the server's back.
     const first = records[0]!
