@@ -25,6 +25,7 @@ import { Mailer } from './modules/mail/mailer'
 import type { Lifecycle } from './modules/health/service'
 import { MatchesService } from './modules/matches/service'
 import { OperationsOverview } from './modules/operations/service'
+import { ChainChecks } from './modules/operations/chain-checks'
 import { SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
 import { PinService } from './modules/security/pin-service'
 import { CosignerCustody } from './modules/wallet/cosigner-custody'
@@ -168,9 +169,11 @@ export function createServices(deps: ServiceDeps) {
   // Operators (contract §11): named accounts, their sessions; the audit log every operator action is recorded in.
   const operators = new OperatorService({ storage, clock, hashGate, csrfKey: deps.secrets.chainKey, chainKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS })
   // The console's reads across modules (dashboard counts, dispute and withdrawal queues).
-  const operations = new OperationsOverview({ storage })
+  // Whether the audit and security-event chains hold: walked on demand, the last result remembered for the dashboard.
+  const chainChecks = new ChainChecks({ clock, walks: { audit: () => audit.verify(storage.read.audit), security: () => securityLog.verify() } })
+  const operations = new OperationsOverview({ storage, chainChecks })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, audit, operators, operations, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
+  return { storage, audit, operators, operations, chainChecks, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
 }
 
 export type Services = ReturnType<typeof createServices>

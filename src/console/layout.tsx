@@ -58,19 +58,7 @@ export function Layout({ title, operator, csrf, section, notice, error, children
           )}
         </header>
         <div class="frame">
-          {operator && (
-            <nav aria-label="Sections">
-              <ul>
-                {SECTIONS.filter((s) => roleAllows(operator.role, s.role)).map((s) => (
-                  <li>
-                    <a href={s.path} aria-current={s.path === section ? 'page' : undefined}>
-                      {s.label}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            </nav>
-          )}
+          {operator && <Sections role={operator.role} section={section} />}
           <main id="main">
             <h1>{title}</h1>
             {notice && (
@@ -88,6 +76,41 @@ export function Layout({ title, operator, csrf, section, notice, error, children
         </div>
       </body>
     </html>
+  )
+}
+
+/**
+ * The navigation, twice: a sidebar on a wide screen, and on a narrow one (a
+ * phone) a "Menu" disclosure above the page, closed until tapped. No script:
+ * the stylesheet shows one and hides the other (display: none, so a screen
+ * reader meets only the one shown), and a `<details>` opens by itself.
+ */
+function Sections({ role, section }: { role: OperatorRole; section: string | undefined }) {
+  const open = SECTIONS.filter((s) => roleAllows(role, s.role))
+  const links = () => (
+    <ul>
+      {open.map((s) => (
+        <li>
+          <a href={s.path} aria-current={s.path === section ? 'page' : undefined}>
+            {s.label}
+          </a>
+        </li>
+      ))}
+    </ul>
+  )
+  const current = SECTIONS.find((s) => s.path === section)
+  return (
+    <>
+      <nav aria-label="Sections" class="sidebar">
+        {links()}
+      </nav>
+      <details class="menu">
+        <summary>
+          Menu{current && <span class="muted">{` · ${current.label}`}</span>}
+        </summary>
+        <nav aria-label="Sections">{links()}</nav>
+      </details>
+    </>
   )
 }
 

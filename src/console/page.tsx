@@ -4,7 +4,9 @@
 import { t } from 'elysia'
 import type { ComponentChildren } from 'preact'
 import { AppError } from '../shared/errors'
-import { isId } from '../shared/ids'
+import type { NamedId } from '../modules/operations/store'
+import type { ChainCheck, ChainName } from '../modules/operations/chain-checks'
+import { roleAllows } from '../modules/operators/roles'
 import { constantTimeEqual } from '../shared/crypto'
 import { errorSignature, htmlPage, redirectWithError } from './http'
 import { Layout } from './layout'
@@ -90,39 +92,123 @@ export function queryOf(values: Record<string, string | number | null | undefine
   return text === '' ? '' : `?${text}`
 }
 
-/** An id an entry names: a link when the console has a page for it (a user), else the id as text. */
-export function Target({ id }: { id: string | null }) {
+/**
+ * An id a record names, as an operator knows it: the user's name, the
+ * tournament's, the operator's (from `names`, resolved for the whole page at
+ * once), linked to its page where the console has one, with the id in small
+ * print (and the link's title) to copy. A deleted account reads "deleted
+ * account": its username was erased with it. An id the page could not name
+ * (a signing key's id, a row since removed) is shown as it is.
+ */
+export function Named({ id, names, operatorsPage = false }: { id: string | null; names: ReadonlyMap<string, NamedId>; operatorsPage?: boolean }) {
   if (id === null) return <span class="muted">—</span>
-  if (isId('user', id)) return <a href={`/console/users/${id}`} class="mono">{id}</a>
-  return <span class="mono">{id}</span>
+  const named = names.get(id)
+  if (named === undefined) return <span class="mono">{id}</span>
+  const user = (userId: string, username: string, deleted: boolean) => (
+    <a href={`/console/users/${userId}`} title={userId}>
+      {deleted ? <span class="muted">deleted account</span> : username}
+    </a>
+  )
+  const tournament = (tournamentId: string, name: string) => (
+    <a href={`/console/tournaments/${tournamentId}`} title={tournamentId}>
+      {name}
+    </a>
+  )
+  const label =
+    named.kind === 'user' ? (
+      user(id, named.username, named.deleted)
+    ) : named.kind === 'tournament' ? (
+      tournament(id, named.name)
+    ) : named.kind === 'game' ? (
+      <a href="/console/games" title={id}>
+        {named.name}
+      </a>
+    ) : named.kind === 'operator' ? (
+      operatorsPage ? (
+        <a href="/console/operators" title={id}>
+          {named.name}
+        </a>
+      ) : (
+        <span title={id}>{named.name}</span>
+      )
+    ) : named.kind === 'match' ? (
+      <>a match of {tournament(named.tournamentId, named.tournamentName)}</>
+    ) : named.kind === 'participant' ? (
+      <>
+        {user(named.userId, named.username, named.deleted)} in {tournament(named.tournamentId, named.tournamentName)}
+      </>
+    ) : (
+      <>a withdrawal by {user(named.userId, named.username, named.deleted)}</>
+    )
+  return (
+    <span class="named">
+      {label}
+      <small class="mono id">{id}</small>
+    </span>
+  )
 }
 
-/** A record's free-form details, folded (no script: a <details> element). */
+/** Whether this request's operator may open the Operators page (admins): where an operator's name links to it. */
+export function seesOperators(request: Request): boolean {
+  return roleAllows(consoleSession(request).actor.operator.role, 'admin')
+}
+
+/**
+ * A record's free-form details, whole: short ones inline as they are, longer
+ * ones folded (no script: a <details> element) under the names of their
+ * fields, pretty-printed and wrapped inside the cell, never cut.
+ */
 export function Details({ value }: { value: Record<string, unknown> }) {
-  const text = JSON.stringify(value)
-  if (text === '{}') return <span class="muted">—</span>
-  if (text.length <= 60) return <code>{text}</code>
+  const keys = Object.keys(value)
+  if (keys.length === 0) return <span class="muted">—</span>
+  // One line with a space after each comma and colon (JSON's own newlines are escaped, so only the layout's are replaced): it wraps between fields.
+  const text = JSON.stringify(value, null, 1).replace(/\n */g, ' ')
+  if (text.length <= 64) return <code class="json">{text}</code>
   return (
-    <details>
-      <summary>
-        <code>{`${text.slice(0, 48)}…`}</code>
-      </summary>
-      <pre class="mono">{JSON.stringify(value, null, 2)}</pre>
+    <details class="json">
+      <summary>{`${keys.length === 1 ? '1 field' : `${keys.length} fields`}: ${keys.join(', ')}`}</summary>
+      <pre class="json">{JSON.stringify(value, null, 2)}</pre>
     </details>
   )
 }
 
-/** A hash chain's state: verified (how many records), broken (where and why), or not checked on this page. */
-export function ChainState({ label, result, verifyHref }: { label: string; result: { ok: true; rows: number } | { ok: false; rows: number; brokenAt: number; reason: string } | null; verifyHref: string }) {
+/** The command that walks each chain on the server (docs/operators.md). */
+export const VERIFY_COMMAND: Record<ChainName, string> = { audit: 'arena audit verify', security: 'arena security verify-log' }
+
+/** What an operator does about a broken chain: the command that confirms it and names the record, and where the steps are written. */
+export function BrokenChainAdvice({ chain }: { chain: ChainName }) {
+  return (
+    <span class="advice">
+      {'What to do: run '}
+      <code>{VERIFY_COMMAND[chain]}</code>
+      {' on the server to confirm it and name the record, then follow “When a chain is broken” in docs/console-ops.md (compare with a backup, find who could write the database).'}
+    </span>
+  )
+}
+
+/** A hash chain's state: verified (how many records, when), broken (where, why, and what to do), or not checked on this page. */
+export function ChainState({ label, chain, check, verifyHref }: { label: string; chain: ChainName; check: ChainCheck | null; verifyHref: string }) {
+  const result = check?.result
   return (
     <p class="chain">
       <strong>{label}: </strong>
-      {result === null ? (
+      {check === null || result === undefined ? (
         <span class="muted">not checked on this page (walking the chain reads every record). </span>
       ) : result.ok ? (
-        <span class="ok">intact, {result.rows} records checked. </span>
+        <span class="ok">
+          {`verified, ${result.rows} records checked: none edited, removed or reordered (at `}
+          <Time iso={check.checkedAt.toISOString()} />
+          {' UTC). '}
+        </span>
       ) : (
-        <span class="bad">{`BROKEN at record ${result.brokenAt}: ${result.reason} (${result.rows} records read). `}</span>
+        <>
+          <span class="bad">
+            {`BROKEN at record ${result.brokenAt}: ${result.reason} (${result.rows} records read, at `}
+            <Time iso={check.checkedAt.toISOString()} />
+            {' UTC). '}
+          </span>
+          <BrokenChainAdvice chain={chain} />{' '}
+        </>
       )}
       <a href={verifyHref}>Verify now</a>
     </p>

@@ -6,12 +6,11 @@
 //   removed one and a cut tail, and exits 1 on each.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { userInfo } from 'node:os'
 import { rmSync } from 'node:fs'
 import { postJson, tempDir } from '../helpers/app'
 import { admin, createArenaApp, createGame, players, startedTournament } from '../helpers/arena'
 import { me, registerUser } from '../helpers/auth'
-import { run, SOURCE_COMMAND } from '../helpers/process'
+import { CLI_OPERATOR, run, SOURCE_COMMAND } from '../helpers/process'
 import { AuditLog } from '../../src/modules/audit/log'
 import { allowAppends, headSeq, recordsAfter, refuseAppends } from './support'
 
@@ -80,7 +79,7 @@ describe('the command line', () => {
     expect(more).toEqual([])
     expect(record).toMatchObject({
       operatorId: null,
-      operatorName: `cli:${userInfo().username}`,
+      operatorName: CLI_OPERATOR,
       role: 'admin',
       via: 'cli',
       action: 'wallet.credit',
@@ -93,10 +92,10 @@ describe('the command line', () => {
     const listed = await cli('audit', 'list', '--after', String(seq), '--json')
     expect(listed.code).toBe(0)
     const page = JSON.parse(listed.stdout) as { records: { id: string; via: string; operator: { name: string } }[]; cursor: string }
-    expect(page.records.map((r) => [r.id, r.via, r.operator.name])).toEqual([[record!.id, 'cli', `cli:${userInfo().username}`]])
+    expect(page.records.map((r) => [r.id, r.via, r.operator.name])).toEqual([[record!.id, 'cli', CLI_OPERATOR]])
     expect(page.cursor).toBe(String(record!.seq))
     const text = await cli('audit', 'list', '--after', String(seq))
-    expect(text.stdout).toContain(`cli:${userInfo().username} (admin, cli)  wallet.credit  ${p!.userId}`)
+    expect(text.stdout).toContain(`${CLI_OPERATOR} (admin, cli)  wallet.credit  ${p!.userId}`)
     expect((await cli('audit', 'list', '--limit', '501')).code).toBe(2)
   }, 30_000)
 })

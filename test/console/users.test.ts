@@ -62,11 +62,12 @@ describeBrowser('console: users', () => {
     await page.getByRole('link', { name: 'Audit log' }).click()
     const rows = page.locator('tbody tr')
     const cells = async (i: number) => (await rows.nth(i).locator('td').allTextContents()).map((c) => c.trim())
-    expect((await cells(0)).slice(1, 6)).toEqual([moderator.name, 'moderator', 'console', 'user.unban', player.id])
-    expect((await cells(1)).slice(1, 7)).toEqual([moderator.name, 'moderator', 'console', 'user.ban', player.id, 'cheating in ranked matches <script>alert(1)</script>'])
+    // The target: the username, linked, with the id in small print under it.
+    expect((await cells(0)).slice(1, 6)).toEqual([moderator.name, 'moderator', 'console', 'user.unban', `console_player${player.id}`])
+    expect((await cells(1)).slice(1, 7)).toEqual([moderator.name, 'moderator', 'console', 'user.ban', `console_player${player.id}`, 'cheating in ranked matches <script>alert(1)</script>'])
     // Before them only the setup's (the moderator's creation, the credit): the refused ban recorded nothing.
     expect((await rows.locator('td:nth-child(5)').allTextContents()).map((c) => c.trim())).toEqual(['user.unban', 'user.ban', 'operator.create', 'wallet.credit'])
-    await page.getByRole('link', { name: player.id }).first().click()
+    await page.getByRole('link', { name: 'console_player' }).first().click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('User console_player')
   }, 60_000)
 

@@ -29,6 +29,9 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
 /** A 1366×768 laptop: every page must be usable at this size. */
 export const VIEWPORT = { width: 1366, height: 768 }
 
+/** A phone (390×844 CSS pixels, a touch screen that honours the page's viewport meta): the console must be usable there too. */
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }
+
 /** Where screenshots go: `$ARENA_SCREENSHOT_DIR` (docs/console when regenerating the docs' pictures), else test-results/console/. */
 export const SCREENSHOT_DIR = resolve(ROOT, process.env.ARENA_SCREENSHOT_DIR || join('test-results', 'console'))
 
@@ -76,8 +79,8 @@ export interface ConsoleWorld {
   /** http://127.0.0.1:<port> */
   baseUrl: string
   browser: Browser
-  /** A page in a new browser context: its own cookies, so each operator gets a separate browser. */
-  newPage(): Promise<Page>
+  /** A page in a new browser context: its own cookies, so each operator gets a separate browser. A laptop's window unless told (PHONE). */
+  newPage(device?: { viewport: { width: number; height: number }; isMobile?: boolean; hasTouch?: boolean }): Promise<Page>
   /** Closes the browser, the server and the app. */
   close(): Promise<void>
 }
@@ -106,8 +109,8 @@ export async function startConsole(options: TestAppOptions = {}): Promise<Consol
     ctx,
     baseUrl,
     browser,
-    async newPage() {
-      const context = await browser.newContext({ baseURL: baseUrl, viewport: VIEWPORT, locale: 'en-GB' })
+    async newPage(device = { viewport: VIEWPORT }) {
+      const context = await browser.newContext({ baseURL: baseUrl, locale: 'en-GB', ...device })
       context.setDefaultTimeout(15_000)
       contexts.push(context)
       return context.newPage()

@@ -130,3 +130,14 @@ export async function startServe(
     },
   }
 }
+
+/**
+ * What a child `arena` command run by this test is audited as: `cli:` and
+ * the name `id -un` gives this process's uid (found by id(1), not by the
+ * code under test), or `cli:uid-<n>` when the uid has no name.
+ */
+export const CLI_OPERATOR: string = (() => {
+  const id = Bun.spawnSync(['id', '-un'], { stdout: 'pipe', stderr: 'ignore' })
+  const name = id.exitCode === 0 ? id.stdout.toString().trim() : ''
+  return name === '' ? `cli:uid-${process.getuid!()}` : `cli:${name}`
+})()

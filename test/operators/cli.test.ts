@@ -4,10 +4,9 @@
 // action exits 1.
 import { afterAll, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { userInfo } from 'node:os'
 import { postJson, tempDir } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
-import { run, SOURCE_COMMAND } from '../helpers/process'
+import { CLI_OPERATOR, run, SOURCE_COMMAND } from '../helpers/process'
 import { OPERATOR_PASSWORD } from '../helpers/operators'
 
 const dataDir = tempDir('arena-cli-operators-')
@@ -49,7 +48,7 @@ test('create prints a one-time password once; list, reset-password and disable a
   expect(((await signedIn.json()) as { operator: { role: string } }).operator.role).toBe('finance')
 
   const records = await app.storage.read.audit.auditAfter(0, 100)
-  const who = `cli:${userInfo().username}`
+  const who = CLI_OPERATOR
   expect(records.map((r) => [r.action, r.operatorName, r.role, r.via])).toEqual([
     ['operator.create', who, 'admin', 'cli'],
     ['operator.reset_password', who, 'admin', 'cli'],

@@ -5,9 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { userInfo } from 'node:os'
 import { createTestApp, postJson, req, tempDir, testDatabaseEnv, type TestApp } from '../helpers/app'
-import { run, SOURCE_COMMAND, type RunResult } from '../helpers/process'
+import { CLI_OPERATOR, run, SOURCE_COMMAND, type RunResult } from '../helpers/process'
 import { someAddress } from '../helpers/purchases'
 import { isCommonPin } from '../../src/modules/security/pin-rules'
 import { AppError } from '../../src/shared/errors'
@@ -165,7 +164,7 @@ describe('arena seed', () => {
     const listed = await run([...SOURCE_COMMAND, 'audit', 'list', '--limit', '500', '--json'], env)
     expect(listed.code).toBe(0)
     const { records } = JSON.parse(listed.stdout) as { records: { via: string; action: string; target: string; requestId: string; operator: { name: string; role: string } }[] }
-    expect(new Set(records.map((r) => `${r.via} ${r.operator.role} ${r.operator.name}`))).toEqual(new Set([`cli admin cli:${userInfo().username}`]))
+    expect(new Set(records.map((r) => `${r.via} ${r.operator.role} ${r.operator.name}`))).toEqual(new Set([`cli admin ${CLI_OPERATOR}`]))
     const runs = [...new Set(records.map((r) => r.requestId))]
     expect(runs).toHaveLength(2)
     const ofRun = (requestId: string) => records.filter((r) => r.requestId === requestId)

@@ -7,13 +7,12 @@
 // console's user page and `arena user pin-unlock`, on both engines.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { userInfo } from 'node:os'
 import { postJson, req, tempDir } from '../helpers/app'
 import { admin, createArenaApp, players, type Player } from '../helpers/arena'
 import { login, PASSWORD } from '../helpers/auth'
 import { deleteUser, eventsOf, securityEventsOf } from '../helpers/accounts'
 import { bearer, signedInOperator } from '../helpers/operators'
-import { run, SOURCE_COMMAND } from '../helpers/process'
+import { CLI_OPERATOR, run, SOURCE_COMMAND } from '../helpers/process'
 import { funded, mint, mintRaw, PIN, someAddress, verify } from '../helpers/purchases'
 
 const dataDir = tempDir('arena-pin-unlock-')
@@ -208,5 +207,5 @@ test('arena user pin-unlock <username> --reason lifts the lock, audited as cli:<
   expect(JSON.parse(done.stdout)).toEqual({ pin: { set: true, locked: false, lockedUntil: null, failures: 0, locks: 0 }, lifted: true })
   expect((await mintRaw(ctx, p)).status).toBe(201)
   const [record] = await auditOf('user.pin_unlock', p.userId)
-  expect(record).toMatchObject({ operatorName: `cli:${userInfo().username}`, role: 'admin', via: 'cli', reason: 'ticket 4711' })
+  expect(record).toMatchObject({ operatorName: CLI_OPERATOR, role: 'admin', via: 'cli', reason: 'ticket 4711' })
 }, 60_000)

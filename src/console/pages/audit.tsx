@@ -4,25 +4,27 @@
 import { Elysia, t } from 'elysia'
 import type { Services } from '../../services'
 import { auditView } from '../../modules/audit/log'
-import { ChainState, consolePage, Details, NOTICE_FIELDS, Pager, queryOf, Target, Time } from '../page'
+import { ChainState, consolePage, Details, Named, NOTICE_FIELDS, Pager, queryOf, seesOperators, Time } from '../page'
 import { consoleRoute } from '../session'
 
 const SECTION = '/console/audit'
 const PAGE = 50
 
 export function auditPages(services: Services) {
-  const { audit, storage } = services
+  const { storage, operations, chainChecks } = services
   return (app: Elysia<'/console'>) =>
     app.get(
       '/audit',
       async ({ request, query }) => {
         const before = query.before ?? null
-        const [rows, chain] = await Promise.all([storage.read.audit.auditBefore(before, PAGE), query.verify === '1' ? audit.verify(storage.read.audit) : null])
+        const [rows, chain] = await Promise.all([storage.read.audit.auditBefore(before, PAGE), query.verify === '1' ? chainChecks.check('audit') : null])
         const records = rows.map((row) => ({ ...auditView(row), seq: row.seq }))
+        const names = await operations.namesOf(records.map((r) => r.target))
+        const operatorsPage = seesOperators(request)
         const older = rows.length === PAGE ? `${SECTION}${queryOf({ before: rows.at(-1)!.seq })}` : null
         return consolePage(request, { title: 'Audit log', section: SECTION, query }, (
           <>
-            <ChainState label="Audit chain" result={chain} verifyHref={`${SECTION}${queryOf({ before, verify: 1 })}`} />
+            <ChainState label="Audit chain" chain="audit" check={chain} verifyHref={`${SECTION}${queryOf({ before, verify: 1 })}`} />
             <table>
               <caption class="muted">Every operator action, newest first</caption>
               <thead>
@@ -51,14 +53,24 @@ export function auditPages(services: Services) {
                     <td>
                       <Time iso={r.at} />
                     </td>
-                    <td>{r.operator.name}</td>
+                    <td>
+                      {r.operator.id === null ? (
+                        r.operator.name
+                      ) : operatorsPage ? (
+                        <a href="/console/operators" title={r.operator.id}>
+                          {r.operator.name}
+                        </a>
+                      ) : (
+                        <span title={r.operator.id}>{r.operator.name}</span>
+                      )}
+                    </td>
                     <td>{r.operator.role}</td>
                     <td>{r.via}</td>
                     <td>
                       <code class="name">{r.action}</code>
                     </td>
                     <td>
-                      <Target id={r.target} />
+                      <Named id={r.target} names={names} operatorsPage={operatorsPage} />
                     </td>
                     <td>{r.reason ?? <span class="muted">—</span>}</td>
                     <td>

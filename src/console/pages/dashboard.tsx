@@ -1,11 +1,14 @@
 // GET /console: what needs an operator now, one card per number, each a link
 // to the page that deals with it. Counts only (cheap queries: see
-// src/modules/operations/store.ts); the chains show their recorded heads, a
-// full verification is the security page's.
+// src/modules/operations/store.ts), and whether the two hash chains held when
+// last walked (src/modules/operations/chain-checks.ts: walked again when that
+// result is over five minutes old).
 import type { Services } from '../../services'
 import type { ChainState, Dashboard } from '../../modules/operations/service'
+import type { ChainCheck, ChainName } from '../../modules/operations/chain-checks'
+import { BrokenChainAdvice } from '../page'
 import { consoleRoute } from '../session'
-import { formatBytes, NoticeQuery, opsPage, type ConsoleApp } from './ops-kit'
+import { formatBytes, NoticeQuery, opsPage, When, type ConsoleApp } from './ops-kit'
 
 /** One number; a link to the page that deals with it (`href`), or plain when no page does. */
 function Card({ href, value, label, alert, detail }: { href?: string; value: string | number; label: string; alert?: boolean; detail?: string }) {
@@ -20,12 +23,44 @@ function Card({ href, value, label, alert, detail }: { href?: string; value: str
   return <li class="card">{href ? <a href={href}>{content}</a> : content}</li>
 }
 
-function chainValue(chain: ChainState): string {
-  return chain.hash === null ? 'empty' : `${chain.seq} records`
-}
-
-function chainHead(chain: ChainState): string | undefined {
-  return chain.hash === null ? undefined : `head ${chain.hash.slice(0, 16)}…`
+/**
+ * A chain's card: "verified" or "broken" in a word, when the walk that said
+ * so ran, what to do when broken, and the recorded head's hash folded away
+ * (it means something to an auditor comparing copies, nothing at a glance).
+ */
+function ChainCard({ chain, label, head, check, verifyHref }: { chain: ChainName; label: string; head: ChainState; check: ChainCheck | null; verifyHref: string }) {
+  const result = check?.result
+  const word = result === undefined ? 'checking…' : result.ok ? 'verified' : 'broken'
+  return (
+    <li class={`card chain-card ${result === undefined ? 'checking' : result.ok ? 'verified' : 'broken'}`}>
+      <span class={`value ${result === undefined ? 'muted' : result.ok ? 'ok' : 'bad'}`}>{word}</span>
+      <br />
+      <span class="label">{label}</span>
+      <span class="detail">
+        {check === null || result === undefined ? (
+          'A first walk of the chain is under way: reload in a moment.'
+        ) : result.ok ? (
+          <>
+            {`${result.rows} records, none edited, removed or reordered; checked `}
+            <When at={check.checkedAt} />
+            {' UTC.'}
+          </>
+        ) : (
+          <>
+            {`At record ${result.brokenAt}: ${result.reason}. Checked `}
+            <When at={check.checkedAt} />
+            {' UTC. '}
+            <BrokenChainAdvice chain={chain} />
+          </>
+        )}
+      </span>
+      <details class="hashes">
+        <summary>Recorded head</summary>
+        {head.hash === null ? <span class="muted">empty: no record yet</span> : <code>{`record ${head.seq}: ${head.hash}`}</code>}
+      </details>
+      <a href={verifyHref}>Check again</a>
+    </li>
+  )
 }
 
 export function DashboardCards({ d }: { d: Dashboard }) {
@@ -42,8 +77,8 @@ export function DashboardCards({ d }: { d: Dashboard }) {
       </ul>
       <h2 id="system">System</h2>
       <ul class="cards" aria-labelledby="system">
-        <Card href="/console/security" value={chainValue(d.securityChain)} label="security-event chain (recorded head; verify it on the security page)" detail={chainHead(d.securityChain)} />
-        <Card href="/console/audit" value={chainValue(d.auditChain)} label="audit chain (recorded head)" detail={chainHead(d.auditChain)} />
+        <ChainCard chain="security" label="security-event chain" head={d.securityChain} check={d.securityCheck} verifyHref="/console/security?verify=1" />
+        <ChainCard chain="audit" label="audit chain (operator actions)" head={d.auditChain} check={d.auditCheck} verifyHref="/console/audit?verify=1" />
         <Card value={formatBytes(d.databaseBytes)} label={`database size (${d.engine === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'})`} />
       </ul>
     </>

@@ -1,16 +1,17 @@
 // Security events (viewer): the tamper-evident log of what happened to
 // accounts (logins, bans, PIN failures, reports), newest first, and on demand
-// the state of both hash chains: this log's and the audit log's.
+// the state of both hash chains: this log's and the audit log's (a check the
+// dashboard then shows too).
 import { Elysia, t } from 'elysia'
 import type { Services } from '../../services'
-import { ChainState, consolePage, Details, NOTICE_FIELDS, Pager, queryOf, Target, Time } from '../page'
+import { ChainState, consolePage, Details, Named, NOTICE_FIELDS, Pager, queryOf, Time } from '../page'
 import { consoleRoute } from '../session'
 
 const SECTION = '/console/security'
 const PAGE = 50
 
 export function securityPages(services: Services) {
-  const { securityLog, audit, storage } = services
+  const { securityLog, chainChecks, operations } = services
   return (app: Elysia<'/console'>) =>
     app.get(
       '/security',
@@ -19,15 +20,16 @@ export function securityPages(services: Services) {
         const verifying = query.verify === '1'
         const [page, securityChain, auditChain] = await Promise.all([
           securityLog.newest(before, PAGE),
-          verifying ? securityLog.verify() : null,
-          verifying ? audit.verify(storage.read.audit) : null,
+          verifying ? chainChecks.check('security') : null,
+          verifying ? chainChecks.check('audit') : null,
         ])
         const stats = securityLog.stats()
+        const names = await operations.namesOf(page.events.map((e) => e.userId))
         const verifyHref = `${SECTION}${queryOf({ before, verify: 1 })}`
         return consolePage(request, { title: 'Security events', section: SECTION, query }, (
           <>
-            <ChainState label="Security-event chain" result={securityChain} verifyHref={verifyHref} />
-            <ChainState label="Audit chain" result={auditChain} verifyHref={verifyHref} />
+            <ChainState label="Security-event chain" chain="security" check={securityChain} verifyHref={verifyHref} />
+            <ChainState label="Audit chain" chain="audit" check={auditChain} verifyHref={verifyHref} />
             <p class="muted">
               {`Waiting to be written: ${stats.buffered}. Shed since start (buffer full): ${stats.shed}.`}
             </p>
@@ -66,7 +68,7 @@ export function securityPages(services: Services) {
                     </td>
                     <td>{e.source}</td>
                     <td>
-                      <Target id={e.userId} />
+                      <Named id={e.userId} names={names} />
                     </td>
                     <td>
                       <Details value={e.details} />

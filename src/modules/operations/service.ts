@@ -3,7 +3,8 @@
 // console takes goes through the owning module's service (games, matches,
 // withdrawals), which checks it and records its audit entry.
 import type { Storage } from '../../db/storage'
-import type { DashboardCounts, DisputedMatch, GameListing, WaitingWithdrawal } from './store'
+import type { ChainCheck, ChainChecks } from './chain-checks'
+import type { DashboardCounts, DisputedMatch, GameListing, NamedId, WaitingWithdrawal } from './store'
 
 /** The most rows a console queue shows at once (oldest first: the ones to handle next). */
 export const QUEUE_LIMIT = 200
@@ -19,22 +20,27 @@ export interface ChainState {
 export interface Dashboard extends DashboardCounts {
   databaseBytes: number
   engine: 'sqlite' | 'postgres'
-  /** The security-event log's recorded head (a full verify is the security page's). */
+  /** The security-event log's recorded head. */
   securityChain: ChainState
   /** The audit log's recorded head. */
   auditChain: ChainState
+  /** Whether each chain held when last walked, and when that was (ChainChecks.recent); null while a first walk is under way. */
+  securityCheck: ChainCheck | null
+  auditCheck: ChainCheck | null
 }
 
 export class OperationsOverview {
-  constructor(private readonly deps: { storage: Storage }) {}
+  constructor(private readonly deps: { storage: Storage; chainChecks: ChainChecks }) {}
 
   async dashboard(): Promise<Dashboard> {
     const read = this.deps.storage.read
-    const [counts, databaseBytes, security, audit] = await Promise.all([
+    const [counts, databaseBytes, security, audit, securityCheck, auditCheck] = await Promise.all([
       read.operations.dashboardCounts(),
       read.operations.databaseSizeBytes(),
       read.security.recordedHead(),
       read.audit.auditHead(),
+      this.deps.chainChecks.recent('security'),
+      this.deps.chainChecks.recent('audit'),
     ])
     return {
       ...counts,
@@ -42,6 +48,8 @@ export class OperationsOverview {
       engine: this.deps.storage.engine,
       securityChain: security === null ? { seq: 0, hash: null } : { seq: security.seq, hash: security.hash },
       auditChain: audit.seq === 0 ? { seq: 0, hash: null } : { seq: audit.seq, hash: audit.hash },
+      securityCheck,
+      auditCheck,
     }
   }
 
@@ -63,5 +71,10 @@ export class OperationsOverview {
 
   usernames(userIds: readonly string[]): Promise<Map<string, string>> {
     return this.deps.storage.read.operations.usernamesOf(userIds)
+  }
+
+  /** What the ids of one console page name (users, operators, tournaments, games, matches, participants, withdrawals), in one query. */
+  namesOf(ids: readonly (string | null)[]): Promise<Map<string, NamedId>> {
+    return this.deps.storage.read.operations.namesOf(ids.filter((id): id is string => id !== null))
   }
 }

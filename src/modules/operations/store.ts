@@ -86,4 +86,27 @@ export interface UserNames {
   usernamesOf(userIds: readonly string[]): Promise<Map<string, string>>
 }
 
-export interface OperationsStore extends DashboardStore, DisputeQueue, WithdrawalQueue, GameCatalogue, UserNames {}
+/**
+ * What an id the console shows names (an audit record's target, a security
+ * event's user): the name an operator knows it by, and where its page is.
+ * A deleted user's username reads `erased` (the deletion erased it): `deleted` says so.
+ */
+export type NamedId =
+  | { kind: 'user'; username: string; deleted: boolean }
+  | { kind: 'operator'; name: string }
+  | { kind: 'tournament'; name: string }
+  | { kind: 'game'; name: string }
+  | { kind: 'match'; tournamentId: string; tournamentName: string }
+  | { kind: 'participant'; userId: string; username: string; deleted: boolean; tournamentId: string; tournamentName: string }
+  | { kind: 'withdrawal'; userId: string; username: string; deleted: boolean }
+
+export interface IdNames {
+  /**
+   * What each id names, in one query whatever the mix of kinds (a console
+   * page's ids at once, never one query per row); an id of no kind above, or
+   * of nothing stored, is absent from the map.
+   */
+  namesOf(ids: readonly string[]): Promise<Map<string, NamedId>>
+}
+
+export interface OperationsStore extends DashboardStore, DisputeQueue, WithdrawalQueue, GameCatalogue, UserNames, IdNames {}

@@ -6,8 +6,9 @@ import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { games, matchClaims, matches, participants, tournaments, users, withdrawals } from '../schema'
 import type { MatchRecord } from '../../../modules/games/store'
 import type { ClaimRecord } from '../../../modules/matches/store'
-import type { DashboardCounts, DisputedMatch, GameListing, NamedSeat, OperationsStore, WaitingWithdrawal } from '../../../modules/operations/store'
+import type { DashboardCounts, DisputedMatch, GameListing, NamedId, NamedSeat, OperationsStore, WaitingWithdrawal } from '../../../modules/operations/store'
 import { toWithdrawal } from '../../rows'
+import { namesQuery, toNamedIds, type NameRow } from '../../names'
 import type { PostgresScope } from '../scope'
 import { matchRecordColumns } from './matches'
 
@@ -119,5 +120,10 @@ export class PostgresOperationsStore implements OperationsStore {
     if (userIds.length === 0) return new Map()
     const rows = await this.db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, [...new Set(userIds)]))
     return new Map(rows.map((r) => [r.id, r.username]))
+  }
+
+  async namesOf(ids: readonly string[]): Promise<Map<string, NamedId>> {
+    const query = namesQuery(ids)
+    return query === null ? new Map() : toNamedIds(await this.db.execute<NameRow>(query))
   }
 }
