@@ -15,7 +15,7 @@ import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
 import { listMail, mailView } from '../mail/mailbox'
 import { MailboxQuery, MailboxResponse } from '../mail/model'
-import { AdjustBody, RejectWithdrawalBody, WithdrawalDecisionResponse } from './model'
+import { AdjustBody, RejectWithdrawalBody, WalletUserParams, WithdrawalDecisionResponse } from './model'
 import type { WithdrawalService } from '../wallet/withdrawals'
 import { ADMIN_TOKEN_HEADER, actorOf, OPERATOR, operatorRoute, setActor } from './operator'
 import type { AuditLog, OperatorIdentity } from '../audit/log'
@@ -183,9 +183,9 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       })
       .post(
         '/wallets/:userId/credit',
-        ({ params, body, request }) => wallet.credit({ userId: params.userId, amount: body.amount, reference: body.reference }, actorOf(request)),
+        async ({ params, body, request }) => wallet.credit({ userId: await options.users.idOf(params.userId), amount: body.amount, reference: body.reference }, actorOf(request)),
         {
-          params: t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }),
+          params: WalletUserParams,
           body: t.Object({
             amount: t.String({ maxLength: 64, description: 'decimal string, e.g. "100.00"' }),
             reference: t.String({ minLength: 1, maxLength: 128, description: 'the same reference credits once' }),
@@ -196,9 +196,9 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       )
       .post(
         '/wallets/:userId/adjust',
-        ({ params, body, request }) => wallet.adjust({ userId: params.userId, amount: body.amount, reason: body.reason, reference: body.reference }, actorOf(request)),
+        async ({ params, body, request }) => wallet.adjust({ userId: await options.users.idOf(params.userId), amount: body.amount, reason: body.reason, reference: body.reference }, actorOf(request)),
         {
-          params: t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }),
+          params: WalletUserParams,
           body: AdjustBody,
           response: {
             200: t.Object({ balance: t.String() }),
