@@ -126,7 +126,12 @@ interface IntSpec {
   max: number
 }
 
-const INTS = {
+// The bounds of every setting, declared once: loadConfig enforces them,
+// `arena --help` prints them (helpLine) and test/platform/config.test.ts holds
+// the README's Configuration table to them.
+
+/** Whole numbers: a default and the range a value must fall in. */
+export const INTS = {
   ARENA_PORT: { default: 8080, min: 0, max: 65535 },
   ARENA_ACCESS_TTL_S: { default: 900, min: 30, max: 86_400 },
   ARENA_REFRESH_TTL_S: { default: 30 * 86_400, min: 3600, max: 365 * 86_400 },
@@ -144,6 +149,40 @@ const INTS = {
   ARENA_BACKUP_INTERVAL_S: { default: 86_400, min: 1, max: 30 * 86_400 },
   ARENA_BACKUP_KEEP: { default: 7, min: 1, max: 10_000 },
 } as const satisfies Record<string, IntSpec>
+
+/** Settings that are one of a few words, and the word they default to. */
+export const CHOICES = {
+  ARENA_ENV: { values: ENVIRONMENTS, default: 'local' },
+  ARENA_LOG_LEVEL: { values: LOG_LEVELS, default: 'info' },
+  ARENA_CUSTODY: { values: ['local', 'cosigner'], default: 'local' },
+} as const satisfies Record<string, { values: readonly string[]; default: string }>
+
+/** Secrets and tokens with a shortest length: always, or only in `production`. */
+export const MIN_LENGTHS = {
+  ARENA_JWT_SECRET: { min: MIN_SECRET_LENGTH, only: undefined },
+  ARENA_JWT_PREVIOUS_SECRET: { min: MIN_SECRET_LENGTH, only: undefined },
+  ARENA_COSIGNER_SECRET: { min: MIN_SECRET_LENGTH, only: undefined },
+  ARENA_ADMIN_TOKEN: { min: MIN_SECRET_LENGTH, only: 'production' },
+  ARENA_METRICS_TOKEN: { min: MIN_SECRET_LENGTH, only: 'production' },
+} as const satisfies Record<string, { min: number; only: Environment | undefined }>
+
+/** USDC amounts: positive, in the money grammar (at most USDC's decimals); unset means no limit. */
+export const AMOUNTS = ['ARENA_WITHDRAWAL_MAX', 'ARENA_WITHDRAWAL_DAILY_MAX', 'ARENA_WITHDRAWAL_APPROVAL_ABOVE'] as const
+
+/** The bounds of a setting in words (`30 to 86400`, `at least 32 characters`), or undefined for one without. */
+export function boundsOf(name: string): string | undefined {
+  if (name in INTS) {
+    const spec: IntSpec = INTS[name as keyof typeof INTS]
+    return `${spec.min} to ${spec.max}`
+  }
+  if (name in CHOICES) return CHOICES[name as keyof typeof CHOICES].values.join(' | ')
+  if (name in MIN_LENGTHS) {
+    const spec: { min: number; only: Environment | undefined } = MIN_LENGTHS[name as keyof typeof MIN_LENGTHS]
+    return `at least ${spec.min} characters${spec.only ? ` in ${spec.only}` : ''}`
+  }
+  if ((AMOUNTS as readonly string[]).includes(name)) return `a positive ${USDC.code} amount, at most ${USDC.decimals} decimals`
+  return undefined
+}
 
 /**
  * Every variable arena reads, with the line `arena --help` prints for it (the
@@ -186,7 +225,7 @@ export const VARIABLES = {
   ARENA_WITHDRAWAL_MAX: 'the largest single withdrawal, a USDC amount such as "1000" or "250.5" (default: no limit)',
   ARENA_WITHDRAWAL_DAILY_MAX: 'the most one user may withdraw in any 24 hours, a USDC amount (default: no limit)',
   ARENA_WITHDRAWAL_APPROVAL_ABOVE: 'a withdrawal strictly above this USDC amount waits for an operator to approve it (default: none does)',
-  ARENA_NEW_DESTINATION_HOLD_S: 'seconds the first withdrawal to a new address is held before it is signed (default 0: no hold; at most 2592000)',
+  ARENA_NEW_DESTINATION_HOLD_S: 'seconds the first withdrawal to a new address is held before it is signed (default 0: no hold)',
   ARENA_BACKUP_PASSPHRASE: 'passphrase `arena backup` and scheduled backups encrypt with and `arena restore` decrypts with (age, scrypt); without it they refuse (default: unset)',
   ARENA_BACKUP_DIR: 'the server writes an encrypted backup (arena-<UTC time>.age) here every ARENA_BACKUP_INTERVAL_S; needs ARENA_BACKUP_PASSPHRASE; SQLite only (default: unset, no scheduled backups)',
   ARENA_BACKUP_INTERVAL_S: 'seconds between scheduled backups, the first one at start (default 86400)',
@@ -194,6 +233,11 @@ export const VARIABLES = {
 } as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
 
 export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)
+
+/** A variable's line in `arena --help`: its meaning, then its range where it has a numeric one. */
+export function helpLine(name: keyof typeof VARIABLES): string {
+  return name in INTS ? `${VARIABLES[name]}; ${boundsOf(name)}` : VARIABLES[name]
+}
 
 type Env = Record<string, string | undefined>
 
@@ -280,12 +324,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     return value
   }
 
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+  const oneOf = <K extends keyof typeof CHOICES>(name: K): (typeof CHOICES)[K]['values'][number] => {
+    const { values, default: fallback }: { values: readonly string[]; default: string } = CHOICES[name]
     const raw = given(name)
-    if (raw === undefined) return fallback
-    if ((allowed as readonly string[]).includes(raw)) return raw as T
-    problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
-    return fallback
+    if (raw === undefined) return fallback as (typeof CHOICES)[K]['values'][number]
+    if (values.includes(raw)) return raw as (typeof CHOICES)[K]['values'][number]
+    problems.push(`${name} must be one of ${values.join(', ')}, got "${raw}"`)
+    return fallback as (typeof CHOICES)[K]['values'][number]
   }
 
   const flag = (name: string, fallback: boolean): boolean => {
@@ -299,7 +344,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
 
   // A USDC amount in the money grammar, positive: 0 would read as either "no
   // withdrawals" or "no limit", so it is refused and unset means no limit.
-  const amount = (name: string): bigint | undefined => {
+  const amount = (name: (typeof AMOUNTS)[number]): bigint | undefined => {
     const raw = given(name)
     if (raw === undefined) return undefined
     try {
@@ -313,7 +358,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }
   }
 
-  const environment = oneOf('ARENA_ENV', ENVIRONMENTS, 'local')
+  const environment = oneOf('ARENA_ENV')
   const config: Config = {
     env: environment,
     // `local` listens on loopback only: `arena seed` prints a password and PIN
@@ -323,7 +368,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     host: given('ARENA_HOST') ?? (environment === 'local' ? '127.0.0.1' : '0.0.0.0'),
     port: int('ARENA_PORT'),
     dataDir: given('ARENA_DATA_DIR') ?? './data',
-    logLevel: oneOf('ARENA_LOG_LEVEL', LOG_LEVELS, 'info'),
+    logLevel: oneOf('ARENA_LOG_LEVEL'),
     adminToken: given('ARENA_ADMIN_TOKEN'),
     metricsToken: given('ARENA_METRICS_TOKEN'),
     jwtSecret: given('ARENA_JWT_SECRET'),
@@ -340,7 +385,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustProxy: flag('ARENA_TRUST_PROXY', false),
     rateLimits: parseRateLimits(given('ARENA_RATE_LIMITS'), problems),
     jobsEnabled: flag('ARENA_JOBS_ENABLED', true),
-    custody: oneOf('ARENA_CUSTODY', ['local', 'cosigner'] as const, 'local'),
+    custody: oneOf('ARENA_CUSTODY'),
     cosignerUrl: given('ARENA_COSIGNER_URL'),
     cosignerSecret: given('ARENA_COSIGNER_SECRET'),
     acceptSingleVolumeCustody: flag('ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY', false),
@@ -420,17 +465,19 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (config.cosignerUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(config.cosignerUrl)) {
     problems.push('ARENA_COSIGNER_URL must be an http(s) URL')
   }
-  if ((config.custody === 'cosigner' || config.cosignerSecret !== undefined) && (config.cosignerSecret ?? '').length < MIN_SECRET_LENGTH) {
-    problems.push(`ARENA_COSIGNER_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
+  if ((config.custody === 'cosigner' || config.cosignerSecret !== undefined) && (config.cosignerSecret ?? '').length < MIN_LENGTHS.ARENA_COSIGNER_SECRET.min) {
+    problems.push(`ARENA_COSIGNER_SECRET must be at least ${MIN_LENGTHS.ARENA_COSIGNER_SECRET.min} characters`)
   }
 
-  if (config.jwtSecret !== undefined && config.jwtSecret.length < MIN_SECRET_LENGTH) {
-    problems.push(`ARENA_JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
+  if (config.jwtSecret !== undefined && config.jwtSecret.length < MIN_LENGTHS.ARENA_JWT_SECRET.min) {
+    problems.push(`ARENA_JWT_SECRET must be at least ${MIN_LENGTHS.ARENA_JWT_SECRET.min} characters`)
   }
   if (config.jwtPreviousSecret !== undefined) {
     if (config.jwtSecret === undefined) problems.push('ARENA_JWT_PREVIOUS_SECRET only makes sense beside ARENA_JWT_SECRET (the key it was replaced by)')
     else if (config.jwtPreviousSecret === config.jwtSecret) problems.push('ARENA_JWT_PREVIOUS_SECRET must differ from ARENA_JWT_SECRET')
-    if (config.jwtPreviousSecret.length < MIN_SECRET_LENGTH) problems.push(`ARENA_JWT_PREVIOUS_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
+    if (config.jwtPreviousSecret.length < MIN_LENGTHS.ARENA_JWT_PREVIOUS_SECRET.min) {
+      problems.push(`ARENA_JWT_PREVIOUS_SECRET must be at least ${MIN_LENGTHS.ARENA_JWT_PREVIOUS_SECRET.min} characters`)
+    }
   }
 
   // Production refuses what is only acceptable on a developer's machine:
@@ -440,11 +487,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     if (config.jwtSecret === undefined) {
       problems.push('ARENA_ENV=production requires ARENA_JWT_SECRET to be set (a generated secret is a local-only default)')
     }
-    if (config.adminToken !== undefined && config.adminToken.length < MIN_SECRET_LENGTH) {
-      problems.push(`ARENA_ENV=production requires ARENA_ADMIN_TOKEN to be at least ${MIN_SECRET_LENGTH} characters when set`)
+    if (config.adminToken !== undefined && config.adminToken.length < MIN_LENGTHS.ARENA_ADMIN_TOKEN.min) {
+      problems.push(`ARENA_ENV=production requires ARENA_ADMIN_TOKEN to be at least ${MIN_LENGTHS.ARENA_ADMIN_TOKEN.min} characters when set`)
     }
-    if (config.metricsToken !== undefined && config.metricsToken.length < MIN_SECRET_LENGTH) {
-      problems.push(`ARENA_ENV=production requires ARENA_METRICS_TOKEN to be at least ${MIN_SECRET_LENGTH} characters when set`)
+    if (config.metricsToken !== undefined && config.metricsToken.length < MIN_LENGTHS.ARENA_METRICS_TOKEN.min) {
+      problems.push(`ARENA_ENV=production requires ARENA_METRICS_TOKEN to be at least ${MIN_LENGTHS.ARENA_METRICS_TOKEN.min} characters when set`)
     }
     if (config.logLevel === 'debug') {
       problems.push('ARENA_ENV=production refuses ARENA_LOG_LEVEL=debug')

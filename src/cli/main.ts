@@ -3,7 +3,7 @@
 // the server agree on every variable), and returns an exit code.
 import { parseArgs } from 'node:util'
 import { nextStopSignal, UsageError, type Command, type Io } from './command'
-import { ConfigError, loadConfig, VARIABLES, type Config } from '../config'
+import { ConfigError, helpLine, loadConfig, VARIABLES, type Config } from '../config'
 import { resolveSecrets, type Secrets } from '../secrets'
 import { OPERATOR_COMMANDS } from './operator-commands'
 import { seedCommand } from './seed-command'
@@ -164,7 +164,7 @@ export function helpText(): string {
     'Options: --help after a command shows its usage; --version prints the version.',
     'Configuration comes from the environment, read once at start (an empty value is refused: unset a',
     'variable to get its default):',
-    ...Object.entries(VARIABLES).map(([name, help]) => `  ${name.padEnd(variableWidth)}  ${help}`),
+    ...(Object.keys(VARIABLES) as (keyof typeof VARIABLES)[]).map((name) => `  ${name.padEnd(variableWidth)}  ${helpLine(name)}`),
     '',
     'A running server documents its HTTP API at /openapi (JSON at /openapi/json).',
   ]

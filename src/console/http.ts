@@ -115,14 +115,35 @@ export function deviceToken(request: Request): string | null {
   return cookieToken(request, DEVICE_COOKIE)
 }
 
-function cookieToken(request: Request, name: string): string | null {
+/**
+ * The first sign-in's choose-your-password step (OperatorService.beginSignIn):
+ * its ticket, signed by the server, kept by the browser for the step's life
+ * and sent only to the sign-in pages, never in a URL or the page itself.
+ * HttpOnly and SameSite=Strict like the session's.
+ */
+const PASSWORD_STEP_COOKIE = 'arena_password_step'
+
+export function passwordStepCookie(ticket: string, options: { secure: boolean; maxAgeS: number }): string {
+  return [`${PASSWORD_STEP_COOKIE}=${ticket}`, `Path=${CONSOLE_PREFIX}/login`, `Max-Age=${options.maxAgeS}`, 'HttpOnly', 'SameSite=Strict', ...(options.secure ? ['Secure'] : [])].join('; ')
+}
+
+export function clearedPasswordStepCookie(secure: boolean): string {
+  return passwordStepCookie('', { secure, maxAgeS: 0 })
+}
+
+/** The step ticket from the request's cookie, if any (the service checks it). */
+export function passwordStepTicket(request: Request): string | null {
+  return cookieToken(request, PASSWORD_STEP_COOKIE, /^[A-Za-z0-9_.-]{16,256}$/)
+}
+
+function cookieToken(request: Request, name: string, shape = /^[A-Za-z0-9_-]{16,128}$/): string | null {
   const header = request.headers.get('cookie')
   if (header === null) return null
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
     if (eq !== -1 && part.slice(0, eq).trim() === name) {
       const value = part.slice(eq + 1).trim()
-      return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : null
+      return shape.test(value) ? value : null
     }
   }
   return null

@@ -18,11 +18,12 @@ import { requestState } from '../plugins/request-context'
 import type { Services } from '../services'
 import type { Clock } from '../shared/clock'
 import { ASSETS } from './assets'
-import { clearedSessionCookie, CONSOLE_PREFIX, deviceCookie, deviceToken, overHttps, htmlPage, isConsolePath, pathOf, redirect, sessionCookie, sessionToken } from './http'
+import { clearedPasswordStepCookie, clearedSessionCookie, CONSOLE_PREFIX, deviceCookie, deviceToken, overHttps, htmlPage, isConsolePath, passwordStepCookie, passwordStepTicket, pathOf, redirect, sessionCookie, sessionToken } from './http'
 import { Layout } from './layout'
-import { noticeText } from './notices'
+import { noticeText, type NoticeCode } from './notices'
 import { consoleRoute, setConsoleSession } from './session'
-import { SignInPage } from './pages/sign-in'
+import { ChoosePasswordPage, PASSWORD_RULE, SignInPage, type PasswordProblem } from './pages/sign-in'
+import type { SignedIn } from '../modules/operators/service'
 import { userPages } from './pages/users'
 import { dashboardPage } from './pages/dashboard'
 import { disputesPages } from './pages/disputes'
@@ -47,9 +48,9 @@ export interface ConsoleDeps {
   trustProxy: boolean
 }
 
-/** Paths reachable without a session: the sign-in page and the stylesheet. */
+/** Paths reachable without a session: the sign-in page, its choose-your-password step (which checks its own ticket and CSRF token) and the stylesheet. */
 function isPublic(path: string): boolean {
-  return path === `${CONSOLE_PREFIX}/login` || path.startsWith(`${CONSOLE_PREFIX}/assets/`)
+  return path === `${CONSOLE_PREFIX}/login` || path === `${CONSOLE_PREFIX}/login/password` || path.startsWith(`${CONSOLE_PREFIX}/assets/`)
 }
 
 /**
@@ -74,6 +75,45 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
   const { operators, audit } = services
   /** Whether this request's cookie is sent `Secure`: in production, or whenever the browser came over HTTPS (said by X-Forwarded-Proto behind a trusted proxy). */
   const secureFor = (request: Request) => secureCookie || overHttps(request, trustProxy)
+  type Server = Parameters<ConsoleDeps['addressOf']>[1]
+
+  /** A sign-in done: the session cookie (the browser's previous session ended, not left live beside it) and the device cookie. */
+  async function signedInAnswer(request: Request, signedIn: SignedIn, next: string, notice: NoticeCode): Promise<Response> {
+    const previous = sessionToken(request)
+    if (previous !== null) await operators.signOut(previous)
+    const answer = redirect(next, notice, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureFor(request), maxAgeS: sessionTtlS }) })
+    // This browser is now a known place of the operator's: failures on the name elsewhere do not block its next sign-in.
+    answer.headers.append('set-cookie', deviceCookie(signedIn.deviceToken, { secure: secureFor(request) }))
+    return answer
+  }
+
+  /** The step's ticket is missing, forged, expired or spent: back to the sign-in form, saying so. */
+  function stepEnded(request: Request): Response {
+    return redirect(`${CONSOLE_PREFIX}/login`, 'password_step_ended', { 'set-cookie': clearedPasswordStepCookie(secureFor(request)) })
+  }
+
+  /**
+   * Finishes the choose-your-password step: signed in (a redirect), or the
+   * problem to show beside its field. Neither a mismatch nor a password
+   * that breaks the rule counts towards the sign-in throttle: the one-time
+   * password was proven when the ticket was made.
+   */
+  async function finishStep(request: Request, server: Server, ticket: string, next: string, newPassword: string, confirmPassword: string): Promise<Response | PasswordProblem> {
+    if (newPassword !== confirmPassword) return { field: 'confirmPassword', message: 'The two passwords are not the same. Type the new password in both fields again.' }
+    try {
+      const signedIn = await operators.finishPasswordStep({ ticket, newPassword, kind: 'console', userAgent: request.headers.get('user-agent'), ip: addressOf(request, server), deviceToken: deviceToken(request) })
+      const answer = await signedInAnswer(request, signedIn, next, 'password_chosen')
+      answer.headers.append('set-cookie', clearedPasswordStepCookie(secureFor(request)))
+      return answer
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'validation_failed') {
+        return { field: 'newPassword', message: `A password needs ${PASSWORD_RULE}; that one has ${[...newPassword].length}. Choose another and type it in both fields.` }
+      }
+      if (error instanceof AppError && error.code === 'invalid_credentials') return stepEnded(request)
+      throw error
+    }
+  }
+
   return new Elysia({ name: 'arena/console', prefix: CONSOLE_PREFIX })
     .onTransform(async ({ request, body }) => {
       const path = pathOf(request.url)
@@ -105,40 +145,65 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       '/login',
       async ({ body, request, server }) => {
         const next = safeNext(body.next)
+        const place = { kind: 'console' as const, userAgent: request.headers.get('user-agent'), ip: addressOf(request, server), deviceToken: deviceToken(request) }
         try {
-          const signedIn = await operators.signIn({
-            name: body.name,
-            password: body.password,
-            newPassword: body.newPassword || undefined,
-            totp: body.totp || undefined,
-            kind: 'console',
-            userAgent: request.headers.get('user-agent'),
-            ip: addressOf(request, server),
-            deviceToken: deviceToken(request),
-          })
-          // The session this browser had before is replaced, not left live beside the new one until it expires.
-          const previous = sessionToken(request)
-          if (previous !== null) await operators.signOut(previous)
-          const answer = redirect(next, 'signed_in', { 'set-cookie': sessionCookie(signedIn.token, { secure: secureFor(request), maxAgeS: sessionTtlS }) })
-          // This browser is now a known place of the operator's: failures on the name elsewhere do not block its next sign-in.
-          answer.headers.append('set-cookie', deviceCookie(signedIn.deviceToken, { secure: secureFor(request) }))
-          return answer
+          const begun = await operators.beginSignIn({ name: body.name, password: body.password, totp: body.totp || undefined, ...place })
+          if ('signedIn' in begun) return signedInAnswer(request, begun.signedIn, next, 'signed_in')
+          const { ticket, operator, expiresAt } = begun.passwordStep
+          const setTicket = { 'set-cookie': passwordStepCookie(ticket, { secure: secureFor(request), maxAgeS: Math.ceil((expiresAt.getTime() - clock.now().getTime()) / 1000) }) }
+          const step = (problem: PasswordProblem | null, status: number) =>
+            htmlPage(<ChoosePasswordPage name={operator.name} next={next} csrf={operators.csrfFor(ticket)} expiresAt={expiresAt} problem={problem} />, status, setTicket)
+          // A script (or an older form) may send the new password with the one-time one: the step, finished at once.
+          if (!body.newPassword) return step(null, 200)
+          const finished = await finishStep(request, server, ticket, next, body.newPassword, body.newPassword)
+          return finished instanceof Response ? finished : step(finished, 422)
         } catch (error) {
           if (!(error instanceof AppError)) throw error
-          // The same page again, saying why; on a one-time password, with the fields to replace it.
-          return htmlPage(
-            <SignInPage next={next} error={error.message} name={body.name} changePassword={error.code === 'password_change_required' || body.newPassword !== undefined} askCode={error.code === 'totp_required' || error.code === 'invalid_totp'} />,
-            error.status,
-            error.headers ?? {},
-          )
+          // The same page again, saying why (a wrong password, a missing or wrong code, a block).
+          return htmlPage(<SignInPage next={next} error={error.message} name={body.name} askCode={error.code === 'totp_required' || error.code === 'invalid_totp'} />, error.status, error.headers ?? {})
         }
       },
       {
         body: t.Object({
           name: t.String({ maxLength: 64 }),
           password: t.String({ maxLength: 256 }),
-          newPassword: t.Optional(t.String({ maxLength: 256 })),
+          newPassword: t.Optional(t.String({ maxLength: 1024 })),
           totp: t.Optional(t.String({ maxLength: 16 })),
+          next: t.Optional(t.String({ maxLength: 512 })),
+        }),
+        detail: { hide: true },
+      },
+    )
+    // The choose-your-password step (pages/sign-in.tsx): shown again while its ticket lives, and its form.
+    .get(
+      '/login/password',
+      async ({ query, request }) => {
+        const ticket = passwordStepTicket(request)
+        const step = ticket === null ? null : await operators.passwordStep(ticket)
+        if (ticket === null || step === null) return stepEnded(request)
+        return htmlPage(<ChoosePasswordPage name={step.operator.name} next={safeNext(query.next)} csrf={operators.csrfFor(ticket)} expiresAt={step.expiresAt} />)
+      },
+      { query: t.Object({ next: t.Optional(t.String({ maxLength: 512 })) }), detail: { hide: true } },
+    )
+    .post(
+      '/login/password',
+      async ({ body, request, server }) => {
+        const ticket = passwordStepTicket(request)
+        const step = ticket === null ? null : await operators.passwordStep(ticket)
+        if (ticket === null || step === null) return stepEnded(request)
+        if (typeof body._csrf !== 'string' || !operators.csrfMatches(ticket, body._csrf)) {
+          throw new AppError('forbidden', 'This form has no valid CSRF token: reload the page and try again')
+        }
+        const next = safeNext(body.next)
+        const finished = await finishStep(request, server, ticket, next, body.newPassword, body.confirmPassword)
+        if (finished instanceof Response) return finished
+        return htmlPage(<ChoosePasswordPage name={step.operator.name} next={next} csrf={operators.csrfFor(ticket)} expiresAt={step.expiresAt} problem={finished} />, 422)
+      },
+      {
+        body: t.Object({
+          _csrf: t.Optional(t.String({ maxLength: 128 })),
+          newPassword: t.String({ maxLength: 1024 }),
+          confirmPassword: t.String({ maxLength: 1024 }),
           next: t.Optional(t.String({ maxLength: 512 })),
         }),
         detail: { hide: true },

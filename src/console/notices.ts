@@ -4,10 +4,13 @@
 // would otherwise show anyone's words in the console's own success banner (a
 // phishing aid; issue 33). Each code has one fixed text, written here; a code
 // that is not listed shows nothing.
+import { PASSWORD_STEP_TTL_MS } from '../modules/operators/service'
 
 export const NOTICES = {
   signed_in: 'Signed in',
   signed_out: 'Signed out',
+  password_chosen: 'Your new password is set: sign in with it from now on',
+  password_step_ended: `The step to choose a new password has ended (it lasts ${PASSWORD_STEP_TTL_MS / 60_000} minutes, and ends once a password is chosen): sign in again`,
   own_session_ended: 'Your session has ended',
   session_ended: 'The session has ended',
   totp_enabled: 'Authenticator set up: signing in now asks for its code',

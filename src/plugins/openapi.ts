@@ -3,10 +3,11 @@
 // here, so the docs page works on a machine with no internet access.
 //
 // Routes describe themselves (schemas, `detail`, the response map built by
-// `errors()`); finishDocument() below fixes the two things the plugin's
+// `errors()`); finishDocument() below fixes the three things the plugin's
 // generator gets wrong for us, so that the document passes an OpenAPI 3.1
-// validator (test/platform/openapi.test.ts).
-import { openapi, withHeaders } from '@elysiajs/openapi'
+// validator (test/platform/openapi.test.ts) and a client generated from it
+// types every request (test/platform/openapi-client.test.ts).
+import { openapi, toOpenAPISchema, withHeaders } from '@elysiajs/openapi'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Elysia, t, type InternalRoute } from 'elysia'
 import swaggerBundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
@@ -61,6 +62,26 @@ export function routeHeaders(...names: SpecialHeader[]) {
     schema: t.Object(Object.fromEntries(names.map((name) => [name, t.Optional(t.String({ description: SPECIAL_HEADERS[name] }))]))),
     parameters: requiredHeaders(...names),
   }
+}
+
+// ---------------------------------------------------------------------------
+// Request bodies.
+//
+// Every body is JSON (src/plugins/json-body.ts answers anything else with 415;
+// the console's forms are not in the document), and every body model has an
+// `$id`, its name in `components.schemas` (describeBodies below).
+
+/**
+ * A route's body that may also be left out: no body at all is taken as `{}`.
+ * Spread into the route's hooks instead of `body:`; the document then says
+ * the body is not required.
+ */
+export function optionalBody<S extends TSchema>(schema: S) {
+  return { body: schema, transform: absentBodyIsEmpty }
+}
+
+function absentBodyIsEmpty(context: { body: unknown }): void {
+  if (context.body === null || context.body === undefined) context.body = {}
 }
 
 // ---------------------------------------------------------------------------
@@ -145,6 +166,41 @@ function restoreParameters(doc: Json, routes: InternalRoute[]): void {
   }
 }
 
+interface RouteHooks {
+  body?: unknown
+  transform?: { fn: unknown }[]
+}
+
+/**
+ * The plugin describes a body by the parsers its route names, and ours is one
+ * global parse hook (json-body.ts), a function it cannot name: every body came
+ * out as `content: {}`, which a client generator types as no body at all. So
+ * the bodies are rendered by the plugin's own generator from a probe app that
+ * has each route's body schema and no parse hook (the same JSON Schema as
+ * every other schema of the document gets: enums, nullables), and go in as
+ * JSON, the one media type json-body.ts takes. hoistModels then turns each
+ * into a `$ref` to its model's component.
+ */
+function describeBodies(doc: Json, routes: InternalRoute[]): void {
+  const paths = doc.paths as Record<string, Record<string, Operation>>
+  const probe = new Elysia()
+  const described: { operation: Operation; probePath: string; required: boolean }[] = []
+  for (const route of routes) {
+    const hooks = route.hooks as RouteHooks
+    const operation = paths[openApiPath(route.path)]?.[route.method.toLowerCase()]
+    if (!operation || typeof hooks.body !== 'object' || hooks.body === null) continue
+    const probePath = `/${described.length}`
+    probe.post(probePath, () => null, { body: hooks.body as TSchema })
+    described.push({ operation, probePath, required: !(hooks.transform ?? []).some((hook) => hook.fn === absentBodyIsEmpty) })
+  }
+  const rendered = toOpenAPISchema(probe).paths as Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: unknown }> } } }>
+  for (const { operation, probePath, required } of described) {
+    const schema = rendered[probePath]?.post?.requestBody?.content?.['application/json']?.schema
+    if (schema === undefined) throw new Error(`OpenAPI: no JSON Schema for the body of ${JSON.stringify(operation.summary ?? probePath)}`)
+    operation.requestBody = { required, content: { 'application/json': { schema } } }
+  }
+}
+
 /**
  * The plugin writes every TypeBox model inline, `$id` included, wherever it is
  * used: the error envelope alone appears dozens of times with the same `$id`,
@@ -196,6 +252,7 @@ function isOpenApiDocument(value: unknown): value is Json {
 export function finishDocument(generated: Json, routes: InternalRoute[]): Json {
   const doc = structuredClone(generated)
   restoreParameters(doc, routes)
+  describeBodies(doc, routes)
   hoistModels(doc)
   // Every use of the envelope describes its own codes; the model says what it is.
   const envelope = ((doc.components as Json).schemas as Json)[ErrorResponse.$id!] as Json | undefined

@@ -1,4 +1,4 @@
-// TypeBox models shared by every module's responses.
+// TypeBox models shared by every module: the error envelope of every response, the empty body.
 import { t } from 'elysia'
 
 export const ErrorResponse = t.Object(
@@ -13,3 +13,6 @@ export const ErrorResponse = t.Object(
   },
   { $id: 'Error', description: 'Every error, whatever the status: a code to act on, a message for people, the status again, for validation the fields at fault, and for account_banned until when' },
 )
+
+/** The body of a route that takes no input but is a POST: `{}` (or nothing, where the route says so with `optionalBody`). */
+export const EmptyBody = t.Object({}, { $id: 'EmptyBody', description: 'an empty object: `{}`' })

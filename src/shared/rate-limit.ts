@@ -37,6 +37,7 @@ const SIGN_IN = new Set([
   `${API}/user/email/resend`,
   `${API}/admin/sessions`,
   '/console/login',
+  '/console/login/password',
 ])
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD'
 

@@ -50,9 +50,13 @@ describe('dist/arena', () => {
 
     const spec = await fetch(`${first.url}/openapi/json`)
     expect(spec.status).toBe(200)
-    const doc = (await spec.json()) as { openapi: string; paths: Record<string, unknown> }
+    const doc = (await spec.json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: unknown }>>; components: { schemas: Record<string, unknown> } }
     expect(doc.openapi).toStartWith('3.')
     expect(Object.keys(doc.paths)).toContain('/healthz')
+    // The binary describes bodies as `npm start` does (test/platform/openapi.test.ts): JSON, by component.
+    expect(doc.paths['/api/v1/user/login']!.post!.requestBody).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/LoginBody' } } } })
+    expect(doc.paths['/api/v1/user/s/logout']!.post!.requestBody).toMatchObject({ required: false })
+    expect(Object.keys(doc.components.schemas)).toContain('LoginBody')
 
     const docsPage = await (await fetch(`${first.url}/openapi`)).text()
     const script = docsPage.match(/<script src="([^"]+)"/)![1]!

@@ -1,6 +1,7 @@
 // The event catalogue (src/modules/events/catalogue.ts) is the one list of
 // event types: its run-time list is its declaration, docs/api.md "Event types"
-// documents it row for row, and the server appends no event type it does not
+// documents it row for row, docs/api.md and the README name every topic where
+// they list them, and the server appends no event type it does not
 // list nor lists one it never appends. The compile-time half (the outbox takes
 // only catalogued events) is catalogue.check.ts; the SDK's mirror of the
 // catalogue is checked by test/sdk/event-types.*.
@@ -90,6 +91,25 @@ describe('the event catalogue', () => {
     const docs = documented(readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8'))
     expect(docs.length).toBeGreaterThan(0)
     expect([...docs].sort(byType)).toEqual([...catalogue].sort(byType))
+  })
+
+  test('docs/api.md and the README name every topic where they list them, and no other', () => {
+    const topics = [...EVENT_TOPICS].sort()
+    const api = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8')
+    // GET /api/v1/events's `topics` row: the backticked names after "comma list of".
+    const row = /^\| `topics` \| optional: a comma list of ([^|]+)\|/m.exec(api)
+    expect(row).not.toBeNull()
+    expect([...row![1]!.matchAll(/`([a-z]+)`/g)].map((m) => m[1]).sort()).toEqual(topics)
+    // "Event types" has a table per topic.
+    expect([...api.matchAll(/^\*\*Topic `([a-z]+)`\*\*/gm)].map((m) => m[1]).sort()).toEqual(topics)
+    // The README's event-plane line (`topics=a,b,...`) and its SDK example subscribing to every topic.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const query = [...readme.matchAll(/[?&]topics=([a-z,]+)/g)].map((m) => m[1]!.split(',').sort())
+    expect(query.length).toBeGreaterThan(0)
+    for (const listed of query) expect(listed).toEqual(topics)
+    const subscribed = [...readme.matchAll(/events\.subscribe\(\[([^\]]*)\]/g)].map((m) => [...m[1]!.matchAll(/'([a-z]+)'/g)].map((t) => t[1]!).sort())
+    expect(subscribed.length).toBeGreaterThan(0)
+    for (const listed of subscribed) expect(listed).toEqual(topics)
   })
 
   test('every event type named in src is catalogued, and every catalogued type is appended somewhere', () => {

@@ -4,8 +4,9 @@
 // an event written behind its back within a second.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { CaughtUpPolls } from '../../src/modules/events/caught-up'
-import { onEngine, req } from '../helpers/app'
+import { req } from '../helpers/app'
 import { postJson } from '../helpers/app'
+import { testOnEngine } from '../helpers/engine'
 import { admin, createArenaApp, players, type Player } from '../helpers/arena'
 
 describe('CaughtUpPolls', () => {
@@ -84,7 +85,7 @@ describe('GET /api/v1/events, caught up', async () => {
     return calls
   }
 
-  test.skipIf(!onEngine('sqlite'))('the same caught-up poll again within a second reads nothing', async () => {
+  testOnEngine('sqlite', 'the same caught-up poll again within a second reads nothing', async () => {
     const [p] = await players(ctx, 1)
     const cursor = await caughtUp(p!)
     const reads = await pageReads(async () => {

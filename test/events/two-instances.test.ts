@@ -3,7 +3,7 @@
 // seq. And a poll waiting on one instance wakes when the other writes.
 import { describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
-import { onEngine } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 import { twoInstances, players } from '../helpers/arena'
 
 const { one, two } = await twoInstances()
@@ -21,7 +21,7 @@ function appendAndHold(app: TestApp, userId: string, reference: string, release:
 // PostgreSQL only: on SQLite one writer at a time gives this by itself, and
 // two apps in one process cannot show it (bun:sqlite waits for the file lock
 // on the JavaScript thread, so the holder never gets to commit).
-describe.if(onEngine('postgres'))('two instances on one database', () => {
+describeOnEngine('postgres', 'two instances on one database', () => {
   test('an event appended first but committed last is not skipped by a cursor read in between', async () => {
     const [p] = await players(one, 1)
     const userId = p!.userId

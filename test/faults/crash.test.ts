@@ -23,7 +23,8 @@
 import { afterAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { onEngine, postJson, remote, req, tempDir } from '../helpers/app'
+import { postJson, remote, req, tempDir } from '../helpers/app'
+import { testOnEngine } from '../helpers/engine'
 import { ADMIN_TOKEN, admin, createGame, openSession, players, playerOf, startedTournament, submit, type Player, type TournamentView } from '../helpers/arena'
 import { PASSWORD } from '../helpers/auth'
 import { mintRaw, PIN, someAddress, verify } from '../helpers/purchases'
@@ -66,8 +67,7 @@ const missingKinds = (ack: Acknowledged) =>
     .map(([kind]) => kind)
 
 // SQLite's data dir under SIGKILL; the PostgreSQL run has its own fault tests (test/scale/).
-if (onEngine('postgres')) console.log('crash test skipped: a SQLite fault test, run by npm test, not npm run test:pg')
-test.skipIf(onEngine('postgres'))(`${KILLS} SIGKILLs under logins, credits, claims and withdrawals: nothing acknowledged is lost, nothing is left half-done`, async () => {
+testOnEngine('sqlite', `${KILLS} SIGKILLs under logins, credits, claims and withdrawals: nothing acknowledged is lost, nothing is left half-done`, async () => {
   await buildBinary()
   const dataDir = tempDir('arena-crash-')
   const env = { ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN }

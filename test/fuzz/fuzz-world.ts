@@ -275,6 +275,8 @@ interface Resolution {
   values: Map<string, string>
   /** The console session whose cookie this request sent (its CSRF token is the one `console:csrf` means). */
   consoleSession?: number
+  /** The first sign-in's step ticket whose cookie this request sent (then `console:csrf` means the step's token). */
+  passwordStep?: string
 }
 
 export interface Built {
@@ -311,6 +313,8 @@ export class World {
   /** Console sessions a request may have ended or changed (its operator disabled, its role or password changed): checked before reuse. */
   private readonly consoleSuspect = new Set<number>()
   consoleRenewals = 0
+  /** One-time operators made for the first sign-in step's known-good requests (console:passwordStep). */
+  private passwordSteps = 0
   /** Length of the log text already checked for error lines. */
   private logSeen = 0
 
@@ -740,7 +744,17 @@ export class World {
       case 'console:cookie:double':
         // Two cookies of the name: the server reads the first, a junk one.
         return `arena_console=AAAAAAAAAAAAAAAAAAAAAAAA; arena_console=${await this.consoleToken(s % this.consoleSessions.length)}`
+      case 'console:passwordStep': {
+        // The choose-your-password step of an operator created just now, its one-time password proven through the real service.
+        const name = `fuzz-step-${++this.passwordSteps}`
+        const { password } = await this.t.services.operators.create({ name, role: 'viewer' }, cliActor(this.t, 'cli:fuzz'))
+        const begun = await this.t.services.operators.beginSignIn({ name, password, kind: 'console', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+        if (!('passwordStep' in begun)) throw new Error('fuzz world: a one-time password did not lead to the password step')
+        r.passwordStep = begun.passwordStep.ticket
+        return `arena_password_step=${begun.passwordStep.ticket}`
+      }
       case 'console:csrf':
+        if (r.passwordStep !== undefined) return this.t.services.operators.csrfFor(r.passwordStep)
         return this.t.services.operators.csrfFor(this.consoleSessions[r.consoleSession ?? 0]!.token)
       case 'console:csrf:other':
         return this.t.services.operators.csrfFor(this.consoleSessions[((r.consoleSession ?? 0) + 1) % this.consoleSessions.length]!.token)
@@ -1252,11 +1266,18 @@ const CONSOLE_GOOD_FIELDS: Record<string, JVal> = {
 
 const CONSOLE_GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /console/login': { name: new Ref('console:operatorName', consoleRoleIndex('viewer')), next: '/console/users' },
+  'POST /console/login/password': { newPassword: PASSWORD, confirmPassword: PASSWORD, next: '/console/users' },
   'POST /console/tournaments/:id/matches/:matchId/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /console/operators': { name: 'known-good-op' },
   // Turning off an authenticator needs one: the session's operator sets one up just before.
   // (The code's Ref sets it up; the fields of a request resolve at once, so the CSRF token's must not enrol as well.)
   'POST /console/account/totp/disable': { code: new Ref('console:totp:enabled') },
+}
+
+/** The cookie a public console route's known-good request carries (the first sign-in's step: its ticket). */
+const CONSOLE_GOOD_COOKIE_OF_ROUTE: Record<string, Ref> = {
+  'GET /console/login/password': new Ref('console:passwordStep'),
+  'POST /console/login/password': new Ref('console:passwordStep'),
 }
 
 /** Optional form fields a known-good request leaves empty, as the browser's form would: the players flow takes no registration times. */
@@ -1295,13 +1316,15 @@ function consoleKnownGood(route: RouteShape): RequestSpec {
   const key = `${route.method} ${route.path}`
   const writes = route.method !== 'GET' && route.method !== 'HEAD'
   const isPublic = route.role === undefined
+  const cookie = isPublic ? CONSOLE_GOOD_COOKIE_OF_ROUTE[key] : new Ref('console:cookie', consoleRoleIndex(route.role))
   const headers: [string, Ref | string][] = [
-    ...(isPublic ? [] : [['cookie', new Ref('console:cookie', consoleRoleIndex(route.role))] as [string, Ref]]),
+    ...(cookie === undefined ? [] : [['cookie', cookie] as [string, Ref]]),
     // The console's own form, from a browser that sends Origin.
     ...(writes ? [['origin', 'http://localhost'] as [string, string]] : []),
   ]
   const good = { ...CONSOLE_GOOD_FIELDS, ...CONSOLE_GOOD_FIELDS_OF_ROUTE[key] }
-  const fields = Object.keys(route.body?.properties ?? {}).filter((f) => !CONSOLE_OMITTED_FIELDS.includes(f))
+  // Left empty only where the form may leave it so (the step's newPassword is required there).
+  const fields = Object.keys(route.body?.properties ?? {}).filter((f) => !CONSOLE_OMITTED_FIELDS.includes(f) || (route.body?.required ?? []).includes(f))
   for (const f of fields) if (!(f in good)) throw new Error(`fuzz world: no known-good value for form field ${f} of ${key}`)
   return {
     method: route.method,

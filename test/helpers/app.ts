@@ -40,7 +40,7 @@ export function tempDir(prefix = 'arena-test-'): string {
 /** The engine the suite runs on: `npm test` SQLite, `npm run test:pg` PostgreSQL. */
 export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.ARENA_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite'
 
-/** For tests that only mean something on one engine: `describe.skipIf(!onEngine('sqlite'))(...)`. */
+/** Which engine the run is on. A suite or test that only means something on one engine: describeOnEngine / testOnEngine (./engine.ts), which say so when they skip. */
 export function onEngine(engine: 'sqlite' | 'postgres'): boolean {
   return TEST_ENGINE === engine
 }

@@ -165,14 +165,14 @@ export async function signIn(page: Page, name: string, password: string, options
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.waitForLoadState()
   if (options.newPassword !== undefined) {
-    // The one-time password: the same page again, asking for a new one.
-    await page.getByLabel('Password', { exact: true }).fill(password)
-    await page.getByLabel(/^New password/).fill(options.newPassword)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    // The one-time password: the choose-your-password step, the new one typed twice.
+    await page.getByLabel('New password').fill(options.newPassword)
+    await page.getByLabel('Type it again').fill(options.newPassword)
+    await page.getByRole('button', { name: 'Set password and sign in' }).click()
     await page.waitForLoadState()
   }
-  if (new URL(page.url()).pathname === '/console/login') {
-    const message = await page.locator('.error').textContent().catch(() => null)
+  if (new URL(page.url()).pathname.startsWith('/console/login')) {
+    const message = await page.locator('.error, .field-problem').first().textContent().catch(() => null)
     throw new Error(`signing in as ${name} failed: ${message ?? 'still on the sign-in page'}`)
   }
 }

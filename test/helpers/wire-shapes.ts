@@ -18,17 +18,29 @@ export type Shape =
 
 export type Json = Record<string, unknown>
 
-export function fromSchema(schema: Json): Shape {
+/**
+ * A schema's shape. `components` resolves `$ref`s: a schema read from the
+ * OpenAPI document, where models are components and a union of literals is an
+ * `enum`, has the same shape as the model it was made of.
+ */
+export function fromSchema(schema: Json, components: Record<string, Json> = {}): Shape {
+  const at = (inner: Json) => fromSchema(inner, components)
+  if (typeof schema.$ref === 'string') {
+    const target = components[schema.$ref.replace('#/components/schemas/', '')]
+    if (!target) throw new Error(`no component for ${schema.$ref}`)
+    return at(target)
+  }
   if ('const' in schema) return { kind: 'literals', values: [schema.const as string] }
+  if (Array.isArray(schema.enum)) return literals((schema.enum as (string | number | boolean)[]).map((value) => ({ kind: 'literals', values: [value] })))
   const anyOf = schema.anyOf as Json[] | undefined
   if (anyOf) {
     const rest = anyOf.filter((s) => s.type !== 'null')
-    if (rest.length < anyOf.length) return { kind: 'nullable', of: rest.length === 1 ? fromSchema(rest[0]!) : fromSchema({ anyOf: rest }) }
+    if (rest.length < anyOf.length) return { kind: 'nullable', of: rest.length === 1 ? at(rest[0]!) : at({ anyOf: rest }) }
     // Elysia's t.Integer / t.Numeric: a number, or a string it converts to one.
     if (anyOf.length === 2 && anyOf.some((s) => s.type === 'string' && (s.format === 'integer' || s.format === 'numeric')) && anyOf.some((s) => s.type === 'integer' || s.type === 'number')) {
       return { kind: 'number' }
     }
-    return literals(anyOf.map(fromSchema))
+    return literals(anyOf.map(at))
   }
   switch (schema.type) {
     case 'string':
@@ -39,13 +51,13 @@ export function fromSchema(schema: Json): Shape {
     case 'boolean':
       return { kind: 'boolean' }
     case 'array':
-      return { kind: 'array', of: fromSchema(schema.items as Json) }
+      return { kind: 'array', of: at(schema.items as Json) }
     case 'object': {
       if (schema.patternProperties) return { kind: 'record' }
       const required = new Set((schema.required as string[] | undefined) ?? [])
       const fields: Record<string, { optional: boolean; shape: Shape }> = {}
       for (const [name, field] of Object.entries((schema.properties as Record<string, Json>) ?? {})) {
-        fields[name] = { optional: !required.has(name), shape: fromSchema(field) }
+        fields[name] = { optional: !required.has(name), shape: at(field) }
       }
       return { kind: 'object', fields }
     }

@@ -15,7 +15,8 @@ import { PostgresEventsStore } from '../../src/db/postgres/stores/events'
 import { PostgresJobsStore } from '../../src/db/postgres/stores/jobs'
 import type { Job } from '../../src/jobs/store'
 import { createLogger } from '../../src/shared/logger'
-import { createTestApp, onEngine, type TestApp } from '../helpers/app'
+import { createTestApp, type TestApp } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 
 const a = await createTestApp()
 afterAll(() => a.close())
@@ -104,7 +105,7 @@ describe('leases', () => {
   })
 })
 
-describe.skipIf(!onEngine('postgres'))('two instances on one PostgreSQL database', () => {
+describeOnEngine('postgres', 'two instances on one PostgreSQL database', () => {
   // Instance B: an app of its own (pool, clock, worker) on instance A's database.
   let b: TestApp
   beforeAll(async () => {

@@ -7,12 +7,12 @@ import { startLoop } from '../../src/background/loops'
 import { MailDelivery } from '../../src/modules/mail/delivery'
 import { testMail } from '../../src/modules/mail/templates'
 import { createLogger } from '../../src/shared/logger'
-import { onEngine } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 import { twoInstances } from '../helpers/arena'
 import { startSmtp } from '../helpers/smtp'
 import { waitFor } from '../helpers/wait'
 
-describe.skipIf(!onEngine('postgres'))('two instances delivering', () => {
+describeOnEngine('postgres', 'two instances delivering', () => {
   test('every mail arrives exactly once, whichever instance sent it', async () => {
     // A slow server: a send lasts long enough for the other instance's ticks to find the loop held.
     const server = await startSmtp({ delayMs: 60 })

@@ -5,7 +5,8 @@ import { describe, expect, test } from 'bun:test'
 import { and, inArray } from 'drizzle-orm'
 import { JOB_WRITE_OPTIONS } from '../../src/jobs/worker'
 import { settleMatchDeadline } from '../../src/modules/matches/deadlines'
-import { postJson, TEST_ENGINE } from '../helpers/app'
+import { postJson } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 import { admin, claim, createGame, openSession, playerOf, players, playOut, submit, tournament, twoInstances, type TournamentView } from '../helpers/arena'
 
 const { one, two } = await twoInstances()
@@ -119,7 +120,7 @@ describe('races', () => {
 // worker runs it (JOB_WRITE_OPTIONS); in a SERIALIZABLE snapshot taken
 // before the claim it found no claim and disputed the match. PostgreSQL only:
 // on SQLite a write holds the one write lock, so the claim cannot commit meanwhile.
-describe.skipIf(TEST_ENGINE !== 'postgres')('a settle job against a claim that committed after it began', () => {
+describeOnEngine('postgres', 'a settle job against a claim that committed after it began', () => {
   test('the claim counts: the claimant advances (no_show)', async () => {
     const { gameId, gameKey, people, t } = await started(2, { matchDeadlineS: 5 })
     const m = t.matches[0]! as typeof t.matches[0] & { deadline: string }

@@ -8,7 +8,8 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { gameSessions, jobs, matchClaims, matches, outboxEvents, participants, tournaments } from '../../src/db/schema'
 import type { OutboxEvent } from '../../src/modules/events/store'
-import { onEngine, req } from '../helpers/app'
+import { req } from '../helpers/app'
+import { testOnEngine } from '../helpers/engine'
 import { claim, createArenaApp, createGame, openSession, players, playerOf, startedTournament, submit, type Player } from '../helpers/arena'
 
 const ctx = await createArenaApp()
@@ -25,7 +26,7 @@ async function twoPlayerCup() {
 
 describe('prepared statements on the claim path', () => {
   // The first two look at SQLite itself (its transaction, its storage classes); the wake-up holds on both engines.
-  test.skipIf(!onEngine('sqlite'))('run inside the group committer\'s transaction: a thrown item writes nothing, a committed one is durable', async () => {
+  testOnEngine('sqlite', 'run inside the group committer\'s transaction: a thrown item writes nothing, a committed one is durable', async () => {
     const sqlite = ctx.db.sqlite
     // A type of its own, so that the rows it finds are this test's: not a catalogued event, hence the cast.
     const event = (marker: string) => ({ userId: null, topic: 'status', type: 'test.prepared', data: { marker } }) as unknown as OutboxEvent
@@ -45,7 +46,7 @@ describe('prepared statements on the claim path', () => {
     expect(rows.map((r) => [r.id, r.data])).toEqual([[keptId, { marker: 'kept' }]])
   })
 
-  test.skipIf(!onEngine('sqlite'))('rows read back through Drizzle as Drizzle writes them: epoch-ms times, JSON text', async () => {
+  testOnEngine('sqlite', 'rows read back through Drizzle as Drizzle writes them: epoch-ms times, JSON text', async () => {
     const { t, final, p1, p2 } = await twoPlayerCup()
     const winner = final.slot2ParticipantId!
     const score = { p1: 1, p2: 3, rounds: [{ w: 'p2' }] }

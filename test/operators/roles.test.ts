@@ -27,10 +27,10 @@ import { OPERATOR_ROLES, rolesBelow, type OperatorRole } from '../../src/modules
 const API = '/api/v1/admin'
 const CONSOLE = '/console'
 
-/** Reached without a credential: they hand one out, or serve the sign-in page's stylesheet. */
+/** Reached without a credential: they hand one out (the first sign-in's step, after a proven one-time password, checks its own ticket), or serve the sign-in page's stylesheet. */
 function isPublic(method: string, path: string): boolean {
   if (method === 'POST' && path === `${API}/sessions`) return true
-  return path === `${CONSOLE}/login` || path.startsWith(`${CONSOLE}/assets/`)
+  return path === `${CONSOLE}/login` || path === `${CONSOLE}/login/password` || path.startsWith(`${CONSOLE}/assets/`)
 }
 
 interface Guarded {

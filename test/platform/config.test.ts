@@ -3,7 +3,9 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, KNOWN_VARIABLES, loadConfig, MIN_SECRET_LENGTH } from '../../src/config'
+import { AMOUNTS, boundsOf, CHOICES, ConfigError, INTS, KNOWN_VARIABLES, loadConfig, MIN_LENGTHS, MIN_SECRET_LENGTH } from '../../src/config'
+import { helpText } from '../../src/cli/main'
+import { USDC } from '../../src/shared/money'
 import { resolveSecrets, SECRETS_FILE } from '../../src/secrets'
 import { createLogger } from '../../src/shared/logger'
 import { tempDir } from '../helpers/app'
@@ -358,4 +360,69 @@ describe('the README', () => {
     const documented = new Set([...readme.matchAll(/^\| `(ARENA_[A-Z_]+)` \|/gm)].map((m) => m[1]!))
     expect([...documented].sort()).toEqual([...KNOWN_VARIABLES].sort())
   })
+
+  // The bounds come from the tables loadConfig enforces (INTS, CHOICES,
+  // MIN_LENGTHS, AMOUNTS in src/config.ts); the README states each as it is.
+  const rows = new Map(
+    [...readFileSync(join(import.meta.dir, '..', '..', 'README.md'), 'utf8').matchAll(/^\| `(ARENA_[A-Z_]+)` \| (.*?) \| (.*) \|$/gm)].map((m) => [m[1]!, { default: m[2]!, meaning: m[3]! }]),
+  )
+  const rowOf = (name: string) => {
+    const row = rows.get(name)
+    if (!row) throw new Error(`README has no row for ${name}`)
+    return row
+  }
+
+  test('states every whole-number setting’s default and range as loadConfig enforces them', () => {
+    const wrong: string[] = []
+    for (const [name, spec] of Object.entries(INTS)) {
+      const row = rowOf(name)
+      if (!row.default.startsWith(`\`${spec.default}\``)) wrong.push(`${name}: default ${row.default}, config ${spec.default}`)
+      if (!new RegExp(`(?<![\\d])${spec.min} to ${spec.max}(?![\\d])`).test(row.meaning)) wrong.push(`${name}: no "${spec.min} to ${spec.max}"`)
+    }
+    expect(wrong).toEqual([])
+    // And the range is the one loadConfig holds: its ends pass, one beyond each fails.
+    for (const [name, spec] of Object.entries(INTS)) {
+      for (const value of [spec.min, spec.max]) expect(() => loadConfig(envWith(name, value))).not.toThrow()
+      for (const value of [spec.min - 1, spec.max + 1].filter((v) => v >= 0)) {
+        expect(() => loadConfig(envWith(name, value))).toThrow(`${name} must be between ${spec.min} and ${spec.max}`)
+      }
+    }
+  })
+
+  test('states every word setting’s choices and default, every secret’s shortest length, every amount’s form', () => {
+    const wrong: string[] = []
+    for (const [name, spec] of Object.entries(CHOICES)) {
+      const row = rowOf(name)
+      if (row.default !== `\`${spec.default}\``) wrong.push(`${name}: default ${row.default}, config ${spec.default}`)
+      const named = new Set([...row.meaning.matchAll(/`([a-z]+)`/g)].map((m) => m[1]!))
+      for (const value of spec.values) if (!named.has(value)) wrong.push(`${name}: ${value} not named`)
+    }
+    for (const [name, spec] of Object.entries(MIN_LENGTHS)) {
+      const { meaning } = rowOf(name)
+      if (!meaning.toLowerCase().includes(`at least ${spec.min} characters`)) wrong.push(`${name}: no "at least ${spec.min} characters"`)
+      if (spec.only && !meaning.includes(`in \`${spec.only}\``)) wrong.push(`${name}: does not say only in ${spec.only}`)
+    }
+    for (const name of AMOUNTS) {
+      const { meaning } = rowOf(name)
+      if (!meaning.includes(`positive ${USDC.code} amount`)) wrong.push(`${name}: no "positive ${USDC.code} amount"`)
+      if (!meaning.includes(`at most ${USDC.decimals} decimals`)) wrong.push(`${name}: no "at most ${USDC.decimals} decimals"`)
+    }
+    expect(wrong).toEqual([])
+  })
+
+  test('arena --help prints every whole-number setting’s range', () => {
+    const help = helpText().split('\n')
+    for (const name of Object.keys(INTS)) {
+      const line = help.find((l) => l.trimStart().startsWith(`${name} `))
+      expect(line).toContain(`; ${boundsOf(name)}`)
+    }
+  })
 })
+
+/** The smallest environment loadConfig accepts, with `name` set to `value` (and what `name` needs beside it). */
+function envWith(name: string, value: number): Record<string, string> {
+  const env: Record<string, string> = { ARENA_DATA_DIR: tempDir(), [name]: String(value) }
+  if (name.startsWith('ARENA_BACKUP_') && name !== 'ARENA_BACKUP_DIR') Object.assign(env, { ARENA_BACKUP_DIR: tempDir(), ARENA_BACKUP_PASSPHRASE: 'a passphrase for the test' })
+  if (name === 'ARENA_DATABASE_POOL') Object.assign(env, { ARENA_DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', ARENA_MASTER_KEY: 'ab'.repeat(32) })
+  return env
+}

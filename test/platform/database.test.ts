@@ -18,7 +18,8 @@ import { ClosedUnitOfWorkError } from '../../src/db/errors'
 import type { Transaction } from '../../src/db/storage'
 import { ManualClock } from '../../src/shared/clock'
 import { isId, newId } from '../../src/shared/ids'
-import { createTestApp, emptyDatabaseEnv, onEngine, tempDir, type TestApp } from '../helpers/app'
+import { createTestApp, emptyDatabaseEnv, tempDir, type TestApp } from '../helpers/app'
+import { describeOnEngine, testOnEngine } from '../helpers/engine'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 
 const dir = tempDir()
@@ -32,7 +33,7 @@ function migrationFileHashes(folder: string): string[] {
 }
 
 // SQLite's connection settings: no counterpart on PostgreSQL (the server's own configuration).
-describe.skipIf(!onEngine('sqlite'))('database client', () => {
+describeOnEngine('sqlite', 'database client', () => {
   test('uses WAL, synchronous=FULL, foreign keys and a busy timeout', () => {
     const pragma = (name: string) => Object.values(handle.sqlite.query(`PRAGMA ${name}`).get() as object)[0]
     expect(pragma('journal_mode')).toBe('wal')
@@ -43,7 +44,7 @@ describe.skipIf(!onEngine('sqlite'))('database client', () => {
 })
 
 // SQLite's migrator on a file of its own.
-describe.skipIf(!onEngine('sqlite'))('migrations', () => {
+describeOnEngine('sqlite', 'migrations', () => {
   test('apply once, then report nothing to do', () => {
     const first = runMigrations(handle.sqlite)
     expect(first.known).toBeGreaterThan(0)
@@ -69,7 +70,7 @@ describe.skipIf(!onEngine('sqlite'))('migrations', () => {
 })
 
 // PostgreSQL's migrator on an empty database of its own.
-describe.skipIf(!onEngine('postgres'))('migrations on PostgreSQL', () => {
+describeOnEngine('postgres', 'migrations on PostgreSQL', () => {
   let pool: ReturnType<typeof openPool> | undefined
   beforeAll(async () => {
     pool = openPool((await emptyDatabaseEnv()).ARENA_DATABASE_URL!, { max: 1 })
@@ -162,7 +163,7 @@ describe('outbox', () => {
   })
 
   // SQLite's read connection; PostgreSQL reads on its pool.
-  test.skipIf(!onEngine('sqlite'))('reads outside a write use their own connection: it refuses writes and maps the file', () => {
+  testOnEngine('sqlite', 'reads outside a write use their own connection: it refuses writes and maps the file', () => {
     const sqlite = app.storage as SqliteStorage
     const reader = sqlite.reader.sqlite
     expect(reader).not.toBe(sqlite.writer.sqlite)

@@ -9,7 +9,8 @@ import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { databasePath, openDatabase, type Db } from '../../src/db/sqlite/connection'
 import { ClosedUnitOfWorkError } from '../../src/db/errors'
 import { createGroupCommitter, UnitOfWorkTimeout, type BatchReport, type GroupCommitOptions } from '../../src/db/sqlite/group-commit'
-import { onEngine, tempDir } from '../helpers/app'
+import { tempDir } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 
 const dir = tempDir()
 const handle = openDatabase(databasePath(dir))
@@ -62,7 +63,7 @@ const allCommitted = () => (reader.query('SELECT v FROM items ORDER BY id').all(
 
 // SQLite's own batching of units of work: PostgreSQL runs each in a
 // transaction of its own, so a PostgreSQL run has nothing here to test.
-describe.skipIf(!onEngine('sqlite'))('group commit', () => {
+describeOnEngine('sqlite', 'group commit', () => {
   test('concurrent items share one transaction, each gets its own value, and is visible to another connection when it resolves', async () => {
     const { commits, reports } = committer()
     const seenAtResolve: boolean[] = []

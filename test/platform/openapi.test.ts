@@ -161,6 +161,39 @@ function routeProblems(doc: Doc, routes: { method: string; path: string }[]): st
   return problems
 }
 
+interface Route {
+  method: string
+  path: string
+  hooks: unknown
+}
+
+/**
+ * Where the document's request bodies fall short, one line a problem. The
+ * validator accepts `requestBody: { content: {} }` (it is valid OpenAPI), yet a
+ * client generator types it as no body at all: every body the app validates
+ * must be there as JSON, a `$ref` to its model's component.
+ */
+function bodyProblems(doc: Doc, routes: Route[]): string[] {
+  const problems: string[] = []
+  const takesBody = new Set(
+    routes.filter((r) => typeof (r.hooks as { body?: unknown }).body === 'object').map((r) => `${r.method} ${openApiPath(r.path)}`),
+  )
+  for (const { key, operation } of operations(doc)) {
+    const body = operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined
+    if (!takesBody.has(key)) {
+      if (body !== undefined) problems.push(`${key}: documents a body the route does not take`)
+      continue
+    }
+    const types = Object.keys(body?.content ?? {})
+    const schema = body?.content?.['application/json']?.schema
+    if (types.join() !== 'application/json') problems.push(`${key}: its body is described as ${JSON.stringify(types)}, not application/json alone`)
+    if (schema === undefined || Object.keys(schema).length === 0) problems.push(`${key}: its body has no schema`)
+    else if (!schema.$ref?.startsWith('#/components/schemas/')) problems.push(`${key}: its body is not a component (give its model an $id)`)
+    else if (!(schema.$ref.slice('#/components/schemas/'.length) in doc.components.schemas)) problems.push(`${key}: its body refers to a missing ${schema.$ref}`)
+  }
+  return problems
+}
+
 /** The `### METHOD /path` section of docs/api.md, up to the next heading of its level or above. */
 function sectionOf(markdown: string, key: string): string | null {
   const lines = markdown.split('\n')
@@ -219,6 +252,39 @@ describe('the OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([])
     expect(result.valid).toBe(true)
     expect(validator.version).toBe('3.1')
+    // What the validator lets through: a body with no schema.
+    expect(bodyProblems(doc, ctx.app.routes)).toEqual([])
+  })
+
+  test('describes every body as JSON, one component per model, and which bodies may be left out', async () => {
+    const doc = await documentOf(ctx)
+    const bodyOf = (path: string, method = 'post') => doc.paths[path]![method]!.requestBody as { required: boolean; content: Record<string, { schema: { $ref?: string } }> }
+    expect(operations(doc).filter((o) => o.operation.requestBody !== undefined).length).toBeGreaterThanOrEqual(32)
+    expect(bodyOf('/api/v1/user/login')).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/LoginBody' } } } })
+    // One model, two routes: one component.
+    for (const path of ['/api/v1/admin/tournaments/{id}/cancel', '/api/v1/admin/tournaments/{id}/participants/{participantId}/disqualify']) {
+      expect(bodyOf(path).content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ReasonBody' })
+    }
+    expect(doc.components.schemas.ReasonBody).toEqual({
+      type: 'object',
+      required: ['reason'],
+      properties: { reason: { type: 'string', minLength: 1, maxLength: 500, description: 'why; every affected player sees it in the event' } },
+    })
+    // The plugin's own rendering (a union of literals is an enum), as in every other schema.
+    expect((doc.components.schemas.CreateTournamentBody as { properties: { format: unknown } }).properties.format).toMatchObject({
+      type: 'string',
+      enum: ['single_elimination', 'double_elimination', 'round_robin', 'swiss'],
+    })
+    // Taken absent as {}: not required. The rest are.
+    const optional = operations(doc).filter((o) => (o.operation.requestBody as { required?: boolean } | undefined)?.required === false).map((o) => o.key)
+    expect(optional.sort()).toEqual(['POST /api/v1/security/pin-session', 'POST /api/v1/user/email/resend', 'POST /api/v1/user/s/logout'])
+    const { accessToken } = await login(ctx, (await registerUser(ctx)).username)
+    for (const key of optional) {
+      const res = await ctx.handle(req(key.split(' ')[1]!, { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } }))
+      expect({ key, validated: res.status !== 422 }).toEqual({ key, validated: true })
+    }
+    const required = await ctx.handle(req('/api/v1/user/login', { method: 'POST' }))
+    expect(required.status).toBe(422)
   })
 
   test('documents every route, its required headers and every error it can answer', async () => {
@@ -320,6 +386,27 @@ describe('the checks catch what they are for', () => {
       expect(markdownProblems(doc, API_MD)).toContain('GET /api/v1/errorless: no "### GET /api/v1/errorless" section in docs/api.md')
     } finally {
       app.close()
+    }
+  })
+
+  test('a body without a schema, inline rather than a component, or described where the route takes none', async () => {
+    const ctx = await createArenaApp()
+    try {
+      const doc = await documentOf(ctx)
+      const body = (path: string) => doc.paths[path]!.post!.requestBody as { content: Record<string, unknown> }
+      body('/api/v1/user/login').content = {}
+      body('/api/v1/auth/validate').content = { 'application/json': { schema: { type: 'object' } } }
+      body('/api/v1/admin/games').content['multipart/form-data'] = { schema: { $ref: '#/components/schemas/CreateGameBody' } }
+      doc.paths['/api/v1/admin/tournaments/{id}/start']!.post!.requestBody = body('/api/v1/admin/games')
+      expect(bodyProblems(doc, ctx.app.routes)).toEqual([
+        'POST /api/v1/user/login: its body is described as [], not application/json alone',
+        'POST /api/v1/user/login: its body has no schema',
+        'POST /api/v1/auth/validate: its body is not a component (give its model an $id)',
+        'POST /api/v1/admin/games: its body is described as ["application/json","multipart/form-data"], not application/json alone',
+        'POST /api/v1/admin/tournaments/{id}/start: documents a body the route does not take',
+      ])
+    } finally {
+      ctx.close()
     }
   })
 

@@ -3,7 +3,7 @@
 // a runner that dies hands the loop over. On SQLite a data dir has one
 // server, and the loops are leased within the process (checked too).
 import { describe, expect, test } from 'bun:test'
-import { onEngine } from '../helpers/app'
+import { testOnEngine } from '../helpers/engine'
 import { twoInstances } from '../helpers/arena'
 
 const { one, two } = await twoInstances()
@@ -31,7 +31,7 @@ describe('loop leases', () => {
     expect(ran).toBe(true)
   })
 
-  test.skipIf(!onEngine('postgres'))('two instances: one runner at a time per loop, other loops free; released, the other runs', async () => {
+  testOnEngine('postgres', 'two instances: one runner at a time per loop, other loops free; released, the other runs', async () => {
     const tick = heldTick()
     const first = one.storage.loopLeases.runExclusive('withdrawal resume', tick.work)
     await tick.running
@@ -46,7 +46,7 @@ describe('loop leases', () => {
     expect(ranOnTwo).toBe(2)
   })
 
-  test.skipIf(!onEngine('postgres'))('an instance that dies holding a loop hands it over: its lock goes with its connection', async () => {
+  testOnEngine('postgres', 'an instance that dies holding a loop hands it over: its lock goes with its connection', async () => {
     const tick = heldTick()
     const held = one.storage.loopLeases.runExclusive('housekeeping', tick.work)
     await tick.running

@@ -4,9 +4,10 @@
 // strict tsconfig, and runs that script's journey (login, a game session and
 // its claim, a PIN purchase, an event poll) against the compiled binary, once
 // under Node and once under Bun. Each run has its own seeded game, players and
-// tournament, so the two never meet.
+// tournament, so the two never meet. What the tarball says stands alone: it
+// cites no document or path the package does not hold.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir, testDatabaseEnv } from '../helpers/app'
 import { BINARY, buildBinary, ROOT, run, startServe, type RunResult, type ServerProcess } from '../helpers/process'
@@ -27,7 +28,8 @@ const TSC = join(ROOT, 'node_modules', '.bin', 'tsc')
 const BUN = join(ROOT, 'node_modules', '.bin', 'bun')
 /** What a module imports: `import/export ... from 'x'`, `import 'x'`, `import('x')` (also in .d.ts types). */
 const IMPORTS = /^\s*(?:import|export)\b[^'"\n]*\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]/gm
-const TS_LIB_DIR = join(ROOT, 'node_modules', 'typescript', 'lib')
+// tsc names its libs by their real path: node_modules may be a link (a git worktree sharing another checkout's).
+const TS_LIB_DIR = realpathSync(join(ROOT, 'node_modules', 'typescript', 'lib'))
 
 // The studio's script: nothing but the package's public API. It prints one
 // JSON line the test reads. Inputs come as one JSON argument; `process` is
@@ -182,6 +184,31 @@ describe('the @arena/sdk tarball', () => {
     const specifiers = readdirSync(dist).flatMap((file) => [...readFileSync(join(dist, file), 'utf8').matchAll(IMPORTS)].map((m) => (m[1] ?? m[2] ?? m[3])!))
     expect(specifiers).toContain('./errors.js')
     expect(specifiers.filter((s) => !/^\.\/[a-z-]+\.js$/.test(s))).toEqual([])
+  })
+
+  test('its text stands alone: no shipped file cites a document or path the package does not hold', () => {
+    // What a studio reads (the README, package.json's description, the doc
+    // comments in dist/*.d.ts and *.js) may point at the package's own files
+    // and at a running server (/openapi), never at the arena repository's
+    // docs, sources, tests or design notes, which a tarball does not carry.
+    const installed = join(project, 'node_modules', '@arena', 'sdk')
+    const files = (readdirSync(installed, { recursive: true }) as string[]).filter((f) => statSync(join(installed, f)).isFile())
+    const shipped = new Set(files.map((f) => f.split('/').at(-1)!))
+    expect(shipped).toContain('README.md')
+    const citations: string[] = []
+    for (const file of files) {
+      const text = readFileSync(join(installed, file), 'utf8')
+      for (const [i, line] of text.split('\n').entries()) {
+        const where = `${file}:${i + 1}`
+        // A path into the repository as a step to take (`/path/to/arena/packages/sdk`) is an instruction, not a citation.
+        for (const m of line.matchAll(/[\w./-]*\b[\w-]+\.md\b/g)) if (!shipped.has(m[0].split('/').at(-1)!)) citations.push(`${where}: ${m[0]}`)
+        for (const m of line.matchAll(/(?<![\w./])(?:docs|src|test|packages|drizzle)\/[\w.*-]+/g)) citations.push(`${where}: ${m[0]}`)
+        for (const m of line.matchAll(/\.\.\/|\bcontract\b|§|public-api/gi)) citations.push(`${where}: ${m[0]}`)
+      }
+    }
+    expect(citations).toEqual([])
+    // The check reads what it must: the doc comments did ship.
+    expect(readFileSync(join(installed, 'dist', 'types.d.ts'), 'utf8')).toContain('/**')
   })
 
   test('a strict tsc type-checks the script from the package’s .d.ts alone', () => {

@@ -3,8 +3,9 @@
 // field for field. This is the runtime half of that check, for `bun test`
 // alone: it reads the SDK's type declarations with the TypeScript parser and
 // the models as the JSON Schema they are, and compares fields, optionality,
-// nesting and literal values. wire-types.check.ts is the exact, compile-time
-// half that `tsc --noEmit` runs.
+// nesting and literal values; the bodies it sends also against the OpenAPI
+// document the server serves (what other clients are generated from).
+// wire-types.check.ts is the exact, compile-time half that `tsc --noEmit` runs.
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { TSchema } from '@sinclair/typebox'
@@ -18,6 +19,13 @@ import * as SharedModels from '../../src/shared/models'
 import { EVENT_TOPICS } from '../../src/db/schema/events'
 import { ROOT } from '../helpers/process'
 import { declarations, differences, fromSchema, fromType, literals, type Json } from '../helpers/wire-shapes'
+import { req } from '../helpers/app'
+import { createArenaApp } from '../helpers/arena'
+
+interface OpenApi {
+  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } }>>
+  components: { schemas: Record<string, Json> }
+}
 
 /** SDK type name → the server's model of it. */
 const ANSWERS: Record<string, TSchema> = {
@@ -75,6 +83,27 @@ const REQUESTS: Record<string, TSchema> = {
   SecurityEventAccepted: SecurityModel.SecurityEventAccepted,
 }
 
+/**
+ * The bodies the SDK sends, by the route it sends each to. The OpenAPI
+ * document names each route's body by its model (the SDK's name for it, but
+ * the claim, which the SDK types as a union).
+ */
+const SENT: Record<string, { route: string; component: string }> = {
+  LoginBody: { route: 'POST /api/v1/user/login', component: 'LoginBody' },
+  RefreshBody: { route: 'POST /api/v1/auth/validate', component: 'RefreshBody' },
+  LogoutBody: { route: 'POST /api/v1/user/s/logout', component: 'LogoutBody' },
+  VerifyEmailBody: { route: 'POST /api/v1/user/email/verify', component: 'VerifyEmailBody' },
+  ChangePasswordBody: { route: 'POST /api/v1/user/password/change', component: 'ChangePasswordBody' },
+  ForgotPasswordBody: { route: 'POST /api/v1/user/password/forgot', component: 'ForgotPasswordBody' },
+  ResetPasswordBody: { route: 'POST /api/v1/user/password/reset', component: 'ResetPasswordBody' },
+  DeleteAccountBody: { route: 'POST /api/v1/me/delete', component: 'DeleteAccountBody' },
+  SessionBody: { route: 'POST /api/v1/game-sdk/{gameId}/sessions', component: 'SessionBody' },
+  Claim: { route: 'POST /api/v1/game-sdk/{gameId}/results', component: 'ClaimBody' },
+  VerifyBody: { route: 'POST /api/v1/security/pin-session/{id}/verify', component: 'VerifyBody' },
+  SetPinBody: { route: 'PUT /api/v1/security/pin', component: 'SetPinBody' },
+  SecurityEventBody: { route: 'POST /api/v1/security/events', component: 'SecurityEventBody' },
+}
+
 const SDK_SRC = join(ROOT, 'packages', 'sdk', 'src')
 const declared = declarations(join(SDK_SRC, 'types.ts'), join(SDK_SRC, 'requests.ts'))
 
@@ -97,6 +126,24 @@ describe('SDK wire types against the server models', () => {
 
   test('the event topics are the server’s', () => {
     expect(fromType(declared.get('EventTopic')!, declared)).toEqual(literals(EVENT_TOPICS.map((t) => ({ kind: 'literals', values: [t] }))))
+  })
+
+  test('every body the SDK sends is the body the OpenAPI document describes for its route', async () => {
+    const ctx = await createArenaApp()
+    try {
+      const doc = (await (await ctx.handle(req('/openapi/json'))).json()) as OpenApi
+      const problems = Object.entries(SENT).flatMap(([name, { route, component }]) => {
+        const [method, path] = route.split(' ') as [string, string]
+        const ref = doc.paths[path]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.schema?.$ref
+        if (ref !== `#/components/schemas/${component}`) return [`${route}: its body is ${ref ?? 'not described'}, not ${component}`]
+        return differences(fromSchema(doc.components.schemas[component]!, doc.components.schemas), fromType(declared.get(name)!, declared), name)
+      })
+      expect(problems).toEqual([])
+      // Every body model the SDK's drift check compares is one of those.
+      expect(Object.keys(REQUESTS).filter((name) => name.endsWith('Body')).every((name) => name in SENT)).toBe(true)
+    } finally {
+      await ctx.close()
+    }
   })
 
   test('the comparison sees a difference: a field added, renamed, or made optional', () => {

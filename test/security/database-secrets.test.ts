@@ -24,7 +24,8 @@ import { createLogger } from '../../src/shared/logger'
 import { MasterKey } from '../../src/shared/sealed'
 import { importDataDirSecrets } from '../../src/vault/import'
 import { KEY_ACTIVATION_DELAY_MS, keyring, VAULT_SECRETS } from '../../src/vault/secrets'
-import { createTestApp, onEngine, remote, tempDir, testDatabaseEnv, type Handler, type TestApp } from '../helpers/app'
+import { createTestApp, remote, tempDir, testDatabaseEnv, type Handler, type TestApp } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 import { bearer, login, me, registerUser } from '../helpers/auth'
 import { run, SOURCE_COMMAND, startServe } from '../helpers/process'
 
@@ -59,7 +60,7 @@ function spellings(secret: string): string[] {
 /** What every instance must agree on: all but whether this one made the operator token. */
 const shared = ({ adminTokenCreated: _, ...secrets }: Secrets) => secrets
 
-describe.skipIf(!onEngine('postgres'))('secrets in PostgreSQL', () => {
+describeOnEngine('postgres', 'secrets in PostgreSQL', () => {
   test('instances starting at the same moment generate every secret once and agree on it', async () => {
     const env = { ARENA_DATA_DIR: tempDir(), ...(await testDatabaseEnv()) }
     const config = loadConfig(env)
@@ -268,7 +269,7 @@ async function vaultText(ctx: TestApp, name: string): Promise<string> {
   return ctx.config.masterKey!.open(row!.sealed, name)
 }
 
-describe.skipIf(!onEngine('sqlite'))('secrets with SQLite', () => {
+describeOnEngine('sqlite', 'secrets with SQLite', () => {
   test('stay in the data dir: the vault refuses every call', async () => {
     const ctx = await instance({})
     expect(ctx.secrets.signingKeysFrom).toBe('file')

@@ -8,6 +8,7 @@
 // an X-Forwarded-For the client wrote never moves it to a fresh counter.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createTestApp, loseDatabase, onEngine, postJson, req, tempDir, type TestApp } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 import { ADMIN_TOKEN, admin, createGame } from '../helpers/arena'
 import { bearer, login, registerUser } from '../helpers/auth'
 import { ConfigError, loadConfig } from '../../src/config'
@@ -269,7 +270,7 @@ describe('ARENA_TRUST_PROXY', () => {
   })
 })
 
-describe.skipIf(!onEngine('postgres'))('across instances (PostgreSQL)', () => {
+describeOnEngine('postgres', 'across instances (PostgreSQL)', () => {
   test('half an account’s quota on each instance: the next request on either is 429', async () => {
     const dataDir = tempDir()
     const one = await app({}, dataDir)

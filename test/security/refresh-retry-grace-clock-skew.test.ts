@@ -8,6 +8,7 @@
 // per data dir, whose clock is the database's.
 import { describe, expect, test } from 'bun:test'
 import { onEngine, type TestApp } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 import { twoInstances } from '../helpers/arena'
 import { login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 
@@ -22,7 +23,7 @@ async function rotated(app: TestApp, tokens: Tokens): Promise<Tokens> {
   return (await res.json()) as Tokens
 }
 
-describe.skipIf(!onEngine('postgres'))('two instances, one clock minutes off', () => {
+describeOnEngine('postgres', 'two instances, one clock minutes off', () => {
   const { one, two } = instances ?? ({} as { one: TestApp; two: TestApp })
 
   test('a double rotation within the grace succeeds on both, whichever way the second instance\'s clock is off', async () => {

@@ -10,7 +10,8 @@ import type { ChainedSecurityEvent, ChainLink, SecurityEvent } from '../../src/m
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import { systemClock } from '../../src/shared/clock'
 import { createLogger } from '../../src/shared/logger'
-import { onEngine, testDatabaseEnv } from '../helpers/app'
+import { testDatabaseEnv } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 
 const KEY = 'chain-key-shared-by-both-instances'
 const logger = createLogger('silent')
@@ -31,7 +32,7 @@ function chained(head: ChainLink | null, ids: string[]): ChainedSecurityEvent[] 
   })
 }
 
-describe.skipIf(!onEngine('postgres'))('two instances appending to one security-event chain', () => {
+describeOnEngine('postgres', 'two instances appending to one security-event chain', () => {
   let a!: PostgresStorage
   let b!: PostgresStorage
   beforeAll(async () => {

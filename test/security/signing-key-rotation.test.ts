@@ -20,6 +20,7 @@ import { loadConfig } from '../../src/config'
 import { loadSecrets, vaultFor } from '../../src/services'
 import { KEY_ACTIVATION_DELAY_MS, rotateVaultSigningKey } from '../../src/vault/secrets'
 import { createTestApp, onEngine, postJson, tempDir, type TestApp } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 import { bearer, login, me, registerUser, rotate, type Tokens } from '../helpers/auth'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 
@@ -211,7 +212,7 @@ describe('keys from the environment', () => {
 })
 
 // The first edition wrote data dirs only: PostgreSQL has no such past.
-describe.skipIf(!onEngine('sqlite'))('a data dir written before keys had ids', () => {
+describeOnEngine('sqlite', 'a data dir written before keys had ids', () => {
   test('its tokens (no kid) keep verifying and its security-event chain keeps verifying', async () => {
     const dataDir = tempDir('arena-keys-')
     const legacySecret = 'l'.repeat(48)

@@ -13,7 +13,8 @@ import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { onEngine, postJson, remote, tempDir, testDatabaseEnv } from '../helpers/app'
+import { postJson, remote, tempDir, testDatabaseEnv } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 import { ADMIN_TOKEN, admin, players, type TournamentView } from '../helpers/arena'
 import { balance } from '../helpers/purchases'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
@@ -36,7 +37,7 @@ const healthy = async (url: string) => (await fetch(`${url}/healthz`)).status ==
 const holderOf = (dataDir: string) => readFileSync(join(dataDir, 'serve.lock'), 'utf8').split('\n')[0]
 const refusal = (pid: number) => `another arena server (pid ${pid}) is serving this data dir`
 
-describe.skipIf(!onEngine('sqlite'))('SQLite: one server per data dir', () => {
+describeOnEngine('sqlite', 'SQLite: one server per data dir', () => {
   test('a second server on the same data dir is refused, naming the first one\'s pid; the first serves on', async () => {
     const dataDir = tempDir('arena-one-server-')
     const first = await serve({ ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN })
@@ -166,7 +167,7 @@ describe.skipIf(!onEngine('sqlite'))('SQLite: one server per data dir', () => {
   }, 30_000)
 })
 
-describe.skipIf(!onEngine('postgres'))('PostgreSQL: no data dir lock', () => {
+describeOnEngine('postgres', 'PostgreSQL: no data dir lock', () => {
   test('two instances on one database start and serve, even with the same ARENA_DATA_DIR', async () => {
     const dataDir = tempDir('arena-one-server-')
     const env = { ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...(await testDatabaseEnv()) }

@@ -14,7 +14,8 @@ import { base58 } from '@scure/base'
 import { eq } from 'drizzle-orm'
 import { withdrawalMessage, type KeyShare } from '../../src/modules/wallet/frost'
 import { shareName } from '../../src/modules/wallet/key-shares'
-import { createTestApp, onEngine, req, tempDir, testDatabaseEnv, type TestApp } from '../helpers/app'
+import { createTestApp, req, tempDir, testDatabaseEnv, type TestApp } from '../helpers/app'
+import { describeOnEngine } from '../helpers/engine'
 import { ADMIN_TOKEN, type Player } from '../helpers/arena'
 import { run, SOURCE_COMMAND, startServe, type ServerProcess } from '../helpers/process'
 import { funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
@@ -67,7 +68,7 @@ async function shareIn(ctx: TestApp, keyRef: string, participant: string): Promi
   return JSON.parse(await ctx.config.masterKey!.open(row!.sealed, `custody/${keyRef}/${participant}`)) as KeyShare
 }
 
-describe.skipIf(!onEngine('postgres'))('custody local, with PostgreSQL', () => {
+describeOnEngine('postgres', 'custody local, with PostgreSQL', () => {
   test('a wallet made through one instance signs through the other', async () => {
     const { a, b } = await twoInstances()
     const p = await funded(a, '100')
@@ -112,7 +113,7 @@ describe.skipIf(!onEngine('postgres'))('custody local, with PostgreSQL', () => {
 
 const SECRET = 'cosigner-pair-secret-0123456789abcdefghij'
 
-describe.skipIf(!onEngine('postgres'))('custody cosigner, with PostgreSQL', () => {
+describeOnEngine('postgres', 'custody cosigner, with PostgreSQL', () => {
   test('the server shares live in the database, the co-signer keeps its own; either instance signs; the recovery share is exported once', async () => {
     const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
     const port = probe.port!

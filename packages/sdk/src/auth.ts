@@ -4,7 +4,7 @@
 // is single-flight: however many calls find the token stale at once, one
 // rotation runs and the rest wait for it. Two rotations of one refresh token
 // would look like a replay to the server, which then revokes the session
-// (contract §1).
+// (the server's refresh-token reuse detection).
 //
 // Every login, useToken and sign-out starts a new "lineage" of tokens. A
 // rotation or a logout only changes the tokens of the lineage it started in,
@@ -101,7 +101,7 @@ export class Auth {
     return readJson<LogoutResult>(response)
   }
 
-  // ---- the account (contract §8) ----
+  // ---- the account: email verification, password change and reset, sessions ----
 
   /** Confirms the signed-in user's e-mail address with the code mailed to it; the user, now `emailVerified`. */
   async verifyEmail(code: string): Promise<User> {
@@ -265,7 +265,7 @@ export class Auth {
   }
 
   private async rotate(access: string, refreshToken: string, lineage: number): Promise<void> {
-    // The bearer is the (expired) access token of the same session: /auth/validate requires it (contract §1).
+    // The bearer is the (expired) access token of the same session: /auth/validate requires it.
     const response = await this.transport.send(withBearer({ method: 'POST', path: '/api/v1/auth/validate', body: { refreshToken } satisfies RefreshBody }, access))
     if (response.status === 401) {
       // Spent, reused or revoked: this session is over. Keeping the tokens would only repeat the failure.

@@ -19,8 +19,8 @@ const CODE_BY_STATUS: Record<number, string> = {
 }
 
 /**
- * An error answer from the server. Understands both shapes of public-api.md
- * "ApiError": the envelope `{ error: { code, message, status } }` and the plain
+ * An error answer from the server. Understands both error shapes a platform API
+ * may send: the envelope `{ error: { code, message, status } }` and the plain
  * `{ message }`. Without an envelope, `code` is derived from the status.
  */
 export class ApiError extends Error {

@@ -1,4 +1,4 @@
-// The event plane (contract §4) as a polling API: `poll` reads one page and
+// The event plane (GET /api/v1/events) as a polling API: `poll` reads one page and
 // keeps the cursor; `subscribe` long-polls in a loop, hands each page to the
 // handler as one batch, and moves its cursor only after the handler returned,
 // so a batch whose handler threw is delivered again (at least once).

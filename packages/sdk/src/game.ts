@@ -1,4 +1,4 @@
-// The game side (public-api.md "Game SDK"): a single-use match session per
+// The game side (the /api/v1/game-sdk routes): a single-use match session per
 // player, then one result claim that consumes it.
 import type { Auth } from './auth.js'
 import { readJson } from './transport.js'

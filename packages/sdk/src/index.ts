@@ -1,4 +1,5 @@
-// @arena/sdk: the client SDK of public-api.md. fetch only, no Node or Bun
+// @arena/sdk: the client SDK of arena's public API (a running server documents
+// it at /openapi). fetch only, no Node or Bun
 // built-ins, so the same module runs in Bun, Node 20+ and browsers.
 //
 //   const arena = createClient({ environment: 'local' })
@@ -33,7 +34,7 @@ export const LOCAL_BASE_URL = 'http://127.0.0.1:8080'
 export interface ClientOptions {
   /** The server's address (absolute, or relative to the page in a browser). Takes precedence over `environment`. */
   baseUrl?: string
-  /** Which configured environment to talk to (public-api.md: `production` is the default). */
+  /** Which configured environment to talk to (`production` is the default). */
   environment?: Environment
   /** The base URL of each environment the studio runs; `local` defaults to http://127.0.0.1:8080 (where `arena serve` listens in local). */
   environments?: Partial<Record<Environment, string>>

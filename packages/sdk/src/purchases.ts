@@ -1,4 +1,4 @@
-// The purchase client (public-api.md "Secure purchases", contract §3): on-device
+// The purchase client (secure purchases: a PIN session, one verify): on-device
 // integrity checks, then a one-time PIN session minted and verified exactly
 // once. A verify is never sent twice, whatever happens to the first one.
 import type { Auth } from './auth.js'
@@ -26,7 +26,7 @@ export interface IntegrityReport {
 
 export interface AuthorizeInput {
   pin: string
-  /** Decimal string, e.g. "12.50" (contract §0: never a JSON number). */
+  /** Decimal string, e.g. "12.50" (amounts are never JSON numbers). */
   amount: string
   destinationAddress: string
   /** Defaults to a new UUID. Pass the key of an OutcomeUnknown to learn that attempt's outcome. */
@@ -148,7 +148,7 @@ export class PurchaseClient {
 
 /**
  * On the PIN routes a 429 is the PIN lock and a 410 the expired one-time
- * session (public-api.md), whichever error shape carried them; but an
+ * session, whichever error shape carried them; but an
  * envelope saying `rate_limited` is the server's rate limit (RateLimited).
  */
 function pinError(error: unknown): unknown {

@@ -1,4 +1,4 @@
-// Tournaments players sign up for (contract §9): list them, register,
+// Tournaments players sign up for: list them, register,
 // leave before the start, check in within the check-in window. Refusals are
 // ApiError with the server's code: 409 `registration_closed`,
 // `tournament_full`, `already_registered`, `not_registered`,

@@ -1,8 +1,9 @@
-// The wire types of public-api.md, written out here so that the package stands
-// alone: nothing of the server (TypeBox, Elysia) is needed to type-check an app
-// that uses it. They mirror the server's TypeBox models field for field;
-// test/sdk/wire-types.check.ts fails `tsc` and test/sdk/wire-types.test.ts
-// fails `bun test` when the two disagree. Change both sides together.
+// The wire types of arena's public API (a running server documents it at
+// /openapi), written out here so that the package stands alone: nothing of the
+// server (TypeBox, Elysia) is needed to type-check an app that uses it. They
+// mirror the server's TypeBox models field for field; the arena repository's
+// tests fail, under `tsc` and `bun test`, when the two disagree. Change both
+// sides together.
 
 /** An access token pair and the user it belongs to (login and rotation). */
 export interface TokenResponse {
@@ -132,7 +133,7 @@ export interface AccountExport {
   }[]
 }
 
-/** How a tournament is played (docs/tournaments.md of the server). */
+/** How a tournament is played: single or double elimination, round robin, Swiss. */
 export type FormatName = 'single_elimination' | 'double_elimination' | 'round_robin' | 'swiss'
 
 /**
@@ -180,7 +181,7 @@ export interface TournamentOptions {
 /** One row of a tournament's standings. */
 export interface Standing {
   participantId: string
-  /** 1..n, distinct: ties are broken as the server's docs/tournaments.md says for each format. */
+  /** 1..n, distinct: ties are broken by each format's own tie-breaks. */
   rank: number
   wins: number
   draws: number
@@ -424,14 +425,14 @@ export interface EventsPage {
   cursor: string
 }
 
-/** The topics of the event plane (contract §4). */
+/** The topics of the event plane (GET /api/v1/events). */
 export type EventTopic = 'session' | 'account' | 'wallet' | 'status'
 
 /**
- * The event types of public-api.md "Event types": each type's topic and the
- * data its events carry. Amounts and balances are decimal strings. It mirrors
- * the server's catalogue (src/modules/events/catalogue.ts) entry for entry;
- * the arena repository's test/sdk/event-types.* fail when the two disagree.
+ * The event types the server sends: each type's topic and the data its events
+ * carry. Amounts and balances are decimal strings. It mirrors the server's
+ * event catalogue entry for entry; the arena repository's tests fail when the
+ * two disagree.
  */
 export interface EventCatalogue {
   // Topic `session`: the user's auth sessions.
@@ -445,7 +446,7 @@ export interface EventCatalogue {
   }
   'session.reuse_revoked': { topic: 'session'; data: { sessionId: string; reason: 'refresh_token_reused' } }
 
-  // Topic `account`: the account itself (contract §8).
+  // Topic `account`: the account itself.
   /** A one-time code was mailed: the verification code (register, resend) or a reset code (forgot). */
   'account.code_sent': { topic: 'account'; data: { purpose: 'verify_email' | 'reset_password' } }
   'account.email_verified': { topic: 'account'; data: { verifiedAt: string } }
@@ -517,7 +518,7 @@ export interface ErrorDetail {
   message: string
 }
 
-/** The error envelope every error answer of arena carries (contract §0). */
+/** The error envelope every error answer of arena carries. */
 export interface ErrorEnvelope {
   error: {
     code: string
@@ -529,7 +530,7 @@ export interface ErrorEnvelope {
   }
 }
 
-/** The environments of public-api.md "Environments": the same paths behind different base URLs. */
+/** The environments a client may talk to: the same paths behind different base URLs. */
 export type Environment = 'local' | 'sandbox' | 'staging' | 'production'
 
 /** The tokens the client holds; handed to `onTokens` so an app can persist them. */

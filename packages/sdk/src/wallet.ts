@@ -1,4 +1,4 @@
-// The signed-in player's wallet (contract §3) and its history (contract §10):
+// The signed-in player's wallet and its history:
 // `arena.wallet()` is the balance and address; `arena.wallet.transactions()`
 // every movement with the balance after it, `arena.wallet.withdrawals()` the
 // withdrawals, both oldest first, a page at a time.

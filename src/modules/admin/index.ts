@@ -15,7 +15,7 @@ import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
 import { listMail, mailView } from '../mail/mailbox'
 import { MailboxQuery, MailboxResponse } from '../mail/model'
-import { AdjustBody, RejectWithdrawalBody, WalletUserParams, WithdrawalDecisionResponse } from './model'
+import { AdjustBody, CreditBody, RejectWithdrawalBody, WalletUserParams, WithdrawalDecisionResponse } from './model'
 import type { WithdrawalService } from '../wallet/withdrawals'
 import { ADMIN_TOKEN_HEADER, actorOf, OPERATOR, operatorRoute, setActor } from './operator'
 import type { AuditLog, OperatorIdentity } from '../audit/log'
@@ -186,10 +186,7 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
         async ({ params, body, request }) => wallet.credit({ userId: await options.users.idOf(params.userId), amount: body.amount, reference: body.reference }, actorOf(request)),
         {
           params: WalletUserParams,
-          body: t.Object({
-            amount: t.String({ maxLength: 64, description: 'decimal string, e.g. "100.00"' }),
-            reference: t.String({ minLength: 1, maxLength: 128, description: 'the same reference credits once' }),
-          }),
+          body: CreditBody,
           response: { 200: t.Object({ balance: t.String() }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
           ...operatorRoute('finance', 'Credit a wallet (idempotent by reference)'),
         },

@@ -60,10 +60,13 @@ export const AdminUserDetail = t.Object({
   ban: t.Nullable(BanView),
 })
 
-export const BanBody = t.Object({
-  reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the account.banned event' }),
-  until: t.Optional(t.String({ format: 'date-time', maxLength: 40, description: 'ISO-8601 with a zone, in the future; absent: until lifted' })),
-})
+export const BanBody = t.Object(
+  {
+    reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the account.banned event' }),
+    until: t.Optional(t.String({ format: 'date-time', maxLength: 40, description: 'ISO-8601 with a zone, in the future; absent: until lifted' })),
+  },
+  { $id: 'BanBody' },
+)
 
 /** A user's PIN as operators see it (src/modules/security/pin-service.ts, PinState). */
 export const PinStateModel = t.Object({
@@ -74,19 +77,33 @@ export const PinStateModel = t.Object({
   locks: t.Integer({ description: 'locks since the last reset (each lasts twice as long as the one before, at most a day)' }),
 })
 
-export const PinUnlockBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'why; recorded in the audit log' }) })
+export const PinUnlockBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'why; recorded in the audit log' }) }, { $id: 'PinUnlockBody' })
 
-export const DeleteUserBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'recorded in the security log' }) })
+export const DeleteUserBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'recorded in the security log' }) }, { $id: 'DeleteUserBody' })
 
-export const AdjustBody = t.Object({
-  amount: t.String({ maxLength: 64, description: 'signed decimal string, never zero: "25.50" adds, "-25.50" takes away' }),
-  reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the wallet.adjusted event, operators in the security log' }),
-  reference: t.String({ minLength: 1, maxLength: 128, description: 'the idempotency key: the same reference adjusts once' }),
-})
+export const CreditBody = t.Object(
+  {
+    amount: t.String({ maxLength: 64, description: 'decimal string, e.g. "100.00"' }),
+    reference: t.String({ minLength: 1, maxLength: 128, description: 'the same reference credits once' }),
+  },
+  { $id: 'CreditBody' },
+)
 
-export const RejectWithdrawalBody = t.Object({
-  reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the withdrawal (rejectionReason) and the wallet.withdrawal_rejected event' }),
-})
+export const AdjustBody = t.Object(
+  {
+    amount: t.String({ maxLength: 64, description: 'signed decimal string, never zero: "25.50" adds, "-25.50" takes away' }),
+    reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the wallet.adjusted event, operators in the security log' }),
+    reference: t.String({ minLength: 1, maxLength: 128, description: 'the idempotency key: the same reference adjusts once' }),
+  },
+  { $id: 'AdjustBody' },
+)
+
+export const RejectWithdrawalBody = t.Object(
+  {
+    reason: t.String({ minLength: 1, maxLength: 500, description: 'why; the user sees it in the withdrawal (rejectionReason) and the wallet.withdrawal_rejected event' }),
+  },
+  { $id: 'RejectWithdrawalBody' },
+)
 
 /** What POST /admin/withdrawals/{id}/approve and /reject answer: the withdrawal as it now is. */
 export const WithdrawalDecisionResponse = t.Object({ withdrawal: Withdrawal })

@@ -32,6 +32,21 @@ export const OperatorModel = t.Object(
 )
 
 const OperatorIdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+
+const OperatorSignInBody = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 64 }),
+    password: t.String({ minLength: 1, maxLength: 1024 }),
+    newPassword: t.Optional(t.String({ minLength: 8, maxLength: 128, description: 'required when the password is one-time: it replaces it' })),
+    totp: t.Optional(t.String({ maxLength: 16, description: 'the authenticator code, once TOTP is enabled' })),
+  },
+  { $id: 'OperatorSignInBody' },
+)
+const CreateOperatorBody = t.Object(
+  { name: t.String({ minLength: 1, maxLength: 64, description: '2 to 32 letters, digits, dots, dashes or underscores; unique in any case' }), role: Role },
+  { $id: 'CreateOperatorBody' },
+)
+const OperatorRoleBody = t.Object({ role: Role }, { $id: 'OperatorRoleBody' })
 const OperatorWithPassword = t.Object({ operator: OperatorModel, password: t.String({ description: 'one-time: shown once, replaced at the first sign-in' }) })
 
 /** The path of the sign-in route, under the module's prefix. */
@@ -61,12 +76,7 @@ export function adminSignInRoute(operators: OperatorService, addressOf: AddressO
       return { token: signedIn.token, operator: await operators.byId(signedIn.session.operatorId), expiresAt: signedIn.session.expiresAt.toISOString() }
     },
     {
-      body: t.Object({
-        name: t.String({ minLength: 1, maxLength: 64 }),
-        password: t.String({ minLength: 1, maxLength: 1024 }),
-        newPassword: t.Optional(t.String({ minLength: 8, maxLength: 128, description: 'required when the password is one-time: it replaces it' })),
-        totp: t.Optional(t.String({ maxLength: 16, description: 'the authenticator code, once TOTP is enabled' })),
-      }),
+      body: OperatorSignInBody,
       response: {
         201: t.Object({
           token: t.String({ description: 'send as `Authorization: Bearer <token>` to /api/v1/admin' }),
@@ -117,7 +127,7 @@ export function adminOperatorRoutes(operators: OperatorService) {
           return created
         },
         {
-          body: t.Object({ name: t.String({ minLength: 1, maxLength: 64, description: '2 to 32 letters, digits, dots, dashes or underscores; unique in any case' }), role: Role }),
+          body: CreateOperatorBody,
           response: { 201: OperatorWithPassword, ...errors(JSON_BODY, OPERATOR, { 409: ['conflict'] }, STORAGE) },
           ...operatorRoute('admin', 'Create an operator; its one-time password is answered once'),
         },
@@ -134,7 +144,7 @@ export function adminOperatorRoutes(operators: OperatorService) {
       })
       .post('/operators/:id/role', async ({ params, body, request }) => ({ operator: await operators.setRole(params.id, body.role, actorOf(request)) }), {
         params: OperatorIdParams,
-        body: t.Object({ role: Role }),
+        body: OperatorRoleBody,
         response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'last_admin'] }, STORAGE) },
         ...operatorRoute('admin', 'Give an operator another role, in force at its next request (never the last enabled admin\'s)'),
       })

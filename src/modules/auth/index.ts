@@ -1,7 +1,8 @@
 // Accounts and auth sessions over HTTP (contract §1).
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { authGuard } from '../../plugins/auth'
-import { BEARER, BEARER_SECURITY, errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
+import { BEARER, BEARER_SECURITY, errors, INVALID, JSON_BODY, optionalBody, STORAGE } from '../../plugins/openapi'
+import { EmptyBody } from '../../shared/models'
 import { AppError } from '../../shared/errors'
 import type { AccountDeletion } from './account-deletion'
 import type { AccountExport as AccountExports } from './account-export'
@@ -118,10 +119,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions, acc
       {
         auth: true,
         // No body at all means {}; anything else must be { all?: boolean, others?: boolean }.
-        transform(context) {
-          if (context.body === null || context.body === undefined) context.body = {}
-        },
-        body: LogoutBody,
+        ...optionalBody(LogoutBody),
         response: { 200: LogoutResponse, ...errors(JSON_BODY, BEARER, STORAGE) },
         detail: {
           tags: ['auth'],
@@ -156,10 +154,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions, acc
       },
       {
         auth: true,
-        transform(context) {
-          if (context.body === null || context.body === undefined) context.body = {}
-        },
-        body: t.Object({}),
+        ...optionalBody(EmptyBody),
         response: {
           202: AcceptedResponse,
           ...errors(JSON_BODY, BEARER, { 409: ['conflict'], 429: ['rate_limited'], 503: ['mail_not_configured'] }, STORAGE),

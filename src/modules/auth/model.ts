@@ -16,21 +16,27 @@ export const User = t.Object(
 )
 export type User = Static<typeof User>
 
-export const RegisterBody = t.Object({
-  email: t.String({ format: 'email', maxLength: 254 }),
-  username: t.String({ pattern: '^[A-Za-z0-9_]{3,32}$' }),
-  password: t.String({ minLength: 8, maxLength: 128 }),
-  country: t.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' }),
-  accept_terms: t.Literal(true),
-})
+export const RegisterBody = t.Object(
+  {
+    email: t.String({ format: 'email', maxLength: 254 }),
+    username: t.String({ pattern: '^[A-Za-z0-9_]{3,32}$' }),
+    password: t.String({ minLength: 8, maxLength: 128 }),
+    country: t.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+    accept_terms: t.Literal(true),
+  },
+  { $id: 'RegisterBody' },
+)
 export type RegisterBody = Static<typeof RegisterBody>
 
 export const UserResponse = t.Object({ user: User })
 
-export const LoginBody = t.Object({
-  identifier: t.String({ minLength: 1, maxLength: 254, description: 'email or username' }),
-  password: t.String({ minLength: 1, maxLength: 1024 }),
-})
+export const LoginBody = t.Object(
+  {
+    identifier: t.String({ minLength: 1, maxLength: 254, description: 'email or username' }),
+    password: t.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { $id: 'LoginBody' },
+)
 
 export const TokenResponse = t.Object(
   {
@@ -44,12 +50,15 @@ export const TokenResponse = t.Object(
 )
 export type TokenResponse = Static<typeof TokenResponse>
 
-export const RefreshBody = t.Object({ refreshToken: t.String({ minLength: 1, maxLength: 512 }) })
+export const RefreshBody = t.Object({ refreshToken: t.String({ minLength: 1, maxLength: 512 }) }, { $id: 'RefreshBody' })
 
-export const LogoutBody = t.Object({
-  all: t.Optional(t.Boolean({ description: 'end every session of the user' })),
-  others: t.Optional(t.Boolean({ description: 'end every session of the user but this one; not with `all`' })),
-})
+export const LogoutBody = t.Object(
+  {
+    all: t.Optional(t.Boolean({ description: 'end every session of the user' })),
+    others: t.Optional(t.Boolean({ description: 'end every session of the user but this one; not with `all`' })),
+  },
+  { $id: 'LogoutBody' },
+)
 
 export const LogoutResponse = t.Object({ revoked: t.Integer() })
 
@@ -71,23 +80,29 @@ const MailedCode = t.String({ minLength: 1, maxLength: 64, description: 'the cod
 /** A new password, with register's rules (8 to 128 characters). */
 const NewPassword = t.String({ minLength: 8, maxLength: 128 })
 
-export const VerifyEmailBody = t.Object({ code: MailedCode })
+export const VerifyEmailBody = t.Object({ code: MailedCode }, { $id: 'VerifyEmailBody' })
 
 /** 202: taken; what follows (a mail) happens later. */
 export const AcceptedResponse = t.Object({ accepted: t.Literal(true) })
 
-export const ChangePasswordBody = t.Object({
-  currentPassword: t.String({ minLength: 1, maxLength: 1024 }),
-  newPassword: NewPassword,
-})
+export const ChangePasswordBody = t.Object(
+  {
+    currentPassword: t.String({ minLength: 1, maxLength: 1024 }),
+    newPassword: NewPassword,
+  },
+  { $id: 'ChangePasswordBody' },
+)
 
-export const ForgotPasswordBody = t.Object({ email: t.String({ format: 'email', maxLength: 254 }) })
+export const ForgotPasswordBody = t.Object({ email: t.String({ format: 'email', maxLength: 254 }) }, { $id: 'ForgotPasswordBody' })
 
-export const ResetPasswordBody = t.Object({
-  email: t.String({ format: 'email', maxLength: 254 }),
-  code: MailedCode,
-  newPassword: NewPassword,
-})
+export const ResetPasswordBody = t.Object(
+  {
+    email: t.String({ format: 'email', maxLength: 254 }),
+    code: MailedCode,
+    newPassword: NewPassword,
+  },
+  { $id: 'ResetPasswordBody' },
+)
 
 /** A password change (the other sessions) or reset (every session): how many sessions it ended. */
 export const SessionsEndedResponse = t.Object({ revoked: t.Integer({ description: 'how many sessions the change ended' }) })
@@ -95,7 +110,7 @@ export const SessionIdParams = t.Object({ id: t.String({ minLength: 1, maxLength
 
 // ---- deletion and export (contract §8) ----
 
-export const DeleteAccountBody = t.Object({ password: t.String({ minLength: 1, maxLength: 1024, description: 'the account password, to re-authenticate' }) })
+export const DeleteAccountBody = t.Object({ password: t.String({ minLength: 1, maxLength: 1024, description: 'the account password, to re-authenticate' }) }, { $id: 'DeleteAccountBody' })
 
 export const DeleteAccountResponse = t.Object({ deleted: t.Literal(true), deletedAt: t.String({ description: 'ISO-8601 UTC' }) }, { $id: 'AccountDeleted' })
 

@@ -16,10 +16,13 @@ export const PASSWORD_HASH_PARAMS = { algorithm: 'argon2id', memoryCost: 19_456,
  */
 export function assertPasswordLength(password: string, path: string): void {
   const length = [...password].length
-  if (length < 8 || length > 128) {
-    throw new AppError('validation_failed', 'Request failed validation', { details: [{ path, message: 'Expected 8 to 128 characters' }] })
+  if (length < PASSWORD_LENGTH.min || length > PASSWORD_LENGTH.max) {
+    throw new AppError('validation_failed', 'Request failed validation', { details: [{ path, message: `Expected ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters` }] })
   }
 }
+
+/** The rule of every new password, in code points (what assertPasswordLength holds; pages that explain it quote these). */
+export const PASSWORD_LENGTH = { min: 8, max: 128 } as const
 
 export function hashPassword(password: string, via: HashRunner = defaultHashGate()): Promise<string> {
   return via.run(() => Bun.password.hash(password, PASSWORD_HASH_PARAMS))

@@ -2,7 +2,7 @@ import { t, type Static } from 'elysia'
 
 export const Game = t.Object({ id: t.String(), name: t.String(), createdAt: t.String() }, { $id: 'Game' })
 
-export const CreateGameBody = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) })
+export const CreateGameBody = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) }, { $id: 'CreateGameBody' })
 export const CreateGameResponse = t.Object({ game: Game, gameKey: t.String({ description: 'shown once; store it' }) })
 export const GameKeyResponse = t.Object({ gameKey: t.String() })
 
@@ -122,45 +122,51 @@ export const TournamentResponse = t.Object({ tournament: Tournament })
 
 const Instant = (description: string) => t.String({ format: 'date-time', maxLength: 40, description })
 
-export const CreateTournamentBody = t.Object({
-  gameId: t.String({ minLength: 1 }),
-  name: t.String({ minLength: 1, maxLength: 100 }),
-  format: FormatName,
-  participants: t.Optional(
-    t.Array(t.String({ minLength: 1, maxLength: 64 }), {
-      minItems: 2,
-      maxItems: 1024,
-      description: 'user ids or usernames, seeded in this order: a `draft` the operator starts. Without it, `registration` and `startsAt` are required',
-    }),
-  ),
-  registration: t.Optional(
-    t.Object({
-      closesAt: Instant('ISO-8601; after now, at or before startsAt'),
-      maxPlayers: t.Integer({ minimum: 2, maximum: 1024 }),
-      checkIn: t.Optional(
-        t.Object({
-          opensAt: Instant('after now, before checkIn.closesAt'),
-          closesAt: Instant('at or before startsAt'),
-        }),
-      ),
-    }),
-  ),
-  startsAt: t.Optional(Instant('when the tournament starts by itself (registration only); at most a year ahead')),
-  seeding: t.Optional(Seeding),
-  options: t.Optional(TournamentOptions),
-  entryFee: t.Optional(t.String({ maxLength: 64, description: 'decimal string, positive: each registrant pays it into the escrow (registration only)' })),
-  prizes: t.Optional(
-    t.Array(t.String({ maxLength: 64 }), { maxItems: 1024, description: 'decimal strings, rank 1 first, at most one per player: the start waits for the escrow to cover their sum' }),
-  ),
-})
+export const CreateTournamentBody = t.Object(
+  {
+    gameId: t.String({ minLength: 1 }),
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    format: FormatName,
+    participants: t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 2,
+        maxItems: 1024,
+        description: 'user ids or usernames, seeded in this order: a `draft` the operator starts. Without it, `registration` and `startsAt` are required',
+      }),
+    ),
+    registration: t.Optional(
+      t.Object({
+        closesAt: Instant('ISO-8601; after now, at or before startsAt'),
+        maxPlayers: t.Integer({ minimum: 2, maximum: 1024 }),
+        checkIn: t.Optional(
+          t.Object({
+            opensAt: Instant('after now, before checkIn.closesAt'),
+            closesAt: Instant('at or before startsAt'),
+          }),
+        ),
+      }),
+    ),
+    startsAt: t.Optional(Instant('when the tournament starts by itself (registration only); at most a year ahead')),
+    seeding: t.Optional(Seeding),
+    options: t.Optional(TournamentOptions),
+    entryFee: t.Optional(t.String({ maxLength: 64, description: 'decimal string, positive: each registrant pays it into the escrow (registration only)' })),
+    prizes: t.Optional(
+      t.Array(t.String({ maxLength: 64 }), { maxItems: 1024, description: 'decimal strings, rank 1 first, at most one per player: the start waits for the escrow to cover their sum' }),
+    ),
+  },
+  { $id: 'CreateTournamentBody' },
+)
 export type CreateTournamentBody = Static<typeof CreateTournamentBody>
 
-export const ReasonBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'why; every affected player sees it in the event' }) })
+export const ReasonBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'why; every affected player sees it in the event' }) }, { $id: 'ReasonBody' })
 
-export const CorrectBody = t.Object({
-  winnerParticipantId: t.String({ minLength: 1, maxLength: 64, description: 'the participant who really won: the other player of the match' }),
-  reason: t.String({ minLength: 1, maxLength: 500, description: 'why; both players see it in the match.corrected event' }),
-})
+export const CorrectBody = t.Object(
+  {
+    winnerParticipantId: t.String({ minLength: 1, maxLength: 64, description: 'the participant who really won: the other player of the match' }),
+    reason: t.String({ minLength: 1, maxLength: 500, description: 'why; both players see it in the match.corrected event' }),
+  },
+  { $id: 'CorrectBody' },
+)
 
 export const TournamentSummary = t.Object(
   {
@@ -205,10 +211,13 @@ export const RegistrationView = t.Object(
 export type RegistrationView = Static<typeof RegistrationView>
 export const RegistrationResponse = t.Object({ registration: RegistrationView })
 
-export const FundBody = t.Object({
-  amount: t.String({ maxLength: 64, description: 'decimal string, positive: moved from the funding account into the escrow' }),
-  reference: t.String({ minLength: 1, maxLength: 128, description: 'idempotency: the same reference funds once' }),
-})
+export const FundBody = t.Object(
+  {
+    amount: t.String({ maxLength: 64, description: 'decimal string, positive: moved from the funding account into the escrow' }),
+    reference: t.String({ minLength: 1, maxLength: 128, description: 'idempotency: the same reference funds once' }),
+  },
+  { $id: 'FundBody' },
+)
 
 export const PrizePoolResponse = t.Object({
   tournamentId: t.String(),

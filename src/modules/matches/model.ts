@@ -3,7 +3,7 @@ import { BracketKind } from '../games/model'
 
 export const GameIdParams = t.Object({ gameId: t.String({ minLength: 1, maxLength: 64 }) })
 
-export const SessionBody = t.Object({ matchId: t.String({ minLength: 1, maxLength: 64 }) })
+export const SessionBody = t.Object({ matchId: t.String({ minLength: 1, maxLength: 64 }) }, { $id: 'SessionBody' })
 
 export const GameSessionResponse = t.Object(
   {
@@ -22,11 +22,14 @@ export const GameSessionResponse = t.Object(
 
 // One object rather than a union: Elysia's normalisation silently dropped an
 // invalid `score` from a union member instead of refusing it.
-export const ClaimBody = t.Object({
-  outcome: t.Union([t.Literal('WIN'), t.Literal('DRAW')]),
-  winnerParticipantId: t.Optional(t.String({ minLength: 1, maxLength: 64, description: 'required with WIN, refused with DRAW' })),
-  score: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'stored, not compared' })),
-})
+export const ClaimBody = t.Object(
+  {
+    outcome: t.Union([t.Literal('WIN'), t.Literal('DRAW')]),
+    winnerParticipantId: t.Optional(t.String({ minLength: 1, maxLength: 64, description: 'required with WIN, refused with DRAW' })),
+    score: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'stored, not compared' })),
+  },
+  { $id: 'ClaimBody' },
+)
 
 export const DecisionResponse = t.Object(
   {
@@ -47,7 +50,7 @@ export const DecisionResponse = t.Object(
   { $id: 'Decision' },
 )
 
-export const ResolveBody = t.Object({ winnerParticipantId: t.String({ minLength: 1, maxLength: 64 }) })
+export const ResolveBody = t.Object({ winnerParticipantId: t.String({ minLength: 1, maxLength: 64 }) }, { $id: 'ResolveBody' })
 
 /** Where a match is: its tournament (and that tournament's game), round and position. */
 const MatchPlace = {

@@ -1,7 +1,10 @@
 // Named operator accounts and their sessions (contract §11). An operator
 // signs in with a name and a password (argon2id, through the hash gate like a
 // player's); a password arena printed (create, reset) is one-time, so the
-// first sign-in with it must set a new one. A session is a random token,
+// first sign-in with it must set a new one: in the same request on the API
+// (`newPassword`), or in the console's choose-your-password step that follows
+// the proven one-time password (beginSignIn, passwordStep,
+// finishPasswordStep: a signed, short-lived ticket, nothing stored). A session is a random token,
 // stored only as its SHA-256: the console keeps it in an HttpOnly cookie, an
 // API client sends it as a bearer. The console's CSRF token is an HMAC of the
 // session token, so it is never stored and dies with the session.
@@ -30,7 +33,7 @@ import { newId } from '../../shared/ids'
 import type { Actor, OperatorIdentity } from '../audit/log'
 import type { HashGate, HashTicket } from '../auth/hash-gate'
 import { assertPasswordLength, hashPassword, verifyAgainstDummy, verifyPassword } from '../auth/passwords'
-import { operatorSubject, rememberSignInPlace, signInCounter, signInPlace, type SignInCounter } from '../auth/known-places'
+import { operatorSubject, rememberSignInPlace, signInCounter, signInPlace, type SignInCounter, type SignInPlace } from '../auth/known-places'
 import { clearAttempts, LOGIN_LIMITS, rateLimited, recordAttempt, retryAfter } from '../auth/throttle'
 import type { OperatorRole } from './roles'
 import { newTotpSecret, sealedName, totpSealKey, totpStep, totpUri } from './totp'
@@ -79,6 +82,32 @@ export interface SignedIn {
   deviceToken: string
   session: OperatorSessionRow
   operator: OperatorIdentity
+}
+
+/**
+ * How long the console's choose-your-password step stays open after the
+ * one-time password was proven: long enough to think of a password, short
+ * enough that a ticket left in a browser is soon worth nothing.
+ */
+export const PASSWORD_STEP_TTL_MS = 10 * 60_000
+
+/** The console's choose-your-password step: whose, and until when. */
+export interface PasswordStep {
+  operator: OperatorIdentity
+  expiresAt: Date
+}
+
+/** A step ticket as stepTicket writes it: operator id, TOTP step (`n`: none), expiry in ms, HMAC. */
+const STEP_TICKET = /^(opr_[0-9a-f]{32})\.(n|[0-9]{1,12})\.([0-9]{13})\.([0-9a-f]{64})$/
+
+/** A sign-in whose name, password and code were checked: what opening its session needs. */
+interface ProvenSignIn {
+  operator: OperatorRow
+  /** The TOTP step of the code given, once enrolled. */
+  step: number | null
+  /** The throttle counter the attempt counted on, cleared when the session opens (null: nothing counted). */
+  counter: SignInCounter | null
+  place: SignInPlace
 }
 
 /** An operator's session as the console shows it (never its token). */
@@ -511,6 +540,70 @@ export class OperatorService {
    * password without newPassword.
    */
   async signIn(input: SignInInput): Promise<SignedIn> {
+    const proven = await this.prove(input)
+    let passwordHash: string | undefined
+    if (proven.operator.passwordOneTime) {
+      if (input.newPassword === undefined) throw new AppError('password_change_required', 'This password was for one sign-in: choose a new password (newPassword)')
+      passwordHash = await this.newPasswordHash(input.newPassword)
+    }
+    return this.openSession(proven, passwordHash, input)
+  }
+
+  /**
+   * The console's sign-in: as signIn, except that a proven one-time password
+   * answers the choose-your-password step (a signed ticket, see
+   * passwordStep) instead of a 403, whatever `newPassword` says; the console
+   * finishes it with finishPasswordStep.
+   */
+  async beginSignIn(input: Omit<SignInInput, 'newPassword'>): Promise<{ signedIn: SignedIn } | { passwordStep: PasswordStep & { ticket: string } }> {
+    const proven = await this.prove(input)
+    if (!proven.operator.passwordOneTime) return { signedIn: await this.openSession(proven, undefined, input) }
+    const expiresAt = new Date(this.deps.clock.now().getTime() + PASSWORD_STEP_TTL_MS)
+    const ticket = this.stepTicket(proven.operator, proven.step, expiresAt.getTime())
+    return { passwordStep: { ticket, operator: identityOf(proven.operator), expiresAt } }
+  }
+
+  /**
+   * The step a console ticket stands for: its operator and expiry, or null
+   * when it is malformed, forged, expired, or no longer matches the operator
+   * (the one-time password replaced or reset, the authenticator changed, the
+   * operator disabled). Reading it counts nothing.
+   */
+  async passwordStep(ticket: string): Promise<PasswordStep | null> {
+    const opened = await this.openTicket(ticket)
+    return opened === null ? null : { operator: identityOf(opened.operator), expiresAt: opened.expiresAt }
+  }
+
+  /**
+   * Finishes the console's first sign-in: the new password (the rule of
+   * every new password: 8 to 128 characters, 422 on `body/newPassword`)
+   * replaces the one-time one and a session opens, in one unit of work that
+   * checks again the one-time password is still the one proven (a ticket
+   * opens one session: a second finish, or one racing it, is 401). A refused
+   * password counts towards no throttle: the one-time password was proven
+   * when the ticket was made. 401 invalid_credentials for a ticket that
+   * passwordStep refuses.
+   */
+  async finishPasswordStep(input: { ticket: string; newPassword: string } & Omit<SignInInput, 'name' | 'password' | 'newPassword' | 'totp'>): Promise<SignedIn> {
+    const opened = await this.openTicket(input.ticket)
+    if (opened === null) throw new AppError('invalid_credentials', 'This step has expired or was used: sign in again with the one-time password')
+    const passwordHash = await this.newPasswordHash(input.newPassword)
+    return this.openSession({ operator: opened.operator, step: opened.step, counter: null, place: signInPlace(input.ip, input.deviceToken) }, passwordHash, input)
+  }
+
+  /** A new password checked against the rule of every new password, then hashed through the gate. */
+  private async newPasswordHash(newPassword: string): Promise<string> {
+    assertPasswordLength(newPassword, 'body/newPassword')
+    return hashPassword(newPassword, this.deps.hashGate)
+  }
+
+  /**
+   * The name, password and code of a sign-in, counted and checked (the top
+   * of this file). A one-time password proven (with its code, once
+   * enrolled) clears the attempt it counted: what follows is choosing a new
+   * password, which may take tries and is no guess.
+   */
+  private async prove(input: Omit<SignInInput, 'newPassword'>): Promise<ProvenSignIn> {
     const { storage, clock } = this.deps
     const keys = operatorThrottleKeys(input.name, input.ip)
     this.deps.hashGate.refuseIfFull()
@@ -555,14 +648,21 @@ export class OperatorService {
         throw new AppError('invalid_totp', 'Wrong TOTP code, or one already used: wait for the next one')
       }
     }
-    let passwordHash: string | undefined
-    if (found.passwordOneTime) {
-      if (input.newPassword === undefined) throw new AppError('password_change_required', 'This password was for one sign-in: choose a new password (newPassword)')
-      assertPasswordLength(input.newPassword, 'body/newPassword')
-      passwordHash = await hashPassword(input.newPassword, this.deps.hashGate)
-    }
+    const counted = counter!
+    if (found.passwordOneTime) await storage.write((tx) => clearAttempts(tx.auth, counted.key))
+    return { operator: found, step, counter: counted, place }
+  }
+
+  /**
+   * Opens the session of a proven sign-in, with the new password when the
+   * proven one was one-time, in one unit of work that checks again what was
+   * proven: the operator still enabled with the same password hash, the
+   * code's step still unused.
+   */
+  private async openSession(proven: ProvenSignIn, passwordHash: string | undefined, input: Pick<SignInInput, 'kind' | 'userAgent' | 'ip'>): Promise<SignedIn> {
+    const { operator: found, step, counter, place } = proven
     const token = randomToken(32)
-    const now = clock.now()
+    const now = this.deps.clock.now()
     const session: OperatorSessionRow = {
       id: newId('operatorSession'),
       operatorId: found.id,
@@ -575,8 +675,7 @@ export class OperatorService {
       expiresAt: new Date(now.getTime() + this.deps.sessionTtlS * 1000),
       revokedAt: null,
     }
-    const counted = counter!
-    const deviceToken = await storage.write(async (tx) => {
+    const deviceToken = await this.deps.storage.write(async (tx) => {
       const current = await tx.operators.operatorById(found.id)
       // Changed between the check and now (disabled, or its one-time password already replaced): sign in again.
       if (!current || current.disabledAt !== null || current.passwordHash !== found.passwordHash) throw new AppError('invalid_credentials', 'Invalid operator name or password')
@@ -594,10 +693,38 @@ export class OperatorService {
         updatedAt: now,
       })
       await tx.operators.createOperatorSession(session)
-      await clearAttempts(tx.auth, counted.key)
+      if (counter !== null) await clearAttempts(tx.auth, counter.key)
       return rememberSignInPlace(tx.auth, operatorSubject(found.id), place, now)
     })
     return { token, deviceToken, session, operator: identityOf(found) }
+  }
+
+  /**
+   * A ticket for the choose-your-password step: `<operator id>.<TOTP step or
+   * n>.<expiry, ms>.<HMAC>`, the HMAC (under the CSRF key) covering those and
+   * the operator's current password hash and sealed TOTP secret, so it dies
+   * with the one-time password it proves (replaced, or reset) and with the
+   * authenticator it was made with. Nothing is stored.
+   */
+  private stepTicket(operator: OperatorRow, step: number | null, expiresMs: number): string {
+    const claims = `${operator.id}.${step ?? 'n'}.${expiresMs}`
+    return `${claims}.${this.stepMac(claims, operator)}`
+  }
+
+  private stepMac(claims: string, operator: OperatorRow): string {
+    return new Bun.CryptoHasher('sha256', this.deps.csrfKey).update(`password-step:${claims}:${operator.passwordHash}:${operator.totpSecretSealed ?? ''}`).digest('hex')
+  }
+
+  private async openTicket(ticket: string): Promise<{ operator: OperatorRow; step: number | null; expiresAt: Date } | null> {
+    const parts = STEP_TICKET.exec(ticket)
+    if (parts === null) return null
+    const [, operatorId, stepText, expiresText, mac] = parts as unknown as [string, string, string, string, string]
+    const expiresMs = Number(expiresText)
+    if (expiresMs <= this.deps.clock.now().getTime()) return null
+    const operator = await this.deps.storage.read.operators.operatorById(operatorId)
+    if (operator === null || !constantTimeEqual(mac, this.stepMac(`${operatorId}.${stepText}.${expiresText}`, operator))) return null
+    if (!operator.passwordOneTime || operator.disabledAt !== null) return null
+    return { operator, step: stepText === 'n' ? null : Number(stepText), expiresAt: new Date(expiresMs) }
   }
 
   /** The live session holding this token, of this kind; null when it is unknown, expired, revoked, or its operator disabled. */

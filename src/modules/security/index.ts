@@ -3,7 +3,8 @@
 import { Elysia, t } from 'elysia'
 import { PinSessionResponse, PinVerifyResponse, SecurityEventAccepted, SecurityEventBody, SetPinBody, VerifyBody } from './model'
 import { authGuard } from '../../plugins/auth'
-import { BEARER, BEARER_SECURITY, errors, JSON_BODY, routeHeaders, STORAGE } from '../../plugins/openapi'
+import { BEARER, BEARER_SECURITY, errors, JSON_BODY, optionalBody, routeHeaders, STORAGE } from '../../plugins/openapi'
+import { EmptyBody } from '../../shared/models'
 import type { AuthService } from '../auth/service'
 import type { WithdrawalService } from '../wallet/withdrawals'
 import type { PinService } from './pin-service'
@@ -91,10 +92,7 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
       },
       {
         auth: true,
-        transform(context) {
-          if (context.body === null || context.body === undefined) context.body = {}
-        },
-        body: t.Object({}),
+        ...optionalBody(EmptyBody),
         response: { 201: PinSessionResponse, ...errors(JSON_BODY, BEARER, { 409: ['conflict'], 429: ['pin_locked', 'rate_limited'] }, STORAGE) },
         detail: { tags: ['security'], summary: 'Mint a one-time PIN session', security: BEARER_SECURITY },
       },

@@ -46,28 +46,37 @@ export const PinVerifyResponse = t.Object(
 )
 export type PinVerifyResponse = Static<typeof PinVerifyResponse>
 
-export const VerifyBody = t.Object({
-  pin: t.String({ minLength: 1, maxLength: 16 }),
-  amount: t.String({ maxLength: 64, description: 'decimal string' }),
-  destinationAddress: t.String({ minLength: 1, maxLength: 64 }),
-  idempotencyKey: t.String({ minLength: 1, maxLength: 128 }),
-})
+export const VerifyBody = t.Object(
+  {
+    pin: t.String({ minLength: 1, maxLength: 16 }),
+    amount: t.String({ maxLength: 64, description: 'decimal string' }),
+    destinationAddress: t.String({ minLength: 1, maxLength: 64 }),
+    idempotencyKey: t.String({ minLength: 1, maxLength: 128 }),
+  },
+  { $id: 'VerifyBody' },
+)
 export type VerifyBody = Static<typeof VerifyBody>
 
 export const PinSessionResponse = t.Object({ sessionId: t.String(), sessionToken: t.String(), expiresAt: t.String(), maxAttempts: t.Integer() })
 export type PinSessionResponse = Static<typeof PinSessionResponse>
 
-export const SetPinBody = t.Object({
-  pin: t.String({ pattern: '^[0-9]{4,8}$', description: '4 to 8 digits, not a common PIN' }),
-  password: t.String({ minLength: 1, maxLength: 1024, description: 'the account password, to re-authenticate' }),
-})
+export const SetPinBody = t.Object(
+  {
+    pin: t.String({ pattern: '^[0-9]{4,8}$', description: '4 to 8 digits, not a common PIN' }),
+    password: t.String({ minLength: 1, maxLength: 1024, description: 'the account password, to re-authenticate' }),
+  },
+  { $id: 'SetPinBody' },
+)
 
-export const SecurityEventBody = t.Object({
-  kind: t.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$', description: 'UPPER_SNAKE, e.g. ENV_COMPROMISED' }),
-  level: t.Optional(IntegrityLevel),
-  details: t.Optional(t.Record(t.String(), t.Unknown())),
-  occurredAt: t.Optional(t.String({ maxLength: 40 })),
-})
+export const SecurityEventBody = t.Object(
+  {
+    kind: t.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$', description: 'UPPER_SNAKE, e.g. ENV_COMPROMISED' }),
+    level: t.Optional(IntegrityLevel),
+    details: t.Optional(t.Record(t.String(), t.Unknown())),
+    occurredAt: t.Optional(t.String({ maxLength: 40 })),
+  },
+  { $id: 'SecurityEventBody' },
+)
 export type SecurityEventBody = Static<typeof SecurityEventBody>
 
 export const SecurityEventAccepted = t.Object({ accepted: t.Boolean({ description: 'false when shed under overload' }) })
