@@ -140,7 +140,7 @@ export function announceOperatorToken(
   const how = 'send it as x-admin-token; set ARENA_ADMIN_TOKEN to choose your own'
   const where = config.databaseUrl === undefined ? 'data dir' : 'database'
   const print = `\`${commandName()} admin-token\``
-  const what = secrets.adminTokenCreated ? `local operator token generated into the ${where}` : `local operator token, kept in the ${where} since its first start`
+  const what = secrets.adminTokenCreated ? `local operator token generated into the ${where}` : `local operator token, kept in the ${where}`
   io.err(toTerminal ? `arena: ${what} (${how}; ${print} prints it again): ${secrets.adminToken}` : `arena: ${what}: ${print} prints it (${how})`)
 }
 

@@ -69,7 +69,7 @@ describe('operator token', () => {
     const again = await serve(env)
     expect((await games(again.url, token)).status).toBe(201)
     expect(again.stderr()).not.toContain('generated')
-    expect(again.stderr()).toContain(`local operator token, kept in the ${onEngine('sqlite') ? 'data dir' : 'database'} since its first start: \`${BINARY} admin-token\` prints it`)
+    expect(again.stderr()).toContain(`local operator token, kept in the ${onEngine('sqlite') ? 'data dir' : 'database'}: \`${BINARY} admin-token\` prints it`)
     expect(again.stderr()).not.toContain(token)
   }, 30_000)
 
