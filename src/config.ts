@@ -241,12 +241,58 @@ export function helpLine(name: keyof typeof VARIABLES): string {
 
 type Env = Record<string, string | undefined>
 
+/** The words a boolean setting takes, in any case: what unit files, compose files and shell habits write. */
+export const BOOLEAN_WORDS = { true: ['true', '1', 'yes', 'on'], false: ['false', '0', 'no', 'off'] } as const
+
+/** A boolean setting's value, or undefined when it is none of BOOLEAN_WORDS. */
+export function parseBoolean(raw: string): boolean | undefined {
+  const word = raw.trim().toLowerCase()
+  if ((BOOLEAN_WORDS.true as readonly string[]).includes(word)) return true
+  if ((BOOLEAN_WORDS.false as readonly string[]).includes(word)) return false
+  return undefined
+}
+
+/**
+ * The known variable a misspelt one most likely meant (ARENA_PROT → ARENA_PORT):
+ * the closest by edit distance (a swap of two neighbouring letters counts as
+ * one edit), if it is within a third of the name's length past `ARENA_`.
+ */
+export function nearestVariable(name: string): string | undefined {
+  const given = name.toUpperCase()
+  let best: { name: string; distance: number } | undefined
+  for (const known of KNOWN_VARIABLES) {
+    const distance = editDistance(given, known)
+    if (best === undefined || distance < best.distance) best = { name: known, distance }
+  }
+  const allowed = Math.max(1, Math.floor((given.length - 'ARENA_'.length) / 3))
+  return best !== undefined && best.distance <= allowed ? best.name : undefined
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1)
+      rows[i]![j] = d
+    }
+  }
+  return rows[a.length]![b.length]!
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const problems: string[] = []
 
   for (const name of Object.keys(env)) {
     if (name.startsWith('ARENA_') && !KNOWN_VARIABLES.includes(name)) {
-      problems.push(`${name} is not a setting arena knows (known: ${KNOWN_VARIABLES.join(', ')})`)
+      const near = nearestVariable(name)
+      problems.push(
+        near === undefined
+          ? `${name} is not a setting arena knows (known: ${KNOWN_VARIABLES.join(', ')})`
+          : `${name} is not a setting arena knows: did you mean ${near}? (known: ${KNOWN_VARIABLES.join(', ')})`,
+      )
     }
   }
 
@@ -290,9 +336,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const flag = (name: string, fallback: boolean): boolean => {
     const raw = given(name)
     if (raw === undefined) return fallback
-    if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true
-    if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false
-    problems.push(`${name} must be true or false, got "${raw}"`)
+    const value = parseBoolean(raw)
+    if (value !== undefined) return value
+    problems.push(`${name} must be true or false (${BOOLEAN_WORDS.true.join(', ')} / ${BOOLEAN_WORDS.false.join(', ')}, any case), got "${raw}"`)
     return fallback
   }
 

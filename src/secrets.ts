@@ -35,6 +35,8 @@ export interface Secrets {
   adminToken: string | undefined
   /** True when adminToken was generated into the data dir (so arena prints where to find it). */
   adminTokenGenerated: boolean
+  /** True when this very call generated it: the first start says "generated", later ones do not. */
+  adminTokenCreated: boolean
 }
 
 /** The signing keys of a running server, as they are now. */
@@ -88,14 +90,17 @@ export function resolveSecrets(config: SecretsConfig, options: { generateOperato
   refuseDatabaseSecrets(config)
   ensureDataDir(config.dataDir)
   const path = join(config.dataDir, SECRETS_FILE)
+  const hadToken = readStored(path)?.adminToken !== undefined
   const stored = completeStored(path, config, options.generateOperatorToken === true)
   const fromEnv = config.jwtSecret !== undefined
+  const generated = config.adminToken === undefined && config.env === 'local' && stored.adminToken !== undefined
   return {
     signingKeys: fromEnv ? environmentKeys(config) : liveKeys(stored.signingKeys!, config),
     signingKeysFrom: fromEnv ? 'environment' : 'file',
     chainKey: stored.chainKey!,
     adminToken: config.adminToken ?? (config.env === 'local' ? stored.adminToken : undefined),
-    adminTokenGenerated: config.adminToken === undefined && config.env === 'local' && stored.adminToken !== undefined,
+    adminTokenGenerated: generated,
+    adminTokenCreated: generated && !hadToken,
   }
 }
 

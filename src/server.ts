@@ -23,6 +23,7 @@ import { startKeyringRefresh } from './vault/secrets'
 import { startScheduledBackups, type BackupStatus, type ScheduledBackups } from './backup/schedule'
 import { ensureDataDir } from './shared/data-dir'
 import { lockDataDir, type DataDirLock } from './shared/data-dir-lock'
+import { assertCanListen, isListenErrorCode, ListenError } from './shared/port'
 
 /** How often withdrawals left pending (crash, custody away) are signed again. */
 export const WITHDRAWAL_RESUME_MS = 2000
@@ -48,6 +49,8 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Readonly<Config>, logger: Logger): Promise<RunningServer> {
+  // Before the data dir is created or migrated: a start that cannot listen leaves nothing behind.
+  await assertCanListen(config.host, config.port)
   const lock = lockServerDataDir(config)
   try {
     return await startLocked(config, logger, lock)
@@ -188,35 +191,42 @@ export function listen(
   },
 ): Omit<RunningServer, 'secrets' | 'backupStatus'> {
   const { config, logger, lifecycle } = deps
-  app.listen({
-    hostname: config.host,
-    port: config.port,
-    // The app answers 413 with the envelope for a body over 64 KiB, from its
-    // Content-Length before reading it, or while counting a streamed one, so
-    // the transport must never answer first (it would send a bare 413 with no
-    // envelope and no x-request-id, as it did for 2 MiB). Nothing is buffered
-    // beyond what the app reads: the JSON parser reads at most 64 KiB and never
-    // hands a body to Elysia's own (unbounded) parsers; test/build/transport-limits.
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    // Elysia turns SO_REUSEPORT on by default; then a second arena on the same
-    // port would silently share its traffic. Fail with EADDRINUSE instead.
-    reusePort: false,
-    development: false,
-    // Long-polls wait up to 30 s (contract §4); Elysia's default of 30 s of
-    // silence would cut them at the boundary.
-    idleTimeout: 45,
-    // Backstop for what Elysia's own error handling cannot turn into a
-    // response (it fails on `throw null`): still the envelope, never Bun's page.
-    error(error: unknown) {
-      const requestId = newId('request')
-      logger.error('unhandled error outside the app', {
-        requestId,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        stack: error instanceof Error ? error.stack : undefined,
-      })
-      return jsonResponse(500, INTERNAL_ERROR_BODY, { [REQUEST_ID_HEADER]: requestId })
-    },
-  })
+  try {
+    app.listen({
+      hostname: config.host,
+      port: config.port,
+      // The app answers 413 with the envelope for a body over 64 KiB, from its
+      // Content-Length before reading it, or while counting a streamed one, so
+      // the transport must never answer first (it would send a bare 413 with no
+      // envelope and no x-request-id, as it did for 2 MiB). Nothing is buffered
+      // beyond what the app reads: the JSON parser reads at most 64 KiB and never
+      // hands a body to Elysia's own (unbounded) parsers; test/build/transport-limits.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      // Elysia turns SO_REUSEPORT on by default; then a second arena on the same
+      // port would silently share its traffic. Fail with EADDRINUSE instead.
+      reusePort: false,
+      development: false,
+      // Long-polls wait up to 30 s (contract §4); Elysia's default of 30 s of
+      // silence would cut them at the boundary.
+      idleTimeout: 45,
+      // Backstop for what Elysia's own error handling cannot turn into a
+      // response (it fails on `throw null`): still the envelope, never Bun's page.
+      error(error: unknown) {
+        const requestId = newId('request')
+        logger.error('unhandled error outside the app', {
+          requestId,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          stack: error instanceof Error ? error.stack : undefined,
+        })
+        return jsonResponse(500, INTERNAL_ERROR_BODY, { [REQUEST_ID_HEADER]: requestId })
+      },
+    })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    // Taken since assertCanListen looked: the same clear error, only later.
+    if (isListenErrorCode(code)) throw new ListenError(config.host, config.port, code)
+    throw error
+  }
   const server = app.server!
   const port = server.port ?? config.port
   const url = `http://${config.host}:${port}`

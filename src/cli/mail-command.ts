@@ -7,6 +7,7 @@ import { withServices } from './operator-commands'
 import { listMail, mailView, queueTestMail } from '../modules/mail/mailbox'
 import type { MailMessage } from '../modules/mail/store'
 import { systemClock } from '../shared/clock'
+import { commandName, serveCommand } from '../shared/invocation'
 
 /** Loose on purpose: the SMTP server is the judge of an address; this only catches a slip of the hand. */
 const ADDRESS = /^[^\s@]+@[^\s@]+$/
@@ -59,8 +60,8 @@ export const mailCommand: Command = {
         json
           ? JSON.stringify({ queued: true, destination })
           : destination === 'smtp'
-            ? `queued a test mail to ${to}: a running \`arena serve\` sends it through ARENA_SMTP_URL within seconds (\`arena mail list --to ${to}\` shows where it stands)`
-            : `kept a test mail for ${to} in the dev mailbox (no ARENA_SMTP_URL): \`arena mail list --to ${to}\` shows it`,
+            ? `queued a test mail to ${to}: a running server (\`${serveCommand()}\`) sends it through ARENA_SMTP_URL within seconds (\`${commandName()} mail list --to ${to}\` shows where it stands)`
+            : `kept a test mail for ${to} in the dev mailbox (no ARENA_SMTP_URL): \`${commandName()} mail list --to ${to}\` shows it`,
       )
       return 0
     }

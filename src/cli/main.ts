@@ -17,8 +17,10 @@ import { openStorage } from '../db/open'
 import { inProcessWakeups } from '../modules/events/wakeups'
 import { createLogger } from '../shared/logger'
 import { VERSION } from '../shared/version'
-import { ensureDataDir } from '../shared/data-dir'
+import { DataDirError, ensureDataDir } from '../shared/data-dir'
 import { DataDirBusyError, lockDataDir } from '../shared/data-dir-lock'
+import { ListenError } from '../shared/port'
+import { commandName } from '../shared/invocation'
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const
 
@@ -125,21 +127,27 @@ const COMMANDS: Record<string, Command> = {
  * at start for the person at the terminal, on stderr, outside the JSON log.
  * When stderr is not a terminal (a container, a service manager: its output
  * goes to log collectors) only the way to get it is printed. Elsewhere nothing.
+ * "Generated" only on the start that generated it; later starts say where it is.
  */
 export function announceOperatorToken(
   config: Readonly<Config>,
   io: Io,
   toTerminal = process.stderr.isTTY === true,
   /** The server's; by default the data dir's (SQLite). */
-  secrets: Pick<Secrets, 'adminToken' | 'adminTokenGenerated'> = resolveSecrets(config),
+  secrets: Pick<Secrets, 'adminToken' | 'adminTokenGenerated' | 'adminTokenCreated'> = resolveSecrets(config),
 ): void {
   if (!secrets.adminTokenGenerated || secrets.adminToken === undefined) return
   const how = 'send it as x-admin-token; set ARENA_ADMIN_TOKEN to choose your own'
-  io.err(
-    toTerminal
-      ? `arena: local operator token (${how}; \`arena admin-token\` prints it again): ${secrets.adminToken}`
-      : `arena: local operator token generated into the ${config.databaseUrl === undefined ? 'data dir' : 'database'}: \`arena admin-token\` prints it (${how})`,
-  )
+  const where = config.databaseUrl === undefined ? 'data dir' : 'database'
+  const print = `\`${commandName()} admin-token\``
+  const what = secrets.adminTokenCreated ? `local operator token generated into the ${where}` : `local operator token, kept in the ${where}`
+  io.err(toTerminal ? `arena: ${what} (${how}; ${print} prints it again): ${secrets.adminToken}` : `arena: ${what}: ${print} prints it (${how})`)
+}
+
+/** A usage or help text, written with `arena` as the program, as this terminal runs it (`npx arena` in a checkout). */
+function asRun(text: string): string {
+  const name = commandName()
+  return name === 'arena' ? text : text.replace(/(^|\n\s*|\|\s*)arena(?= )/g, `$1${name}`)
 }
 
 export function helpText(): string {
@@ -148,7 +156,7 @@ export function helpText(): string {
   const lines = [
     `arena ${VERSION}: game platform backend in one binary`,
     '',
-    'Usage: arena <command> [options]',
+    `Usage: ${commandName()} <command> [options]`,
     '',
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
@@ -189,7 +197,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       strict: true,
     })
     if (parsed.values.help) {
-      io.out(`${command.summary}\n\nUsage: ${command.usage}`)
+      io.out(`${command.summary}\n\nUsage: ${asRun(command.usage)}`)
       return EXIT.ok
     }
     return await command.run(parsed, io)
@@ -198,7 +206,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       io.err(`arena: ${error.message}`)
       return EXIT.failure
     }
-    if (error instanceof DataDirBusyError) {
+    if (error instanceof DataDirError) {
+      // Said as a bad setting is: the variable and the path, never an errno.
+      io.err(`arena: ${new ConfigError([error.message]).message}`)
+      return EXIT.failure
+    }
+    if (error instanceof DataDirBusyError || error instanceof ListenError) {
       io.err(`arena: ${error.message}`)
       return EXIT.failure
     }
@@ -207,7 +220,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return EXIT.failure
     }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`arena: ${(error as Error).message}\nUsage: ${command.usage}`)
+      io.err(`arena: ${(error as Error).message}\nUsage: ${asRun(command.usage)}`)
       return EXIT.usage
     }
     io.err(`arena: ${name} failed: ${error instanceof Error ? error.message : String(error)}`)

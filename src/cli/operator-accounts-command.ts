@@ -7,6 +7,7 @@
 // one-time: printed once, never stored, replaced at the first sign-in.
 import type { Command, Io } from './command'
 import { UsageError } from './command'
+import { commandName } from '../shared/invocation'
 import { OPERATOR_ROLES, type OperatorRole } from '../modules/operators/roles'
 import type { OperatorView } from '../modules/operators/service'
 import type { Services } from '../services'
@@ -54,7 +55,7 @@ export function operatorCommand(withServices: WithServices): Command {
       if (action === 'list') {
         if (name !== undefined) throw new UsageError(`unexpected "${name}"`)
         const operators = await withServices(({ operators }) => operators.list())
-        return print(io, json, { operators }, () => (operators.length === 0 ? 'no operators (arena operator create <name> --role admin)' : operators.map(line).join('\n')))
+        return print(io, json, { operators }, () => (operators.length === 0 ? `no operators (${commandName()} operator create <name> --role admin)` : operators.map(line).join('\n')))
       }
       if (!ACTIONS.includes(action as Action)) throw new UsageError(`unknown action "${action ?? ''}"`)
       if (name === undefined) throw new UsageError('missing <name>')

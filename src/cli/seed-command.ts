@@ -16,7 +16,7 @@ import { loadConfig } from '../config'
 import type { Tournament } from '../modules/games/model'
 import { isCommonPin } from '../modules/security/pin-rules'
 import { resolveSecrets } from '../secrets'
-import { serveCommand } from '../shared/version'
+import { commandName, serveCommand } from '../shared/invocation'
 import { systemClock } from '../shared/clock'
 import { AppError } from '../shared/errors'
 import { createLogger } from '../shared/logger'
@@ -278,7 +278,7 @@ function seedText(result: SeedResult, where: { database: string; port: number })
     'players',
     ...result.players.map((p) => `  ${p.username.padEnd(width)}  ${p.id}  balance ${p.balance} ${USDC.code}  address ${p.address}`),
     '',
-    'tournaments (every player plays in each; `arena tournament show <id>` prints one whole)',
+    `tournaments (every player plays in each; \`${commandName()} tournament show <id>\` prints one whole)`,
     ...result.tournaments.flatMap((t) => tournamentLines(t, usernameOf)),
     '',
     `Next: ${serveCommand()}, open ${base}/openapi, and log in as a player:`,

@@ -19,13 +19,31 @@ interface Mapped {
 
 const MAX_DETAILS = 20
 
-function validationDetails(error: ValidationError): ErrorDetail[] {
-  // body | query | params | headers; Elysia reports a failed coercion of a single
-  // value (t.Numeric in a query, say) as 'property' without naming it.
-  const where = error.type === 'property' ? 'request' : error.type
+/**
+ * Where a 'property' failure is. Elysia checks a coerced value (t.Numeric in
+ * a query: `wait=31` is a numeric string, so the query passes its check, and
+ * the number fails its bounds while being decoded) on its own, and reports
+ * only the value, not its name. The name is found back in the URL: the query
+ * parameter whose value is the failing one (all of them if several carry that
+ * same value), else `request`.
+ */
+function propertyPlaces(error: ValidationError, url: URL): string[] {
+  const failed = error.value
+  const places: string[] = []
+  for (const [name, raw] of url.searchParams) {
+    const same = typeof failed === 'number' ? raw.trim() !== '' && Number(raw) === failed : typeof failed === 'string' && raw === failed
+    if (same && !places.includes(`query/${name}`)) places.push(`query/${name}`)
+  }
+  return places.length > 0 ? places : ['request']
+}
+
+function validationDetails(error: ValidationError, url: URL): ErrorDetail[] {
+  // body | query | params | headers, the issue's path under it ('body/name'); a
+  // failed coercion of a single value is a 'property': named as its parameter.
+  const places = error.type === 'property' ? propertyPlaces(error, url) : [error.type]
   const seen = new Set<string>()
   const details: ErrorDetail[] = []
-  for (const issue of error.all) {
+  for (const [where, issue] of places.flatMap((where) => [...error.all].map((issue) => [where, issue] as const))) {
     const path = `${where}${'path' in issue && issue.path ? issue.path : ''}`
     // TypeBox's plain message ("Expected string"); Elysia's summary can quote the value.
     const message = 'message' in issue && typeof issue.message === 'string' ? issue.message : 'Invalid value'
@@ -35,7 +53,7 @@ function validationDetails(error: ValidationError): ErrorDetail[] {
     details.push({ path, message })
     if (details.length >= MAX_DETAILS) break
   }
-  if (details.length === 0) details.push({ path: where, message: 'Invalid value' })
+  if (details.length === 0) for (const where of places) details.push({ path: where, message: 'Invalid value' })
   return details
 }
 
@@ -72,7 +90,8 @@ function fromStatus(error: ElysiaCustomStatusResponse<number, unknown>): Mapped 
 
 export const INTERNAL_ERROR_BODY = envelope(500, 'internal', 'Internal server error')
 
-function map(code: string | number, error: unknown, method: string, path: string): Mapped {
+function map(code: string | number, error: unknown, method: string, url: URL): Mapped {
+  const path = url.pathname
   // Elysia wraps anything thrown while parsing the body in a ParseError; our
   // body parser throws AppErrors (413, 415, 400) that must keep their meaning.
   if (error instanceof ParseError && error.cause instanceof AppError) error = error.cause
@@ -85,7 +104,7 @@ function map(code: string | number, error: unknown, method: string, path: string
     if (error.type === 'response') return { status: 500, body: INTERNAL_ERROR_BODY, unexpected: true }
     return {
       status: 422,
-      body: envelope(422, 'validation_failed', 'Request failed validation', validationDetails(error)),
+      body: envelope(422, 'validation_failed', 'Request failed validation', validationDetails(error, url)),
     }
   }
   switch (code) {
@@ -131,8 +150,9 @@ export interface ErrorPages {
 
 export function errorHandler(logger: Logger, pages?: ErrorPages) {
   return new Elysia({ name: 'arena/errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
-    const path = new URL(request.url).pathname
-    const mapped = map(code, error, request.method, path)
+    const url = new URL(request.url)
+    const path = url.pathname
+    const mapped = map(code, error, request.method, url)
     const state = requestState(request)
     if (state) state.errorStatus = mapped.status
     if (mapped.unexpected) {

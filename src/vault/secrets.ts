@@ -20,6 +20,7 @@
 import type { Config } from '../config'
 import { environmentKeys, liveStoredKeys, refuseEnvironmentRotation, signingKey, type Secrets, type SigningKey, type SigningKeyring, type StoredKey } from '../secrets'
 import { randomToken } from '../shared/crypto'
+import { commandName } from '../shared/invocation'
 import type { Vault } from './vault'
 import { inProcessLeases, startLoop, type Loop } from '../background/loops'
 import type { Logger } from '../shared/logger'
@@ -47,10 +48,12 @@ export async function vaultSecrets(config: VaultSecretsConfig, vault: Vault, opt
   const signingKeys = fromEnv ? environmentKeys(config) : keyring(await storedKeys(vault), config)
   const chainKey = await vault.getOrCreate(VAULT_SECRETS.chainKey, () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex'))
   const operatorTokenHere = config.adminToken === undefined && config.env === 'local'
+  // Ours only if the value stored is the one this call made (instances starting at once make one each; one is kept).
+  let made: string | undefined
   const adminToken = !operatorTokenHere
     ? undefined
     : options.generateOperatorToken === true
-      ? await vault.getOrCreate(VAULT_SECRETS.adminToken, () => randomToken(32))
+      ? await vault.getOrCreate(VAULT_SECRETS.adminToken, () => (made = randomToken(32)))
       : ((await vault.get(VAULT_SECRETS.adminToken)) ?? undefined)
   return {
     signingKeys,
@@ -58,6 +61,7 @@ export async function vaultSecrets(config: VaultSecretsConfig, vault: Vault, opt
     chainKey,
     adminToken: config.adminToken ?? adminToken,
     adminTokenGenerated: adminToken !== undefined,
+    adminTokenCreated: adminToken !== undefined && adminToken === made,
   }
 }
 
@@ -85,7 +89,7 @@ function isActive(key: StoredKey, now: number): boolean {
 export function keyring(stored: readonly StoredKey[], config: Pick<Config, 'refreshTtlS'>, now = Date.now()): SigningKey[] {
   const live = liveStoredKeys(stored, config, now)
   const signer = live.findLast((key) => isActive(key, now)) ?? live.at(-1)
-  if (signer === undefined) throw new Error(`no signing key in the vault verifies any more: run \`arena keys rotate --drop-previous\``)
+  if (signer === undefined) throw new Error(`no signing key in the vault verifies any more: run \`${commandName()} keys rotate --drop-previous\``)
   return [...live.filter((key) => key !== signer), signer].map((key) => signingKey(key.secret))
 }
 

@@ -1,8 +1,8 @@
 // The operator's view of users (contract §8): GET /admin/users (search and
 // pages) and GET /admin/users/{id} (user, sessions, wallet, ban), through HTTP.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { req } from '../helpers/app'
-import { createArenaApp } from '../helpers/arena'
+import { postJson, req } from '../helpers/app'
+import { admin, createArenaApp } from '../helpers/arena'
 import { bearer, login, registerUser } from '../helpers/auth'
 import { AwayCustody, banUser, deleteUser, searchUsers, userDetail } from '../helpers/accounts'
 import { funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
@@ -119,5 +119,58 @@ describe('GET /admin/users/{id}', () => {
     expect(unknown.status).toBe(404)
     expect(unknown.body.error.code).toBe('not_found')
     expect((await userDetail(ctx, 'x'.repeat(65))).status).toBe(422)
+  })
+})
+
+describe('a user named by username in the admin API', () => {
+  // The CLI and tournaments take a username or an id; so does every admin
+  // route with a user in its path: an id's shape (usr_ + 32 hex digits) is an
+  // id, anything else a username, in any case.
+  test('GET, ban, unban, PIN and unlock, credit, adjust and delete take the username, in any case, and act on that user', async () => {
+    const user = await named('by_name')
+    const bystander = await named('by_name_other')
+    const shouting = user.username.toUpperCase()
+
+    const byName = await userDetail(ctx, shouting)
+    expect(byName.status).toBe(200)
+    expect(byName.body.user.id).toBe(user.id)
+    expect((await userDetail(ctx, user.id)).body).toEqual(byName.body)
+
+    expect((await banUser(ctx, user.username, { reason: 'by name' })).body.user).toMatchObject({ id: user.id, ban: { reason: 'by name', inForce: true } })
+    expect((await userDetail(ctx, bystander.id)).body.user.ban).toBeNull()
+    expect((await ctx.handle(postJson(`/api/v1/admin/users/${shouting}/unban`, {}, admin))).status).toBe(200)
+    expect((await userDetail(ctx, user.id)).body.user.ban).toBeNull()
+
+    const pin = await ctx.handle(req(`/api/v1/admin/users/${user.username}/pin`, { headers: admin }))
+    expect(pin.status).toBe(200)
+    expect(((await pin.json()) as { pin: { set: boolean } }).pin.set).toBe(false)
+    const unlock = await ctx.handle(postJson(`/api/v1/admin/users/${user.username}/pin/unlock`, { reason: 'by name' }, admin))
+    expect(unlock.status).toBe(200)
+
+    const credit = await ctx.handle(postJson(`/api/v1/admin/wallets/${user.username}/credit`, { amount: '5', reference: `name-${stamp}` }, admin))
+    expect(credit.status).toBe(200)
+    expect(await credit.json()).toEqual({ balance: '5' })
+    const adjust = await ctx.handle(postJson(`/api/v1/admin/wallets/${shouting}/adjust`, { amount: '-5', reason: 'by name', reference: `name-adj-${stamp}` }, admin))
+    expect(adjust.status).toBe(200)
+    expect(await adjust.json()).toEqual({ balance: '0' })
+    expect((await userDetail(ctx, bystander.id)).body.wallet.balances.every((b: { balance: string }) => b.balance === '0')).toBe(true)
+
+    const deleted = await deleteUser(ctx, user.username)
+    expect(deleted.status).toBe(200)
+    // A deleted account has no username any more: only its id names it.
+    expect((await userDetail(ctx, user.id)).body.user.deletedAt).not.toBeNull()
+    expect((await userDetail(ctx, user.username)).status).toBe(404)
+  })
+
+  test('a username nobody has, or an id nobody has, is 404 not_found on every route, and nothing is written', async () => {
+    const bystander = await named('by_name_still')
+    for (const ref of ['nobody_here_at_all', 'usr_' + '0'.repeat(32)]) {
+      expect((await userDetail(ctx, ref)).body.error).toMatchObject({ code: 'not_found', status: 404 })
+      expect((await banUser(ctx, ref, { reason: 'x' })).status).toBe(404)
+      expect((await deleteUser(ctx, ref)).status).toBe(404)
+      const credit = await ctx.handle(postJson(`/api/v1/admin/wallets/${ref}/credit`, { amount: '1', reference: `ghost-${ref}` }, admin))
+      expect(credit.status).toBe(404)
+    }
+    expect((await userDetail(ctx, bystander.id)).body.user.ban).toBeNull()
   })
 })

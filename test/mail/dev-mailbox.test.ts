@@ -98,7 +98,7 @@ describe('in local without SMTP', () => {
     for (const args of [['test'], ['test', '--to', 'not-an-address'], ['list', '--to', ''], ['send'], [], ['list', 'extra']]) {
       const result = await cli(...args)
       expect(result.code).toBe(2)
-      expect(result.stderr).toContain('Usage: arena mail')
+      expect(result.stderr).toContain('Usage: npx arena mail')
     }
   })
 })

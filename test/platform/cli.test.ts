@@ -28,7 +28,7 @@ describe('command line', () => {
   test('no command prints help to stderr and exits 2', async () => {
     const result = await run(SOURCE_COMMAND)
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('Usage: arena <command>')
+    expect(result.stderr).toContain('Usage: npx arena <command>')
   })
 
   test('an unknown command or option exits 2 with a usage hint', async () => {
@@ -37,14 +37,14 @@ describe('command line', () => {
     expect(unknown.stderr).toContain('unknown command "frobnicate"')
     const option = await run([...SOURCE_COMMAND, 'migrate', '--force'])
     expect(option.code).toBe(2)
-    expect(option.stderr).toContain('Usage: arena migrate')
+    expect(option.stderr).toContain('Usage: npx arena migrate')
     expect(option.stderr).not.toContain('    at ')
   })
 
   test('<command> --help prints that command\'s usage', async () => {
     const result = await run([...SOURCE_COMMAND, 'migrate', '--help'])
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('Usage: arena migrate [--json]')
+    expect(result.stdout).toContain('Usage: npx arena migrate [--json]')
   })
 
   test('version --json is machine-readable', async () => {
@@ -72,7 +72,7 @@ describe('operator commands', () => {
     for (const args of [['game'], ['game', 'create'], ['game', 'explode'], ['tournament', 'create', '--game', 'g', '--name', 'n', '--players', 'solo'], ['match', 'resolve', 'mat_x']]) {
       const result = await run([...SOURCE_COMMAND, ...args], env)
       expect(result.code).toBe(2)
-      expect(result.stderr).toContain('Usage: arena')
+      expect(result.stderr).toContain('Usage: npx arena')
     }
     const missing = await run([...SOURCE_COMMAND, 'tournament', 'show', 'trn_nope'], env)
     expect(missing.code).toBe(1)

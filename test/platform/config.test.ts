@@ -92,15 +92,35 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).toContain('ARENA_ACCESS_TTL_S')
   })
 
-  test('ARENA_TRUST_PROXY takes true/false/1/0/yes/no and nothing else', () => {
-    expect(loadConfig({ ARENA_TRUST_PROXY: '1' }).trustProxy).toBe(true)
-    expect(loadConfig({ ARENA_TRUST_PROXY: 'no' }).trustProxy).toBe(false)
-    expect(problemsOf({ ARENA_TRUST_PROXY: 'maybe' })[0]).toContain('ARENA_TRUST_PROXY')
+  test('a boolean setting takes true/1/yes/on and false/0/no/off in any case, and nothing else', () => {
+    for (const word of ['1', 'true', 'TRUE', 'yes', 'Yes', 'on', 'ON', 'On']) expect(loadConfig({ ARENA_TRUST_PROXY: word }).trustProxy).toBe(true)
+    for (const word of ['0', 'false', 'False', 'no', 'NO', 'off', 'OFF']) expect(loadConfig({ ARENA_TRUST_PROXY: word }).trustProxy).toBe(false)
+    // One parser for every boolean setting.
+    expect(loadConfig({ ARENA_JOBS_ENABLED: 'off' }).jobsEnabled).toBe(false)
+    expect(loadConfig({ ARENA_REQUIRE_VERIFIED_EMAIL: 'on' }).requireVerifiedEmail).toBe(true)
+    for (const word of ['maybe', 'onn', '2', 'y']) {
+      const problem = problemsOf({ ARENA_TRUST_PROXY: word })[0]!
+      expect(problem).toContain('ARENA_TRUST_PROXY')
+      expect(problem).toContain('on')
+      expect(problem).toContain(`"${word}"`)
+    }
   })
 
   test('refuses out-of-range numbers and unknown ARENA_ variables (typos)', () => {
     expect(problemsOf({ ARENA_PORT: '70000' })[0]).toContain('between 0 and 65535')
     expect(problemsOf({ ARENA_POTR: '8080' })[0]).toContain('ARENA_POTR')
+  })
+
+  test('a misspelt ARENA_ variable is answered with the one it most likely meant', () => {
+    expect(problemsOf({ ARENA_PROT: '8080' })[0]).toStartWith('ARENA_PROT is not a setting arena knows: did you mean ARENA_PORT?')
+    expect(problemsOf({ ARENA_DATADIR: '/tmp/x' })[0]).toContain('did you mean ARENA_DATA_DIR?')
+    expect(problemsOf({ ARENA_ADMIN_TOKN: strong })[0]).toContain('did you mean ARENA_ADMIN_TOKEN?')
+  })
+
+  test('a name close to none gets no guess, only the list', () => {
+    const problem = problemsOf({ ARENA_FLUX_CAPACITOR: 'on' })[0]!
+    expect(problem).not.toContain('did you mean')
+    expect(problem).toContain('known: ARENA_ENV')
   })
 
   test('ARENA_JWT_PREVIOUS_SECRET needs ARENA_JWT_SECRET beside it, differs from it and is long enough', () => {

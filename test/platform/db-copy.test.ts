@@ -332,7 +332,7 @@ describe.skipIf(skip)('arena db copy', async () => {
   test('no target is exit 2; no master key, or a data dir without a database, is exit 1 and leaves the target untouched', async () => {
     const none = await run([...SOURCE_COMMAND, 'db', 'copy'], { ARENA_DATA_DIR: dataDir, ARENA_MASTER_KEY: MASTER_KEY })
     expect(none.code).toBe(2)
-    expect(none.stderr).toContain('Usage: arena db copy')
+    expect(none.stderr).toContain('Usage: npx arena db copy')
     const untouched = await emptyDatabase()
     const keyless = await run([...SOURCE_COMMAND, 'db', 'copy', '--to', untouched], { ARENA_DATA_DIR: dataDir })
     expect(keyless.code).toBe(1)

@@ -6,6 +6,7 @@ import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/plugins/json-body'
 import { listen } from '../../src/server'
 import { AppError } from '../../src/shared/errors'
 import { createTestApp, postJson, req, settle } from '../helpers/app'
+import { bearer, login, registerUser } from '../helpers/auth'
 
 const probes = new Elysia()
   .post('/probe/echo', ({ body }) => ({ received: body }), {
@@ -121,6 +122,25 @@ describe('error envelope', () => {
     }
     const missing = (await (await ctx.handle(req('/probe/query'))).json()) as { error: { details: { path: string }[] } }
     expect(missing.error.details[0]!.path).toBe('query/limit')
+  })
+
+  test('a number out of its bounds in the query names its parameter (query/wait), as a body error names its field', async () => {
+    const user = await registerUser(ctx)
+    const { accessToken } = await login(ctx, user.username)
+    const cases = [
+      ['/api/v1/events?wait=31', 'query/wait', 'Expected number to be less or equal to 30'],
+      ['/api/v1/events?topics=wallet&wait=-1', 'query/wait', 'Expected number to be greater or equal to 0'],
+      ['/api/v1/wallet/transactions?limit=101', 'query/limit', 'Expected number to be less or equal to 100'],
+      ['/api/v1/wallet/transactions?after=&limit=0', 'query/limit', 'Expected number to be greater or equal to 1'],
+      ['/probe/query?limit=5000', 'query/limit', 'Expected number to be less or equal to 100'],
+    ] as const
+    for (const [path, place, message] of cases) {
+      const body = await expectEnvelope(await ctx.handle(req(path, { headers: bearer(accessToken) })), 422, 'validation_failed')
+      expect(`${path}: ${JSON.stringify(body.error.details)}`).toBe(`${path}: ${JSON.stringify([{ path: place, message }])}`)
+    }
+    // The other failures of a query already named their parameter; still so.
+    const notNumber = await expectEnvelope(await ctx.handle(req('/api/v1/events?wait=abc', { headers: bearer(accessToken) })), 422, 'validation_failed')
+    expect((notNumber.error.details as { path: string }[]).map((d) => d.path)).toEqual(['query/wait'])
   })
 
   test('a body that is not JSON is 415', async () => {

@@ -7,6 +7,40 @@ import { createTestApp, loseDatabase, req } from '../helpers/app'
 const ctx = await createTestApp()
 afterAll(() => ctx.close())
 
+describe('the root', () => {
+  // Whoever opens the bare address is pointed at the docs page and the console,
+  // never left with a 404; every link it gives answers.
+  test('GET / names the docs page, the OpenAPI document and the console, as JSON for a client', async () => {
+    for (const accept of [undefined, '*/*', 'application/json']) {
+      const res = await ctx.handle(req('/', accept === undefined ? {} : { headers: { accept } }))
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toStartWith('application/json')
+      const body = (await res.json()) as Record<string, string>
+      expect(body).toEqual({ name: 'arena', docs: '/openapi', openapi: '/openapi/json', console: '/console', health: '/healthz' })
+    }
+    const body = (await (await ctx.handle(req('/'))).json()) as Record<string, string>
+    for (const link of [body.docs!, body.openapi!, body.health!]) expect(`${link}: ${(await ctx.handle(req(link))).status}`).toBe(`${link}: 200`)
+    // The console sends a stranger to its sign-in page.
+    expect([200, 303]).toContain((await ctx.handle(req(body.console!))).status)
+  })
+
+  test('a browser gets a short page linking them, with no script and a closed policy', async () => {
+    const res = await ctx.handle(req('/', { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } }))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'")
+    const html = await res.text()
+    expect(html).toStartWith('<!doctype html>')
+    for (const href of ['/openapi', '/openapi/json', '/console']) expect(html).toContain(`<a href="${href}">`)
+    expect(html).not.toContain('<script')
+  })
+
+  test('the OpenAPI document lists GET /', async () => {
+    const doc = (await (await ctx.handle(req('/openapi/json'))).json()) as { paths: Record<string, { get?: unknown }> }
+    expect(doc.paths['/']?.get).toBeDefined()
+  })
+})
+
 describe('health', () => {
   test('/healthz is 200 ok', async () => {
     const res = await ctx.handle(req('/healthz'))

@@ -193,7 +193,7 @@ describe('arena seed refuses', () => {
     const [players, pin] = await Promise.all([seedCli(['--players', '1'], env), seedCli(['--pin', '1234'], env)])
     for (const result of [players, pin]) {
       expect(result.code).toBe(2)
-      expect(result.stderr).toContain('Usage: arena seed')
+      expect(result.stderr).toContain('Usage: npx arena seed')
       noStack(result)
     }
     expect(players.stderr).toContain('--players')

@@ -280,7 +280,7 @@ describe('command line', () => {
     ]) {
       const result = await cli(...args)
       expect(result.code).toBe(2)
-      expect(result.stderr).toContain('Usage: arena wallet')
+      expect(result.stderr).toContain('Usage: npx arena wallet')
     }
 
     const check = await run([...SOURCE_COMMAND, 'ledger', 'check', '--json'], env)

@@ -15,7 +15,7 @@ import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
 import { listMail, mailView } from '../mail/mailbox'
 import { MailboxQuery, MailboxResponse } from '../mail/model'
-import { AdjustBody, CreditBody, RejectWithdrawalBody, WithdrawalDecisionResponse } from './model'
+import { AdjustBody, CreditBody, RejectWithdrawalBody, WalletUserParams, WithdrawalDecisionResponse } from './model'
 import type { WithdrawalService } from '../wallet/withdrawals'
 import { ADMIN_TOKEN_HEADER, actorOf, OPERATOR, operatorRoute, setActor } from './operator'
 import type { AuditLog, OperatorIdentity } from '../audit/log'
@@ -183,9 +183,9 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       })
       .post(
         '/wallets/:userId/credit',
-        ({ params, body, request }) => wallet.credit({ userId: params.userId, amount: body.amount, reference: body.reference }, actorOf(request)),
+        async ({ params, body, request }) => wallet.credit({ userId: await options.users.idOf(params.userId), amount: body.amount, reference: body.reference }, actorOf(request)),
         {
-          params: t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }),
+          params: WalletUserParams,
           body: CreditBody,
           response: { 200: t.Object({ balance: t.String() }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
           ...operatorRoute('finance', 'Credit a wallet (idempotent by reference)'),
@@ -193,9 +193,9 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       )
       .post(
         '/wallets/:userId/adjust',
-        ({ params, body, request }) => wallet.adjust({ userId: params.userId, amount: body.amount, reason: body.reason, reference: body.reference }, actorOf(request)),
+        async ({ params, body, request }) => wallet.adjust({ userId: await options.users.idOf(params.userId), amount: body.amount, reason: body.reason, reference: body.reference }, actorOf(request)),
         {
-          params: t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }),
+          params: WalletUserParams,
           body: AdjustBody,
           response: {
             200: t.Object({ balance: t.String() }),

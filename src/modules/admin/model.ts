@@ -26,6 +26,14 @@ export type AdminUser = Static<typeof AdminUser>
 
 export const AdminUserResponse = t.Object({ user: AdminUser })
 
+/** A user named in an operator's path: its id (`usr_…`) or its username (src/modules/auth/user-ref.ts). */
+export const UserRefParams = t.Object({
+  id: t.String({ minLength: 1, maxLength: 64, description: 'the user id (`usr_…`) or the username, in any case' }),
+})
+
+/** The same, under the wallet routes' name for it. */
+export const WalletUserParams = t.Object({ userId: UserRefParams.properties.id })
+
 export const UsersQuery = t.Object({
   query: t.Optional(t.String({ maxLength: 254, description: 'a user id, or part of a username or email (any case)' })),
   after: t.Optional(t.String({ maxLength: 64, description: 'the `cursor` of the previous page' })),

@@ -7,10 +7,10 @@ import { AppError } from '../../shared/errors'
 import { isId } from '../../shared/ids'
 import type { AccountDeletion } from '../auth/account-deletion'
 import type { BanService } from '../auth/bans'
-import { DeleteAccountResponse, SessionIdParams as IdParams } from '../auth/model'
+import { DeleteAccountResponse } from '../auth/model'
 import { USERS_PAGE_DEFAULT, type UserDirectory } from '../auth/user-directory'
 import type { PinService } from '../security/pin-service'
-import { AdminUserDetail, AdminUserResponse, BanBody, DeleteUserBody, PinStateModel, PinUnlockBody, UsersPage, UsersQuery } from './model'
+import { AdminUserDetail, AdminUserResponse, BanBody, DeleteUserBody, PinStateModel, PinUnlockBody, UserRefParams, UsersPage, UsersQuery } from './model'
 import { actorOf, OPERATOR, operatorRoute } from './operator'
 
 export interface AdminUserServices {
@@ -54,35 +54,35 @@ export function adminUserRoutes({ bans, users, deletion, pins }: AdminUserServic
           ...operatorRoute('viewer', 'Users in creation order, deleted ones included; search by id, or part of a username or email'),
         },
       )
-      .get('/users/:id', ({ params }) => users.detail(params.id), {
-        params: IdParams,
+      .get('/users/:id', async ({ params }) => users.detail(await users.idOf(params.id)), {
+        params: UserRefParams,
         response: { 200: AdminUserDetail, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
         ...operatorRoute('viewer', 'One user: the account, every session, the wallet, the ban'),
       })
-      .post('/users/:id/ban', async ({ params, body, request }) => ({ user: users.view(await bans.ban(params.id, { reason: body.reason, until: untilOf(body.until) }, actorOf(request))) }), {
-        params: IdParams,
+      .post('/users/:id/ban', async ({ params, body, request }) => ({ user: users.view(await bans.ban(await users.idOf(params.id), { reason: body.reason, until: untilOf(body.until) }, actorOf(request))) }), {
+        params: UserRefParams,
         body: BanBody,
         response: { 200: AdminUserResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('moderator', 'Ban a user until a time or until lifted: every session ends at once; a ban in force is replaced'),
       })
-      .post('/users/:id/unban', async ({ params, request }) => ({ user: users.view(await bans.unban(params.id, actorOf(request))) }), {
-        params: IdParams,
+      .post('/users/:id/unban', async ({ params, request }) => ({ user: users.view(await bans.unban(await users.idOf(params.id), actorOf(request))) }), {
+        params: UserRefParams,
         response: { 200: AdminUserResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('moderator', 'Lift the ban; the user may log in again'),
       })
-      .post('/users/:id/delete', async ({ params, body, request }) => ({ deleted: true as const, ...(await deletion.deleteByOperator(params.id, body.reason, actorOf(request))) }), {
-        params: IdParams,
+      .post('/users/:id/delete', async ({ params, body, request }) => ({ deleted: true as const, ...(await deletion.deleteByOperator(await users.idOf(params.id), body.reason, actorOf(request))) }), {
+        params: UserRefParams,
         body: DeleteUserBody,
         response: { 200: DeleteAccountResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'balance_not_empty'] }, STORAGE) },
         ...operatorRoute('admin', 'Delete an account: personal data erased, the ledger kept (needs an empty wallet)'),
       })
-      .get('/users/:id/pin', async ({ params }) => ({ pin: await pins.state(params.id) }), {
-        params: IdParams,
+      .get('/users/:id/pin', async ({ params }) => ({ pin: await pins.state(await users.idOf(params.id)) }), {
+        params: UserRefParams,
         response: { 200: t.Object({ pin: PinStateModel }), ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
         ...operatorRoute('viewer', 'The user\'s PIN: set or not, the lock in force, the failures and locks counted'),
       })
-      .post('/users/:id/pin/unlock', ({ params, body, request }) => pins.unlock(params.id, body.reason, actorOf(request)), {
-        params: IdParams,
+      .post('/users/:id/pin/unlock', async ({ params, body, request }) => pins.unlock(await users.idOf(params.id), body.reason, actorOf(request)), {
+        params: UserRefParams,
         body: PinUnlockBody,
         response: { 200: t.Object({ pin: PinStateModel, lifted: t.Boolean({ description: 'false: there was nothing to lift, and nothing was written' }) }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('finance', 'Lift the user\'s PIN lock and forget its failures and doubling (audited, with a reason)'),

@@ -15,6 +15,7 @@ import type { RegisterBody, TokenResponse, User } from './model'
 import { defaultHashGate, type HashGate, type HashTicket } from './hash-gate'
 import { assertPasswordLength, hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
 import { bannedError } from './standing'
+import { userIdByRef } from './user-ref'
 import { banInForce, type AuthSession, type NewUser, type RevokeReason, type UserAccount, type UserProfile } from './store'
 import { rememberSignInPlace, signInCounter, signInPlace, userSubject, type SignInCounter, type SignInPlace } from './known-places'
 import { accountKey, addressKey, clearAttempts, LOGIN_LIMITS, rateLimited, recordAttempt, retryAfter } from './throttle'
@@ -374,8 +375,8 @@ export class AuthService {
   /** The bearer check behind every authenticated route. Throws 401 unless the token and its session are live. */
   /** An operator's name for a user: its id, or its username in any case. */
   async userIdOf(ref: string): Promise<string | null> {
-    const { auth } = this.deps.storage.read
-    return (await auth.userById(ref))?.id ?? (await auth.userByUsernameKey(ref.toLowerCase()))?.id ?? null
+    const id = await userIdByRef(this.deps.storage, ref)
+    return id === null ? null : ((await this.deps.storage.read.auth.userById(id))?.id ?? null)
   }
 
   /** Which of these usernames or emails (compared case-insensitively) are taken; the holders' usernames. */

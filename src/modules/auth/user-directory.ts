@@ -6,6 +6,7 @@ import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
+import { userIdByRef } from './user-ref'
 import type { AdminUser } from '../admin/model'
 import type { WalletService } from '../wallet/service'
 import { toUser } from './service'
@@ -40,6 +41,13 @@ function toAdminSession(session: AuthSession, now: Date) {
 
 export class UserDirectory {
   constructor(private readonly deps: UserDirectoryDeps) {}
+
+  /** userIdByRef, or 404 not_found when no user has that username. */
+  async idOf(ref: string): Promise<string> {
+    const id = await userIdByRef(this.deps.storage, ref)
+    if (id === null) throw new AppError('not_found', 'No such user')
+    return id
+  }
 
   /** An account as operators see it: the public fields, its ban, its deletion. */
   view(account: UserAccount): AdminUser {

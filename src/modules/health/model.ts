@@ -2,6 +2,18 @@ import { t } from 'elysia'
 
 export const HealthResponse = t.Object({ status: t.Literal('ok') }, { $id: 'Health' })
 
+/** GET /: where to go from the server's root. */
+export const RootResponse = t.Object(
+  {
+    name: t.Literal('arena'),
+    docs: t.Literal('/openapi', { description: 'the API docs page' }),
+    openapi: t.Literal('/openapi/json', { description: 'the OpenAPI document' }),
+    console: t.Literal('/console', { description: 'the operator console' }),
+    health: t.Literal('/healthz'),
+  },
+  { $id: 'Root' },
+)
+
 export const ReadyResponse = t.Object(
   {
     status: t.Literal('ready'),
