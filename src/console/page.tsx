@@ -4,6 +4,7 @@
 import { t } from 'elysia'
 import type { ComponentChildren } from 'preact'
 import { AppError } from '../shared/errors'
+import { commandName } from '../shared/invocation'
 import type { NamedId } from '../modules/operations/store'
 import type { ChainCheck, ChainName } from '../modules/operations/chain-checks'
 import { roleAllows } from '../modules/operators/roles'
@@ -173,14 +174,15 @@ export function Details({ value }: { value: Record<string, unknown> }) {
 }
 
 /** The command that walks each chain on the server (docs/operators.md). */
-export const VERIFY_COMMAND: Record<ChainName, string> = { audit: 'arena audit verify', security: 'arena security verify-log' }
+const VERIFY_SUBCOMMAND: Record<ChainName, string> = { audit: 'audit verify', security: 'security verify-log' }
+export const verifyCommand = (chain: ChainName): string => `${commandName()} ${VERIFY_SUBCOMMAND[chain]}`
 
 /** What an operator does about a broken chain: the command that confirms it and names the record, and where the steps are written. */
 export function BrokenChainAdvice({ chain }: { chain: ChainName }) {
   return (
     <span class="advice">
       {'What to do: run '}
-      <code>{VERIFY_COMMAND[chain]}</code>
+      <code>{verifyCommand(chain)}</code>
       {' on the server to confirm it and name the record, then follow “When a chain is broken” in docs/console-ops.md (compare with a backup, find who could write the database).'}
     </span>
   )
