@@ -28,7 +28,7 @@ const Day = t.Union([t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), t.Literal(
 
 const PageQuery = t.Object({
   notice: t.Optional(t.String({ maxLength: 200 })),
-  status: t.Optional(t.Union([t.UnionEnum(STATUSES), t.Literal('')])),
+  status: t.Optional(t.Union([...STATUSES.map((s) => t.Literal(s)), t.Literal('')])),
   user: t.Optional(t.String({ maxLength: 64 })),
   since: t.Optional(Day),
   until: t.Optional(Day),
