@@ -285,17 +285,12 @@ function Matches({ tournament, seats, csrf, may }: DetailProps) {
       <table>
         {!bracket && (
           <caption class="muted">
-            By round. Each result counts in the <a href="#standings">standings</a>; nothing else follows from it.
+            By round (Round 2 #1: round 2, first match). Each result counts in the <a href="#standings">standings</a>; nothing else follows from it.
           </caption>
         )}
         <thead>
           <tr>
             <th scope="col">Match</th>
-            {!bracket && (
-              <th scope="col" class="num">
-                Round
-              </th>
-            )}
             <th scope="col">Status</th>
             <th scope="col">Player 1</th>
             <th scope="col">Player 2</th>
@@ -309,7 +304,6 @@ function Matches({ tournament, seats, csrf, may }: DetailProps) {
           {tournament.matches.map((m) => (
             <tr>
               <th scope="row">{matchLabel(m)}</th>
-              {!bracket && <td class="num">{m.round}</td>}
               <td>{m.status === 'disputed' ? <a href="/console/disputes">disputed</a> : m.status}</td>
               <td>{nameOf(seats, m.slot1ParticipantId)}</td>
               <td>{nameOf(seats, m.slot2ParticipantId)}</td>

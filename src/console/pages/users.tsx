@@ -274,7 +274,7 @@ function UserDetailPage({
         )}
         {may.moderate && user.deletedAt === null && (
           <div class="actions">
-            <ConfirmButton href={`${base}/ban`} label={ban?.inForce ? 'Replace the ban' : 'Ban'} ariaLabel={ban?.inForce ? 'Replace the ban' : 'Ban'} />
+            <ConfirmButton href={`${base}/ban`} label={ban?.inForce ? 'Replace the ban' : 'Ban'} />
             {ban !== null && (
               <form method="post" action={`${base}/unban`} class="row" aria-label="Lift the ban">
                 <Csrf token={csrf} />
