@@ -50,7 +50,7 @@ describe('console confirmation pages', () => {
       { from: '/console/withdrawals', path: `/console/withdrawals/${world.withdrawal.id}/approve`, title: /Approve 250(\.0+)? USDC to / },
       { from: '/console/withdrawals', path: `/console/withdrawals/${world.withdrawal.id}/reject`, title: /Reject 250(\.0+)? USDC of / },
       { from: `/console/users/${world.people[0]!.userId}`, path: `/console/users/${world.people[0]!.userId}/ban`, title: /Ban \w+\?/ },
-      { from: '/console/games', path: `/console/games/${world.game.id}/rotate-key`, title: /Rotate the key of Duel Masters\?/ },
+      { from: '/console/games', path: `/console/games/${world.game.id}/rotate-key`, title: new RegExp(`Rotate the key of ${world.game.name}\\?`) },
       { from: '/console/operators', path: `/console/operators/${other.id}/disable`, title: /Disable moderator-\d+\?/ },
       { from: '/console/operators', path: `/console/operators/${other.id}/reset-password`, title: /Reset the password of moderator-\d+\?/ },
       { from: '/console/operators', path: `/console/operators/${other.id}/disable-totp`, title: /Turn off the authenticator of moderator-\d+\?/, offered: false },
