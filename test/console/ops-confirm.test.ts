@@ -97,7 +97,7 @@ describeBrowser('console: confirmation steps, match columns per format, withdraw
     await page.getByRole('button', { name: `Disqualify ${name}` }).click()
     expect(await h1(page)).toBe(`Disqualify ${name} from League of Four?`)
     expect((await console_.ctx.services.games.getTournament(id)).participants[2]!.disqualifiedAt).toBeNull()
-    expect(await page.locator('section.confirm').textContent()).toContain(`Every match of theirs not yet decided (${open}) is decided for the opponent now.`)
+    expect(await page.locator('section.confirm').textContent()).toContain(`Every match of theirs not yet decided (${open}: against `)
     await page.getByLabel(/^Reason for disqualifying/).fill('used a second account')
     await screenshot(page, 'confirm-disqualify')
     await page.getByRole('button', { name: `Disqualify ${name}` }).click()

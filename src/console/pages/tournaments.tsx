@@ -57,12 +57,13 @@ function disqualifyConsequences(tournament: Tournament, seats: Map<string, Seat>
   const byFormat: Record<Tournament['format'], string> = {
     single_elimination: `${now} ${name} is out of the tournament.`,
     double_elimination: `${now} From the winners bracket they drop into the losers bracket, where their match is a walkover too as soon as it fills: out either way.`,
-    round_robin: `Every match of theirs not yet decided (${theirs.length}) is decided for the opponent now.`,
+    round_robin: `Every match of theirs not yet decided (${theirs.length}${theirs.length > 0 ? `: against ${theirs.map(opponentOf).join(', ')}` : ''}) is decided for the opponent now.`,
     swiss: `${now} They are not paired in any later round (a bye goes to someone else if the count becomes odd).`,
   }
   return [
     byFormat[tournament.format],
-    'Every later match they would enter is decided for the opponent the moment it fills. Results already decided stand.',
+    // A round robin's matches all exist from the start: nothing later fills.
+    tournament.format === 'round_robin' ? 'Results already decided stand.' : 'Every later match they would enter is decided for the opponent the moment it fills. Results already decided stand.',
     `${name} gets a tournament.disqualified event with your reason; both players of each walkover get match.decided.`,
     ...(tournament.prizes.length > 0 ? ['A rank they end on pays no prize (ranks do not move up).'] : []),
     'It cannot be undone: no correction makes a disqualified player the winner again.',
