@@ -46,6 +46,12 @@ function dayStart(field: 'since' | 'until', value: string | undefined): Date | u
   return date
 }
 
+/** The instant after a YYYY-MM-DD day (UTC): `until` includes its day. */
+function dayEnd(value: string | undefined): Date | undefined {
+  const start = dayStart('until', value)
+  return start === undefined ? undefined : new Date(start.getTime() + 86_400_000)
+}
+
 function QueueActions({ id, who, approvable }: { id: string; who: string; approvable: boolean }) {
   return (
     <div class="actions tight">
@@ -214,7 +220,7 @@ export function withdrawalsPages(services: Services) {
         status: query.status || undefined,
         user: query.user,
         since: dayStart('since', query.since),
-        until: ((day) => (day === undefined ? undefined : new Date(day.getTime() + 86_400_000)))(dayStart('until', query.until)),
+        until: dayEnd(query.until),
         before: query.before,
       }),
     ])
