@@ -41,6 +41,9 @@ describeBrowser('console: operators', () => {
     await page.goto('/console/operators')
     expect(await page.locator('tbody tr').count()).toBe(2)
     await screenshot(page, 'operators')
+    // Each of reset, disable and turning off an authenticator opens its confirmation page first.
+    await page.getByRole('button', { name: 'Reset the password of bob-mod' }).click()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Reset the password of bob-mod?')
     await page.getByRole('button', { name: 'Reset the password of bob-mod' }).click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('New password for bob-mod')
     const second = (await page.getByLabel('One-time password').textContent())!.trim()
@@ -51,6 +54,9 @@ describeBrowser('console: operators', () => {
     // Disabling: Bob cannot sign in any more.
     await page.goto('/console/operators')
     await page.getByRole('button', { name: 'Disable bob-mod' }).click()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Disable bob-mod?')
+    expect(await world.ctx.services.operators.byId((await world.ctx.services.operators.byName('bob-mod')).id)).toMatchObject({ disabled: false })
+    await page.getByRole('button', { name: 'Disable bob-mod' }).click()
     expect(await page.getByRole('status').textContent()).toBe(NOTICES.operator_disabled)
     // Enabled again, and made finance: each takes effect and is audited.
     await page.getByRole('button', { name: 'Enable bob-mod' }).click()
@@ -60,6 +66,7 @@ describeBrowser('console: operators', () => {
     expect(await page.getByRole('status').textContent()).toBe(NOTICES.operator_role_changed)
     expect(await world.ctx.services.operators.byId((await world.ctx.services.operators.byName('bob-mod')).id)).toMatchObject({ role: 'finance', disabled: false })
     // The last enabled admin cannot be disabled: the refusal comes back as a message.
+    await page.getByRole('button', { name: 'Disable alice-admin' }).click()
     await page.getByRole('button', { name: 'Disable alice-admin' }).click()
     expect(await page.getByRole('alert').textContent()).toContain('last enabled admin')
 

@@ -34,9 +34,13 @@ describeBrowser('console: users', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('User console_player')
     expect(await page.locator('#ledger ~ table, section[aria-labelledby="ledger"] table').first().textContent()).toContain('welcome bonus')
 
+    // Ban opens its confirmation page, saying what a ban does; the form is there.
+    await page.getByRole('button', { name: 'Ban…' }).click()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Ban console_player?')
+    expect((await world.ctx.services.users.detail(player.id)).ban).toBeNull()
     await page.getByLabel(/^Reason/).fill('cheating in ranked matches <script>alert(1)</script>')
     await page.getByLabel(/^Until/).fill('2026-12-24T18:00')
-    await page.getByRole('button', { name: 'Ban', exact: true }).click()
+    await page.getByRole('button', { name: 'Ban console_player' }).click()
     expect(await page.getByRole('status').textContent()).toBe(NOTICES.user_banned)
     const banSection = page.locator('section[aria-labelledby="ban"]')
     // Whatever an operator types is text on the page: escaped by the renderer, never markup.
@@ -47,13 +51,15 @@ describeBrowser('console: users', () => {
     const banned = (await world.ctx.services.users.detail(player.id)).ban
     expect(banned).toMatchObject({ reason: 'cheating in ranked matches <script>alert(1)</script>', until: '2026-12-24T18:00:00.000Z', inForce: true })
 
-    // A refusal by the service comes back to the page with its message (a ban ending in the past).
+    // A refusal by the service comes back to the confirmation page with its message (a ban ending in the past).
+    await page.getByRole('button', { name: 'Replace the ban…' }).click()
     await page.getByLabel(/^Reason/).fill('again')
     await page.getByLabel(/^Until/).fill('2020-01-01T00:00')
     await page.getByRole('button', { name: 'Replace the ban' }).click()
     expect(await page.getByRole('alert').textContent()).toContain('Expected a time in the future')
     expect((await world.ctx.services.users.detail(player.id)).ban?.reason).toBe('cheating in ranked matches <script>alert(1)</script>')
 
+    await page.getByRole('link', { name: 'Back, change nothing' }).click()
     await page.getByRole('button', { name: 'Lift the ban' }).click()
     expect(await page.getByRole('status').textContent()).toBe(NOTICES.user_unbanned)
     expect((await world.ctx.services.users.detail(player.id)).ban).toBeNull()
@@ -77,7 +83,7 @@ describeBrowser('console: users', () => {
     await signIn(page, viewer.name, viewer.password, { next: `/console/users/${player.id}` })
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('User console_player')
     expect(await page.locator(`form[action$="/ban"]`).count()).toBe(0)
-    expect(await page.getByRole('button', { name: 'Ban', exact: true }).count()).toBe(0)
+    expect(await page.getByRole('button', { name: /^Ban/ }).count()).toBe(0)
     await screenshot(page, 'user-as-viewer')
 
     const csrf = await csrfOf(page)

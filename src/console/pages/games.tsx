@@ -4,8 +4,10 @@
 // is not cached (no-store), so leaving it loses the key for good.
 import { t } from 'elysia'
 import type { Services } from '../../services'
+import { AppError } from '../../shared/errors'
 import type { GameListing } from '../../modules/operations/store'
 import { Csrf } from '../layout'
+import { ConfirmButton, confirmPage } from '../confirm'
 import { consoleRoute, consoleSession } from '../session'
 import { actorOf, attempt, can, errorText, IdParams, NoticeQuery, opsPage, When, type ConsoleApp } from './ops-kit'
 
@@ -28,7 +30,7 @@ function FreshKey({ gameName, gameKey }: { gameName: string; gameKey: string }) 
   )
 }
 
-function GamesTable({ games, csrf, mayAct }: { games: GameListing[]; csrf: string; mayAct: boolean }) {
+function GamesTable({ games, mayAct }: { games: GameListing[]; mayAct: boolean }) {
   if (games.length === 0) return <p>No game yet.</p>
   return (
     <table>
@@ -54,12 +56,7 @@ function GamesTable({ games, csrf, mayAct }: { games: GameListing[]; csrf: strin
             </td>
             {mayAct && (
               <td>
-                <form method="post" action={`/console/games/${game.id}/rotate-key`} class="inline">
-                  <Csrf token={csrf} />
-                  <button type="submit" class="secondary" aria-label={`Rotate the key of ${game.name}`}>
-                    Rotate key
-                  </button>
-                </form>
+                <ConfirmButton href={`/console/games/${game.id}/rotate-key`} label="Rotate key" ariaLabel={`Rotate the key of ${game.name}`} kind="secondary" />
               </td>
             )}
           </tr>
@@ -96,7 +93,7 @@ export function gamesPages(services: Services) {
       children: (
         <>
           {options.fresh && <FreshKey {...options.fresh} />}
-          <GamesTable games={await services.operations.games()} csrf={csrf} mayAct={mayAct} />
+          <GamesTable games={await services.operations.games()} mayAct={mayAct} />
           {mayAct ? <CreateGameForm csrf={csrf} /> : <p class="muted">Creating games and rotating keys needs the admin role.</p>}
         </>
       ),
@@ -116,6 +113,25 @@ export function gamesPages(services: Services) {
             (error) => page(request, { error: errorText(error), status: error.status }),
           ),
         { body: t.Object({ _csrf: t.String({ maxLength: 128 }), name: t.String({ minLength: 1, maxLength: 100 }) }), ...consoleRoute('admin') },
+      )
+      .get(
+        '/games/:id/rotate-key',
+        async ({ request, params }) => {
+          const name = await services.operations.gameName(params.id)
+          if (name === null) throw new AppError('not_found', 'No such game')
+          return confirmPage(request, {
+            title: `Rotate the key of ${name}?`,
+            section: SECTION,
+            consequences: [
+              `The current key of ${name} stops working at once: every game server still using it is refused (403 invalid_game_key) at its next request, until its configuration has the new key.`,
+              'The new key is shown once, on the next page: copy it into the game servers before leaving that page.',
+            ],
+            action: `${SECTION}/${params.id}/rotate-key`,
+            submit: `Rotate the key of ${name}`,
+            back: SECTION,
+          })
+        },
+        { params: IdParams, ...consoleRoute('admin') },
       )
       .post(
         '/games/:id/rotate-key',

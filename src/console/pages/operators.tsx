@@ -10,13 +10,51 @@ import { redirect } from '../http'
 import { Csrf } from '../layout'
 import { attempt, consolePage, NOTICE_FIELDS, Time } from '../page'
 import { consoleRoute, consoleSession } from '../session'
+import { ConfirmButton, confirmPage } from '../confirm'
 
 const SECTION = '/console/operators'
 const IdParams = t.Object({ id: t.String({ maxLength: 64 }) })
 const CsrfBody = t.Object({ _csrf: t.String({ maxLength: 128 }) })
+/** A confirmation page's route: an operator's id, the query a refused form leaves, the admin role. */
+const ConfirmRoute = { params: IdParams, query: t.Object(NOTICE_FIELDS), ...consoleRoute('admin') }
 
 export function operatorPages(services: Services) {
   const { operators } = services
+
+  /** The confirmation page of an action on another operator (../confirm.tsx): what it does to them; its form posts to the same path. */
+  async function confirmOperatorAction(request: Request, id: string, action: 'reset-password' | 'disable' | 'disable-totp', query: Record<string, string | undefined>): Promise<Response> {
+    const op = await operators.byId(id)
+    const self = op.id === consoleSession(request).actor.operator.id
+    const you = self ? ' (you)' : ''
+    const pages = {
+      'reset-password': {
+        title: `Reset the password of ${op.name}${you}?`,
+        consequences: [
+          `${op.name}'s password stops working now, and every session of theirs (console and admin API) ends${self ? ': this one too, so you are signed out' : ''}.`,
+          'A new one-time password is shown to you once, on the next page: give it to them over a channel you trust. Their first sign-in with it chooses a new password.',
+        ],
+        submit: `Reset the password of ${op.name}`,
+      },
+      disable: {
+        title: `Disable ${op.name}${you}?`,
+        consequences: [
+          `Every session of ${op.name} (console and admin API) ends now, on every instance, and signing in is refused until an admin enables them again.`,
+          'Their past actions stay in the audit log under their name. The last enabled admin cannot be disabled.',
+        ],
+        submit: `Disable ${op.name}`,
+      },
+      'disable-totp': {
+        title: `Turn off the authenticator of ${op.name}?`,
+        consequences: [
+          `${op.name} signs in with their password alone from now on, until they set up an authenticator again on their account page.`,
+          'Do this only for an operator who lost their authenticator, once you know it is really them asking.',
+        ],
+        submit: `Turn off the authenticator of ${op.name}`,
+      },
+    }[action]
+    return confirmPage(request, { ...pages, section: SECTION, query, action: `${SECTION}/${op.id}/${action}`, back: SECTION })
+  }
+
   return (app: Elysia<'/console'>) =>
     app
       .get(
@@ -53,20 +91,10 @@ export function operatorPages(services: Services) {
                       </td>
                       <td>
                         <div class="actions tight">
-                          <form method="post" action={`${SECTION}/${op.id}/reset-password`} class="inline">
-                            <Csrf token={csrf} />
-                            <button type="submit" class="secondary" aria-label={`Reset the password of ${op.name}`}>
-                              Reset password
-                            </button>
-                          </form>
+                          <ConfirmButton href={`${SECTION}/${op.id}/reset-password`} label="Reset password" ariaLabel={`Reset the password of ${op.name}`} kind="secondary" />
                           {/* Your own: on your account page, with your password and a code. */}
                           {op.totpEnabled && op.id !== actor.operator.id && (
-                            <form method="post" action={`${SECTION}/${op.id}/disable-totp`} class="inline">
-                              <Csrf token={csrf} />
-                              <button type="submit" class="secondary" aria-label={`Turn off the authenticator of ${op.name}`}>
-                                Turn off authenticator
-                              </button>
-                            </form>
+                            <ConfirmButton href={`${SECTION}/${op.id}/disable-totp`} label="Turn off authenticator" ariaLabel={`Turn off the authenticator of ${op.name}`} kind="secondary" />
                           )}
                           <form method="post" action={`${SECTION}/${op.id}/role`} class="inline">
                             <Csrf token={csrf} />
@@ -89,12 +117,7 @@ export function operatorPages(services: Services) {
                               </button>
                             </form>
                           ) : (
-                            <form method="post" action={`${SECTION}/${op.id}/disable`} class="inline">
-                              <Csrf token={csrf} />
-                              <button type="submit" class="danger" aria-label={`Disable ${op.name}`}>
-                                Disable
-                              </button>
-                            </form>
+                            <ConfirmButton href={`${SECTION}/${op.id}/disable`} label="Disable" ariaLabel={`Disable ${op.name}`} />
                           )}
                         </div>
                       </td>
@@ -140,6 +163,9 @@ export function operatorPages(services: Services) {
           ...consoleRoute('admin'),
         },
       )
+      .get('/operators/:id/reset-password', ({ request, params, query }) => confirmOperatorAction(request, params.id, 'reset-password', query), ConfirmRoute)
+      .get('/operators/:id/disable', ({ request, params, query }) => confirmOperatorAction(request, params.id, 'disable', query), ConfirmRoute)
+      .get('/operators/:id/disable-totp', ({ request, params, query }) => confirmOperatorAction(request, params.id, 'disable-totp', query), ConfirmRoute)
       .post(
         '/operators/:id/reset-password',
         ({ request, params }) =>

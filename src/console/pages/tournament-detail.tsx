@@ -8,6 +8,7 @@ import { Csrf } from '../layout'
 import { BracketPicture, matchLabel, type Seat } from './bracket-svg'
 import { FORMATS } from './tournament-create'
 import { When } from './ops-kit'
+import { ConfirmButton } from '../confirm'
 
 export interface DetailProps {
   tournament: Tournament
@@ -19,7 +20,8 @@ export interface DetailProps {
   may: { moderate: boolean; fund: boolean }
 }
 
-const OVER = new Set(['finalizing', 'completed', 'cancelled'])
+/** A tournament in one of these has its winner or is over: nothing to cancel or fund. */
+export const OVER = new Set(['finalizing', 'completed', 'cancelled'])
 
 function nameOf(seats: Map<string, Seat>, participantId: string | null): string {
   if (participantId === null) return '—'
@@ -96,18 +98,7 @@ function Actions({ tournament, csrf, may }: Pick<DetailProps, 'tournament' | 'cs
             <button type="submit">Start now</button>
           </form>
         )}
-        {may.moderate && cancellable && (
-          <form method="post" action={`/console/tournaments/${id}/cancel`} class="row">
-            <Csrf token={csrf} />
-            <label>
-              Reason for cancelling (players see it)
-              <input name="reason" required maxlength={500} />
-            </label>
-            <button type="submit" class="danger">
-              Cancel tournament
-            </button>
-          </form>
-        )}
+        {may.moderate && cancellable && <ConfirmButton href={`/console/tournaments/${id}/cancel`} label="Cancel tournament" />}
         {may.fund && !OVER.has(tournament.status) && (
           <form method="post" action={`/console/tournaments/${id}/fund`} class="row">
             <Csrf token={csrf} />
@@ -207,18 +198,7 @@ function Participants({ tournament, seats, csrf, may }: DetailProps) {
                 </td>
                 {may.moderate && running && (
                   <td>
-                    {p.disqualifiedAt === null && (
-                      <form method="post" action={`/console/tournaments/${tournament.id}/participants/${p.id}/disqualify`} class="row">
-                        <Csrf token={csrf} />
-                        <label>
-                          Reason <span class="sr-only">{`for disqualifying ${seats.get(p.id)?.name ?? p.userId}`}</span>
-                          <input name="reason" required maxlength={500} />
-                        </label>
-                        <button type="submit" class="danger" aria-label={`Disqualify ${seats.get(p.id)?.name ?? p.userId}`}>
-                          Disqualify
-                        </button>
-                      </form>
-                    )}
+                    {p.disqualifiedAt === null && <ConfirmButton href={`/console/tournaments/${tournament.id}/participants/${p.id}/disqualify`} label="Disqualify" ariaLabel={`Disqualify ${seats.get(p.id)?.name ?? p.userId}`} />}
                   </td>
                 )}
               </tr>
@@ -230,11 +210,12 @@ function Participants({ tournament, seats, csrf, may }: DetailProps) {
   )
 }
 
-function outcomeText(match: Match, seats: Map<string, Seat>): string {
+/** A decided match's result: its winner (`won` said where the column is a result, not a winner), a draw, or a bye. */
+function outcomeText(match: Match, seats: Map<string, Seat>, asResult = false): string {
   if (match.status !== 'decided') return '—'
   if (match.outcome === 'DRAW') return 'draw'
   if (match.slot1ParticipantId === null || match.slot2ParticipantId === null) return `${nameOf(seats, match.winnerParticipantId)} (bye)`
-  return nameOf(seats, match.winnerParticipantId)
+  return asResult ? `${nameOf(seats, match.winnerParticipantId)} won` : nameOf(seats, match.winnerParticipantId)
 }
 
 function CorrectForm({ match, seats, csrf, tournamentId, disqualified }: { match: Match; seats: Map<string, Seat>; csrf: string; tournamentId: string; disqualified: Set<string> }) {
@@ -263,25 +244,60 @@ function CorrectForm({ match, seats, csrf, tournamentId, disqualified }: { match
   )
 }
 
+/** Whether the format feeds results into later matches (a bracket: winner and loser go somewhere), or only into the standings (round robin, Swiss). */
+function isBracket(format: Tournament['format']): boolean {
+  return format === 'single_elimination' || format === 'double_elimination'
+}
+
+/**
+ * Whether a correction of `m` can still be taken (docs/tournaments.md,
+ * "Corrections"), as far as the page can tell: a decided match with two
+ * players; in a bracket, while the matches it fed are undecided; in Swiss,
+ * while no later round has a played result; in round robin, always. (A claim
+ * already made in a fed match also makes it too late: the service says so.)
+ */
+function correctable(tournament: Tournament, m: Match): boolean {
+  if (m.status !== 'decided' || m.slot1ParticipantId === null || m.slot2ParticipantId === null) return false
+  const byId = new Map(tournament.matches.map((x) => [x.id, x]))
+  switch (tournament.format) {
+    case 'round_robin':
+      return true
+    case 'swiss':
+      return !tournament.matches.some((x) => x.round > m.round && x.status === 'decided' && x.slot1ParticipantId !== null && x.slot2ParticipantId !== null)
+    default:
+      return [m.nextMatchId, m.loserNextMatchId].every((id) => id === null || byId.get(id)?.status !== 'decided')
+  }
+}
+
 function Matches({ tournament, seats, csrf, may }: DetailProps) {
   if (tournament.matches.length === 0) return <p>No matches yet: the bracket is built at the start.</p>
   const label = new Map(tournament.matches.map((m) => [m.id, matchLabel(m)]))
-  const correctable = may.moderate && (tournament.status === 'running' || tournament.status === 'finalizing')
+  const bracket = isBracket(tournament.format)
+  // Columns only where they say something: where a winner and a loser go exists in brackets alone (a loser goes on only in double elimination or to a third-place match).
+  const winnerGoes = bracket
+  const loserGoes = bracket && tournament.matches.some((m) => m.loserNextMatchId !== null)
+  const open = may.moderate && (tournament.status === 'running' || tournament.status === 'finalizing')
+  const canCorrect = new Set(open ? tournament.matches.filter((m) => correctable(tournament, m)).map((m) => m.id) : [])
   const disqualified = new Set(tournament.participants.filter((p) => p.disqualifiedAt !== null).map((p) => p.id))
   return (
     <section aria-labelledby="matches">
       <h2 id="matches">Matches</h2>
       <table>
+        {!bracket && (
+          <caption class="muted">
+            By round (Round 2 #1: round 2, first match). Each result counts in the <a href="#standings">standings</a>; nothing else follows from it.
+          </caption>
+        )}
         <thead>
           <tr>
             <th scope="col">Match</th>
             <th scope="col">Status</th>
             <th scope="col">Player 1</th>
             <th scope="col">Player 2</th>
-            <th scope="col">Winner</th>
-            <th scope="col">Winner goes to</th>
-            <th scope="col">Loser goes to</th>
-            {correctable && <th scope="col">Correct the result</th>}
+            <th scope="col">{bracket ? 'Winner' : 'Result'}</th>
+            {winnerGoes && <th scope="col">Winner goes to</th>}
+            {loserGoes && <th scope="col">Loser goes to</th>}
+            {canCorrect.size > 0 && <th scope="col">Correct the result</th>}
           </tr>
         </thead>
         <tbody>
@@ -291,10 +307,10 @@ function Matches({ tournament, seats, csrf, may }: DetailProps) {
               <td>{m.status === 'disputed' ? <a href="/console/disputes">disputed</a> : m.status}</td>
               <td>{nameOf(seats, m.slot1ParticipantId)}</td>
               <td>{nameOf(seats, m.slot2ParticipantId)}</td>
-              <td>{outcomeText(m, seats)}</td>
-              <td>{m.nextMatchId ? label.get(m.nextMatchId) : '—'}</td>
-              <td>{m.loserNextMatchId ? label.get(m.loserNextMatchId) : '—'}</td>
-              {correctable && <td>{m.status === 'decided' && m.slot1ParticipantId !== null && m.slot2ParticipantId !== null && <CorrectForm match={m} seats={seats} csrf={csrf} tournamentId={tournament.id} disqualified={disqualified} />}</td>}
+              <td>{outcomeText(m, seats, !bracket)}</td>
+              {winnerGoes && <td>{m.nextMatchId ? label.get(m.nextMatchId) : '—'}</td>}
+              {loserGoes && <td>{m.loserNextMatchId ? label.get(m.loserNextMatchId) : '—'}</td>}
+              {canCorrect.size > 0 && <td>{canCorrect.has(m.id) && <CorrectForm match={m} seats={seats} csrf={csrf} tournamentId={tournament.id} disqualified={disqualified} />}</td>}
             </tr>
           ))}
         </tbody>

@@ -14,8 +14,10 @@ import { consoleRoute, consoleSession } from '../session'
 import { readTournamentForm, TournamentFormFields } from '../tournament-form'
 import type { Seat } from './bracket-svg'
 import { CreateTournamentForm } from './tournament-create'
-import { formatName, TournamentDetail } from './tournament-detail'
+import { formatName, OVER, TournamentDetail } from './tournament-detail'
 import { actorOf, attempt, can, errorText, IdParams, opsPage, Reason, When, type ConsoleApp } from './ops-kit'
+import { confirmPage } from '../confirm'
+import { matchLabel } from './bracket-svg'
 
 const SECTION = '/console/tournaments'
 const PAGE = 50
@@ -28,6 +30,60 @@ const ListQuery = t.Object({
 })
 
 const CsrfOnly = t.Object({ _csrf: t.String({ maxLength: 128 }) })
+const ParticipantParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), participantId: t.String({ minLength: 1, maxLength: 64 }) })
+/** A match still to be decided (cancelling cancels it; disqualifying makes it a walkover). */
+const UNDECIDED = new Set(['waiting', 'running', 'disputed'])
+
+/** The reason field of a confirmation page (what every affected player reads). */
+function ReasonField({ label }: { label: string }) {
+  return (
+    <label>
+      {label}
+      <input name="reason" required maxlength={500} />
+    </label>
+  )
+}
+
+/** What a disqualification does to this participant, in this format, now (docs/tournaments.md, "Disqualification"). */
+function disqualifyConsequences(tournament: Tournament, seats: Map<string, Seat>, participantId: string): string[] {
+  const name = seats.get(participantId)?.name ?? participantId
+  const theirs = tournament.matches.filter((m) => UNDECIDED.has(m.status) && (m.slot1ParticipantId === participantId || m.slot2ParticipantId === participantId))
+  const current = theirs.find((m) => m.status !== 'waiting' && m.slot1ParticipantId !== null && m.slot2ParticipantId !== null)
+  const opponentOf = (m: (typeof theirs)[number]) => {
+    const other = m.slot1ParticipantId === participantId ? m.slot2ParticipantId : m.slot1ParticipantId
+    return other === null ? 'the opponent still to come' : (seats.get(other)?.name ?? other)
+  }
+  const now = current ? `Their current match, ${matchLabel(current)} against ${opponentOf(current)}, is decided for ${opponentOf(current)} now.` : 'They have no match being played now.'
+  const byFormat: Record<Tournament['format'], string> = {
+    single_elimination: `${now} ${name} is out of the tournament.`,
+    double_elimination: `${now} From the winners bracket they drop into the losers bracket, where their match is a walkover too as soon as it fills: out either way.`,
+    round_robin: `Every match of theirs not yet decided (${theirs.length}${theirs.length > 0 ? `: against ${theirs.map(opponentOf).join(', ')}` : ''}) is decided for the opponent now.`,
+    swiss: `${now} They are not paired in any later round (a bye goes to someone else if the count becomes odd).`,
+  }
+  return [
+    byFormat[tournament.format],
+    // A round robin's matches all exist from the start: nothing later fills.
+    tournament.format === 'round_robin' ? 'Results already decided stand.' : 'Every later match they would enter is decided for the opponent the moment it fills. Results already decided stand.',
+    `${name} gets a tournament.disqualified event with your reason; both players of each walkover get match.decided.`,
+    ...(tournament.prizes.length > 0 ? ['A rank they end on pays no prize (ranks do not move up).'] : []),
+    'It cannot be undone: no correction makes a disqualified player the winner again.',
+  ]
+}
+
+/** What cancelling this tournament does, with its numbers (docs/tournaments.md, "Cancellation", "Entry fees and prizes"). */
+function cancelConsequences(tournament: Tournament): string[] {
+  const undecided = tournament.matches.filter((m) => UNDECIDED.has(m.status)).length
+  const players = tournament.participants.length
+  return [
+    tournament.matches.length === 0
+      ? 'No match has been made yet: none will be.'
+      : `Every match not yet decided (${undecided} of ${tournament.matches.length}) is cancelled, and the game sessions issued for them stop working. Decided results stay; no standings are kept.`,
+    `${players === 1 ? 'The participant gets' : `All ${players} participants get`} a tournament.cancelled event with your reason.`,
+    ...(tournament.entryFee !== null ? [`Every entry fee paid (${tournament.entryFee} each) comes back to its player.`] : []),
+    ...(tournament.prizes.length > 0 ? [`No prize is paid (${tournament.prizes.join(', ')}): the funding in the prize escrow returns to the funding account.`] : []),
+    'It cannot be undone: a cancelled tournament is never started or resumed.',
+  ]
+}
 
 export function tournamentsPages(services: Services) {
   const { games, matches, operations } = services
@@ -186,6 +242,23 @@ export function tournamentsPages(services: Services) {
           }),
         { params: IdParams, body: CsrfOnly, ...consoleRoute('moderator') },
       )
+      .get(
+        '/tournaments/:id/cancel',
+        async ({ request, params }) => {
+          const tournament = await games.getTournament(params.id)
+          if (OVER.has(tournament.status)) return detailPage(request, params.id, { error: `${tournament.name} is ${tournament.status}: there is nothing to cancel`, status: 409 })
+          return confirmPage(request, {
+            title: `Cancel ${tournament.name}?`,
+            section: SECTION,
+            consequences: cancelConsequences(tournament),
+            action: `${SECTION}/${tournament.id}/cancel`,
+            submit: 'Cancel the tournament',
+            back: `${SECTION}/${tournament.id}`,
+            fields: <ReasonField label="Reason for cancelling (every participant reads it)" />,
+          })
+        },
+        { params: IdParams, ...consoleRoute('moderator') },
+      )
       .post(
         '/tournaments/:id/cancel',
         ({ request, params, body }) =>
@@ -208,6 +281,28 @@ export function tournamentsPages(services: Services) {
           ...consoleRoute('finance'),
         },
       )
+      .get(
+        '/tournaments/:id/participants/:participantId/disqualify',
+        async ({ request, params }) => {
+          const tournament = await games.getTournament(params.id)
+          const participant = tournament.participants.find((p) => p.id === params.participantId)
+          const seats = await seatsOf(tournament)
+          const name = participant ? (seats.get(participant.id)?.name ?? participant.userId) : null
+          const refusal =
+            participant === undefined ? `${params.participantId} is no participant of ${tournament.name}` : participant.disqualifiedAt !== null ? `${name} is disqualified already` : tournament.status !== 'running' ? `${tournament.name} is ${tournament.status}: only a running tournament's players are disqualified` : null
+          if (refusal !== null || participant === undefined) return detailPage(request, params.id, { error: refusal ?? undefined, status: participant === undefined ? 404 : 409 })
+          return confirmPage(request, {
+            title: `Disqualify ${name} from ${tournament.name}?`,
+            section: SECTION,
+            consequences: disqualifyConsequences(tournament, seats, participant.id),
+            action: `${SECTION}/${tournament.id}/participants/${participant.id}/disqualify`,
+            submit: `Disqualify ${name}`,
+            back: `${SECTION}/${tournament.id}#participants`,
+            fields: <ReasonField label={`Reason for disqualifying ${name} (they read it)`} />,
+          })
+        },
+        { params: ParticipantParams, ...consoleRoute('moderator') },
+      )
       .post(
         '/tournaments/:id/participants/:participantId/disqualify',
         ({ request, params, body }) =>
@@ -216,7 +311,7 @@ export function tournamentsPages(services: Services) {
             return 'participant_disqualified'
           }),
         {
-          params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), participantId: t.String({ minLength: 1, maxLength: 64 }) }),
+          params: ParticipantParams,
           body: t.Object({ _csrf: t.String({ maxLength: 128 }), reason: Reason }),
           ...consoleRoute('moderator'),
         },

@@ -12,6 +12,7 @@ import { redirect } from '../http'
 import { Csrf } from '../layout'
 import { attempt, consolePage, NOTICE_FIELDS, Pager, queryOf, Time } from '../page'
 import { consoleRoute, consoleSession } from '../session'
+import { ConfirmButton, confirmPage } from '../confirm'
 
 const SECTION = '/console/users'
 const LEDGER_PAGE = 25
@@ -128,10 +129,45 @@ export function userPages(services: Services) {
           ...consoleRoute('viewer'),
         },
       )
+      .get(
+        '/users/:id/ban',
+        async ({ request, params, query }) => {
+          const { user, sessions, ban } = await users.detail(params.id)
+          if (user.deletedAt !== null) throw new AppError('conflict', `${user.username} is deleted: there is nobody to ban`)
+          const live = sessions.filter((s) => s.live).length
+          return confirmPage(request, {
+            title: ban?.inForce ? `Replace the ban of ${user.username}?` : `Ban ${user.username}?`,
+            section: SECTION,
+            query,
+            consequences: [
+              `Every live session of ${user.username} ends now (${live} live): their tokens are refused at the next request, on every instance.`,
+              `Logging in is refused (403 account_banned) until the end you set below, or until a moderator lifts the ban; a PIN or game session they hold is useless, and a withdrawal of theirs is not signed while the ban is in force.`,
+              `${user.username} gets an account.banned event with your reason.`,
+              ...(ban?.inForce ? [`It replaces the ban in force (“${ban.reason}”): the new reason and end count.`] : []),
+            ],
+            action: `${userPath(user.id)}/ban`,
+            submit: ban?.inForce ? 'Replace the ban' : `Ban ${user.username}`,
+            back: `${userPath(user.id)}#ban`,
+            fields: (
+              <>
+                <label>
+                  Reason (the user is told it)
+                  <textarea name="reason" required maxLength={500} rows={2} />
+                </label>
+                <label>
+                  Until (UTC; leave empty to ban until lifted)
+                  <input name="until" type="datetime-local" />
+                </label>
+              </>
+            ),
+          })
+        },
+        { params: t.Object({ id: t.String({ maxLength: 64 }) }), query: t.Object(NOTICE_FIELDS), ...consoleRoute('moderator') },
+      )
       .post(
         '/users/:id/ban',
         ({ request, params, body }) =>
-          attempt(request, userPath(params.id), async () => {
+          attempt(request, `${userPath(params.id)}/ban`, async () => {
             await bans.ban(params.id, { reason: body.reason.trim(), until: untilFromForm(body.until) }, consoleSession(request).actor)
             return redirect(userPath(params.id), 'user_banned')
           }),
@@ -238,20 +274,7 @@ function UserDetailPage({
         )}
         {may.moderate && user.deletedAt === null && (
           <div class="actions">
-            <form method="post" action={`${base}/ban`} class="stack" aria-label="Ban this user">
-              <Csrf token={csrf} />
-              <label>
-                Reason (the user is told it)
-                <textarea name="reason" required maxLength={500} rows={2} />
-              </label>
-              <label>
-                Until (UTC; leave empty to ban until lifted)
-                <input name="until" type="datetime-local" />
-              </label>
-              <button type="submit" class="danger">
-                {ban?.inForce ? 'Replace the ban' : 'Ban'}
-              </button>
-            </form>
+            <ConfirmButton href={`${base}/ban`} label={ban?.inForce ? 'Replace the ban' : 'Ban'} />
             {ban !== null && (
               <form method="post" action={`${base}/unban`} class="row" aria-label="Lift the ban">
                 <Csrf token={csrf} />

@@ -66,5 +66,6 @@ export const withdrawals = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (table) => [uniqueIndex('withdrawals_user_key').on(table.userId, table.idempotencyKey), index('withdrawals_status').on(table.status)],
+  // withdrawals_created: the console's withdrawal history, newest first across every user, a page at a time.
+  (table) => [uniqueIndex('withdrawals_user_key').on(table.userId, table.idempotencyKey), index('withdrawals_status').on(table.status), index('withdrawals_created').on(table.createdAt, table.id)],
 )

@@ -5,9 +5,32 @@
 import type { Storage } from '../../db/storage'
 import type { ChainCheck, ChainChecks } from './chain-checks'
 import type { DashboardCounts, DisputedMatch, GameListing, NamedId, WaitingWithdrawal } from './store'
+import type { WithdrawalStatus } from '../wallet/store'
+import { isId } from '../../shared/ids'
 
 /** The most rows a console queue shows at once (oldest first: the ones to handle next). */
 export const QUEUE_LIMIT = 200
+/** Withdrawal history rows per page (the page size is fixed: each page is one indexed read of this many). */
+export const HISTORY_PAGE = 50
+
+/** What the withdrawal history is narrowed to: a status, a user (id or username, any case), a creation time range [since, until). */
+export interface WithdrawalHistoryQuery {
+  status?: WithdrawalStatus
+  user?: string
+  since?: Date
+  until?: Date
+  /** The id of the last withdrawal of the page before (newest first); one that is not a withdrawal starts from the newest. */
+  before?: string
+}
+
+export interface WithdrawalHistoryPage {
+  rows: WaitingWithdrawal[]
+  /** The `before` of the next page; null on the last. */
+  cursor: string | null
+  /** The user asked for is no user: nothing is listed. */
+  unknownUser: boolean
+}
+
 /** The most games the games page lists. */
 export const GAMES_LIMIT = 500
 
@@ -59,6 +82,35 @@ export class OperationsOverview {
 
   waitingWithdrawals(): Promise<WaitingWithdrawal[]> {
     return this.deps.storage.read.operations.waitingWithdrawals(QUEUE_LIMIT)
+  }
+
+  /** Every withdrawal in any status, newest first, narrowed by `query`, HISTORY_PAGE at a time. */
+  async withdrawalHistory(query: WithdrawalHistoryQuery): Promise<WithdrawalHistoryPage> {
+    const read = this.deps.storage.read
+    const text = query.user?.trim() ?? ''
+    let userId: string | null = null
+    if (text !== '') {
+      userId = isId('user', text) ? text : ((await read.auth.userByUsernameKey(text.toLowerCase()))?.id ?? null)
+      if (userId === null) return { rows: [], cursor: null, unknownUser: true }
+    }
+    const after = query.before === undefined ? null : await read.wallet.withdrawal(query.before)
+    const rows = await read.operations.withdrawalHistory(
+      { status: query.status ?? null, userId, since: query.since ?? null, until: query.until ?? null },
+      after === null ? null : { createdAt: after.createdAt, id: after.id },
+      HISTORY_PAGE + 1,
+    )
+    const more = rows.length > HISTORY_PAGE
+    const page = more ? rows.slice(0, HISTORY_PAGE) : rows
+    return { rows: page, cursor: more ? page[page.length - 1]!.withdrawal.id : null, unknownUser: false }
+  }
+
+  /** One withdrawal with its user's name; null when there is none. */
+  async withdrawal(id: string): Promise<WaitingWithdrawal | null> {
+    const read = this.deps.storage.read
+    const withdrawal = await read.wallet.withdrawal(id)
+    if (withdrawal === null) return null
+    const names = await read.operations.usernamesOf([withdrawal.userId])
+    return { withdrawal, username: names.get(withdrawal.userId) ?? withdrawal.userId }
   }
 
   games(): Promise<GameListing[]> {

@@ -6,7 +6,7 @@
 // only; the engines implement them as one store (`read.operations`).
 import type { ClaimRecord } from '../matches/store'
 import type { MatchRecord, TournamentFormatName } from '../games/store'
-import type { Withdrawal } from '../wallet/store'
+import type { Withdrawal, WithdrawalStatus } from '../wallet/store'
 
 /** The dashboard's numbers, each a count the database answers from an index or a small scan. */
 export interface DashboardCounts {
@@ -61,9 +61,25 @@ export interface WaitingWithdrawal {
   username: string
 }
 
+/** Which withdrawals the history shows: each field set narrows it. */
+export interface WithdrawalFilter {
+  status: WithdrawalStatus | null
+  userId: string | null
+  /** Created at or after. */
+  since: Date | null
+  /** Created before. */
+  until: Date | null
+}
+
 export interface WithdrawalQueue {
   /** `awaiting_approval` and `held` withdrawals of every user, oldest first; at most `limit`. */
   waitingWithdrawals(limit: number): Promise<WaitingWithdrawal[]>
+  /**
+   * Withdrawals of every user in any status that match `filter`, newest first
+   * (by creation time, then id: the withdrawals_created index), strictly
+   * after `before` in that order (the last row of the previous page); at most `limit`.
+   */
+  withdrawalHistory(filter: WithdrawalFilter, before: { createdAt: Date; id: string } | null, limit: number): Promise<WaitingWithdrawal[]>
 }
 
 /** A game as the console lists it (never its key's hash). */

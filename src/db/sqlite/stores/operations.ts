@@ -3,11 +3,11 @@
 // through running tournaments (tournaments_status, then each tournament's
 // matches by the matches_tournament_place prefix), never a scan of every
 // match ever played; withdrawals by withdrawals_status.
-import { and, asc, count, eq, inArray, isNull } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or } from 'drizzle-orm'
 import { games, matchClaims, matches, participants, tournaments, users, withdrawals } from '../../schema'
 import type { MatchRecord } from '../../../modules/games/store'
 import type { ClaimRecord } from '../../../modules/matches/store'
-import type { DashboardCounts, DisputedMatch, GameListing, NamedId, NamedSeat, OperationsStore, WaitingWithdrawal } from '../../../modules/operations/store'
+import type { DashboardCounts, DisputedMatch, GameListing, NamedId, NamedSeat, OperationsStore, WaitingWithdrawal, WithdrawalFilter } from '../../../modules/operations/store'
 import { toWithdrawal } from '../../rows'
 import { namesQuery, toNamedIds, type NameRow } from '../../names'
 import type { SqliteScope } from '../storage'
@@ -103,6 +103,26 @@ export class SqliteOperationsStore implements OperationsStore {
       .innerJoin(users, eq(users.id, withdrawals.userId))
       .where(inArray(withdrawals.status, ['awaiting_approval', 'held']))
       .orderBy(asc(withdrawals.createdAt), asc(withdrawals.id))
+      .limit(limit)
+      .all()
+      .map((r) => ({ withdrawal: toWithdrawal(r.withdrawal), username: r.username }))
+  }
+
+  async withdrawalHistory(filter: WithdrawalFilter, before: { createdAt: Date; id: string } | null, limit: number): Promise<WaitingWithdrawal[]> {
+    return this.db
+      .select({ withdrawal: withdrawals, username: users.username })
+      .from(withdrawals)
+      .innerJoin(users, eq(users.id, withdrawals.userId))
+      .where(
+        and(
+          filter.status === null ? undefined : eq(withdrawals.status, filter.status),
+          filter.userId === null ? undefined : eq(withdrawals.userId, filter.userId),
+          filter.since === null ? undefined : gte(withdrawals.createdAt, filter.since),
+          filter.until === null ? undefined : lt(withdrawals.createdAt, filter.until),
+          before === null ? undefined : or(lt(withdrawals.createdAt, before.createdAt), and(eq(withdrawals.createdAt, before.createdAt), lt(withdrawals.id, before.id))),
+        ),
+      )
+      .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
       .limit(limit)
       .all()
       .map((r) => ({ withdrawal: toWithdrawal(r.withdrawal), username: r.username }))

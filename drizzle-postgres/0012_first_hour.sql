@@ -1,0 +1,1 @@
+CREATE INDEX "withdrawals_created" ON "withdrawals" USING btree ("created_at","id");

@@ -1,0 +1,1 @@
+CREATE INDEX `withdrawals_created` ON `withdrawals` (`created_at`,`id`);
