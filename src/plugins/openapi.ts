@@ -265,6 +265,7 @@ export const apiDocs = () => {
   const docs = new Elysia({ name: 'arena/openapi' })
   // The plugin documents the whole app through this (protected) accessor; so do we.
   const routes = () => (docs as unknown as { getGlobalRoutes(): InternalRoute[] }).getGlobalRoutes()
+  const finished = new WeakMap<object, Json>()
   return (
     docs
       // Registered before the plugin, so it applies to the plugin's routes (and
@@ -272,7 +273,12 @@ export const apiDocs = () => {
       // object: the page and the assets are Responses. (Recognised by its shape,
       // not by `route`, which Elysia fills only when it sees a hook use it.)
       .onAfterHandle(({ responseValue }) => {
-        if (isOpenApiDocument(responseValue)) return finishDocument(responseValue, routes())
+        if (!isOpenApiDocument(responseValue)) return
+        // The plugin hands out one cached document while the routes stay the same:
+        // finish it once (rendering every body takes ~10-20 ms), not per request.
+        let done = finished.get(responseValue)
+        if (!done) finished.set(responseValue, (done = finishDocument(responseValue, routes())))
+        return done
       })
       .use(
         openapi({
