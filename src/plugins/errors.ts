@@ -37,6 +37,16 @@ function propertyPlaces(error: ValidationError, url: URL): string[] {
   return places.length > 0 ? places : ['request']
 }
 
+/** A union of literals (a format, a role, a status) says what it takes, instead of TypeBox's "Expected union value". */
+function choicesOf(issue: unknown): string | undefined {
+  if ((issue as { message?: unknown }).message !== 'Expected union value') return undefined
+  const options = (issue as { schema?: { anyOf?: unknown } }).schema?.anyOf
+  if (!Array.isArray(options) || options.length === 0) return undefined
+  const values = options.map((option) => (option as { const?: unknown } | null)?.const)
+  if (!values.every((value) => typeof value === 'string' || typeof value === 'number')) return undefined
+  return `Expected one of: ${values.join(', ')}`
+}
+
 function validationDetails(error: ValidationError, url: URL): ErrorDetail[] {
   // body | query | params | headers, the issue's path under it ('body/name'); a
   // failed coercion of a single value is a 'property': named as its parameter.
@@ -46,7 +56,7 @@ function validationDetails(error: ValidationError, url: URL): ErrorDetail[] {
   for (const [where, issue] of places.flatMap((where) => [...error.all].map((issue) => [where, issue] as const))) {
     const path = `${where}${'path' in issue && issue.path ? issue.path : ''}`
     // TypeBox's plain message ("Expected string"); Elysia's summary can quote the value.
-    const message = 'message' in issue && typeof issue.message === 'string' ? issue.message : 'Invalid value'
+    const message = choicesOf(issue) ?? ('message' in issue && typeof issue.message === 'string' ? issue.message : 'Invalid value')
     const key = `${path}\u0000${message}`
     if (seen.has(key)) continue
     seen.add(key)

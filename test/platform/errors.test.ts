@@ -7,6 +7,7 @@ import { listen } from '../../src/server'
 import { AppError } from '../../src/shared/errors'
 import { createTestApp, postJson, req, settle } from '../helpers/app'
 import { bearer, login, registerUser } from '../helpers/auth'
+import { ADMIN_TOKEN } from '../helpers/arena'
 
 const probes = new Elysia()
   .post('/probe/echo', ({ body }) => ({ received: body }), {
@@ -141,6 +142,23 @@ describe('error envelope', () => {
     // The other failures of a query already named their parameter; still so.
     const notNumber = await expectEnvelope(await ctx.handle(req('/api/v1/events?wait=abc', { headers: bearer(accessToken) })), 422, 'validation_failed')
     expect((notNumber.error.details as { path: string }[]).map((d) => d.path)).toEqual(['query/wait'])
+  })
+
+  test('a choice of words (a tournament format) left out or misspelt is answered with the words it takes, not "Expected union value"', async () => {
+    const admin = await createTestApp({ env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN } })
+    try {
+      const formats = 'Expected one of: single_elimination, double_elimination, round_robin, swiss'
+      const create = (body: object) => admin.handle(postJson('/api/v1/admin/tournaments', { gameId: 'gam_x', name: 'Cup', participants: ['a', 'b'], ...body }, { 'x-admin-token': ADMIN_TOKEN }))
+      const missing = await expectEnvelope(await create({}), 422, 'validation_failed')
+      expect(missing.error.details).toEqual([
+        { path: 'body/format', message: 'Expected required property' },
+        { path: 'body/format', message: formats },
+      ])
+      const misspelt = await expectEnvelope(await create({ format: 'knockout' }), 422, 'validation_failed')
+      expect(misspelt.error.details).toEqual([{ path: 'body/format', message: formats }])
+    } finally {
+      await admin.close()
+    }
   })
 
   test('a body that is not JSON is 415', async () => {
