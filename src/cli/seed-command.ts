@@ -281,7 +281,7 @@ function seedText(result: SeedResult, where: { database: string; port: number })
     `tournaments (every player plays in each; \`${commandName()} tournament show <id>\` prints one whole)`,
     ...result.tournaments.flatMap((t) => tournamentLines(t, usernameOf)),
     '',
-    `Next: ${serveCommand()}, open ${base}/openapi, and log in as a player:`,
+    `Next: ${serveCommand()} if the server is not running yet, then open ${base}/openapi (ARENA_PORT=${where.port} here) and log in as a player:`,
     `  curl -s ${base}/api/v1/user/login -H 'content-type: application/json' \\`,
     `    -d ${shellQuote(JSON.stringify({ identifier: first.username, password: result.password }))}`,
   ]
