@@ -184,10 +184,13 @@ function optionsText(t: Tournament): string | null {
  * (checked in, disqualified), every match with its bracket and result (a win,
  * a draw, a bye; where the winner and the loser go), then the standings.
  */
-export function tournamentText(t: Tournament): string {
+export function tournamentText(t: Tournament, usernames: ReadonlyMap<string, string> = new Map()): string {
   const out = new Set(t.participants.filter((p) => p.disqualifiedAt !== null).map((p) => p.id))
-  const who = (id: string | null) => (id === null ? '-' : out.has(id) ? `${id} (disqualified)` : id)
-  const lines = [`${t.id}  ${t.name}  ${t.format}  ${t.status}  game ${t.gameId}${t.winnerParticipantId ? `  winner ${t.winnerParticipantId}` : ''}`]
+  // A participant is its id (what a claim, resolve or disqualify takes) and, where known, its player's username.
+  const nameOf = new Map(t.participants.flatMap((p) => (usernames.has(p.userId) ? [[p.id, usernames.get(p.userId)!] as const] : [])))
+  const named = (id: string) => (nameOf.has(id) ? `${id} (${nameOf.get(id)})` : id)
+  const who = (id: string | null) => (id === null ? '-' : out.has(id) ? `${named(id)} (disqualified)` : named(id))
+  const lines = [`${t.id}  ${t.name}  ${t.format}  ${t.status}  game ${t.gameId}${t.winnerParticipantId ? `  winner ${named(t.winnerParticipantId)}` : ''}`]
   const options = optionsText(t)
   if (options) lines.push(`options  ${options}`)
   if (t.entryFee !== null || t.prizes.length > 0) {
@@ -206,14 +209,15 @@ export function tournamentText(t: Tournament): string {
       p.checkedInAt ? `checked in ${p.checkedInAt}` : null,
       p.disqualifiedAt ? `DISQUALIFIED ${p.disqualifiedAt}` : null,
     ].filter(Boolean)
-    lines.push(`  seed ${String(p.seed).padStart(4)}  ${p.id}  user ${p.userId}${notes.length > 0 ? `  ${notes.join('  ')}` : ''}`)
+    const username = usernames.get(p.userId)
+    lines.push(`  seed ${String(p.seed).padStart(4)}  ${p.id}  user ${p.userId}${username !== undefined ? ` ${username}` : ''}${notes.length > 0 ? `  ${notes.join('  ')}` : ''}`)
   }
   if (t.matches.length > 0) lines.push(`matches (${t.matches.length})`)
   const bracketWidth = Math.max(0, ...t.matches.map((m) => m.bracket.length))
   for (const m of t.matches) {
     const bye = m.status === 'decided' && (m.slot1ParticipantId === null || m.slot2ParticipantId === null)
     const result =
-      m.status !== 'decided' ? '' : m.outcome === 'DRAW' ? '  draw' : bye ? `  bye for ${m.winnerParticipantId}` : m.winnerParticipantId ? `  won by ${m.winnerParticipantId}` : ''
+      m.status !== 'decided' ? '' : m.outcome === 'DRAW' ? '  draw' : bye ? `  bye for ${named(m.winnerParticipantId!)}` : m.winnerParticipantId ? `  won by ${named(m.winnerParticipantId)}` : ''
     const where = [m.nextMatchId ? `winner to ${m.nextMatchId}` : null, m.loserNextMatchId ? `loser to ${m.loserNextMatchId}` : null].filter(Boolean)
     lines.push(
       `  ${m.bracket.padEnd(bracketWidth)}  round ${String(m.round).padStart(2)} #${String(m.position).padEnd(3)} ${m.id}  ${m.status.padEnd(9)} ${who(m.slot1ParticipantId)} vs ${who(m.slot2ParticipantId)}${result}${m.deadline && (m.status === 'running' || m.status === 'waiting') ? `  deadline ${m.deadline}` : ''}${where.length > 0 ? `  (${where.join(', ')})` : ''}`,
@@ -303,7 +307,10 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
     async run({ values, positionals }, io) {
       const [action, id] = positionals
       const json = values.json === true
-      const show = (t: Tournament) => print(io, json, { tournament: t }, () => tournamentText(t))
+      const show = async (t: Tournament) => {
+        const usernames = json ? new Map<string, string>() : await withServices(({ operations }) => operations.usernames(t.participants.map((p) => p.userId)))
+        return print(io, json, { tournament: t }, () => tournamentText(t, usernames))
+      }
       const need = (value: string | undefined, what: string) => {
         if (!value) throw new UsageError(`missing ${what}`)
         return value

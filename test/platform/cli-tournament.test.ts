@@ -98,13 +98,17 @@ test('every format from the command line: options, the bracket, a draw, a disqua
   const text = await cli('tournament', 'show', rr.id)
   const lines = text.trimEnd().split('\n')
   expect(lines[0]).toMatch(new RegExp(`^${rr.id}  League  round_robin  (finalizing|completed)  game ${game.id}`))
+  // Each participant is its id and its player's username; seeded in the order given.
+  const usernames = names.split(',').slice(0, 3)
   expect(lines.find((l) => l.includes(out.id) && l.includes('seed'))).toContain('DISQUALIFIED')
-  expect(lines.find((l) => l.includes(drawn.id))).toMatch(/round_robin {2}round {2}\d #\d +mat_\S+ {2}decided {3}par_\S+ vs par_\S+ {2}draw$/)
-  expect(lines.filter((l) => l.includes(`${out.id} (disqualified)`) && l.includes('won by'))).toHaveLength(2)
+  expect(lines.find((l) => l.includes(out.id) && l.includes('seed'))).toContain(` ${usernames[2]}  DISQUALIFIED`)
+  expect(lines.find((l) => l.includes(drawn.id))).toMatch(/round_robin {2}round {2}\d #\d +mat_\S+ {2}decided {3}par_\S+ \(\S+\) vs par_\S+ \(\S+\) {2}draw$/)
+  expect(lines.find((l) => l.includes(drawn.id))).toContain(`${p1!.id} (${usernames[0]}) vs ${p2!.id} (${usernames[1]})`)
+  expect(lines.filter((l) => l.includes(`${out.id} (${usernames[2]}) (disqualified)`) && l.includes('won by'))).toHaveLength(2)
   const table = lines.slice(lines.indexOf('standings') + 1)
   expect(table[0]).toMatch(/^ {2}rank {2}participant +wins {2}draws {2}losses {2}points$/)
   // Seeds 1 and 2: a walkover won and a draw each, 4 points, level head to head and on wins: by seed. Seed 3 last, two losses.
-  expect(table.slice(1).map((l) => l.trim().split(/ +/).filter((w) => w !== '(disqualified)'))).toEqual([
+  expect(table.slice(1).map((l) => l.trim().split(/ +/).filter((w) => !w.startsWith('(')))).toEqual([
     ['1', p1!.id, '1', '1', '0', '4'],
     ['2', p2!.id, '1', '1', '0', '4'],
     ['3', out.id, '0', '0', '2', '0'],
