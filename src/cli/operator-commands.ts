@@ -19,6 +19,7 @@ import type { Storage } from '../db/storage'
 import { inProcessWakeups } from '../modules/events/wakeups'
 import { rotateVaultSigningKey } from '../vault/secrets'
 import { createLogger } from '../shared/logger'
+import { withdrawalPage } from '../modules/admin/withdrawals'
 
 /** Runs `fn` on the services of the data dir's database; closes them once it settled. */
 export async function withServices<T>(fn: (services: Services) => Promise<T> | T): Promise<T> {
@@ -147,6 +148,32 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       const reason = need((values.reason as string | undefined)?.trim(), '--reason')
       const result = await withServices(async (services) => services.pins.unlock(await userIdOf(services, ref), reason, cliActor(services)))
       return print(io, values.json === true, result, () => (result.lifted ? `PIN lock lifted for ${ref}: failures and doubling forgotten` : `${ref}'s PIN had nothing to lift; nothing written`))
+    },
+  },
+
+  withdrawal: {
+    summary: 'List every user\'s withdrawals, newest first, by status, user and UTC creation days (as GET /api/v1/admin/withdrawals)',
+    usage: 'arena withdrawal list [--status S] [--user <userId|username>] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--limit N] [--after <cursor>] [--json]',
+    options: { status: { type: 'string' }, user: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, limit: { type: 'string' }, after: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      if (positionals[0] !== 'list' || positionals.length > 1) throw new UsageError(`unknown action "${positionals.join(' ')}"`)
+      const text = (name: string) => values[name] as string | undefined
+      const limit = text('limit')
+      const page = await withServices(({ operations }) =>
+        withdrawalPage(
+          operations,
+          { status: text('status'), user: text('user'), from: text('from'), to: text('to'), after: text('after'), ...(limit === undefined ? {} : { limit: Number(limit) }) },
+          { status: '--status', from: '--from', to: '--to', after: '--after', limit: '--limit' },
+        ),
+      )
+      // One line a withdrawal: when, status, amount, whose, where to, its id; then the cursor of the next page.
+      return print(io, values.json === true, page, () =>
+        [
+          ...page.withdrawals.map((w) => `${w.createdAt}  ${w.status.padEnd(17)}  ${`${w.amount} ${w.asset}`.padStart(16)}  ${w.username} (${w.userId})  ${w.destinationAddress}  ${w.id}`),
+          `cursor ${page.cursor ?? '- (the last page)'}`,
+        ].join('\n'),
+      )
     },
   },
 

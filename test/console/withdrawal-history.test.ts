@@ -145,6 +145,9 @@ describe('console withdrawal history', () => {
     const nobody = await get('/console/withdrawals?user=nobody_at_all')
     expect(nobody.status).toBe(200)
     expect(nobody.html).toContain('No user is named or numbered “nobody_at_all”.')
+    // An id is checked too: one that is no user's says so rather than listing nothing.
+    const stranger = newId('user')
+    expect((await get(`/console/withdrawals?user=${stranger}`)).html).toContain(`No user is named or numbered “${stranger}”.`)
     const badDay = await get('/console/withdrawals?since=2026-02-30')
     expect(badDay.status).toBe(422)
     expect(badDay.html).toContain('query/since')

@@ -10,7 +10,7 @@
 // WithdrawalService.approve and reject, as the admin API.
 import { t } from 'elysia'
 import type { Services } from '../../services'
-import { HISTORY_PAGE, QUEUE_LIMIT, type WithdrawalHistoryPage } from '../../modules/operations/service'
+import { HISTORY_PAGE, QUEUE_LIMIT, WITHDRAWAL_STATUSES as STATUSES, withdrawalHistoryQuery, type WithdrawalHistoryPage } from '../../modules/operations/service'
 import { AppError } from '../../shared/errors'
 import type { WaitingWithdrawal } from '../../modules/operations/store'
 import type { WithdrawalStatus } from '../../modules/wallet/store'
@@ -22,7 +22,6 @@ import { consoleRoute } from '../session'
 import { actorOf, attempt, can, errorText, IdParams, opsPage, Reason, When, type ConsoleApp } from './ops-kit'
 
 const SECTION = '/console/withdrawals'
-const STATUSES = ['awaiting_approval', 'held', 'pending_signature', 'signed', 'failed', 'rejected'] as const satisfies readonly WithdrawalStatus[]
 /** A day as a date field sends it (UTC). */
 const Day = t.Union([t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), t.Literal('')])
 
@@ -35,22 +34,6 @@ const PageQuery = t.Object({
   before: t.Optional(t.String({ maxLength: 64 })),
 })
 type PageQuery = typeof PageQuery.static
-
-/** A YYYY-MM-DD day as the instant it starts (UTC); a day that does not exist (2026-02-30) is a 422 naming the field. */
-function dayStart(field: 'since' | 'until', value: string | undefined): Date | undefined {
-  if (value === undefined || value === '') return undefined
-  const date = new Date(`${value}T00:00:00Z`)
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: `query/${field}`, message: 'Expected a day that exists, e.g. 2026-11-27' }] })
-  }
-  return date
-}
-
-/** The instant after a YYYY-MM-DD day (UTC): `until` includes its day. */
-function dayEnd(value: string | undefined): Date | undefined {
-  const start = dayStart('until', value)
-  return start === undefined ? undefined : new Date(start.getTime() + 86_400_000)
-}
 
 function QueueActions({ id, who, approvable }: { id: string; who: string; approvable: boolean }) {
   return (
@@ -217,10 +200,7 @@ export function withdrawalsPages(services: Services) {
     const [queue, history] = await Promise.all([
       operations.waitingWithdrawals(),
       operations.withdrawalHistory({
-        status: query.status || undefined,
-        user: query.user,
-        since: dayStart('since', query.since),
-        until: dayEnd(query.until),
+        ...withdrawalHistoryQuery({ status: query.status, user: query.user, from: query.since, to: query.until }, { status: 'query/status', from: 'query/since', to: 'query/until' }),
         before: query.before,
       }),
     ])

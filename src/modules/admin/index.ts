@@ -15,7 +15,9 @@ import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
 import { listMail, mailView } from '../mail/mailbox'
 import { MailboxQuery, MailboxResponse } from '../mail/model'
-import { AdjustBody, CreditBody, RejectWithdrawalBody, WalletUserParams, WithdrawalDecisionResponse } from './model'
+import { AdjustBody, CreditBody, RejectWithdrawalBody, WalletUserParams, WithdrawalDecisionResponse, WithdrawalsPage, WithdrawalsQuery } from './model'
+import { withdrawalPage } from './withdrawals'
+import type { OperationsOverview } from '../operations/service'
 import type { WithdrawalService } from '../wallet/withdrawals'
 import { ADMIN_TOKEN_HEADER, actorOf, OPERATOR, operatorRoute, setActor } from './operator'
 import type { AuditLog, OperatorIdentity } from '../audit/log'
@@ -31,6 +33,8 @@ export { ADMIN_TOKEN_HEADER }
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 
 const ADMIN_PREFIX = '/api/v1/admin'
+/** How GET /admin/withdrawals names its filters in a 422. */
+const API_FILTER_NAMES = { status: 'query/status', from: 'query/from', to: 'query/to', after: 'query/after', limit: 'query/limit' }
 
 /** The admin token acts as this operator (contract §11): the automation credential. */
 export const TOKEN_OPERATOR: OperatorIdentity = { id: null, name: TOKEN_NAME, role: 'admin' }
@@ -79,6 +83,8 @@ export function adminModule(
   options: {
     devMailbox: boolean
     withdrawals: WithdrawalService
+    /** The withdrawal history (GET /admin/withdrawals), the console's own read. */
+    operations: OperationsOverview
     audit: AuditLog
     /** A named operator's API session from `Authorization: Bearer …`; null when it is none (unknown, expired, revoked, disabled). */
     operatorSession: (token: string, request: Request) => Promise<OperatorIdentity | null>
@@ -204,6 +210,11 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
           ...operatorRoute('finance', 'Adjust a wallet by a signed amount with a reason (idempotent by reference; never below zero)'),
         },
       )
+      .get('/withdrawals', ({ query }) => withdrawalPage(options.operations, query, API_FILTER_NAMES), {
+        query: WithdrawalsQuery,
+        response: { 200: WithdrawalsPage, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
+        ...operatorRoute('viewer', 'Every withdrawal of every user in any status, newest first, filtered by status, user and UTC creation days'),
+      })
       .post('/withdrawals/:id/approve', async ({ params, request }) => ({ withdrawal: await options.withdrawals.approve(params.id, actorOf(request)) }), {
         params: IdParams,
         response: { 200: WithdrawalDecisionResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['withdrawal_not_awaiting_approval', 'withdrawal_owner_banned'] }, STORAGE) },

@@ -107,3 +107,32 @@ export const RejectWithdrawalBody = t.Object(
 
 /** What POST /admin/withdrawals/{id}/approve and /reject answer: the withdrawal as it now is. */
 export const WithdrawalDecisionResponse = t.Object({ withdrawal: Withdrawal })
+
+/** A withdrawal as GET /admin/withdrawals lists it: the player's view of it, and whose it is and when it last changed. */
+export const AdminWithdrawal = t.Object(
+  {
+    ...Withdrawal.properties,
+    userId: t.String({ description: 'the user who asked for it' }),
+    username: t.String({ description: 'that user\'s username now (`erased` once the account was deleted)' }),
+    updatedAt: t.String({ description: 'when its status last changed (ISO 8601)' }),
+  },
+  { $id: 'AdminWithdrawal' },
+)
+export type AdminWithdrawal = Static<typeof AdminWithdrawal>
+
+export const WithdrawalsQuery = t.Object({
+  status: t.Optional(t.String({ maxLength: 32, description: 'awaiting_approval, held, pending_signature, signed, failed or rejected' })),
+  user: t.Optional(t.String({ maxLength: 64, description: 'the user id (`usr_…`) or the username, in any case' })),
+  from: t.Optional(t.String({ maxLength: 10, description: 'created on or after this UTC day (YYYY-MM-DD)' })),
+  to: t.Optional(t.String({ maxLength: 10, description: 'created on or before this UTC day (YYYY-MM-DD), included' })),
+  after: t.Optional(t.String({ maxLength: 64, description: 'the `cursor` of the previous page' })),
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, description: '1 to 100, default 50' })),
+})
+
+export const WithdrawalsPage = t.Object(
+  {
+    withdrawals: t.Array(AdminWithdrawal, { description: 'newest first (by creation time, then id)' }),
+    cursor: t.Nullable(t.String({ description: 'pass as `after` for the next page; null on the last' })),
+  },
+  { $id: 'AdminWithdrawalsPage' },
+)
