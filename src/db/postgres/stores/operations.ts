@@ -2,12 +2,13 @@
 // the same queries as on SQLite, each one statement on the pool (committed
 // state). Live and disputed matches are counted through running tournaments
 // (tournaments_status, then each one's matches by matches_tournament_place).
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { games, matchClaims, matches, participants, tournaments, users, withdrawals } from '../schema'
 import type { MatchRecord } from '../../../modules/games/store'
 import type { ClaimRecord } from '../../../modules/matches/store'
 import type { DashboardCounts, DisputedMatch, GameListing, NamedId, NamedSeat, OperationsStore, WaitingWithdrawal, WithdrawalFilter } from '../../../modules/operations/store'
 import { toWithdrawal } from '../../rows'
+import { withdrawalHistoryWhere } from '../../withdrawal-history'
 import { namesQuery, toNamedIds, type NameRow } from '../../names'
 import type { PostgresScope } from '../scope'
 import { matchRecordColumns } from './matches'
@@ -108,15 +109,7 @@ export class PostgresOperationsStore implements OperationsStore {
       .select({ withdrawal: withdrawals, username: users.username })
       .from(withdrawals)
       .innerJoin(users, eq(users.id, withdrawals.userId))
-      .where(
-        and(
-          filter.status === null ? undefined : eq(withdrawals.status, filter.status),
-          filter.userId === null ? undefined : eq(withdrawals.userId, filter.userId),
-          filter.since === null ? undefined : gte(withdrawals.createdAt, filter.since),
-          filter.until === null ? undefined : lt(withdrawals.createdAt, filter.until),
-          before === null ? undefined : or(lt(withdrawals.createdAt, before.createdAt), and(eq(withdrawals.createdAt, before.createdAt), lt(withdrawals.id, before.id))),
-        ),
-      )
+      .where(withdrawalHistoryWhere(withdrawals, filter, before))
       .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
       .limit(limit)
     return rows.map((r) => ({ withdrawal: toWithdrawal(r.withdrawal), username: r.username }))

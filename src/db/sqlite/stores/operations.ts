@@ -3,12 +3,13 @@
 // through running tournaments (tournaments_status, then each tournament's
 // matches by the matches_tournament_place prefix), never a scan of every
 // match ever played; withdrawals by withdrawals_status.
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, or } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull } from 'drizzle-orm'
 import { games, matchClaims, matches, participants, tournaments, users, withdrawals } from '../../schema'
 import type { MatchRecord } from '../../../modules/games/store'
 import type { ClaimRecord } from '../../../modules/matches/store'
 import type { DashboardCounts, DisputedMatch, GameListing, NamedId, NamedSeat, OperationsStore, WaitingWithdrawal, WithdrawalFilter } from '../../../modules/operations/store'
 import { toWithdrawal } from '../../rows'
+import { withdrawalHistoryWhere } from '../../withdrawal-history'
 import { namesQuery, toNamedIds, type NameRow } from '../../names'
 import type { SqliteScope } from '../storage'
 
@@ -113,15 +114,7 @@ export class SqliteOperationsStore implements OperationsStore {
       .select({ withdrawal: withdrawals, username: users.username })
       .from(withdrawals)
       .innerJoin(users, eq(users.id, withdrawals.userId))
-      .where(
-        and(
-          filter.status === null ? undefined : eq(withdrawals.status, filter.status),
-          filter.userId === null ? undefined : eq(withdrawals.userId, filter.userId),
-          filter.since === null ? undefined : gte(withdrawals.createdAt, filter.since),
-          filter.until === null ? undefined : lt(withdrawals.createdAt, filter.until),
-          before === null ? undefined : or(lt(withdrawals.createdAt, before.createdAt), and(eq(withdrawals.createdAt, before.createdAt), lt(withdrawals.id, before.id))),
-        ),
-      )
+      .where(withdrawalHistoryWhere(withdrawals, filter, before))
       .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
       .limit(limit)
       .all()
