@@ -10,65 +10,22 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { req, type TestApp } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
-import { registerUser } from '../helpers/auth'
 import { operatorOf } from '../helpers/browser'
 import { chooseSeed, pickWith, seededRandom } from '../helpers/seed'
-import { someAddress } from '../helpers/purchases'
 import { newId } from '../../src/shared/ids'
+import { DAY, day, newestFirst, seedWithdrawalHistory, START, STATUSES, type HistoryRow, type HistoryWorld } from '../helpers/withdrawal-history'
 import { HISTORY_PAGE } from '../../src/modules/operations/service'
-import type { WithdrawalStatus } from '../../src/modules/wallet/store'
-
-const STATUSES: WithdrawalStatus[] = ['awaiting_approval', 'held', 'pending_signature', 'signed', 'failed', 'rejected']
-const DAY = 86_400_000
-const START = Date.UTC(2026, 9, 1)
-
-interface Row {
-  id: string
-  userId: string
-  destinationAddress: string
-  status: WithdrawalStatus
-  createdAt: Date
-}
 
 let app: TestApp
 let cookie: string
-const rows: Row[] = []
-const users: { id: string; username: string }[] = []
+let rows: HistoryRow[] = []
+let users: HistoryWorld['users'] = []
 const seed = chooseSeed('ARENA_HISTORY_SEED', 'withdrawal history')
 const random = seededRandom(seed)
 
 beforeAll(async () => {
   app = await createArenaApp()
-  for (let i = 0; i < 3; i++) {
-    const user = await registerUser(app, { username: `Hist${i}_${seed & 0xffff}` })
-    users.push({ id: user.id, username: `Hist${i}_${seed & 0xffff}` })
-  }
-  // 130 withdrawals over 10 days; a third of them share a creation instant with the one before (ties across a page's edge).
-  for (let i = 0; i < 130; i++) {
-    const previous = rows.at(-1)
-    const createdAt = previous && random() < 0.33 ? previous.createdAt : new Date(START + Math.floor(random() * 10 * DAY))
-    rows.push({ id: newId('withdrawal'), userId: pickWith(random, users).id, destinationAddress: someAddress(), status: pickWith(random, STATUSES), createdAt })
-  }
-  const { withdrawals } = app.peek.tables
-  await app.peek.db.insert(withdrawals).values(
-    rows.map((r) => ({
-      id: r.id,
-      userId: r.userId,
-      asset: 'USDC',
-      amount: '1000000',
-      destinationAddress: r.destinationAddress,
-      idempotencyKey: r.id,
-      status: r.status,
-      signature: null,
-      failureReason: r.status === 'failed' ? 'custody refused' : null,
-      rejectionReason: r.status === 'rejected' ? 'looked wrong' : null,
-      approvedAt: null,
-      holdUntil: null,
-      pinSessionId: newId('pinSession'),
-      createdAt: r.createdAt,
-      updatedAt: r.createdAt,
-    })),
-  )
+  ;({ users, rows } = await seedWithdrawalHistory(app, random, `Hist${seed & 0xffff}_`))
   const viewer = await operatorOf(app, 'viewer')
   const res = await app.handle(
     req('/console/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ name: viewer.name, password: viewer.password }).toString() }),
@@ -107,14 +64,7 @@ async function walk(query: Record<string, string>): Promise<string[][]> {
   return pages
 }
 
-function expected(match: (r: Row) => boolean): string[] {
-  return rows
-    .filter(match)
-    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .map((r) => r.destinationAddress)
-}
-
-const day = (offset: number) => new Date(START + offset * DAY).toISOString().slice(0, 10)
+const expected = (match: (r: HistoryRow) => boolean): string[] => newestFirst(rows, match).map((r) => r.destinationAddress)
 
 describe('console withdrawal history', () => {
   test('unfiltered: every withdrawal once, newest first, HISTORY_PAGE a page', async () => {
@@ -131,7 +81,7 @@ describe('console withdrawal history', () => {
     expect((await walk({ user: second!.id })).flat()).toEqual(expected((r) => r.userId === second!.id))
     const from = Math.floor(random() * 5)
     const to = from + 1 + Math.floor(random() * 4)
-    const inDays = (r: Row) => r.createdAt.getTime() >= START + from * DAY && r.createdAt.getTime() < START + (to + 1) * DAY
+    const inDays = (r: HistoryRow) => r.createdAt.getTime() >= START + from * DAY && r.createdAt.getTime() < START + (to + 1) * DAY
     expect((await walk({ since: day(from), until: day(to) })).flat()).toEqual(expected(inDays))
     const status = pickWith(random, STATUSES)
     expect((await walk({ status, user: first!.username, since: day(from) })).flat()).toEqual(expected((r) => r.status === status && r.userId === first!.id && r.createdAt.getTime() >= START + from * DAY))

@@ -14,26 +14,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { req, tempDir, type TestApp } from '../helpers/app'
 import { admin, createArenaApp } from '../helpers/arena'
-import { registerUser } from '../helpers/auth'
 import { bearer, signedInOperator } from '../helpers/operators'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 import { chooseSeed, pickWith, seededRandom } from '../helpers/seed'
-import { someAddress } from '../helpers/purchases'
 import { newId } from '../../src/shared/ids'
+import { CHANGED_AFTER_MS, DAY, day, newestFirst, seedWithdrawalHistory, START, STATUSES, type HistoryRow, type HistoryWorld } from '../helpers/withdrawal-history'
 import { HISTORY_PAGE } from '../../src/modules/operations/service'
-import type { WithdrawalStatus } from '../../src/modules/wallet/store'
 
-const STATUSES: WithdrawalStatus[] = ['awaiting_approval', 'held', 'pending_signature', 'signed', 'failed', 'rejected']
-const DAY = 86_400_000
-const START = Date.UTC(2026, 9, 1)
 const PATH = '/api/v1/admin/withdrawals'
-
-interface Row {
-  id: string
-  userId: string
-  status: WithdrawalStatus
-  createdAt: Date
-}
 
 interface Listed {
   id: string
@@ -47,43 +35,14 @@ interface Listed {
 
 let app: TestApp
 const dataDir = tempDir('arena-withdrawal-list-')
-const rows: Row[] = []
-const users: { id: string; username: string }[] = []
+let rows: HistoryRow[] = []
+let users: HistoryWorld['users'] = []
 const seed = chooseSeed('ARENA_WITHDRAWAL_LIST_SEED', 'admin withdrawal list')
 const random = seededRandom(seed)
 
 beforeAll(async () => {
   app = await createArenaApp({}, { dataDir })
-  for (let i = 0; i < 3; i++) {
-    const username = `List${i}_${seed & 0xffff}`
-    users.push({ id: (await registerUser(app, { username })).id, username })
-  }
-  // 130 withdrawals over 10 days; a third share a creation instant with the one before (ties across a page's edge).
-  for (let i = 0; i < 130; i++) {
-    const previous = rows.at(-1)
-    const createdAt = previous && random() < 0.33 ? previous.createdAt : new Date(START + Math.floor(random() * 10 * DAY))
-    rows.push({ id: newId('withdrawal'), userId: pickWith(random, users).id, status: pickWith(random, STATUSES), createdAt })
-  }
-  const { withdrawals } = app.peek.tables
-  await app.peek.db.insert(withdrawals).values(
-    rows.map((r) => ({
-      id: r.id,
-      userId: r.userId,
-      asset: 'USDC',
-      amount: '1500000',
-      destinationAddress: someAddress(),
-      idempotencyKey: r.id,
-      status: r.status,
-      signature: null,
-      failureReason: r.status === 'failed' ? 'custody refused' : null,
-      rejectionReason: r.status === 'rejected' ? 'looked wrong' : null,
-      approvedAt: null,
-      holdUntil: null,
-      pinSessionId: newId('pinSession'),
-      createdAt: r.createdAt,
-      updatedAt: new Date(r.createdAt.getTime() + 60_000),
-    })),
-  )
+  ;({ users, rows } = await seedWithdrawalHistory(app, random, `List${seed & 0xffff}_`))
 }, 60_000)
 afterAll(async () => {
   await app?.close()
@@ -110,14 +69,7 @@ async function walk(query: Record<string, string>, limit: number): Promise<Liste
   return pages
 }
 
-function expected(match: (r: Row) => boolean): string[] {
-  return rows
-    .filter(match)
-    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .map((r) => r.id)
-}
-
-const day = (offset: number) => new Date(START + offset * DAY).toISOString().slice(0, 10)
+const expected = (match: (r: HistoryRow) => boolean): string[] => newestFirst(rows, match).map((r) => r.id)
 const ids = (pages: Listed[][]) => pages.flat().map((w) => w.id)
 
 describe('GET /api/v1/admin/withdrawals', () => {
@@ -141,7 +93,7 @@ describe('GET /api/v1/admin/withdrawals', () => {
     expect(ids(await walk({ user: second!.id }, limit))).toEqual(expected((r) => r.userId === second!.id))
     const from = Math.floor(random() * 5)
     const to = from + Math.floor(random() * 4)
-    const inDays = (r: Row) => r.createdAt.getTime() >= START + from * DAY && r.createdAt.getTime() < START + (to + 1) * DAY
+    const inDays = (r: HistoryRow) => r.createdAt.getTime() >= START + from * DAY && r.createdAt.getTime() < START + (to + 1) * DAY
     expect(ids(await walk({ from: day(from), to: day(to) }, limit))).toEqual(expected(inDays))
     expect(ids(await walk({ to: day(from) }, limit))).toEqual(expected((r) => r.createdAt.getTime() < START + (from + 1) * DAY))
     const status = pickWith(random, STATUSES)
@@ -164,7 +116,7 @@ describe('GET /api/v1/admin/withdrawals', () => {
       userId: owner.id,
       username: owner.username,
       createdAt: row.createdAt.toISOString(),
-      updatedAt: new Date(row.createdAt.getTime() + 60_000).toISOString(),
+      updatedAt: new Date(row.createdAt.getTime() + CHANGED_AFTER_MS).toISOString(),
     })
     expect(listed.rejectionReason).toBe(row.status === 'rejected' ? 'looked wrong' : undefined)
     expect(listed.failureReason).toBe(row.status === 'failed' ? 'custody refused' : undefined)
