@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { users } from './auth'
 import type { TournamentOptions } from '../../modules/games/store'
+import { BRACKETS, FORMAT_NAMES } from '../../modules/games/formats/engines'
 
 export const games = sqliteTable('games', {
   id: text('id').primaryKey(),
@@ -15,8 +16,10 @@ export const games = sqliteTable('games', {
 export const TOURNAMENT_STATUSES = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled'] as const
 export const SEEDINGS = ['registration', 'random'] as const
 export const MATCH_STATUSES = ['waiting', 'running', 'disputed', 'decided', 'cancelled'] as const
-export const FORMAT_NAMES = ['single_elimination', 'double_elimination', 'round_robin', 'swiss'] as const
-export const BRACKETS = ['winners', 'losers', 'grand_final', 'third_place', 'round_robin', 'swiss'] as const
+// The formats' and their brackets' names come from the formats' registry. As
+// a text column's `enum` they type the column and write no SQL: a new format
+// needs no migration.
+export { BRACKETS, FORMAT_NAMES } from '../../modules/games/formats/engines'
 
 export const tournaments = sqliteTable(
   'tournaments',

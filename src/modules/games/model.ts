@@ -1,4 +1,6 @@
 import { t, type Static } from 'elysia'
+import type { TLiteral, TUnion } from '@sinclair/typebox'
+import { BRACKETS, FORMAT_NAMES, FORMAT_OPTIONS, type BracketTuple, type FormatNameTuple } from './formats/engines'
 
 export const Game = t.Object({ id: t.String(), name: t.String(), createdAt: t.String() }, { $id: 'Game' })
 
@@ -6,14 +8,16 @@ export const CreateGameBody = t.Object({ name: t.String({ minLength: 1, maxLengt
 export const CreateGameResponse = t.Object({ game: Game, gameKey: t.String({ description: 'shown once; store it' }) })
 export const GameKeyResponse = t.Object({ gameKey: t.String() })
 
-export const FormatName = t.Union([t.Literal('single_elimination'), t.Literal('double_elimination'), t.Literal('round_robin'), t.Literal('swiss')], {
-  description: 'how the tournament is played (docs/tournaments.md)',
-})
+/** A union of the literals `names` (lists of the formats' registry), typed by their tuple `T` (the static types need one). */
+function literals<T extends string[]>(names: readonly T[number][], options: { description: string }): TUnion<{ [K in keyof T]: TLiteral<T[K]> }> {
+  return t.Union(names.map((name) => t.Literal(name)), options) as unknown as TUnion<{ [K in keyof T]: TLiteral<T[K]> }>
+}
 
-export const BracketKind = t.Union(
-  [t.Literal('winners'), t.Literal('losers'), t.Literal('grand_final'), t.Literal('third_place'), t.Literal('round_robin'), t.Literal('swiss')],
-  { description: 'the part of the tournament the match belongs to: `winners` for every single-elimination match but the third-place one' },
-)
+export const FormatName = literals<FormatNameTuple>(FORMAT_NAMES, { description: 'how the tournament is played (docs/tournaments.md)' })
+
+export const BracketKind = literals<BracketTuple>(BRACKETS, {
+  description: 'the part of the tournament the match belongs to: `winners` for every single-elimination match but the third-place one',
+})
 
 export const Match = t.Object(
   {
@@ -65,11 +69,8 @@ export const TournamentOptions = t.Object(
     matchDeadlineS: t.Optional(
       t.Integer({ minimum: 1, maximum: 31_536_000, description: 'seconds a match may run before it is settled (no_show or deadline_passed); absent: no deadline' }),
     ),
-    thirdPlaceMatch: t.Optional(t.Boolean({ description: 'single elimination: the semi-final losers play for third place (4 or more players)' })),
-    grandFinal: t.Optional(
-      t.Union([t.Literal('simple'), t.Literal('reset')], { description: 'double elimination (default `reset`): a second grand final when the losers-bracket champion wins the first' }),
-    ),
-    rounds: t.Optional(t.Integer({ minimum: 1, maximum: 1023, description: 'Swiss: rounds to play, at most players − 1 (default ⌈log2 players⌉)' })),
+    // Each format's own (formats/engines.ts), whose descriptions say which.
+    ...FORMAT_OPTIONS,
   },
   { $id: 'TournamentOptions' },
 )

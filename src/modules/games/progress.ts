@@ -10,7 +10,7 @@ import { JOB_KINDS } from '../../jobs/queue'
 import { newId } from '../../shared/ids'
 import { deadlineFrom, scheduleSettle } from './deadlines'
 import { emptyStep } from './formats/engine'
-import { engineOf, matchKey, type EngineMatch, type FormatContext, type FormatEngine, type StandingRow, type Step } from './formats/engines'
+import { engineOf, matchKey, type BracketKind, type EngineMatch, type FormatContext, type FormatEngine, type StandingRow, type Step } from './formats/engines'
 import { notifyMatchPlayers, notifyReady } from './match-events'
 import type { GamesStore, MatchRecord, Participant, TournamentRecord } from './store'
 
@@ -31,14 +31,14 @@ export function keyOf(row: Pick<MatchRecord, 'bracket' | 'round' | 'position'>):
 }
 
 /**
- * The engine's context: participants in seed order, the creation options, the
- * disqualified. A Swiss asked for more rounds than its players allow (a
- * registration that filled less than `maxPlayers`) plays as many as it can.
+ * The engine's context: participants in seed order, the creation options as
+ * the format fits them to the players there are (a registration may fill less
+ * than `maxPlayers`: its `fitOptions`), the disqualified.
  */
 export function contextOf(tournament: TournamentRecord, participants: readonly Participant[]): FormatContext {
-  const options = { ...(tournament.options ?? {}) }
-  const n = participants.length
-  if (tournament.format === 'swiss' && options.rounds !== undefined && options.rounds > n - 1) options.rounds = Math.max(1, n - 1)
+  const stored = { ...(tournament.options ?? {}) }
+  const fit = engineOf(tournament.format).fitOptions
+  const options = fit ? fit(stored, participants.length) : stored
   return {
     participants: participants.map((p) => p.id),
     options,
@@ -77,7 +77,7 @@ export function engineMatches(state: TournamentState): EngineMatch[] {
   })
 }
 
-/** The standings of a tournament (contract §9): live for round robin and Swiss, for the elimination formats once finished. */
+/** The standings of a tournament (contract §9): as its engine gives them (live where results only feed the table, for a bracket once finished). */
 export function standingsOf(state: TournamentState): StandingRow[] {
   if (state.partial) throw new Error('standings need every match')
   return state.engine.standings(state.ctx, engineMatches(state))
@@ -87,14 +87,15 @@ export function standingsOf(state: TournamentState): StandingRow[] {
  * What follows the decision of `match` (already stored), applied: the
  * format engine's `afterDecision` over what it needs, which on most
  * decisions is not the whole bracket, since every decision of a claim reads
- * it (a 256-player single elimination is 255 matches and 256 participants):
- * - round robin and Swiss: nothing follows while a match of the tournament
- *   is undecided (a Swiss round is paired once the one before is complete,
- *   and Swiss and round-robin matches feed nothing): one count;
- * - single and double elimination with nobody disqualified: the match, where
- *   its winner and loser go, and the matches that feed nothing (what
- *   `isFinished` and the grand-final reset look at); a disqualified player
- *   anywhere can make walkovers cascade further, so then everything.
+ * it (a 256-player single elimination is 255 matches and 256 participants),
+ * as the format says (its `afterDecisionNeeds`):
+ * - `all-decided`: nothing follows while a match of the tournament is
+ *   undecided (a round robin's and a Swiss's matches feed nothing; a Swiss
+ *   round is paired once the one before is complete): one count;
+ * - `neighbours`, with nobody disqualified: the match, where its winner and
+ *   loser go, and the matches that feed nothing (what `isFinished` and the
+ *   grand-final reset look at); a disqualified player anywhere can make
+ *   walkovers cascade further, so then everything.
  * Anything else, and the standings once finished, read the whole tournament.
  * The tournament row is read locked first: the decisions of one tournament
  * take turns, each seeing the ones before.
@@ -103,13 +104,14 @@ export async function advanceAfter(tx: Transaction, match: MatchRecord, now: Dat
   const tournament = (await tx.games.tournament(match.tournamentId))!
   const key = keyOf(match)
   let state: TournamentState
-  if (tournament.format === 'round_robin' || tournament.format === 'swiss') {
+  const engine = engineOf(tournament.format)
+  if (engine.afterDecisionNeeds === 'all-decided') {
     if ((await tx.games.countUndecided(tournament.id)) > 0) return emptyStep()
     state = await loadState(tx.games, tournament)
   } else if (!(await tx.games.hasDisqualified(tournament.id))) {
     const around = [match.id, match.nextMatchId, match.loserNextMatchId].filter((id): id is string => id !== null)
     const rows = new Map((await tx.games.matchesAround(tournament.id, around)).map((row) => [keyOf(row), row]))
-    state = { tournament, engine: engineOf(tournament.format), ctx: contextOf(tournament, []), participants: [], rows, partial: true }
+    state = { tournament, engine, ctx: contextOf(tournament, []), participants: [], rows, partial: true }
   } else {
     state = await loadState(tx.games, tournament)
   }
@@ -125,7 +127,8 @@ function rowsFor(state: TournamentState, created: readonly EngineMatch[], now: D
   return created.map((m) => ({
     id: idOf.get(m.key)!,
     tournamentId: state.tournament.id,
-    bracket: m.bracket,
+    // One of its engine's own `brackets`, which BracketKind lists.
+    bracket: m.bracket as BracketKind,
     round: m.round,
     position: m.position,
     status: m.status,

@@ -14,6 +14,7 @@ import { JOB_KINDS } from '../../jobs/queue'
 import type { CreateTournamentBody, Match, Registration, RegistrationView, Tournament, TournamentsPage } from './model'
 import { newSeedingSeed } from './seeding'
 import { BadKeyTracker } from './bad-keys'
+import { BRACKETS, engineOf, FORMAT_OPTIONS, ownerOf, type FormatOptionName, type OptionProblem } from './formats/engines'
 import { loadState, standingsOf } from './progress'
 import { openBracket, startRegistered } from './start'
 import { chargeEntryFee, formatOptions, fundPrizePool, planPurse, purseOf, refundEntryFee, settleCancelled, underfunded, PRIZE_ASSET, type PrizePool } from './prizes'
@@ -43,10 +44,10 @@ export function toMatch(row: MatchRecord): Match {
   }
 }
 
-/** The order brackets are listed in: the way a tournament is played. */
-const BRACKET_ORDER: Record<MatchRecord['bracket'], number> = { winners: 0, losers: 1, third_place: 2, grand_final: 3, round_robin: 4, swiss: 5 }
+/** The order brackets are listed in: the way a tournament is played (each format lists its brackets so). */
+const BRACKET_ORDER = new Map<string, number>(BRACKETS.map((bracket, i) => [bracket, i]))
 
-/** Standings are shown once the tournament plays (live for round robin and Swiss; the engines give none for an unfinished elimination). */
+/** Standings are shown once the tournament plays (live where results only feed the table; the engines give none for an unfinished bracket). */
 const HAS_STANDINGS: readonly TournamentStatus[] = ['running', 'finalizing', 'completed']
 
 /** The tournament object of contract §6 and §9, or null. */
@@ -54,7 +55,7 @@ export async function loadTournament(games: GamesStore, id: string): Promise<Tou
   const row = await games.tournament(id)
   if (!row) return null
   const state = await loadState(games, row)
-  const matches = [...state.rows.values()].sort((a, b) => BRACKET_ORDER[a.bracket] - BRACKET_ORDER[b.bracket] || a.round - b.round || a.position - b.position)
+  const matches = [...state.rows.values()].sort((a, b) => BRACKET_ORDER.get(a.bracket)! - BRACKET_ORDER.get(b.bracket)! || a.round - b.round || a.position - b.position)
   return {
     id: row.id,
     gameId: row.gameId,
@@ -181,32 +182,23 @@ export function planRegistration(input: CreateTournamentBody, now: Date): Regist
 }
 
 /**
- * The largest round robin: every pair plays, so n players are n(n − 1)/2
- * matches, all stored at the start and read by every decision; 128 players
- * are 8,128 matches (a league, not an open event: Swiss is for those).
- */
-export const MAX_ROUND_ROBIN_PLAYERS = 128
-
-/** Which format each format-specific option belongs to. */
-const OPTION_FORMATS = { thirdPlaceMatch: 'single_elimination', grandFinal: 'double_elimination', rounds: 'swiss' } as const
-
-/**
- * The options of a new tournament against its format: each format's own
- * options only, and a Swiss's rounds below its player count (`players`: the
+ * The options of a new tournament against its format, as the formats declare
+ * them (formats/engines.ts): each format's own options only, the format's
+ * player cap, then each given option's own checks (`players`: the
  * participants listed, or at most `maxPlayers` for a registration).
  */
 export function checkOptions(input: Pick<CreateTournamentBody, 'format' | 'options'>, players: number, playersPath: string): void {
   const options = input.options ?? {}
-  const problems: { path: string; message: string }[] = []
-  for (const [option, format] of Object.entries(OPTION_FORMATS) as [keyof typeof OPTION_FORMATS, string][]) {
-    if (options[option] !== undefined && input.format !== format) problems.push({ path: `body/options/${option}`, message: `Only for ${format}` })
+  const engine = engineOf(input.format)
+  const given = (Object.keys(FORMAT_OPTIONS) as FormatOptionName[]).filter((option) => options[option] !== undefined)
+  const problems: OptionProblem[] = []
+  for (const option of given) {
+    const owner = ownerOf(option)
+    if (owner !== engine) problems.push({ path: `body/options/${option}`, message: `Only for ${owner.name}` })
   }
-  if (input.format === 'round_robin' && players > MAX_ROUND_ROBIN_PLAYERS) {
-    problems.push({ path: playersPath, message: `A round robin takes at most ${MAX_ROUND_ROBIN_PLAYERS} players (every pair plays: ${MAX_ROUND_ROBIN_PLAYERS * (MAX_ROUND_ROBIN_PLAYERS - 1) / 2} matches)` })
-  }
-  if (options.rounds !== undefined && options.rounds > players - 1) {
-    problems.push({ path: 'body/options/rounds', message: `At most ${players - 1} rounds for ${players} players` })
-  }
+  if (engine.maxPlayers && players > engine.maxPlayers.limit) problems.push({ path: playersPath, message: engine.maxPlayers.problem })
+  // An option's own checks run wherever it is given, also in another format's tournament (reported beside the problem above).
+  for (const owner of new Set(given.map(ownerOf))) problems.push(...(owner.optionProblems?.(options, players) ?? []))
   if (problems.length > 0) throw invalid(problems)
 }
 

@@ -15,7 +15,7 @@ import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { assertStandingMayAct } from '../auth/standing'
 import { newId } from '../../shared/ids'
-import { CorrectionTooLate, type FormatName } from '../games/formats/engines'
+import { CorrectionTooLate, engineOf, type FormatName } from '../games/formats/engines'
 import { notifyMatchPlayers, type MatchEventData, type MatchEventType } from '../games/match-events'
 import type { Match } from '../games/model'
 import type { Actor } from '../audit/log'
@@ -44,9 +44,6 @@ export interface DecisionView {
   winnerParticipantId?: string
   nextMatchId?: string
 }
-
-/** The formats in which an agreed draw is a result (contract §9); elsewhere it is played again. */
-const DRAWS_ARE_RESULTS: ReadonlySet<FormatName> = new Set(['round_robin', 'swiss'])
 
 export type ClaimInput =
   | { outcome: 'WIN'; winnerParticipantId: string; score?: Record<string, unknown> }
@@ -182,7 +179,7 @@ export class MatchesService {
       )
       const format = await this.formatFor(tx, match)
       const decision = decide(
-        { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, drawIsResult: DRAWS_ARE_RESULTS.has(format) },
+        { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, drawIsResult: engineOf(format).drawsAreResults },
         claims,
       )
       return applyDecision(tx, now, match, decision)
@@ -319,8 +316,8 @@ export class MatchesService {
       if (participant.disqualifiedAt !== null) throw new AppError('conflict', 'The participant is disqualified already')
       const theirs = [...state.rows.values()].filter((m) => m.slot1ParticipantId === participantId || m.slot2ParticipantId === participantId)
       const undecided = theirs.find((m) => m.status === 'waiting' || m.status === 'running' || m.status === 'disputed')
-      // A Swiss player who has played this round is still in (the next round pairs them); elsewhere no match left means out.
-      const current = undecided ?? (tournament.format === 'swiss' ? theirs.sort((a, b) => b.round - a.round)[0] : undefined)
+      // Where rounds are paired as it goes, a player who has played this round is still in (the next round pairs them); elsewhere no match left means out.
+      const current = undecided ?? (state.engine.plays === 'paired-rounds' ? theirs.sort((a, b) => b.round - a.round)[0] : undefined)
       if (!current) throw new AppError('conflict', 'The participant has no match left to play: already out')
       const now = this.deps.clock.now()
       await tx.games.markDisqualified(participantId, now)

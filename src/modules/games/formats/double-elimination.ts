@@ -18,6 +18,7 @@
 // - its champion meets the winners-bracket champion in the grand final; with
 //   `grandFinal: reset` (the default) a second grand final is created when the
 //   losers-bracket champion wins the first.
+import { Type } from '@sinclair/typebox'
 import {
   CorrectionTooLate,
   Work,
@@ -57,8 +58,21 @@ function needsReset(ctx: FormatContext, gf1: EngineMatch, isOut: (p: string) => 
   return (ctx.options.grandFinal ?? 'reset') === 'reset' && gf1.status === 'decided' && gf1.winner === gf1.slot2 && loser !== null && !isOut(loser)
 }
 
-export const doubleEliminationEngine: FormatEngine = {
+/** Its own creation options (the API's TournamentOptions). */
+const doubleEliminationOptions = {
+  grandFinal: Type.Optional(
+    Type.Union([Type.Literal('simple'), Type.Literal('reset')], { description: 'double elimination (default `reset`): a second grand final when the losers-bracket champion wins the first' }),
+  ),
+}
+
+export const doubleEliminationEngine: FormatEngine<'double_elimination', readonly ['winners', 'losers', 'grand_final'], typeof doubleEliminationOptions> = {
   name: 'double_elimination',
+  label: 'Double elimination',
+  brackets: ['winners', 'losers', 'grand_final'],
+  plays: 'bracket',
+  drawsAreResults: false,
+  afterDecisionNeeds: 'neighbours',
+  options: doubleEliminationOptions,
 
   start(ctx) {
     checkParticipants(ctx)

@@ -2,6 +2,7 @@
 // bracket.ts (byes to the top seeds), plus the optional third-place match
 // between the semi-final losers. And the standings both elimination formats
 // share: by the stage a player went out at, then by seed.
+import { Type } from '@sinclair/typebox'
 import { planSingleElimination } from '../bracket'
 import {
   Work,
@@ -64,8 +65,19 @@ export function lostIn(matches: readonly EngineMatch[], bracket: EngineMatch['br
   return out
 }
 
-export const singleEliminationEngine: FormatEngine = {
+/** Its own creation options (the API's TournamentOptions). */
+const singleEliminationOptions = {
+  thirdPlaceMatch: Type.Optional(Type.Boolean({ description: 'single elimination: the semi-final losers play for third place (4 or more players)' })),
+}
+
+export const singleEliminationEngine: FormatEngine<'single_elimination', readonly ['winners', 'third_place'], typeof singleEliminationOptions> = {
   name: 'single_elimination',
+  label: 'Single elimination',
+  brackets: ['winners', 'third_place'],
+  plays: 'bracket',
+  drawsAreResults: false,
+  afterDecisionNeeds: 'neighbours',
+  options: singleEliminationOptions,
 
   start(ctx) {
     checkParticipants(ctx)

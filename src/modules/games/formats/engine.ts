@@ -15,8 +15,13 @@
 // The services drive it through src/modules/games/progress.ts, which maps keys
 // to stored rows and a Step to store writes and events.
 
-export type FormatName = 'single_elimination' | 'double_elimination' | 'round_robin' | 'swiss'
-export type BracketKind = 'winners' | 'losers' | 'grand_final' | 'third_place' | 'round_robin' | 'swiss'
+import type { TProperties } from '@sinclair/typebox'
+
+// The names of the formats and of their brackets are the engines' own: the
+// registry (engines.ts) derives FormatName and BracketKind from them, and
+// every list outside this folder (the API's schemas, the database's, the
+// CLI's and the console's) derives from the registry.
+export type { BracketKind, FormatName } from './engines'
 
 export interface FormatOptions {
   /** Single elimination: the semi-final losers play for third place (needs 4 or more players). */
@@ -51,7 +56,8 @@ export type DecidedBy = 'played' | 'bye' | 'walkover'
 export interface EngineMatch {
   /** `${bracket}:${round}:${position}`; see matchKey. */
   key: string
-  bracket: BracketKind
+  /** One of its engine's `brackets`. */
+  bracket: string
   round: number
   position: number
   slot1: string | null
@@ -95,8 +101,52 @@ export interface StandingRow {
   points: number
 }
 
-export interface FormatEngine {
-  readonly name: FormatName
+/** A problem with a field of a tournament's creation body: `path` as the service reports it (`body/options/rounds`). */
+export interface OptionProblem {
+  path: string
+  message: string
+}
+
+/**
+ * A format: what the rest of the code asks of it (declared here, so no file
+ * outside this folder names a format), then the engine functions.
+ */
+export interface FormatEngine<Name extends string = string, Brackets extends readonly string[] = readonly string[], Options extends TProperties = TProperties> {
+  /** The name a tournament stores and the API speaks. */
+  readonly name: Name
+  /** What operators read (the console's list). */
+  readonly label: string
+  /** The brackets its matches belong to, in the order they are played (and listed). */
+  readonly brackets: Brackets
+  /**
+   * How its matches come about: `bracket`, a result feeds later matches (the
+   * winner, maybe the loser, goes on); `all-pairs`, every match is known from
+   * the start and results feed only the standings; `paired-rounds`, each
+   * round is paired from the results so far, so a player whose matches are
+   * all decided may still be in.
+   */
+  readonly plays: 'bracket' | 'all-pairs' | 'paired-rounds'
+  /** Whether an agreed draw is a result (contract §9); where it is not, the match is played again. */
+  readonly drawsAreResults: boolean
+  /**
+   * What a decision's `afterDecision` must be given: `neighbours`, the match,
+   * where its winner and loser go and the matches that feed nothing (every
+   * match when someone is disqualified: walkovers may cascade); `all-decided`,
+   * nothing follows while a match is undecided, then every match.
+   */
+  readonly afterDecisionNeeds: 'neighbours' | 'all-decided'
+  /** At most this many players (below every format's 1024), with the problem a larger tournament is told. */
+  readonly maxPlayers?: { readonly limit: number; readonly problem: string }
+  /** Its own creation options, as TypeBox properties of the API's TournamentOptions (their descriptions say whose they are). */
+  readonly options: Options
+  /**
+   * Problems with the values of its own options for `players` participants
+   * (the listed ones, or at most `maxPlayers` of a registration). Called
+   * whenever one of its options is given, whatever the format.
+   */
+  optionProblems?(options: FormatOptions, players: number): OptionProblem[]
+  /** The options it plays with once `players` are known (a registration may fill less than asked for); the stored options otherwise. */
+  fitOptions?(options: FormatOptions, players: number): FormatOptions
   /** The matches known at the start: byes decided, matches with both players `running`, the rest `waiting`. */
   start(ctx: FormatContext): EngineMatch[]
   /** What follows once `decidedKey` is decided in `matches` (which already holds the decision). */
@@ -134,7 +184,7 @@ export function checkParticipants(ctx: FormatContext): void {
   if (new Set(ctx.participants).size !== n) throw new RangeError('a participant is listed twice')
 }
 
-export function matchKey(bracket: BracketKind, round: number, position: number): string {
+export function matchKey(bracket: string, round: number, position: number): string {
   return `${bracket}:${round}:${position}`
 }
 
@@ -143,7 +193,7 @@ export function emptyStep(): Step {
 }
 
 /** A match with both slots filled (or not): the common shape. */
-export function newMatch(bracket: BracketKind, round: number, position: number, slot1: string | null, slot2: string | null): EngineMatch {
+export function newMatch(bracket: string, round: number, position: number, slot1: string | null, slot2: string | null): EngineMatch {
   return {
     key: matchKey(bracket, round, position),
     bracket,

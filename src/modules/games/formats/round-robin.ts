@@ -84,8 +84,29 @@ export function roundRobinOrder(ctx: FormatContext, matches: readonly EngineMatc
   )
 }
 
-export const roundRobinEngine: FormatEngine = {
+/**
+ * The largest round robin: every pair plays, so n players are n(n − 1)/2
+ * matches, all stored at the start and read by every decision; 128 players
+ * are 8,128 matches (a league, not an open event: Swiss is for those).
+ */
+export const MAX_PLAYERS = 128
+
+/** It has no creation options of its own. */
+const roundRobinOptions = {}
+
+export const roundRobinEngine: FormatEngine<'round_robin', readonly ['round_robin'], typeof roundRobinOptions> = {
   name: 'round_robin',
+  label: 'Round robin',
+  brackets: ['round_robin'],
+  plays: 'all-pairs',
+  drawsAreResults: true,
+  // Nothing follows a result but the finish: read everything once nothing is left.
+  afterDecisionNeeds: 'all-decided',
+  maxPlayers: {
+    limit: MAX_PLAYERS,
+    problem: `A round robin takes at most ${MAX_PLAYERS} players (every pair plays: ${(MAX_PLAYERS * (MAX_PLAYERS - 1)) / 2} matches)`,
+  },
+  options: roundRobinOptions,
 
   start(ctx) {
     checkParticipants(ctx)

@@ -14,6 +14,7 @@
 // - Standings are live: points, then Buchholz (the sum of the points of the
 //   opponents met in matches, a bye counting none), then seed.
 // - A disqualified player forfeits the current match and is paired no more.
+import { Type } from '@sinclair/typebox'
 import {
   CorrectionTooLate,
   Work,
@@ -160,8 +161,27 @@ function onDecided(work: Work, m: EngineMatch): void {
   if (roundOf(work.byKey.values(), m.round).every((x) => x.status === 'decided')) pairRound(work, m.round + 1)
 }
 
-export const swissEngine: FormatEngine = {
+/** Its own creation options (the API's TournamentOptions). */
+const swissOptions = {
+  rounds: Type.Optional(Type.Integer({ minimum: 1, maximum: 1023, description: 'Swiss: rounds to play, at most players − 1 (default ⌈log2 players⌉)' })),
+}
+
+export const swissEngine: FormatEngine<'swiss', readonly ['swiss'], typeof swissOptions> = {
   name: 'swiss',
+  label: 'Swiss',
+  brackets: ['swiss'],
+  plays: 'paired-rounds',
+  drawsAreResults: true,
+  // A round is paired once the one before is complete, and a match feeds nothing.
+  afterDecisionNeeds: 'all-decided',
+  options: swissOptions,
+  optionProblems(options, players) {
+    return options.rounds !== undefined && options.rounds > players - 1 ? [{ path: 'body/options/rounds', message: `At most ${players - 1} rounds for ${players} players` }] : []
+  },
+  // A registration that filled less than asked for plays as many rounds as its players allow.
+  fitOptions(options, players) {
+    return options.rounds !== undefined && options.rounds > players - 1 ? { ...options, rounds: Math.max(1, players - 1) } : options
+  },
 
   start(ctx) {
     checkParticipants(ctx)
