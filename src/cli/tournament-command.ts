@@ -14,12 +14,14 @@ import { AppError, type ErrorCode } from '../shared/errors'
 import type { Services } from '../services'
 import { cliActor } from './actor'
 import { CreateTournamentBody, TournamentOptions, type Tournament, type TournamentsPage } from '../modules/games/model'
+import { DEFAULT_FORMAT, FORMAT_NAMES, isFormatName, ownerOf, type FormatOptionName } from '../modules/games/formats/engines'
 
 type Body = CreateTournamentBody
 type Format = Body['format']
 type Status = NonNullable<Parameters<Services['games']['listTournaments']>[0]['status']>
 
-export const FORMATS: readonly Format[] = ['single_elimination', 'double_elimination', 'round_robin', 'swiss']
+/** The formats `--format` takes: the registry's. */
+export const FORMATS: readonly Format[] = FORMAT_NAMES
 const STATUSES: readonly Status[] = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled']
 
 /** Which flag sets each field of the body: the service's `body/...` paths are reported by flag. */
@@ -94,28 +96,30 @@ export function createBody(values: Record<string, unknown>, now: Date): Body {
     if (!value) throw new UsageError(`missing --${name}`)
     return value
   }
-  const format = (str(values, 'format') ?? 'single_elimination') as Format
-  if (!FORMATS.includes(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}; got "${format}"`)
+  const format = str(values, 'format') ?? DEFAULT_FORMAT
+  if (!isFormatName(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}; got "${format}"`)
 
   const options: NonNullable<Body['options']> = {}
   const deadline = str(values, 'deadline')
   if (deadline !== undefined) options.matchDeadlineS = wholeNumber(deadline, '--deadline', optionSchema.matchDeadlineS)
-  const only = (flag: string, wanted: Format) => {
+  // A format's own option's flag is for that format only (the registry says whose).
+  const only = (flag: string, option: FormatOptionName) => {
+    const wanted = ownerOf(option).name
     if (format !== wanted) throw new UsageError(`--${flag} is for --format ${wanted}, not ${format}`)
   }
   if (values['third-place'] === true) {
-    only('third-place', 'single_elimination')
+    only('third-place', 'thirdPlaceMatch')
     options.thirdPlaceMatch = true
   }
   const grandFinal = str(values, 'grand-final')
   if (grandFinal !== undefined) {
-    only('grand-final', 'double_elimination')
+    only('grand-final', 'grandFinal')
     if (grandFinal !== 'simple' && grandFinal !== 'reset') throw new UsageError(`--grand-final takes simple or reset, got "${grandFinal}"`)
     options.grandFinal = grandFinal
   }
   const rounds = str(values, 'rounds')
   if (rounds !== undefined) {
-    only('rounds', 'swiss')
+    only('rounds', 'rounds')
     options.rounds = wholeNumber(rounds, '--rounds', optionSchema.rounds)
   }
 
@@ -172,7 +176,7 @@ function optionsText(t: Tournament): string | null {
   const o = t.options
   const parts = [
     o.thirdPlaceMatch ? 'third-place match' : null,
-    t.format === 'double_elimination' ? `grand final ${o.grandFinal ?? 'reset'}` : null,
+    t.format === ownerOf('grandFinal').name ? `grand final ${o.grandFinal ?? 'reset'}` : null,
     o.rounds !== undefined ? `${o.rounds} rounds` : null,
     o.matchDeadlineS !== undefined ? `match deadline ${o.matchDeadlineS} s` : null,
   ].filter((p): p is string => p !== null)
@@ -253,7 +257,7 @@ function disqualifiedText(participantId: string, m: Tournament['matches'][number
   if (m.status === 'waiting') return `${head}; match ${m.id} goes to the opponent as a walkover once the opponent is known`
   const opponent = m.slot1ParticipantId === participantId ? m.slot2ParticipantId : m.slot1ParticipantId
   if (m.status === 'decided' && m.winnerParticipantId !== null && m.winnerParticipantId === opponent) return `${head}; match ${m.id} decided for ${opponent} (walkover)`
-  // A Swiss player between rounds: their last match stands; no more pairings.
+  // A player between rounds paired as it goes (a Swiss): their last match stands; no more pairings.
   return `${head}; their last match ${m.id} stands, and they are paired no more`
 }
 
@@ -266,7 +270,7 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
   return {
     summary: 'Create (any format, with its players or open for registration), list, start, fund, show, cancel a tournament, or disqualify a participant',
     usage:
-      'arena tournament create --game <gameId> --name <name> [--format single_elimination|double_elimination|round_robin|swiss]\n' +
+      `arena tournament create --game <gameId> --name <name> [--format ${FORMATS.join('|')}]\n` +
       '         [--third-place] [--grand-final simple|reset] [--rounds N] [--deadline <seconds>]\n' +
       '         (--players <userId|username,...> | --closes-at <time> --max-players N --starts-at <time>\n' +
       '          [--check-in-opens-at <time> --check-in-closes-at <time>] [--seeding registration|random]) [--json]\n' +

@@ -15,6 +15,7 @@
 // match to its nextMatchId (where the winner goes); where the loser goes
 // (loserNextMatchId) is named in the match table, not drawn, so the picture
 // stays readable.
+import { allFormats } from '../modules/games/formats/engines'
 
 export type LayoutBracket = 'winners' | 'losers' | 'grand_final' | 'third_place'
 
@@ -74,7 +75,8 @@ const SECTION_TITLES: Record<LayoutBracket, string> = {
   grand_final: 'Grand final',
 }
 
-const ELIMINATION_BRACKETS = new Set<string>(['winners', 'losers', 'grand_final', 'third_place'])
+/** The brackets of the formats that play a bracket (formats/engine.ts, `plays`): the ones this layout draws. */
+const ELIMINATION_BRACKETS = new Set<string>(allFormats().flatMap((f) => (f.plays === 'bracket' ? f.brackets : [])))
 
 /** Whether a tournament's matches form a bracket this layout draws (single and double elimination). */
 export function isDrawable(matches: readonly LayoutMatch[]): boolean {

@@ -16,6 +16,7 @@
 import { t, type Static } from 'elysia'
 import { Value } from '@sinclair/typebox/value'
 import { CreateTournamentBody } from '../modules/games/model'
+import { ownerOf, type FormatOptionName } from '../modules/games/formats/engines'
 import type { ErrorDetail } from '../shared/errors'
 
 const Field = t.Optional(t.String({ maxLength: 20_000 }))
@@ -77,9 +78,11 @@ export function readTournamentForm(fields: TournamentFormFields): FormResult {
   const options: NonNullable<CreateTournamentBody['options']> = {}
   const deadline = integer('matchDeadlineS', fields.matchDeadlineS)
   if (deadline !== undefined) options.matchDeadlineS = deadline
-  if (format === 'single_elimination' && fields.thirdPlaceMatch !== undefined) options.thirdPlaceMatch = true
-  if (format === 'double_elimination' && (fields.grandFinal === 'simple' || fields.grandFinal === 'reset')) options.grandFinal = fields.grandFinal
-  if (format === 'swiss') {
+  // A format's own option is read only when that format is chosen (the registry says whose it is).
+  const mine = (option: FormatOptionName) => format === ownerOf(option).name
+  if (mine('thirdPlaceMatch') && fields.thirdPlaceMatch !== undefined) options.thirdPlaceMatch = true
+  if (mine('grandFinal') && (fields.grandFinal === 'simple' || fields.grandFinal === 'reset')) options.grandFinal = fields.grandFinal
+  if (mine('rounds')) {
     const rounds = integer('rounds', fields.rounds)
     if (rounds !== undefined) options.rounds = rounds
   }

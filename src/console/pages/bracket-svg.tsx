@@ -24,9 +24,8 @@ export function matchLabel(match: Pick<Match, 'bracket' | 'round' | 'position'> 
       return match.round === 1 ? 'Grand final' : `Grand final ${match.round}`
     case 'third_place':
       return 'Third place'
-    case 'round_robin':
-      return `Round ${match.round} #${match.position}`
-    case 'swiss':
+    default:
+      // The brackets of the formats that play by rounds, not a tree.
       return `Round ${match.round} #${match.position}`
   }
 }

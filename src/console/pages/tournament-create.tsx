@@ -5,13 +5,10 @@ import type { GameListing } from '../../modules/operations/store'
 import type { ErrorDetail } from '../../shared/errors'
 import type { TournamentFormFields } from '../tournament-form'
 import { Csrf } from '../layout'
+import { allFormats, DEFAULT_FORMAT } from '../../modules/games/formats/engines'
 
-export const FORMATS: { value: string; label: string }[] = [
-  { value: 'single_elimination', label: 'Single elimination' },
-  { value: 'double_elimination', label: 'Double elimination' },
-  { value: 'round_robin', label: 'Round robin' },
-  { value: 'swiss', label: 'Swiss' },
-]
+/** The formats the form offers, with their labels: the registry's. */
+export const FORMATS: { value: string; label: string }[] = allFormats().map((f) => ({ value: f.name, label: f.label }))
 
 type Values = Partial<TournamentFormFields>
 
@@ -45,7 +42,7 @@ function Text(props: { name: keyof TournamentFormFields; label: string; values: 
 
 export function CreateTournamentForm({ csrf, games, values = {}, errors = [] }: { csrf: string; games: GameListing[]; values?: Values; errors?: ErrorDetail[] }) {
   const mode = values.mode ?? 'players'
-  const format = values.format ?? 'single_elimination'
+  const format = values.format ?? DEFAULT_FORMAT
   return (
     <form method="post" action="/console/tournaments" class="wide">
       <Csrf token={csrf} />

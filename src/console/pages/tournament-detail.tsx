@@ -6,7 +6,7 @@ import type { Match, Tournament } from '../../modules/games/model'
 import { isDrawable } from '../bracket-layout'
 import { Csrf } from '../layout'
 import { BracketPicture, matchLabel, type Seat } from './bracket-svg'
-import { FORMATS } from './tournament-create'
+import { engineOf, labelOf } from '../../modules/games/formats/engines'
 import { When } from './ops-kit'
 import { ConfirmButton } from '../confirm'
 
@@ -30,7 +30,7 @@ function nameOf(seats: Map<string, Seat>, participantId: string | null): string 
 }
 
 export function formatName(format: string): string {
-  return FORMATS.find((f) => f.value === format)?.label ?? format
+  return labelOf(format)
 }
 
 function Facts({ tournament, seats, gameName }: { tournament: Tournament; seats: Map<string, Seat>; gameName: string | null }) {
@@ -246,7 +246,7 @@ function CorrectForm({ match, seats, csrf, tournamentId, disqualified }: { match
 
 /** Whether the format feeds results into later matches (a bracket: winner and loser go somewhere), or only into the standings (round robin, Swiss). */
 function isBracket(format: Tournament['format']): boolean {
-  return format === 'single_elimination' || format === 'double_elimination'
+  return engineOf(format).plays === 'bracket'
 }
 
 /**
@@ -259,12 +259,12 @@ function isBracket(format: Tournament['format']): boolean {
 function correctable(tournament: Tournament, m: Match): boolean {
   if (m.status !== 'decided' || m.slot1ParticipantId === null || m.slot2ParticipantId === null) return false
   const byId = new Map(tournament.matches.map((x) => [x.id, x]))
-  switch (tournament.format) {
-    case 'round_robin':
+  switch (engineOf(tournament.format).plays) {
+    case 'all-pairs':
       return true
-    case 'swiss':
+    case 'paired-rounds':
       return !tournament.matches.some((x) => x.round > m.round && x.status === 'decided' && x.slot1ParticipantId !== null && x.slot2ParticipantId !== null)
-    default:
+    case 'bracket':
       return [m.nextMatchId, m.loserNextMatchId].every((id) => id === null || byId.get(id)?.status !== 'decided')
   }
 }

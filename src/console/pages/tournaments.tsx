@@ -6,6 +6,7 @@
 import { t } from 'elysia'
 import type { Services } from '../../services'
 import type { Tournament } from '../../modules/games/model'
+import { engineOf } from '../../modules/games/formats/engines'
 import { TournamentStatus } from '../../modules/games/model'
 import type { ErrorDetail } from '../../shared/errors'
 import { redirect } from '../http'
@@ -54,16 +55,19 @@ function disqualifyConsequences(tournament: Tournament, seats: Map<string, Seat>
     return other === null ? 'the opponent still to come' : (seats.get(other)?.name ?? other)
   }
   const now = current ? `Their current match, ${matchLabel(current)} against ${opponentOf(current)}, is decided for ${opponentOf(current)} now.` : 'They have no match being played now.'
-  const byFormat: Record<Tournament['format'], string> = {
-    single_elimination: `${now} ${name} is out of the tournament.`,
-    double_elimination: `${now} From the winners bracket they drop into the losers bracket, where their match is a walkover too as soon as it fills: out either way.`,
-    round_robin: `Every match of theirs not yet decided (${theirs.length}${theirs.length > 0 ? `: against ${theirs.map(opponentOf).join(', ')}` : ''}) is decided for the opponent now.`,
-    swiss: `${now} They are not paired in any later round (a bye goes to someone else if the count becomes odd).`,
+  // As the format plays (formats/engine.ts, `plays`): a bracket with a losers bracket gives a second life, one without none.
+  const engine = engineOf(tournament.format)
+  const byFormat = {
+    bracket: engine.brackets.includes('losers')
+      ? `${now} From the winners bracket they drop into the losers bracket, where their match is a walkover too as soon as it fills: out either way.`
+      : `${now} ${name} is out of the tournament.`,
+    'all-pairs': `Every match of theirs not yet decided (${theirs.length}${theirs.length > 0 ? `: against ${theirs.map(opponentOf).join(', ')}` : ''}) is decided for the opponent now.`,
+    'paired-rounds': `${now} They are not paired in any later round (a bye goes to someone else if the count becomes odd).`,
   }
   return [
-    byFormat[tournament.format],
-    // A round robin's matches all exist from the start: nothing later fills.
-    tournament.format === 'round_robin' ? 'Results already decided stand.' : 'Every later match they would enter is decided for the opponent the moment it fills. Results already decided stand.',
+    byFormat[engine.plays],
+    // Where every match exists from the start, nothing later fills.
+    engine.plays === 'all-pairs' ? 'Results already decided stand.' : 'Every later match they would enter is decided for the opponent the moment it fills. Results already decided stand.',
     `${name} gets a tournament.disqualified event with your reason; both players of each walkover get match.decided.`,
     ...(tournament.prizes.length > 0 ? ['A rank they end on pays no prize (ranks do not move up).'] : []),
     'It cannot be undone: no correction makes a disqualified player the winner again.',
