@@ -263,7 +263,8 @@ export interface LedgerReport {
  * system account's balance is that sum: there is nothing to compare), and is
  * zero when its user is deleted; each
  * balance a user posting recorded as the one it left is the running sum of
- * its account's postings up to it.
+ * its account's postings up to it; each reversal `reverse` wrote is the exact
+ * opposite of the movement it names.
  * Reads one snapshot (`storage.read.wallet`), so a server writing meanwhile
  * is never caught half-way through a movement.
  */
