@@ -8,7 +8,7 @@ import type { Actor } from '../audit/log'
 import type { CustodyClient } from './custody'
 import { historyPage, type HistoryPage } from './history'
 import { formatSigned, holdingsOf, statementOf, type Holdings, type StatementEntry } from './holdings'
-import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
+import { accounts, balanceOf, ledger } from './ledger'
 import type { Wallet } from './store'
 
 export const DEFAULT_ASSET = USDC
@@ -138,20 +138,14 @@ export class WalletService {
         return
       }
       const now = clock.now()
-      await postMovement(
-        tx.wallet,
-        {
-          kind: 'credit',
-          asset,
-          reference,
-          memo: { userId: input.userId, amount: amount.toString(), reference: input.reference },
-          postings: [
-            { accountId: userAccountId(input.userId, asset), userId: input.userId, amount },
-            { accountId: systemAccountId('funding', asset), userId: null, amount: -amount },
-          ],
-        },
-        now,
-      )
+      await ledger(tx.wallet, now).transfer({
+        kind: 'credit',
+        from: accounts.system('funding', asset),
+        to: accounts.user(input.userId, asset),
+        amount,
+        reference,
+        memo: { userId: input.userId, amount: amount.toString(), reference: input.reference },
+      })
       const balance = await balanceOf(tx.wallet, input.userId, asset)
       const credited = formatAmount(amount, DEFAULT_ASSET)
       await tx.events.append(
@@ -197,20 +191,16 @@ export class WalletService {
         return await balanceOf(tx.wallet, input.userId, asset)
       }
       const now = clock.now()
-      const transactionId = await postMovement(
-        tx.wallet,
-        {
-          kind: 'adjustment',
-          asset,
-          reference,
-          memo: { userId: input.userId, amount: amount.toString(), reference: input.reference, reason },
-          postings: [
-            { accountId: userAccountId(input.userId, asset), userId: input.userId, amount },
-            { accountId: systemAccountId('adjustments', asset), userId: null, amount: -amount },
-          ],
-        },
-        now,
-      )
+      // A signed amount: positive from the adjustments account to the wallet, negative the other way.
+      const [wallet, adjustments] = [accounts.user(input.userId, asset), accounts.system('adjustments', asset)]
+      const transactionId = await ledger(tx.wallet, now).transfer({
+        kind: 'adjustment',
+        from: amount > 0n ? adjustments : wallet,
+        to: amount > 0n ? wallet : adjustments,
+        amount: amount > 0n ? amount : -amount,
+        reference,
+        memo: { userId: input.userId, amount: amount.toString(), reference: input.reference, reason },
+      })
       const after = await balanceOf(tx.wallet, input.userId, asset)
       const signed = formatSigned(amount, DEFAULT_ASSET)
       const balance = formatAmount(after, DEFAULT_ASSET)

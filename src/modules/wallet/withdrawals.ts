@@ -44,7 +44,7 @@ import type { PinService } from '../security/pin-service'
 import { CustodyRefusedError, type CustodyClient } from './custody'
 import { isValidAddress, verifyEd25519, withdrawalMessage } from './frost'
 import { HISTORY_PAGE_DEFAULT, pageLimit } from './history'
-import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
+import { accounts, balanceOf, ledger, type Transfer } from './ledger'
 import { amountFrom, DEFAULT_ASSET, type WalletService } from './service'
 import type { WalletStore, Withdrawal, WithdrawalStatus } from './store'
 
@@ -96,6 +96,18 @@ export function toWithdrawal(row: Withdrawal): WithdrawalView {
 /** What an approval's or a rejection's audit record says of the withdrawal: whose, how much, where to. */
 function withdrawalFacts(row: Withdrawal): Record<string, unknown> {
   return { userId: row.userId, amount: formatAmount(row.amount, DEFAULT_ASSET), asset: row.asset, destinationAddress: row.destinationAddress }
+}
+
+/**
+ * A failed or rejected withdrawal's money back to its owner: a transfer of
+ * kind `reversal` from the withdrawals account, its memo naming the
+ * withdrawal (`arena ledger check` counts one per failed or rejected
+ * withdrawal). Not `ledger.reverse` of the debit: the withdrawal's row, not
+ * the ledger, knows its debit, and its status already makes the give-back
+ * happen once (docs/decisions.md, "Money moves by name").
+ */
+function giveBack(row: Withdrawal, memo: { withdrawalId: string; reason: string; rejected?: true }): Transfer {
+  return { kind: 'reversal', from: accounts.system('withdrawals', row.asset), to: accounts.user(row.userId, row.asset), amount: row.amount, memo }
 }
 
 export interface VerifyInput {
@@ -217,19 +229,13 @@ export class WithdrawalService {
       const id = newId('withdrawal')
       // Debit first: insufficient funds throws and rolls everything back,
       // the session included.
-      await postMovement(
-        tx.wallet,
-        {
-          kind: 'withdrawal',
-          asset,
-          memo: { withdrawalId: id },
-          postings: [
-            { accountId: userAccountId(input.userId, asset), userId: input.userId, amount: -amount },
-            { accountId: systemAccountId('withdrawals', asset), userId: null, amount },
-          ],
-        },
-        now,
-      )
+      await ledger(tx.wallet, now).transfer({
+        kind: 'withdrawal',
+        from: accounts.user(input.userId, asset),
+        to: accounts.system('withdrawals', asset),
+        amount,
+        memo: { withdrawalId: id },
+      })
       const { above, newDestinationHoldS = 0 } = this.deps.approval ?? {}
       const needsApproval = above !== undefined && amount > above
       // Read in this unit of work: a signed withdrawal to the address makes it known.
@@ -350,19 +356,7 @@ export class WithdrawalService {
       const current = (await tx.wallet.withdrawal(withdrawalId))!
       if (current.status !== 'pending_signature') return current
       const now = clock.now()
-      await postMovement(
-        tx.wallet,
-        {
-          kind: 'reversal',
-          asset: current.asset,
-          memo: { withdrawalId, reason },
-          postings: [
-            { accountId: systemAccountId('withdrawals', current.asset), userId: null, amount: -current.amount },
-            { accountId: userAccountId(current.userId, current.asset), userId: current.userId, amount: current.amount },
-          ],
-        },
-        now,
-      )
+      await ledger(tx.wallet, now).transfer(giveBack(current, { withdrawalId, reason }))
       const failed = await tx.wallet.markWithdrawalFailed(withdrawalId, reason, now)
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_failed', data: { withdrawalId, reason } }, now)
       return failed
@@ -425,19 +419,7 @@ export class WithdrawalService {
       const now = clock.now()
       const rejected = await tx.wallet.moveWithdrawal(withdrawalId, current.status, 'rejected', now, { rejectionReason: reason })
       if (!rejected) return (await tx.wallet.withdrawal(withdrawalId))!
-      await postMovement(
-        tx.wallet,
-        {
-          kind: 'reversal',
-          asset: current.asset,
-          memo: { withdrawalId, reason, rejected: true },
-          postings: [
-            { accountId: systemAccountId('withdrawals', current.asset), userId: null, amount: -current.amount },
-            { accountId: userAccountId(current.userId, current.asset), userId: current.userId, amount: current.amount },
-          ],
-        },
-        now,
-      )
+      await ledger(tx.wallet, now).transfer(giveBack(current, { withdrawalId, reason, rejected: true }))
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_rejected', data: { withdrawalId, reason } }, now)
       await by.record(tx, { action: 'withdrawal.reject', target: withdrawalId, reason, details: { ...withdrawalFacts(current), was: current.status } })
       return rejected
