@@ -6,10 +6,10 @@ import { formatAmount, MoneyFormatError, parsePositiveAmount, parseSignedAmount,
 import type { SecurityEventInput } from '../security/event-log'
 import type { Actor } from '../audit/log'
 import type { CustodyClient } from './custody'
-import { historyPage, type HistoryPage } from './history'
+import { historyPage } from './history'
 import { formatSigned, holdingsOf, statementOf, type Holdings, type StatementEntry } from './holdings'
 import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
-import type { WalletResponse } from './model'
+import type { TransactionsPage, WalletResponse } from './model'
 import type { Wallet } from './store'
 
 export const DEFAULT_ASSET = USDC
@@ -104,7 +104,7 @@ export class WalletService {
   }
 
   /** GET /wallet/transactions: the user's movements in the wallet's asset, oldest first, a page after the cursor. */
-  transactions(userId: string, query: { after?: string; limit?: number }): Promise<HistoryPage> {
+  transactions(userId: string, query: { after?: string; limit?: number }): Promise<TransactionsPage> {
     return historyPage(this.deps.storage.read.wallet, userId, DEFAULT_ASSET, query)
   }
 
