@@ -37,6 +37,7 @@ import { accounts, escrowAccountId, ledger, mayCredit } from '../wallet/ledger'
 import type { WalletStore } from '../wallet/store'
 import type { StandingRow } from './formats/engines'
 import type { Participant, TournamentOptions, TournamentRecord } from './store'
+import type { PrizePoolResponse } from './model'
 
 /** Tournament money is in the wallet's asset. */
 export const PRIZE_ASSET = USDC
@@ -190,12 +191,8 @@ export async function settleCancelled(tx: Transaction, tournamentId: string, par
   await releaseEscrow(tx, tournamentId, 'funding', now)
 }
 
-/** The prize pool as the operator sees it: what the escrow holds and what the prizes need. */
-export interface PrizePool {
-  tournamentId: string
-  escrow: string
-  prizesTotal: string
-}
+/** The prize pool as the operator sees it: what the escrow holds and what the prizes need (the route's model). */
+export type PrizePool = PrizePoolResponse
 
 /** 409 prize_pool_underfunded unless the escrow covers the prizes; null when it does. */
 export async function underfunded(tx: Transaction, tournament: TournamentRecord): Promise<AppError | null> {

@@ -46,36 +46,12 @@ import { isValidAddress, verifyEd25519, withdrawalMessage } from './frost'
 import { HISTORY_PAGE_DEFAULT, pageLimit } from './history'
 import { accounts, balanceOf, ledger, type Transfer } from './ledger'
 import { amountFrom, DEFAULT_ASSET, type WalletService } from './service'
+import type { Withdrawal as WithdrawalModel } from '../security/model'
+import type { WithdrawalsPage } from './model'
 import type { WalletStore, Withdrawal, WithdrawalStatus } from './store'
 
-export interface WithdrawalView {
-  id: string
-  status: WithdrawalStatus
-  amount: string
-  asset: string
-  destinationAddress: string
-  idempotencyKey: string
-  signature?: string
-  /** Why custody refused it, once `failed`. */
-  failureReason?: string
-  /** Why it is not signed yet, while `awaiting_approval` or `held`. */
-  reason?: WithdrawalWaitReason
-  /** When its new-destination hold ends, while it waits with one. */
-  releasesAt?: string
-  /** The operator's reason, once `rejected`. */
-  rejectionReason?: string
-  createdAt: string
-}
-
-export type WithdrawalWaitReason = 'approval_required' | 'new_destination'
-
-export interface WithdrawalsPage {
-  withdrawals: WithdrawalView[]
-  /** The last withdrawal of a full page when more may follow; null at the end. */
-  cursor: string | null
-}
-
-export function toWithdrawal(row: Withdrawal): WithdrawalView {
+/** A stored withdrawal as every answer shows it (the API's `Withdrawal` model, the console, the admin list). */
+export function toWithdrawal(row: Withdrawal): WithdrawalModel {
   return {
     id: row.id,
     status: row.status,
@@ -124,7 +100,7 @@ export interface VerifyInput {
 
 export type VerifyResult =
   | { valid: false; locked: boolean; attempt: number }
-  | { valid: true; locked: false; attempt: 0; withdrawal: WithdrawalView }
+  | { valid: true; locked: false; attempt: 0; withdrawal: WithdrawalModel }
 
 export interface WithdrawalDeps {
   storage: Storage
@@ -371,7 +347,7 @@ export class WithdrawalService {
    * awaited approval, is 409 withdrawal_not_awaiting_approval. While its owner
    * is banned (or deleted) it is 409 withdrawal_owner_banned and stays as it is.
    */
-  async approve(withdrawalId: string, by: Actor): Promise<WithdrawalView> {
+  async approve(withdrawalId: string, by: Actor): Promise<WithdrawalModel> {
     const { storage, clock } = this.deps
     const row = await storage.write(async (tx) => {
       const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
@@ -411,7 +387,7 @@ export class WithdrawalService {
    * 409 withdrawal_signing_started. Against the release job: both move it out
    * of `held` by one conditional update, so exactly one of them does.
    */
-  async reject(withdrawalId: string, reason: string, by: Actor): Promise<WithdrawalView> {
+  async reject(withdrawalId: string, reason: string, by: Actor): Promise<WithdrawalModel> {
     const { storage, clock } = this.deps
     const row = await storage.write(async (tx) => {
       const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
@@ -465,7 +441,7 @@ export class WithdrawalService {
   }
 
   /** The user's withdrawals, oldest first (the account export). */
-  async listOf(userId: string): Promise<WithdrawalView[]> {
+  async listOf(userId: string): Promise<WithdrawalModel[]> {
     return (await this.deps.storage.read.wallet.withdrawalsOf(userId)).map(toWithdrawal)
   }
 
