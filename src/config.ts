@@ -1,114 +1,22 @@
 // The environment is read once, here, validated as a whole, and frozen.
 // A bad value stops the process with one message naming every problem, so an
 // operator fixes them in one go instead of one restart per typo.
-import { LOG_LEVELS, type LogLevel } from './shared/logger'
+//
+// Every setting is declared once, in SETTINGS below: its name, the Config key
+// it fills, how its text is read, its default, its bounds and its words. The
+// Config type, loadConfig's reading, `arena --help` (helpLine) and the README's
+// Configuration table (`npm run docs:settings`, checked fresh by
+// test/platform/config.test.ts) all derive from that one table. What relates
+// two settings (production's refusals, a key that needs a URL) follows it in
+// loadConfig, as rules over the values read.
+import { LOG_LEVELS } from './shared/logger'
 import { MasterKey } from './shared/sealed'
 import { MoneyFormatError, parsePositiveAmount, USDC } from './shared/money'
 import { Secret } from './shared/secret'
-import { parseRateLimits, type RateLimits } from './shared/rate-limit'
+import { parseRateLimits } from './shared/rate-limit'
 
 export const ENVIRONMENTS = ['local', 'sandbox', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
-
-export interface Config {
-  env: Environment
-  host: string
-  port: number
-  dataDir: string
-  logLevel: LogLevel
-  /**
-   * Operator token for /api/v1/admin. When unset: generated once and kept in the
-   * data dir in `local`; elsewhere the whole tree answers 404 `operator_api_disabled`.
-   */
-  adminToken: string | undefined
-  /** Bearer token for GET /metrics; unset: the route answers 404. */
-  metricsToken: string | undefined
-  /** HS256 secret for access tokens; when unset, generated once and kept in the data dir. */
-  jwtSecret: string | undefined
-  /** The signing secret before ARENA_JWT_SECRET was changed: its tokens still verify (rotation by environment). */
-  jwtPreviousSecret: string | undefined
-  accessTtlS: number
-  refreshTtlS: number
-  /** A spent refresh token presented again this soon after its rotation is a retry, not a replay (0: never). */
-  refreshReuseGraceS: number
-  pinSessionTtlS: number
-  operatorSessionTtlS: number
-  gameSessionTtlS: number
-  eventRetentionDays: number
-  /** Days the security-event log keeps an event (ARENA_SECURITY_LOG_RETENTION_DAYS). */
-  securityLogRetentionDays: number
-  /** How long SIGTERM waits for in-flight requests before closing them. */
-  shutdownGraceS: number
-  /** Behind a reverse proxy: take the client address from X-Forwarded-For. */
-  trustProxy: boolean
-  /** The rate limits in force by route group: the defaults with ARENA_RATE_LIMITS applied (contract §20). */
-  rateLimits: RateLimits
-  /** Run background jobs (tournament finalization, ...) in this process. */
-  jobsEnabled: boolean
-  /** `local`: all shares in this data dir; `cosigner`: one share held by an `arena cosigner` process. */
-  custody: 'local' | 'cosigner'
-  /** Base URL of the paired co-signer (custody `cosigner`). */
-  cosignerUrl: string | undefined
-  /** Shared secret authenticating server ⇄ co-signer requests (both sides set the same value). */
-  cosignerSecret: string | undefined
-  /**
-   * Production with custody `local` keeps every key share on one volume; it
-   * starts only with this explicit acknowledgement (ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY).
-   */
-  acceptSingleVolumeCustody: boolean
-  /** PostgreSQL to hold the data instead of SQLite in the data dir (ARENA_DATABASE_URL, postgres://...). */
-  databaseUrl: string | undefined
-  /** Connections each instance may open to PostgreSQL (ARENA_DATABASE_POOL). */
-  databasePool: number
-  /**
-   * With PostgreSQL: the key the secrets kept in the database are sealed under
-   * (ARENA_MASTER_KEY), the same on every instance. Prints as `[master key]`.
-   */
-  masterKey: MasterKey | undefined
-  /** SMTP server for mail (ARENA_SMTP_URL, smtp:// or smtps://, credentials in the URL); never logged with its password. */
-  smtpUrl: string | undefined
-  /** The From address of arena's mail (ARENA_MAIL_FROM). */
-  mailFrom: string
-  /** Base URL of the studio's site, for the links in mail (ARENA_PUBLIC_URL); no links without it. */
-  publicUrl: string | undefined
-  /** The product name mail speaks in (ARENA_PRODUCT_NAME). */
-  productName: string
-  /** A PIN verify of an account whose email is unverified answers 403 email_not_verified (contract §8). */
-  requireVerifiedEmail: boolean
-  /**
-   * The largest single withdrawal, in minor units of USDC (ARENA_WITHDRAWAL_MAX);
-   * undefined: no limit. A larger one answers 422 withdrawal_limit.
-   */
-  withdrawalMax: bigint | undefined
-  /**
-   * The most one user may withdraw in any 24 hours, in minor units of USDC
-   * (ARENA_WITHDRAWAL_DAILY_MAX); undefined: no limit. docs/decisions.md,
-   * "Withdrawal limits".
-   */
-  withdrawalDailyMax: bigint | undefined
-  /**
-   * A withdrawal strictly above this amount, in minor units of USDC
-   * (ARENA_WITHDRAWAL_APPROVAL_ABOVE), waits for an operator's approval;
-   * undefined: none does. docs/decisions.md, "Withdrawal approval and the new-destination hold".
-   */
-  withdrawalApprovalAbove: bigint | undefined
-  /**
-   * How long the first withdrawal to an address the user never withdrew to
-   * is held before it is signed, in seconds (ARENA_NEW_DESTINATION_HOLD_S); 0: no hold.
-   */
-  newDestinationHoldS: number
-  /**
-   * The passphrase backups are encrypted with (ARENA_BACKUP_PASSPHRASE), for
-   * `arena backup`, `arena restore` and the scheduled backups. Prints as `[redacted]`.
-   */
-  backupPassphrase: Secret | undefined
-  /** Where the server writes scheduled backups (ARENA_BACKUP_DIR); unset: none. SQLite only. */
-  backupDir: string | undefined
-  /** Seconds between scheduled backups (ARENA_BACKUP_INTERVAL_S). */
-  backupIntervalS: number
-  /** How many scheduled backups are kept in ARENA_BACKUP_DIR, the newest (ARENA_BACKUP_KEEP). */
-  backupKeep: number
-}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -120,126 +28,85 @@ export class ConfigError extends Error {
 /** Secrets shorter than this are refused where it matters (production, HS256 keys). */
 export const MIN_SECRET_LENGTH = 32
 
-interface IntSpec {
+/** What a setting's reader may consult: its own name, the problems so far, and the settings read before it. */
+interface ReadContext {
+  readonly name: string
+  readonly problems: string[]
+  /** The settings above this one in SETTINGS, already read (ARENA_HOST's default depends on ARENA_ENV). */
+  readonly before: Readonly<Record<string, unknown>>
+}
+
+/** One row of the table: everything arena knows about one ARENA_* variable. */
+interface Setting<K extends string, T> {
+  /** The Config field it fills. */
+  readonly key: K
+  /** Its meaning in one line, for `arena --help` (the default and bounds are added). */
+  readonly help: string
+  /** Its meaning in the README's table (Markdown; the default and bounds have their own columns). */
+  readonly doc: string
+  /** The default, in Markdown (`` `8080` ``, `unset (no limit)`); `arena --help` prints it without the marks. */
+  readonly defaultText: string
+  /** The values it accepts, in words for `arena --help` and in Markdown for the README; none for free text. */
+  readonly bounds?: { readonly help: string; readonly doc: string }
+  /** Reads the value (undefined: unset), pushing a problem and returning a fallback when it is bad. */
+  read(raw: string | undefined, context: ReadContext): T
+}
+
+interface Words<K extends string> {
+  key: K
+  help: string
+  doc: string
+}
+
+/** A whole number: a default and the range a value must fall in. */
+export interface IntSpec {
   default: number
   min: number
   max: number
 }
 
-// The bounds of every setting, declared once: loadConfig enforces them,
-// `arena --help` prints them (helpLine) and test/platform/config.test.ts holds
-// the README's Configuration table to them.
-
-/** Whole numbers: a default and the range a value must fall in. */
-export const INTS = {
-  ARENA_PORT: { default: 8080, min: 0, max: 65535 },
-  ARENA_ACCESS_TTL_S: { default: 900, min: 30, max: 86_400 },
-  ARENA_REFRESH_TTL_S: { default: 30 * 86_400, min: 3600, max: 365 * 86_400 },
-  ARENA_REFRESH_REUSE_GRACE_S: { default: 10, min: 0, max: 300 },
-  ARENA_PIN_SESSION_TTL_S: { default: 300, min: 30, max: 3600 },
-  ARENA_OPERATOR_SESSION_TTL_S: { default: 28_800, min: 300, max: 604_800 },
-  ARENA_GAME_SESSION_TTL_S: { default: 1800, min: 60, max: 86_400 },
-  ARENA_EVENT_RETENTION_DAYS: { default: 30, min: 1, max: 3650 },
-  ARENA_SECURITY_LOG_RETENTION_DAYS: { default: 90, min: 1, max: 3650 },
-  // 8 s: a graceful stop (grace, then closing the database) fits inside the
-  // 10 s that `docker stop` and Kubernetes give before SIGKILL.
-  ARENA_SHUTDOWN_GRACE_S: { default: 8, min: 0, max: 300 },
-  ARENA_DATABASE_POOL: { default: 10, min: 1, max: 1000 },
-  ARENA_NEW_DESTINATION_HOLD_S: { default: 0, min: 0, max: 30 * 86_400 },
-  ARENA_BACKUP_INTERVAL_S: { default: 86_400, min: 1, max: 30 * 86_400 },
-  ARENA_BACKUP_KEEP: { default: 7, min: 1, max: 10_000 },
-} as const satisfies Record<string, IntSpec>
-
-/** Settings that are one of a few words, and the word they default to. */
-export const CHOICES = {
-  ARENA_ENV: { values: ENVIRONMENTS, default: 'local' },
-  ARENA_LOG_LEVEL: { values: LOG_LEVELS, default: 'info' },
-  ARENA_CUSTODY: { values: ['local', 'cosigner'], default: 'local' },
-} as const satisfies Record<string, { values: readonly string[]; default: string }>
-
-/** Secrets and tokens with a shortest length: always, or only in `production`. */
-export const MIN_LENGTHS = {
-  ARENA_JWT_SECRET: { min: MIN_SECRET_LENGTH, only: undefined },
-  ARENA_JWT_PREVIOUS_SECRET: { min: MIN_SECRET_LENGTH, only: undefined },
-  ARENA_COSIGNER_SECRET: { min: MIN_SECRET_LENGTH, only: undefined },
-  ARENA_ADMIN_TOKEN: { min: MIN_SECRET_LENGTH, only: 'production' },
-  ARENA_METRICS_TOKEN: { min: MIN_SECRET_LENGTH, only: 'production' },
-} as const satisfies Record<string, { min: number; only: Environment | undefined }>
-
-/** USDC amounts: positive, in the money grammar (at most USDC's decimals); unset means no limit. */
-export const AMOUNTS = ['ARENA_WITHDRAWAL_MAX', 'ARENA_WITHDRAWAL_DAILY_MAX', 'ARENA_WITHDRAWAL_APPROVAL_ABOVE'] as const
-
-/** The bounds of a setting in words (`30 to 86400`, `at least 32 characters`), or undefined for one without. */
-export function boundsOf(name: string): string | undefined {
-  if (name in INTS) {
-    const spec: IntSpec = INTS[name as keyof typeof INTS]
-    return `${spec.min} to ${spec.max}`
+function int<K extends string>(spec: Words<K> & IntSpec & { note?: string }): Setting<K, number> & { int: IntSpec } {
+  const range = `${spec.min} to ${spec.max}`
+  return {
+    key: spec.key,
+    help: spec.help,
+    doc: spec.doc,
+    defaultText: `\`${spec.default}\`${spec.note ? ` (${spec.note})` : ''}`,
+    bounds: { help: range, doc: range },
+    int: { default: spec.default, min: spec.min, max: spec.max },
+    read(raw, { name, problems }) {
+      if (raw === undefined) return spec.default
+      if (!/^[0-9]+$/.test(raw.trim())) {
+        problems.push(`${name} must be a whole number, got "${raw}"`)
+        return spec.default
+      }
+      const value = Number(raw.trim())
+      if (value < spec.min || value > spec.max) problems.push(`${name} must be between ${spec.min} and ${spec.max}, got ${value}`)
+      return value
+    },
   }
-  if (name in CHOICES) return CHOICES[name as keyof typeof CHOICES].values.join(' | ')
-  if (name in MIN_LENGTHS) {
-    const spec: { min: number; only: Environment | undefined } = MIN_LENGTHS[name as keyof typeof MIN_LENGTHS]
-    return `at least ${spec.min} characters${spec.only ? ` in ${spec.only}` : ''}`
-  }
-  if ((AMOUNTS as readonly string[]).includes(name)) return `a positive ${USDC.code} amount, at most ${USDC.decimals} decimals`
-  return undefined
 }
 
-/**
- * Every variable arena reads, with the line `arena --help` prints for it (the
- * binary may be far from any README). Any other ARENA_* name is a typo and refused.
- */
-export const VARIABLES = {
-  ARENA_ENV: 'local | sandbox | staging | production (default local)',
-  ARENA_HOST: 'address to listen on (default 127.0.0.1 in local, 0.0.0.0 elsewhere)',
-  ARENA_PORT: 'port to listen on (default 8080; 0 picks a free one)',
-  ARENA_DATA_DIR: 'database, generated secrets and custody shares (default ./data)',
-  ARENA_LOG_LEVEL: 'debug | info | warn | error | silent (default info)',
-  ARENA_ADMIN_TOKEN: 'operator token for /api/v1/admin (x-admin-token); local generates one, elsewhere unset disables the operator API',
-  ARENA_METRICS_TOKEN: 'bearer token for GET /metrics (Prometheus); unset answers 404',
-  ARENA_JWT_SECRET: 'access-token signing key, at least 32 characters (default: generated into the data dir; required in production)',
-  ARENA_JWT_PREVIOUS_SECRET: 'the signing key ARENA_JWT_SECRET replaced: its tokens still verify until they expire',
-  ARENA_ACCESS_TTL_S: 'access-token lifetime in seconds (default 900)',
-  ARENA_REFRESH_TTL_S: 'auth-session lifetime in seconds (default 2592000, 30 days)',
-  ARENA_REFRESH_REUSE_GRACE_S: 'a spent refresh token sent again this soon is a retry, not a replay (default 10; 0 disables)',
-  ARENA_PIN_SESSION_TTL_S: 'PIN-session lifetime in seconds (default 300)',
-  ARENA_OPERATOR_SESSION_TTL_S: 'an operator\'s console or API session lives this long from sign-in, in seconds (default 28800: 8 h)',
-  ARENA_GAME_SESSION_TTL_S: 'game-session lifetime in seconds (default 1800)',
-  ARENA_EVENT_RETENTION_DAYS: 'days the event plane keeps events (default 30)',
-  ARENA_SECURITY_LOG_RETENTION_DAYS: 'days the security-event log keeps an event before housekeeping cuts the chain\'s old end (default 90)',
-  ARENA_SHUTDOWN_GRACE_S: 'seconds a graceful stop waits for in-flight requests (default 8)',
-  ARENA_TRUST_PROXY: 'true behind one reverse proxy: client address from X-Forwarded-For (default false)',
-  ARENA_RATE_LIMITS: 'JSON overriding the rate limits by route group, e.g. {"player-read":{"account":{"limit":600,"windowS":60}}} or {"*":false} for none (default: the limits in docs/api.md, "Rate limits")',
-  ARENA_JOBS_ENABLED: 'run background jobs in this process (default true)',
-  ARENA_CUSTODY: 'local (all key shares in the data dir) | cosigner (default local)',
-  ARENA_COSIGNER_URL: 'base URL of the `arena cosigner` (custody cosigner)',
-  ARENA_COSIGNER_SECRET: 'shared secret of server and co-signer, at least 32 characters',
-  ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: 'true lets production run with custody local (every key share on one volume)',
-  ARENA_DATABASE_URL: 'postgres://user:password@host:5432/db to keep the data in PostgreSQL 15+ (default: SQLite in the data dir)',
-  ARENA_DATABASE_POOL: 'connections each instance opens to PostgreSQL (default 10)',
-  ARENA_MASTER_KEY: 'with ARENA_DATABASE_URL, required: 32 random bytes (64 hex digits or base64) sealing the secrets kept in the database; the same on every instance',
-  ARENA_SMTP_URL: 'smtp://user:password@host:587 or smtps://…:465, the server mail is sent through (default: none; local keeps mail in a dev mailbox)',
-  ARENA_MAIL_FROM: 'From address of the mail arena sends (default "arena <no-reply@localhost>")',
-  ARENA_PUBLIC_URL: "base URL of the studio's site, for links in mail (default: none, mail carries the code alone)",
-  ARENA_PRODUCT_NAME: 'the name mail calls the service by (default arena)',
-  ARENA_REQUIRE_VERIFIED_EMAIL: 'true: a PIN verify needs a verified email (default true in production, false elsewhere)',
-  ARENA_WITHDRAWAL_MAX: 'the largest single withdrawal, a USDC amount such as "1000" or "250.5" (default: no limit)',
-  ARENA_WITHDRAWAL_DAILY_MAX: 'the most one user may withdraw in any 24 hours, a USDC amount (default: no limit)',
-  ARENA_WITHDRAWAL_APPROVAL_ABOVE: 'a withdrawal strictly above this USDC amount waits for an operator to approve it (default: none does)',
-  ARENA_NEW_DESTINATION_HOLD_S: 'seconds the first withdrawal to a new address is held before it is signed (default 0: no hold)',
-  ARENA_BACKUP_PASSPHRASE: 'passphrase `arena backup` and scheduled backups encrypt with and `arena restore` decrypts with (age, scrypt); without it they refuse (default: unset)',
-  ARENA_BACKUP_DIR: 'the server writes an encrypted backup (arena-<UTC time>.age) here every ARENA_BACKUP_INTERVAL_S; needs ARENA_BACKUP_PASSPHRASE; SQLite only (default: unset, no scheduled backups)',
-  ARENA_BACKUP_INTERVAL_S: 'seconds between scheduled backups, the first one at start (default 86400)',
-  ARENA_BACKUP_KEEP: 'how many scheduled backups ARENA_BACKUP_DIR keeps, the newest; older ones arena wrote there are deleted (default 7)',
-} as const satisfies Record<string, string> & Record<keyof typeof INTS, string>
-
-export const KNOWN_VARIABLES: readonly string[] = Object.keys(VARIABLES)
-
-/** A variable's line in `arena --help`: its meaning, then its range where it has a numeric one. */
-export function helpLine(name: keyof typeof VARIABLES): string {
-  return name in INTS ? `${VARIABLES[name]}; ${boundsOf(name)}` : VARIABLES[name]
+/** One of a few words. */
+function choice<K extends string, const V extends readonly string[]>(
+  spec: Words<K> & { values: V; default: V[number] },
+): Setting<K, V[number]> & { choice: { values: V; default: V[number] } } {
+  const quoted = spec.values.map((value) => `\`${value}\``)
+  return {
+    key: spec.key,
+    help: spec.help,
+    doc: spec.doc,
+    defaultText: `\`${spec.default}\``,
+    bounds: { help: spec.values.join(' | '), doc: `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` },
+    choice: { values: spec.values, default: spec.default },
+    read(raw, { name, problems }) {
+      if (raw === undefined) return spec.default
+      if ((spec.values as readonly string[]).includes(raw)) return raw as V[number]
+      problems.push(`${name} must be one of ${spec.values.join(', ')}, got "${raw}"`)
+      return spec.default
+    },
+  }
 }
-
-type Env = Record<string, string | undefined>
 
 /** The words a boolean setting takes, in any case: what unit files, compose files and shell habits write. */
 export const BOOLEAN_WORDS = { true: ['true', '1', 'yes', 'on'], false: ['false', '0', 'no', 'off'] } as const
@@ -251,6 +118,439 @@ export function parseBoolean(raw: string): boolean | undefined {
   if ((BOOLEAN_WORDS.false as readonly string[]).includes(word)) return false
   return undefined
 }
+
+/** true or false; the default may depend on the settings above (ARENA_REQUIRE_VERIFIED_EMAIL on ARENA_ENV). */
+function flag<K extends string>(
+  spec: Words<K> & ({ default: boolean } | { default: (before: Readonly<Record<string, unknown>>) => boolean; defaultText: string }),
+): Setting<K, boolean> {
+  return {
+    key: spec.key,
+    help: spec.help,
+    doc: spec.doc,
+    defaultText: typeof spec.default === 'boolean' ? `\`${spec.default}\`` : (spec as { defaultText: string }).defaultText,
+    bounds: {
+      help: `${BOOLEAN_WORDS.true.join(', ')} / ${BOOLEAN_WORDS.false.join(', ')}`,
+      doc: `\`true\` or \`false\` (${[...BOOLEAN_WORDS.true.slice(1), ...BOOLEAN_WORDS.false.slice(1)].map((word) => `\`${word}\``).join(', ')} too, any case)`,
+    },
+    read(raw, { name, problems, before }) {
+      const fallback = typeof spec.default === 'boolean' ? spec.default : spec.default(before)
+      if (raw === undefined) return fallback
+      const value = parseBoolean(raw)
+      if (value !== undefined) return value
+      problems.push(`${name} must be true or false (${BOOLEAN_WORDS.true.join(', ')} / ${BOOLEAN_WORDS.false.join(', ')}, any case), got "${raw}"`)
+      return fallback
+    },
+  }
+}
+
+/** The shortest length of a secret or token: always, or only in one environment (checked among loadConfig's rules). */
+export interface MinLength {
+  min: number
+  only: Environment | undefined
+}
+
+/** The bounds of a text setting said in words (Markdown): `an http(s) URL`. */
+function accepting(accepts: string | undefined): { bounds?: { help: string; doc: string } } {
+  return accepts === undefined ? {} : { bounds: { help: plain(accepts), doc: accepts } }
+}
+
+/** Free text, unset when absent: a URL, a token, a path. */
+function text<K extends string>(
+  spec: Words<K> & { defaultText?: string; minLength?: MinLength; accepts?: string; tidy?: (value: string) => string },
+): Setting<K, string | undefined> & { minLength: MinLength | undefined } {
+  const minLength = spec.minLength
+  return {
+    key: spec.key,
+    help: spec.help,
+    doc: spec.doc,
+    defaultText: spec.defaultText ?? 'unset',
+    ...accepting(spec.accepts),
+    ...(minLength && {
+      bounds: {
+        help: `at least ${minLength.min} characters${minLength.only ? ` in ${minLength.only}` : ''}`,
+        doc: `at least ${minLength.min} characters${minLength.only ? ` in \`${minLength.only}\`` : ''}`,
+      },
+    }),
+    minLength,
+    read: (raw) => (raw === undefined || spec.tidy === undefined ? raw : spec.tidy(raw)),
+  }
+}
+
+/** Free text with a default, which may depend on the settings above (ARENA_HOST on ARENA_ENV). */
+function textOr<K extends string>(
+  spec: Words<K> & { accepts?: string } & ({ default: string } | { default: (before: Readonly<Record<string, unknown>>) => string; defaultText: string }),
+): Setting<K, string> {
+  return {
+    key: spec.key,
+    help: spec.help,
+    doc: spec.doc,
+    defaultText: typeof spec.default === 'string' ? `\`${spec.default}\`` : (spec as { defaultText: string }).defaultText,
+    ...accepting(spec.accepts),
+    read: (raw, { before }) => raw ?? (typeof spec.default === 'string' ? spec.default : spec.default(before)),
+  }
+}
+
+/** A secret kept as a Secret, so that it prints as `[redacted]`. */
+function secret<K extends string>(spec: Words<K>): Setting<K, Secret | undefined> {
+  return { key: spec.key, help: spec.help, doc: spec.doc, defaultText: 'unset', read: (raw) => (raw === undefined ? undefined : new Secret(raw)) }
+}
+
+/**
+ * A USDC amount in the money grammar, positive, in minor units once read: 0
+ * would read as either "no withdrawals" or "no limit", so it is refused and
+ * unset means no limit.
+ */
+function amount<K extends string>(spec: Words<K> & { defaultText: string }): Setting<K, bigint | undefined> & { amount: true } {
+  return {
+    key: spec.key,
+    help: spec.help,
+    doc: spec.doc,
+    defaultText: spec.defaultText,
+    bounds: { help: `a positive ${USDC.code} amount, at most ${USDC.decimals} decimals`, doc: `a positive ${USDC.code} amount, at most ${USDC.decimals} decimals` },
+    amount: true,
+    read(raw, { name, problems }) {
+      if (raw === undefined) return undefined
+      try {
+        return parsePositiveAmount(raw.trim(), USDC)
+      } catch (error) {
+        if (!(error instanceof MoneyFormatError)) throw error
+        problems.push(
+          `${name} must be a positive ${USDC.code} amount such as "1000" or "250.5" (at most ${USDC.decimals} decimals, no sign or exponent; unset it for no limit), got "${raw}"`,
+        )
+        return undefined
+      }
+    },
+  }
+}
+
+/**
+ * Every variable arena reads, in the order `arena --help` and the README list
+ * them. Any other ARENA_* name is a typo and refused.
+ */
+export const SETTINGS = {
+  ARENA_ENV: choice({
+    key: 'env',
+    values: ENVIRONMENTS,
+    default: 'local',
+    help: 'the kind of deployment; production refuses local-only defaults',
+    doc: 'the kind of deployment: `production` refuses the local-only defaults (see below)',
+  }),
+  ARENA_HOST: textOr({
+    key: 'host',
+    accepts: 'an IP address or host name',
+    // `local` listens on loopback only: `arena seed` prints a password and PIN
+    // shared by every seeded player, and a laptop on a shared network should
+    // not serve them. Every other environment (and the Docker image, which sets
+    // ARENA_HOST=0.0.0.0) listens on all interfaces.
+    default: (before) => (before.env === 'local' ? '127.0.0.1' : '0.0.0.0'),
+    defaultText: '`127.0.0.1` in `local`, `0.0.0.0` elsewhere',
+    help: 'address to listen on',
+    doc: 'address to listen on. `local` stays on loopback because `arena seed` prints a password and PIN every seeded player shares; the Docker image sets `0.0.0.0`',
+  }),
+  ARENA_PORT: int({
+    key: 'port',
+    default: 8080,
+    min: 0,
+    max: 65535,
+    help: 'port to listen on; 0 picks a free one',
+    doc: 'port to listen on (`0`: any free port, printed in the `listening` log line)',
+  }),
+  ARENA_DATA_DIR: textOr({
+    key: 'dataDir',
+    accepts: 'a path',
+    default: './data',
+    help: 'database, generated secrets and custody shares',
+    doc: 'where the SQLite database (`arena.sqlite`), generated secrets (`secrets.json`) and custody shares live; created with mode 0700',
+  }),
+  ARENA_LOG_LEVEL: choice({ key: 'logLevel', values: LOG_LEVELS, default: 'info', help: 'the least severe log line written', doc: 'the least severe log line written (JSON lines on stdout)' }),
+  ARENA_ADMIN_TOKEN: text({
+    key: 'adminToken',
+    minLength: { min: MIN_SECRET_LENGTH, only: 'production' },
+    help: 'operator token for /api/v1/admin (x-admin-token); local generates one, elsewhere unset disables the operator API',
+    doc: 'operator token for `/api/v1/admin/...` (header `x-admin-token`). Unset in `local`: one is generated once into the data dir, printed at start when stderr is a terminal (never in the JSON log) and by `arena admin-token`. Unset elsewhere: the whole tree answers 404 `operator_api_disabled`',
+  }),
+  ARENA_METRICS_TOKEN: text({
+    key: 'metricsToken',
+    minLength: { min: MIN_SECRET_LENGTH, only: 'production' },
+    help: 'bearer token for GET /metrics (Prometheus); unset answers 404',
+    doc: 'bearer token for `GET /metrics` (Prometheus text format, [docs/operations.md](docs/operations.md#monitoring)); unset: `/metrics` answers 404',
+  }),
+  ARENA_JWT_SECRET: text({
+    key: 'jwtSecret',
+    defaultText: 'generated into the data dir',
+    minLength: { min: MIN_SECRET_LENGTH, only: undefined },
+    help: 'access-token signing key; required in production',
+    doc: 'HS256 access-token signing key; when set it replaces the data dir\'s keys. Required in `production`',
+  }),
+  ARENA_JWT_PREVIOUS_SECRET: text({
+    key: 'jwtPreviousSecret',
+    minLength: { min: MIN_SECRET_LENGTH, only: undefined },
+    help: 'the signing key ARENA_JWT_SECRET replaced: its tokens still verify until they expire',
+    doc: 'the value `ARENA_JWT_SECRET` had before you changed it: tokens it signed keep verifying (see [Signing keys](#signing-keys)); not the same as `ARENA_JWT_SECRET`',
+  }),
+  ARENA_ACCESS_TTL_S: int({
+    key: 'accessTtlS',
+    default: 900,
+    min: 30,
+    max: 86_400,
+    note: '15 min',
+    help: 'access-token lifetime in seconds',
+    doc: 'access-token lifetime in seconds',
+  }),
+  ARENA_REFRESH_TTL_S: int({
+    key: 'refreshTtlS',
+    default: 30 * 86_400,
+    min: 3600,
+    max: 365 * 86_400,
+    note: '30 days',
+    help: 'auth-session lifetime in seconds',
+    doc: 'refresh-token absolute lifetime in seconds (an hour to a year)',
+  }),
+  ARENA_REFRESH_REUSE_GRACE_S: int({
+    key: 'refreshReuseGraceS',
+    default: 10,
+    min: 0,
+    max: 300,
+    help: 'a spent refresh token sent again this soon is a retry, not a replay (0 disables)',
+    doc: 'a spent refresh token presented again this soon after its rotation is a retry, not a replay, in seconds (`0` turns the grace off)',
+  }),
+  ARENA_PIN_SESSION_TTL_S: int({ key: 'pinSessionTtlS', default: 300, min: 30, max: 3600, help: 'PIN-session lifetime in seconds', doc: 'PIN-session lifetime in seconds' }),
+  ARENA_OPERATOR_SESSION_TTL_S: int({
+    key: 'operatorSessionTtlS',
+    default: 28_800,
+    min: 300,
+    max: 604_800,
+    note: '8 h',
+    help: "an operator's console or API session lives this long from sign-in, in seconds",
+    doc: "how long a named operator's session (console cookie or API bearer from `POST /api/v1/admin/sessions`) lives from sign-in, in seconds; it ends earlier at sign-out, when the operator is disabled or its password reset ([docs/operators.md](docs/operators.md#signing-in-the-console-and-the-api))",
+  }),
+  ARENA_GAME_SESSION_TTL_S: int({ key: 'gameSessionTtlS', default: 1800, min: 60, max: 86_400, help: 'game-session lifetime in seconds', doc: 'game (match) session lifetime in seconds' }),
+  ARENA_EVENT_RETENTION_DAYS: int({
+    key: 'eventRetentionDays',
+    default: 30,
+    min: 1,
+    max: 3650,
+    help: 'days the event plane keeps events',
+    doc: 'how many days the event plane keeps events',
+  }),
+  ARENA_SECURITY_LOG_RETENTION_DAYS: int({
+    key: 'securityLogRetentionDays',
+    default: 90,
+    min: 1,
+    max: 3650,
+    help: "days the security-event log keeps an event before housekeeping cuts the chain's old end",
+    doc: "how long the security-event log keeps an event (the server's and the clients' reports) before hourly housekeeping cuts the chain's old end; the chain still verifies; in days",
+  }),
+  // 8 s: a graceful stop (grace, then closing the database) fits inside the
+  // 10 s that `docker stop` and Kubernetes give before SIGKILL.
+  ARENA_SHUTDOWN_GRACE_S: int({
+    key: 'shutdownGraceS',
+    default: 8,
+    min: 0,
+    max: 300,
+    help: 'seconds a graceful stop waits for in-flight requests',
+    doc: 'how long a graceful stop waits for in-flight requests, in seconds',
+  }),
+  ARENA_TRUST_PROXY: flag({
+    key: 'trustProxy',
+    default: false,
+    help: 'true behind one reverse proxy: client address from X-Forwarded-For',
+    doc: 'behind one reverse proxy: take the client address (for login throttling and rate limits) from the right-most `X-Forwarded-For` entry, the one the proxy appended. Leave off when clients reach arena directly, or they can pick their own address',
+  }),
+  ARENA_RATE_LIMITS: {
+    key: 'rateLimits',
+    defaultText: 'the limits in [docs/api.md](docs/api.md#rate-limits)',
+    ...accepting('JSON'),
+    help: 'overrides the rate limits by route group, e.g. {"player-read":{"account":{"limit":600,"windowS":60}}} or {"*":false} for none',
+    doc: 'overrides the rate limits by route group, per address, account or game: `{"player-read":{"account":{"limit":600,"windowS":60}}}`; `false` for a group, a dimension or `"*"` (every group) switches it off. Checked at start-up',
+    /** The rate limits in force by route group: the defaults with ARENA_RATE_LIMITS applied (contract §20). */
+    read: (raw: string | undefined, { problems }: ReadContext) => parseRateLimits(raw, problems),
+  },
+  ARENA_JOBS_ENABLED: flag({
+    key: 'jobsEnabled',
+    default: true,
+    help: 'run background jobs in this process',
+    doc: 'run background jobs (tournament finalization) in this server; `false` leaves them queued in the database',
+  }),
+  ARENA_CUSTODY: choice({
+    key: 'custody',
+    values: ['local', 'cosigner'],
+    default: 'local',
+    help: 'local: all key shares in the data dir; cosigner: one share held by an `arena cosigner`',
+    doc: '`local`: all three key shares in this data dir; `cosigner`: one share held by a separate `arena cosigner` process',
+  }),
+  ARENA_COSIGNER_URL: text({
+    key: 'cosignerUrl',
+    accepts: 'an `http(s)://` URL',
+    help: 'base URL of the `arena cosigner` (custody cosigner)',
+    doc: "the co-signer's base URL (custody `cosigner`)",
+  }),
+  ARENA_COSIGNER_SECRET: text({
+    key: 'cosignerSecret',
+    minLength: { min: MIN_SECRET_LENGTH, only: undefined },
+    help: 'shared secret of server and co-signer',
+    doc: 'shared secret authenticating server ⇄ co-signer requests (the same value on both)',
+  }),
+  ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY: flag({
+    key: 'acceptSingleVolumeCustody',
+    default: false,
+    help: 'true lets production run with custody local (every key share on one volume)',
+    doc: '`true` lets `production` run with custody `local`, all three key shares of every wallet on one volume (a warning is logged at every start)',
+  }),
+  ARENA_DATABASE_URL: text({
+    key: 'databaseUrl',
+    accepts: 'a `postgres://` or `postgresql://` URL',
+    defaultText: 'unset (SQLite in the data dir)',
+    help: 'postgres://user:password@host:5432/db to keep the data in PostgreSQL 15+',
+    doc: '`postgres://user:password@host:5432/db`: keep the data in PostgreSQL 15+ instead of SQLite in the data dir, so several instances can share it',
+  }),
+  ARENA_DATABASE_POOL: int({ key: 'databasePool', default: 10, min: 1, max: 1000, help: 'connections each instance opens to PostgreSQL', doc: 'connections each instance opens to PostgreSQL' }),
+  ARENA_MASTER_KEY: {
+    key: 'masterKey',
+    defaultText: 'unset',
+    ...accepting('32 bytes: 64 hex digits or base64'),
+    help: 'with ARENA_DATABASE_URL, required: 32 random bytes (64 hex digits or base64) sealing the secrets kept in the database; the same on every instance',
+    doc: 'required with `ARENA_DATABASE_URL`, refused without it: 32 random bytes as 64 hex digits or base64 (`openssl rand -hex 32`), the same on every instance. The signing keys, the chain key, the operator token and the custody shares the server holds are kept in the database sealed under it (AES-256-GCM): a dump without it reveals none. Lose it and they are lost with it',
+    // Decoded only beside a database URL: with SQLite a key would seal
+    // nothing, and loadConfig's rules refuse it (and one that does not
+    // decode). It prints as `[master key]`.
+    read: (raw: string | undefined, { before }: ReadContext): MasterKey | undefined =>
+      raw === undefined || before.databaseUrl === undefined ? undefined : (MasterKey.decode(raw) ?? undefined),
+  },
+  ARENA_SMTP_URL: text({
+    key: 'smtpUrl',
+    accepts: 'an `smtp://` or `smtps://` URL',
+    help: 'smtp://user:password@host:587 or smtps://…:465, the server mail is sent through (without one, local keeps mail in a dev mailbox)',
+    doc: '`smtp://user:password@host:587` (STARTTLS when offered) or `smtps://user:password@host:465`: the server verification and reset codes are mailed through. Unset in `local`: mail is kept in a dev mailbox (`GET /api/v1/admin/dev/mail`, `arena mail list`); unset elsewhere: forgot and resend answer 503 `mail_not_configured`',
+  }),
+  ARENA_MAIL_FROM: textOr({ key: 'mailFrom', accepts: 'a mail address, with a name or without', default: 'arena <no-reply@localhost>', help: 'From address of the mail arena sends', doc: 'the From of that mail' }),
+  ARENA_PUBLIC_URL: text({
+    key: 'publicUrl',
+    accepts: 'an `http(s)://` URL',
+    help: "base URL of the studio's site, for links in mail (without it, mail carries the code alone)",
+    doc: "base URL of the studio's site: mail then links to `<url>/verify-email#code=…` and `<url>/reset-password#email=…&code=…` beside the code (in the fragment, so neither reaches the site's access logs; the page reads `location.hash`)",
+    tidy: (value) => value.replace(/\/+$/, ''),
+  }),
+  ARENA_PRODUCT_NAME: textOr({ key: 'productName', default: 'arena', help: 'the name mail calls the service by', doc: 'the name the mail calls the service by' }),
+  ARENA_REQUIRE_VERIFIED_EMAIL: flag({
+    key: 'requireVerifiedEmail',
+    default: (before) => before.env === 'production',
+    defaultText: '`true` in production, else `false`',
+    help: 'true: a PIN verify needs a verified email',
+    doc: 'a PIN verify (a withdrawal) of an account whose email is not verified answers 403 `email_not_verified`, consuming nothing (contract §8)',
+  }),
+  ARENA_WITHDRAWAL_MAX: amount({
+    key: 'withdrawalMax',
+    defaultText: 'unset (no limit)',
+    help: 'the largest single withdrawal, a USDC amount such as "1000" or "250.5"',
+    doc: 'the largest single withdrawal, in the money grammar (`1000`, `250.5`). A larger one answers 422 `withdrawal_limit`, consuming nothing',
+  }),
+  ARENA_WITHDRAWAL_DAILY_MAX: amount({
+    key: 'withdrawalDailyMax',
+    defaultText: 'unset (no limit)',
+    help: 'the most one user may withdraw in any 24 hours, a USDC amount',
+    doc: 'the most one user may withdraw in any 24 hours: the user\'s withdrawals of the last 24 hours that were not refused by custody (and so reversed), plus the new one, may not exceed it; otherwise 422 `withdrawal_limit`, consuming nothing (see [docs/decisions.md](docs/decisions.md#withdrawal-limits-issue-20))',
+  }),
+  ARENA_WITHDRAWAL_APPROVAL_ABOVE: amount({
+    key: 'withdrawalApprovalAbove',
+    defaultText: 'unset (none)',
+    help: 'a withdrawal strictly above this USDC amount waits for an operator to approve it',
+    doc: 'a withdrawal strictly above it is `awaiting_approval` (debited, not signed) until an operator approves it (`POST /api/v1/admin/withdrawals/{id}/approve`) or rejects it (`…/reject`, the amount returned)',
+  }),
+  ARENA_NEW_DESTINATION_HOLD_S: int({
+    key: 'newDestinationHoldS',
+    default: 0,
+    min: 0,
+    max: 30 * 86_400,
+    note: 'no hold',
+    help: 'seconds the first withdrawal to a new address is held before it is signed',
+    doc: 'seconds the first withdrawal of a user to an address they have no signed withdrawal to is `held` before it is signed by a job (up to 30 days; see [docs/decisions.md](docs/decisions.md#withdrawal-approval-and-the-new-destination-hold-issue-20))',
+  }),
+  ARENA_BACKUP_PASSPHRASE: secret({
+    key: 'backupPassphrase',
+    help: 'passphrase `arena backup` and scheduled backups encrypt with and `arena restore` decrypts with (age, scrypt); without it they refuse',
+    doc: 'the passphrase `arena backup` and the scheduled backups encrypt with and `arena restore` decrypts with (age format, scrypt); without it they refuse and nothing is written. Keep it apart from the backups: the archive holds the secrets and custody shares. Never printed or logged',
+  }),
+  ARENA_BACKUP_DIR: text({
+    key: 'backupDir',
+    accepts: 'a path',
+    defaultText: 'unset (no scheduled backups)',
+    help: 'the server writes an encrypted backup (arena-<UTC time>.age) here every ARENA_BACKUP_INTERVAL_S; needs ARENA_BACKUP_PASSPHRASE; SQLite only',
+    doc: 'the server writes an encrypted backup `arena-<UTC time>.age` (e.g. `arena-20261124T030000.000Z.age`) into this dir at start and then every `ARENA_BACKUP_INTERVAL_S`, and deletes the oldest of those beyond `ARENA_BACKUP_KEEP`; a failed one is logged and tried again at the next interval. Requires `ARENA_BACKUP_PASSPHRASE`; refused with `ARENA_DATABASE_URL` (PostgreSQL: `pg_dump`, see [docs/operations.md](docs/operations.md#backup-and-restore))',
+  }),
+  ARENA_BACKUP_INTERVAL_S: int({
+    key: 'backupIntervalS',
+    default: 86_400,
+    min: 1,
+    max: 30 * 86_400,
+    note: 'a day',
+    help: 'seconds between scheduled backups, the first one at start',
+    doc: 'seconds between scheduled backups (only with `ARENA_BACKUP_DIR`)',
+  }),
+  ARENA_BACKUP_KEEP: int({
+    key: 'backupKeep',
+    default: 7,
+    min: 1,
+    max: 10_000,
+    help: 'how many scheduled backups ARENA_BACKUP_DIR keeps, the newest; older ones arena wrote there are deleted',
+    doc: 'how many scheduled backups `ARENA_BACKUP_DIR` keeps, the newest; only files named like the ones arena writes there are ever deleted (only with `ARENA_BACKUP_DIR`)',
+  }),
+} as const
+
+export type SettingName = keyof typeof SETTINGS
+type AnySetting = Setting<string, unknown> & { int?: IntSpec; choice?: { values: readonly string[]; default: string }; minLength?: MinLength; amount?: true }
+const rows = Object.entries(SETTINGS) as [SettingName, AnySetting][]
+
+/** The configuration loadConfig returns: one field per setting, its type the one its row reads. */
+export type Config = { -readonly [N in SettingName as (typeof SETTINGS)[N]['key']]: ReturnType<(typeof SETTINGS)[N]['read']> }
+
+// Views of the table by kind, for the rules below and for tests.
+
+/** Whole numbers: a default and the range a value must fall in. */
+export const INTS: Readonly<Record<string, IntSpec>> = Object.fromEntries(rows.flatMap(([name, row]) => (row.int ? [[name, row.int]] : [])))
+/** Settings that are one of a few words, and the word they default to. */
+export const CHOICES: Readonly<Record<string, { values: readonly string[]; default: string }>> = Object.fromEntries(
+  rows.flatMap(([name, row]) => (row.choice ? [[name, row.choice]] : [])),
+)
+/** Secrets and tokens with a shortest length: always, or only in `production`. */
+export const MIN_LENGTHS: Readonly<Record<string, MinLength>> = Object.fromEntries(rows.flatMap(([name, row]) => (row.minLength ? [[name, row.minLength]] : [])))
+/** USDC amounts: positive, in the money grammar (at most USDC's decimals); unset means no limit. */
+export const AMOUNTS: readonly string[] = rows.flatMap(([name, row]) => (row.amount ? [name] : []))
+
+/** The bounds of a setting in words (`30 to 86400`, `at least 32 characters`), or undefined for one without. */
+export function boundsOf(name: string): string | undefined {
+  return Object.hasOwn(SETTINGS, name) ? (SETTINGS[name as SettingName] as AnySetting).bounds?.help : undefined
+}
+
+/** A default in the words `arena --help` prints: the README's Markdown without its marks. */
+function plain(markdown: string): string {
+  return markdown.replace(/\[([^\]]+)\]\([^)]+\)/g, '$1').replaceAll('`', '')
+}
+
+/** Every variable with its meaning and default as `arena --help` prints them (the binary may be far from any README). */
+export const VARIABLES: Readonly<Record<SettingName, string>> = Object.fromEntries(
+  rows.map(([name, row]) => [name, `${row.help} (default: ${plain(row.defaultText).replace(/ \((.*)\)$/, ', $1')})`]),
+) as Record<SettingName, string>
+
+export const KNOWN_VARIABLES: readonly string[] = Object.keys(SETTINGS)
+
+/** A variable's line in `arena --help`: its meaning and default, then the values it accepts where it has bounds. */
+export function helpLine(name: SettingName): string {
+  const bounds = boundsOf(name)
+  return bounds === undefined ? VARIABLES[name] : `${VARIABLES[name]}; ${bounds}`
+}
+
+/** The README's Configuration table, written from SETTINGS (`npm run docs:settings`). */
+export function settingsTable(): string {
+  const cell = (text: string) => text.replaceAll('|', '\\|')
+  return [
+    '| variable | default | accepts | meaning |',
+    '|---|---|---|---|',
+    ...rows.map(([name, row]) => `| \`${name}\` | ${cell(row.defaultText)} | ${cell(row.bounds?.doc ?? 'text')} | ${cell(row.doc)} |`),
+  ].join('\n')
+}
+
+type Env = Record<string, string | undefined>
 
 /**
  * The known variable a misspelt one most likely meant (ARENA_PROT → ARENA_PORT):
@@ -309,103 +609,23 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     return raw === undefined || raw.trim() === '' ? undefined : raw
   }
 
-  const int = (name: keyof typeof INTS): number => {
-    const spec: IntSpec = INTS[name]
-    const raw = given(name)
-    if (raw === undefined) return spec.default
-    if (!/^[0-9]+$/.test(raw.trim())) {
-      problems.push(`${name} must be a whole number, got "${raw}"`)
-      return spec.default
-    }
-    const value = Number(raw.trim())
-    if (value < spec.min || value > spec.max) {
-      problems.push(`${name} must be between ${spec.min} and ${spec.max}, got ${value}`)
-    }
-    return value
-  }
+  // Each setting in table order, so a default may depend on one above it.
+  const config: Record<string, unknown> = {}
+  for (const [name, row] of rows) config[row.key] = row.read(given(name), { name, problems, before: config })
+  return rulesHold(config as Config, env, problems)
+}
 
-  const oneOf = <K extends keyof typeof CHOICES>(name: K): (typeof CHOICES)[K]['values'][number] => {
-    const { values, default: fallback }: { values: readonly string[]; default: string } = CHOICES[name]
-    const raw = given(name)
-    if (raw === undefined) return fallback as (typeof CHOICES)[K]['values'][number]
-    if (values.includes(raw)) return raw as (typeof CHOICES)[K]['values'][number]
-    problems.push(`${name} must be one of ${values.join(', ')}, got "${raw}"`)
-    return fallback as (typeof CHOICES)[K]['values'][number]
+/**
+ * What relates settings to one another, checked over the values read:
+ * production's refusals, a key that only means something beside a URL. The
+ * configuration frozen, or a ConfigError naming every problem.
+ */
+function rulesHold(config: Config, env: Env, problems: string[]): Readonly<Config> {
+  const given = (name: SettingName): string | undefined => {
+    const raw = env[name]
+    return raw === undefined || raw.trim() === '' ? undefined : raw
   }
-
-  const flag = (name: string, fallback: boolean): boolean => {
-    const raw = given(name)
-    if (raw === undefined) return fallback
-    const value = parseBoolean(raw)
-    if (value !== undefined) return value
-    problems.push(`${name} must be true or false (${BOOLEAN_WORDS.true.join(', ')} / ${BOOLEAN_WORDS.false.join(', ')}, any case), got "${raw}"`)
-    return fallback
-  }
-
-  // A USDC amount in the money grammar, positive: 0 would read as either "no
-  // withdrawals" or "no limit", so it is refused and unset means no limit.
-  const amount = (name: (typeof AMOUNTS)[number]): bigint | undefined => {
-    const raw = given(name)
-    if (raw === undefined) return undefined
-    try {
-      return parsePositiveAmount(raw.trim(), USDC)
-    } catch (error) {
-      if (!(error instanceof MoneyFormatError)) throw error
-      problems.push(
-        `${name} must be a positive ${USDC.code} amount such as "1000" or "250.5" (at most ${USDC.decimals} decimals, no sign or exponent; unset it for no limit), got "${raw}"`,
-      )
-      return undefined
-    }
-  }
-
-  const environment = oneOf('ARENA_ENV')
-  const config: Config = {
-    env: environment,
-    // `local` listens on loopback only: `arena seed` prints a password and PIN
-    // shared by every seeded player, and a laptop on a shared network should
-    // not serve them. Every other environment (and the Docker image, which sets
-    // ARENA_HOST=0.0.0.0) listens on all interfaces.
-    host: given('ARENA_HOST') ?? (environment === 'local' ? '127.0.0.1' : '0.0.0.0'),
-    port: int('ARENA_PORT'),
-    dataDir: given('ARENA_DATA_DIR') ?? './data',
-    logLevel: oneOf('ARENA_LOG_LEVEL'),
-    adminToken: given('ARENA_ADMIN_TOKEN'),
-    metricsToken: given('ARENA_METRICS_TOKEN'),
-    jwtSecret: given('ARENA_JWT_SECRET'),
-    jwtPreviousSecret: given('ARENA_JWT_PREVIOUS_SECRET'),
-    accessTtlS: int('ARENA_ACCESS_TTL_S'),
-    refreshTtlS: int('ARENA_REFRESH_TTL_S'),
-    refreshReuseGraceS: int('ARENA_REFRESH_REUSE_GRACE_S'),
-    pinSessionTtlS: int('ARENA_PIN_SESSION_TTL_S'),
-    operatorSessionTtlS: int('ARENA_OPERATOR_SESSION_TTL_S'),
-    gameSessionTtlS: int('ARENA_GAME_SESSION_TTL_S'),
-    eventRetentionDays: int('ARENA_EVENT_RETENTION_DAYS'),
-    securityLogRetentionDays: int('ARENA_SECURITY_LOG_RETENTION_DAYS'),
-    shutdownGraceS: int('ARENA_SHUTDOWN_GRACE_S'),
-    trustProxy: flag('ARENA_TRUST_PROXY', false),
-    rateLimits: parseRateLimits(given('ARENA_RATE_LIMITS'), problems),
-    jobsEnabled: flag('ARENA_JOBS_ENABLED', true),
-    custody: oneOf('ARENA_CUSTODY'),
-    cosignerUrl: given('ARENA_COSIGNER_URL'),
-    cosignerSecret: given('ARENA_COSIGNER_SECRET'),
-    acceptSingleVolumeCustody: flag('ARENA_ACCEPT_SINGLE_VOLUME_CUSTODY', false),
-    databaseUrl: given('ARENA_DATABASE_URL'),
-    databasePool: int('ARENA_DATABASE_POOL'),
-    masterKey: undefined,
-    smtpUrl: given('ARENA_SMTP_URL'),
-    mailFrom: given('ARENA_MAIL_FROM') ?? 'arena <no-reply@localhost>',
-    publicUrl: given('ARENA_PUBLIC_URL')?.replace(/\/+$/, ''),
-    productName: given('ARENA_PRODUCT_NAME') ?? 'arena',
-    requireVerifiedEmail: flag('ARENA_REQUIRE_VERIFIED_EMAIL', environment === 'production'),
-    withdrawalMax: amount('ARENA_WITHDRAWAL_MAX'),
-    withdrawalDailyMax: amount('ARENA_WITHDRAWAL_DAILY_MAX'),
-    withdrawalApprovalAbove: amount('ARENA_WITHDRAWAL_APPROVAL_ABOVE'),
-    newDestinationHoldS: int('ARENA_NEW_DESTINATION_HOLD_S'),
-    backupPassphrase: given('ARENA_BACKUP_PASSPHRASE') === undefined ? undefined : new Secret(given('ARENA_BACKUP_PASSPHRASE')!),
-    backupDir: given('ARENA_BACKUP_DIR'),
-    backupIntervalS: int('ARENA_BACKUP_INTERVAL_S'),
-    backupKeep: int('ARENA_BACKUP_KEEP'),
-  }
+  const least = (name: SettingName): number => MIN_LENGTHS[name]!.min
 
   if (config.smtpUrl !== undefined && !/^smtps?:\/\/[^\s/]+(\/\S*)?$/.test(config.smtpUrl)) {
     // The value itself is not repeated: it may hold a password.
@@ -414,7 +634,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (config.publicUrl !== undefined && !/^https?:\/\/\S+$/.test(config.publicUrl)) {
     problems.push('ARENA_PUBLIC_URL must be an http(s) URL')
   }
-
   if (config.databaseUrl !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(config.databaseUrl)) {
     problems.push('ARENA_DATABASE_URL must be a postgres:// or postgresql:// URL')
   }
@@ -436,9 +655,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         'ARENA_MASTER_KEY is only used with ARENA_DATABASE_URL (PostgreSQL); with SQLite the secrets and custody shares stay in the data dir, ' +
           'unsealed, so unset it (and protect the data dir) rather than believe it seals something',
       )
-    } else {
-      config.masterKey = MasterKey.decode(masterKeyText) ?? undefined
-      if (config.masterKey === undefined) problems.push('ARENA_MASTER_KEY must be exactly 32 bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)')
+    } else if (config.masterKey === undefined) {
+      problems.push('ARENA_MASTER_KEY must be exactly 32 bytes, as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)')
     }
   }
 
@@ -465,18 +683,18 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (config.cosignerUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(config.cosignerUrl)) {
     problems.push('ARENA_COSIGNER_URL must be an http(s) URL')
   }
-  if ((config.custody === 'cosigner' || config.cosignerSecret !== undefined) && (config.cosignerSecret ?? '').length < MIN_LENGTHS.ARENA_COSIGNER_SECRET.min) {
-    problems.push(`ARENA_COSIGNER_SECRET must be at least ${MIN_LENGTHS.ARENA_COSIGNER_SECRET.min} characters`)
+  if ((config.custody === 'cosigner' || config.cosignerSecret !== undefined) && (config.cosignerSecret ?? '').length < least('ARENA_COSIGNER_SECRET')) {
+    problems.push(`ARENA_COSIGNER_SECRET must be at least ${least('ARENA_COSIGNER_SECRET')} characters`)
   }
 
-  if (config.jwtSecret !== undefined && config.jwtSecret.length < MIN_LENGTHS.ARENA_JWT_SECRET.min) {
-    problems.push(`ARENA_JWT_SECRET must be at least ${MIN_LENGTHS.ARENA_JWT_SECRET.min} characters`)
+  if (config.jwtSecret !== undefined && config.jwtSecret.length < least('ARENA_JWT_SECRET')) {
+    problems.push(`ARENA_JWT_SECRET must be at least ${least('ARENA_JWT_SECRET')} characters`)
   }
   if (config.jwtPreviousSecret !== undefined) {
     if (config.jwtSecret === undefined) problems.push('ARENA_JWT_PREVIOUS_SECRET only makes sense beside ARENA_JWT_SECRET (the key it was replaced by)')
     else if (config.jwtPreviousSecret === config.jwtSecret) problems.push('ARENA_JWT_PREVIOUS_SECRET must differ from ARENA_JWT_SECRET')
-    if (config.jwtPreviousSecret.length < MIN_LENGTHS.ARENA_JWT_PREVIOUS_SECRET.min) {
-      problems.push(`ARENA_JWT_PREVIOUS_SECRET must be at least ${MIN_LENGTHS.ARENA_JWT_PREVIOUS_SECRET.min} characters`)
+    if (config.jwtPreviousSecret.length < least('ARENA_JWT_PREVIOUS_SECRET')) {
+      problems.push(`ARENA_JWT_PREVIOUS_SECRET must be at least ${least('ARENA_JWT_PREVIOUS_SECRET')} characters`)
     }
   }
 
@@ -487,11 +705,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     if (config.jwtSecret === undefined) {
       problems.push('ARENA_ENV=production requires ARENA_JWT_SECRET to be set (a generated secret is a local-only default)')
     }
-    if (config.adminToken !== undefined && config.adminToken.length < MIN_LENGTHS.ARENA_ADMIN_TOKEN.min) {
-      problems.push(`ARENA_ENV=production requires ARENA_ADMIN_TOKEN to be at least ${MIN_LENGTHS.ARENA_ADMIN_TOKEN.min} characters when set`)
+    if (config.adminToken !== undefined && config.adminToken.length < least('ARENA_ADMIN_TOKEN')) {
+      problems.push(`ARENA_ENV=production requires ARENA_ADMIN_TOKEN to be at least ${least('ARENA_ADMIN_TOKEN')} characters when set`)
     }
-    if (config.metricsToken !== undefined && config.metricsToken.length < MIN_LENGTHS.ARENA_METRICS_TOKEN.min) {
-      problems.push(`ARENA_ENV=production requires ARENA_METRICS_TOKEN to be at least ${MIN_LENGTHS.ARENA_METRICS_TOKEN.min} characters when set`)
+    if (config.metricsToken !== undefined && config.metricsToken.length < least('ARENA_METRICS_TOKEN')) {
+      problems.push(`ARENA_ENV=production requires ARENA_METRICS_TOKEN to be at least ${least('ARENA_METRICS_TOKEN')} characters when set`)
     }
     if (config.logLevel === 'debug') {
       problems.push('ARENA_ENV=production refuses ARENA_LOG_LEVEL=debug')

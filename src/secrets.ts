@@ -47,6 +47,49 @@ export interface SigningKeyring {
   refresh(): Promise<void>
 }
 
+/**
+ * Where the server's secrets are kept, behind one interface as the custody
+ * shares are (KeyShares): the data dir's secrets.json (DataDirSecrets, below)
+ * or the database's vault, sealed under ARENA_MASTER_KEY (VaultSecrets,
+ * src/vault/secrets.ts). src/services.ts picks one by engine; nothing else
+ * asks which.
+ */
+export interface SecretStore {
+  /** Where, in words: what `arena keys list` reports the keys come from. */
+  readonly where: 'data dir' | 'database'
+  /** The secrets, generating what is missing (the operator token only when asked: the server and `arena admin-token`). */
+  load(options?: { generateOperatorToken?: boolean }): Promise<Secrets>
+  /** Adds a new signing key (`arena keys rotate`); `dropOthers`: the old keys stop verifying at once (a leaked key). */
+  rotate(options: { dropOthers: boolean }): Promise<SigningKeyRotation>
+  /** The signing keys of a running server, kept current as they are rotated. */
+  keyring(initial: Secrets): SigningKeyring
+}
+
+export interface SigningKeyRotation {
+  /** The keyring right after the rotation (the last one signs). */
+  keys: SigningKey[]
+  /** The new key, when it signs only from a later moment (the vault's rotations but --drop-previous). */
+  next?: { kid: string; signsFrom: string }
+}
+
+/** The secrets in the data dir's secrets.json (SQLite: one server per data dir). */
+export class DataDirSecrets implements SecretStore {
+  readonly where = 'data dir'
+  constructor(private readonly config: SecretsConfig) {}
+
+  async load(options: { generateOperatorToken?: boolean } = {}): Promise<Secrets> {
+    return resolveSecrets(this.config, options)
+  }
+
+  async rotate(options: { dropOthers: boolean }): Promise<SigningKeyRotation> {
+    return { keys: rotateSigningKey(this.config, options) }
+  }
+
+  keyring(initial: Secrets): SigningKeyring {
+    return { current: signingKeyring(this.config, initial), refresh: async () => {} }
+  }
+}
+
 export interface StoredKey {
   secret: string
   createdAt: string
@@ -78,7 +121,7 @@ export function legacyChainKey(signingSecret: string): string {
   return new Bun.CryptoHasher('sha256', signingSecret).update('arena security-event chain v1').digest('hex')
 }
 
-type SecretsConfig = Pick<Config, 'dataDir' | 'env' | 'jwtSecret' | 'jwtPreviousSecret' | 'adminToken' | 'refreshTtlS'> & Partial<Pick<Config, 'databaseUrl'>>
+export type SecretsConfig = Pick<Config, 'dataDir' | 'env' | 'jwtSecret' | 'jwtPreviousSecret' | 'adminToken' | 'refreshTtlS'> & Partial<Pick<Config, 'databaseUrl'>>
 
 /**
  * The secrets, generating what is missing. Only the server (and `arena

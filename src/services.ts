@@ -33,11 +33,11 @@ import { LocalFrostCustody, type CustodyClient } from './modules/wallet/custody'
 import { DirectoryKeyShares, VaultKeyShares, type KeyShares } from './modules/wallet/key-shares'
 import { WalletService } from './modules/wallet/service'
 import { WithdrawalService } from './modules/wallet/withdrawals'
-import { resolveSecrets, signingKeyring, type Secrets, type SigningKeyring } from './secrets'
+import { DataDirSecrets, type SecretStore, type Secrets, type SecretsConfig as DataDirSecretsConfig, type SigningKeyring } from './secrets'
 import { systemClock, type Clock } from './shared/clock'
 import { createLogger, type Logger } from './shared/logger'
 import { Vault } from './vault/vault'
-import { vaultKeyring, vaultSecrets } from './vault/secrets'
+import { VaultSecrets } from './vault/secrets'
 
 export interface ServiceDeps {
   config: Readonly<Config>
@@ -65,15 +65,35 @@ export function vaultFor(config: Pick<Config, 'masterKey'>, storage: Storage): V
   return new Vault(storage, config.masterKey)
 }
 
-type SecretsConfig = Parameters<typeof resolveSecrets>[0] & Pick<Config, 'masterKey'>
+type SecretsConfig = DataDirSecretsConfig & Pick<Config, 'masterKey'>
 
 /**
- * The server's secrets where the engine keeps them: the data dir's
- * secrets.json with SQLite, the database's vault with PostgreSQL.
+ * Where the engine keeps the server's secrets: the data dir's secrets.json
+ * with SQLite, the database's vault with PostgreSQL.
  */
+export function secretStoreFor(config: SecretsConfig, storage: Storage): SecretStore {
+  return storage.engine === 'sqlite' ? new DataDirSecrets(config) : new VaultSecrets(config, vaultFor(config, storage))
+}
+
+/** The server's secrets, from where the engine keeps them (secretStoreFor). */
 export async function loadSecrets(config: SecretsConfig, storage: Storage, options: { generateOperatorToken?: boolean } = {}): Promise<Secrets> {
-  if (storage.engine === 'sqlite') return resolveSecrets(config, options)
-  return vaultSecrets(config, vaultFor(config, storage), options)
+  return secretStoreFor(config, storage).load(options)
+}
+
+/**
+ * Runs `fn` on the configured secret store, for a command that needs the
+ * secrets alone (`arena keys`, `arena admin-token`). The storage is opened
+ * only where it holds them (PostgreSQL): on SQLite the data dir's file is
+ * read before any database is created, as openStorageWithSecrets reads it.
+ */
+export async function withSecretStore<T>(config: Readonly<Config>, fn: (store: SecretStore) => Promise<T>): Promise<T> {
+  if (config.databaseUrl === undefined) return fn(new DataDirSecrets(config))
+  const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
+  try {
+    return await fn(secretStoreFor(config, storage))
+  } finally {
+    await storage.close()
+  }
 }
 
 /**
@@ -89,7 +109,7 @@ export async function openStorageWithSecrets(
   options: { generateOperatorToken?: boolean } = {},
 ): Promise<{ storage: OpenedStorage; secrets: Secrets }> {
   if (config.databaseUrl === undefined) {
-    const secrets = resolveSecrets(config, options)
+    const secrets = await new DataDirSecrets(config).load(options)
     return { storage: await openStorage(config, deps), secrets }
   }
   const storage = await openStorage(config, deps)
@@ -119,8 +139,7 @@ export function custodyFor(config: Readonly<Config>, storage: Storage): CustodyC
  * server runs every second (startKeyringRefresh).
  */
 export function signingKeysFor(config: Readonly<Config>, storage: Storage, secrets: Secrets): SigningKeyring {
-  if (secrets.signingKeysFrom === 'database') return vaultKeyring(config, vaultFor(config, storage), secrets.signingKeys)
-  return { current: signingKeyring(config, secrets), refresh: async () => {} }
+  return secretStoreFor(config, storage).keyring(secrets)
 }
 
 /** The services behind the routes, shared with the server's background work and the operator commands. */

@@ -9,7 +9,7 @@ import type { Command, Io } from './command'
 import { UsageError } from './command'
 import { commandName } from '../shared/invocation'
 import { OPERATOR_ROLES, type OperatorRole } from '../modules/operators/roles'
-import type { OperatorView } from '../modules/operators/service'
+import type { Operator } from '../modules/operators/model'
 import type { Services } from '../services'
 import { cliActor } from './actor'
 import type { Actor } from '../modules/audit/log'
@@ -22,7 +22,7 @@ function roleOf(raw: unknown): OperatorRole {
   return raw as OperatorRole
 }
 
-function line(op: OperatorView): string {
+function line(op: Operator): string {
   const state = [op.disabled ? 'disabled' : 'enabled', op.totpEnabled ? 'totp' : null].filter(Boolean).join(', ')
   return `${op.id}  ${op.name.padEnd(20)} ${op.role.padEnd(9)} ${state}  since ${op.createdAt}`
 }
@@ -33,7 +33,7 @@ function print(io: Io, json: boolean, value: unknown, text: () => string): numbe
 }
 
 /** The actions on one named operator that answer it as it is afterwards. */
-const CHANGES: Record<'disable' | 'enable' | 'disable-totp', { run: (services: Services, id: string, by: Actor) => Promise<OperatorView>; said: string }> = {
+const CHANGES: Record<'disable' | 'enable' | 'disable-totp', { run: (services: Services, id: string, by: Actor) => Promise<Operator>; said: string }> = {
   disable: { run: (services, id, by) => services.operators.disable(id, by), said: 'disabled: its sessions have ended' },
   enable: { run: (services, id, by) => services.operators.enable(id, by), said: 'enabled: it may sign in again' },
   'disable-totp': { run: (services, id, by) => services.operators.disableTotp(id, by), said: 'signs in without TOTP until it enrols again' },

@@ -6,18 +6,13 @@ import { recordCliAction } from './actor'
 import { cliActor } from './actor'
 import { nextStopSignal, UsageError } from './command'
 import { AppError } from '../shared/errors'
-import { loadConfig, type Config } from '../config'
+import { loadConfig } from '../config'
 import { tournamentCommand } from './tournament-command'
 import { operatorCommand } from './operator-accounts-command'
 import { checkLedger } from '../modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from '../modules/security/event-log'
-import { resolveSecrets, rotateSigningKey } from '../secrets'
 import { startCosigner } from '../cosigner'
-import { custodySharesFor, loadSecrets, openServices, vaultFor, type Services } from '../services'
-import { openStorage } from '../db/open'
-import type { Storage } from '../db/storage'
-import { inProcessWakeups } from '../modules/events/wakeups'
-import { rotateVaultSigningKey } from '../vault/secrets'
+import { custodySharesFor, openServices, withSecretStore, type Services } from '../services'
 import { createLogger } from '../shared/logger'
 import { withdrawalPage } from '../modules/admin/withdrawals'
 
@@ -28,19 +23,6 @@ export async function withServices<T>(fn: (services: Services) => Promise<T> | T
     return await fn(opened.services)
   } finally {
     await opened.close()
-  }
-}
-
-/**
- * Runs `fn` on the configured storage alone, no services (the secrets of a
- * PostgreSQL database); closes it once it settled.
- */
-async function withStorage<T>(config: Readonly<Config>, fn: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = await openStorage(config, { logger: createLogger('silent'), wakeups: inProcessWakeups() })
-  try {
-    return await fn(storage)
-  } finally {
-    await storage.close()
   }
 }
 
@@ -287,40 +269,29 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         [`current key ${report.current} (from the ${report.from})`, ...report.verifying.slice(0, -1).map((kid) => `  still verifying ${kid}`)].join('\n')
       const from = { file: 'data dir', database: 'database', environment: 'environment' } as const
       if (positionals[0] === 'list') {
-        const secrets = config.databaseUrl === undefined ? resolveSecrets(config) : await withStorage(config, (storage) => loadSecrets(config, storage))
+        const secrets = await withSecretStore(config, (store) => store.load())
         const report = describe(secrets.signingKeys, from[secrets.signingKeysFrom])
         return print(io, json, report, () => text(report))
       }
       if (positionals[0] === 'rotate') {
         const dropOthers = values['drop-previous'] === true
-        if (config.databaseUrl !== undefined) {
-          // Every instance on the database re-reads the keys every second; the
-          // new key signs once they all had the time to (src/vault/secrets.ts).
-          let rotation
-          try {
-            rotation = await withStorage(config, (storage) => rotateVaultSigningKey(config, vaultFor(config, storage), { dropOthers }))
-          } catch (error) {
-            io.err(`arena: ${(error as Error).message}`)
-            return 1
-          }
-          await withServices((services) => recordCliAction(services, { action: 'keys.rotate', target: rotation.next?.kid ?? rotation.keys.at(-1)!.kid, details: { dropPrevious: dropOthers } }))
-          const report = { ...describe(rotation.keys, from.database), ...(rotation.next ? { next: rotation.next } : {}) }
-          return print(io, json, report, () =>
-            [text(report), ...(rotation.next ? [`  new key ${rotation.next.kid} signs from ${rotation.next.signsFrom} (every instance verifies it by then)`] : [])].join('\n'),
-          )
-        }
-        let keys
+        // In the data dir's file, running servers on it pick the new key up
+        // within a second. In the database's vault, every instance re-reads
+        // the keys every second and the new key signs once they all had the
+        // time to (`next`, src/vault/secrets.ts).
+        let rotation
         try {
-          keys = rotateSigningKey(config, { dropOthers })
+          rotation = await withSecretStore(config, async (store) => ({ ...(await store.rotate({ dropOthers })), where: store.where }))
         } catch (error) {
           io.err(`arena: ${(error as Error).message}`)
           return 1
         }
-        // The key is in secrets.json, not the database: its record is a write of its own, after it.
-        await withServices((services) => recordCliAction(services, { action: 'keys.rotate', target: keys.at(-1)!.kid, details: { dropPrevious: dropOthers } }))
-        // Running servers on this data dir pick the new key up within a second.
-        const report = describe(keys, from.file)
-        return print(io, json, report, () => text(report))
+        // The key is written where the secrets are kept; its audit record is a write of its own, after it.
+        await withServices((services) => recordCliAction(services, { action: 'keys.rotate', target: rotation.next?.kid ?? rotation.keys.at(-1)!.kid, details: { dropPrevious: dropOthers } }))
+        const report = { ...describe(rotation.keys, rotation.where), ...(rotation.next ? { next: rotation.next } : {}) }
+        return print(io, json, report, () =>
+          [text(report), ...(rotation.next ? [`  new key ${rotation.next.kid} signs from ${rotation.next.signsFrom} (every instance verifies it by then)`] : [])].join('\n'),
+        )
       }
       throw new UsageError(`unknown action "${positionals[0] ?? ''}"`)
     },
@@ -336,10 +307,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
         io.err('arena: ARENA_ADMIN_TOKEN is set; the admin API takes that value')
         return 1
       }
-      const secrets =
-        config.databaseUrl === undefined
-          ? resolveSecrets(config, { generateOperatorToken: true })
-          : await withStorage(config, (storage) => loadSecrets(config, storage, { generateOperatorToken: true }))
+      const secrets = await withSecretStore(config, (store) => store.load({ generateOperatorToken: true }))
       if (secrets.adminToken === undefined) {
         io.err(`arena: no operator token: outside ARENA_ENV=local the admin API stays disabled until ARENA_ADMIN_TOKEN is set`)
         return 1

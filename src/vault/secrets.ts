@@ -18,7 +18,18 @@
 // instance ever signs a token another cannot verify yet. `--drop-previous`
 // (a leaked key) skips the wait: the old keys must stop verifying at once.
 import type { Config } from '../config'
-import { environmentKeys, liveStoredKeys, refuseEnvironmentRotation, signingKey, type Secrets, type SigningKey, type SigningKeyring, type StoredKey } from '../secrets'
+import {
+  environmentKeys,
+  liveStoredKeys,
+  refuseEnvironmentRotation,
+  signingKey,
+  type SecretStore,
+  type Secrets,
+  type SigningKey,
+  type SigningKeyRotation,
+  type SigningKeyring,
+  type StoredKey,
+} from '../secrets'
 import { randomToken } from '../shared/crypto'
 import { commandName } from '../shared/invocation'
 import type { Vault } from './vault'
@@ -38,6 +49,29 @@ export const KEYRING_REFRESH_MS = 1000
 export const KEY_ACTIVATION_DELAY_MS = 5000
 
 type VaultSecretsConfig = Pick<Config, 'env' | 'jwtSecret' | 'jwtPreviousSecret' | 'adminToken' | 'refreshTtlS'>
+
+/** The secrets in the database's vault (PostgreSQL: shared by every instance on it). */
+export class VaultSecrets implements SecretStore {
+  readonly where = 'database'
+  constructor(
+    private readonly config: VaultSecretsConfig,
+    private readonly vault: Vault,
+  ) {}
+
+  load(options: { generateOperatorToken?: boolean } = {}): Promise<Secrets> {
+    return vaultSecrets(this.config, this.vault, options)
+  }
+
+  rotate(options: { dropOthers: boolean }): Promise<SigningKeyRotation> {
+    return rotateVaultSigningKey(this.config, this.vault, options)
+  }
+
+  /** Re-read from the vault by `refresh` (startKeyringRefresh); keys from the environment stay as they are. */
+  keyring(initial: Secrets): SigningKeyring {
+    if (initial.signingKeysFrom === 'environment') return { current: () => initial.signingKeys, refresh: async () => {} }
+    return vaultKeyring(this.config, this.vault, initial.signingKeys)
+  }
+}
 
 /**
  * The secrets, generating what is missing. As with the data dir, only the
@@ -93,12 +127,7 @@ export function keyring(stored: readonly StoredKey[], config: Pick<Config, 'refr
   return [...live.filter((key) => key !== signer), signer].map((key) => signingKey(key.secret))
 }
 
-export interface VaultRotation {
-  /** The keyring as it is right after the rotation (the last one signs). */
-  keys: SigningKey[]
-  /** The new key, when it signs only from a later moment (every rotation but --drop-previous). */
-  next?: { kid: string; signsFrom: string }
-}
+export type VaultRotation = SigningKeyRotation
 
 /**
  * Adds a new signing key. Without `dropOthers` it starts signing after

@@ -4,6 +4,7 @@
 // an event written behind its back within a second.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { CaughtUpPolls } from '../../src/modules/events/caught-up'
+import type { EventsPage } from '../../src/modules/events/model'
 import { req } from '../helpers/app'
 import { postJson } from '../helpers/app'
 import { testOnEngine } from '../helpers/engine'
@@ -54,7 +55,7 @@ describe('GET /api/v1/events, caught up', async () => {
   const ctx = await createArenaApp()
   afterAll(() => ctx.close())
 
-  type Page = { events: { type: string }[]; cursor: string }
+  type Page = EventsPage
   const poll = async (p: Player, query: string) => {
     const res = await ctx.handle(req(`/api/v1/events${query}`, { headers: { authorization: `Bearer ${p.tokens.accessToken}` } }))
     expect(res.status).toBe(200)

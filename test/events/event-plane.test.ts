@@ -2,13 +2,14 @@
 // an opaque cursor; a waiting poll wakes when an event for it commits; events
 // of a rolled-back transaction never appear; old events are pruned.
 import { afterAll, describe, expect, test } from 'bun:test'
+import type { EventsPage } from '../../src/modules/events/model'
 import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, players, type Player } from '../helpers/arena'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
 
-type Page = { events: { id: string; topic: string; type: string; data: Record<string, unknown>; createdAt: string }[]; cursor: string }
+type Page = EventsPage
 
 const poll = async (p: Player, query = '') => {
   const res = await ctx.handle(req(`/api/v1/events${query}`, { headers: { authorization: `Bearer ${p.tokens.accessToken}` } }))

@@ -4,6 +4,8 @@
 // dir's store (SQLite integrity, the ledger, the security-event chain).
 import { join } from 'node:path'
 import { ed25519 } from '@noble/curves/ed25519.js'
+import type { Static } from '@sinclair/typebox'
+import type { CreateGameResponse } from '../../src/modules/games/model'
 import { addressOf } from '../../src/modules/wallet/frost'
 import { BINARY, run } from '../helpers/process'
 
@@ -126,10 +128,8 @@ export async function setUpPlayer(call: Call, username: string, options: { pin?:
   return player
 }
 
-export interface Game {
-  game: { id: string }
-  gameKey: string
-}
+/** POST /admin/games's answer (the server's model). */
+export type Game = Static<typeof CreateGameResponse>
 
 export interface Tournament {
   id: string

@@ -20,11 +20,6 @@ const MIN = 6_000
 const at = (msFromNow: number) => new Date(ctx.clock.now().getTime() + msFromNow).toISOString()
 const bearer = (p: Player) => ({ authorization: `Bearer ${p.tokens.accessToken}` })
 
-interface RegistrationTournament extends TournamentView {
-  participants: { id: string; userId: string; seed: number; registeredAt: string | null; checkedInAt: string | null }[]
-  registration: { closesAt: string; maxPlayers: number; checkIn: { opensAt: string; closesAt: string } | null; startsAt: string; seeding: string; seed: string | null } | null
-}
-
 function createBody(overrides: Record<string, unknown> = {}, registration: Record<string, unknown> = {}) {
   return {
     gameId: game.id,
@@ -36,24 +31,24 @@ function createBody(overrides: Record<string, unknown> = {}, registration: Recor
   }
 }
 
-async function create(overrides: Record<string, unknown> = {}, registration: Record<string, unknown> = {}): Promise<RegistrationTournament> {
+async function create(overrides: Record<string, unknown> = {}, registration: Record<string, unknown> = {}): Promise<TournamentView> {
   const res = await ctx.handle(postJson('/api/v1/admin/tournaments', createBody(overrides, registration), admin))
   expect(res.status).toBe(201)
-  return ((await res.json()) as { tournament: RegistrationTournament }).tournament
+  return ((await res.json()) as { tournament: TournamentView }).tournament
 }
 
 const join = (id: string, p: Player) => ctx.handle(postJson(`/api/v1/tournaments/${id}/registration`, {}, bearer(p)))
 const leave = (id: string, p: Player) => ctx.handle(req(`/api/v1/tournaments/${id}/registration`, { method: 'DELETE', headers: bearer(p) }))
 const checkIn = (id: string, p: Player) => ctx.handle(postJson(`/api/v1/tournaments/${id}/check-in`, {}, bearer(p)))
 const codeOf = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code
-const show = (id: string) => tournament(ctx, id) as Promise<RegistrationTournament>
+const show = (id: string) => tournament(ctx, id) as Promise<TournamentView>
 
 async function eventsOf(userIds: string[], type: string) {
   return db.select().from(outboxEvents).where(and(inArray(outboxEvents.userId, userIds), eq(outboxEvents.type, type))).orderBy(asc(outboxEvents.seq))
 }
 
 /** Runs the start job: the clock moved to startsAt, the due jobs run. */
-async function reachStart(t: RegistrationTournament): Promise<number> {
+async function reachStart(t: TournamentView): Promise<number> {
   ctx.clock.set(t.registration!.startsAt)
   return ctx.runJobs()
 }
@@ -82,7 +77,7 @@ describe('creating a tournament players register for', () => {
     const people = await players(ctx, 2)
     const res = await ctx.handle(postJson('/api/v1/admin/tournaments', { gameId: game.id, name: 'Listed', format: 'single_elimination', participants: people.map((p) => p.userId) }, admin))
     expect(res.status).toBe(201)
-    const { tournament: t } = (await res.json()) as { tournament: RegistrationTournament }
+    const { tournament: t } = (await res.json()) as { tournament: TournamentView }
     expect(t.status).toBe('draft')
     expect(t.registration).toBeNull()
     expect(t.participants.map((p) => [p.registeredAt, p.checkedInAt])).toEqual([[null, null], [null, null]])
@@ -314,7 +309,7 @@ describe('seeding and the start', () => {
     ctx.clock.set(t.registration!.closesAt)
     const started = await ctx.handle(postJson(`/api/v1/admin/tournaments/${t.id}/start`, {}, admin))
     expect(started.status).toBe(200)
-    const view = ((await started.json()) as { tournament: RegistrationTournament }).tournament
+    const view = ((await started.json()) as { tournament: TournamentView }).tournament
     expect(view.status).toBe('running')
     expect(view.participants.map((p) => [p.seed, p.userId])).toEqual(people.map((p, i) => [i + 1, p.userId]))
     // Again: 409. At startsAt the job runs, finds it started, and changes nothing.

@@ -4,6 +4,8 @@ import { afterAll, expect } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { createTestApp, postJson, req, tempDir, type Handler, type TestApp } from './app'
 import { login, registerUser, type Tokens } from './auth'
+import type { Match as MatchView, Tournament as TournamentView } from '../../src/modules/games/model'
+import type { DecisionResponse } from '../../src/modules/matches/model'
 
 export const ADMIN_TOKEN = 'test-admin-token-of-at-least-32-chars!!'
 export const admin = { 'x-admin-token': ADMIN_TOKEN }
@@ -35,25 +37,11 @@ export interface Player {
   tokens: Tokens
 }
 
-export interface MatchView {
-  id: string
-  round: number
-  position: number
-  status: string
-  slot1ParticipantId: string | null
-  slot2ParticipantId: string | null
-  winnerParticipantId: string | null
-  nextMatchId: string | null
-}
-
-export interface TournamentView {
-  id: string
-  gameId: string
-  status: string
-  participants: { id: string; userId: string; seed: number }[]
-  matches: MatchView[]
-  winnerParticipantId: string | null
-}
+/**
+ * A tournament and its matches as the routes answer them: the server's
+ * models, so a test reads no field the answer lacks.
+ */
+export type { Match as MatchView, Tournament as TournamentView } from '../../src/modules/games/model'
 
 export async function createGame(ctx: Handler, name = 'Arena Duel') {
   const res = await ctx.handle(postJson('/api/v1/admin/games', { name }, admin))
@@ -112,7 +100,7 @@ export async function claim(ctx: Handler, gameId: string, gameKey: string, playe
   const { token } = (await session.json()) as { token: string }
   const res = await submit(ctx, gameId, gameKey, player, token, body)
   expect(res.status).toBe(200)
-  return (await res.json()) as { decision: string; reason: string; matchId: string; tournamentId: string; winnerParticipantId?: string; nextMatchId?: string }
+  return (await res.json()) as DecisionResponse
 }
 
 /** Both players of a running match agree that `winner` won. */

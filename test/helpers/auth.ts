@@ -1,6 +1,7 @@
 // Accounts and logins through the real HTTP routes.
 import { expect } from 'bun:test'
 import { and, eq, isNotNull } from 'drizzle-orm'
+import type { TokenResponse } from '../../src/modules/auth/model'
 import type { Handler, TestApp } from './app'
 import { postJson, req } from './app'
 
@@ -31,13 +32,8 @@ export async function registerUser(ctx: Handler, overrides: Record<string, unkno
   return { id: user.id, email: body.email as string, username: body.username as string, password: body.password as string }
 }
 
-export interface Tokens {
-  accessToken: string
-  refreshToken: string
-  expiresIn: number
-  tokenType: string
-  user: { id: string; email: string; username: string; country: string; createdAt: string }
-}
+/** What login and refresh answer (the server's model). */
+export type Tokens = TokenResponse
 
 export async function login(ctx: Handler, identifier: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<Tokens> {
   const res = await ctx.handle(postJson('/api/v1/user/login', { identifier, password }, headers))

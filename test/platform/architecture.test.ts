@@ -48,4 +48,16 @@ describe('import rules', () => {
       .flatMap((f) => imports(f.text).filter((spec) => /db\/(sqlite|postgres)\//.test(spec)).map((spec) => `${f.path} imports ${spec}`))
     expect(offenders).toEqual([])
   })
+
+  // Like the custody shares, the server's secrets have one interface
+  // (SecretStore: the data dir's file or the database's vault) and the
+  // composition root picks one by engine; a command or the server asking for
+  // one implementation by name is an engine branch outside src/services.ts.
+  test('the server\'s secrets are reached through the SecretStore src/services.ts picks', () => {
+    const own = (path: string) => path === 'src/secrets.ts' || path.startsWith('src/vault/') || path === 'src/services.ts'
+    const offenders = files
+      .filter((f) => !own(f.path))
+      .flatMap((f) => [...f.text.matchAll(/\b(DataDirSecrets|VaultSecrets|vaultSecrets|vaultKeyring|signingKeyring|rotateSigningKey|rotateVaultSigningKey)\b/g)].map((m) => `${f.path} names ${m[1]}`))
+    expect(offenders).toEqual([])
+  })
 })

@@ -3,7 +3,8 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { AMOUNTS, boundsOf, CHOICES, ConfigError, INTS, KNOWN_VARIABLES, loadConfig, MIN_LENGTHS, MIN_SECRET_LENGTH } from '../../src/config'
+import { AMOUNTS, boundsOf, CHOICES, ConfigError, helpLine, INTS, KNOWN_VARIABLES, loadConfig, MIN_LENGTHS, MIN_SECRET_LENGTH, SETTINGS, type SettingName } from '../../src/config'
+import { BEGIN, END, README, withSettingsTable } from '../../scripts/docs-settings'
 import { helpText } from '../../src/cli/main'
 import { USDC } from '../../src/shared/money'
 import { resolveSecrets, SECRETS_FILE } from '../../src/secrets'
@@ -355,6 +356,34 @@ describe('logger', () => {
 })
 
 describe('the README', () => {
+  // The Configuration table is written from SETTINGS by `npm run docs:settings`;
+  // a setting added, renamed or re-bounded without running it fails here.
+  test('its settings table is what `npm run docs:settings` writes from src/config.ts', () => {
+    const readme = readFileSync(README, 'utf8')
+    expect(readme).toContain(BEGIN)
+    expect(readme).toContain(END)
+    expect(withSettingsTable(readme)).toBe(readme)
+  })
+
+  test('the script refuses a README without its markers rather than guess where the table goes', () => {
+    expect(() => withSettingsTable('# arena\n\nno table here\n')).toThrow('must hold the markers')
+    expect(() => withSettingsTable(`${END}\n${BEGIN}\n`)).toThrow('must hold the markers')
+  })
+
+  test('every setting says its default and bounds the same way in --help and in the README, from its one row', () => {
+    const readme = readFileSync(README, 'utf8')
+    for (const name of Object.keys(SETTINGS) as SettingName[]) {
+      const row: { defaultText: string; bounds?: { help: string; doc: string } } = SETTINGS[name]
+      const line = readme.split('\n').find((l) => l.startsWith(`| \`${name}\` |`))!
+      expect(line).toStartWith(`| \`${name}\` | ${row.defaultText} |`)
+      if (row.bounds) {
+        expect(line).toContain(`| ${row.bounds.doc} |`)
+        expect(helpLine(name)).toEndWith(`; ${row.bounds.help}`)
+      }
+      expect(helpText()).toContain(`  ${helpLine(name)}`)
+    }
+  })
+
   test('documents every variable arena reads, and no other', async () => {
     const readme = await Bun.file(join(import.meta.dir, '..', '..', 'README.md')).text()
     const documented = new Set([...readme.matchAll(/^\| `(ARENA_[A-Z_]+)` \|/gm)].map((m) => m[1]!))

@@ -18,6 +18,7 @@ import { copyPlan, SchemaMismatchError, TargetNotEmptyError } from '../../src/db
 import * as sqliteSchema from '../../src/db/schema'
 import * as postgresSchema from '../../src/db/postgres/schema'
 import { databasePath, openDatabase } from '../../src/db/sqlite/connection'
+import type { EventsPage } from '../../src/modules/events/model'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { openPool } from '../../src/db/postgres/connection'
@@ -65,7 +66,7 @@ async function emptyDatabase(): Promise<string> {
   return cluster.url(name)
 }
 
-type Page = { events: { id: string; type: string; data: Record<string, unknown> }[]; cursor: string }
+type Page = EventsPage
 
 async function poll(ctx: Handler, p: Player, query = ''): Promise<Page> {
   const res = await ctx.handle(req(`/api/v1/events${query}`, { headers: bearer(p.tokens.accessToken) }))

@@ -7,7 +7,9 @@
 // document the server serves (what other clients are generated from).
 // wire-types.check.ts is the exact, compile-time half that `tsc --noEmit` runs.
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import ts from 'typescript'
 import type { TSchema } from '@sinclair/typebox'
 import * as AuthModel from '../../src/modules/auth/model'
 import * as GamesModel from '../../src/modules/games/model'
@@ -107,6 +109,36 @@ const SENT: Record<string, { route: string; component: string }> = {
 const SDK_SRC = join(ROOT, 'packages', 'sdk', 'src')
 const declared = declarations(join(SDK_SRC, 'types.ts'), join(SDK_SRC, 'requests.ts'))
 
+/**
+ * The SDK's types that are no answer and no body, so no model to compare:
+ * the client's own settings and state.
+ */
+const CLIENT_ONLY = ['Environment', 'Tokens', 'FetchLike']
+/** Compared with the server's event catalogue by event-types.test.ts and event-types.check.ts. */
+const EVENT_CATALOGUE = ['EventCatalogue', 'EventType', 'EventData', 'KnownEvent']
+
+/** The SDK's types a declaration names (a field's type, an array's element), and theirs, transitively. */
+function reached(names: string[]): Set<string> {
+  const seen = new Set<string>()
+  const visit = (node: ts.Node): void => {
+    if (ts.isTypeReferenceNode(node)) {
+      const name = node.typeName.getText()
+      const target = declared.get(name)
+      if (target && !seen.has(name)) {
+        seen.add(name)
+        visit(target)
+      }
+    }
+    ts.forEachChild(node, visit)
+  }
+  for (const name of names) {
+    seen.add(name)
+    const node = declared.get(name)
+    if (node) visit(node)
+  }
+  return seen
+}
+
 function drift(models: Record<string, TSchema>): string[] {
   return Object.entries(models).flatMap(([name, model]) => {
     const sdk = declared.get(name)
@@ -144,6 +176,20 @@ describe('SDK wire types against the server models', () => {
     } finally {
       await ctx.close()
     }
+  })
+
+  test('every type the SDK declares is compared with the server: a model, a part of one, the event catalogue, or the client’s own', () => {
+    const compared = reached([...Object.keys(ANSWERS), ...Object.keys(REQUESTS), 'EventTopic'])
+    const unchecked = [...declared.keys()].filter((name) => !compared.has(name) && !CLIENT_ONLY.includes(name) && !EVENT_CATALOGUE.includes(name))
+    expect(unchecked).toEqual([])
+    // The lists above name only what the SDK declares.
+    expect([...CLIENT_ONLY, ...EVENT_CATALOGUE].filter((name) => !declared.has(name))).toEqual([])
+  })
+
+  test('the compile-time half compares every type this runtime half compares', () => {
+    const check = readFileSync(join(ROOT, 'test', 'sdk', 'wire-types.check.ts'), 'utf8')
+    const named = new Set([...check.matchAll(/\b(?:Sdk|SdkRequests)\.(\w+)/g)].map((m) => m[1]!))
+    expect([...Object.keys(ANSWERS), ...Object.keys(REQUESTS), 'EventTopic'].filter((name) => !named.has(name))).toEqual([])
   })
 
   test('the comparison sees a difference: a field added, renamed, or made optional', () => {

@@ -22,21 +22,16 @@ const MIN = 6_000
 const at = (msFromNow: number) => new Date(ctx.clock.now().getTime() + msFromNow).toISOString()
 const bearer = (p: Player) => ({ authorization: `Bearer ${p.tokens.accessToken}` })
 
-interface RegistrationTournament extends TournamentView {
-  participants: { id: string; userId: string; seed: number; checkedInAt: string | null }[]
-  registration: { closesAt: string; checkIn: { opensAt: string; closesAt: string } | null; startsAt: string } | null
-}
-
-async function open(registration: Record<string, unknown>, startsAt: string, people: Player[]): Promise<RegistrationTournament> {
+async function open(registration: Record<string, unknown>, startsAt: string, people: Player[]): Promise<TournamentView> {
   const res = await ctx.handle(postJson('/api/v1/admin/tournaments', { gameId: game.id, name: 'Open Cup', format: 'single_elimination', registration: { maxPlayers: 8, ...registration }, startsAt }, admin))
   expect(res.status).toBe(201)
-  const { tournament: t } = (await res.json()) as { tournament: RegistrationTournament }
+  const { tournament: t } = (await res.json()) as { tournament: TournamentView }
   for (const p of people) expect((await ctx.handle(postJson(`/api/v1/tournaments/${t.id}/registration`, {}, bearer(p)))).status).toBe(201)
   return t
 }
 
 const start = (id: string) => ctx.handle(postJson(`/api/v1/admin/tournaments/${id}/start`, {}, admin))
-const show = (id: string) => tournament(ctx, id) as Promise<RegistrationTournament>
+const show = (id: string) => tournament(ctx, id) as Promise<TournamentView>
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string; status: number } }).error
 
 describe('POST /admin/tournaments/{id}/start', () => {
@@ -71,7 +66,7 @@ describe('POST /admin/tournaments/{id}/start', () => {
     ctx.clock.set(t.registration!.checkIn!.closesAt)
     const started = await start(t.id)
     expect(started.status).toBe(200)
-    const view = ((await started.json()) as { tournament: RegistrationTournament }).tournament
+    const view = ((await started.json()) as { tournament: TournamentView }).tournament
     expect(view.status).toBe('running')
     expect(view.participants.map((p) => p.userId).sort()).toEqual(people.slice(0, 3).map((p) => p.userId).sort())
   })
@@ -85,7 +80,7 @@ describe('POST /admin/tournaments/{id}/start', () => {
     ctx.clock.set(t.registration!.closesAt)
     const started = await start(t.id)
     expect(started.status).toBe(200)
-    expect(((await started.json()) as { tournament: RegistrationTournament }).tournament.participants.length).toBe(2)
+    expect(((await started.json()) as { tournament: TournamentView }).tournament.participants.length).toBe(2)
   })
 })
 

@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { and, asc, eq } from 'drizzle-orm'
 import { checkLedger } from '../../src/modules/wallet/ledger'
+import type { Withdrawal as WithdrawalView } from '../../src/modules/security/model'
 import { postJson, req, type TestApp } from '../helpers/app'
 import { admin, createArenaApp, type Player } from '../helpers/arena'
 import { deleteOwn } from '../helpers/accounts'
@@ -23,7 +24,6 @@ afterAll(async () => {
   for (const app of [approval, hold, both, plain]) await app.close()
 })
 
-type WithdrawalView = { id: string; status: string; amount: string; reason?: string; releasesAt?: string; rejectionReason?: string; signature?: string }
 type Answer = { status: number; body: { withdrawal?: WithdrawalView; valid?: boolean; error?: { code: string; message: string; status: number } } }
 
 let keys = 0

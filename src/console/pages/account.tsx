@@ -7,7 +7,7 @@
 import { Elysia, t } from 'elysia'
 import type { Services } from '../../services'
 import type { Clock } from '../../shared/clock'
-import type { OperatorView } from '../../modules/operators/service'
+import type { Operator } from '../../modules/operators/model'
 import { clearedSessionCookie, CONSOLE_PREFIX, redirect } from '../http'
 import { Csrf } from '../layout'
 import { attempt, consolePage, NOTICE_FIELDS, Time } from '../page'
@@ -182,7 +182,7 @@ function PasswordField() {
   )
 }
 
-function Authenticator({ me, csrf }: { me: OperatorView; csrf: string }) {
+function Authenticator({ me, csrf }: { me: Operator; csrf: string }) {
   if (me.totpEnabled) {
     return (
       <>

@@ -136,3 +136,4 @@ export const WithdrawalsPage = t.Object(
   },
   { $id: 'AdminWithdrawalsPage' },
 )
+export type WithdrawalsPage = Static<typeof WithdrawalsPage>

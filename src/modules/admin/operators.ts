@@ -6,30 +6,13 @@
 // it is how a credential is obtained. It is mounted as a plugin of its own
 // BEFORE the module's credential check (a hook applies to the routes added
 // after it), so the check has no list of exceptions to keep right.
-import { Elysia, t, type Static } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { errors, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import { AppError } from '../../shared/errors'
-import { OPERATOR_ROLES } from '../operators/roles'
+import { Operator, OperatorRoleModel as Role } from '../operators/model'
 import type { OperatorService } from '../operators/service'
 import { DEVICE_HEADER } from '../auth/known-places'
 import { actorOf, OPERATOR, operatorRoute } from './operator'
-
-const Role = t.Union([t.Literal('viewer'), t.Literal('moderator'), t.Literal('finance'), t.Literal('admin')], { description: 'viewer < moderator / finance < admin' })
-// Every role, and nothing else: the schema above must follow OPERATOR_ROLES.
-const ROLES_MATCH: [typeof OPERATOR_ROLES[number]] extends [Static<typeof Role>] ? ([Static<typeof Role>] extends [typeof OPERATOR_ROLES[number]] ? true : never) : never = true
-void ROLES_MATCH
-
-export const OperatorModel = t.Object(
-  {
-    id: t.String(),
-    name: t.String(),
-    role: Role,
-    totpEnabled: t.Boolean({ description: 'sign-in asks for a TOTP code' }),
-    disabled: t.Boolean({ description: 'cannot sign in; its sessions ended when it was disabled' }),
-    createdAt: t.String(),
-  },
-  { $id: 'Operator' },
-)
 
 const OperatorIdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 
@@ -47,7 +30,7 @@ const CreateOperatorBody = t.Object(
   { $id: 'CreateOperatorBody' },
 )
 const OperatorRoleBody = t.Object({ role: Role }, { $id: 'OperatorRoleBody' })
-const OperatorWithPassword = t.Object({ operator: OperatorModel, password: t.String({ description: 'one-time: shown once, replaced at the first sign-in' }) })
+const OperatorWithPassword = t.Object({ operator: Operator, password: t.String({ description: 'one-time: shown once, replaced at the first sign-in' }) })
 
 /** The path of the sign-in route, under the module's prefix. */
 export const SIGN_IN_PATH = '/sessions'
@@ -80,7 +63,7 @@ export function adminSignInRoute(operators: OperatorService, addressOf: AddressO
       response: {
         201: t.Object({
           token: t.String({ description: 'send as `Authorization: Bearer <token>` to /api/v1/admin' }),
-          operator: OperatorModel,
+          operator: Operator,
           expiresAt: t.String({ description: 'ARENA_OPERATOR_SESSION_TTL_S after sign-in' }),
         }),
         ...errors(JSON_BODY, { 401: ['invalid_credentials', 'totp_required', 'invalid_totp'], 403: ['password_change_required'], 429: ['rate_limited'] }, STORAGE),
@@ -116,7 +99,7 @@ export function adminOperatorRoutes(operators: OperatorService) {
         },
       )
       .get('/operators', async () => ({ operators: await operators.list() }), {
-        response: { 200: t.Object({ operators: t.Array(OperatorModel) }), ...errors(OPERATOR, STORAGE) },
+        response: { 200: t.Object({ operators: t.Array(Operator) }), ...errors(OPERATOR, STORAGE) },
         ...operatorRoute('admin', 'Every operator, in creation order'),
       })
       .post(
@@ -134,23 +117,23 @@ export function adminOperatorRoutes(operators: OperatorService) {
       )
       .post('/operators/:id/disable', async ({ params, request }) => ({ operator: await operators.disable(params.id, actorOf(request)) }), {
         params: OperatorIdParams,
-        response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'last_admin'] }, STORAGE) },
+        response: { 200: t.Object({ operator: Operator }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'last_admin'] }, STORAGE) },
         ...operatorRoute('admin', 'Disable an operator: it cannot sign in, its sessions end at once (never the last enabled admin)'),
       })
       .post('/operators/:id/enable', async ({ params, request }) => ({ operator: await operators.enable(params.id, actorOf(request)) }), {
         params: OperatorIdParams,
-        response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+        response: { 200: t.Object({ operator: Operator }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('admin', 'Enable a disabled operator: it may sign in again'),
       })
       .post('/operators/:id/role', async ({ params, body, request }) => ({ operator: await operators.setRole(params.id, body.role, actorOf(request)) }), {
         params: OperatorIdParams,
         body: OperatorRoleBody,
-        response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'last_admin'] }, STORAGE) },
+        response: { 200: t.Object({ operator: Operator }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'last_admin'] }, STORAGE) },
         ...operatorRoute('admin', 'Give an operator another role, in force at its next request (never the last enabled admin\'s)'),
       })
       .post('/operators/:id/totp/disable', async ({ params, request }) => ({ operator: await operators.disableTotp(params.id, actorOf(request)) }), {
         params: OperatorIdParams,
-        response: { 200: t.Object({ operator: OperatorModel }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+        response: { 200: t.Object({ operator: Operator }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('admin', 'Turn an operator\'s TOTP off (a lost authenticator): it signs in with its password alone until it enrols again'),
       })
       .post('/operators/:id/reset-password', async ({ params, request }) => await operators.resetPassword(params.id, actorOf(request)), {

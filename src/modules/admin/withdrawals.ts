@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors'
 import { HISTORY_PAGE, HISTORY_PAGE_MAX, withdrawalHistoryQuery, type OperationsOverview, type WithdrawalFilterNames, type WithdrawalFilterText } from '../operations/service'
 import type { WaitingWithdrawal } from '../operations/store'
 import { toWithdrawal } from '../wallet/withdrawals'
-import type { AdminWithdrawal } from './model'
+import type { AdminWithdrawal, WithdrawalsPage } from './model'
 
 export interface WithdrawalPageQuery extends WithdrawalFilterText {
   /** The `cursor` of the previous page. */
@@ -17,12 +17,6 @@ export interface WithdrawalPageQuery extends WithdrawalFilterText {
 
 /** How each input is named in an error (`query/from`, `--from`). */
 export type WithdrawalPageNames = WithdrawalFilterNames & Record<'after' | 'limit', string>
-
-export interface WithdrawalPage {
-  withdrawals: AdminWithdrawal[]
-  /** The `after` of the next page; null on the last. */
-  cursor: string | null
-}
 
 function invalid(path: string, message: string): AppError {
   return new AppError('validation_failed', 'Request failed validation', { details: [{ path, message }] })
@@ -39,7 +33,7 @@ export function adminWithdrawalView({ withdrawal, username }: WaitingWithdrawal)
  * input; a user that is none (by username or by id) is a 404, as the console
  * says "No user is named or numbered" rather than listing nothing.
  */
-export async function withdrawalPage(operations: OperationsOverview, query: WithdrawalPageQuery, names: WithdrawalPageNames): Promise<WithdrawalPage> {
+export async function withdrawalPage(operations: OperationsOverview, query: WithdrawalPageQuery, names: WithdrawalPageNames): Promise<WithdrawalsPage> {
   const filters = withdrawalHistoryQuery(query, names)
   const limit = query.limit ?? HISTORY_PAGE
   if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_PAGE_MAX) throw invalid(names.limit, `Expected a whole number from 1 to ${HISTORY_PAGE_MAX}`)

@@ -225,3 +225,4 @@ export const PrizePoolResponse = t.Object({
   escrow: t.String({ description: 'decimal string: what the escrow holds now (fees and funding)' }),
   prizesTotal: t.String({ description: 'decimal string: the sum of the prizes, what the start needs the escrow to hold' }),
 })
+export type PrizePoolResponse = Static<typeof PrizePoolResponse>

@@ -33,10 +33,11 @@
 import type { Transaction } from '../../db/storage'
 import { AppError } from '../../shared/errors'
 import { formatAmount, maxAmount, MoneyFormatError, parseAmount, parsePositiveAmount, USDC } from '../../shared/money'
-import { escrowAccountId, mayCredit, postMovement, systemAccountId, userAccountId } from '../wallet/ledger'
+import { accounts, escrowAccountId, ledger, mayCredit } from '../wallet/ledger'
 import type { WalletStore } from '../wallet/store'
 import type { StandingRow } from './formats/engines'
 import type { Participant, TournamentOptions, TournamentRecord } from './store'
+import type { PrizePoolResponse } from './model'
 
 /** Tournament money is in the wallet's asset. */
 export const PRIZE_ASSET = USDC
@@ -133,20 +134,14 @@ export async function chargeEntryFee(tx: Transaction, tournament: TournamentReco
   const { entryFee } = purseOf(tournament)
   if (entryFee === null) return
   await assertEscrowFits(tx, tournament.id, entryFee, 'entryFee')
-  await postMovement(
-    tx.wallet,
-    {
-      kind: 'entry_fee',
-      asset: ASSET,
-      reference: feeReference(participant.id),
-      memo: { tournamentId: tournament.id, participantId: participant.id, userId: participant.userId, amount: entryFee.toString() },
-      postings: [
-        { accountId: userAccountId(participant.userId, ASSET), userId: participant.userId, amount: -entryFee },
-        { accountId: escrowAccountId(tournament.id, ASSET), userId: null, amount: entryFee },
-      ],
-    },
-    now,
-  )
+  await ledger(tx.wallet, now).transfer({
+    kind: 'entry_fee',
+    from: accounts.user(participant.userId, ASSET),
+    to: accounts.escrow(tournament.id, ASSET),
+    amount: entryFee,
+    reference: feeReference(participant.id),
+    memo: { tournamentId: tournament.id, participantId: participant.id, userId: participant.userId, amount: entryFee.toString() },
+  })
 }
 
 /**
@@ -162,51 +157,28 @@ export async function refundEntryFee(tx: Transaction, tournamentId: string, part
   // Locked against a deletion until this unit of work ends (a job's READ COMMITTED one included): the
   // refund lands before the deletion, which then sees the money, or after it, and goes to the house.
   const deleted = !(await mayCredit(tx.wallet, participant.userId))
-  await postMovement(
-    tx.wallet,
-    deleted
-      ? {
-          kind: 'escrow_release',
-          asset: ASSET,
-          reference: refundReference(participant.id),
-          memo: { ...memo, to: 'house', forfeited: 'account_deleted' },
-          postings: [
-            { accountId: escrowAccountId(tournamentId, ASSET), userId: null, amount: -amount },
-            { accountId: systemAccountId('house', ASSET), userId: null, amount },
-          ],
-        }
-      : {
-          kind: 'entry_fee_refund',
-          asset: ASSET,
-          reference: refundReference(participant.id),
-          memo,
-          postings: [
-            { accountId: escrowAccountId(tournamentId, ASSET), userId: null, amount: -amount },
-            { accountId: userAccountId(participant.userId, ASSET), userId: participant.userId, amount },
-          ],
-        },
-    now,
-  )
+  await ledger(tx.wallet, now).transfer({
+    from: accounts.escrow(tournamentId, ASSET),
+    amount,
+    reference: refundReference(participant.id),
+    ...(deleted
+      ? { kind: 'escrow_release', to: accounts.system('house', ASSET), memo: { ...memo, to: 'house', forfeited: 'account_deleted' } }
+      : { kind: 'entry_fee_refund', to: accounts.user(participant.userId, ASSET), memo }),
+  })
 }
 
 /** Empties the escrow into `to` (once per tournament): the house after the prizes, the funding account on cancel. */
 async function releaseEscrow(tx: Transaction, tournamentId: string, to: 'house' | 'funding', now: Date, memo: Record<string, unknown> = {}): Promise<void> {
   const left = await escrowOf(tx.wallet, tournamentId)
   if (left === 0n) return
-  await postMovement(
-    tx.wallet,
-    {
-      kind: 'escrow_release',
-      asset: ASSET,
-      reference: releaseReference(tournamentId),
-      memo: { tournamentId, to, amount: left.toString(), ...memo },
-      postings: [
-        { accountId: escrowAccountId(tournamentId, ASSET), userId: null, amount: -left },
-        { accountId: systemAccountId(to, ASSET), userId: null, amount: left },
-      ],
-    },
-    now,
-  )
+  await ledger(tx.wallet, now).transfer({
+    kind: 'escrow_release',
+    from: accounts.escrow(tournamentId, ASSET),
+    to: accounts.system(to, ASSET),
+    amount: left,
+    reference: releaseReference(tournamentId),
+    memo: { tournamentId, to, amount: left.toString(), ...memo },
+  })
 }
 
 /**
@@ -219,12 +191,8 @@ export async function settleCancelled(tx: Transaction, tournamentId: string, par
   await releaseEscrow(tx, tournamentId, 'funding', now)
 }
 
-/** The prize pool as the operator sees it: what the escrow holds and what the prizes need. */
-export interface PrizePool {
-  tournamentId: string
-  escrow: string
-  prizesTotal: string
-}
+/** The prize pool as the operator sees it: what the escrow holds and what the prizes need (the route's model). */
+export type PrizePool = PrizePoolResponse
 
 /** 409 prize_pool_underfunded unless the escrow covers the prizes; null when it does. */
 export async function underfunded(tx: Transaction, tournament: TournamentRecord): Promise<AppError | null> {
@@ -264,20 +232,14 @@ export async function fundPrizePool(
       throw new AppError('conflict', `Tournament is ${tournament.status}; its prize pool takes no more funding`)
     }
     await assertEscrowFits(tx, tournament.id, amount, 'body/amount')
-    await postMovement(
-      tx.wallet,
-      {
-        kind: 'prize_funding',
-        asset: ASSET,
-        reference: key,
-        memo: { tournamentId: tournament.id, amount: amount.toString(), reference },
-        postings: [
-          { accountId: systemAccountId('funding', ASSET), userId: null, amount: -amount },
-          { accountId: escrowAccountId(tournament.id, ASSET), userId: null, amount },
-        ],
-      },
-      now,
-    )
+    await ledger(tx.wallet, now).transfer({
+      kind: 'prize_funding',
+      from: accounts.system('funding', ASSET),
+      to: accounts.escrow(tournament.id, ASSET),
+      amount,
+      reference: key,
+      memo: { tournamentId: tournament.id, amount: amount.toString(), reference },
+    })
   }
   const pool = {
     tournamentId: tournament.id,
@@ -323,20 +285,14 @@ export async function payPrizes(tx: Transaction, tournament: TournamentRecord, s
     }
     const reference = prizeReference(tournament.id, rank)
     if (await tx.wallet.transactionByReference(reference)) continue
-    await postMovement(
-      tx.wallet,
-      {
-        kind: 'prize',
-        asset: ASSET,
-        reference,
-        memo: { tournamentId: tournament.id, rank, participantId: winner.id, userId: winner.userId, amount: prize.toString() },
-        postings: [
-          { accountId: escrowAccountId(tournament.id, ASSET), userId: null, amount: -prize },
-          { accountId: userAccountId(winner.userId, ASSET), userId: winner.userId, amount: prize },
-        ],
-      },
-      now,
-    )
+    await ledger(tx.wallet, now).transfer({
+      kind: 'prize',
+      from: accounts.escrow(tournament.id, ASSET),
+      to: accounts.user(winner.userId, ASSET),
+      amount: prize,
+      reference,
+      memo: { tournamentId: tournament.id, rank, participantId: winner.id, userId: winner.userId, amount: prize.toString() },
+    })
   }
   await releaseEscrow(tx, tournament.id, 'house', now, forfeited.length > 0 ? { forfeited } : {})
 }

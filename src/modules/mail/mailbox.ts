@@ -3,20 +3,12 @@
 // route and the command call the same functions.
 import type { Storage } from '../../db/storage'
 import type { Mailer } from './mailer'
+import type { MailView } from './model'
 import type { MailMessage, MailStore } from './store'
 import { testMail } from './templates'
 
 /** At most this many messages per listing: a mailbox to look into, not an archive. */
 export const MAILBOX_LIMIT = 100
-
-/** A mail as the dev mailbox shows it (contract §8). */
-export interface MailView {
-  id: string
-  to: string
-  subject: string
-  text: string
-  createdAt: string
-}
 
 export function mailView(mail: MailMessage): MailView {
   return { id: mail.id, to: mail.toAddress, subject: mail.subject, text: mail.textBody, createdAt: mail.createdAt.toISOString() }

@@ -1,4 +1,4 @@
-import { t } from 'elysia'
+import { t, type Static } from 'elysia'
 import { MAILBOX_LIMIT } from './mailbox'
 
 export const MailboxQuery = t.Object({
@@ -15,5 +15,7 @@ export const MailView = t.Object(
   },
   { $id: 'Mail' },
 )
+/** A mail as the dev mailbox shows it (contract §8). */
+export type MailView = Static<typeof MailView>
 
 export const MailboxResponse = t.Object({ messages: t.Array(MailView, { description: `newest first, at most ${MAILBOX_LIMIT}` }) })

@@ -1,4 +1,4 @@
-import { t } from 'elysia'
+import { t, type Static } from 'elysia'
 import { BracketKind } from '../games/model'
 
 export const GameIdParams = t.Object({ gameId: t.String({ minLength: 1, maxLength: 64 }) })
@@ -49,6 +49,7 @@ export const DecisionResponse = t.Object(
   },
   { $id: 'Decision' },
 )
+export type DecisionResponse = Static<typeof DecisionResponse>
 
 export const ResolveBody = t.Object({ winnerParticipantId: t.String({ minLength: 1, maxLength: 64 }) }, { $id: 'ResolveBody' })
 

@@ -24,6 +24,7 @@ import { toMatch, type GamesService } from '../games/service'
 import type { MatchRecord } from '../games/store'
 import type { SecurityEventInput } from '../security/event-log'
 import { decide, type Claim, type Decision } from './arbiter'
+import type { DecisionResponse } from './model'
 import type { NewClaim } from './store'
 
 /**
@@ -34,16 +35,6 @@ import type { NewClaim } from './store'
  * the database's growth is bounded").
  */
 export const MAX_OPEN_GAME_SESSIONS = 5
-
-export interface DecisionView {
-  decision: Decision['decision'] | 'game_advance_pending_finalization'
-  reason: string
-  matchId: string
-  tournamentId: string
-  outcome?: 'WIN' | 'DRAW'
-  winnerParticipantId?: string
-  nextMatchId?: string
-}
 
 export type ClaimInput =
   | { outcome: 'WIN'; winnerParticipantId: string; score?: Record<string, unknown> }
@@ -133,7 +124,7 @@ export class MatchesService {
     }, { rowLocks: true })
   }
 
-  async submitResult(input: { userId: string; gameId: string; gameKey: string | null; sessionToken: string | null; claim: ClaimInput }): Promise<DecisionView> {
+  async submitResult(input: { userId: string; gameId: string; gameKey: string | null; sessionToken: string | null; claim: ClaimInput }): Promise<DecisionResponse> {
     const { clock } = this.deps
     // A refusal thrown in here rolls back this claim only: it spends nothing.
     return this.deps.storage.write(async (tx) => {
@@ -190,7 +181,7 @@ export class MatchesService {
   }
 
   /** Operator decision for a disputed (or still running) match; advances like an agreed claim. */
-  resolve(matchId: string, winnerParticipantId: string, by: Actor): Promise<{ match: Match; decision: DecisionView }> {
+  resolve(matchId: string, winnerParticipantId: string, by: Actor): Promise<{ match: Match; decision: DecisionResponse }> {
     return this.deps.storage.write(async (tx) => {
       const match = await tx.matches.byId(matchId)
       if (!match) throw new AppError('not_found', 'No such match')
@@ -398,7 +389,7 @@ export type AppliedDecision =
  * status events. The result that leaves nothing to play is answered
  * `game_advance_pending_finalization`. Pending changes nothing.
  */
-export async function applyDecision(tx: Transaction, now: Date, match: MatchRecord, decision: AppliedDecision): Promise<DecisionView> {
+export async function applyDecision(tx: Transaction, now: Date, match: MatchRecord, decision: AppliedDecision): Promise<DecisionResponse> {
   const base = { decision: decision.decision, reason: decision.reason, matchId: match.id, tournamentId: match.tournamentId }
   const notify = <K extends MatchEventType>(type: K, data: MatchEventData<K>) => notifyMatchPlayers(tx, now, match, type, data)
 

@@ -38,6 +38,7 @@ import { clearAttempts, LOGIN_LIMITS, rateLimited, recordAttempt, retryAfter } f
 import type { OperatorRole } from './roles'
 import { newTotpSecret, sealedName, totpSealKey, totpStep, totpUri } from './totp'
 import type { MasterKey } from '../../shared/sealed'
+import type { Operator } from './model'
 import type { OperatorRow, OperatorSessionKind, OperatorSessionRow } from './store'
 
 export interface OperatorServiceDeps {
@@ -50,16 +51,6 @@ export interface OperatorServiceDeps {
   chainKey: string
   /** How long a session lives from sign-in. */
   sessionTtlS: number
-}
-
-/** An operator as the API and the console show it. */
-export interface OperatorView {
-  id: string
-  name: string
-  role: OperatorRole
-  totpEnabled: boolean
-  disabled: boolean
-  createdAt: string
 }
 
 export interface SignInInput {
@@ -175,7 +166,7 @@ function wrongCode(message: string): AppError {
   return new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/code', message }] })
 }
 
-export function operatorView(row: OperatorRow): OperatorView {
+export function operatorView(row: OperatorRow): Operator {
   return { id: row.id, name: row.name, role: row.role, totpEnabled: row.totpEnabledAt !== null, disabled: row.disabledAt !== null, createdAt: row.createdAt.toISOString() }
 }
 
@@ -187,7 +178,7 @@ export class OperatorService {
   }
 
   /** Creates an operator with a one-time password, which is answered once and never stored. */
-  async create(input: { name: string; role: OperatorRole }, by: Actor): Promise<{ operator: OperatorView; password: string }> {
+  async create(input: { name: string; role: OperatorRole }, by: Actor): Promise<{ operator: Operator; password: string }> {
     const name = input.name.trim()
     if (!NAME.test(name)) {
       throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/name', message: 'Expected 2 to 32 letters, digits, dots, dashes or underscores' }] })
@@ -226,19 +217,19 @@ export class OperatorService {
     return { operator: operatorView(row), password }
   }
 
-  async list(): Promise<OperatorView[]> {
+  async list(): Promise<Operator[]> {
     return (await this.deps.storage.read.operators.listOperators()).map(operatorView)
   }
 
   /** One operator; 404 not_found when there is none with this id. */
-  async byId(id: string): Promise<OperatorView> {
+  async byId(id: string): Promise<Operator> {
     const row = await this.deps.storage.read.operators.operatorById(id)
     if (!row) throw notFound()
     return operatorView(row)
   }
 
   /** One operator by name (any case); 404 not_found when there is none (the CLI names operators). */
-  async byName(name: string): Promise<OperatorView> {
+  async byName(name: string): Promise<Operator> {
     const row = await this.deps.storage.read.operators.operatorByNameKey(name.trim().toLowerCase())
     if (!row) throw notFound()
     return operatorView(row)
@@ -250,7 +241,7 @@ export class OperatorService {
    * disabled (409 last_admin): nobody named could then manage operators from
    * the console. Disabling a disabled operator is 409 conflict.
    */
-  async disable(id: string, by: Actor): Promise<OperatorView> {
+  async disable(id: string, by: Actor): Promise<Operator> {
     const now = this.deps.clock.now()
     const row = await this.deps.storage.write(async (tx) => {
       const current = await tx.operators.operatorById(id)
@@ -270,7 +261,7 @@ export class OperatorService {
   }
 
   /** Lets a disabled operator sign in again (its old sessions stay ended). 409 conflict when it is enabled. */
-  async enable(id: string, by: Actor): Promise<OperatorView> {
+  async enable(id: string, by: Actor): Promise<Operator> {
     const now = this.deps.clock.now()
     const row = await this.deps.storage.write(async (tx) => {
       const current = await tx.operators.operatorById(id)
@@ -288,7 +279,7 @@ export class OperatorService {
    * read the role each time). The last enabled admin keeps its role (409
    * last_admin); the role it has already is 409 conflict.
    */
-  async setRole(id: string, role: OperatorRole, by: Actor): Promise<OperatorView> {
+  async setRole(id: string, role: OperatorRole, by: Actor): Promise<Operator> {
     const now = this.deps.clock.now()
     const row = await this.deps.storage.write(async (tx) => {
       const current = await tx.operators.operatorById(id)
@@ -311,7 +302,7 @@ export class OperatorService {
    * it is (a lost authenticator is disableTotp's business), and so is a
    * disabled operator's state: resetting does not enable.
    */
-  async resetPassword(id: string, by: Actor): Promise<{ operator: OperatorView; password: string }> {
+  async resetPassword(id: string, by: Actor): Promise<{ operator: Operator; password: string }> {
     const password = randomToken(18)
     const passwordHash = await hashPassword(password, this.deps.hashGate)
     const now = this.deps.clock.now()
@@ -452,7 +443,7 @@ export class OperatorService {
    * failure of the name), and a blocked counter is 429 rate_limited: a
    * pending secret is no free way to guess codes.
    */
-  async confirmTotp(operatorId: string, code: string, by: Actor): Promise<OperatorView> {
+  async confirmTotp(operatorId: string, code: string, by: Actor): Promise<Operator> {
     const { storage, clock } = this.deps
     const found = await storage.read.operators.operatorById(operatorId)
     if (!found) throw notFound()
@@ -489,7 +480,7 @@ export class OperatorService {
    * dropped. A pending enrolment (never confirmed) needs the password only.
    * 409 conflict when there is nothing enrolled.
    */
-  async removeOwnTotp(operatorId: string, input: { password: string; code?: string | undefined }, by: Actor): Promise<OperatorView> {
+  async removeOwnTotp(operatorId: string, input: { password: string; code?: string | undefined }, by: Actor): Promise<Operator> {
     const found = await this.deps.storage.read.operators.operatorById(operatorId)
     if (!found) throw notFound()
     if (found.totpSecretSealed === null && found.totpEnabledAt === null) throw new AppError('conflict', 'TOTP is not enrolled')
@@ -506,7 +497,7 @@ export class OperatorService {
    * or a stolen admin session could strip it here. 409 conflict when there
    * is none.
    */
-  async disableTotp(operatorId: string, by: Actor): Promise<OperatorView> {
+  async disableTotp(operatorId: string, by: Actor): Promise<Operator> {
     if (by.operator.id !== null && by.operator.id === operatorId) {
       throw new AppError('forbidden', 'Turn off your own authenticator on your account page, with your password and a current code')
     }
@@ -514,7 +505,7 @@ export class OperatorService {
   }
 
   /** Drops the operator's TOTP secret and records it, if `unchanged` still holds for the row read in this unit of work. */
-  private async dropTotp(operatorId: string, by: Actor, unchanged: (current: OperatorRow) => boolean): Promise<OperatorView> {
+  private async dropTotp(operatorId: string, by: Actor, unchanged: (current: OperatorRow) => boolean): Promise<Operator> {
     const now = this.deps.clock.now()
     const row = await this.deps.storage.write(async (tx) => {
       const current = await tx.operators.operatorById(operatorId)

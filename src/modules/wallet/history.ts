@@ -14,6 +14,7 @@ import { AppError } from '../../shared/errors'
 import { formatAmount, type Asset } from '../../shared/money'
 import { formatSigned, walletMovementKind } from './holdings'
 import { userAccountId } from './ledger'
+import type { TransactionsPage } from './model'
 import type { LedgerTransaction, LedgerTransactionKind, UserPosting, WalletStore } from './store'
 
 /** What a movement was, as the player sees it (contract §10). */
@@ -22,24 +23,6 @@ export type HistoryKind = (typeof HISTORY_KINDS)[number]
 
 export const HISTORY_PAGE_DEFAULT = 50
 export const HISTORY_PAGE_MAX = 100
-
-export interface HistoryEntry {
-  /** The movement's id (`ltx_…`). */
-  id: string
-  kind: HistoryKind
-  /** Signed decimal string: positive credits the wallet, negative debits it. */
-  amount: string
-  /** The wallet's balance right after this movement, a decimal string. */
-  balanceAfter: string
-  reference: string | null
-  createdAt: string
-}
-
-export interface HistoryPage {
-  transactions: HistoryEntry[]
-  /** Where this page ended (where the request's began, when it is empty): pass it as `after` to read on. */
-  cursor: string
-}
 
 /**
  * The ledger's kinds are the player's, but for a withdrawal's compensating
@@ -121,7 +104,7 @@ export async function balancesAfter(store: WalletStore, accountId: string, rows:
 }
 
 /** One page of the user's history in `asset`, oldest first, after `query.after`. */
-export async function historyPage(store: WalletStore, userId: string, asset: Asset, query: { after?: string; limit?: number }): Promise<HistoryPage> {
+export async function historyPage(store: WalletStore, userId: string, asset: Asset, query: { after?: string; limit?: number }): Promise<TransactionsPage> {
   const accountId = userAccountId(userId, asset.code)
   const limit = pageLimit(query.limit, HISTORY_PAGE_DEFAULT)
   const after = await decodeCursor(store, accountId, query.after)

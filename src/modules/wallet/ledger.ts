@@ -9,10 +9,19 @@
 // side by side. docs/decisions.md, "PostgreSQL". Callers pass the wallet store of
 // their own unit of work (`tx.wallet`), so a movement commits or rolls back
 // with the change it pays for.
+//
+// Money moves by name: `ledger(tx.wallet, now).transfer({ kind, from, to,
+// amount, memo })` moves a positive amount from one account to another (one
+// movement, its two postings), and `.reverse(transactionId)` writes the exact
+// opposite of a recorded movement. Nothing outside this file builds postings
+// (test/wallet/transfer.test.ts checks it); both go through postMovement,
+// the one place balances change. The models: Formance's postings (source,
+// destination, amount) and Reverse(), TigerBeetle's named results (every
+// refusal below is an AppError with its code).
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { maxAmount } from '../../shared/money'
-import type { LedgerSnapshot, LedgerTransactionKind, WalletStore } from './store'
+import type { LedgerSnapshot, LedgerTransaction, LedgerTransactionKind, WalletStore } from './store'
 
 /** The largest balance a wallet may hold: the contract's amount grammar cannot express more. */
 const MAX_BALANCE = maxAmount()
@@ -46,6 +55,123 @@ export function escrowAccountId(tournamentId: string, asset: string): string {
   return `${ESCROW_PREFIX}${tournamentId}:${asset}`
 }
 
+/** An account money moves from or to: its id, its user (null: a system account), its asset. */
+export interface AccountRef {
+  id: string
+  /** Set for user accounts: they may not go below zero, and a credit to one locks its user against deletion. */
+  userId: string | null
+  asset: string
+}
+
+/** The accounts by name: a user's wallet, a system account, a tournament's escrow. */
+export const accounts = {
+  user: (userId: string, asset: string): AccountRef => ({ id: userAccountId(userId, asset), userId, asset }),
+  system: (name: SystemAccount, asset: string): AccountRef => ({ id: systemAccountId(name, asset), userId: null, asset }),
+  escrow: (tournamentId: string, asset: string): AccountRef => ({ id: escrowAccountId(tournamentId, asset), userId: null, asset }),
+}
+
+/** One movement of `amount` (minor units, positive) from `from` to `to`, in their one asset. */
+export interface Transfer {
+  kind: LedgerTransactionKind
+  from: AccountRef
+  to: AccountRef
+  amount: bigint
+  /** Unique when set: the same reference never moves twice (the store's unique index). */
+  reference?: string
+  memo?: Record<string, unknown>
+}
+
+/** The reference a reversal is recorded under: one per reversed movement. */
+export const reversalReference = (transactionId: string) => `reversal:${transactionId}`
+
+/**
+ * The ledger as a unit of work moves money in it: `wallet` is that unit of
+ * work's store (`tx.wallet`), `now` its time.
+ */
+export interface Ledger {
+  /**
+   * Records the transfer: `from` debited, `to` credited, in that order, one
+   * movement. Returns its id. Refusals (the caller's unit of work rolls
+   * back): 422 insufficient_funds (a user account would go below zero), 422
+   * validation_failed (a user balance past the largest amount), 404
+   * not_found (a credited user is deleted). A reference used already throws
+   * the store's unique violation. A zero or negative amount, one account on
+   * both sides or two assets is a programming error (Error).
+   */
+  transfer(transfer: Transfer): Promise<string>
+  /**
+   * Writes the exact opposite of movement `transactionId`: each of its
+   * postings negated, on the same accounts, in the same order, as a
+   * `reversal` recorded under `reversal:<transactionId>` with memo
+   * `{ ...memo, reverses: transactionId }`. Returns the reversal's id.
+   * Refusals: 404 not_found (no such movement, or a credited user is
+   * deleted), 409 conflict (reversed already: a movement is reversed at most
+   * once, docs/decisions.md "Money moves by name"), 422 insufficient_funds
+   * (the money it moved is spent), 422 validation_failed. A withdrawal's
+   * debit and a reversal are not reversed (Error): a withdrawal gives its
+   * money back by failing or being rejected, which its status records.
+   */
+  reverse(transactionId: string, options?: { memo?: Record<string, unknown> }): Promise<string>
+}
+
+export function ledger(wallet: WalletStore, now: Date): Ledger {
+  return {
+    transfer: (transfer) => postTransfer(wallet, transfer, now),
+    reverse: (transactionId, options) => postReversal(wallet, transactionId, options?.memo ?? {}, now),
+  }
+}
+
+async function postTransfer(wallet: WalletStore, { kind, from, to, amount, reference, memo }: Transfer, now: Date): Promise<string> {
+  if (amount <= 0n) throw new Error(`ledger transfer of ${amount}: the amount must be positive`)
+  if (from.id === to.id) throw new Error(`ledger transfer from ${from.id} to itself`)
+  if (from.asset !== to.asset) throw new Error(`ledger transfer from ${from.asset} to ${to.asset}: one asset per transfer`)
+  return postMovement(
+    wallet,
+    {
+      kind,
+      asset: from.asset,
+      ...(reference !== undefined ? { reference } : {}),
+      ...(memo !== undefined ? { memo } : {}),
+      postings: [
+        { accountId: from.id, userId: from.userId, amount: -amount },
+        { accountId: to.id, userId: to.userId, amount },
+      ],
+    },
+    now,
+  )
+}
+
+/** Kinds `reverse` refuses: a withdrawal's debit (its failure or rejection gives it back) and a reversal. */
+const IRREVERSIBLE: readonly LedgerTransactionKind[] = ['withdrawal', 'reversal']
+
+async function postReversal(wallet: WalletStore, transactionId: string, memo: Record<string, unknown>, now: Date): Promise<string> {
+  const recorded = await wallet.movement(transactionId)
+  if (!recorded) throw new AppError('not_found', `No such ledger transaction: ${transactionId}`)
+  const { transaction, postings } = recorded
+  if (IRREVERSIBLE.includes(transaction.kind)) throw new Error(`ledger transaction ${transactionId} is a ${transaction.kind}: not reversed`)
+  const reference = reversalReference(transactionId)
+  // The unique index on references is the backstop (two reversals racing); this answers the plain repeat.
+  if (await wallet.transactionByReference(reference)) throw new AppError('conflict', `Ledger transaction ${transactionId} was reversed already`)
+  const assets = new Set(postings.map((p) => p.posting.asset))
+  if (assets.size !== 1) throw new Error(`ledger transaction ${transactionId} has postings in ${assets.size} assets`)
+  return postMovement(
+    wallet,
+    {
+      kind: 'reversal',
+      asset: [...assets][0]!,
+      reference,
+      memo: { ...memo, reverses: transactionId },
+      postings: postings.map(({ posting, userId }) => ({ accountId: posting.accountId, userId, amount: -posting.amount })),
+    },
+    now,
+  )
+}
+
+/** Whether a movement is a reversal written by `reverse` (rather than a withdrawal's). */
+function reversed(t: Pick<LedgerTransaction, 'kind' | 'reference'>): string | null {
+  return t.kind === 'reversal' && t.reference?.startsWith('reversal:') ? t.reference.slice('reversal:'.length) : null
+}
+
 export interface Posting {
   accountId: string
   /** Set for user accounts: they may not go below zero. */
@@ -63,7 +189,8 @@ export interface Movement {
 }
 
 /**
- * Records a movement and updates balances, inside the caller's write. Throws
+ * Records a movement and updates balances, inside the caller's write: the
+ * one primitive under `transfer` and `reverse`, which callers use instead. Throws
  * (and so rolls back the caller's unit of work) on any breach.
  *
  * A deleted account holds no money: every user a movement credits is locked
@@ -74,22 +201,22 @@ export interface Movement {
  * someone who may be gone (a prize, a refund) asks `mayCredit` first and
  * sends the money elsewhere (src/modules/games/prizes.ts: to the house).
  */
-export async function postMovement(ledger: WalletStore, movement: Movement, now: Date): Promise<string> {
+export async function postMovement(wallet: WalletStore, movement: Movement, now: Date): Promise<string> {
   const total = movement.postings.reduce((sum, p) => sum + p.amount, 0n)
   if (total !== 0n) throw new Error(`ledger movement does not balance: ${total}`)
   // Sorted, so two movements crediting the same users lock them in one order.
   const credited = [...new Set(movement.postings.filter((p) => p.userId !== null && p.amount > 0n).map((p) => p.userId!))].sort()
   for (const userId of credited) {
-    if (!(await ledger.lockUserForCredit(userId))) throw new AppError('not_found', 'No such user: the account was deleted')
+    if (!(await wallet.lockUserForCredit(userId))) throw new AppError('not_found', 'No such user: the account was deleted')
   }
   const id = newId('ledgerTransaction')
-  await ledger.addTransaction({ id, kind: movement.kind, reference: movement.reference ?? null, memo: movement.memo ?? null }, now)
+  await wallet.addTransaction({ id, kind: movement.kind, reference: movement.reference ?? null, memo: movement.memo ?? null }, now)
   for (const posting of movement.postings) {
     const account =
-      (await ledger.account(posting.accountId)) ?? (await ledger.openAccount({ id: posting.accountId, userId: posting.userId, asset: movement.asset }, now))
+      (await wallet.account(posting.accountId)) ?? (await wallet.openAccount({ id: posting.accountId, userId: posting.userId, asset: movement.asset }, now))
     if (account.userId === null) {
       // A system account: the posting is its balance (see the top of this file).
-      await ledger.addPosting({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount, balanceAfter: null })
+      await wallet.addPosting({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount, balanceAfter: null })
       continue
     }
     const balance = account.balance + posting.amount
@@ -101,9 +228,9 @@ export async function postMovement(ledger: WalletStore, movement: Movement, now:
         details: [{ path: 'body/amount', message: 'Too large for this balance' }],
       })
     }
-    await ledger.setBalance(account.id, balance)
+    await wallet.setBalance(account.id, balance)
     // The balance it leaves, kept with the posting: the player's history shows it (history.ts).
-    await ledger.addPosting({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount, balanceAfter: balance })
+    await wallet.addPosting({ transactionId: id, accountId: account.id, asset: movement.asset, amount: posting.amount, balanceAfter: balance })
   }
   return id
 }
@@ -136,7 +263,8 @@ export interface LedgerReport {
  * system account's balance is that sum: there is nothing to compare), and is
  * zero when its user is deleted; each
  * balance a user posting recorded as the one it left is the running sum of
- * its account's postings up to it.
+ * its account's postings up to it; each reversal `reverse` wrote is the exact
+ * opposite of the movement it names.
  * Reads one snapshot (`storage.read.wallet`), so a server writing meanwhile
  * is never caught half-way through a movement.
  */
@@ -168,6 +296,7 @@ export async function checkLedger(ledger: WalletStore): Promise<LedgerReport> {
   problems.push(...checkBalancesAfter(snapshot))
   problems.push(...checkWithdrawalsAgainstLedger(snapshot))
   problems.push(...checkEscrows(snapshot, byAccount))
+  problems.push(...checkReversals(snapshot))
   return { ok: problems.length === 0, accounts: accounts.length, transactions: transactions.length, postings: postings.length, problems }
 }
 
@@ -225,12 +354,42 @@ function checkEscrows({ accounts, settledTournaments }: Pick<LedgerSnapshot, 'ac
 }
 
 /**
+ * A reversal `reverse` wrote reverses a movement that exists, one `reverse`
+ * may reverse, and its postings are that movement's negated, in order.
+ */
+function checkReversals({ transactions, postings }: Pick<LedgerSnapshot, 'transactions' | 'postings'>): string[] {
+  const problems: string[] = []
+  const kinds = new Map(transactions.map((t) => [t.id, t.kind]))
+  const byTransaction = new Map<string, { accountId: string; amount: bigint }[]>()
+  for (const p of [...postings].sort((a, b) => a.id - b.id)) {
+    const list = byTransaction.get(p.transactionId) ?? []
+    list.push({ accountId: p.accountId, amount: p.amount })
+    byTransaction.set(p.transactionId, list)
+  }
+  const shape = (list: { accountId: string; amount: bigint }[]) => list.map((p) => `${p.accountId} ${p.amount}`).join(', ')
+  for (const t of transactions) {
+    const of = reversed(t)
+    if (of === null) continue
+    const kind = kinds.get(of)
+    if (kind === undefined) {
+      problems.push(`reversal ${t.id} reverses unknown transaction ${of}`)
+      continue
+    }
+    if (IRREVERSIBLE.includes(kind)) problems.push(`reversal ${t.id} reverses ${kind} ${of}`)
+    const expected = (byTransaction.get(of) ?? []).map((p) => ({ accountId: p.accountId, amount: -p.amount }))
+    if (shape(byTransaction.get(t.id) ?? []) !== shape(expected)) problems.push(`reversal ${t.id} is not the exact opposite of ${of}`)
+  }
+  return problems
+}
+
+/**
  * Every withdrawal has exactly one debit; a failed or rejected one exactly
  * one reversal, any other none; and no debit or reversal exists without its withdrawal.
  */
 function checkWithdrawalsAgainstLedger({ transactions, withdrawals }: Pick<LedgerSnapshot, 'transactions' | 'withdrawals'>): string[] {
   const problems: string[] = []
-  const movements = transactions.filter((t) => t.kind === 'withdrawal' || t.kind === 'reversal')
+  // A reversal `reverse` wrote is checked with the movement it reverses (checkReversals), not here.
+  const movements = transactions.filter((t) => t.kind === 'withdrawal' || (t.kind === 'reversal' && reversed(t) === null))
   const count = new Map<string, { withdrawal: number; reversal: number }>()
   for (const m of movements) {
     const id = String((m.memo as { withdrawalId?: unknown } | null)?.withdrawalId ?? '')

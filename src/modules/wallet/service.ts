@@ -6,9 +6,10 @@ import { formatAmount, MoneyFormatError, parsePositiveAmount, parseSignedAmount,
 import type { SecurityEventInput } from '../security/event-log'
 import type { Actor } from '../audit/log'
 import type { CustodyClient } from './custody'
-import { historyPage, type HistoryPage } from './history'
+import { historyPage } from './history'
 import { formatSigned, holdingsOf, statementOf, type Holdings, type StatementEntry } from './holdings'
-import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
+import { accounts, balanceOf, ledger } from './ledger'
+import type { TransactionsPage, WalletResponse } from './model'
 import type { Wallet } from './store'
 
 export const DEFAULT_ASSET = USDC
@@ -46,12 +47,6 @@ export const ADJUSTMENT_REASON_MAX = 500
 /** The longest operator reference of a credit or an adjustment (the routes' schemas say the same). */
 export const OPERATOR_REFERENCE_MAX = 128
 
-export interface WalletView {
-  asset: string
-  balance: string
-  address: string
-}
-
 export class WalletService {
   /** In-flight wallet creations per user, so two first requests make one key. */
   private readonly creating = new Map<string, Promise<{ address: string; keyRef: string }>>()
@@ -60,7 +55,7 @@ export class WalletService {
   constructor(private readonly deps: { storage: Storage; clock: Clock; custody: CustodyClient; onSecurityEvent?: (event: SecurityEventInput) => void }) {}
 
   /** The user's wallet, created (a custody key, an address) on first use. */
-  async wallet(userId: string): Promise<WalletView> {
+  async wallet(userId: string): Promise<WalletResponse> {
     const row = await this.ensureWallet(userId)
     return { asset: row.asset, balance: await this.balance(userId), address: row.address }
   }
@@ -109,7 +104,7 @@ export class WalletService {
   }
 
   /** GET /wallet/transactions: the user's movements in the wallet's asset, oldest first, a page after the cursor. */
-  transactions(userId: string, query: { after?: string; limit?: number }): Promise<HistoryPage> {
+  transactions(userId: string, query: { after?: string; limit?: number }): Promise<TransactionsPage> {
     return historyPage(this.deps.storage.read.wallet, userId, DEFAULT_ASSET, query)
   }
 
@@ -138,20 +133,14 @@ export class WalletService {
         return
       }
       const now = clock.now()
-      await postMovement(
-        tx.wallet,
-        {
-          kind: 'credit',
-          asset,
-          reference,
-          memo: { userId: input.userId, amount: amount.toString(), reference: input.reference },
-          postings: [
-            { accountId: userAccountId(input.userId, asset), userId: input.userId, amount },
-            { accountId: systemAccountId('funding', asset), userId: null, amount: -amount },
-          ],
-        },
-        now,
-      )
+      await ledger(tx.wallet, now).transfer({
+        kind: 'credit',
+        from: accounts.system('funding', asset),
+        to: accounts.user(input.userId, asset),
+        amount,
+        reference,
+        memo: { userId: input.userId, amount: amount.toString(), reference: input.reference },
+      })
       const balance = await balanceOf(tx.wallet, input.userId, asset)
       const credited = formatAmount(amount, DEFAULT_ASSET)
       await tx.events.append(
@@ -197,20 +186,16 @@ export class WalletService {
         return await balanceOf(tx.wallet, input.userId, asset)
       }
       const now = clock.now()
-      const transactionId = await postMovement(
-        tx.wallet,
-        {
-          kind: 'adjustment',
-          asset,
-          reference,
-          memo: { userId: input.userId, amount: amount.toString(), reference: input.reference, reason },
-          postings: [
-            { accountId: userAccountId(input.userId, asset), userId: input.userId, amount },
-            { accountId: systemAccountId('adjustments', asset), userId: null, amount: -amount },
-          ],
-        },
-        now,
-      )
+      // A signed amount: positive from the adjustments account to the wallet, negative the other way.
+      const [wallet, adjustments] = [accounts.user(input.userId, asset), accounts.system('adjustments', asset)]
+      const transactionId = await ledger(tx.wallet, now).transfer({
+        kind: 'adjustment',
+        from: amount > 0n ? adjustments : wallet,
+        to: amount > 0n ? wallet : adjustments,
+        amount: amount > 0n ? amount : -amount,
+        reference,
+        memo: { userId: input.userId, amount: amount.toString(), reference: input.reference, reason },
+      })
       const after = await balanceOf(tx.wallet, input.userId, asset)
       const signed = formatSigned(amount, DEFAULT_ASSET)
       const balance = formatAmount(after, DEFAULT_ASSET)

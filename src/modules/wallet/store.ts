@@ -158,6 +158,12 @@ export interface WalletStore {
   /** The movement recorded under an idempotency reference, if any. */
   transactionByReference(reference: string): Promise<LedgerTransaction | null>
   /**
+   * A movement and its postings in the order they were written, each with
+   * its account's user (null: a system account); null when there is no such
+   * movement. What a reversal reads (ledger.ts, `reverse`). Locks nothing.
+   */
+  movement(transactionId: string): Promise<RecordedMovement | null>
+  /**
    * Every account, transaction, posting and withdrawal, read as of one moment
    * (never half of a movement that was committing meanwhile).
    */
@@ -224,4 +230,10 @@ export interface WalletStore {
 export interface UserPosting {
   posting: LedgerPosting
   transaction: LedgerTransaction
+}
+
+/** A recorded movement with its postings, each with its account's user (WalletStore.movement). */
+export interface RecordedMovement {
+  transaction: LedgerTransaction
+  postings: { posting: LedgerPosting; userId: string | null }[]
 }

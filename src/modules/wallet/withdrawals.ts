@@ -44,38 +44,14 @@ import type { PinService } from '../security/pin-service'
 import { CustodyRefusedError, type CustodyClient } from './custody'
 import { isValidAddress, verifyEd25519, withdrawalMessage } from './frost'
 import { HISTORY_PAGE_DEFAULT, pageLimit } from './history'
-import { balanceOf, postMovement, systemAccountId, userAccountId } from './ledger'
+import { accounts, balanceOf, ledger, type Transfer } from './ledger'
 import { amountFrom, DEFAULT_ASSET, type WalletService } from './service'
+import type { Withdrawal as WithdrawalModel } from '../security/model'
+import type { WithdrawalsPage } from './model'
 import type { WalletStore, Withdrawal, WithdrawalStatus } from './store'
 
-export interface WithdrawalView {
-  id: string
-  status: WithdrawalStatus
-  amount: string
-  asset: string
-  destinationAddress: string
-  idempotencyKey: string
-  signature?: string
-  /** Why custody refused it, once `failed`. */
-  failureReason?: string
-  /** Why it is not signed yet, while `awaiting_approval` or `held`. */
-  reason?: WithdrawalWaitReason
-  /** When its new-destination hold ends, while it waits with one. */
-  releasesAt?: string
-  /** The operator's reason, once `rejected`. */
-  rejectionReason?: string
-  createdAt: string
-}
-
-export type WithdrawalWaitReason = 'approval_required' | 'new_destination'
-
-export interface WithdrawalsPage {
-  withdrawals: WithdrawalView[]
-  /** The last withdrawal of a full page when more may follow; null at the end. */
-  cursor: string | null
-}
-
-export function toWithdrawal(row: Withdrawal): WithdrawalView {
+/** A stored withdrawal as every answer shows it (the API's `Withdrawal` model, the console, the admin list). */
+export function toWithdrawal(row: Withdrawal): WithdrawalModel {
   return {
     id: row.id,
     status: row.status,
@@ -98,6 +74,18 @@ function withdrawalFacts(row: Withdrawal): Record<string, unknown> {
   return { userId: row.userId, amount: formatAmount(row.amount, DEFAULT_ASSET), asset: row.asset, destinationAddress: row.destinationAddress }
 }
 
+/**
+ * A failed or rejected withdrawal's money back to its owner: a transfer of
+ * kind `reversal` from the withdrawals account, its memo naming the
+ * withdrawal (`arena ledger check` counts one per failed or rejected
+ * withdrawal). Not `ledger.reverse` of the debit: the withdrawal's row, not
+ * the ledger, knows its debit, and its status already makes the give-back
+ * happen once (docs/decisions.md, "Money moves by name").
+ */
+function giveBack(row: Withdrawal, memo: { withdrawalId: string; reason: string; rejected?: true }): Transfer {
+  return { kind: 'reversal', from: accounts.system('withdrawals', row.asset), to: accounts.user(row.userId, row.asset), amount: row.amount, memo }
+}
+
 export interface VerifyInput {
   userId: string
   /** Whether the user's email is verified, as the bearer check read it on this request. */
@@ -112,7 +100,7 @@ export interface VerifyInput {
 
 export type VerifyResult =
   | { valid: false; locked: boolean; attempt: number }
-  | { valid: true; locked: false; attempt: 0; withdrawal: WithdrawalView }
+  | { valid: true; locked: false; attempt: 0; withdrawal: WithdrawalModel }
 
 export interface WithdrawalDeps {
   storage: Storage
@@ -217,19 +205,13 @@ export class WithdrawalService {
       const id = newId('withdrawal')
       // Debit first: insufficient funds throws and rolls everything back,
       // the session included.
-      await postMovement(
-        tx.wallet,
-        {
-          kind: 'withdrawal',
-          asset,
-          memo: { withdrawalId: id },
-          postings: [
-            { accountId: userAccountId(input.userId, asset), userId: input.userId, amount: -amount },
-            { accountId: systemAccountId('withdrawals', asset), userId: null, amount },
-          ],
-        },
-        now,
-      )
+      await ledger(tx.wallet, now).transfer({
+        kind: 'withdrawal',
+        from: accounts.user(input.userId, asset),
+        to: accounts.system('withdrawals', asset),
+        amount,
+        memo: { withdrawalId: id },
+      })
       const { above, newDestinationHoldS = 0 } = this.deps.approval ?? {}
       const needsApproval = above !== undefined && amount > above
       // Read in this unit of work: a signed withdrawal to the address makes it known.
@@ -350,19 +332,7 @@ export class WithdrawalService {
       const current = (await tx.wallet.withdrawal(withdrawalId))!
       if (current.status !== 'pending_signature') return current
       const now = clock.now()
-      await postMovement(
-        tx.wallet,
-        {
-          kind: 'reversal',
-          asset: current.asset,
-          memo: { withdrawalId, reason },
-          postings: [
-            { accountId: systemAccountId('withdrawals', current.asset), userId: null, amount: -current.amount },
-            { accountId: userAccountId(current.userId, current.asset), userId: current.userId, amount: current.amount },
-          ],
-        },
-        now,
-      )
+      await ledger(tx.wallet, now).transfer(giveBack(current, { withdrawalId, reason }))
       const failed = await tx.wallet.markWithdrawalFailed(withdrawalId, reason, now)
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_failed', data: { withdrawalId, reason } }, now)
       return failed
@@ -377,7 +347,7 @@ export class WithdrawalService {
    * awaited approval, is 409 withdrawal_not_awaiting_approval. While its owner
    * is banned (or deleted) it is 409 withdrawal_owner_banned and stays as it is.
    */
-  async approve(withdrawalId: string, by: Actor): Promise<WithdrawalView> {
+  async approve(withdrawalId: string, by: Actor): Promise<WithdrawalModel> {
     const { storage, clock } = this.deps
     const row = await storage.write(async (tx) => {
       const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
@@ -417,7 +387,7 @@ export class WithdrawalService {
    * 409 withdrawal_signing_started. Against the release job: both move it out
    * of `held` by one conditional update, so exactly one of them does.
    */
-  async reject(withdrawalId: string, reason: string, by: Actor): Promise<WithdrawalView> {
+  async reject(withdrawalId: string, reason: string, by: Actor): Promise<WithdrawalModel> {
     const { storage, clock } = this.deps
     const row = await storage.write(async (tx) => {
       const current = await this.withdrawalOrNotFound(tx.wallet, withdrawalId)
@@ -425,19 +395,7 @@ export class WithdrawalService {
       const now = clock.now()
       const rejected = await tx.wallet.moveWithdrawal(withdrawalId, current.status, 'rejected', now, { rejectionReason: reason })
       if (!rejected) return (await tx.wallet.withdrawal(withdrawalId))!
-      await postMovement(
-        tx.wallet,
-        {
-          kind: 'reversal',
-          asset: current.asset,
-          memo: { withdrawalId, reason, rejected: true },
-          postings: [
-            { accountId: systemAccountId('withdrawals', current.asset), userId: null, amount: -current.amount },
-            { accountId: userAccountId(current.userId, current.asset), userId: current.userId, amount: current.amount },
-          ],
-        },
-        now,
-      )
+      await ledger(tx.wallet, now).transfer(giveBack(current, { withdrawalId, reason, rejected: true }))
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_rejected', data: { withdrawalId, reason } }, now)
       await by.record(tx, { action: 'withdrawal.reject', target: withdrawalId, reason, details: { ...withdrawalFacts(current), was: current.status } })
       return rejected
@@ -483,7 +441,7 @@ export class WithdrawalService {
   }
 
   /** The user's withdrawals, oldest first (the account export). */
-  async listOf(userId: string): Promise<WithdrawalView[]> {
+  async listOf(userId: string): Promise<WithdrawalModel[]> {
     return (await this.deps.storage.read.wallet.withdrawalsOf(userId)).map(toWithdrawal)
   }
 

@@ -21,6 +21,7 @@ import type {
   LedgerPosting,
   LedgerSnapshot,
   LedgerTransaction,
+  RecordedMovement,
   Wallet,
   WalletStore,
   UserPosting,
@@ -180,6 +181,18 @@ export class PostgresWalletStore implements WalletStore {
   async transactionByReference(reference: string): Promise<LedgerTransaction | null> {
     const [row] = await this.db.select().from(ledgerTransactions).where(eq(ledgerTransactions.reference, reference))
     return row ? toTransaction(row) : null
+  }
+
+  async movement(transactionId: string): Promise<RecordedMovement | null> {
+    const [transaction] = await this.db.select().from(ledgerTransactions).where(eq(ledgerTransactions.id, transactionId))
+    if (!transaction) return null
+    const rows = await this.db
+      .select({ posting: ledgerPostings, userId: ledgerAccounts.userId })
+      .from(ledgerPostings)
+      .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerPostings.accountId))
+      .where(eq(ledgerPostings.transactionId, transactionId))
+      .orderBy(asc(ledgerPostings.id))
+    return { transaction: toTransaction(transaction), postings: rows.map((row) => ({ posting: toPosting(row.posting), userId: row.userId })) }
   }
 
   async ledgerSnapshot(): Promise<LedgerSnapshot> {

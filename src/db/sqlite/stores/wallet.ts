@@ -15,6 +15,7 @@ import type {
   LedgerPosting,
   LedgerSnapshot,
   LedgerTransaction,
+  RecordedMovement,
   Wallet,
   WalletStore,
   UserPosting,
@@ -159,6 +160,19 @@ export class SqliteWalletStore implements WalletStore {
   async transactionByReference(reference: string): Promise<LedgerTransaction | null> {
     const row = this.db.select().from(ledgerTransactions).where(eq(ledgerTransactions.reference, reference)).get()
     return row ? toTransaction(row) : null
+  }
+
+  async movement(transactionId: string): Promise<RecordedMovement | null> {
+    const transaction = this.db.select().from(ledgerTransactions).where(eq(ledgerTransactions.id, transactionId)).get()
+    if (!transaction) return null
+    const rows = this.db
+      .select({ posting: ledgerPostings, userId: ledgerAccounts.userId })
+      .from(ledgerPostings)
+      .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerPostings.accountId))
+      .where(eq(ledgerPostings.transactionId, transactionId))
+      .orderBy(asc(ledgerPostings.id))
+      .all()
+    return { transaction: toTransaction(transaction), postings: rows.map((row) => ({ posting: toPosting(row.posting), userId: row.userId })) }
   }
 
   async ledgerSnapshot(): Promise<LedgerSnapshot> {
