@@ -200,11 +200,16 @@ describe('two instances', async () => {
   test(`reports sent through two instances at once still store at most ${CLIENT_REPORTS_PER_DAY} for the account`, async () => {
     const [p] = await players(one, 1)
     // Each instance admits up to the cap from what it sees; the flush, counting inside its write, sheds the rest.
+    // What an instance sees includes what the other already flushed (a flush runs within a second, and a
+    // slow machine spreads the requests over one): those past the cap by then are refused with 429 at once.
     const answers = await Promise.all(Array.from({ length: 2 * 15 }, (_, i) => report(i % 2 === 0 ? one : two, p!, i)))
-    expect(answers.every((res) => res.status === 202)).toBe(true)
+    const statuses = answers.map((res) => res.status)
+    expect(statuses.filter((status) => status !== 202 && status !== 429)).toEqual([])
+    const admitted = statuses.filter((status) => status === 202).length
+    expect(admitted).toBeGreaterThanOrEqual(CLIENT_REPORTS_PER_DAY)
     await Promise.all([one.services.securityLog.flush(), two.services.securityLog.flush()])
     expect(await clientRowsOf(one, p!.userId)).toBe(CLIENT_REPORTS_PER_DAY)
-    expect(one.services.securityLog.stats().shed + two.services.securityLog.stats().shed).toBe(2 * 15 - CLIENT_REPORTS_PER_DAY)
+    expect(one.services.securityLog.stats().shed + two.services.securityLog.stats().shed).toBe(admitted - CLIENT_REPORTS_PER_DAY)
     expect(await one.services.securityLog.verify()).toMatchObject({ ok: true })
   }, 60_000)
 })
