@@ -11,6 +11,7 @@ import type { Transaction } from '../../src/db/storage'
 import type { OutboxEvent } from '../../src/modules/events/store'
 import { inProcessWakeups } from '../../src/modules/events/wakeups'
 import { openPool } from '../../src/db/postgres/connection'
+import * as postgresTables from '../../src/db/postgres/schema'
 import { PostgresEventsStore } from '../../src/db/postgres/stores/events'
 import { PostgresJobsStore } from '../../src/db/postgres/stores/jobs'
 import type { Job } from '../../src/jobs/store'
@@ -163,7 +164,7 @@ describeOnEngine('postgres', 'two instances on one PostgreSQL database', () => {
     const taken = new Promise<Job | null>((resolve) => (leased = resolve))
     void pool.sql
       .begin('isolation level serializable', async (sql) => {
-        const scope = { db: pool.inTransaction(sql), sql, afterCommit: () => {}, wakeups: inProcessWakeups() }
+        const scope = { db: pool.inTransaction(sql), t: postgresTables, sql, afterCommit: () => {}, wakeups: inProcessWakeups() }
         const now = a.clock.now()
         const job = await new PostgresJobsStore(scope).leaseDue(now, new Date(now.getTime() + LEASE_MS))
         await new PostgresEventsStore(scope).append({ userId: null, topic: 'status', type: 'test.job_ran', data: { marker: job?.payload.marker } } as unknown as OutboxEvent, now)

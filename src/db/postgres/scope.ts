@@ -1,9 +1,9 @@
 // What every PostgreSQL store is built on.
 import type postgres from 'postgres'
-import type { EventWakeups } from '../../modules/events/wakeups'
+import type { QueryScope } from '../stores/scope'
 import type { PgDb } from './connection'
 
-export interface PostgresScope {
+export interface PostgresScope extends QueryScope {
   /** Drizzle over this unit of work's transaction, or over the pool for reads outside one. */
   db: PgDb
   /**
@@ -13,11 +13,8 @@ export interface PostgresScope {
    * (it parses them itself); a raw query converts them with `new Date(...)`.
    */
   sql: postgres.Sql | postgres.TransactionSql
-  /** Registers an effect for after the commit; absent outside a unit of work. */
-  afterCommit?: (effect: () => void) => void
   /** The unit of work runs READ COMMITTED on row locks (WriteOptions.rowLocks): a read it updates from must lock its row. */
   rowLocks?: boolean
-  wakeups: EventWakeups
 }
 
 /** Transaction-level advisory lock keys (pg_advisory_xact_lock), one per thing serialized by a lock rather than by a row. */

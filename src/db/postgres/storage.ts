@@ -28,6 +28,7 @@ import { runMigrations } from './migrate'
 import type { MigrationReport } from '../sqlite/migrate'
 import { listenForWakeups, type WakeupListener } from './listener'
 import type { PostgresScope } from './scope'
+import * as tables from './schema'
 import { PostgresAuthStore } from './stores/auth'
 import { PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
@@ -36,7 +37,7 @@ import { PostgresMatchesStore } from './stores/matches'
 import { PostgresMailStore } from './stores/mail'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresAuditStore } from './stores/audit'
-import { PostgresOperatorsStore } from './stores/operators'
+import { OperatorsQueries } from '../stores/operators'
 import { PostgresOperationsStore } from './stores/operations'
 import { PostgresWalletStore } from './stores/wallet'
 import { PostgresVaultStore } from './stores/vault'
@@ -51,7 +52,7 @@ class PostgresStores implements Stores {
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
   private _audit?: PostgresAuditStore
-  private _operators?: PostgresOperatorsStore
+  private _operators?: OperatorsQueries
   private _operations?: PostgresOperationsStore
   private _wallet?: PostgresWalletStore
   private _vault?: PostgresVaultStore
@@ -67,7 +68,7 @@ class PostgresStores implements Stores {
   }
   get operators() {
     this.check()
-    return (this._operators ??= new PostgresOperatorsStore(this.scope))
+    return (this._operators ??= new OperatorsQueries(this.scope))
   }
   get operations() {
     this.check()
@@ -190,7 +191,7 @@ export class PostgresStorage implements Storage {
     poolSize: number,
   ) {
     this.location = redactUrl(url)
-    this.read = new PostgresStores({ db: pool.db, sql: pool.sql, wakeups })
+    this.read = new PostgresStores({ db: pool.db, t: tables, sql: pool.sql, wakeups })
     this.loopLeases = postgresLeases(url)
     // Half the pool's size again, at least 2: each request holds one for a single short statement.
     this.rateLimits = postgresRateLimitStore(url, Math.max(2, Math.ceil(poolSize / 2)))
@@ -223,7 +224,7 @@ export class PostgresStorage implements Storage {
       try {
         const result = await this.pool.sql.begin(isolation, async (sql) => {
           try {
-            return await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), sql, wakeups: this.wakeups, rowLocks: options.rowLocks === true }, current))
+            return await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), t: tables, sql, wakeups: this.wakeups, rowLocks: options.rowLocks === true }, current))
           } finally {
             current.open = false
           }

@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { instant } from './columns'
 import { ACCOUNT_CODE_PURPOSES, REVOKE_REASONS } from '../../modules/auth/store'
 
 export const users = sqliteTable('users', {
@@ -11,15 +12,15 @@ export const users = sqliteTable('users', {
   usernameKey: text('username_key').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   country: text('country').notNull(),
-  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  createdAt: instant('created_at').notNull(),
   /** When the user entered the code mailed to `email` (contract §8); null until then. */
-  emailVerifiedAt: integer('email_verified_at', { mode: 'timestamp_ms' }),
+  emailVerifiedAt: instant('email_verified_at'),
   /** Banned from then (contract §8): sessions ended, logins refused until `banned_until` (null: until unbanned). */
-  bannedAt: integer('banned_at', { mode: 'timestamp_ms' }),
-  bannedUntil: integer('banned_until', { mode: 'timestamp_ms' }),
+  bannedAt: instant('banned_at'),
+  bannedUntil: instant('banned_until'),
   banReason: text('ban_reason'),
   /** Deleted (contract §8): personal columns erased, the row kept for the ledger that names it. */
-  deletedAt: integer('deleted_at', { mode: 'timestamp_ms' }),
+  deletedAt: instant('deleted_at'),
 })
 
 // One row per login. Access tokens carry its id (`sid`), and every
@@ -32,12 +33,12 @@ export const authSessions = sqliteTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-    lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    lastUsedAt: instant('last_used_at').notNull(),
     /** Absolute end of the session: refresh tokens never outlive it. */
-    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: instant('expires_at').notNull(),
     userAgent: text('user_agent'),
-    revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
+    revokedAt: instant('revoked_at'),
     revokedReason: text('revoked_reason', { enum: REVOKE_REASONS }),
   },
   (table) => [index('auth_sessions_user').on(table.userId)],
@@ -52,8 +53,8 @@ export const refreshTokens = sqliteTable(
     sessionId: text('session_id')
       .notNull()
       .references(() => authSessions.id, { onDelete: 'cascade' }),
-    issuedAt: integer('issued_at', { mode: 'timestamp_ms' }).notNull(),
-    spentAt: integer('spent_at', { mode: 'timestamp_ms' }),
+    issuedAt: instant('issued_at').notNull(),
+    spentAt: instant('spent_at'),
   },
   (table) => [index('refresh_tokens_session').on(table.sessionId)],
 )
@@ -64,8 +65,8 @@ export const loginThrottle = sqliteTable('login_throttle', {
   /** `identifier:<lower-cased identifier>` or `address:<ip>`. */
   key: text('key').primaryKey(),
   failures: integer('failures').notNull(),
-  windowStartedAt: integer('window_started_at', { mode: 'timestamp_ms' }).notNull(),
-  blockedUntil: integer('blocked_until', { mode: 'timestamp_ms' }),
+  windowStartedAt: instant('window_started_at').notNull(),
+  blockedUntil: instant('blocked_until'),
 })
 
 // Where a player or an operator signed in before (docs/decisions.md, "Known
@@ -84,7 +85,7 @@ export const knownSignInPlaces = sqliteTable(
     kind: text('kind', { enum: ['address', 'device'] }).notNull(),
     /** SHA-256 (hex) of the address or of the device token. */
     placeHash: text('place_hash').notNull(),
-    lastSeenAt: integer('last_seen_at', { mode: 'timestamp_ms' }).notNull(),
+    lastSeenAt: instant('last_seen_at').notNull(),
   },
   (table) => [primaryKey({ columns: [table.subject, table.placeHash] }), index('known_sign_in_places_last_seen').on(table.lastSeenAt)],
 )
@@ -103,8 +104,8 @@ export const accountCodes = sqliteTable(
     codeHash: text('code_hash').notNull(),
     /** Wrong codes tried against this one. */
     failures: integer('failures').notNull(),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    expiresAt: instant('expires_at').notNull(),
   },
   (table) => [primaryKey({ columns: [table.userId, table.purpose] })],
 )

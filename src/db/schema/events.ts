@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { instant, int64, json, serial } from './columns'
 
 import { EVENT_TOPICS, type EventTopic } from '../../modules/events/catalogue'
 
@@ -11,14 +12,14 @@ export { EVENT_TOPICS, type EventTopic }
 export const outboxEvents = sqliteTable(
   'outbox_events',
   {
-    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    seq: serial('seq'),
     id: text('id').notNull().unique(),
     /** The user the event is addressed to; null for events only operators read. */
     userId: text('user_id'),
     topic: text('topic', { enum: EVENT_TOPICS }).notNull(),
     type: text('type').notNull(),
-    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    data: json<Record<string, unknown>>('data').notNull(),
+    createdAt: instant('created_at').notNull(),
   },
   (table) => [
     index('outbox_events_user_seq').on(table.userId, table.seq),
@@ -34,15 +35,15 @@ export const SECURITY_LEVELS = ['SAFE', 'WARN', 'COMPROMISED'] as const
 export const securityEvents = sqliteTable(
   'security_events',
   {
-    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    seq: serial('seq'),
     id: text('id').notNull().unique(),
     userId: text('user_id'),
     source: text('source', { enum: ['client', 'server'] }).notNull(),
     kind: text('kind').notNull(),
     level: text('level', { enum: SECURITY_LEVELS }).notNull(),
-    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    occurredAt: integer('occurred_at', { mode: 'timestamp_ms' }).notNull(),
-    receivedAt: integer('received_at', { mode: 'timestamp_ms' }).notNull(),
+    details: json<Record<string, unknown>>('details').notNull(),
+    occurredAt: instant('occurred_at').notNull(),
+    receivedAt: instant('received_at').notNull(),
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },
@@ -57,9 +58,9 @@ export const securityEvents = sqliteTable(
  *  does not verify. */
 export const securityLogHead = sqliteTable('security_log_head', {
   id: integer('id').primaryKey(),
-  seq: integer('seq').notNull(),
+  seq: int64('seq').notNull(),
   hash: text('hash').notNull(),
-  prunedSeq: integer('pruned_seq'),
+  prunedSeq: int64('pruned_seq'),
   prunedHash: text('pruned_hash'),
   prunedMac: text('pruned_mac'),
 })

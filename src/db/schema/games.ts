@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { instant, json } from './columns'
 import { users } from './auth'
 import type { TournamentOptions } from '../../modules/games/store'
 import { BRACKETS, FORMAT_NAMES } from '../../modules/games/formats/engines'
@@ -9,8 +10,8 @@ export const games = sqliteTable('games', {
   name: text('name').notNull(),
   /** SHA-256 of the current game key; the key itself is shown once and never stored. */
   keyHash: text('key_hash').notNull(),
-  keyRotatedAt: integer('key_rotated_at', { mode: 'timestamp_ms' }).notNull(),
-  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  keyRotatedAt: instant('key_rotated_at').notNull(),
+  createdAt: instant('created_at').notNull(),
 })
 
 export const TOURNAMENT_STATUSES = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled'] as const
@@ -32,22 +33,22 @@ export const tournaments = sqliteTable(
     format: text('format', { enum: FORMAT_NAMES }).notNull(),
     status: text('status', { enum: TOURNAMENT_STATUSES }).notNull(),
     winnerParticipantId: text('winner_participant_id'),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-    startedAt: integer('started_at', { mode: 'timestamp_ms' }),
-    completedAt: integer('completed_at', { mode: 'timestamp_ms' }),
+    createdAt: instant('created_at').notNull(),
+    startedAt: instant('started_at'),
+    completedAt: instant('completed_at'),
     // Registration (contract §9): null for a tournament created with its participants.
-    registrationClosesAt: integer('registration_closes_at', { mode: 'timestamp_ms' }),
+    registrationClosesAt: instant('registration_closes_at'),
     maxPlayers: integer('max_players'),
-    checkInOpensAt: integer('check_in_opens_at', { mode: 'timestamp_ms' }),
-    checkInClosesAt: integer('check_in_closes_at', { mode: 'timestamp_ms' }),
-    startsAt: integer('starts_at', { mode: 'timestamp_ms' }),
+    checkInOpensAt: instant('check_in_opens_at'),
+    checkInClosesAt: instant('check_in_closes_at'),
+    startsAt: instant('starts_at'),
     seeding: text('seeding', { enum: SEEDINGS }),
     /** The random seed a `random` seeding shuffles with (hex), drawn at creation; shown once started. */
     seed: text('seed'),
     /** Joins so far (never lowered by a leave): the next registrant's number, and the row every join locks. */
     registrationSeq: integer('registration_seq').notNull().default(0),
     /** The creation options (contract §9) as given, e.g. `{ "matchDeadlineS": 600 }`; null: none. */
-    options: text('options', { mode: 'json' }).$type<TournamentOptions>(),
+    options: json<TournamentOptions>('options'),
   },
   (table) => [index('tournaments_game').on(table.gameId), index('tournaments_status').on(table.status, table.id)],
 )
@@ -65,10 +66,10 @@ export const participants = sqliteTable(
     /** 1 = top seed; the order the operator listed the players in. While registration is open, the registrant's number (joins in order, with gaps where one left); renumbered 1..n at start. */
     seed: integer('seed').notNull(),
     /** When the player joined by registration; null for an operator-listed participant. */
-    registeredAt: integer('registered_at', { mode: 'timestamp_ms' }),
-    checkedInAt: integer('checked_in_at', { mode: 'timestamp_ms' }),
+    registeredAt: instant('registered_at'),
+    checkedInAt: instant('checked_in_at'),
     /** When an operator disqualified them (contract §9): every later match of theirs is a walkover. */
-    disqualifiedAt: integer('disqualified_at', { mode: 'timestamp_ms' }),
+    disqualifiedAt: instant('disqualified_at'),
   },
   (table) => [
     uniqueIndex('participants_tournament_user').on(table.tournamentId, table.userId),
@@ -94,9 +95,9 @@ export const matches = sqliteTable(
     nextSlot: integer('next_slot'),
     /** Which round of claims is open; a replay starts the next one. */
     claimRound: integer('claim_round').notNull().default(1),
-    decidedAt: integer('decided_at', { mode: 'timestamp_ms' }),
+    decidedAt: instant('decided_at'),
     /** When a running match is settled by the deadline job; null without a deadline (contract §9). */
-    deadline: integer('deadline', { mode: 'timestamp_ms' }),
+    deadline: instant('deadline'),
     /** Which part of the tournament (contract §9): with round and position, the match's place (the format engine's key). */
     bracket: text('bracket', { enum: BRACKETS }).notNull().default('winners'),
     /** `WIN` or `DRAW` (round robin and Swiss) once decided; null before. */
@@ -138,9 +139,9 @@ export const gameSessions = sqliteTable(
       .references(() => users.id),
     /** The round of claims it was issued for: a replay makes older sessions worthless. */
     claimRound: integer('claim_round').notNull(),
-    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
-    consumedAt: integer('consumed_at', { mode: 'timestamp_ms' }),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    consumedAt: instant('consumed_at'),
+    createdAt: instant('created_at').notNull(),
   },
   // (user, game): a user's open sessions for a game are counted on every issue.
   (table) => [index('game_sessions_match').on(table.matchId), index('game_sessions_user_game').on(table.userId, table.gameId)],
@@ -160,9 +161,9 @@ export const matchClaims = sqliteTable(
       .references(() => participants.id),
     outcome: text('outcome', { enum: ['WIN', 'DRAW'] }).notNull(),
     winnerParticipantId: text('winner_participant_id'),
-    score: text('score', { mode: 'json' }).$type<Record<string, unknown>>(),
+    score: json<Record<string, unknown>>('score'),
     gameSessionId: text('game_session_id').notNull(),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    createdAt: instant('created_at').notNull(),
   },
   (table) => [primaryKey({ columns: [table.matchId, table.claimRound, table.participantId] })],
 )
@@ -175,13 +176,13 @@ export const jobs = sqliteTable(
   {
     id: text('id').primaryKey(),
     kind: text('kind').notNull(),
-    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    payload: json<Record<string, unknown>>('payload').notNull(),
     status: text('status', { enum: ['queued', 'done', 'failed'] }).notNull(),
     attempts: integer('attempts').notNull().default(0),
-    runAfter: integer('run_after', { mode: 'timestamp_ms' }).notNull(),
+    runAfter: instant('run_after').notNull(),
     lastError: text('last_error'),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
   },
   (table) => [index('jobs_status_run_after').on(table.status, table.runAfter)],
 )

@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { instant } from './columns'
 import { MAIL_STATUSES } from '../../modules/mail/store'
 
 // The mail outbox (contract §8). A mail is queued in the same transaction as
@@ -22,10 +23,10 @@ export const mailOutbox = sqliteTable(
     htmlBody: text('html_body').notNull(),
     status: text('status', { enum: MAIL_STATUSES }).notNull(),
     attempts: integer('attempts').notNull(),
-    nextAttemptAt: integer('next_attempt_at', { mode: 'timestamp_ms' }).notNull(),
+    nextAttemptAt: instant('next_attempt_at').notNull(),
     lastError: text('last_error'),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-    sentAt: integer('sent_at', { mode: 'timestamp_ms' }),
+    createdAt: instant('created_at').notNull(),
+    sentAt: instant('sent_at'),
   },
   (table) => [index('mail_outbox_due').on(table.status, table.nextAttemptAt), index('mail_outbox_to').on(table.toKey), index('mail_outbox_user').on(table.userId)],
 )

@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { flag, instant, int64, json, serial } from './columns'
 
 import { OPERATOR_ROLES } from '../../modules/operators/roles'
 
@@ -18,14 +19,14 @@ export const operators = sqliteTable(
     nameKey: text('name_key').notNull(),
     role: text('role', { enum: OPERATOR_ROLES }).notNull(),
     passwordHash: text('password_hash').notNull(),
-    passwordOneTime: integer('password_one_time', { mode: 'boolean' }).notNull(),
+    passwordOneTime: flag('password_one_time').notNull(),
     totpSecretSealed: text('totp_secret_sealed'),
-    totpEnabledAt: integer('totp_enabled_at', { mode: 'timestamp_ms' }),
+    totpEnabledAt: instant('totp_enabled_at'),
     /** The last TOTP time step accepted: a code is never accepted twice. */
-    totpLastStep: integer('totp_last_step'),
-    disabledAt: integer('disabled_at', { mode: 'timestamp_ms' }),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+    totpLastStep: int64('totp_last_step'),
+    disabledAt: instant('disabled_at'),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
   },
   (table) => [uniqueIndex('operators_name_key').on(table.nameKey)],
 )
@@ -45,10 +46,10 @@ export const operatorSessions = sqliteTable(
     kind: text('kind', { enum: ['console', 'api'] }).notNull(),
     userAgent: text('user_agent'),
     ip: text('ip'),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-    lastSeenAt: integer('last_seen_at', { mode: 'timestamp_ms' }).notNull(),
-    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
-    revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
+    createdAt: instant('created_at').notNull(),
+    lastSeenAt: instant('last_seen_at').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    revokedAt: instant('revoked_at'),
   },
   (table) => [uniqueIndex('operator_sessions_token').on(table.tokenHash), index('operator_sessions_operator').on(table.operatorId)],
 )
@@ -60,9 +61,9 @@ export const operatorSessions = sqliteTable(
 export const auditLog = sqliteTable(
   'audit_log',
   {
-    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    seq: serial('seq'),
     id: text('id').notNull().unique(),
-    at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+    at: instant('at').notNull(),
     operatorId: text('operator_id'),
     operatorName: text('operator_name').notNull(),
     role: text('role', { enum: OPERATOR_ROLES }).notNull(),
@@ -72,7 +73,7 @@ export const auditLog = sqliteTable(
     target: text('target'),
     reason: text('reason'),
     requestId: text('request_id'),
-    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    details: json<Record<string, unknown>>('details').notNull(),
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },
@@ -82,6 +83,6 @@ export const auditLog = sqliteTable(
 /** The newest link of the audit chain (one row, id 1): a cut tail no longer matches it, and on PostgreSQL appends lock it. */
 export const auditHead = sqliteTable('audit_head', {
   id: integer('id').primaryKey(),
-  seq: integer('seq').notNull(),
+  seq: int64('seq').notNull(),
   hash: text('hash').notNull(),
 })

@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { amount, instant } from './columns'
 import { users } from './auth'
 
 export const userPins = sqliteTable('user_pins', {
@@ -7,7 +8,7 @@ export const userPins = sqliteTable('user_pins', {
     .references(() => users.id),
   /** argon2id, like passwords. */
   pinHash: text('pin_hash').notNull(),
-  updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  updatedAt: instant('updated_at').notNull(),
 })
 
 // PIN failures are counted per user, not per session, so minting new
@@ -20,7 +21,7 @@ export const pinLocks = sqliteTable('pin_locks', {
   failures: integer('failures').notNull(),
   /** Locks so far: each lasts twice as long as the one before. */
   locks: integer('locks').notNull(),
-  lockedUntil: integer('locked_until', { mode: 'timestamp_ms' }),
+  lockedUntil: instant('locked_until'),
 })
 
 export const pinSessions = sqliteTable(
@@ -31,9 +32,9 @@ export const pinSessions = sqliteTable(
       .notNull()
       .references(() => users.id),
     tokenHash: text('token_hash').notNull(),
-    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
-    consumedAt: integer('consumed_at', { mode: 'timestamp_ms' }),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    consumedAt: instant('consumed_at'),
+    createdAt: instant('created_at').notNull(),
   },
   (table) => [index('pin_sessions_user').on(table.userId)],
 )
@@ -49,7 +50,7 @@ export const withdrawals = sqliteTable(
       .references(() => users.id),
     asset: text('asset').notNull(),
     /** Minor units, decimal TEXT. */
-    amount: text('amount').notNull(),
+    amount: amount('amount').notNull(),
     destinationAddress: text('destination_address').notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
     status: text('status', { enum: WITHDRAWAL_STATUSES }).notNull(),
@@ -59,12 +60,12 @@ export const withdrawals = sqliteTable(
     /** Why an operator rejected it, once `rejected`. */
     rejectionReason: text('rejection_reason'),
     /** When an operator approved it; null unless one did. */
-    approvedAt: integer('approved_at', { mode: 'timestamp_ms' }),
+    approvedAt: instant('approved_at'),
     /** The end of its new-destination hold; null when it has none. */
-    holdUntil: integer('hold_until', { mode: 'timestamp_ms' }),
+    holdUntil: instant('hold_until'),
     pinSessionId: text('pin_session_id').notNull(),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
   },
   // withdrawals_created: the console's withdrawal history, newest first across every user, a page at a time.
   (table) => [uniqueIndex('withdrawals_user_key').on(table.userId, table.idempotencyKey), index('withdrawals_status').on(table.status), index('withdrawals_created').on(table.createdAt, table.id)],

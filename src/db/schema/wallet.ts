@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { amount, instant, json, serial } from './columns'
 import { users } from './auth'
 
 // Amounts are integer minor units written as decimal TEXT: SQLite's 64-bit
@@ -14,8 +15,8 @@ export const ledgerAccounts = sqliteTable(
     userId: text('user_id').references(() => users.id),
     asset: text('asset').notNull(),
     /** A user account's running sum of its postings, never below zero. System accounts keep none (their balance is the sum of their postings; src/modules/wallet/ledger.ts). */
-    balance: text('balance').notNull(),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    balance: amount('balance').notNull(),
+    createdAt: instant('created_at').notNull(),
   },
   (table) => [index('ledger_accounts_user').on(table.userId)],
 )
@@ -26,14 +27,14 @@ export const ledgerTransactions = sqliteTable('ledger_transactions', {
   kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal', 'adjustment', 'entry_fee', 'entry_fee_refund', 'prize', 'prize_funding', 'escrow_release'] }).notNull(),
   /** Idempotency of operator credits (`credit:<reference>`), adjustments (`adjustment:<reference>`) and tournament money (src/modules/games/prizes.ts); unique when set. */
   reference: text('reference').unique(),
-  memo: text('memo', { mode: 'json' }).$type<Record<string, unknown>>(),
-  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  memo: json<Record<string, unknown>>('memo'),
+  createdAt: instant('created_at').notNull(),
 })
 
 export const ledgerPostings = sqliteTable(
   'ledger_postings',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
+    id: serial('id'),
     transactionId: text('transaction_id')
       .notNull()
       .references(() => ledgerTransactions.id),
@@ -42,14 +43,14 @@ export const ledgerPostings = sqliteTable(
       .references(() => ledgerAccounts.id),
     asset: text('asset').notNull(),
     /** Signed minor units: positive credits the account, negative debits it. */
-    amount: text('amount').notNull(),
+    amount: amount('amount').notNull(),
     /**
      * A user account's balance right after this posting (the player's history
      * shows it), written by the movement that posts it. Null on system
      * accounts, and on postings written before the column existed: their
      * balance is the sum of the account's postings up to them.
      */
-    balanceAfter: text('balance_after'),
+    balanceAfter: amount('balance_after'),
   },
   // By account, then id: one account's postings in order (a player's history page) without reading the others'.
   (table) => [index('ledger_postings_transaction').on(table.transactionId), index('ledger_postings_account').on(table.accountId, table.id)],
@@ -65,5 +66,5 @@ export const wallets = sqliteTable('wallets', {
   address: text('address').notNull(),
   /** Which key the custody client signs with; never a share or secret. */
   keyRef: text('key_ref').notNull(),
-  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  createdAt: instant('created_at').notNull(),
 })

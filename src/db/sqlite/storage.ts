@@ -15,6 +15,8 @@ import { mapEngineError } from '../errors'
 import type { EventWakeups } from '../../modules/events/wakeups'
 import { inProcessLeases } from '../../background/loops'
 import { openDatabase, type DbHandle } from './connection'
+import * as schema from '../schema'
+import type { Db, QueryScope, Tables } from '../stores/scope'
 import { ClosedUnitOfWorkError } from '../errors'
 import { createGroupCommitter, type GroupCommitOptions, type GroupCommitter, type ItemContext } from './group-commit'
 import { runMigrations, type MigrationReport } from './migrate'
@@ -26,17 +28,19 @@ import { SqliteMatchesStore } from './stores/matches'
 import { SqliteMailStore } from './stores/mail'
 import { SqliteSecurityStore } from './stores/security'
 import { SqliteAuditStore } from './stores/audit'
-import { SqliteOperatorsStore } from './stores/operators'
+import { OperatorsQueries } from '../stores/operators'
 import { SqliteOperationsStore } from './stores/operations'
 import { SqliteWalletStore } from './stores/wallet'
 import { SqliteVault } from './stores/vault'
 
 /** What every SQLite store is built on: a connection, and the unit of work it runs in (none on the read connection). */
-export interface SqliteScope {
+export interface SqliteScope extends QueryScope {
   handle: DbHandle
-  /** Registers an effect for after the commit; absent on the read connection. */
-  afterCommit?: (effect: () => void) => void
-  wakeups: EventWakeups
+}
+
+/** A scope on `handle`: its Drizzle and the schema's tables, as the stores written once see them (src/db/stores/scope.ts). */
+function sqliteScope(handle: DbHandle, wakeups: EventWakeups, afterCommit?: (effect: () => void) => void): SqliteScope {
+  return { handle, db: handle.db as unknown as Db, t: schema as unknown as Tables, wakeups, afterCommit }
 }
 
 /** Every store on one scope, each built on first use (a claim touches three of seven). */
@@ -49,7 +53,7 @@ class SqliteStores implements Stores {
   private _matches?: SqliteMatchesStore
   private _security?: SqliteSecurityStore
   private _audit?: SqliteAuditStore
-  private _operators?: SqliteOperatorsStore
+  private _operators?: OperatorsQueries
   private _operations?: SqliteOperationsStore
   private _wallet?: SqliteWalletStore
 
@@ -64,7 +68,7 @@ class SqliteStores implements Stores {
   }
   get operators() {
     this.check()
-    return (this._operators ??= new SqliteOperatorsStore(this.scope))
+    return (this._operators ??= new OperatorsQueries(this.scope))
   }
   get operations() {
     this.check()
@@ -114,7 +118,7 @@ class SqliteTransaction extends SqliteStores implements Transaction {
     wakeups: EventWakeups,
     private readonly item: ItemContext,
   ) {
-    super({ handle, wakeups, afterCommit: (effect) => item.afterCommit(effect) })
+    super(sqliteScope(handle, wakeups, (effect) => item.afterCommit(effect)))
   }
 
   protected override check(): void {
@@ -181,7 +185,7 @@ export class SqliteStorage implements Storage {
     // error while reading a mapped page of the database file is a SIGBUS, not
     // SQLITE_IOERR. docs/decisions.md, "One storage seam".
     this.reader.sqlite.run(`PRAGMA mmap_size = ${READ_MMAP_BYTES}`)
-    this.read = new SqliteStores({ handle: this.reader, wakeups: this.wakeups })
+    this.read = new SqliteStores(sqliteScope(this.reader, this.wakeups))
     const onBatch = options.groupCommit?.onBatch
     this.commits = createGroupCommitter(this.writer.db, {
       ...options.groupCommit,

@@ -2,7 +2,7 @@
 // ARENA_MASTER_KEY (src/vault/). SQLite has no counterpart table: it keeps
 // them in its data dir (secrets.json, custody/).
 import { pgTable, text } from 'drizzle-orm/pg-core'
-import { timestampMs } from './columns'
+import { timestampMs } from './mirror'
 
 export const serverSecrets = pgTable('server_secrets', {
   /** What the secret is: `signing-keys`, `chain-key`, `admin-token`, `custody/<keyRef>/<participant>`. */

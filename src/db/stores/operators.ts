@@ -1,43 +1,48 @@
-// Operator accounts and sessions on PostgreSQL (the same queries as SQLite's).
+// Operator accounts and sessions, on either engine.
 import { and, asc, desc, eq, isNull } from 'drizzle-orm'
-import { operators, operatorSessions } from '../schema'
-import type { OperatorChanges, OperatorRow, OperatorSessionRow, OperatorsStore } from '../../../modules/operators/store'
-import type { PostgresScope } from '../scope'
+import type { OperatorChanges, OperatorRow, OperatorSessionRow, OperatorsStore } from '../../modules/operators/store'
+import type { QueryScope } from './scope'
 
-export class PostgresOperatorsStore implements OperatorsStore {
-  constructor(private readonly scope: PostgresScope) {}
+export class OperatorsQueries implements OperatorsStore {
+  constructor(private readonly scope: QueryScope) {}
 
   private get db() {
     return this.scope.db
   }
 
+  private get t() {
+    return this.scope.t
+  }
+
   async createOperator(row: OperatorRow): Promise<void> {
-    await this.db.insert(operators).values(row)
+    await this.db.insert(this.t.operators).values(row)
   }
 
   async operatorById(id: string): Promise<OperatorRow | null> {
-    const [row] = await this.db.select().from(operators).where(eq(operators.id, id))
+    const [row] = await this.db.select().from(this.t.operators).where(eq(this.t.operators.id, id))
     return row ?? null
   }
 
   async operatorByNameKey(nameKey: string): Promise<OperatorRow | null> {
-    const [row] = await this.db.select().from(operators).where(eq(operators.nameKey, nameKey))
+    const [row] = await this.db.select().from(this.t.operators).where(eq(this.t.operators.nameKey, nameKey))
     return row ?? null
   }
 
   async listOperators(): Promise<OperatorRow[]> {
+    const { operators } = this.t
     return this.db.select().from(operators).orderBy(asc(operators.createdAt), asc(operators.id))
   }
 
   async updateOperator(id: string, changes: OperatorChanges): Promise<void> {
-    await this.db.update(operators).set(changes).where(eq(operators.id, id))
+    await this.db.update(this.t.operators).set(changes).where(eq(this.t.operators.id, id))
   }
 
   async createOperatorSession(row: OperatorSessionRow): Promise<void> {
-    await this.db.insert(operatorSessions).values(row)
+    await this.db.insert(this.t.operatorSessions).values(row)
   }
 
   async operatorSessionByTokenHash(tokenHash: string): Promise<{ session: OperatorSessionRow; operator: OperatorRow } | null> {
+    const { operators, operatorSessions } = this.t
     const [row] = await this.db
       .select({ session: operatorSessions, operator: operators })
       .from(operatorSessions)
@@ -47,23 +52,26 @@ export class PostgresOperatorsStore implements OperatorsStore {
   }
 
   async operatorSessions(operatorId: string): Promise<OperatorSessionRow[]> {
+    const { operatorSessions } = this.t
     return this.db.select().from(operatorSessions).where(eq(operatorSessions.operatorId, operatorId)).orderBy(desc(operatorSessions.createdAt), desc(operatorSessions.id))
   }
 
   async operatorSessionById(id: string): Promise<OperatorSessionRow | null> {
-    const [row] = await this.db.select().from(operatorSessions).where(eq(operatorSessions.id, id))
+    const [row] = await this.db.select().from(this.t.operatorSessions).where(eq(this.t.operatorSessions.id, id))
     return row ?? null
   }
 
   async revokeOperatorSession(id: string, now: Date): Promise<void> {
+    const { operatorSessions } = this.t
     await this.db.update(operatorSessions).set({ revokedAt: now }).where(and(eq(operatorSessions.id, id), isNull(operatorSessions.revokedAt)))
   }
 
   async touchOperatorSession(id: string, now: Date): Promise<void> {
-    await this.db.update(operatorSessions).set({ lastSeenAt: now }).where(eq(operatorSessions.id, id))
+    await this.db.update(this.t.operatorSessions).set({ lastSeenAt: now }).where(eq(this.t.operatorSessions.id, id))
   }
 
   async revokeOperatorSessions(operatorId: string, now: Date): Promise<void> {
+    const { operatorSessions } = this.t
     await this.db.update(operatorSessions).set({ revokedAt: now }).where(and(eq(operatorSessions.operatorId, operatorId), isNull(operatorSessions.revokedAt)))
   }
 }
