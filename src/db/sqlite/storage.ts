@@ -27,7 +27,7 @@ import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { SqliteMailStore } from './stores/mail'
 import { SqliteSecurityStore } from './stores/security'
-import { SqliteAuditStore } from './stores/audit'
+import { AuditQueries } from '../stores/audit'
 import { OperatorsQueries } from '../stores/operators'
 import { SqliteOperationsStore } from './stores/operations'
 import { SqliteWalletStore } from './stores/wallet'
@@ -52,7 +52,7 @@ class SqliteStores implements Stores {
   private _mail?: SqliteMailStore
   private _matches?: SqliteMatchesStore
   private _security?: SqliteSecurityStore
-  private _audit?: SqliteAuditStore
+  private _audit?: AuditQueries
   private _operators?: OperatorsQueries
   private _operations?: SqliteOperationsStore
   private _wallet?: SqliteWalletStore
@@ -64,7 +64,7 @@ class SqliteStores implements Stores {
 
   get audit() {
     this.check()
-    return (this._audit ??= new SqliteAuditStore(this.scope))
+    return (this._audit ??= new AuditQueries(this.scope))
   }
   get operators() {
     this.check()
