@@ -7,7 +7,7 @@ import type { SessionWithUser, UserStanding } from '../../../modules/auth/store'
 import { AuthQueries } from '../../stores/auth'
 import { perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
-import { SESSION_USER_COLUMNS, toSessionUser, toUserBan, type SessionUserRow } from '../../rows'
+import { SESSION_USER_COLUMNS, toUserBan, USER_PROFILE_COLUMNS } from '../../rows'
 
 /** The authentication statement's row: a session, and its user's SESSION_USER_COLUMNS as a JSON array in that order (as stored: times in ms). */
 interface SessionWithUserRaw {
@@ -63,12 +63,22 @@ function optionalDate(ms: number | null): Date | null {
   return ms === null ? null : new Date(ms)
 }
 
-/** The statement's JSON array of the user's columns, by key: SESSION_USER_COLUMNS zipped with the values, each decoded by its column. */
-function sessionUserRow(json: string): SessionUserRow {
+/**
+ * The session's user from the statement's JSON array: SESSION_USER_COLUMNS
+ * zipped with the values, each decoded by its column, the profile's straight
+ * into the answer (they come first in the list) and the ban's through
+ * toUserBan. The same as rows.ts toSessionUser, without its intermediate row:
+ * this runs on every authenticated request (see docs/decisions.md, "The
+ * session lookup reads the user by key").
+ */
+function sessionUser(id: string, json: string): NonNullable<SessionWithUser['user']> {
   const stored = JSON.parse(json) as unknown[]
-  const row: Record<string, unknown> = {}
-  for (let i = 0; i < SESSION_USER_COLUMNS.length; i++) row[SESSION_USER_COLUMNS[i]!] = sessionUserDecoders[i]!(stored[i])
-  return row as SessionUserRow
+  const user: Record<string, unknown> = { id }
+  for (let i = 0; i < USER_PROFILE_COLUMNS.length; i++) user[SESSION_USER_COLUMNS[i]!] = sessionUserDecoders[i]!(stored[i])
+  const ban: Record<string, unknown> = {}
+  for (let i = USER_PROFILE_COLUMNS.length; i < SESSION_USER_COLUMNS.length; i++) ban[SESSION_USER_COLUMNS[i]!] = sessionUserDecoders[i]!(stored[i])
+  user.ban = toUserBan(ban as Parameters<typeof toUserBan>[0])
+  return user as unknown as NonNullable<SessionWithUser['user']>
 }
 
 export class SqliteAuthStore extends AuthQueries {
@@ -84,7 +94,7 @@ export class SqliteAuthStore extends AuthQueries {
       lastUsedAt: new Date(row.lastUsedAt),
       expiresAt: new Date(row.expiresAt),
       revokedAt: optionalDate(row.revokedAt),
-      user: row.user === null ? null : toSessionUser(row.userId, sessionUserRow(row.user)),
+      user: row.user === null ? null : sessionUser(row.userId, row.user),
     }
   }
 
