@@ -18,7 +18,7 @@ type UserRow = typeof users.$inferSelect
  * engines, SESSION_USER_COLUMNS). The compiler refuses a UserProfile field
  * missing here.
  */
-export const USER_PROFILE_COLUMNS = ['email', 'username', 'country', 'displayName', 'createdAt', 'emailVerifiedAt'] as const satisfies readonly (keyof UserRow)[]
+export const USER_PROFILE_COLUMNS = ['email', 'username', 'country', 'createdAt', 'emailVerifiedAt'] as const satisfies readonly (keyof UserRow)[]
 
 /** The ban columns of a user row (toUserBan reads them). */
 export const USER_BAN_COLUMNS = ['bannedAt', 'bannedUntil', 'banReason'] as const satisfies readonly (keyof UserRow)[]
@@ -69,7 +69,6 @@ export function erasedUserColumns(userId: string, now: Date) {
     usernameKey: `erased:${userId}`,
     passwordHash: '',
     country: 'ZZ',
-    displayName: null,
     emailVerifiedAt: null,
     ...userBanColumns(null),
     deletedAt: now,

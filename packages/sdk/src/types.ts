@@ -20,7 +20,6 @@ export interface User {
   email: string
   username: string
   country: string
-  displayName: string | null
   /** ISO-8601 UTC. */
   createdAt: string
   /** Whether the user entered the code mailed to `email`. */
@@ -69,7 +68,6 @@ export interface ExportedUser {
   email: string
   username: string
   country: string
-  displayName: string | null
   createdAt: string
   emailVerified: boolean
   emailVerifiedAt: string | null

@@ -12,8 +12,6 @@ export const users = sqliteTable('users', {
   usernameKey: text('username_key').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   country: text('country').notNull(),
-  /** The name the player shows others; null until set. */
-  displayName: text('display_name'),
   createdAt: instant('created_at').notNull(),
   /** When the user entered the code mailed to `email` (contract §8); null until then. */
   emailVerifiedAt: instant('email_verified_at'),

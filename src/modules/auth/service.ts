@@ -67,7 +67,6 @@ export function toUser(profile: UserProfile): User {
     email: profile.email,
     username: profile.username,
     country: profile.country,
-    displayName: profile.displayName,
     createdAt: toIso(profile.createdAt),
     emailVerified: profile.emailVerifiedAt !== null,
   }
@@ -104,7 +103,6 @@ export class AuthService {
       // Refused by the hash gate (503): nothing has been written.
       passwordHash: await hashPassword(input.password, this.hashGate),
       country,
-      displayName: input.displayName ?? null,
       createdAt: this.deps.clock.now(),
       emailVerifiedAt: null,
     }

@@ -7,8 +7,6 @@ export interface UserProfile {
   email: string
   username: string
   country: string
-  /** The name the player shows others; null until set. */
-  displayName: string | null
   createdAt: Date
   /** When the user entered the code mailed to their address; null until then (contract §8). */
   emailVerifiedAt: Date | null

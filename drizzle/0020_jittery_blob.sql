@@ -1,1 +1,0 @@
-ALTER TABLE `users` ADD `display_name` text;
