@@ -29,7 +29,7 @@ import type { MigrationReport } from '../sqlite/migrate'
 import { listenForWakeups, type WakeupListener } from './listener'
 import type { PostgresScope } from './scope'
 import * as tables from './schema'
-import { PostgresAuthStore } from './stores/auth'
+import { AuthQueries } from '../stores/auth'
 import { PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
@@ -44,7 +44,7 @@ import { PostgresVaultStore } from './stores/vault'
 
 /** Every store on one scope, each built on first use. */
 class PostgresStores implements Stores {
-  private _auth?: PostgresAuthStore
+  private _auth?: AuthQueries
   private _events?: PostgresEventsStore
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
@@ -76,7 +76,7 @@ class PostgresStores implements Stores {
   }
   get auth() {
     this.check()
-    return (this._auth ??= new PostgresAuthStore(this.scope))
+    return (this._auth ??= new AuthQueries(this.scope))
   }
   get events() {
     this.check()
