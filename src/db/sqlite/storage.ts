@@ -25,10 +25,10 @@ import { SqliteEventsStore } from './stores/events'
 import { SqliteGamesStore } from './stores/games'
 import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
-import { SqliteMailStore } from './stores/mail'
 import { SqliteSecurityStore } from './stores/security'
 import { SqliteAuditStore } from './stores/audit'
 import { OperatorsQueries } from '../stores/operators'
+import { MailQueries } from '../stores/mail'
 import { SqliteOperationsStore } from './stores/operations'
 import { SqliteWalletStore } from './stores/wallet'
 import { SqliteVault } from './stores/vault'
@@ -49,7 +49,7 @@ class SqliteStores implements Stores {
   private _events?: SqliteEventsStore
   private _games?: SqliteGamesStore
   private _jobs?: SqliteJobsStore
-  private _mail?: SqliteMailStore
+  private _mail?: MailQueries
   private _matches?: SqliteMatchesStore
   private _security?: SqliteSecurityStore
   private _audit?: SqliteAuditStore
@@ -92,7 +92,7 @@ class SqliteStores implements Stores {
   }
   get mail() {
     this.check()
-    return (this._mail ??= new SqliteMailStore(this.scope))
+    return (this._mail ??= new MailQueries(this.scope))
   }
   get matches() {
     this.check()
