@@ -3,34 +3,41 @@
 // `seq` is never reused, and a cursor (the last seq a poll saw) must never
 // skip an event committed later with a lower seq: that is the per-user event
 // ordering the plane promises. Each engine keeps it its own way, in its own
-// append: SQLite's one writer draws seq in commit order; PostgreSQL draws it
-// under an advisory lock held to the commit. The append and the page are the
+// insert: SQLite's one writer draws seq in commit order; PostgreSQL draws it
+// under an advisory lock held to the commit. The insert and the page are the
 // plane's hot paths, so each engine says them in its own measured form (a
 // prepared statement each on SQLite, one postgres.js statement on
 // PostgreSQL); what is left is the same on both.
 import { lt, max } from 'drizzle-orm'
 import type { EventTopic } from '../../modules/events/catalogue'
 import type { EventsStore, OutboxEvent, StoredEvent } from '../../modules/events/store'
+import { newId } from '../../shared/ids'
 import type { QueryScope } from './scope'
 
 export abstract class EventsQueries implements EventsStore {
   constructor(protected readonly scope: QueryScope) {}
 
-  abstract append(event: OutboxEvent, now: Date): Promise<string>
-
-  abstract page(userId: string, afterSeq: number, topics: readonly EventTopic[], limit: number): Promise<StoredEvent[]>
-
   /**
-   * The first step of an append: this instance's polls of `userId` wake once
-   * the unit of work committed. Registered before anything is written, so a
-   * unit of work that is over refuses the append; outside one (the read
-   * stores) an append is refused too, rather than written in autocommit.
+   * Registers the wake-up of this instance's polls of the event's user for
+   * after the commit, before anything is written (so a unit of work that is
+   * over refuses the append), then inserts the row. Outside a unit of work
+   * (the read stores) the append is refused rather than written in
+   * autocommit, outside PostgreSQL's lock.
    */
-  protected wakeAfterCommit(userId: string | null): void {
+  async append(event: OutboxEvent, now: Date): Promise<string> {
+    const { userId } = event
     const { afterCommit, wakeups } = this.scope
     if (!afterCommit) throw new Error('events.append runs inside a unit of work (storage.write)')
     if (userId !== null) afterCommit(() => wakeups.wake(userId))
+    const id = newId('event')
+    await this.insert(id, event, now)
+    return id
   }
+
+  /** Inserts the event's row, its seq drawn in commit order (see the top of this file). */
+  protected abstract insert(id: string, event: OutboxEvent, now: Date): Promise<void> | void
+
+  abstract page(userId: string, afterSeq: number, topics: readonly EventTopic[], limit: number): Promise<StoredEvent[]>
 
   async newestSeq(): Promise<number> {
     const { outboxEvents } = this.scope.t

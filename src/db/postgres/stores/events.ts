@@ -9,7 +9,6 @@
 // per-user ordering the plane promises, as one writer gives it on SQLite).
 import type { EventTopic } from '../../../modules/events/catalogue'
 import type { OutboxEvent, StoredEvent } from '../../../modules/events/store'
-import { newId } from '../../../shared/ids'
 import { EventsQueries } from '../../stores/events'
 import { ADVISORY_LOCKS, EVENTS_CHANNEL, type PostgresScope } from '../scope'
 
@@ -31,13 +30,10 @@ export class PostgresEventsStore extends EventsQueries {
     super(scope)
   }
 
-  async append(event: OutboxEvent, now: Date): Promise<string> {
+  // This instance's polls wake after the commit (EventsQueries.append);
+  // other instances' through the NOTIFY below.
+  protected async insert(id: string, event: OutboxEvent, now: Date): Promise<void> {
     const { userId } = event
-    // Outside a unit of work the pool would take the insert in autocommit,
-    // outside the lock: refused. This instance's polls wake after the commit;
-    // other instances' through the NOTIFY below.
-    this.wakeAfterCommit(userId)
-    const id = newId('event')
     // One round trip: the lock (in a subquery PostgreSQL does not flatten, a
     // volatile function in its select list) is taken before the row's seq is
     // drawn; pg_notify queues the wake-up for other instances, delivered by
@@ -52,7 +48,6 @@ export class PostgresEventsStore extends EventsQueries {
         RETURNING user_id
       )
       SELECT pg_notify(${EVENTS_CHANNEL}, user_id) FROM appended WHERE user_id IS NOT NULL`
-    return id
   }
 
   async page(userId: string, afterSeq: number, topics: readonly EventTopic[], limit: number): Promise<StoredEvent[]> {

@@ -8,7 +8,6 @@ import { getTableColumns } from 'drizzle-orm'
 import { outboxEvents } from '../../schema'
 import { EVENT_TOPICS, type EventTopic } from '../../../modules/events/catalogue'
 import type { OutboxEvent, StoredEvent } from '../../../modules/events/store'
-import { newId } from '../../../shared/ids'
 import { EventsQueries } from '../../stores/events'
 import { insertInto, perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
@@ -34,19 +33,15 @@ export class SqliteEventsStore extends EventsQueries {
     super(scope)
   }
 
-  async append(event: OutboxEvent, now: Date): Promise<string> {
-    const { userId } = event
-    this.wakeAfterCommit(userId)
-    const id = newId('event')
+  protected insert(id: string, event: OutboxEvent, now: Date): void {
     statements(this.scope.handle.sqlite).insert.run({
       id,
-      userId,
+      userId: event.userId,
       topic: event.topic,
       type: event.type,
       data: JSON.stringify(event.data),
       createdAt: now.getTime(),
     })
-    return id
   }
 
   async page(userId: string, afterSeq: number, topics: readonly EventTopic[], limit: number): Promise<StoredEvent[]> {
