@@ -1,6 +1,7 @@
 // The outbox on SQLite (src/db/stores/events.ts). `seq` is an AUTOINCREMENT
-// key: never reused, and with one writer it grows in commit order, so a cursor (the last seq a poll saw)
-// never skips an event committed later with a lower seq. That is the
+// key: never reused, and with one writer it grows in commit order, so a
+// cursor (the last seq a poll saw) never skips an event committed later with
+// a lower seq. That is the
 // per-user event ordering the plane promises; an engine with concurrent
 // writers must provide it another way.
 import type { Statement } from 'bun:sqlite'
