@@ -34,7 +34,7 @@ import { PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
-import { PostgresMailStore } from './stores/mail'
+import { MailQueries } from '../stores/mail'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresAuditStore } from './stores/audit'
 import { OperatorsQueries } from '../stores/operators'
@@ -48,7 +48,7 @@ class PostgresStores implements Stores {
   private _events?: PostgresEventsStore
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
-  private _mail?: PostgresMailStore
+  private _mail?: MailQueries
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
   private _audit?: PostgresAuditStore
@@ -92,7 +92,7 @@ class PostgresStores implements Stores {
   }
   get mail() {
     this.check()
-    return (this._mail ??= new PostgresMailStore(this.scope))
+    return (this._mail ??= new MailQueries(this.scope))
   }
   get matches() {
     this.check()

@@ -25,7 +25,7 @@ import { SqliteEventsStore } from './stores/events'
 import { SqliteGamesStore } from './stores/games'
 import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
-import { SqliteMailStore } from './stores/mail'
+import { MailQueries } from '../stores/mail'
 import { SqliteSecurityStore } from './stores/security'
 import { AuditQueries } from '../stores/audit'
 import { OperatorsQueries } from '../stores/operators'
@@ -49,7 +49,7 @@ class SqliteStores implements Stores {
   private _events?: SqliteEventsStore
   private _games?: SqliteGamesStore
   private _jobs?: SqliteJobsStore
-  private _mail?: SqliteMailStore
+  private _mail?: MailQueries
   private _matches?: SqliteMatchesStore
   private _security?: SqliteSecurityStore
   private _audit?: AuditQueries
@@ -92,7 +92,7 @@ class SqliteStores implements Stores {
   }
   get mail() {
     this.check()
-    return (this._mail ??= new SqliteMailStore(this.scope))
+    return (this._mail ??= new MailQueries(this.scope))
   }
   get matches() {
     this.check()
