@@ -23,8 +23,10 @@ import {
   timestamp,
   unique,
   uniqueIndex,
+  type BuildAliasTable,
   type PgColumn,
   type PgColumnBuilderBase,
+  type PgTable,
   type PgTableWithColumns,
 } from 'drizzle-orm/pg-core'
 import { getTableConfig, SQLiteTable, type SQLiteColumn } from 'drizzle-orm/sqlite-core'
@@ -59,6 +61,9 @@ export type MirroredTable<T extends SQLiteTable> = PgTableWithColumns<{
 
 /** Every table of `schema` (a module's exports; other exports are skipped), built for PostgreSQL. */
 export type MirroredSchema<S> = { [K in keyof S as S[K] extends SQLiteTable ? K : never]: S[K] extends SQLiteTable ? MirroredTable<S[K]> : never }
+
+/** A mirrored table under another name in one query (a self-join), as Drizzle types an alias: what drizzle-orm's aliasedTable gives on either engine. */
+export type AliasedTable<T extends PgTable, A extends string> = BuildAliasTable<T, A>
 
 /** An instant to the millisecond, as Date: what an `instant` column is on PostgreSQL. */
 export function timestampMs(name: string) {

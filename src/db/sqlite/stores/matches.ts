@@ -1,39 +1,20 @@
-// Match sessions, claims and match moves on SQLite. A CPU profile of a claim
-// showed about half its CPU in Drizzle BUILDING the ~15 queries it runs (the
-// compiled statements were already cached by text), so the session-issue and
-// claim paths skip the query builder: each statement here is compiled once per
-// connection and run with parameters. Hand-written SELECT lists come from the
-// schema (selectList); rows are mapped once per row type: timestamp_ms columns
-// are epoch-ms integers, JSON columns JSON text, as Drizzle writes them.
-import { and, asc, eq, getTableColumns, gt, inArray, isNull, lt, ne, or } from 'drizzle-orm'
-import { games, gameSessions, matchClaims, matches, participants, tournaments, users } from '../../schema'
-import { mapEngineError } from '../../errors'
+// Match sessions, claims and match moves on SQLite: the queries of
+// MatchesQueries (src/db/stores/matches.ts), with the claim and session-issue
+// paths on statements of their own. A CPU profile of a claim showed about half
+// its CPU in Drizzle BUILDING the ~15 queries it runs (the compiled statements
+// were already cached by text), so those paths skip the query builder: each
+// statement here is compiled once per connection and run with parameters.
+// Hand-written SELECT lists come from the schema (selectList); rows are mapped
+// once per row type: timestamp_ms columns are epoch-ms integers, JSON columns
+// JSON text, as Drizzle writes them.
+import { getTableColumns } from 'drizzle-orm'
+import { games, gameSessions, matchClaims, matches, tournaments, users } from '../../schema'
+import { CLAIM_FIELDS, MATCH_FIELDS, MatchesQueries, SESSION_FIELDS } from '../../stores/matches'
 import type { MatchRecord } from '../../../modules/games/store'
 import type { UserStanding } from '../../../modules/auth/store'
-import type { ClaimContext, ClaimRecord, IssueContext, GameSession, MatchesStore, MatchResult, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../../modules/matches/store'
+import type { ClaimContext, ClaimRecord, IssueContext, GameSession, MatchResult, NewClaim, NewGameSession } from '../../../modules/matches/store'
 import { insertInto, perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
-
-const MATCH_FIELDS = [
-  'id',
-  'tournamentId',
-  'bracket',
-  'round',
-  'position',
-  'status',
-  'slot1ParticipantId',
-  'slot2ParticipantId',
-  'winnerParticipantId',
-  'outcome',
-  'decidedBy',
-  'nextMatchId',
-  'nextSlot',
-  'loserNextMatchId',
-  'loserNextSlot',
-  'claimRound',
-  'decidedAt',
-  'deadline',
-] as const satisfies readonly (keyof MatchRecord)[]
 
 export type RawMatch = Omit<MatchRecord, 'decidedAt' | 'deadline'> & { decidedAt: number | null; deadline: number | null }
 
@@ -46,14 +27,11 @@ export function toMatchRecord(raw: RawMatch): MatchRecord {
   return { ...raw, decidedAt: raw.decidedAt === null ? null : new Date(raw.decidedAt), deadline: raw.deadline === null ? null : new Date(raw.deadline) }
 }
 
-const SESSION_FIELDS = ['id', 'gameId', 'matchId', 'participantId', 'userId', 'claimRound', 'expiresAt', 'consumedAt'] as const satisfies readonly (keyof GameSession)[]
 type RawSession = Omit<GameSession, 'expiresAt' | 'consumedAt'> & { expiresAt: number; consumedAt: number | null }
 
 function toGameSession(raw: RawSession): GameSession {
   return { ...raw, expiresAt: new Date(raw.expiresAt), consumedAt: raw.consumedAt === null ? null : new Date(raw.consumedAt) }
 }
-
-const CLAIM_FIELDS = ['participantId', 'outcome', 'winnerParticipantId'] as const satisfies readonly (keyof ClaimRecord)[]
 
 // A claim's six reads (the game's key, the claimant's standing, the session,
 // its match, the round's claims) in two statements: each statement has 2-3 µs
@@ -145,19 +123,21 @@ const statements = perConnection((sqlite) => ({
   ),
 }))
 
-export class SqliteMatchesStore implements MatchesStore {
+/** The queries of MatchesQueries, the claim and session-issue paths on the statements above. */
+export class SqliteMatchesStore extends MatchesQueries {
   private readonly statements: ReturnType<typeof statements>
 
-  constructor(private readonly scope: SqliteScope) {
+  constructor(scope: SqliteScope) {
+    super(scope)
     this.statements = statements(scope.handle.sqlite)
   }
 
-  async byId(matchId: string): Promise<MatchRecord | null> {
+  override async byId(matchId: string): Promise<MatchRecord | null> {
     const raw = this.statements.byId.get({ id: matchId })
     return raw ? toMatchRecord(raw) : null
   }
 
-  async claimContext(gameId: string, userId: string, tokenHash: string): Promise<ClaimContext> {
+  override async claimContext(gameId: string, userId: string, tokenHash: string): Promise<ClaimContext> {
     const raw = this.statements.sessionInContext.get({ gameId, userId, tokenHash })
     if (!raw) {
       const alone = this.statements.standingAlone.get({ gameId, userId })!
@@ -175,165 +155,69 @@ export class SqliteMatchesStore implements MatchesStore {
     return { keyHash, standing: toStanding(standing), session: toGameSession(session), match, claims }
   }
 
-  async issueContext(gameId: string, matchId: string, userId: string): Promise<IssueContext> {
+  override async issueContext(gameId: string, matchId: string, userId: string): Promise<IssueContext> {
     const raw = this.statements.issueContext.get({ gameId, id: matchId, userId })
     if (!raw) return { keyHash: this.statements.keyAlone.get({ gameId })!.keyHash, match: null, gameId: null, seat: null, claimed: false }
     const { gameId: playedIn, keyHash, seat, claimants, ...match } = raw
     return { keyHash, match: toMatchRecord(match), gameId: playedIn, seat, claimed: seat !== null && (JSON.parse(claimants) as string[]).includes(seat) }
   }
 
-  async withGame(matchId: string): Promise<{ match: MatchRecord; gameId: string } | null> {
+  override async withGame(matchId: string): Promise<{ match: MatchRecord; gameId: string } | null> {
     const raw = this.statements.withGame.get({ id: matchId })
     if (!raw) return null
     const { gameId, ...match } = raw
     return { match: toMatchRecord(match), gameId }
   }
 
-  async seatOf(participantIds: readonly string[], userId: string): Promise<string | null> {
+  override async seatOf(participantIds: readonly string[], userId: string): Promise<string | null> {
     const [a, b = a] = participantIds
     if (a === undefined) return null
     return this.statements.seat.get({ a, b: b!, userId })?.id ?? null
   }
 
-  async insertSession(session: NewGameSession): Promise<void> {
+  override async insertSession(session: NewGameSession): Promise<void> {
     this.statements.insertSession.run({ ...session, expiresAt: session.expiresAt.getTime(), createdAt: session.createdAt.getTime() })
   }
 
-  async sessionByTokenHash(tokenHash: string): Promise<GameSession | null> {
+  override async sessionByTokenHash(tokenHash: string): Promise<GameSession | null> {
     const raw = this.statements.sessionByTokenHash.get({ tokenHash })
     return raw ? toGameSession(raw) : null
   }
 
-  async consumeSession(sessionId: string, now: Date): Promise<void> {
+  override async consumeSession(sessionId: string, now: Date): Promise<void> {
     this.statements.consumeSession.run({ id: sessionId, now: now.getTime() })
   }
 
-  async openSessionIds(userId: string, gameId: string, now: Date): Promise<string[]> {
-    return this.scope.handle.db
-      .select({ id: gameSessions.id })
-      .from(gameSessions)
-      .where(and(eq(gameSessions.userId, userId), eq(gameSessions.gameId, gameId), isNull(gameSessions.consumedAt), gt(gameSessions.expiresAt, now)))
-      .orderBy(asc(gameSessions.createdAt), asc(gameSessions.id))
-      .all()
-      .map((row) => row.id)
-  }
-
-  async deleteSessions(ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) this.scope.handle.db.delete(gameSessions).where(inArray(gameSessions.id, [...ids])).run()
-  }
-
-  async pruneGameSessionsExpiredBefore(cutoff: Date): Promise<number> {
-    return this.scope.handle.db.delete(gameSessions).where(lt(gameSessions.expiresAt, cutoff)).returning({ id: gameSessions.id }).all().length
-  }
-
-  async hasClaimed(matchId: string, claimRound: number, participantId: string): Promise<boolean> {
+  override async hasClaimed(matchId: string, claimRound: number, participantId: string): Promise<boolean> {
     return this.statements.claimOf.get({ matchId, claimRound, participantId }) !== null
   }
 
-  async insertClaim(claim: NewClaim): Promise<void> {
-    try {
-      this.statements.insertClaim.run({ ...claim, score: claim.score === null ? null : JSON.stringify(claim.score), createdAt: claim.createdAt.getTime() })
-    } catch (error) {
-      // The caller answers a second claim in the round (the primary key) in its own terms.
-      throw mapEngineError(error)
-    }
+  protected override async writeClaim(claim: NewClaim): Promise<void> {
+    this.statements.insertClaim.run({ ...claim, score: claim.score === null ? null : JSON.stringify(claim.score), createdAt: claim.createdAt.getTime() })
   }
 
-  async claimsOf(matchId: string, claimRound: number): Promise<ClaimRecord[]> {
+  override async claimsOf(matchId: string, claimRound: number): Promise<ClaimRecord[]> {
     return this.statements.claimsOfRound.all({ matchId, claimRound })
   }
 
-  async setClaimRound(matchId: string, claimRound: number): Promise<void> {
+  override async setClaimRound(matchId: string, claimRound: number): Promise<void> {
     this.statements.setClaimRound.run({ id: matchId, claimRound })
   }
 
-  async markDisputed(matchId: string): Promise<void> {
+  override async markDisputed(matchId: string): Promise<void> {
     this.statements.markDisputed.run({ id: matchId })
   }
 
-  async markDecided(matchId: string, result: MatchResult, now: Date): Promise<void> {
+  override async markDecided(matchId: string, result: MatchResult, now: Date): Promise<void> {
     this.statements.markDecided.run({ id: matchId, winner: result.winnerParticipantId, outcome: result.outcome, decidedBy: result.decidedBy, now: now.getTime() })
   }
 
-  async fillSlot(matchId: string, slot: 1 | 2, participantId: string | null): Promise<void> {
+  override async fillSlot(matchId: string, slot: 1 | 2, participantId: string | null): Promise<void> {
     ;(slot === 1 ? this.statements.fillSlot1 : this.statements.fillSlot2).run({ id: matchId, participantId })
   }
 
-  async openMatch(matchId: string, deadline: Date | null): Promise<MatchRecord | null> {
+  override async openMatch(matchId: string, deadline: Date | null): Promise<MatchRecord | null> {
     const raw = this.statements.openMatch.get({ id: matchId, deadline: deadline === null ? null : deadline.getTime() })
     return raw ? toMatchRecord(raw) : null
-  }
-
-  async deleteMatches(matchIds: readonly string[]): Promise<void> {
-    if (matchIds.length === 0) return
-    const { db } = this.scope.handle
-    db.delete(gameSessions).where(inArray(gameSessions.matchId, [...matchIds])).run()
-    db.delete(matches).where(inArray(matches.id, [...matchIds])).run()
-  }
-
-  async setDeadline(matchId: string, deadline: Date | null): Promise<void> {
-    this.scope.handle.db.update(matches).set({ deadline }).where(eq(matches.id, matchId)).run()
-  }
-
-  async hasAnyClaim(matchId: string): Promise<boolean> {
-    return this.scope.handle.db.select({ matchId: matchClaims.matchId }).from(matchClaims).where(eq(matchClaims.matchId, matchId)).limit(1).get() !== undefined
-  }
-
-  async cancelOpenMatches(tournamentId: string): Promise<number> {
-    return this.scope.handle.db
-      .update(matches)
-      .set({ status: 'cancelled' })
-      .where(and(eq(matches.tournamentId, tournamentId), inArray(matches.status, ['waiting', 'running', 'disputed'])))
-      .returning({ id: matches.id })
-      .all().length
-  }
-
-  async openMatchesOf(userId: string): Promise<OpenMatch[]> {
-    const { db } = this.scope.handle
-    const mine = db
-      .select({ participantId: participants.id })
-      .from(participants)
-      .where(eq(participants.userId, userId))
-      .all()
-      .map((p) => p.participantId)
-    if (mine.length === 0) return []
-    const rows = db
-      .select({ match: matches, tournamentName: tournaments.name, gameId: tournaments.gameId })
-      .from(matches)
-      .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
-      .where(
-        and(
-          or(inArray(matches.slot1ParticipantId, mine), inArray(matches.slot2ParticipantId, mine)),
-          ne(matches.status, 'decided'),
-          eq(tournaments.status, 'running'),
-        ),
-      )
-      .orderBy(asc(matches.round), asc(matches.position))
-      .all()
-    return rows.map(({ match, tournamentName, gameId }) => {
-      const slot = mine.includes(match.slot1ParticipantId ?? '') ? (1 as const) : (2 as const)
-      const participantId = slot === 1 ? match.slot1ParticipantId! : match.slot2ParticipantId!
-      const opponentId = slot === 1 ? match.slot2ParticipantId : match.slot1ParticipantId
-      const opponent = opponentId
-        ? (db
-            .select({ participantId: participants.id, userId: users.id, username: users.username })
-            .from(participants)
-            .innerJoin(users, eq(users.id, participants.userId))
-            .where(eq(participants.id, opponentId))
-            .get() ?? null)
-        : null
-      return { match, tournamentName, gameId, participantId, slot, opponent }
-    })
-  }
-
-  async playedBy(userId: string): Promise<PlayedMatch[]> {
-    return this.scope.handle.db
-      .select({ match: matches, tournamentName: tournaments.name, gameId: tournaments.gameId, participantId: participants.id })
-      .from(participants)
-      .innerJoin(matches, or(eq(matches.slot1ParticipantId, participants.id), eq(matches.slot2ParticipantId, participants.id)))
-      .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
-      .where(eq(participants.userId, userId))
-      .orderBy(asc(tournaments.createdAt), asc(tournaments.id), asc(matches.round), asc(matches.position))
-      .all()
   }
 }
