@@ -10,30 +10,9 @@ import { mapEngineError } from '../errors'
 import { toUserBan } from '../rows'
 import type { MatchRecord } from '../../modules/games/store'
 import type { ClaimContext, ClaimRecord, IssueContext, GameSession, MatchesStore, MatchResult, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../modules/matches/store'
+import { matchRecordColumns } from './games'
 import type { QueryScope, Tables } from './scope'
 import type { AliasedTable } from '../postgres/schema/mirror'
-
-/** The columns of a match row that make a MatchRecord: all of them, named as the domain names them. */
-export const MATCH_FIELDS = [
-  'id',
-  'tournamentId',
-  'bracket',
-  'round',
-  'position',
-  'status',
-  'slot1ParticipantId',
-  'slot2ParticipantId',
-  'winnerParticipantId',
-  'outcome',
-  'decidedBy',
-  'nextMatchId',
-  'nextSlot',
-  'loserNextMatchId',
-  'loserNextSlot',
-  'claimRound',
-  'decidedAt',
-  'deadline',
-] as const satisfies readonly (keyof MatchRecord)[]
 
 /** The columns of a game session row that make a GameSession. */
 export const SESSION_FIELDS = ['id', 'gameId', 'matchId', 'participantId', 'userId', 'claimRound', 'expiresAt', 'consumedAt'] as const satisfies readonly (keyof GameSession)[]
@@ -45,11 +24,6 @@ export const CLAIM_FIELDS = ['participantId', 'outcome', 'winnerParticipantId'] 
 function pick<T extends Table, K extends keyof T['_']['columns'] & string>(table: T, fields: readonly K[]): Pick<T['_']['columns'], K> {
   const columns = getTableColumns(table) as T['_']['columns']
   return Object.fromEntries(fields.map((field) => [field, columns[field]])) as Pick<T['_']['columns'], K>
-}
-
-/** The select of a MatchRecord over `matches` (an engine's table). */
-export function matchRecordColumnsOf(matches: Tables['matches']) {
-  return pick(matches, MATCH_FIELDS)
 }
 
 /** `table` under the name `name` in one query (a self-join): Drizzle's alias, the same on both engines. */
@@ -79,7 +53,7 @@ export class MatchesQueries implements MatchesStore {
 
   async byId(matchId: string): Promise<MatchRecord | null> {
     const { matches } = this.t
-    const [row] = await this.lockedInWrite(this.db.select(matchRecordColumnsOf(matches)).from(matches).where(eq(matches.id, matchId)))
+    const [row] = await this.lockedInWrite(this.db.select(matchRecordColumns(matches)).from(matches).where(eq(matches.id, matchId)))
     return row ?? null
   }
 
@@ -124,7 +98,7 @@ export class MatchesQueries implements MatchesStore {
   async withGame(matchId: string): Promise<{ match: MatchRecord; gameId: string } | null> {
     const { matches, tournaments } = this.t
     const query = this.db
-      .select({ match: matchRecordColumnsOf(matches), gameId: tournaments.gameId })
+      .select({ match: matchRecordColumns(matches), gameId: tournaments.gameId })
       .from(matches)
       .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
       .where(eq(matches.id, matchId))
@@ -241,7 +215,7 @@ export class MatchesQueries implements MatchesStore {
       .update(matches)
       .set({ status: 'running', deadline })
       .where(and(eq(matches.id, matchId), inArray(matches.status, ['waiting', 'disputed'])))
-      .returning(matchRecordColumnsOf(matches))
+      .returning(matchRecordColumns(matches))
     return row ?? null
   }
 
@@ -282,7 +256,7 @@ export class MatchesQueries implements MatchesStore {
     // opponents are read as of the same commit without a transaction.
     const rows = await this.db
       .select({
-        match: matchRecordColumnsOf(matches),
+        match: matchRecordColumns(matches),
         tournamentName: tournaments.name,
         gameId: tournaments.gameId,
         participantId: mine.id,
@@ -320,7 +294,7 @@ export class MatchesQueries implements MatchesStore {
     const { matches, participants, tournaments } = this.t
     // One statement, so one snapshot (as openMatchesOf).
     return this.db
-      .select({ match: matchRecordColumnsOf(matches), tournamentName: tournaments.name, gameId: tournaments.gameId, participantId: participants.id })
+      .select({ match: matchRecordColumns(matches), tournamentName: tournaments.name, gameId: tournaments.gameId, participantId: participants.id })
       .from(participants)
       .innerJoin(matches, or(eq(matches.slot1ParticipantId, participants.id), eq(matches.slot2ParticipantId, participants.id)))
       .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))

@@ -20,10 +20,11 @@
 // read locks. NO KEY UPDATE: the claims and sessions inserted meanwhile check
 // their foreign key with KEY SHARE on the match, which it does not block.
 import type { Table } from 'drizzle-orm'
-import { MatchesQueries, matchRecordColumnsOf } from '../../stores/matches'
+import { matchRecordColumns as matchRecordColumnsOf } from '../../stores/games'
+import { MatchesQueries } from '../../stores/matches'
 import { matches } from '../schema'
 
-/** The select of a MatchRecord over PostgreSQL's matches table (the games and operations stores select brackets with it). */
+/** The select of a MatchRecord over PostgreSQL's matches table (the operations store selects with it). */
 export const matchRecordColumns = matchRecordColumnsOf(matches)
 
 /** The queries of MatchesQueries, with the locks described above. */

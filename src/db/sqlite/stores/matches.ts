@@ -9,12 +9,33 @@
 // JSON text, as Drizzle writes them.
 import { getTableColumns } from 'drizzle-orm'
 import { games, gameSessions, matchClaims, matches, tournaments, users } from '../../schema'
-import { CLAIM_FIELDS, MATCH_FIELDS, MatchesQueries, SESSION_FIELDS } from '../../stores/matches'
+import { CLAIM_FIELDS, MatchesQueries, SESSION_FIELDS } from '../../stores/matches'
 import type { MatchRecord } from '../../../modules/games/store'
 import type { UserStanding } from '../../../modules/auth/store'
 import type { ClaimContext, ClaimRecord, IssueContext, GameSession, MatchResult, NewClaim, NewGameSession } from '../../../modules/matches/store'
 import { insertInto, perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
+
+const MATCH_FIELDS = [
+  'id',
+  'tournamentId',
+  'bracket',
+  'round',
+  'position',
+  'status',
+  'slot1ParticipantId',
+  'slot2ParticipantId',
+  'winnerParticipantId',
+  'outcome',
+  'decidedBy',
+  'nextMatchId',
+  'nextSlot',
+  'loserNextMatchId',
+  'loserNextSlot',
+  'claimRound',
+  'decidedAt',
+  'deadline',
+] as const satisfies readonly (keyof MatchRecord)[]
 
 export type RawMatch = Omit<MatchRecord, 'decidedAt' | 'deadline'> & { decidedAt: number | null; deadline: number | null }
 
