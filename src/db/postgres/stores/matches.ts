@@ -20,12 +20,7 @@
 // read locks. NO KEY UPDATE: the claims and sessions inserted meanwhile check
 // their foreign key with KEY SHARE on the match, which it does not block.
 import type { Table } from 'drizzle-orm'
-import { matchRecordColumns as matchRecordColumnsOf } from '../../stores/games'
 import { MatchesQueries } from '../../stores/matches'
-import { matches } from '../schema'
-
-/** The select of a MatchRecord over PostgreSQL's matches table (the operations store selects with it). */
-export const matchRecordColumns = matchRecordColumnsOf(matches)
 
 /** The queries of MatchesQueries, with the locks described above. */
 export class PostgresMatchesStore extends MatchesQueries {
