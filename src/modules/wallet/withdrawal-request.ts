@@ -10,6 +10,7 @@ import { newId } from '../../shared/ids'
 import { formatAmount } from '../../shared/money'
 import { JOB_KINDS } from '../../jobs/queue'
 import { assertMayAct } from '../auth/standing'
+import type { PinVerdict } from '../security/pin-service'
 import { isValidAddress } from './frost'
 import { accounts, balanceOf, ledger } from './ledger'
 import type { Withdrawal as WithdrawalModel } from './model'
@@ -31,9 +32,8 @@ export interface VerifyInput {
   idempotencyKey: string
 }
 
-export type VerifyResult =
-  | { valid: false; locked: boolean; attempt: number }
-  | { valid: true; locked: false; attempt: 0; withdrawal: WithdrawalModel }
+/** The PIN's verdict (a wrong one as the PIN service answers it), with the withdrawal a right one made. */
+export type VerifyResult = Extract<PinVerdict, { valid: false }> | { valid: true; locked: false; attempt: 0; withdrawal: WithdrawalModel }
 
 export interface WithdrawalApproval {
   /** A withdrawal strictly above this (minor units of the default asset) waits for an operator; absent: none does. */

@@ -21,7 +21,6 @@ import type { WithdrawalDeps } from './withdrawals'
 
 export type SigningDeps = Pick<WithdrawalDeps, 'storage' | 'clock' | 'logger' | 'custody' | 'wallet'>
 
-
 /**
  * A failed or rejected withdrawal's money back to its owner: a transfer of
  * kind `reversal` from the withdrawals account, its memo naming the
@@ -146,7 +145,6 @@ export function verifyWithdrawalSignature(signature: string, message: Uint8Array
     return false
   }
 }
-
 
 /**
  * Whether the owner may have a withdrawal signed now: an account that exists
