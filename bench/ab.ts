@@ -7,6 +7,11 @@
 // drift of the machine (heat, other load) falls on both alike. Reported: the
 // median of each side's rounds and B/A.
 //
+// `--against <commit> --engine postgres` runs the same with each side's data
+// in a database of its own on one throwaway PostgreSQL cluster (fsync on, as
+// a studio runs it): both sides meet the same server, so its drift, too,
+// falls on both alike.
+//
 // Settings (environment): BENCH_ROUNDS (5), BENCH_SECONDS (5 per scenario and
 // round), BENCH_CONNECTIONS (32), BENCH_USERS (256).
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -15,6 +20,7 @@ import { join } from 'node:path'
 import { BINARY, buildBinary, ROOT } from '../test/helpers/process'
 import { admin, api, claimRequests, cores, inBatches, LOAD_CPU, log, PASSWORD, sessionRequests, startArena, tournaments, type Issued, type Player } from './harness'
 import { ensureWrk, requestFile, scratchFile, wrk, type WrkResult } from './wrk'
+import { startPostgres } from '../test/helpers/postgres'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -50,6 +56,8 @@ interface Side {
   name: 'A' | 'B'
   binary: string
   dataDir: string
+  /** What the side's server is started with besides its data dir: on PostgreSQL, its database and master key. */
+  env: Record<string, string>
   gameId: string
   gameKey: string
   players: Player[]
@@ -61,9 +69,9 @@ interface Side {
 }
 
 /** A platform on a fresh data dir: a game, players logged in; the first player's events read to the end. */
-async function setUp(name: Side['name'], binary: string, root: string): Promise<Side> {
+async function setUp(name: Side['name'], binary: string, root: string, env: Record<string, string>): Promise<Side> {
   const dataDir = join(root, `data-${name}`)
-  const arena = await startArena(dataDir, binary)
+  const arena = await startArena(dataDir, binary, env)
   try {
     const base = arena.url
     const { game, gameKey } = await api<{ game: { id: string }; gameKey: string }>(base, 'POST', '/api/v1/admin/games', { name: 'Bench' }, admin)
@@ -76,7 +84,7 @@ async function setUp(name: Side['name'], binary: string, root: string): Promise<
     })
     await api(base, 'POST', `/api/v1/admin/wallets/${players[0]!.id}/credit`, { amount: '100', reference: 'bench' }, admin)
     const results = Object.fromEntries(SCENARIOS.map((s) => [s, [] as number[]])) as Record<Scenario, number[]>
-    return { name, binary, dataDir, gameId: game.id, gameKey, players, bearer: players[0]!.bearer, cursor: '', fastest: 10_000, results }
+    return { name, binary, dataDir, env, gameId: game.id, gameKey, players, bearer: players[0]!.bearer, cursor: '', fastest: 10_000, results }
   } finally {
     await arena.stop()
   }
@@ -87,7 +95,7 @@ const run = (url: string, name: string, lines: Parameters<typeof requestFile>[1]
 
 /** One round of every scenario on one side's binary. */
 async function round(side: Side, index: number): Promise<void> {
-  const arena = await startArena(side.dataDir, side.binary)
+  const arena = await startArena(side.dataDir, side.binary, side.env)
   const tag = `${side.name}-${index}`
   try {
     const base = arena.url
@@ -132,8 +140,20 @@ const median = (values: number[]) => {
   return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2)
 }
 
-export async function abBench(against: string): Promise<void> {
+export async function abBench(against: string, engine: 'sqlite' | 'postgres' = 'sqlite'): Promise<void> {
   await ensureWrk()
+  const envs: Record<'A' | 'B', Record<string, string>> = { A: {}, B: {} }
+  let stopCluster = async () => {}
+  if (engine === 'postgres') {
+    const cluster = await startPostgres({ durable: true })
+    stopCluster = () => cluster.stop()
+    for (const side of ['A', 'B'] as const) {
+      const database = `arena_ab_${side.toLowerCase()}`
+      await cluster.createDatabase(database)
+      envs[side] = { ARENA_DATABASE_URL: cluster.url(database), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
+    }
+    log(`PostgreSQL: throwaway cluster (fsync on), socket in ${cluster.socketDir}; a database per side`)
+  }
   const commitA = sh(['git', 'rev-parse', '--short', against])
   const commitB = sh(['git', 'rev-parse', '--short', 'HEAD'])
   const dirty = sh(['git', 'status', '--porcelain', '--', 'src', 'package.json', 'package-lock.json']) !== ''
@@ -145,8 +165,8 @@ export async function abBench(against: string): Promise<void> {
   copyFileSync(BINARY, binaryB)
 
   log(`setting up ${USERS} players on each side`)
-  const a = await setUp('A', binaryA, root)
-  const b = await setUp('B', binaryB, root)
+  const a = await setUp('A', binaryA, root, envs.A)
+  const b = await setUp('B', binaryB, root, envs.B)
   for (let i = 0; i < ROUNDS; i++) {
     const order = i % 2 === 0 ? [a, b] : [b, a]
     for (const side of order) {
@@ -156,7 +176,7 @@ export async function abBench(against: string): Promise<void> {
   }
 
   console.log(`\n${new Date().toISOString()}; ${cores} cores; Bun ${Bun.version}; wrk -t1, ${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s per scenario`)
-  console.log(`A = ${commitA}, B = ${commitB}${dirty ? ' + uncommitted changes' : ''}\n`)
+  console.log(`A = ${commitA}, B = ${commitB}${dirty ? ' + uncommitted changes' : ''}; ${engine === 'postgres' ? 'PostgreSQL (a database per side, one cluster)' : 'SQLite'}\n`)
   console.log('| scenario | A median /s | B median /s | B/A | A rounds | B rounds |')
   console.log('|---|---|---|---|---|---|')
   for (const s of SCENARIOS) {
@@ -166,4 +186,5 @@ export async function abBench(against: string): Promise<void> {
   }
   console.log(`\n(claims: 2xx answers per second; the others: requests per second. Data: ${root})`)
   rmSync(binaryA)
+  await stopCluster()
 }

@@ -137,9 +137,14 @@ if (process.env.BENCH_DETAIL === '1') {
     jobs: (await import('../src/db/sqlite/stores/jobs')).SqliteJobsStore,
   }
   for (const [store, cls] of Object.entries(stores)) {
-    for (const method of Object.getOwnPropertyNames(cls.prototype)) {
-      if (method === 'constructor' || typeof Object.getOwnPropertyDescriptor(cls.prototype, method)?.value !== 'function') continue
-      instrument(cls.prototype as unknown as Record<string, unknown>, method, (parent) => `${parent?.split(":")[0] ?? "?"}: store ${store}.${method}${process.env.BENCH_DETAIL_PARENT ? ` in ${parent}` : ""}`)
+    // The engine's class and the classes it extends (a store written once, src/db/stores): each method once, where it is defined.
+    const seen = new Set<string>()
+    for (let proto = cls.prototype as object; proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+      for (const method of Object.getOwnPropertyNames(proto)) {
+        if (method === 'constructor' || seen.has(method) || typeof Object.getOwnPropertyDescriptor(proto, method)?.value !== 'function') continue
+        seen.add(method)
+        instrument(proto as unknown as Record<string, unknown>, method, (parent) => `${parent?.split(":")[0] ?? "?"}: store ${store}.${method}${process.env.BENCH_DETAIL_PARENT ? ` in ${parent}` : ""}`)
+      }
     }
   }
 }

@@ -18,7 +18,8 @@
 // across the instances (bench/wrk.ts wrkAcross), as a load balancer would.
 //
 // `npm run bench -- --against <commit>` instead compares this source with an
-// earlier commit, interleaved in one run (bench/ab.ts).
+// earlier commit, interleaved in one run (bench/ab.ts); add `--engine postgres`
+// for the same on PostgreSQL.
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,7 +32,10 @@ const against = process.argv.indexOf('--against')
 if (against !== -1) {
   const commit = process.argv[against + 1]
   if (!commit) throw new Error('usage: npm run bench -- --against <commit>')
-  await (await import('./ab')).abBench(commit)
+  const at = process.argv.indexOf('--engine')
+  const engine = at === -1 ? 'sqlite' : process.argv[at + 1]
+  if (engine !== 'sqlite' && engine !== 'postgres') throw new Error('usage: npm run bench -- --against <commit> [--engine sqlite|postgres]')
+  await (await import('./ab')).abBench(commit, engine)
   process.exit(0)
 }
 

@@ -4,26 +4,54 @@
 // mapper written against SQLite's row type takes PostgreSQL's rows as they
 // are: the compiler checks it at each call.
 import type { accountCodes, authSessions, ledgerAccounts, ledgerPostings, ledgerTransactions, loginThrottle, pinSessions, refreshTokens, users, wallets, withdrawals } from './schema'
-import type { AccountCode, AuthSession, RefreshToken, ThrottleCounter, UserAccount, UserBan } from '../modules/auth/store'
+import type { AccountCode, AuthSession, RefreshToken, ThrottleCounter, UserAccount, UserBan, UserProfile } from '../modules/auth/store'
 import type { PinSession } from '../modules/security/store'
 import type { LedgerAccount, LedgerPosting, LedgerTransaction, Wallet, Withdrawal } from '../modules/wallet/store'
 
-export function toUserAccount(row: typeof users.$inferSelect): UserAccount {
-  return {
-    id: row.id,
-    email: row.email,
-    username: row.username,
-    country: row.country,
-    createdAt: row.createdAt,
-    emailVerifiedAt: row.emailVerifiedAt,
-    passwordHash: row.passwordHash,
-    ban: toUserBan(row),
-    deletedAt: row.deletedAt,
-  }
+/** A user row, as both engines read it. */
+type UserRow = typeof users.$inferSelect
+
+/**
+ * The user's columns others and the account itself may see (UserProfile,
+ * besides the id), named once: every user answer is read through this list
+ * (toUserAccount, and the lookup behind every authenticated request on both
+ * engines, SESSION_USER_COLUMNS). The compiler refuses a UserProfile field
+ * missing here.
+ */
+export const USER_PROFILE_COLUMNS = ['email', 'username', 'country', 'createdAt', 'emailVerifiedAt'] as const satisfies readonly (keyof UserRow)[]
+
+/** The ban columns of a user row (toUserBan reads them). */
+export const USER_BAN_COLUMNS = ['bannedAt', 'bannedUntil', 'banReason'] as const satisfies readonly (keyof UserRow)[]
+
+/** What the lookup behind every authenticated request reads of the session's user besides its id: its profile and its ban. */
+export const SESSION_USER_COLUMNS = [...USER_PROFILE_COLUMNS, ...USER_BAN_COLUMNS] as const
+
+/** The session lookup's user columns, by key (SESSION_USER_COLUMNS). */
+export type SessionUserRow = Pick<UserRow, (typeof SESSION_USER_COLUMNS)[number]>
+
+/** The named keys of `record` (a row, or a table's columns), and only those. */
+export function pick<R, K extends keyof R>(record: R, keys: readonly K[]): Pick<R, K> {
+  const picked = {} as Pick<R, K>
+  for (const key of keys) picked[key] = record[key]
+  return picked
+}
+
+/** The profile of user `id` from its columns. */
+export function toUserProfile(id: string, row: Pick<UserRow, (typeof USER_PROFILE_COLUMNS)[number]>): UserProfile {
+  return { id, ...pick(row, USER_PROFILE_COLUMNS) }
+}
+
+/** The session lookup's user (SessionWithUser.user) from its columns. */
+export function toSessionUser(id: string, row: SessionUserRow): UserProfile & { ban: UserBan | null } {
+  return { ...toUserProfile(id, row), ban: toUserBan(row) }
+}
+
+export function toUserAccount(row: UserRow): UserAccount {
+  return { ...toUserProfile(row.id, row), passwordHash: row.passwordHash, ban: toUserBan(row), deletedAt: row.deletedAt }
 }
 
 /** The ban columns of a user row as a ban, or null. */
-export function toUserBan(row: Pick<typeof users.$inferSelect, 'bannedAt' | 'bannedUntil' | 'banReason'>): UserBan | null {
+export function toUserBan(row: Pick<UserRow, (typeof USER_BAN_COLUMNS)[number]>): UserBan | null {
   return row.bannedAt === null ? null : { bannedAt: row.bannedAt, until: row.bannedUntil, reason: row.banReason ?? '' }
 }
 

@@ -40,3 +40,19 @@ test('a session\'s user comes back exactly: text of any characters, times, nulls
   expect(other?.user).toEqual({ id: plain, email: 'plain@example.test', username: 'plain', country: 'FR', createdAt, emailVerifiedAt: new Date(createdAt.getTime() + 1), ban: null })
   expect(await ctx.storage.read.auth.sessionWithUser('ses_' + 'e5'.repeat(16))).toBeNull()
 })
+
+test("the lookup's user is the account's profile and ban, key for key (both read the user's columns by one list)", async () => {
+  const createdAt = new Date('2026-02-03T04:05:06.789Z')
+  const userId = 'usr_' + 'f6'.repeat(16)
+  const sessionId = 'ses_' + 'f7'.repeat(16)
+  await ctx.storage.write(async (tx) => {
+    await tx.auth.createUser({ id: userId, email: 'keys@example.test', emailKey: 'keys@example.test', username: 'keys', usernameKey: 'keys', country: 'NL', createdAt, emailVerifiedAt: new Date(createdAt.getTime() + 5), passwordHash: 'x' })
+    await tx.auth.setBan(userId, { bannedAt: new Date(createdAt.getTime() + 6), until: null, reason: 'r' })
+    await tx.auth.createSession({ id: sessionId, userId, createdAt, lastUsedAt: createdAt, expiresAt: new Date(createdAt.getTime() + 86_400_000), userAgent: null })
+  })
+  const account = await ctx.storage.read.auth.userById(userId)
+  const { passwordHash: _hash, deletedAt: _deleted, ...profileAndBan } = account!
+  const found = await ctx.storage.read.auth.sessionWithUser(sessionId)
+  expect(found?.user).toEqual(profileAndBan)
+  expect(Object.keys(found!.user!).sort()).toEqual(Object.keys(profileAndBan).sort())
+})

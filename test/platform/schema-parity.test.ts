@@ -1,9 +1,11 @@
-// The two engines' schemas are one schema: the migrations embedded for SQLite
-// (./drizzle) and for PostgreSQL (./drizzle-postgres), each applied to a real
-// database, must give the same tables, columns, nullability, primary keys,
-// unique and plain indexes, and foreign keys. A change made to one engine's
-// schema and forgotten in the other fails here, before `arena db copy` or a
-// store finds out in production.
+// The two engines' schemas are one schema (src/db/schema; PostgreSQL's tables
+// are built from it by src/db/postgres/schema/mirror.ts), and their migrations
+// are fresh (migrations-fresh.test.ts). This checks what that gives on real
+// databases: the migrations embedded for SQLite (./drizzle) and for PostgreSQL
+// (./drizzle-postgres), each applied, must give the same tables, columns,
+// nullability, primary keys, unique and plain indexes, and foreign keys. A
+// column kind the mirror mapped wrong, or a migration of one engine edited by
+// hand, fails here before `arena db copy` or a store finds out in production.
 import { describe, expect, test } from 'bun:test'
 import { openDatabase } from '../../src/db/sqlite/connection'
 import { runMigrations as migrateSqlite } from '../../src/db/sqlite/migrate'

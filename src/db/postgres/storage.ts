@@ -29,12 +29,12 @@ import type { MigrationReport } from '../sqlite/migrate'
 import { listenForWakeups, type WakeupListener } from './listener'
 import type { PostgresScope } from './scope'
 import * as tables from './schema'
-import { PostgresAuthStore } from './stores/auth'
+import { AuthQueries } from '../stores/auth'
 import { PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
-import { PostgresMailStore } from './stores/mail'
+import { MailQueries } from '../stores/mail'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresAuditStore } from './stores/audit'
 import { OperatorsQueries } from '../stores/operators'
@@ -44,11 +44,11 @@ import { PostgresVaultStore } from './stores/vault'
 
 /** Every store on one scope, each built on first use. */
 class PostgresStores implements Stores {
-  private _auth?: PostgresAuthStore
+  private _auth?: AuthQueries
   private _events?: PostgresEventsStore
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
-  private _mail?: PostgresMailStore
+  private _mail?: MailQueries
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
   private _audit?: PostgresAuditStore
@@ -76,7 +76,7 @@ class PostgresStores implements Stores {
   }
   get auth() {
     this.check()
-    return (this._auth ??= new PostgresAuthStore(this.scope))
+    return (this._auth ??= new AuthQueries(this.scope))
   }
   get events() {
     this.check()
@@ -92,7 +92,7 @@ class PostgresStores implements Stores {
   }
   get mail() {
     this.check()
-    return (this._mail ??= new PostgresMailStore(this.scope))
+    return (this._mail ??= new MailQueries(this.scope))
   }
   get matches() {
     this.check()

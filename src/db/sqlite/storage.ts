@@ -25,9 +25,9 @@ import { SqliteEventsStore } from './stores/events'
 import { SqliteGamesStore } from './stores/games'
 import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
-import { SqliteMailStore } from './stores/mail'
+import { MailQueries } from '../stores/mail'
 import { SqliteSecurityStore } from './stores/security'
-import { SqliteAuditStore } from './stores/audit'
+import { AuditQueries } from '../stores/audit'
 import { OperatorsQueries } from '../stores/operators'
 import { SqliteOperationsStore } from './stores/operations'
 import { SqliteWalletStore } from './stores/wallet'
@@ -49,10 +49,10 @@ class SqliteStores implements Stores {
   private _events?: SqliteEventsStore
   private _games?: SqliteGamesStore
   private _jobs?: SqliteJobsStore
-  private _mail?: SqliteMailStore
+  private _mail?: MailQueries
   private _matches?: SqliteMatchesStore
   private _security?: SqliteSecurityStore
-  private _audit?: SqliteAuditStore
+  private _audit?: AuditQueries
   private _operators?: OperatorsQueries
   private _operations?: SqliteOperationsStore
   private _wallet?: SqliteWalletStore
@@ -64,7 +64,7 @@ class SqliteStores implements Stores {
 
   get audit() {
     this.check()
-    return (this._audit ??= new SqliteAuditStore(this.scope))
+    return (this._audit ??= new AuditQueries(this.scope))
   }
   get operators() {
     this.check()
@@ -92,7 +92,7 @@ class SqliteStores implements Stores {
   }
   get mail() {
     this.check()
-    return (this._mail ??= new SqliteMailStore(this.scope))
+    return (this._mail ??= new MailQueries(this.scope))
   }
   get matches() {
     this.check()

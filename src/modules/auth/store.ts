@@ -202,10 +202,9 @@ export interface AuthStore {
 
   /**
    * The user's ban and deletion, for a check inside a unit of work that must
-   * not race a ban or a deletion (a claim, a withdrawal, a new session): on
-   * PostgreSQL the row is read FOR SHARE inside a write, so a ban committing
-   * meanwhile is waited for and then seen, even READ COMMITTED. Null when
-   * there is no such user.
+   * not race a ban or a deletion (a claim, a withdrawal, a new session). A
+   * plain read on both engines (src/db/stores/auth.ts says why PostgreSQL
+   * takes no lock). Null when there is no such user.
    */
   standing(userId: string): Promise<UserStanding | null>
 }

@@ -1,17 +1,15 @@
-// The outbox on PostgreSQL. `seq` is an identity column: never reused, but
-// with concurrent writers a sequence hands out numbers in the order
-// transactions ask, not the order they commit; a poll that saw seq 8 commit
+// The outbox on PostgreSQL (src/db/stores/events.ts). `seq` is an identity
+// column: never reused, but with concurrent writers a sequence hands out
+// numbers in the order transactions ask, not the order they commit; a poll that saw seq 8 commit
 // before seq 7 would move its cursor past 7 for good. So an append first
 // takes a transaction-level advisory lock (ADVISORY_LOCKS.outbox) and draws
 // its seq under it: the lock is held to the commit, so event-appending
 // transactions draw and commit one after another, seq order is commit order,
 // and a cursor never skips an event committed later with a lower seq (the
 // per-user ordering the plane promises, as one writer gives it on SQLite).
-import { lt, max } from 'drizzle-orm'
-import { outboxEvents } from '../schema'
 import type { EventTopic } from '../../../modules/events/catalogue'
-import type { EventsStore, OutboxEvent, StoredEvent } from '../../../modules/events/store'
-import { newId } from '../../../shared/ids'
+import type { OutboxEvent, StoredEvent } from '../../../modules/events/store'
+import { EventsQueries } from '../../stores/events'
 import { ADVISORY_LOCKS, EVENTS_CHANNEL, type PostgresScope } from '../scope'
 
 /** The lock key as text: postgres.js's parameter types do not include bigint. */
@@ -27,19 +25,15 @@ interface RawEvent {
   created_at: string
 }
 
-export class PostgresEventsStore implements EventsStore {
-  constructor(private readonly scope: PostgresScope) {}
+export class PostgresEventsStore extends EventsQueries {
+  constructor(protected override readonly scope: PostgresScope) {
+    super(scope)
+  }
 
-  async append(event: OutboxEvent, now: Date): Promise<string> {
+  // This instance's polls wake after the commit (EventsQueries.append);
+  // other instances' through the NOTIFY below.
+  protected async insert(id: string, event: OutboxEvent, now: Date): Promise<void> {
     const { userId } = event
-    const { afterCommit, wakeups } = this.scope
-    // On SQLite the read connection is query_only; here the pool would take an
-    // insert in autocommit, outside any unit of work and its lock: refuse.
-    if (!afterCommit) throw new Error('events.append runs inside a unit of work (storage.write)')
-    // Registered first: a unit of work that is over refuses it, before anything is written.
-    // This instance's polls wake here; other instances' through the NOTIFY below.
-    if (userId !== null) afterCommit(() => wakeups.wake(userId))
-    const id = newId('event')
     // One round trip: the lock (in a subquery PostgreSQL does not flatten, a
     // volatile function in its select list) is taken before the row's seq is
     // drawn; pg_notify queues the wake-up for other instances, delivered by
@@ -54,7 +48,6 @@ export class PostgresEventsStore implements EventsStore {
         RETURNING user_id
       )
       SELECT pg_notify(${EVENTS_CHANNEL}, user_id) FROM appended WHERE user_id IS NOT NULL`
-    return id
   }
 
   async page(userId: string, afterSeq: number, topics: readonly EventTopic[], limit: number): Promise<StoredEvent[]> {
@@ -65,16 +58,5 @@ export class PostgresEventsStore implements EventsStore {
       WHERE user_id = ${userId} AND seq > ${afterSeq} AND topic = ANY(${topics as EventTopic[]}::text[])
       ORDER BY seq LIMIT ${limit}`
     return rows.map((r) => ({ seq: Number(r.seq), id: r.id, topic: r.topic, type: r.type, data: r.data, createdAt: new Date(r.created_at) }))
-  }
-
-  async newestSeq(): Promise<number> {
-    const [row] = await this.scope.db.select({ seq: max(outboxEvents.seq) }).from(outboxEvents)
-    return row?.seq ?? 0
-  }
-
-  async pruneCreatedBefore(before: Date): Promise<number> {
-    // The count PostgreSQL reports, rather than a returned row per deleted event.
-    const result = await this.scope.db.delete(outboxEvents).where(lt(outboxEvents.createdAt, before))
-    return result.count
   }
 }

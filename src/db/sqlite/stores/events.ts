@@ -1,14 +1,15 @@
-// The outbox on SQLite. `seq` is an AUTOINCREMENT key: never reused, and with
-// one writer it grows in commit order, so a cursor (the last seq a poll saw)
-// never skips an event committed later with a lower seq. That is the
+// The outbox on SQLite (src/db/stores/events.ts). `seq` is an AUTOINCREMENT
+// key: never reused, and with one writer it grows in commit order, so a
+// cursor (the last seq a poll saw) never skips an event committed later with
+// a lower seq. That is the
 // per-user event ordering the plane promises; an engine with concurrent
 // writers must provide it another way.
 import type { Statement } from 'bun:sqlite'
-import { getTableColumns, lt } from 'drizzle-orm'
+import { getTableColumns } from 'drizzle-orm'
 import { outboxEvents } from '../../schema'
 import { EVENT_TOPICS, type EventTopic } from '../../../modules/events/catalogue'
-import type { EventsStore, OutboxEvent, StoredEvent } from '../../../modules/events/store'
-import { newId } from '../../../shared/ids'
+import type { OutboxEvent, StoredEvent } from '../../../modules/events/store'
+import { EventsQueries } from '../../stores/events'
 import { insertInto, perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
 
@@ -28,26 +29,20 @@ const statements = perConnection((sqlite) => ({
   ) as Statement<Raw, (string | number)[]>,
 }))
 
-export class SqliteEventsStore implements EventsStore {
-  constructor(private readonly scope: SqliteScope) {}
+export class SqliteEventsStore extends EventsQueries {
+  constructor(protected override readonly scope: SqliteScope) {
+    super(scope)
+  }
 
-  async append(event: OutboxEvent, now: Date): Promise<string> {
-    const { userId } = event
-    // Registered first: a unit of work that is over refuses it, before anything is written.
-    if (userId !== null) {
-      const { wakeups } = this.scope
-      this.scope.afterCommit!(() => wakeups.wake(userId))
-    }
-    const id = newId('event')
+  protected insert(id: string, event: OutboxEvent, now: Date): void {
     statements(this.scope.handle.sqlite).insert.run({
       id,
-      userId,
+      userId: event.userId,
       topic: event.topic,
       type: event.type,
       data: JSON.stringify(event.data),
       createdAt: now.getTime(),
     })
-    return id
   }
 
   async page(userId: string, afterSeq: number, topics: readonly EventTopic[], limit: number): Promise<StoredEvent[]> {
@@ -57,11 +52,8 @@ export class SqliteEventsStore implements EventsStore {
       .map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown>, createdAt: new Date(r.createdAt) }))
   }
 
-  async newestSeq(): Promise<number> {
+  // Prepared with the page: a poll whose cursor is past what this process issued asks it first.
+  override async newestSeq(): Promise<number> {
     return statements(this.scope.handle.sqlite).newest.get()?.seq ?? 0
-  }
-
-  async pruneCreatedBefore(before: Date): Promise<number> {
-    return this.scope.handle.db.delete(outboxEvents).where(lt(outboxEvents.createdAt, before)).returning({ seq: outboxEvents.seq }).all().length
   }
 }

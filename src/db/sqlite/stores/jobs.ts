@@ -1,10 +1,9 @@
-// The durable job queue on SQLite. A lease is the job's `run_after` moved to
-// the lease's end: the job stays `queued`, so a runner that dies holding it
-// leaves it due again once the lease is over.
-import { eq } from 'drizzle-orm'
+// The durable job queue on SQLite: the queries of src/db/stores/jobs.ts, with
+// the two on hot paths as statements prepared once per connection.
 import { jobs } from '../../schema'
-import type { Job, JobQueueStats, JobsStore } from '../../../jobs/store'
+import type { Job } from '../../../jobs/store'
 import { newId } from '../../../shared/ids'
+import { JobsQueries } from '../../stores/jobs'
 import { insertInto, perConnection } from '../connection'
 import type { SqliteScope } from '../storage'
 
@@ -25,45 +24,21 @@ const statements = perConnection((sqlite) => ({
   ),
 }))
 
-export class SqliteJobsStore implements JobsStore {
-  constructor(private readonly scope: SqliteScope) {}
+export class SqliteJobsStore extends JobsQueries {
+  constructor(protected override readonly scope: SqliteScope) {
+    super(scope)
+  }
 
-  async enqueue(kind: string, payload: Record<string, unknown>, now: Date, dueAt: Date = now): Promise<string> {
+  override async enqueue(kind: string, payload: Record<string, unknown>, now: Date, dueAt: Date = now): Promise<string> {
     const id = newId('job')
     const at = now.getTime()
     statements(this.scope.handle.sqlite).insert.run({ id, kind, payload: JSON.stringify(payload), status: 'queued', attempts: 0, runAfter: dueAt.getTime(), createdAt: at, updatedAt: at })
     return id
   }
 
-  async leaseDue(now: Date, leaseUntil: Date): Promise<Job | null> {
+  override async leaseDue(now: Date, leaseUntil: Date): Promise<Job | null> {
     const job = statements(this.scope.handle.sqlite).lease.get({ now: now.getTime(), leaseUntil: leaseUntil.getTime() })
     if (!job) return null
     return { id: job.id, kind: job.kind, payload: JSON.parse(job.payload) as Record<string, unknown>, attempts: job.attempts }
-  }
-
-  async complete(id: string, now: Date): Promise<void> {
-    this.scope.handle.db.update(jobs).set({ status: 'done', updatedAt: now, lastError: null }).where(eq(jobs.id, id)).run()
-  }
-
-  async fail(id: string, failure: { attempts: number; error: string; final: boolean; retryAt: Date; now: Date }): Promise<void> {
-    this.scope.handle.db
-      .update(jobs)
-      .set({ status: failure.final ? 'failed' : 'queued', attempts: failure.attempts, lastError: failure.error, runAfter: failure.retryAt, updatedAt: failure.now })
-      .where(eq(jobs.id, id))
-      .run()
-  }
-
-  async queueStats(now: Date): Promise<JobQueueStats> {
-    // Both halves walk the (status, run_after) index; done jobs are never read.
-    const at = now.getTime()
-    const row = this.scope.handle.sqlite
-      .query<{ due: number; later: number; failed: number; oldest: number | null }, [number, number, number]>(
-        `SELECT (SELECT count(*) FROM jobs WHERE status = 'queued' AND run_after <= ?1) AS due,
-                (SELECT count(*) FROM jobs WHERE status = 'queued' AND run_after > ?2) AS later,
-                (SELECT count(*) FROM jobs WHERE status = 'failed') AS failed,
-                (SELECT min(run_after) FROM jobs WHERE status = 'queued' AND run_after <= ?3) AS oldest`,
-      )
-      .get(at, at, at)
-    return { due: row?.due ?? 0, later: row?.later ?? 0, failed: row?.failed ?? 0, oldestDueAt: row?.oldest == null ? null : new Date(row.oldest) }
   }
 }

@@ -1,58 +1,64 @@
-// Accounts, auth sessions, refresh tokens and login-throttle counters on PostgreSQL.
+// Accounts, auth sessions, refresh tokens, login-throttle counters, known
+// sign-in places and account codes, on either engine.
 //
-// Every write runs in one SERIALIZABLE transaction that the engine retries on
-// 40001/40P01 (see ../storage.ts), so the read-then-write rules of the auth
-// service hold across instances as they do under SQLite's one writer: two
-// rotations of one refresh token both read it unspent and both update its row,
-// so one of them fails to serialize and, run again, finds it spent; two
-// failed logins counting against one throttle key likewise cannot both
-// count from the same number.
+// On PostgreSQL every write runs in one SERIALIZABLE transaction that the
+// engine retries on 40001/40P01 (src/db/postgres/storage.ts), so the
+// read-then-write rules of the auth service hold across instances as they do
+// under SQLite's one writer: two rotations of one refresh token both read it
+// unspent and both update its row, so one of them fails to serialize and, run
+// again, finds it spent; two failed logins counting against one throttle key
+// likewise cannot both count from the same number.
+//
+// SQLite's subclass (src/db/sqlite/stores/auth.ts) answers the two lookups of
+// every authenticated request and every claim, sessionWithUser and standing,
+// with statements it prepares once (measured there).
 import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, ne, notInArray, or, sql, type SQL } from 'drizzle-orm'
-import { accountCodes, authSessions, knownSignInPlaces, loginThrottle, refreshTokens, users } from '../schema'
-import { mapEngineError } from '../../errors'
+import { mapEngineError } from '../errors'
 import type {
+  AccountCode,
+  AccountCodePurpose,
   AuthSession,
   AuthStore,
+  KnownPlace,
   NewAuthSession,
   NewUser,
   RefreshToken,
   RevokeReason,
   SessionWithUser,
-  KnownPlace,
   ThrottleCounter,
   UserAccount,
-  AccountCode,
-  AccountCodePurpose,
   UserBan,
   UserStanding,
-} from '../../../modules/auth/store'
-import type { PostgresScope } from '../scope'
-import { containsPattern, erasedUserColumns, toAccountCode, toAuthSession, toRefreshToken, toThrottleCounter, toUserAccount, toUserBan, userBanColumns } from '../../rows'
+} from '../../modules/auth/store'
+import type { QueryScope, Tables } from './scope'
+import {
+  containsPattern,
+  erasedUserColumns,
+  pick,
+  SESSION_USER_COLUMNS,
+  toAccountCode,
+  toAuthSession,
+  toRefreshToken,
+  toSessionUser,
+  toThrottleCounter,
+  toUserAccount,
+  toUserBan,
+  userBanColumns,
+} from '../rows'
 
-/** The columns of the authentication lookup: the session's, and its user's (null only if the user were gone). */
-const sessionWithUserColumns = {
-  userId: authSessions.userId,
-  lastUsedAt: authSessions.lastUsedAt,
-  expiresAt: authSessions.expiresAt,
-  revokedAt: authSessions.revokedAt,
-  email: users.email,
-  username: users.username,
-  country: users.country,
-  createdAt: users.createdAt,
-  emailVerifiedAt: users.emailVerifiedAt,
-  bannedAt: users.bannedAt,
-  bannedUntil: users.bannedUntil,
-  banReason: users.banReason,
-}
+export class AuthQueries implements AuthStore {
+  constructor(protected readonly scope: QueryScope) {}
 
-export class PostgresAuthStore implements AuthStore {
-  constructor(private readonly scope: PostgresScope) {}
-
-  private get db() {
+  protected get db() {
     return this.scope.db
   }
 
+  protected get t() {
+    return this.scope.t
+  }
+
   async createUser(user: NewUser): Promise<void> {
+    const { users } = this.t
     try {
       await this.db.insert(users).values(user)
     } catch (error) {
@@ -64,21 +70,25 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async userById(id: string): Promise<UserAccount | null> {
+    const { users } = this.t
     const [row] = await this.db.select().from(users).where(eq(users.id, id))
     return row ? toUserAccount(row) : null
   }
 
   async userByEmailKey(emailKey: string): Promise<UserAccount | null> {
+    const { users } = this.t
     const [row] = await this.db.select().from(users).where(eq(users.emailKey, emailKey))
     return row ? toUserAccount(row) : null
   }
 
   async userByUsernameKey(usernameKey: string): Promise<UserAccount | null> {
+    const { users } = this.t
     const [row] = await this.db.select().from(users).where(eq(users.usernameKey, usernameKey))
     return row ? toUserAccount(row) : null
   }
 
   async usernamesHolding(usernameKeys: readonly string[], emailKeys: readonly string[]): Promise<string[]> {
+    const { users } = this.t
     const rows = await this.db
       .select({ username: users.username })
       .from(users)
@@ -87,44 +97,38 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async createSession(session: NewAuthSession): Promise<void> {
+    const { authSessions } = this.t
     await this.db.insert(authSessions).values(session)
   }
 
   async session(id: string): Promise<AuthSession | null> {
+    const { authSessions } = this.t
     const [row] = await this.db.select().from(authSessions).where(eq(authSessions.id, id))
     return row ? toAuthSession(row) : null
   }
 
   async sessionWithUser(sessionId: string): Promise<SessionWithUser | null> {
+    const { users, authSessions } = this.t
     // One round trip on every authenticated request: the session joined to its
     // user by primary key (postgres.js prepares it once per connection).
     const [row] = await this.db
-      .select(sessionWithUserColumns)
+      .select({
+        userId: authSessions.userId,
+        lastUsedAt: authSessions.lastUsedAt,
+        expiresAt: authSessions.expiresAt,
+        revokedAt: authSessions.revokedAt,
+        user: pick(users, SESSION_USER_COLUMNS),
+      })
       .from(authSessions)
       .leftJoin(users, eq(users.id, authSessions.userId))
       .where(eq(authSessions.id, sessionId))
     if (!row) return null
-    return {
-      userId: row.userId,
-      lastUsedAt: row.lastUsedAt,
-      expiresAt: row.expiresAt,
-      revokedAt: row.revokedAt,
-      user:
-        row.email === null
-          ? null
-          : {
-              id: row.userId,
-              email: row.email,
-              username: row.username!,
-              country: row.country!,
-              createdAt: row.createdAt!,
-              emailVerifiedAt: row.emailVerifiedAt,
-              ban: toUserBan(row),
-            },
-    }
+    // Drizzle gives a left-joined object null when the joined row is missing.
+    return { userId: row.userId, lastUsedAt: row.lastUsedAt, expiresAt: row.expiresAt, revokedAt: row.revokedAt, user: row.user && toSessionUser(row.userId, row.user) }
   }
 
   async liveSessions(userId: string, now: Date): Promise<AuthSession[]> {
+    const { authSessions } = this.t
     const rows = await this.db
       .select()
       .from(authSessions)
@@ -134,10 +138,12 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async touchSession(id: string, now: Date): Promise<void> {
+    const { authSessions } = this.t
     await this.db.update(authSessions).set({ lastUsedAt: now }).where(eq(authSessions.id, id))
   }
 
   async revokeSession(id: string, userId: string, reason: RevokeReason, now: Date): Promise<boolean> {
+    const { authSessions } = this.t
     const changed = await this.db
       .update(authSessions)
       .set({ revokedAt: now, revokedReason: reason })
@@ -147,15 +153,18 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async refreshToken(tokenHash: string): Promise<RefreshToken | null> {
+    const { refreshTokens } = this.t
     const [row] = await this.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash))
     return row ? toRefreshToken(row) : null
   }
 
   async issueRefreshToken(tokenHash: string, sessionId: string, now: Date): Promise<void> {
+    const { refreshTokens } = this.t
     await this.db.insert(refreshTokens).values({ tokenHash, sessionId, issuedAt: now })
   }
 
   async keepNewestRefreshTokens(sessionId: string, current: string, keep: number): Promise<number> {
+    const { refreshTokens } = this.t
     const others = and(eq(refreshTokens.sessionId, sessionId), ne(refreshTokens.tokenHash, current))
     const newest = this.db.select({ tokenHash: refreshTokens.tokenHash }).from(refreshTokens).where(others).orderBy(desc(refreshTokens.issuedAt), desc(refreshTokens.spentAt), desc(refreshTokens.tokenHash)).limit(keep - 1)
     const deleted = await this.db
@@ -166,17 +175,20 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async sessionRowsOf(userId: string): Promise<AuthSession[]> {
+    const { authSessions } = this.t
     const rows = await this.db.select().from(authSessions).where(eq(authSessions.userId, userId)).orderBy(asc(authSessions.createdAt), asc(authSessions.id))
     return rows.map(toAuthSession)
   }
 
   async deleteSessions(userId: string, ids: readonly string[]): Promise<void> {
+    const { authSessions, refreshTokens } = this.t
     if (ids.length === 0) return
     await this.db.delete(refreshTokens).where(inArray(refreshTokens.sessionId, [...ids]))
     await this.db.delete(authSessions).where(and(eq(authSessions.userId, userId), inArray(authSessions.id, [...ids])))
   }
 
   async spendRefreshToken(tokenHash: string, now: Date): Promise<boolean> {
+    const { refreshTokens } = this.t
     // Conditional on the row being unspent: a concurrent rotation that spent
     // it first makes this one fail to serialize (it updates a row changed
     // since its snapshot), and the retry reads it spent.
@@ -189,20 +201,24 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async throttleCounters(keys: readonly string[]): Promise<ThrottleCounter[]> {
+    const { loginThrottle } = this.t
     const rows = await this.db.select().from(loginThrottle).where(inArray(loginThrottle.key, [...keys]))
     return rows.map(toThrottleCounter)
   }
 
   async saveThrottleCounter(counter: ThrottleCounter): Promise<void> {
+    const { loginThrottle } = this.t
     const state = { failures: counter.failures, windowStartedAt: counter.windowStartedAt, blockedUntil: counter.blockedUntil }
     await this.db.insert(loginThrottle).values(counter).onConflictDoUpdate({ target: loginThrottle.key, set: state })
   }
 
   async deleteThrottleCounter(key: string): Promise<void> {
+    const { loginThrottle } = this.t
     await this.db.delete(loginThrottle).where(eq(loginThrottle.key, key))
   }
 
   async pruneThrottleRows(windowCutoff: Date, now: Date): Promise<number> {
+    const { loginThrottle } = this.t
     const deleted = await this.db
       .delete(loginThrottle)
       .where(and(lt(loginThrottle.windowStartedAt, windowCutoff), or(isNull(loginThrottle.blockedUntil), lt(loginThrottle.blockedUntil, now))))
@@ -211,6 +227,7 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async knownPlaces(subject: string, placeHashes: readonly string[], since: Date): Promise<string[]> {
+    const { knownSignInPlaces } = this.t
     if (placeHashes.length === 0) return []
     const rows = await this.db
       .select({ placeHash: knownSignInPlaces.placeHash })
@@ -220,6 +237,7 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async rememberPlace(place: KnownPlace, keep: number): Promise<void> {
+    const { knownSignInPlaces } = this.t
     await this.db
       .insert(knownSignInPlaces)
       .values(place)
@@ -235,10 +253,12 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async forgetPlaces(subject: string): Promise<void> {
+    const { knownSignInPlaces } = this.t
     await this.db.delete(knownSignInPlaces).where(eq(knownSignInPlaces.subject, subject))
   }
 
   async pruneKnownPlaces(cutoff: Date): Promise<number> {
+    const { knownSignInPlaces } = this.t
     const deleted = await this.db.delete(knownSignInPlaces).where(lt(knownSignInPlaces.lastSeenAt, cutoff)).returning({ subject: knownSignInPlaces.subject })
     return deleted.length
   }
@@ -246,10 +266,12 @@ export class PostgresAuthStore implements AuthStore {
   // ---- accounts (contract §8) ----
 
   async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+    const { users } = this.t
     await this.db.update(users).set({ passwordHash }).where(eq(users.id, userId))
   }
 
   async markEmailVerified(userId: string, now: Date): Promise<boolean> {
+    const { users } = this.t
     const rows = await this.db
       .update(users)
       .set({ emailVerifiedAt: now })
@@ -259,16 +281,19 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async accountCode(userId: string, purpose: AccountCodePurpose): Promise<AccountCode | null> {
+    const { accountCodes } = this.t
     const [row] = await this.db.select().from(accountCodes).where(and(eq(accountCodes.userId, userId), eq(accountCodes.purpose, purpose)))
     return row ? toAccountCode(row) : null
   }
 
   async saveAccountCode(code: AccountCode): Promise<void> {
+    const { accountCodes } = this.t
     const { userId, purpose, ...rest } = code
     await this.db.insert(accountCodes).values(code).onConflictDoUpdate({ target: [accountCodes.userId, accountCodes.purpose], set: rest })
   }
 
   async countAccountCodeFailure(userId: string, purpose: AccountCodePurpose): Promise<number> {
+    const { accountCodes } = this.t
     const [row] = await this.db
       .update(accountCodes)
       .set({ failures: sql`${accountCodes.failures} + 1` })
@@ -278,6 +303,7 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async deleteAccountCode(userId: string, purpose: AccountCodePurpose): Promise<boolean> {
+    const { accountCodes } = this.t
     const rows = await this.db
       .delete(accountCodes)
       .where(and(eq(accountCodes.userId, userId), eq(accountCodes.purpose, purpose)))
@@ -286,35 +312,41 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async pruneExpiredAccountCodes(now: Date): Promise<number> {
+    const { accountCodes } = this.t
     return (await this.db.delete(accountCodes).where(lt(accountCodes.expiresAt, now)).returning({ userId: accountCodes.userId })).length
   }
 
   async sessionsOf(userId: string): Promise<AuthSession[]> {
+    const { authSessions } = this.t
     const rows = await this.db.select().from(authSessions).where(eq(authSessions.userId, userId)).orderBy(desc(authSessions.createdAt), desc(authSessions.id))
     return rows.map(toAuthSession)
   }
 
   async earlierSessions(userId: string, userAgent: string | null): Promise<{ any: boolean; sameAgent: boolean }> {
+    const { authSessions } = this.t
     const agent = userAgent === null ? isNull(authSessions.userAgent) : eq(authSessions.userAgent, userAgent)
     const exists = async (condition: SQL | undefined) => (await this.db.select({ id: authSessions.id }).from(authSessions).where(condition).limit(1)).length > 0
     return { any: await exists(eq(authSessions.userId, userId)), sameAgent: await exists(and(eq(authSessions.userId, userId), agent)) }
   }
 
   async setBan(userId: string, ban: UserBan | null): Promise<void> {
+    const { users } = this.t
     await this.db.update(users).set(userBanColumns(ban)).where(eq(users.id, userId))
   }
 
   async searchUsers(query: string | null, afterId: string | null, limit: number): Promise<UserAccount[]> {
+    const { users } = this.t
     const rows = await this.db
       .select()
       .from(users)
-      .where(and(afterId === null ? undefined : gt(users.id, afterId), query === null ? undefined : userMatches(query)))
+      .where(and(afterId === null ? undefined : gt(users.id, afterId), query === null ? undefined : userMatches(users, query)))
       .orderBy(asc(users.id))
       .limit(limit)
     return rows.map(toUserAccount)
   }
 
   async eraseUser(userId: string, now: Date): Promise<void> {
+    const { users, authSessions, accountCodes } = this.t
     await this.db.delete(accountCodes).where(eq(accountCodes.userId, userId))
     // Its refresh tokens go with the sessions (ON DELETE CASCADE).
     await this.db.delete(authSessions).where(eq(authSessions.userId, userId))
@@ -322,21 +354,20 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async standing(userId: string): Promise<UserStanding | null> {
+    const { users } = this.t
     // A plain read, no lock: a ban or deletion that committed first is seen
     // (READ COMMITTED reads the latest committed row, SERIALIZABLE fails one of
     // the two). One committing at the same instant may land just after a claim
     // that read the row before it: the claim was then made before the ban, as
     // far as anyone can tell. A FOR SHARE lock to order them would write to the
     // user's row on every claim, and doubled the claim's time (199 → 413 µs).
-    const [row] = await this.db.select(standingColumns).from(users).where(eq(users.id, userId))
+    const [row] = await this.db.select({ bannedAt: users.bannedAt, bannedUntil: users.bannedUntil, banReason: users.banReason, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId))
     return row ? { ban: toUserBan(row), deletedAt: row.deletedAt } : null
   }
 }
 
-const standingColumns = { bannedAt: users.bannedAt, bannedUntil: users.bannedUntil, banReason: users.banReason, deletedAt: users.deletedAt }
-
 /** A user whose id is `query`, or whose username or email key contains it (LIKE's wildcards taken literally). */
-function userMatches(query: string) {
+function userMatches(users: Tables['users'], query: string) {
   const pattern = containsPattern(query.toLowerCase())
   return or(eq(users.id, query), sql`${users.usernameKey} LIKE ${pattern} ESCAPE '\\'`, sql`${users.emailKey} LIKE ${pattern} ESCAPE '\\'`)
 }

@@ -1,0 +1,53 @@
+// The event outbox (src/modules/events/store.ts), on either engine.
+//
+// `seq` is never reused, and a cursor (the last seq a poll saw) must never
+// skip an event committed later with a lower seq: that is the per-user event
+// ordering the plane promises. Each engine keeps it its own way, in its own
+// insert: SQLite's one writer draws seq in commit order; PostgreSQL draws it
+// under an advisory lock held to the commit. The insert and the page are the
+// plane's hot paths, so each engine says them in its own measured form (a
+// prepared statement each on SQLite, one postgres.js statement on
+// PostgreSQL); what is left is the same on both.
+import { lt, max } from 'drizzle-orm'
+import type { EventTopic } from '../../modules/events/catalogue'
+import type { EventsStore, OutboxEvent, StoredEvent } from '../../modules/events/store'
+import { newId } from '../../shared/ids'
+import type { QueryScope } from './scope'
+
+export abstract class EventsQueries implements EventsStore {
+  constructor(protected readonly scope: QueryScope) {}
+
+  /**
+   * Registers the wake-up of this instance's polls of the event's user for
+   * after the commit, before anything is written (so a unit of work that is
+   * over refuses the append), then inserts the row. Outside a unit of work
+   * (the read stores) the append is refused rather than written in
+   * autocommit, outside PostgreSQL's lock.
+   */
+  async append(event: OutboxEvent, now: Date): Promise<string> {
+    const { userId } = event
+    const { afterCommit, wakeups } = this.scope
+    if (!afterCommit) throw new Error('events.append runs inside a unit of work (storage.write)')
+    if (userId !== null) afterCommit(() => wakeups.wake(userId))
+    const id = newId('event')
+    await this.insert(id, event, now)
+    return id
+  }
+
+  /** Inserts the event's row, its seq drawn in commit order (see the top of this file). */
+  protected abstract insert(id: string, event: OutboxEvent, now: Date): Promise<void> | void
+
+  abstract page(userId: string, afterSeq: number, topics: readonly EventTopic[], limit: number): Promise<StoredEvent[]>
+
+  async newestSeq(): Promise<number> {
+    const { outboxEvents } = this.scope.t
+    const [row] = await this.scope.db.select({ seq: max(outboxEvents.seq) }).from(outboxEvents)
+    return row?.seq ?? 0
+  }
+
+  async pruneCreatedBefore(before: Date): Promise<number> {
+    const { outboxEvents } = this.scope.t
+    const deleted = await this.scope.db.delete(outboxEvents).where(lt(outboxEvents.createdAt, before)).returning({ seq: outboxEvents.seq })
+    return deleted.length
+  }
+}
