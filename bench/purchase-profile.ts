@@ -24,7 +24,7 @@ import { createTestApp, postJson, req, TEST_ENGINE, type TestApp } from '../test
 import { readShare } from '../src/modules/wallet/key-shares'
 import { custodySharesFor } from '../src/services'
 import { aggregate, signRound1, signRound2, withdrawalMessage, type KeyShare } from '../src/modules/wallet/frost'
-import { verifyWithdrawalSignature } from '../src/modules/wallet/withdrawals'
+import { verifyWithdrawalSignature, type WithdrawalSigning } from '../src/modules/wallet/withdrawal-signing'
 import type { CustodyClient } from '../src/modules/wallet/custody'
 
 const PURCHASES = Number(process.env.BENCH_PURCHASES ?? 200)
@@ -117,9 +117,10 @@ const destination = (await call<{ address: string }>(req('/api/v1/wallet', { hea
 
 const { services } = app
 const deps = (services.withdrawals as unknown as { deps: { custody: CustodyClient } }).deps
+const signing = (services.withdrawals as unknown as { signing: WithdrawalSigning }).signing
 instrument(services.pins, 'mint', () => 'mint: service (session lock, PIN set?, token)')
 instrument(services.withdrawals, 'verify', () => 'verify: checks before the hash (session, funds, address, wallet)')
-instrument(services.withdrawals, 'sign', () => 'verify: sign (read, message, signature check)')
+instrument(signing, 'sign', () => 'verify: sign (read, message, signature check)')
 instrument(services.pins.hashGate, 'run', () => 'verify: argon2id (PIN hash)')
 instrument(deps.custody, 'signWithdrawal', () => 'verify: custody.signWithdrawal (FROST)')
 instrument(services.storage, 'write', (parent) =>
@@ -210,7 +211,7 @@ for (let i = 0; i < SIGNS + 20; i++) {
   const commitments = [a.commitment, b.commitment]
   const shares = [step('signRound2 x2', () => signRound2(server, a.nonces, commitments, message)), step('signRound2 x2', () => signRound2(cosigner, b.nonces, commitments, message))]
   const signature = step('aggregate (with its final check)', () => aggregate(server, commitments, message, shares))
-  if (!step('withdrawal signature check (withdrawals.ts)', () => verifyWithdrawalSignature(base58.encode(signature), message, wallet.address))) throw new Error('signature does not verify')
+  if (!step('withdrawal signature check (withdrawal-signing.ts)', () => verifyWithdrawalSignature(base58.encode(signature), message, wallet.address))) throw new Error('signature does not verify')
 }
 const message = withdrawalMessage({ id: 'withdrawal_x', asset: 'USDC', amount: '10000', destinationAddress: destination })
 for (let i = 0; i < 20; i++) await deps.custody.signWithdrawal(wallet.keyRef, message)

@@ -7,7 +7,7 @@ import { accountModule, authModule, clientAddress } from './modules/auth'
 import { gamesModule } from './modules/games'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
-import { walletModule } from './modules/wallet'
+import { pinVerifyModule, walletModule } from './modules/wallet'
 import { securityModule } from './modules/security'
 import { eventsModule } from './modules/events'
 import { errorHandler } from './plugins/errors'
@@ -60,7 +60,8 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(gamesModule(auth, games))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))
-      .use(securityModule(auth, pins, withdrawals, securityLog))
+      .use(securityModule(auth, pins, securityLog))
+      .use(pinVerifyModule(auth, withdrawals))
       .use(eventsModule(auth, events))
       // The operator console (contract §11): its own sessions, so it is served whether or not the admin token is set.
       .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS, clock: deps.clock, addressOf, trustProxy: config.trustProxy }))

@@ -14,7 +14,10 @@ import { PasswordReset } from './modules/auth/password-reset'
 import { AccountDeletion } from './modules/auth/account-deletion'
 import { AccountExport } from './modules/auth/account-export'
 import { BanService } from './modules/auth/bans'
+import { accountPasswords } from './modules/auth/account-passwords'
+import { Registration } from './modules/auth/registration'
 import { AuthService } from './modules/auth/service'
+import { SignIn } from './modules/auth/sign-in'
 import { UserDirectory } from './modules/auth/user-directory'
 import { AuditLog } from './modules/audit/log'
 import { OperatorService } from './modules/operators/service'
@@ -158,23 +161,18 @@ export function createServices(deps: ServiceDeps) {
   const hashGate = deps.hashGate ?? defaultHashGate()
   const mailer = new Mailer(config)
   const emailVerification = new EmailVerification({ storage, clock, mailer })
-  const auth = new AuthService({
-    storage,
-    clock,
-    accessTokens,
-    refreshTtlS: config.refreshTtlS,
-    refreshReuseGraceS: config.refreshReuseGraceS,
-    onSecurityEvent: (e) => securityLog.record(e),
-    hashGate,
-    onRegister: (tx, user, now) => emailVerification.onRegister(tx, user, now),
-  })
-  const passwordChange = new PasswordChange({ storage, clock, passwords: auth.accountPasswords(), hashGate, onSecurityEvent: (e) => securityLog.record(e) })
+  const auth = new AuthService({ storage, clock, accessTokens, refreshReuseGraceS: config.refreshReuseGraceS, onSecurityEvent: (e) => securityLog.record(e) })
+  const signIn = new SignIn({ storage, clock, accessTokens, refreshTtlS: config.refreshTtlS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
+  const registration = new Registration({ storage, clock, hashGate, onRegister: (tx, user, now) => emailVerification.onRegister(tx, user, now) })
+  // A signed-in user's password asked again: counted on the login's throttle.
+  const passwords = accountPasswords({ storage, clock, hashGate })
+  const passwordChange = new PasswordChange({ storage, clock, passwords, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const passwordReset = new PasswordReset({ storage, clock, mailer, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const games = new GamesService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ storage, clock, games, gameSessionTtlS: config.gameSessionTtlS, onSecurityEvent: (e) => securityLog.record(e) })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
-  const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })
+  const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords, securityLog, hashGate })
   const withdrawals = new WithdrawalService({ storage, clock, logger, pins, wallet, custody,
     requireVerifiedEmail: config.requireVerifiedEmail,
     limits: { perWithdrawal: config.withdrawalMax, daily: config.withdrawalDailyMax },
@@ -184,7 +182,7 @@ export function createServices(deps: ServiceDeps) {
   // Accounts (contract §8): bans, the operator's view of users, deletion, export.
   const bans = new BanService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const users = new UserDirectory({ storage, clock, wallet })
-  const deletion = new AccountDeletion({ storage, clock, passwords: auth.accountPasswords(), onSecurityEvent: (e) => securityLog.record(e) })
+  const deletion = new AccountDeletion({ storage, clock, passwords, onSecurityEvent: (e) => securityLog.record(e) })
   // Operators (contract §11): named accounts, their sessions; the audit log every operator action is recorded in.
   const operators = new OperatorService({ storage, clock, hashGate, csrfKey: deps.secrets.chainKey, chainKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS })
   // The console's reads across modules (dashboard counts, dispute and withdrawal queues).
@@ -192,7 +190,7 @@ export function createServices(deps: ServiceDeps) {
   const chainChecks = new ChainChecks({ clock, walks: { audit: () => audit.verify(storage.read.audit), security: () => securityLog.verify() } })
   const operations = new OperationsOverview({ storage, chainChecks })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, audit, operators, operations, chainChecks, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
+  return { storage, audit, operators, operations, chainChecks, auth, signIn, registration, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -169,9 +169,9 @@ export function parseSeedOptions(values: Record<string, unknown>): SeedOptions {
 // --- seeding ---------------------------------------------------------------
 
 /** Usernames or emails of `prefix` that already exist (case-insensitive). */
-export function takenSeedNames(auth: Services['auth'], prefix: string, players: number): Promise<string[]> {
+export function takenSeedNames(registration: Services['registration'], prefix: string, players: number): Promise<string[]> {
   const names = usernamesFor(prefix, players)
-  return auth.takenNames(names, names.map((name) => emailFor(name.toLowerCase())))
+  return registration.takenNames(names, names.map((name) => emailFor(name.toLowerCase())))
 }
 
 /**
@@ -180,14 +180,14 @@ export function takenSeedNames(auth: Services['auth'], prefix: string, players: 
  * reused prefix fails before anything is written; a later failure throws a
  * SeedError saying what was already created.
  */
-export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | 'pins' | 'wallet'>; by: Actor }, options: SeedOptions): Promise<SeedResult> {
-  const { auth, games, pins, wallet } = deps.services
+export async function seed(deps: { services: Pick<Services, 'registration' | 'games' | 'pins' | 'wallet'>; by: Actor }, options: SeedOptions): Promise<SeedResult> {
+  const { registration, games, pins, wallet } = deps.services
   const { by } = deps
   const { prefix, players: count, password, pin, amount } = options
   const created: SeedProgress = { users: [], tournamentIds: [] }
   let step = 'checking usernames'
   try {
-    const taken = await takenSeedNames(auth, prefix, count)
+    const taken = await takenSeedNames(registration, prefix, count)
     if (taken.length > 0) {
       throw new AppError('username_taken', `Prefix "${prefix}" is already used (${taken.slice(0, 3).join(', ')}${taken.length > 3 ? ', ...' : ''} exist); choose another --prefix or leave it out`)
     }
@@ -201,7 +201,7 @@ export async function seed(deps: { services: Pick<Services, 'auth' | 'games' | '
     for (const [index, username] of usernamesFor(prefix, count).entries()) {
       const email = emailFor(username)
       step = `registering ${username}`
-      const user = await auth.register({ email, username, password, country: 'US', accept_terms: true })
+      const user = await registration.register({ email, username, password, country: 'US', accept_terms: true })
       created.users.push(user.id)
       step = `setting the PIN of ${username}`
       await pins.setPin(user.id, pin, password)
@@ -334,7 +334,7 @@ export const seedCommand: Command = {
     try {
       // A random prefix that happens to exist already is drawn again.
       if (values.prefix === undefined) {
-        for (let tries = 0; tries < 20 && (await takenSeedNames(services.auth, options.prefix, options.players)).length > 0; tries++) options.prefix = randomPrefix()
+        for (let tries = 0; tries < 20 && (await takenSeedNames(services.registration, options.prefix, options.players)).length > 0; tries++) options.prefix = randomPrefix()
       }
       result = await seed({ services, by: cliActor(services) }, options)
     } catch (error) {

@@ -240,7 +240,7 @@ describe('what a banned user still holds', () => {
     const user = await registerUser(ctx)
     await ctx.storage.write((tx) => tx.auth.setBan(user.id, { bannedAt: ctx.clock.now(), until: null, reason: 'race' }))
     // The login read the user before the ban (a stale row in hand), yet its session write refuses.
-    const refused = await ctx.services.auth.login({ identifier: user.username, password: PASSWORD, address: 'test', userAgent: null }).then(
+    const refused = await ctx.services.signIn.login({ identifier: user.username, password: PASSWORD, address: 'test', userAgent: null }).then(
       () => null,
       (error: unknown) => error as AppError,
     )

@@ -390,7 +390,7 @@ export class World {
     if (this.unusable.has(i) || this.renewals >= RENEWALS) return
     this.renewals++
     try {
-      const tokens = await this.t.services.auth.login({ identifier: this.users[i]!.username, password: PASSWORD, address: FIXTURE_ADDRESS, userAgent: 'fuzz-fixture' })
+      const tokens = await this.t.services.signIn.login({ identifier: this.users[i]!.username, password: PASSWORD, address: FIXTURE_ADDRESS, userAgent: 'fuzz-fixture' })
       this.users[i] = { ...this.users[i]!, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken }
     } catch {
       // Throttled (a fuzzed PIN change guessed this user's password): this user stays logged out.

@@ -20,7 +20,6 @@ const auth = new AuthService({
   storage,
   clock: systemClock,
   accessTokens: createAccessTokens({ keys: () => secrets.signingKeys, ttlS: 900, maxExpiredS: 86_400, clock: systemClock }),
-  refreshTtlS: 30 * 86_400,
   refreshReuseGraceS: Number(graceS),
 })
 while (Date.now() < Number(startAt)) {

@@ -61,3 +61,29 @@ describe('import rules', () => {
     expect(offenders).toEqual([])
   })
 })
+
+// One owner per concept (docs/architecture.md, "Who owns the PIN, a
+// withdrawal, a password"): the PIN walk crosses from the wallet into the
+// PIN's module (the withdrawal asks the PIN service) and never back, the
+// verify that makes a withdrawal is declared with the withdrawal, and the
+// password asked again is auth's.
+describe('one owner per concept: the PIN, withdrawals, passwords', () => {
+  const under = (dir: string) => files.filter((f) => f.path.startsWith(dir))
+  const declaring = (pattern: RegExp) => files.filter((f) => pattern.test(f.text)).map((f) => f.path)
+
+  test('the security module imports nothing of the wallet', () => {
+    const offenders = under('src/modules/security/').flatMap((f) => imports(f.text).filter((spec) => /(^|\/)wallet\//.test(spec)).map((spec) => `${f.path} imports ${spec}`))
+    expect(offenders).toEqual([])
+  })
+
+  test("the PIN verify's route and models are the wallet's; AccountPasswords is auth's", () => {
+    expect(declaring(/operationId: 'verifyPin'/)).toEqual(['src/modules/wallet/index.ts'])
+    for (const model of ['Withdrawal', 'VerifyBody', 'PinVerifyResponse']) expect(declaring(new RegExp(`export const ${model} = `))).toEqual(['src/modules/wallet/model.ts'])
+    expect(declaring(/export interface AccountPasswords\b/)).toEqual(['src/modules/auth/account-passwords.ts'])
+  })
+
+  test('no file of the auth, security or wallet module re-exports another file\'s names', () => {
+    const offenders = [...under('src/modules/auth/'), ...under('src/modules/security/'), ...under('src/modules/wallet/')].filter((f) => /^export (type )?(\*|\{[^}]*\}) from /m.test(f.text)).map((f) => f.path)
+    expect(offenders).toEqual([])
+  })
+})

@@ -56,9 +56,9 @@ const ANSWERS: Record<string, TSchema> = {
   Decision: MatchesModel.DecisionResponse,
   Claim: MatchesModel.ClaimBody,
   IntegrityLevel: SecurityModel.IntegrityLevel,
-  Withdrawal: SecurityModel.Withdrawal,
+  Withdrawal: WalletModel.Withdrawal,
   PinSessionResponse: SecurityModel.PinSessionResponse,
-  PinVerifyResponse: SecurityModel.PinVerifyResponse,
+  PinVerifyResponse: WalletModel.PinVerifyResponse,
   Wallet: WalletModel.WalletResponse,
   TransactionKind: WalletModel.TransactionKind,
   WalletTransaction: WalletModel.WalletTransaction,
@@ -79,7 +79,7 @@ const REQUESTS: Record<string, TSchema> = {
   ResetPasswordBody: AuthModel.ResetPasswordBody,
   DeleteAccountBody: AuthModel.DeleteAccountBody,
   SessionBody: MatchesModel.SessionBody,
-  VerifyBody: SecurityModel.VerifyBody,
+  VerifyBody: WalletModel.VerifyBody,
   SetPinBody: SecurityModel.SetPinBody,
   SecurityEventBody: SecurityModel.SecurityEventBody,
   SecurityEventAccepted: SecurityModel.SecurityEventAccepted,
@@ -193,7 +193,7 @@ describe('SDK wire types against the server models', () => {
   })
 
   test('the comparison sees a difference: a field added, renamed, or made optional', () => {
-    const model = fromSchema(SecurityModel.Withdrawal as unknown as Json)
+    const model = fromSchema(WalletModel.Withdrawal as unknown as Json)
     if (model.kind !== 'object') throw new Error('Withdrawal is an object')
     const { signature, ...withoutSignature } = model.fields
     expect(differences({ ...model, fields: { ...model.fields, fee: { optional: true, shape: { kind: 'string' } } } }, model, 'W')).toEqual(['W.fee: on the server, not in the SDK'])

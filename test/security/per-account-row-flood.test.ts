@@ -11,7 +11,8 @@
 // end behind an authenticated anchor so the chain still verifies.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
-import { MAX_AUTH_SESSIONS, MAX_REFRESH_TOKENS_PER_SESSION } from '../../src/modules/auth/service'
+import { MAX_REFRESH_TOKENS_PER_SESSION } from '../../src/modules/auth/service'
+import { MAX_AUTH_SESSIONS } from '../../src/modules/auth/sign-in'
 import { housekeeping } from '../../src/modules/events/housekeeping'
 import { CLIENT_REPORTS_PER_DAY } from '../../src/modules/security/event-log'
 import { MAX_LIVE_PIN_SESSIONS } from '../../src/modules/security/pin-service'

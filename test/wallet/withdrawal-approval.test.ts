@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { and, asc, eq } from 'drizzle-orm'
 import { checkLedger } from '../../src/modules/wallet/ledger'
-import type { Withdrawal as WithdrawalView } from '../../src/modules/security/model'
+import type { Withdrawal as WithdrawalView } from '../../src/modules/wallet/model'
 import { postJson, req, type TestApp } from '../helpers/app'
 import { admin, createArenaApp, type Player } from '../helpers/arena'
 import { deleteOwn } from '../helpers/accounts'
@@ -268,7 +268,7 @@ describe('the new-destination hold (ARENA_NEW_DESTINATION_HOLD_S=3600)', () => {
   })
 
   test('a held withdrawal counts toward the daily limit like a pending one (countsTowardDailyLimit)', async () => {
-    const { countsTowardDailyLimit } = await import('../../src/modules/wallet/withdrawals')
+    const { countsTowardDailyLimit } = await import('../../src/modules/wallet/withdrawal-request')
     expect(['awaiting_approval', 'held', 'pending_signature', 'signed', 'failed', 'rejected'].map((s) => countsTowardDailyLimit(s as never))).toEqual([true, true, true, true, false, false])
   })
 })

@@ -14,7 +14,7 @@ import { HISTORY_PAGE, QUEUE_LIMIT, WITHDRAWAL_STATUSES as STATUSES, withdrawalH
 import { AppError } from '../../shared/errors'
 import type { WaitingWithdrawal } from '../../modules/operations/store'
 import type { WithdrawalStatus } from '../../modules/wallet/store'
-import { toWithdrawal } from '../../modules/wallet/withdrawals'
+import { toWithdrawal } from '../../modules/wallet/withdrawal-view'
 import { ConfirmButton, confirmPage } from '../confirm'
 import { redirect } from '../http'
 import { Pager, queryOf } from '../page'

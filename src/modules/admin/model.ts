@@ -1,6 +1,6 @@
 // TypeBox models of the operator's user routes (contract §8): the operator's
 // view of a user, its ban, its sessions and its wallet.
-import { Withdrawal } from '../security/model'
+import { Withdrawal } from '../wallet/model'
 import { t, type Static } from 'elysia'
 import { ExportedSession, User } from '../auth/model'
 

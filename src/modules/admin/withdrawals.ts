@@ -6,7 +6,7 @@ import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { HISTORY_PAGE, HISTORY_PAGE_MAX, withdrawalHistoryQuery, type OperationsOverview, type WithdrawalFilterNames, type WithdrawalFilterText } from '../operations/service'
 import type { WaitingWithdrawal } from '../operations/store'
-import { toWithdrawal } from '../wallet/withdrawals'
+import { toWithdrawal } from '../wallet/withdrawal-view'
 import type { AdminWithdrawal, WithdrawalsPage } from './model'
 
 export interface WithdrawalPageQuery extends WithdrawalFilterText {

@@ -15,7 +15,7 @@ import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import type { SecurityEventInput } from '../security/event-log'
 import type { Actor } from '../audit/log'
-import type { AccountPasswords } from '../security/pin-service'
+import type { AccountPasswords } from './account-passwords'
 import { holdingsOf } from '../wallet/holdings'
 import { userSubject } from './known-places'
 import { accountCodeKeys, accountKey } from './throttle'
@@ -23,7 +23,7 @@ import { accountCodeKeys, accountKey } from './throttle'
 export interface AccountDeletionDeps {
   storage: Storage
   clock: Clock
-  /** The account's password and its login throttle (AuthService.accountPasswords). */
+  /** The account's password and its login throttle (./account-passwords.ts). */
   passwords: AccountPasswords
   onSecurityEvent?: (event: SecurityEventInput) => void
 }

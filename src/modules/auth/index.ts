@@ -29,7 +29,9 @@ import {
 import type { EmailVerification } from './email-verification'
 import type { PasswordChange } from './password-change'
 import type { PasswordReset } from './password-reset'
+import type { Registration } from './registration'
 import type { AuthService } from './service'
+import type { SignIn } from './sign-in'
 import { DEVICE_HEADER } from './known-places'
 
 export interface ClientAddressOptions {
@@ -37,8 +39,10 @@ export interface ClientAddressOptions {
   trustProxy: boolean
 }
 
-/** The services behind the account routes of contract §8 (verified email, password change and reset). */
+/** The services behind the routes of contract §1 that open an account or a session, and the account routes of contract §8 (verified email, password change and reset). */
 export interface AccountServices {
+  registration: Registration
+  signIn: SignIn
   emailVerification: EmailVerification
   passwordChange: PasswordChange
   passwordReset: PasswordReset
@@ -52,14 +56,14 @@ export function clientAddress(request: Request, server: { requestIP(request: Req
 }
 
 export function authModule(auth: AuthService, options: ClientAddressOptions, account: AccountServices) {
-  const { emailVerification, passwordChange, passwordReset } = account
+  const { registration, signIn, emailVerification, passwordChange, passwordReset } = account
   return new Elysia({ name: 'arena/auth', prefix: '/api/v1' })
     .use(authGuard(auth))
     .post(
       '/user/register',
       async ({ body, set }) => {
         set.status = 201
-        return { user: await auth.register(body) }
+        return { user: await registration.register(body) }
       },
       {
         body: RegisterBody,
@@ -71,7 +75,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions, acc
     .post(
       '/user/login',
       async ({ body, request, server, set }) => {
-        const { deviceToken, ...tokens } = await auth.login({
+        const { deviceToken, ...tokens } = await signIn.login({
           ...body,
           address: clientAddress(request, server, options),
           userAgent: request.headers.get('user-agent'),

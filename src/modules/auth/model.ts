@@ -1,5 +1,6 @@
 import { t, type Static } from 'elysia'
-import { IntegrityLevel, Withdrawal } from '../security/model'
+import { IntegrityLevel } from '../security/model'
+import { Withdrawal } from '../wallet/model'
 import { PlayedMatch } from '../matches/model'
 import type { RevokeReason as StoredRevokeReason } from './store'
 

@@ -6,7 +6,7 @@
 import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
-import type { AccountPasswords } from '../security/pin-service'
+import type { AccountPasswords } from './account-passwords'
 import type { SecurityEventInput } from '../security/event-log'
 import { defaultHashGate, type HashGate } from './hash-gate'
 import { assertPasswordLength, hashPassword } from './passwords'
@@ -15,7 +15,7 @@ import { revokeSessions, unauthorized } from './service'
 export interface PasswordChangeDeps {
   storage: Storage
   clock: Clock
-  /** The account's password and its login throttle (AuthService.accountPasswords()). */
+  /** The account's password and its login throttle (./account-passwords.ts). */
   passwords: AccountPasswords
   hashGate?: HashGate
   onSecurityEvent?: (event: SecurityEventInput) => void

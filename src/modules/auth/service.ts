@@ -1,24 +1,20 @@
-// Accounts and auth sessions (contract §1). Knows nothing of HTTP: callers
-// pass plain values and get plain values or AppErrors back.
-import { isStorageUnavailable, UniqueViolationError } from '../../db/errors'
+// Auth sessions (contract §1, §7): the bearer check behind every
+// authenticated route, refresh-token rotation, logout and the caller's list
+// of sessions. Knows nothing of HTTP: callers pass plain values and get plain
+// values or AppErrors back. Signing in, which opens a session, is
+// ./sign-in.ts; registration ./registration.ts; a password asked again
+// ./account-passwords.ts.
+import { isStorageUnavailable } from '../../db/errors'
 import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
-import { newId } from '../../shared/ids'
 import type { AccessTokens } from './access-tokens'
 import type { SecurityEventInput } from '../security/event-log'
-import type { AccountPasswords } from '../security/pin-service'
-import { COUNTRY_CODES } from './countries'
-import type { RegisterBody, TokenResponse, User } from './model'
-import { defaultHashGate, type HashGate, type HashTicket } from './hash-gate'
-import { assertPasswordLength, hashPassword, verifyAgainstDummy, verifyPassword } from './passwords'
-import { bannedError } from './standing'
+import type { TokenResponse, User } from './model'
 import { userIdByRef } from './user-ref'
-import { banInForce, type AuthSession, type NewUser, type RevokeReason, type UserAccount, type UserProfile } from './store'
-import { rememberSignInPlace, signInCounter, signInPlace, userSubject, type SignInCounter, type SignInPlace } from './known-places'
-import { accountKey, addressKey, clearAttempts, LOGIN_LIMITS, rateLimited, recordAttempt, retryAfter } from './throttle'
+import { banInForce, type AuthSession, type RevokeReason, type UserProfile } from './store'
 
 export interface Authenticated {
   user: User
@@ -29,35 +25,18 @@ export interface AuthServiceDeps {
   storage: Storage
   clock: Clock
   accessTokens: AccessTokens
-  refreshTtlS: number
   /**
    * A spent refresh token presented again within this many seconds of the
    * rotation that spent it is a retry, not a replay (contract §7; 0: never).
    * Defaults to 0 for callers that do not say.
    */
   refreshReuseGraceS?: number
-  /** Server-side security events (refresh reuse, login throttling) go to the security log. */
+  /** A replayed refresh token's REFRESH_TOKEN_REUSED goes to the security log. */
   onSecurityEvent?: (event: SecurityEventInput) => void
-  /** Bounds concurrent argon2id work (default: the process's gate). */
-  hashGate?: HashGate
-  /**
-   * More of register's unit of work, on the account just created: the
-   * verification code, its mail and its event (email-verification.ts). A
-   * failure there fails the registration: no account without its code.
-   */
-  onRegister?: (tx: Transaction, user: NewUser, now: Date) => Promise<void>
 }
 
 /** lastUsedAt is written at most this often per session, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 60_000
-const MAX_USER_AGENT = 256
-/**
- * Session rows (live or ended) one account keeps: a login past it removes the
- * oldest ended ones, then ends the oldest live one (docs/operations.md, "How
- * the database's growth is bounded"). New-device detection remembers the
- * devices of these rows.
- */
-export const MAX_AUTH_SESSIONS = 100
 /** Refresh tokens one session keeps (the current one and the last spent ones, whose replay revokes the session). */
 export const MAX_REFRESH_TOKENS_PER_SESSION = 100
 
@@ -78,213 +57,7 @@ export function unauthorized(message = 'Missing, invalid or revoked access token
 }
 
 export class AuthService {
-  private readonly hashGate: HashGate
-
-  constructor(private readonly deps: AuthServiceDeps) {
-    this.hashGate = deps.hashGate ?? defaultHashGate()
-  }
-
-  async register(input: RegisterBody): Promise<User> {
-    assertPasswordLength(input.password, 'body/password')
-    const country = input.country.toUpperCase()
-    if (!COUNTRY_CODES.has(country)) {
-      throw new AppError('validation_failed', 'Request failed validation', {
-        details: [{ path: 'body/country', message: 'Expected an ISO 3166-1 alpha-2 country code' }],
-      })
-    }
-    const email = input.email.trim()
-    const user: NewUser = {
-      id: newId('user'),
-      email,
-      emailKey: email.toLowerCase(),
-      username: input.username,
-      usernameKey: input.username.toLowerCase(),
-      // Hash before the transaction: it is slow and must not hold the write lock.
-      // Refused by the hash gate (503): nothing has been written.
-      passwordHash: await hashPassword(input.password, this.hashGate),
-      country,
-      createdAt: this.deps.clock.now(),
-      emailVerifiedAt: null,
-    }
-    await this.deps.storage.write(async (tx) => {
-      try {
-        await tx.auth.createUser(user)
-      } catch (error) {
-        // The unique indexes decide, so two racing registrations cannot both win.
-        if (error instanceof UniqueViolationError && error.involves('username_key')) throw new AppError('username_taken', 'That username is taken')
-        if (error instanceof UniqueViolationError && error.involves('email_key')) throw new AppError('email_taken', 'That email is already registered')
-        throw error
-      }
-      await this.deps.onRegister?.(tx, user, this.deps.clock.now())
-    })
-    return toUser(user)
-  }
-
-  /**
-   * Checks an identifier and a password and opens a session. Answers, beside
-   * the tokens, the device token the client should keep and send back as
-   * `deviceToken` on its next logins (known-places.ts): from a place the
-   * account signed in from before, failures elsewhere do not block it.
-   */
-  async login(input: { identifier: string; password: string; address: string; userAgent: string | null; deviceToken?: string | null }): Promise<TokenResponse & { deviceToken: string }> {
-    const { storage, clock } = this.deps
-    // Refused before any read or write when the gate is full (see refuseIfFull).
-    this.hashGate.refuseIfFull()
-    const lookup = input.identifier.trim().toLowerCase()
-    const found = lookup.includes('@') ? await storage.read.auth.userByEmailKey(lookup) : await storage.read.auth.userByUsernameKey(lookup)
-    // A deleted account is no account: its erased key (`erased:<id>`) names it, but nobody may log in as it.
-    const user = found?.deletedAt === null ? found : null
-    const account = accountKey(user?.id, input.identifier)
-    const address = addressKey(input.address)
-    const place = signInPlace(input.address, input.deviceToken)
-    // The name's counter, or (from a place this account signed in from) the place's own: decided in the unit of work below.
-    let counter: SignInCounter | undefined
-
-    // Admit at the hash gate, check and count in one unit of work, before the
-    // slow hash, so parallel guesses are counted one by one (see throttle.ts).
-    //
-    // A place at the hash gate first, known or unknown user alike. A login
-    // the gate refuses (503 + Retry-After) was never judged: it leaves here,
-    // before the attempt is counted (its unit of work rolls back, having
-    // written nothing) and before any session exists. (So while the gate is
-    // full, even a blocked account hears 503, not 429.) Admission happens
-    // inside the unit of work, next to the block check, so a burst's logins
-    // waiting for their turn to be checked hold no place at the gate: a login
-    // that turns out blocked gives its place back before the next is admitted.
-    // Once admitted, the ticket is run or cancelled on every path: no slot leaks.
-    let ticket: HashTicket | undefined
-    let blockedForS: number | null
-    try {
-      blockedForS = await storage.write(async (tx) => {
-        // An engine may run a unit of work again (PostgreSQL, on a
-        // serialization failure): the ticket of an attempt that did not
-        // commit is given back first, or its slot would be held for good.
-        ticket?.cancel()
-        ticket = this.hashGate.admit()
-        const now = clock.now()
-        counter = await signInCounter(tx.auth, account, user ? userSubject(user.id) : null, place, now)
-        const blocked = await retryAfter(tx.auth, [counter.key, address], now)
-        if (blocked === null) await recordAttempt(tx.auth, counter.key, counter.limit, now)
-        else ticket.cancel()
-        return blocked
-      })
-    } catch (error) {
-      ticket?.cancel()
-      throw error
-    }
-    const admitted = ticket!
-    const counted = counter!
-    if (blockedForS !== null) {
-      this.deps.onSecurityEvent?.({
-        userId: user?.id ?? null,
-        source: 'server',
-        kind: 'LOGIN_THROTTLED',
-        level: 'WARN',
-        details: { address: input.address, retryAfterS: blockedForS },
-      })
-      throw new AppError('rate_limited', 'Too many failed logins; try again later', {
-        headers: { 'retry-after': String(blockedForS) },
-      })
-    }
-
-    const valid = user ? await verifyPassword(input.password, user.passwordHash, admitted) : await verifyAgainstDummy(input.password, admitted)
-    if (!user || !valid) {
-      await storage.write((tx) => recordAttempt(tx.auth, address, LOGIN_LIMITS.address, clock.now()))
-      throw new AppError('invalid_credentials', 'Invalid identifier or password')
-    }
-
-    const now = clock.now()
-    const sessionId = newId('authSession')
-    const refreshToken = randomToken(32)
-    let opened: { newDevice: boolean; deviceToken: string }
-    try {
-      opened = await this.openSession(user, sessionId, refreshToken, counted.key, place, now, input.userAgent)
-    } catch (error) {
-      // The password was right but the session could not be stored (a full or
-      // failing disk: 503). The attempt counted above must not stay counted,
-      // or five such 503s would lock the owner out for 15 minutes: clear it on
-      // its own, best effort (the disk may refuse this too).
-      if (isStorageUnavailable(error)) {
-        try {
-          await storage.write((tx) => clearAttempts(tx.auth, counted.key))
-        } catch {
-          // Still failing: the count stays, and expires with its window.
-        }
-      }
-      throw error
-    }
-    if (opened.newDevice) {
-      this.deps.onSecurityEvent?.({
-        userId: user.id,
-        source: 'server',
-        kind: 'NEW_DEVICE_LOGIN',
-        level: 'SAFE',
-        details: { sessionId, address: input.address, userAgent: input.userAgent?.slice(0, MAX_USER_AGENT) ?? null },
-      })
-    }
-    return { ...(await this.tokenResponse(user, sessionId, refreshToken)), deviceToken: opened.deviceToken }
-  }
-
-  /**
-   * Keeps the account below MAX_AUTH_SESSIONS session rows, live or ended,
-   * before a login adds one: the oldest ended sessions go first, then, if
-   * the account really holds that many live ones, the oldest live ones, which
-   * end (`superseded`, with their session.logout event) and go.
-   */
-  private async makeRoomForSession(tx: Transaction, userId: string, now: Date): Promise<void> {
-    const rows = await tx.auth.sessionRowsOf(userId)
-    const excess = rows.length - (MAX_AUTH_SESSIONS - 1)
-    if (excess <= 0) return
-    const ended = rows.filter((row) => !isLive(row, now))
-    const victims = [...ended, ...rows.filter((row) => isLive(row, now))].slice(0, excess)
-    const live = victims.filter((row) => isLive(row, now)).map((row) => row.id)
-    await revokeSessions(tx, this.deps.clock, userId, live, 'superseded')
-    await tx.auth.deleteSessions(userId, victims.map((row) => row.id))
-  }
-
-  /**
-   * Opens the session and remembers where it came from (known-places.ts);
-   * whether it is the first from this user agent (a new device), and the
-   * device token the client keeps.
-   */
-  private openSession(
-    user: UserAccount,
-    sessionId: string,
-    refreshToken: string,
-    counterKey: string,
-    place: SignInPlace,
-    now: Date,
-    userAgent: string | null,
-  ): Promise<{ newDevice: boolean; deviceToken: string }> {
-    const agent = userAgent?.slice(0, MAX_USER_AGENT) ?? null
-    return this.deps.storage.write(async (tx) => {
-      // Checked here, in the write that opens the session, not before the
-      // hash: a ban committed while the password was being checked is seen
-      // (and on PostgreSQL a ban racing this write makes one of the two run
-      // again). A wrong password never gets this far: no ban oracle.
-      const standing = await tx.auth.standing(user.id)
-      if (standing === null || standing.deletedAt !== null) throw new AppError('invalid_credentials', 'Invalid identifier or password')
-      if (banInForce(standing.ban, now)) throw bannedError(standing.ban!)
-      // The counter this login counted on (the account's, or its known place's): the owner's success forgets its own failures.
-      await clearAttempts(tx.auth, counterKey)
-      const deviceToken = await rememberSignInPlace(tx.auth, userSubject(user.id), place, now)
-      // The first login of an account is not a new device: there is no old one.
-      const earlier = await tx.auth.earlierSessions(user.id, agent)
-      const newDevice = earlier.any && !earlier.sameAgent
-      await this.makeRoomForSession(tx, user.id, now)
-      await tx.auth.createSession({
-        id: sessionId,
-        userId: user.id,
-        createdAt: now,
-        lastUsedAt: now,
-        expiresAt: new Date(now.getTime() + this.deps.refreshTtlS * 1000),
-        userAgent: agent,
-      })
-      await tx.auth.issueRefreshToken(sha256Hex(refreshToken), sessionId, now)
-      await tx.events.append({ userId: user.id, topic: 'session', type: 'session.login', data: { sessionId, newDevice } }, now)
-      return { newDevice, deviceToken }
-    })
-  }
+  constructor(private readonly deps: AuthServiceDeps) {}
 
   /**
    * Rotates a refresh token (contract §1, §7). `sessionId` comes from the
@@ -339,7 +112,7 @@ export class AuthService {
     if (outcome.kind === 'invalid') throw unauthorized('Refresh token is invalid, expired or revoked')
     const user = await storage.read.auth.userById(outcome.userId)
     if (!user) throw unauthorized()
-    return this.tokenResponse(user, input.sessionId, next)
+    return issueTokens(this.deps.accessTokens, user, input.sessionId, next)
   }
 
   /**
@@ -372,68 +145,13 @@ export class AuthService {
     })
   }
 
-  /** The bearer check behind every authenticated route. Throws 401 unless the token and its session are live. */
   /** An operator's name for a user: its id, or its username in any case. */
   async userIdOf(ref: string): Promise<string | null> {
     const id = await userIdByRef(this.deps.storage, ref)
     return id === null ? null : ((await this.deps.storage.read.auth.userById(id))?.id ?? null)
   }
 
-  /** Which of these usernames or emails (compared case-insensitively) are taken; the holders' usernames. */
-  takenNames(usernames: readonly string[], emails: readonly string[]): Promise<string[]> {
-    return this.deps.storage.read.auth.usernamesHolding(
-      usernames.map((name) => name.toLowerCase()),
-      emails.map((email) => email.toLowerCase()),
-    )
-  }
-
-  /**
-   * The account's password and its login throttle, for a module that asks a
-   * signed-in user for their password again (PUT /security/pin, a password
-   * change, deleting the account): each check counts against the account
-   * like a login attempt, before the hash.
-   */
-  accountPasswords(): AccountPasswords {
-    const { storage, clock } = this.deps
-    return {
-      confirm: async (userId, password) => {
-        const account = accountKey(userId, '')
-        this.hashGate.refuseIfFull()
-        // As a login does (see login): a place at the hash gate, the block
-        // checked and the attempt counted in one unit of work, before the hash.
-        let ticket: HashTicket | undefined
-        let hash: string | null = null
-        let blockedForS: number | null
-        try {
-          blockedForS = await storage.write(async (tx) => {
-            ticket?.cancel()
-            ticket = this.hashGate.admit()
-            const now = clock.now()
-            const blocked = await retryAfter(tx.auth, [account], now)
-            if (blocked !== null) {
-              ticket.cancel()
-              return blocked
-            }
-            await recordAttempt(tx.auth, account, LOGIN_LIMITS.account, now)
-            const user = await tx.auth.userById(userId)
-            // A deleted account's hash is empty: nothing to check against.
-            hash = user && user.deletedAt === null ? user.passwordHash : null
-            return null
-          })
-        } catch (error) {
-          ticket?.cancel()
-          throw error
-        }
-        if (blockedForS !== null) throw rateLimited(blockedForS, 'Too many wrong passwords; try again later')
-        const matched = hash !== null ? await verifyPassword(password, hash, ticket!) : await verifyAgainstDummy(password, ticket!)
-        // Right: the count goes, as after a good login.
-        if (matched) await storage.write((tx) => clearAttempts(tx.auth, account))
-        return { matched, hash }
-      },
-    }
-  }
-
-
+  /** The bearer check behind every authenticated route. Throws 401 unless the token and its session are live. */
   async authenticate(token: string | null, options: { allowExpired?: boolean } = {}): Promise<Authenticated> {
     if (!token) throw unauthorized('Bearer access token required')
     const claims = await this.deps.accessTokens.verify(token, options)
@@ -471,14 +189,15 @@ export class AuthService {
       current: s.id === currentSessionId,
     }))
   }
-
-  private async tokenResponse(user: UserProfile, sessionId: string, refreshToken: string): Promise<TokenResponse> {
-    const accessToken = await this.deps.accessTokens.sign({ userId: user.id, sessionId })
-    return { accessToken, refreshToken, expiresIn: this.deps.accessTokens.ttlS, tokenType: 'Bearer', user: toUser(user) }
-  }
 }
 
-function isLive(session: AuthSession, now: Date): boolean {
+/** The pair of tokens a login or a rotation answers. */
+export async function issueTokens(accessTokens: AccessTokens, user: UserProfile, sessionId: string, refreshToken: string): Promise<TokenResponse> {
+  const accessToken = await accessTokens.sign({ userId: user.id, sessionId })
+  return { accessToken, refreshToken, expiresIn: accessTokens.ttlS, tokenType: 'Bearer', user: toUser(user) }
+}
+
+export function isLive(session: AuthSession, now: Date): boolean {
   return session.revokedAt === null && session.expiresAt.getTime() > now.getTime()
 }
 

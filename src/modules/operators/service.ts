@@ -599,7 +599,7 @@ export class OperatorService {
     const keys = operatorThrottleKeys(input.name, input.ip)
     this.deps.hashGate.refuseIfFull()
     const found = await storage.read.operators.operatorByNameKey(input.name.trim().toLowerCase())
-    // As AuthService.login: a place at the hash gate, the block checked and
+    // As SignIn.login (auth/sign-in.ts): a place at the hash gate, the block checked and
     // the attempt counted in one unit of work, before the slow hash. The
     // ticket is run or cancelled on every path.
     const place = signInPlace(input.ip, input.deviceToken)

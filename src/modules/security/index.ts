@@ -1,19 +1,16 @@
-// PIN and one-time PIN sessions over HTTP (public-api.md "PIN session",
-// "Verify request", contract §3).
+// PIN and one-time PIN sessions over HTTP (contract §3); the verify that
+// spends a session on a withdrawal is the wallet's (../wallet/index.ts).
 import { Elysia, t } from 'elysia'
-import { PinSessionResponse, PinVerifyResponse, SecurityEventAccepted, SecurityEventBody, SetPinBody, VerifyBody } from './model'
+import { PinSessionResponse, SecurityEventAccepted, SecurityEventBody, SetPinBody } from './model'
 import { authGuard } from '../../plugins/auth'
-import { BEARER, BEARER_SECURITY, errors, JSON_BODY, optionalBody, routeHeaders, STORAGE } from '../../plugins/openapi'
+import { BEARER, BEARER_SECURITY, errors, JSON_BODY, optionalBody, STORAGE } from '../../plugins/openapi'
 import { EmptyBody } from '../../shared/models'
 import type { AuthService } from '../auth/service'
-import type { WithdrawalService } from '../wallet/withdrawals'
 import type { PinService } from './pin-service'
 import type { SecurityEventLog } from './event-log'
 import { AppError } from '../../shared/errors'
 
 export const MAX_DETAILS_BYTES = 8 * 1024
-// Required, but a missing one is the service's 401, not a validation 422: see routeHeaders.
-const VerifyHeaders = routeHeaders('x-secure-session')
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/
 
 /** Per-user token bucket: a burst of 30, refilled at 10 per second. */
@@ -35,7 +32,7 @@ function createRateLimiter(burst = 30, perSecond = 10) {
   }
 }
 
-export function securityModule(auth: AuthService, pins: PinService, withdrawals: WithdrawalService, securityLog: SecurityEventLog) {
+export function securityModule(auth: AuthService, pins: PinService, securityLog: SecurityEventLog) {
   const allow = createRateLimiter()
   return new Elysia({ name: 'arena/security', prefix: '/api/v1/security' })
     .use(authGuard(auth))
@@ -95,40 +92,6 @@ export function securityModule(auth: AuthService, pins: PinService, withdrawals:
         ...optionalBody(EmptyBody),
         response: { 201: PinSessionResponse, ...errors(JSON_BODY, BEARER, { 409: ['conflict'], 429: ['pin_locked', 'rate_limited'] }, STORAGE) },
         detail: { tags: ['security'], summary: 'Mint a one-time PIN session', security: BEARER_SECURITY },
-      },
-    )
-    .post(
-      '/pin-session/:id/verify',
-      ({ params, body, request, auth: { user } }) =>
-        withdrawals.verify({
-          userId: user.id,
-          emailVerified: user.emailVerified,
-          sessionId: params.id,
-          sessionToken: request.headers.get('x-secure-session'),
-          ...body,
-        }),
-      {
-        auth: true,
-        params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
-        headers: VerifyHeaders.schema,
-        body: VerifyBody,
-        // 503 also when the hash gate is full or custody cannot create the wallet.
-        response: {
-          200: PinVerifyResponse,
-          ...errors(
-            JSON_BODY,
-            BEARER,
-            { 403: ['email_not_verified', 'account_banned'], 409: ['idempotency_key_reused'], 410: ['session_expired'], 422: ['invalid_destination', 'insufficient_funds', 'withdrawal_limit'], 429: ['pin_locked'] },
-            STORAGE,
-          ),
-        },
-        detail: {
-          tags: ['security'],
-          summary: 'Verify the PIN once and authorize one withdrawal (never retry)',
-          security: BEARER_SECURITY,
-          operationId: 'verifyPin',
-          parameters: VerifyHeaders.parameters,
-        },
       },
     )
 }

@@ -1,5 +1,7 @@
 // PINs and one-time PIN sessions (contract §3). A session is minted, then
-// verified once with the PIN and the withdrawal it authorizes. Failures are
+// verified once with the PIN and the withdrawal it authorizes (the wallet's
+// verify, src/modules/wallet/withdrawal-request.ts, whose PIN side is
+// checkSession, judge and settle below). Failures are
 // counted per user across sessions; 5 in a row lock the PIN for 15 minutes,
 // each later lock twice as long up to a day (./pin-rules.ts); a correct PIN,
 // a password-confirmed PIN change, or a finance operator's audited unlock
@@ -11,7 +13,8 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import { defaultHashGate, type HashGate } from '../auth/hash-gate'
-import { hashPassword } from '../auth/passwords'
+import type { AccountPasswords } from '../auth/account-passwords'
+import { hashPassword, verifyPassword } from '../auth/passwords'
 import { isCommonPin, PIN_LOCK_BASE_MS, PIN_LOCK_MAX_MS, pinLockMs } from './pin-rules'
 import type { Actor } from '../audit/log'
 import type { SecurityEventLog } from './event-log'
@@ -44,22 +47,8 @@ export interface PinState {
  */
 export const MAX_LIVE_PIN_SESSIONS = 20
 
-/**
- * A signed-in user's password, asked again (PUT /security/pin, a password
- * change, deleting the account), kept by the auth module: each check is a
- * password guess like a login, so the login's per-account throttle applies,
- * or a stolen bearer could guess freely.
- */
-export interface AccountPasswords {
-  /**
-   * Checks `password` against the account's. Counted like a login, in one
-   * unit of work with the block check and BEFORE the slow hash, so guesses
-   * sent in parallel cannot all be judged: the sixth sees the block. Throws
-   * 429 rate_limited while blocked, 503 when the hash gate is full (nothing
-   * counted). `hash`: the one it was checked against (null: no such account).
-   */
-  confirm(userId: string, password: string): Promise<{ matched: boolean; hash: string | null }>
-}
+/** One PIN attempt's verdict, as the verify answers it. */
+export type PinVerdict = { valid: false; locked: boolean; attempt: number } | { valid: true; locked: false; attempt: 0 }
 
 export interface PinServiceDeps {
   storage: Storage
@@ -72,7 +61,7 @@ export interface PinServiceDeps {
 }
 
 export class PinService {
-  /** Shared with the withdrawal verify, which checks the PIN hash through it. */
+  /** Bounds the PIN's hashes (setting one, judging one). */
   readonly hashGate: HashGate
 
   constructor(private readonly deps: PinServiceDeps) {
@@ -185,15 +174,32 @@ export class PinService {
     return session
   }
 
-  async pinHashOf(userId: string): Promise<string> {
+  /**
+   * Whether `pin` is the user's PIN: the slow hash, through the hash gate,
+   * outside any write (the caller re-checks the session in the write that
+   * settles the attempt). 409 conflict when no PIN is set; 503 when the gate
+   * is full, with nothing judged and nothing counted.
+   */
+  async judge(userId: string, pin: string): Promise<boolean> {
     const pinHash = await this.deps.storage.read.security.pinHash(userId)
     if (pinHash === null) throw new AppError('conflict', 'No PIN is set')
-    return pinHash
+    return verifyPassword(pin, pinHash, this.hashGate)
   }
 
-  /** Records a wrong PIN in the caller's write; answers the verify response. */
-  async recordFailure(tx: Transaction, userId: string): Promise<{ valid: false; locked: boolean; attempt: number }> {
+  /**
+   * Records an attempt's verdict in the caller's write, the one that acts on
+   * it (a withdrawal's): a wrong PIN counts one failure (the fifth in a row
+   * locks, logged once the lock commits) and leaves the session for the next
+   * guess; a right one clears the failures and the doubling and consumes the
+   * session. Answers the verify's PIN fields.
+   */
+  async settle(tx: Transaction, userId: string, sessionId: string, valid: boolean): Promise<PinVerdict> {
     const now = this.deps.clock.now()
+    if (valid) {
+      await tx.security.clearPinLock(userId)
+      await tx.security.consumePinSession(sessionId, now)
+      return { valid: true, locked: false, attempt: 0 }
+    }
     const row = await tx.security.pinLock(userId)
     const attempt = (row?.failures ?? 0) + 1
     const locks = row?.locks ?? 0
@@ -210,15 +216,6 @@ export class PinService {
       )
     }
     return { valid: false, locked, attempt }
-  }
-
-  /** A correct PIN clears the failure count and the doubling. */
-  recordSuccess(store: SecurityStore, userId: string): Promise<void> {
-    return store.clearPinLock(userId)
-  }
-
-  consume(store: SecurityStore, sessionId: string): Promise<void> {
-    return store.consumePinSession(sessionId, this.deps.clock.now())
   }
 }
 
