@@ -4,24 +4,14 @@
 // keeps the head read in a write the head until that write advances it.
 import { asc, desc, eq, gt, lt } from 'drizzle-orm'
 import type { AuditLink, AuditStore, ChainedAuditRecord, StoredAuditRecord } from '../../modules/audit/store'
-import type { QueryScope } from './scope'
+import { Queries } from './scope'
 
 /** The head is one row. */
 export const AUDIT_HEAD_ID = 1
 /** The head of an empty chain. */
 export const AUDIT_GENESIS: AuditLink = { seq: 0, hash: '0'.repeat(64) }
 
-export class AuditQueries implements AuditStore {
-  constructor(protected readonly scope: QueryScope) {}
-
-  protected get db() {
-    return this.scope.db
-  }
-
-  protected get t() {
-    return this.scope.t
-  }
-
+export class AuditQueries extends Queries implements AuditStore {
   async lockAuditHead(): Promise<AuditLink> {
     return this.auditHead()
   }

@@ -30,7 +30,7 @@ import type {
   UserBan,
   UserStanding,
 } from '../../modules/auth/store'
-import type { QueryScope, Tables } from './scope'
+import { Queries, type Tables } from './scope'
 import {
   containsPattern,
   erasedUserColumns,
@@ -46,17 +46,7 @@ import {
   userBanColumns,
 } from '../rows'
 
-export class AuthQueries implements AuthStore {
-  constructor(protected readonly scope: QueryScope) {}
-
-  protected get db() {
-    return this.scope.db
-  }
-
-  protected get t() {
-    return this.scope.t
-  }
-
+export class AuthQueries extends Queries implements AuthStore {
   async createUser(user: NewUser): Promise<void> {
     const { users } = this.t
     try {

@@ -12,11 +12,9 @@ import { lt, max } from 'drizzle-orm'
 import type { EventTopic } from '../../modules/events/catalogue'
 import type { EventsStore, OutboxEvent, StoredEvent } from '../../modules/events/store'
 import { newId } from '../../shared/ids'
-import type { QueryScope } from './scope'
+import { Queries } from './scope'
 
-export abstract class EventsQueries implements EventsStore {
-  constructor(protected readonly scope: QueryScope) {}
-
+export abstract class EventsQueries extends Queries implements EventsStore {
   /**
    * Registers the wake-up of this instance's polls of the event's user for
    * after the commit, before anything is written (so a unit of work that is

@@ -13,7 +13,7 @@
 // (src/db/postgres/stores/games.ts).
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm'
 import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord, TournamentStatus, TournamentSummary } from '../../modules/games/store'
-import type { QueryScope, Tables } from './scope'
+import { Queries, type Tables } from './scope'
 
 /** The columns of a match row that make a MatchRecord (all of them, named and ordered as the domain names them). */
 export function matchRecordColumns(matches: Tables['matches']) {
@@ -54,19 +54,9 @@ function participantColumns(participants: Tables['participants']) {
 /** A read of one tournament's row, before the engine's lock (see `lockedInWrite`). */
 type TournamentRead = ReturnType<GamesQueries['tournamentRead']>
 
-export class GamesQueries implements GamesStore {
+export class GamesQueries extends Queries implements GamesStore {
   /** Matches per INSERT of a bracket: SQLite limits the bound variables of one statement (18 a row). */
   protected readonly bracketChunk: number = 50
-
-  constructor(protected readonly scope: QueryScope) {}
-
-  protected get db() {
-    return this.scope.db
-  }
-
-  protected get t() {
-    return this.scope.t
-  }
 
   async insertGame(game: GameRecord): Promise<void> {
     await this.db.insert(this.t.games).values(game)

@@ -12,19 +12,9 @@
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm'
 import type { Job, JobQueueStats, JobsStore } from '../../jobs/store'
 import { newId } from '../../shared/ids'
-import type { QueryScope } from './scope'
+import { Queries } from './scope'
 
-export class JobsQueries implements JobsStore {
-  constructor(protected readonly scope: QueryScope) {}
-
-  protected get db() {
-    return this.scope.db
-  }
-
-  protected get t() {
-    return this.scope.t
-  }
-
+export class JobsQueries extends Queries implements JobsStore {
   async enqueue(kind: string, payload: Record<string, unknown>, now: Date, dueAt: Date = now): Promise<string> {
     const id = newId('job')
     await this.db.insert(this.t.jobs).values({ id, kind, payload, status: 'queued', attempts: 0, runAfter: dueAt, createdAt: now, updatedAt: now })

@@ -3,19 +3,9 @@
 // causes it and sent by the delivery loop).
 import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm'
 import { ERASED_BODIES, type MailMessage, type MailStore, type NewMail } from '../../modules/mail/store'
-import type { QueryScope } from './scope'
+import { Queries } from './scope'
 
-export class MailQueries implements MailStore {
-  constructor(private readonly scope: QueryScope) {}
-
-  private get db() {
-    return this.scope.db
-  }
-
-  private get t() {
-    return this.scope.t
-  }
-
+export class MailQueries extends Queries implements MailStore {
   async enqueue(mail: NewMail): Promise<void> {
     await this.db.insert(this.t.mailOutbox).values({ ...mail, toKey: mail.toAddress.toLowerCase(), attempts: 0, lastError: null, sentAt: null })
   }

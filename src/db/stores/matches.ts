@@ -11,7 +11,7 @@ import { toUserBan } from '../rows'
 import type { MatchRecord } from '../../modules/games/store'
 import type { ClaimContext, ClaimRecord, IssueContext, GameSession, MatchesStore, MatchResult, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../modules/matches/store'
 import { matchRecordColumns } from './games'
-import type { QueryScope, Tables } from './scope'
+import { Queries, type Tables } from './scope'
 import type { AliasedTable } from '../postgres/schema/mirror'
 
 /** The columns of a game session row that make a GameSession. */
@@ -31,17 +31,7 @@ function aliased<T extends Tables[keyof Tables], A extends string>(table: T, nam
   return aliasedTable(table, name) as unknown as AliasedTable<T, A>
 }
 
-export class MatchesQueries implements MatchesStore {
-  constructor(protected readonly scope: QueryScope) {}
-
-  protected get db() {
-    return this.scope.db
-  }
-
-  protected get t() {
-    return this.scope.t
-  }
-
+export class MatchesQueries extends Queries implements MatchesStore {
   /**
    * A read of a row a claim or a session issue decides on (of the table `of`
    * when the query joins others). As it is here; PostgreSQL's store locks it

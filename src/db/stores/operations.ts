@@ -14,19 +14,9 @@ import type { DashboardCounts, DisputedMatch, GameListing, NamedId, NamedSeat, O
 import { toWithdrawal } from '../rows'
 import { withdrawalHistoryWhere } from '../withdrawal-history'
 import { namesQuery, toNamedIds, type NameRow } from '../names'
-import type { QueryScope } from './scope'
+import { Queries } from './scope'
 
-export abstract class OperationsQueries implements OperationsStore {
-  constructor(protected readonly scope: QueryScope) {}
-
-  protected get db() {
-    return this.scope.db
-  }
-
-  protected get t() {
-    return this.scope.t
-  }
-
+export abstract class OperationsQueries extends Queries implements OperationsStore {
   abstract databaseSizeBytes(): Promise<number>
 
   async dashboardCounts(): Promise<DashboardCounts> {

@@ -1,19 +1,9 @@
 // Operator accounts and sessions, on either engine.
 import { and, asc, desc, eq, isNull } from 'drizzle-orm'
 import type { OperatorChanges, OperatorRow, OperatorSessionRow, OperatorsStore } from '../../modules/operators/store'
-import type { QueryScope } from './scope'
+import { Queries } from './scope'
 
-export class OperatorsQueries implements OperatorsStore {
-  constructor(private readonly scope: QueryScope) {}
-
-  private get db() {
-    return this.scope.db
-  }
-
-  private get t() {
-    return this.scope.t
-  }
-
+export class OperatorsQueries extends Queries implements OperatorsStore {
   async createOperator(row: OperatorRow): Promise<void> {
     await this.db.insert(this.t.operators).values(row)
   }

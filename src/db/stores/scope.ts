@@ -34,3 +34,16 @@ export interface QueryScope {
   readonly afterCommit?: (effect: () => void) => void
   readonly wakeups: EventWakeups
 }
+
+/** What every store written once is built on: its scope, and the scope's Drizzle and tables by their short names. */
+export abstract class Queries {
+  constructor(protected readonly scope: QueryScope) {}
+
+  protected get db(): Db {
+    return this.scope.db
+  }
+
+  protected get t(): Tables {
+    return this.scope.t
+  }
+}

@@ -15,22 +15,12 @@
 import { and, asc, count, desc, eq, gt, gte, isNull, lt, lte, min } from 'drizzle-orm'
 import type { ChainedSecurityEvent, ChainLink, PinLock, PinSession, PrunedAnchor, SecurityStore, StoredSecurityEvent } from '../../modules/security/store'
 import { toPinSession } from '../rows'
-import type { QueryScope } from './scope'
+import { Queries } from './scope'
 
 /** The head is one row. */
 export const SECURITY_HEAD_ID = 1
 
-export class SecurityQueries implements SecurityStore {
-  constructor(protected readonly scope: QueryScope) {}
-
-  protected get db() {
-    return this.scope.db
-  }
-
-  protected get t() {
-    return this.scope.t
-  }
-
+export class SecurityQueries extends Queries implements SecurityStore {
   // ---- PINs ----
 
   async pinHash(userId: string): Promise<string | null> {

@@ -24,19 +24,9 @@ import type {
 } from '../../modules/wallet/store'
 import { mapEngineError } from '../errors'
 import { toAccount, toPosting, toTransaction, toWallet, toWithdrawal } from '../rows'
-import type { QueryScope } from './scope'
+import { Queries } from './scope'
 
-export abstract class WalletQueries implements WalletStore {
-  constructor(protected readonly scope: QueryScope) {}
-
-  protected get db() {
-    return this.scope.db
-  }
-
-  protected get t() {
-    return this.scope.t
-  }
-
+export abstract class WalletQueries extends Queries implements WalletStore {
   /**
    * Runs an insert, a unique violation arriving as UniqueViolationError (the
    * caller's write rolls back), as the interface says of a reference or an
