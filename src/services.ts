@@ -20,6 +20,7 @@ import { AuditLog } from './modules/audit/log'
 import { OperatorService } from './modules/operators/service'
 import { EventsService } from './modules/events/service'
 import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
+import { GameKeys } from './modules/games/game-keys'
 import { GamesService } from './modules/games/service'
 import { Mailer } from './modules/mail/mailer'
 import type { Lifecycle } from './modules/health/service'
@@ -171,7 +172,8 @@ export function createServices(deps: ServiceDeps) {
   const passwordChange = new PasswordChange({ storage, clock, passwords: auth.accountPasswords(), hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const passwordReset = new PasswordReset({ storage, clock, mailer, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const games = new GamesService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
-  const matches = new MatchesService({ storage, clock, games, gameSessionTtlS: config.gameSessionTtlS, onSecurityEvent: (e) => securityLog.record(e) })
+  const gameKeys = new GameKeys({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
+  const matches = new MatchesService({ storage, clock, gameKeys, gameSessionTtlS: config.gameSessionTtlS, onSecurityEvent: (e) => securityLog.record(e) })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords: auth.accountPasswords(), securityLog, hashGate })
@@ -192,7 +194,7 @@ export function createServices(deps: ServiceDeps) {
   const chainChecks = new ChainChecks({ clock, walks: { audit: () => audit.verify(storage.read.audit), security: () => securityLog.verify() } })
   const operations = new OperationsOverview({ storage, chainChecks })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, audit, operators, operations, chainChecks, auth, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
+  return { storage, audit, operators, operations, chainChecks, auth, games, gameKeys, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
 }
 
 export type Services = ReturnType<typeof createServices>

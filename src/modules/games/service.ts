@@ -2,7 +2,6 @@
 import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
-import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import type { SecurityEventInput } from '../security/event-log'
@@ -13,19 +12,13 @@ import { assertMayAct } from '../auth/standing'
 import { JOB_KINDS } from '../../jobs/queue'
 import type { CreateTournamentBody, Match, Registration, RegistrationView, Tournament, TournamentsPage } from './model'
 import { newSeedingSeed } from './seeding'
-import { BadKeyTracker } from './bad-keys'
+import { issueGameKey } from './game-keys'
 import { BRACKETS, engineOf, FORMAT_OPTIONS, ownerOf, type FormatOptionName, type OptionProblem } from './formats/engines'
 import { loadState, standingsOf } from './progress'
 import { openBracket, startRegistered } from './start'
 import { chargeEntryFee, formatOptions, fundPrizePool, planPurse, purseOf, refundEntryFee, settleCancelled, underfunded, PRIZE_ASSET, type PrizePool } from './prizes'
 import { formatAmount, MoneyFormatError, parsePositiveAmount } from '../../shared/money'
 import type { GamesStore, MatchRecord, Participant, TournamentRecord, TournamentStatus } from './store'
-
-const GAME_KEY_PREFIX = 'agk_'
-
-function newGameKey(): string {
-  return GAME_KEY_PREFIX + randomToken(32)
-}
 
 export function toMatch(row: MatchRecord): Match {
   return {
@@ -233,26 +226,13 @@ export interface GamesServiceDeps {
 }
 
 export class GamesService {
-  /** Wrong keys per existing game, bounded (bad-keys.ts): a made-up game id never enters it. */
-  private readonly badKeys = new BadKeyTracker()
-
   constructor(private readonly deps: GamesServiceDeps) {}
-
-  /** How many games the wrong-key counter holds now (bounded by MAX_TRACKED_GAMES; tests read it). */
-  get badKeyGamesTracked(): number {
-    return this.badKeys.size
-  }
-
-  private noteBadKey(gameId: string): void {
-    const burst = this.badKeys.note(gameId, this.deps.clock.now().getTime())
-    if (burst) this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'INVALID_GAME_KEY_BURST', level: 'WARN', details: { ...burst } })
-  }
 
   /** Creates a game and its key (shown once; the audit record names the game, never the key). */
   async createGame(name: string, by: Actor) {
     const now = this.deps.clock.now()
-    const gameKey = newGameKey()
-    const game = { id: newId('game'), name, keyHash: sha256Hex(gameKey), keyRotatedAt: now, createdAt: now }
+    const { gameKey, keyHash } = issueGameKey()
+    const game = { id: newId('game'), name, keyHash, keyRotatedAt: now, createdAt: now }
     await this.deps.storage.write(async (tx) => {
       await tx.games.insertGame(game)
       await by.record(tx, { action: 'game.create', target: game.id, details: { name } })
@@ -262,37 +242,13 @@ export class GamesService {
 
   /** Issues a new key; the old one stops working at once. */
   async rotateKey(gameId: string, by: Actor) {
-    const gameKey = newGameKey()
+    const { gameKey, keyHash } = issueGameKey()
     await this.deps.storage.write(async (tx) => {
       const now = this.deps.clock.now()
-      if (!(await tx.games.replaceKeyHash(gameId, sha256Hex(gameKey), now))) throw new AppError('not_found', 'No such game')
+      if (!(await tx.games.replaceKeyHash(gameId, keyHash, now))) throw new AppError('not_found', 'No such game')
       await by.record(tx, { action: 'game.rotate_key', target: gameId, details: { rotatedAt: toIso(now) } })
     })
     return { gameKey }
-  }
-
-  /**
-   * The x-game-key check of every /game-sdk/{gameId} call. An unknown game and
-   * a wrong key are the same 403, compared in constant time. The session and
-   * claim paths check it inside their unit of work, on the key hash they read
-   * with the rest of what they decide from (checkGameKey): a read on the read
-   * connection right after a commit finds that connection's page cache
-   * invalidated by the commit, and cost a sixth of a session issue. Read on
-   * every call, never cached: a rotated key is refused at the next request.
-   */
-  async verifyGameKey(gameId: string, presented: string | null, games: GamesStore = this.deps.storage.read.games): Promise<void> {
-    this.checkGameKey(gameId, presented, await games.keyHashOf(gameId))
-  }
-
-  /** verifyGameKey against a key hash the caller read itself in its unit of work (null: no such game), e.g. with the rest of a claim's reads. */
-  checkGameKey(gameId: string, presented: string | null, keyHash: string | null): void {
-    const presentedHash = sha256Hex(presented ?? '')
-    const ok = constantTimeEqual(presentedHash, keyHash ?? sha256Hex(`no-game:${gameId}`))
-    if (keyHash === null || !presented || !ok) {
-      // Only a game that exists is counted: the URL's id is any text a caller chose.
-      if (keyHash !== null) this.noteBadKey(gameId)
-      throw new AppError('invalid_game_key', 'Missing or invalid x-game-key for this game')
-    }
   }
 
   async createTournament(input: CreateTournamentBody, by: Actor): Promise<Tournament> {

@@ -20,7 +20,8 @@ import { notifyMatchPlayers, type MatchEventData, type MatchEventType } from '..
 import type { Match } from '../games/model'
 import type { Actor } from '../audit/log'
 import { advanceAfter, applyStep, engineMatches, keyOf, loadState, standingsOf } from '../games/progress'
-import { toMatch, type GamesService } from '../games/service'
+import type { GameKeys } from '../games/game-keys'
+import { toMatch } from '../games/service'
 import type { MatchRecord } from '../games/store'
 import type { SecurityEventInput } from '../security/event-log'
 import { decide, type Claim, type Decision } from './arbiter'
@@ -43,7 +44,8 @@ export type ClaimInput =
 export interface MatchesServiceDeps {
   storage: Storage
   clock: Clock
-  games: GamesService
+  /** The x-game-key check, on the key hash each unit of work reads with the rest. */
+  gameKeys: GameKeys
   gameSessionTtlS: number
   /** The operator's audit trail (the security log): corrections and disqualifications, recorded once committed. */
   onSecurityEvent?: (event: SecurityEventInput) => void
@@ -86,7 +88,7 @@ export class MatchesService {
     return this.deps.storage.write(async (tx) => {
       // Every read the checks below need, at once (one statement on SQLite).
       const context = await tx.matches.issueContext(input.gameId, input.matchId, input.userId)
-      this.deps.games.checkGameKey(input.gameId, input.gameKey, context.keyHash)
+      this.deps.gameKeys.check(input.gameId, input.gameKey, context.keyHash)
       const { match } = context
       if (!match) throw new AppError('not_found', 'No such match')
       if (context.gameId !== input.gameId) throw new AppError('invalid_game_key', 'This match belongs to another game')
@@ -131,7 +133,7 @@ export class MatchesService {
       const now = clock.now()
       // Every read the checks below need, at once (one statement on SQLite).
       const context = await tx.matches.claimContext(input.gameId, input.userId, input.sessionToken ? sha256Hex(input.sessionToken) : '')
-      this.deps.games.checkGameKey(input.gameId, input.gameKey, context.keyHash)
+      this.deps.gameKeys.check(input.gameId, input.gameKey, context.keyHash)
       if (!input.sessionToken) throw sessionTokenInvalid()
       // A game session outlives nothing: a user banned (or deleted) since the
       // bearer was checked claims nothing, and the token is not spent.
