@@ -17,7 +17,9 @@ import { BanService } from './modules/auth/bans'
 import { AuthService } from './modules/auth/service'
 import { UserDirectory } from './modules/auth/user-directory'
 import { AuditLog } from './modules/audit/log'
+import { OperatorTotp } from './modules/operators/second-factor'
 import { OperatorService } from './modules/operators/service'
+import { OperatorSessions } from './modules/operators/sessions'
 import { EventsService } from './modules/events/service'
 import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
 import { GameKeys } from './modules/games/game-keys'
@@ -192,13 +194,16 @@ export function createServices(deps: ServiceDeps) {
   const users = new UserDirectory({ storage, clock, wallet })
   const deletion = new AccountDeletion({ storage, clock, passwords: auth.accountPasswords(), onSecurityEvent: (e) => securityLog.record(e) })
   // Operators (contract §11): named accounts, their sessions; the audit log every operator action is recorded in.
-  const operators = new OperatorService({ storage, clock, hashGate, csrfKey: deps.secrets.chainKey, chainKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS })
+  const operatorDeps = { storage, clock, hashGate, csrfKey: deps.secrets.chainKey, chainKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS }
+  const operators = new OperatorService(operatorDeps)
+  const operatorSessions = new OperatorSessions(operatorDeps)
+  const operatorTotp = new OperatorTotp(operatorDeps)
   // The console's reads across modules (dashboard counts, dispute and withdrawal queues).
   // Whether the audit and security-event chains hold: walked on demand, the last result remembered for the dashboard.
   const chainChecks = new ChainChecks({ clock, walks: { audit: () => audit.verify(storage.read.audit), security: () => securityLog.verify() } })
   const operations = new OperationsOverview({ storage, chainChecks })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, audit, operators, operations, chainChecks, auth, games, gameKeys, registration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
+  return { storage, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, games, gameKeys, registration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -36,7 +36,7 @@ function print(io: Io, json: boolean, value: unknown, text: () => string): numbe
 const CHANGES: Record<'disable' | 'enable' | 'disable-totp', { run: (services: Services, id: string, by: Actor) => Promise<Operator>; said: string }> = {
   disable: { run: (services, id, by) => services.operators.disable(id, by), said: 'disabled: its sessions have ended' },
   enable: { run: (services, id, by) => services.operators.enable(id, by), said: 'enabled: it may sign in again' },
-  'disable-totp': { run: (services, id, by) => services.operators.disableTotp(id, by), said: 'signs in without TOTP until it enrols again' },
+  'disable-totp': { run: (services, id, by) => services.operatorTotp.disableTotp(id, by), said: 'signs in without TOTP until it enrols again' },
 }
 
 const ACTIONS = ['create', 'list', 'disable', 'enable', 'reset-password', 'set-role', 'disable-totp'] as const

@@ -27,7 +27,9 @@ import { settleRateLimit } from '../../plugins/rate-limit'
 import { adminUserRoutes, type AdminUserServices } from './users'
 import { AuditPage, AuditQuery } from '../audit/model'
 import { adminOperatorRoutes, adminSignInRoute, type AddressOf } from './operators'
+import type { OperatorTotp } from '../operators/second-factor'
 import type { OperatorService } from '../operators/service'
+import type { OperatorSessions } from '../operators/sessions'
 
 export { ADMIN_TOKEN_HEADER }
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
@@ -89,6 +91,8 @@ export function adminModule(
     /** A named operator's API session from `Authorization: Bearer …`; null when it is none (unknown, expired, revoked, disabled). */
     operatorSession: (token: string, request: Request) => Promise<OperatorIdentity | null>
     operators: OperatorService
+    operatorSessions: OperatorSessions
+    operatorTotp: OperatorTotp
     /** The client's address, for the sign-in throttle. */
     addressOf: AddressOf
   } & AdminUserServices,
@@ -96,7 +100,7 @@ export function adminModule(
   // Signing in (POST /admin/sessions) needs no credential: it is its own
   // instance, beside the guarded one, so the guard's hook (local to its
   // instance) never sees it and keeps no list of exceptions.
-  return new Elysia({ name: 'arena/admin-api' }).use(adminSignInRoute(options.operators, options.addressOf)).use(guardedAdminRoutes(adminToken, games, tournamentOperations, wallet, storage, options))
+  return new Elysia({ name: 'arena/admin-api' }).use(adminSignInRoute(options.operators, options.operatorSessions, options.addressOf)).use(guardedAdminRoutes(adminToken, games, tournamentOperations, wallet, storage, options))
 }
 
 /** Every operator route but sign-in: the credential is a required header, checked by this instance's transform hook. */
@@ -277,6 +281,6 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
       // this instance (a function plugin), so the token check above guards them.
       .use(adminUserRoutes(options))
       // Sign-out and operator accounts (contract §11).
-      .use(adminOperatorRoutes(options.operators))
+      .use(adminOperatorRoutes(options.operators, options.operatorSessions, options.operatorTotp))
   )
 }

@@ -9,7 +9,6 @@
 // one bracket move.
 import { UniqueViolationError } from '../../db/errors'
 import type { Storage, Transaction } from '../../db/storage'
-import { JOB_KINDS } from '../../jobs/queue'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
 import { randomToken, sha256Hex } from '../../shared/crypto'
