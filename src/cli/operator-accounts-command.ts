@@ -1,6 +1,6 @@
 // `arena operator create|list|disable|enable|reset-password|set-role|disable-totp`
 // (contract §11): named operator accounts from the command line, on the data dir's database,
-// through the same OperatorService the admin API and the console call. The
+// through the same OperatorService (and OperatorTotp) the admin API and the console call. The
 // command line acts as an admin named `cli:<OS user>` (via `cli`): whoever
 // can run it can read the database anyway, and the audit log still says
 // which OS account did what. A password arena prints (create, reset) is
