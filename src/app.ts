@@ -57,7 +57,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))
       .use(authModule(auth, { trustProxy: config.trustProxy }, services))
       .use(accountModule(auth, deletion, exports))
-      .use(gamesModule(auth, games))
+      .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))
       .use(securityModule(auth, pins, securityLog))
@@ -71,6 +71,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, matchService, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, pins, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operators.session(token, 'api'))?.operator ?? null, operators: services.operators, addressOf }))
+    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, pins, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
 }
 

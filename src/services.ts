@@ -20,10 +20,15 @@ import { AuthService } from './modules/auth/service'
 import { SignIn } from './modules/auth/sign-in'
 import { UserDirectory } from './modules/auth/user-directory'
 import { AuditLog } from './modules/audit/log'
+import { OperatorTotp } from './modules/operators/second-factor'
 import { OperatorService } from './modules/operators/service'
+import { OperatorSessions } from './modules/operators/sessions'
 import { EventsService } from './modules/events/service'
 import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
+import { GameKeys } from './modules/games/game-keys'
+import { TournamentRegistration } from './modules/games/registration'
 import { GamesService } from './modules/games/service'
+import { TournamentOperations } from './modules/games/tournament-operations'
 import { Mailer } from './modules/mail/mailer'
 import type { Lifecycle } from './modules/health/service'
 import { MatchesService } from './modules/matches/service'
@@ -169,7 +174,10 @@ export function createServices(deps: ServiceDeps) {
   const passwordChange = new PasswordChange({ storage, clock, passwords, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const passwordReset = new PasswordReset({ storage, clock, mailer, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const games = new GamesService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
-  const matches = new MatchesService({ storage, clock, games, gameSessionTtlS: config.gameSessionTtlS, onSecurityEvent: (e) => securityLog.record(e) })
+  const tournamentRegistration = new TournamentRegistration({ storage, clock })
+  const gameKeys = new GameKeys({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
+  const matches = new MatchesService({ storage, clock, gameKeys, gameSessionTtlS: config.gameSessionTtlS })
+  const tournamentOperations = new TournamentOperations({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords, securityLog, hashGate })
@@ -184,13 +192,16 @@ export function createServices(deps: ServiceDeps) {
   const users = new UserDirectory({ storage, clock, wallet })
   const deletion = new AccountDeletion({ storage, clock, passwords, onSecurityEvent: (e) => securityLog.record(e) })
   // Operators (contract §11): named accounts, their sessions; the audit log every operator action is recorded in.
-  const operators = new OperatorService({ storage, clock, hashGate, csrfKey: deps.secrets.chainKey, chainKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS })
+  const operatorDeps = { storage, clock, hashGate, csrfKey: deps.secrets.chainKey, chainKey: deps.secrets.chainKey, sessionTtlS: config.operatorSessionTtlS }
+  const operators = new OperatorService(operatorDeps)
+  const operatorSessions = new OperatorSessions(operatorDeps)
+  const operatorTotp = new OperatorTotp(operatorDeps)
   // The console's reads across modules (dashboard counts, dispute and withdrawal queues).
   // Whether the audit and security-event chains hold: walked on demand, the last result remembered for the dashboard.
   const chainChecks = new ChainChecks({ clock, walks: { audit: () => audit.verify(storage.read.audit), security: () => securityLog.verify() } })
   const operations = new OperationsOverview({ storage, chainChecks })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, audit, operators, operations, chainChecks, auth, signIn, registration, games, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
+  return { storage, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
 }
 
 export type Services = ReturnType<typeof createServices>

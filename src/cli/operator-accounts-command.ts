@@ -1,6 +1,6 @@
 // `arena operator create|list|disable|enable|reset-password|set-role|disable-totp`
 // (contract §11): named operator accounts from the command line, on the data dir's database,
-// through the same OperatorService the admin API and the console call. The
+// through the same OperatorService (and OperatorTotp) the admin API and the console call. The
 // command line acts as an admin named `cli:<OS user>` (via `cli`): whoever
 // can run it can read the database anyway, and the audit log still says
 // which OS account did what. A password arena prints (create, reset) is
@@ -36,7 +36,7 @@ function print(io: Io, json: boolean, value: unknown, text: () => string): numbe
 const CHANGES: Record<'disable' | 'enable' | 'disable-totp', { run: (services: Services, id: string, by: Actor) => Promise<Operator>; said: string }> = {
   disable: { run: (services, id, by) => services.operators.disable(id, by), said: 'disabled: its sessions have ended' },
   enable: { run: (services, id, by) => services.operators.enable(id, by), said: 'enabled: it may sign in again' },
-  'disable-totp': { run: (services, id, by) => services.operators.disableTotp(id, by), said: 'signs in without TOTP until it enrols again' },
+  'disable-totp': { run: (services, id, by) => services.operatorTotp.disableTotp(id, by), said: 'signs in without TOTP until it enrols again' },
 }
 
 const ACTIONS = ['create', 'list', 'disable', 'enable', 'reset-password', 'set-role', 'disable-totp'] as const

@@ -76,12 +76,12 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       const [action, id] = positionals
       if (action === 'correct') {
         const corrected = await withServices((services) =>
-          services.matches.correct(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner'), need(values.reason as string | undefined, '--reason'), cliActor(services)),
+          services.tournamentOperations.correct(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner'), need(values.reason as string | undefined, '--reason'), cliActor(services)),
         )
         return print(io, values.json === true, corrected, () => `${corrected.match.id} corrected: won by ${corrected.match.winnerParticipantId}`)
       }
       if (action !== 'resolve') throw new UsageError(`unknown action "${action ?? ''}"`)
-      const result = await withServices((services) => services.matches.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner'), cliActor(services)))
+      const result = await withServices((services) => services.tournamentOperations.resolve(need(id, '<matchId>'), need(values.winner as string | undefined, '--winner'), cliActor(services)))
       return print(io, values.json === true, result, () => `${result.match.id} decided for ${result.match.winnerParticipantId}: ${result.decision.decision}`)
     },
   },

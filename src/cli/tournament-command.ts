@@ -353,7 +353,7 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
         const tournamentId = need(id, '<tournamentId>')
         const participantId = need(positionals[2], '<participantId>')
         const why = reason()
-        const result = await withServices((services) => services.matches.disqualify(tournamentId, participantId, why, cliActor(services)))
+        const result = await withServices((services) => services.tournamentOperations.disqualify(tournamentId, participantId, why, cliActor(services)))
         return print(io, json, result, () => disqualifiedText(participantId, result.match))
       }
       throw new UsageError(`unknown action "${action ?? ''}"`)

@@ -116,7 +116,7 @@ export function deviceToken(request: Request): string | null {
 }
 
 /**
- * The first sign-in's choose-your-password step (OperatorService.beginSignIn):
+ * The first sign-in's choose-your-password step (OperatorSessions.beginSignIn):
  * its ticket, signed by the server, kept by the browser for the step's life
  * and sent only to the sign-in pages, never in a URL or the page itself.
  * HttpOnly and SameSite=Strict like the session's.

@@ -23,7 +23,7 @@ import { Layout } from './layout'
 import { noticeText, type NoticeCode } from './notices'
 import { consoleRoute, setConsoleSession } from './session'
 import { ChoosePasswordPage, PASSWORD_RULE, SignInPage, type PasswordProblem } from './pages/sign-in'
-import type { SignedIn } from '../modules/operators/service'
+import type { SignedIn } from '../modules/operators/sessions'
 import { userPages } from './pages/users'
 import { dashboardPage } from './pages/dashboard'
 import { disputesPages } from './pages/disputes'
@@ -72,7 +72,7 @@ function crossSite(request: Request, trustProxy: boolean): boolean {
 }
 
 export function consoleModule({ services, secureCookie, sessionTtlS, clock, addressOf, trustProxy }: ConsoleDeps) {
-  const { operators, audit } = services
+  const { operatorSessions, audit } = services
   /** Whether this request's cookie is sent `Secure`: in production, or whenever the browser came over HTTPS (said by X-Forwarded-Proto behind a trusted proxy). */
   const secureFor = (request: Request) => secureCookie || overHttps(request, trustProxy)
   type Server = Parameters<ConsoleDeps['addressOf']>[1]
@@ -80,7 +80,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
   /** A sign-in done: the session cookie (the browser's previous session ended, not left live beside it) and the device cookie. */
   async function signedInAnswer(request: Request, signedIn: SignedIn, next: string, notice: NoticeCode): Promise<Response> {
     const previous = sessionToken(request)
-    if (previous !== null) await operators.signOut(previous)
+    if (previous !== null) await operatorSessions.signOut(previous)
     const answer = redirect(next, notice, { 'set-cookie': sessionCookie(signedIn.token, { secure: secureFor(request), maxAgeS: sessionTtlS }) })
     // This browser is now a known place of the operator's: failures on the name elsewhere do not block its next sign-in.
     answer.headers.append('set-cookie', deviceCookie(signedIn.deviceToken, { secure: secureFor(request) }))
@@ -101,7 +101,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
   async function finishStep(request: Request, server: Server, ticket: string, next: string, newPassword: string, confirmPassword: string): Promise<Response | PasswordProblem> {
     if (newPassword !== confirmPassword) return { field: 'confirmPassword', message: 'The two passwords are not the same. Type the new password in both fields again.' }
     try {
-      const signedIn = await operators.finishPasswordStep({ ticket, newPassword, kind: 'console', userAgent: request.headers.get('user-agent'), ip: addressOf(request, server), deviceToken: deviceToken(request) })
+      const signedIn = await operatorSessions.finishPasswordStep({ ticket, newPassword, kind: 'console', userAgent: request.headers.get('user-agent'), ip: addressOf(request, server), deviceToken: deviceToken(request) })
       const answer = await signedInAnswer(request, signedIn, next, 'password_chosen')
       answer.headers.append('set-cookie', clearedPasswordStepCookie(secureFor(request)))
       return answer
@@ -121,11 +121,11 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       if (writing && crossSite(request, trustProxy)) throw new AppError('forbidden', 'A console form must come from the console itself')
       if (isPublic(path)) return
       const token = sessionToken(request)
-      const live = token === null ? null : await operators.session(token, 'console')
+      const live = token === null ? null : await operatorSessions.session(token, 'console')
       if (token === null || live === null) throw new AppError('unauthorized', 'Sign in to the console')
       if (writing) {
         const given = (body as Record<string, unknown> | null | undefined)?._csrf
-        if (typeof given !== 'string' || !operators.csrfMatches(token, given)) {
+        if (typeof given !== 'string' || !operatorSessions.csrfMatches(token, given)) {
           throw new AppError('forbidden', 'This form has no valid CSRF token: reload the page and try again')
         }
       }
@@ -147,12 +147,12 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
         const next = safeNext(body.next)
         const place = { kind: 'console' as const, userAgent: request.headers.get('user-agent'), ip: addressOf(request, server), deviceToken: deviceToken(request) }
         try {
-          const begun = await operators.beginSignIn({ name: body.name, password: body.password, totp: body.totp || undefined, ...place })
+          const begun = await operatorSessions.beginSignIn({ name: body.name, password: body.password, totp: body.totp || undefined, ...place })
           if ('signedIn' in begun) return signedInAnswer(request, begun.signedIn, next, 'signed_in')
           const { ticket, operator, expiresAt } = begun.passwordStep
           const setTicket = { 'set-cookie': passwordStepCookie(ticket, { secure: secureFor(request), maxAgeS: Math.ceil((expiresAt.getTime() - clock.now().getTime()) / 1000) }) }
           const step = (problem: PasswordProblem | null, status: number) =>
-            htmlPage(<ChoosePasswordPage name={operator.name} next={next} csrf={operators.csrfFor(ticket)} expiresAt={expiresAt} problem={problem} />, status, setTicket)
+            htmlPage(<ChoosePasswordPage name={operator.name} next={next} csrf={operatorSessions.csrfFor(ticket)} expiresAt={expiresAt} problem={problem} />, status, setTicket)
           // A script (or an older form) may send the new password with the one-time one: the step, finished at once.
           if (!body.newPassword) return step(null, 200)
           const finished = await finishStep(request, server, ticket, next, body.newPassword, body.newPassword)
@@ -179,9 +179,9 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       '/login/password',
       async ({ query, request }) => {
         const ticket = passwordStepTicket(request)
-        const step = ticket === null ? null : await operators.passwordStep(ticket)
+        const step = ticket === null ? null : await operatorSessions.passwordStep(ticket)
         if (ticket === null || step === null) return stepEnded(request)
-        return htmlPage(<ChoosePasswordPage name={step.operator.name} next={safeNext(query.next)} csrf={operators.csrfFor(ticket)} expiresAt={step.expiresAt} />)
+        return htmlPage(<ChoosePasswordPage name={step.operator.name} next={safeNext(query.next)} csrf={operatorSessions.csrfFor(ticket)} expiresAt={step.expiresAt} />)
       },
       { query: t.Object({ next: t.Optional(t.String({ maxLength: 512 })) }), detail: { hide: true } },
     )
@@ -189,15 +189,15 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       '/login/password',
       async ({ body, request, server }) => {
         const ticket = passwordStepTicket(request)
-        const step = ticket === null ? null : await operators.passwordStep(ticket)
+        const step = ticket === null ? null : await operatorSessions.passwordStep(ticket)
         if (ticket === null || step === null) return stepEnded(request)
-        if (typeof body._csrf !== 'string' || !operators.csrfMatches(ticket, body._csrf)) {
+        if (typeof body._csrf !== 'string' || !operatorSessions.csrfMatches(ticket, body._csrf)) {
           throw new AppError('forbidden', 'This form has no valid CSRF token: reload the page and try again')
         }
         const next = safeNext(body.next)
         const finished = await finishStep(request, server, ticket, next, body.newPassword, body.confirmPassword)
         if (finished instanceof Response) return finished
-        return htmlPage(<ChoosePasswordPage name={step.operator.name} next={next} csrf={operators.csrfFor(ticket)} expiresAt={step.expiresAt} problem={finished} />, 422)
+        return htmlPage(<ChoosePasswordPage name={step.operator.name} next={next} csrf={operatorSessions.csrfFor(ticket)} expiresAt={step.expiresAt} problem={finished} />, 422)
       },
       {
         body: t.Object({
@@ -213,7 +213,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
       '/logout',
       async ({ request }) => {
         const token = sessionToken(request)
-        if (token !== null) await operators.signOut(token)
+        if (token !== null) await operatorSessions.signOut(token)
         return redirect(`${CONSOLE_PREFIX}/login`, 'signed_out', { 'set-cookie': clearedSessionCookie(secureFor(request)) })
       },
       // Any signed-in operator may sign out: declared like every other console route, so the table-driven role test covers it.

@@ -4,7 +4,7 @@
 // would otherwise show anyone's words in the console's own success banner (a
 // phishing aid; issue 33). Each code has one fixed text, written here; a code
 // that is not listed shows nothing.
-import { PASSWORD_STEP_TTL_MS } from '../modules/operators/service'
+import { PASSWORD_STEP_TTL_MS } from '../modules/operators/sessions'
 
 export const NOTICES = {
   signed_in: 'Signed in',

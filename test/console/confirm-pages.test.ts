@@ -71,7 +71,7 @@ describe('console confirmation pages', () => {
     expect((await app.services.games.getTournament(t.id)).status).toBe('running')
     expect((await app.services.storage.read.wallet.withdrawal(world.withdrawal.id))!.status).toBe('awaiting_approval')
     expect((await app.services.operators.byId(other.id)).disabled).toBe(false)
-    await app.services.games.verifyGameKey(world.game.id, world.gameKey)
+    await app.services.gameKeys.verify(world.game.id, world.gameKey)
   })
 
   test('below the role, a confirmation page is refused like its action; for what cannot be acted on, it says why', async () => {

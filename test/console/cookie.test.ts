@@ -34,7 +34,7 @@ test('production: the cookie is Secure, HttpOnly, SameSite=Strict, under /consol
     new Request('http://localhost/console/logout', {
       method: 'POST',
       headers: { cookie: token, 'content-type': 'application/x-www-form-urlencoded' },
-      body: `_csrf=${ctx.services.operators.csrfFor(token.slice('arena_console='.length))}`,
+      body: `_csrf=${ctx.services.operatorSessions.csrfFor(token.slice('arena_console='.length))}`,
     }),
   )
   expect(out.status).toBe(303)

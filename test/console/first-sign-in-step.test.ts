@@ -12,7 +12,7 @@ import { postJson, type TestApp } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 import { cliActor } from '../helpers/operators'
 import { LOGIN_LIMITS } from '../../src/modules/auth/throttle'
-import { PASSWORD_STEP_TTL_MS } from '../../src/modules/operators/service'
+import { PASSWORD_STEP_TTL_MS } from '../../src/modules/operators/sessions'
 import { totpCode } from '../../src/modules/operators/totp'
 
 const BASE = 'http://localhost'
@@ -93,7 +93,7 @@ describe('the step needs the one-time password', () => {
     for (const forged of forgeries) {
       const shown = await ctx.handle(new Request(`${BASE}/console/login/password`, { headers: { cookie: `arena_password_step=${forged}` } }))
       expect(shown.headers.get('location')).toBe(STEP_ENDED)
-      const posted = await post(forged, { _csrf: ctx.services.operators.csrfFor(forged), newPassword: 'forged password', confirmPassword: 'forged password' })
+      const posted = await post(forged, { _csrf: ctx.services.operatorSessions.csrfFor(forged), newPassword: 'forged password', confirmPassword: 'forged password' })
       expect(posted.status).toBe(303)
       expect(posted.headers.get('location')).toBe(STEP_ENDED)
       expect(posted.headers.getSetCookie()).toEqual(['arena_password_step=; Path=/console/login; Max-Age=0; HttpOnly; SameSite=Strict'])
@@ -112,7 +112,7 @@ describe('the step needs the one-time password', () => {
     const { ticket } = await begin(carol.name, carol.password)
     const other = await begin(dave.name, dave.password)
     const fields = { newPassword: 'carol chose this', confirmPassword: 'carol chose this' }
-    for (const _csrf of [undefined, '', other.csrf!, ctx.services.operators.csrfFor('someone else')]) {
+    for (const _csrf of [undefined, '', other.csrf!, ctx.services.operatorSessions.csrfFor('someone else')]) {
       const res = await post(ticket, _csrf === undefined ? fields : { ...fields, _csrf })
       expect(res.status).toBe(403)
       expect(res.headers.getSetCookie().some((c) => c.startsWith('arena_console='))).toBe(false)
@@ -121,7 +121,7 @@ describe('the step needs the one-time password', () => {
       new Request(`${BASE}/console/login/password`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `arena_password_step=${ticket}`, origin: 'https://evil.example' },
-        body: new URLSearchParams({ ...fields, _csrf: ctx.services.operators.csrfFor(ticket!) }).toString(),
+        body: new URLSearchParams({ ...fields, _csrf: ctx.services.operatorSessions.csrfFor(ticket!) }).toString(),
       }),
     )
     expect(crossSite.status).toBe(403)
@@ -133,9 +133,9 @@ describe('the step needs the one-time password', () => {
     // Erin signed in once, set up an authenticator, then was given a new one-time password.
     const first = await begin(erin.name, erin.password, { newPassword: 'erin first password' })
     expect(first.res.status).toBe(303)
-    const { secret } = await ctx.services.operators.beginTotp(erin.id, 'erin first password')
+    const { secret } = await ctx.services.operatorTotp.beginTotp(erin.id, 'erin first password')
     const by = ctx.services.audit.actor({ id: erin.id, name: erin.name, role: 'moderator' }, 'console')
-    await ctx.services.operators.confirmTotp(erin.id, totpCode(secret, ctx.clock.now()), by)
+    await ctx.services.operatorTotp.confirmTotp(erin.id, totpCode(secret, ctx.clock.now()), by)
     const { password } = await ctx.services.operators.resetPassword(erin.id, cliActor(ctx))
     ctx.clock.advance(30_000)
     const noCode = await begin(erin.name, password)

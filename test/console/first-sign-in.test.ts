@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core'
 import { describeBrowser, operatorOf, screenshot, startConsole, type ConsoleWorld } from '../helpers/browser'
 import { LOGIN_LIMITS } from '../../src/modules/auth/throttle'
 import { NOTICES } from '../../src/console/notices'
-import { PASSWORD_STEP_TTL_MS } from '../../src/modules/operators/service'
+import { PASSWORD_STEP_TTL_MS } from '../../src/modules/operators/sessions'
 
 describeBrowser('console: the first sign-in', () => {
   let world: ConsoleWorld

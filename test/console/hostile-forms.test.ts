@@ -54,12 +54,12 @@ beforeAll(async () => {
   ctx = await createArenaApp()
   const by = cliActor(ctx)
   const admin = await ctx.services.operators.create({ name: 'fuzz-admin', role: 'admin' }, by)
-  const signedIn = await ctx.services.operators.signIn({ name: 'fuzz-admin', password: admin.password, newPassword: OPERATOR_PASSWORD, kind: 'console', userAgent: null, ip: null })
+  const signedIn = await ctx.services.operatorSessions.signIn({ name: 'fuzz-admin', password: admin.password, newPassword: OPERATOR_PASSWORD, kind: 'console', userAgent: null, ip: null })
   cookie = `arena_console=${signedIn.token}`
-  csrf = ctx.services.operators.csrfFor(signedIn.token)
+  csrf = ctx.services.operatorSessions.csrfFor(signedIn.token)
   const other = await ctx.services.operators.create({ name: 'fuzz-other', role: 'viewer' }, by)
-  const otherSession = await ctx.services.operators.signIn({ name: 'fuzz-other', password: other.password, newPassword: OPERATOR_PASSWORD, kind: 'console', userAgent: null, ip: null })
-  otherCsrf = ctx.services.operators.csrfFor(otherSession.token)
+  const otherSession = await ctx.services.operatorSessions.signIn({ name: 'fuzz-other', password: other.password, newPassword: OPERATOR_PASSWORD, kind: 'console', userAgent: null, ip: null })
+  otherCsrf = ctx.services.operatorSessions.csrfFor(otherSession.token)
   const user = await registerUser(ctx)
   ids = [user.id, other.operator.id, otherSession.session.id]
 }, 60_000)
@@ -197,7 +197,7 @@ describe('fuzz: every console route', () => {
           { numRuns: RUNS, seed: SEED },
         )
         // The admin is still signed in (no request ended its session or disabled it), so the runs kept reaching the services.
-        const live = await ctx.services.operators.session(cookie.slice('arena_console='.length), 'console')
+        const live = await ctx.services.operatorSessions.session(cookie.slice('arena_console='.length), 'console')
         expect(live?.operator.name).toBe('fuzz-admin')
         await ctx.services.securityLog.flush()
         expect(await ctx.services.audit.verify(ctx.storage.read.audit)).toMatchObject({ ok: true })

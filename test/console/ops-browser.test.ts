@@ -133,7 +133,7 @@ describeBrowser('console: operations', () => {
     expect(key.length).toBeGreaterThan(20)
     await screenshot(page, 'games-fresh-key')
     const game = (await console_.ctx.services.operations.games()).find((g) => g.name === 'Rocket Golf')!
-    await console_.ctx.services.games.verifyGameKey(game.id, key)
+    await console_.ctx.services.gameKeys.verify(game.id, key)
     expect(page.url()).not.toContain(key)
     await page.goto('/console/games')
     expect(await page.locator('#game-key').count()).toBe(0)

@@ -162,14 +162,14 @@ describe('console operations pages', () => {
     expect(created.location).toBeNull()
     const key = /<code class="mono" id="game-key">([^<]+)<\/code>/.exec(created.html)![1]!
     const game = (await app.services.operations.games()).find((g) => g.name === 'Chess Blitz')!
-    await app.services.games.verifyGameKey(game.id, key)
+    await app.services.gameKeys.verify(game.id, key)
     expect((await adminOp.get('/console/games')).html).not.toContain(key)
     const rotated = await adminOp.post(`/console/games/${game.id}/rotate-key`, {})
     expect(rotated.status).toBe(200)
     const newKey = /<code class="mono" id="game-key">([^<]+)<\/code>/.exec(rotated.html)![1]!
     expect(newKey).not.toBe(key)
-    await app.services.games.verifyGameKey(game.id, newKey)
-    expect(app.services.games.verifyGameKey(game.id, key)).rejects.toThrow()
+    await app.services.gameKeys.verify(game.id, newKey)
+    expect(app.services.gameKeys.verify(game.id, key)).rejects.toThrow()
     const viewer = await signedIn('viewer')
     expect((await viewer.get('/console/games')).html).not.toContain('rotate-key')
     expect((await viewer.post('/console/games', { name: 'Forged' })).status).toBe(403)

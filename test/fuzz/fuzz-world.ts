@@ -210,8 +210,8 @@ export async function buildTemplate(): Promise<Template> {
       operators.push({ id: created.operator.id, name })
     }
     await call(t, postJson(`/api/v1/admin/operators/${operators[1]!.id}/disable`, {}, admin), 200)
-    const enrolment = await t.services.operators.beginTotp(operators[2]!.id, PASSWORD)
-    await t.services.operators.confirmTotp(operators[2]!.id, totpCode(enrolment.secret, t.clock.now()), t.services.audit.actor({ id: operators[2]!.id, name: operators[2]!.name, role: 'finance' }, 'api'))
+    const enrolment = await t.services.operatorTotp.beginTotp(operators[2]!.id, PASSWORD)
+    await t.services.operatorTotp.confirmTotp(operators[2]!.id, totpCode(enrolment.secret, t.clock.now()), t.services.audit.actor({ id: operators[2]!.id, name: operators[2]!.name, role: 'finance' }, 'api'))
 
     // The console: an operator of each role, its one-time password replaced through the sign-in form, its cookie kept.
     const consoleSessions: ConsoleSession[] = []
@@ -225,9 +225,9 @@ export async function buildTemplate(): Promise<Template> {
       consoleSessions.push({ operatorId: created.operator.id, name, role, token })
     }
     const viewerName = consoleSessions[consoleRoleIndex('viewer')]!.name
-    const ended = await t.services.operators.signIn({ name: viewerName, password: PASSWORD, kind: 'console', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
-    await t.services.operators.signOut(ended.token)
-    const api = await t.services.operators.signIn({ name: viewerName, password: PASSWORD, kind: 'api', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+    const ended = await t.services.operatorSessions.signIn({ name: viewerName, password: PASSWORD, kind: 'console', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+    await t.services.operatorSessions.signOut(ended.token)
+    const api = await t.services.operatorSessions.signIn({ name: viewerName, password: PASSWORD, kind: 'api', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
     const banned = await register('banned')
     await call(t, postJson(`/api/v1/admin/users/${banned.id}/ban`, { reason: 'fuzz fixture' }, admin), 200)
 
@@ -408,7 +408,7 @@ export class World {
     const c = this.consoleSessions[i]!
     if (!this.consoleSuspect.has(i)) return c.token
     this.consoleSuspect.delete(i)
-    const live = await this.t.services.operators.session(c.token, 'console')
+    const live = await this.t.services.operatorSessions.session(c.token, 'console')
     const operator = await this.t.services.operators.byId(c.operatorId)
     if (live !== null && operator.role === c.role && !operator.disabled && !operator.totpEnabled) return c.token
     if (this.consoleRenewals >= CONSOLE_RENEWALS) return c.token
@@ -417,10 +417,10 @@ export class World {
     try {
       if (operator.disabled) await this.t.services.operators.enable(c.operatorId, by)
       if (operator.role !== c.role) await this.t.services.operators.setRole(c.operatorId, c.role, by)
-      if (operator.totpEnabled) await this.t.services.operators.disableTotp(c.operatorId, by)
+      if (operator.totpEnabled) await this.t.services.operatorTotp.disableTotp(c.operatorId, by)
       if (live !== null && !operator.disabled) return c.token
       const signIn = (password: string, newPassword?: string) =>
-        this.t.services.operators.signIn({ name: c.name, password, newPassword, kind: 'console', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+        this.t.services.operatorSessions.signIn({ name: c.name, password, newPassword, kind: 'console', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
       // A fuzzed reset left a one-time password: reset again to learn it.
       const signedIn = await signIn(PASSWORD).catch(async () => {
         const { password } = await this.t.services.operators.resetPassword(c.operatorId, by)
@@ -441,12 +441,12 @@ export class World {
    * Null when the operator's password is no longer PASSWORD (a fuzzed reset).
    */
   private async freshTotpOf(operatorId: string): Promise<string | null> {
-    const { operators } = this.t.services
+    const { operators, operatorTotp } = this.t.services
     const by = cliActor(this.t, 'cli:fuzz')
-    if ((await operators.byId(operatorId)).totpEnabled) await operators.disableTotp(operatorId, by)
+    if ((await operators.byId(operatorId)).totpEnabled) await operatorTotp.disableTotp(operatorId, by)
     try {
-      const { secret } = await operators.beginTotp(operatorId, PASSWORD)
-      await operators.confirmTotp(operatorId, totpCode(secret, new Date(this.t.clock.now().getTime() - 30_000)), by)
+      const { secret } = await operatorTotp.beginTotp(operatorId, PASSWORD)
+      await operatorTotp.confirmTotp(operatorId, totpCode(secret, new Date(this.t.clock.now().getTime() - 30_000)), by)
       return secret
     } catch {
       return null
@@ -719,7 +719,7 @@ export class World {
       case 'operator:bearer': {
         // A fresh API session of operator 0, through the real service; a bearer that names nothing once it cannot sign in (disabled, password reset).
         try {
-          const signedIn = await this.t.services.operators.signIn({ name: this.v.operators[0]!.name, password: PASSWORD, kind: 'api', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+          const signedIn = await this.t.services.operatorSessions.signIn({ name: this.v.operators[0]!.name, password: PASSWORD, kind: 'api', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
           return `Bearer ${signedIn.token}`
         } catch {
           return 'Bearer no-operator-session'
@@ -748,16 +748,16 @@ export class World {
         // The choose-your-password step of an operator created just now, its one-time password proven through the real service.
         const name = `fuzz-step-${++this.passwordSteps}`
         const { password } = await this.t.services.operators.create({ name, role: 'viewer' }, cliActor(this.t, 'cli:fuzz'))
-        const begun = await this.t.services.operators.beginSignIn({ name, password, kind: 'console', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
+        const begun = await this.t.services.operatorSessions.beginSignIn({ name, password, kind: 'console', userAgent: 'fuzz-fixture', ip: FIXTURE_ADDRESS })
         if (!('passwordStep' in begun)) throw new Error('fuzz world: a one-time password did not lead to the password step')
         r.passwordStep = begun.passwordStep.ticket
         return `arena_password_step=${begun.passwordStep.ticket}`
       }
       case 'console:csrf':
-        if (r.passwordStep !== undefined) return this.t.services.operators.csrfFor(r.passwordStep)
-        return this.t.services.operators.csrfFor(this.consoleSessions[r.consoleSession ?? 0]!.token)
+        if (r.passwordStep !== undefined) return this.t.services.operatorSessions.csrfFor(r.passwordStep)
+        return this.t.services.operatorSessions.csrfFor(this.consoleSessions[r.consoleSession ?? 0]!.token)
       case 'console:csrf:other':
-        return this.t.services.operators.csrfFor(this.consoleSessions[((r.consoleSession ?? 0) + 1) % this.consoleSessions.length]!.token)
+        return this.t.services.operatorSessions.csrfFor(this.consoleSessions[((r.consoleSession ?? 0) + 1) % this.consoleSessions.length]!.token)
       case 'console:totp:enabled': {
         // A current code of the authenticator the session's operator has set up (set up now when it has none), of a step not used yet.
         const c = this.consoleSessions[r.consoleSession ?? 0]!
@@ -770,7 +770,7 @@ export class World {
         const c = this.consoleSessions[r.consoleSession ?? 0]!
         this.suspectConsole(r.consoleSession ?? 0)
         try {
-          const { secret } = await this.t.services.operators.beginTotp(c.operatorId, PASSWORD)
+          const { secret } = await this.t.services.operatorTotp.beginTotp(c.operatorId, PASSWORD)
           return totpCode(secret, this.t.clock.now())
         } catch {
           // Set up already (a confirm went through): a code of no enrolment.
@@ -779,9 +779,9 @@ export class World {
       }
       case 'console:sessionId': {
         // 0: the request's own session; 1: another operator's console session; 2: a player's session.
-        if (ref.arg === 1) return (await this.t.services.operators.session(this.consoleSessions[((r.consoleSession ?? 0) + 1) % this.consoleSessions.length]!.token, 'console'))?.sessionId ?? 'ses_none'
+        if (ref.arg === 1) return (await this.t.services.operatorSessions.session(this.consoleSessions[((r.consoleSession ?? 0) + 1) % this.consoleSessions.length]!.token, 'console'))?.sessionId ?? 'ses_none'
         if (ref.arg === 2) return this.authSessionId(s)
-        return (await this.t.services.operators.session(this.consoleSessions[r.consoleSession ?? 0]!.token, 'console'))?.sessionId ?? 'ses_none'
+        return (await this.t.services.operatorSessions.session(this.consoleSessions[r.consoleSession ?? 0]!.token, 'console'))?.sessionId ?? 'ses_none'
       }
       case 'console:operatorId':
         return this.consoleSessions[ref.arg % this.consoleSessions.length]!.operatorId

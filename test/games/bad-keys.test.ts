@@ -1,10 +1,10 @@
-// The wrong-key counter (src/modules/games/bad-keys.ts) as a pure structure:
+// The wrong-key counter (BadKeyTracker in src/modules/games/game-keys.ts) as a pure structure:
 // its size never passes MAX_TRACKED_GAMES, a game reports one burst a window,
 // all games together MAX_BURST_EVENTS_PER_WINDOW, and an event carries at most
 // GAME_ID_MAX characters of an id. The HTTP side (made-up ids never reach it)
 // is test/security/game-key-guessing-memory.test.ts.
 import { expect, test } from 'bun:test'
-import { BAD_KEY_BURST, BAD_KEY_WINDOW_MS, BadKeyTracker, GAME_ID_MAX, MAX_BURST_EVENTS_PER_WINDOW, MAX_TRACKED_GAMES } from '../../src/modules/games/bad-keys'
+import { BAD_KEY_BURST, BAD_KEY_WINDOW_MS, BadKeyTracker, GAME_ID_MAX, MAX_BURST_EVENTS_PER_WINDOW, MAX_TRACKED_GAMES } from '../../src/modules/games/game-keys'
 
 test('the counter holds at most MAX_TRACKED_GAMES games: past it the least recently seen goes first', () => {
   const tracker = new BadKeyTracker()

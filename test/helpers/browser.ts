@@ -155,8 +155,8 @@ export async function operatorOf(ctx: TestApp, role: OperatorRole, options: { na
   const created = await ctx.services.operators.create({ name, role }, by)
   if (options.oneTime) return { id: created.operator.id, name, role, password: created.password }
   const password = `${name} chose this password`
-  const signedIn = await ctx.services.operators.signIn({ name, password: created.password, newPassword: password, kind: 'console', userAgent: null, ip: null })
-  await ctx.services.operators.signOut(signedIn.token)
+  const signedIn = await ctx.services.operatorSessions.signIn({ name, password: created.password, newPassword: password, kind: 'console', userAgent: null, ip: null })
+  await ctx.services.operatorSessions.signOut(signedIn.token)
   return { id: created.operator.id, name, role, password }
 }
 

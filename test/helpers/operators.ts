@@ -18,7 +18,7 @@ let counter = 0
 /** A new operator of `role`, its one-time password replaced by OPERATOR_PASSWORD, and a live session of `kind`. */
 export async function signedInOperator(ctx: Pick<TestApp, 'services'>, role: OperatorRole, kind: OperatorSessionKind = 'api', name = `${role}-${++counter}`) {
   const { operator, password } = await ctx.services.operators.create({ name, role }, cliActor(ctx))
-  const signedIn = await ctx.services.operators.signIn({ name, password, newPassword: OPERATOR_PASSWORD, kind, userAgent: 'test', ip: '127.0.0.1' })
+  const signedIn = await ctx.services.operatorSessions.signIn({ name, password, newPassword: OPERATOR_PASSWORD, kind, userAgent: 'test', ip: '127.0.0.1' })
   return { operator, token: signedIn.token, sessionId: signedIn.session.id }
 }
 

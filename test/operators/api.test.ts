@@ -59,8 +59,8 @@ describe('signing in', () => {
   test('TOTP: required once enrolled, a wrong code and a replayed one refused', async () => {
     const op = await signedInOperator(ctx, 'moderator')
     const by = ctx.services.audit.actor({ id: op.operator.id, name: op.operator.name, role: 'moderator' }, 'console')
-    const { secret } = await ctx.services.operators.beginTotp(op.operator.id, OPERATOR_PASSWORD)
-    await ctx.services.operators.confirmTotp(op.operator.id, totpCode(secret, ctx.clock.now()), by)
+    const { secret } = await ctx.services.operatorTotp.beginTotp(op.operator.id, OPERATOR_PASSWORD)
+    await ctx.services.operatorTotp.confirmTotp(op.operator.id, totpCode(secret, ctx.clock.now()), by)
     ctx.clock.advance(30_000)
     const body = { name: op.operator.name, password: OPERATOR_PASSWORD }
     expect((await call(postJson(SIGN_IN, body))).body.error).toMatchObject({ status: 401, code: 'totp_required' })
@@ -162,8 +162,8 @@ describe('enable, role, TOTP off (admin)', () => {
     expect((await call(postJson(SIGN_IN, { name: 'Boss', password: OPERATOR_PASSWORD }))).status).toBe(201)
 
     const by = ctx.services.audit.actor({ id: chief.operator.id, name: 'Boss', role: 'viewer' }, 'console')
-    const { secret } = await ctx.services.operators.beginTotp(chief.operator.id, OPERATOR_PASSWORD)
-    await ctx.services.operators.confirmTotp(chief.operator.id, totpCode(secret, ctx.clock.now()), by)
+    const { secret } = await ctx.services.operatorTotp.beginTotp(chief.operator.id, OPERATOR_PASSWORD)
+    await ctx.services.operatorTotp.confirmTotp(chief.operator.id, totpCode(secret, ctx.clock.now()), by)
     expect((await call(postJson(SIGN_IN, { name: 'Boss', password: OPERATOR_PASSWORD }))).body.error.code).toBe('totp_required')
     expect((await call(req(`/api/v1/admin/operators/${chief.operator.id}/totp/disable`, { method: 'POST', headers: admin2 }))).body.operator.totpEnabled).toBe(false)
     expect((await call(req(`/api/v1/admin/operators/${chief.operator.id}/totp/disable`, { method: 'POST', headers: admin2 }))).status).toBe(409)

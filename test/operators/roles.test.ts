@@ -58,7 +58,7 @@ beforeAll(async () => {
   for (const role of OPERATOR_ROLES) {
     const name = `role-${role}`
     const { password } = await ctx.services.operators.create({ name, role }, cliActor(ctx))
-    await ctx.services.operators.signIn({ name, password, newPassword: OPERATOR_PASSWORD, kind: 'api', userAgent: 'test', ip: '127.0.0.1' })
+    await ctx.services.operatorSessions.signIn({ name, password, newPassword: OPERATOR_PASSWORD, kind: 'api', userAgent: 'test', ip: '127.0.0.1' })
     names.set(role, name)
   }
 })
@@ -70,7 +70,7 @@ afterAll(async () => {
 async function sessionOf(role: OperatorRole, console: boolean): Promise<{ headers: Record<string, string>; csrf: string }> {
   const name = names.get(role)!
   if (!console) {
-    const signedIn = await ctx.services.operators.signIn({ name, password: OPERATOR_PASSWORD, kind: 'api', userAgent: 'test', ip: '127.0.0.1' })
+    const signedIn = await ctx.services.operatorSessions.signIn({ name, password: OPERATOR_PASSWORD, kind: 'api', userAgent: 'test', ip: '127.0.0.1' })
     return { headers: bearer(signedIn.token), csrf: '' }
   }
   const res = await ctx.handle(
@@ -80,7 +80,7 @@ async function sessionOf(role: OperatorRole, console: boolean): Promise<{ header
   const cookie = /^([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1]
   expect(cookie).toBeDefined()
   const token = cookie!.slice(cookie!.indexOf('=') + 1)
-  return { headers: { cookie: cookie! }, csrf: ctx.services.operators.csrfFor(token) }
+  return { headers: { cookie: cookie! }, csrf: ctx.services.operatorSessions.csrfFor(token) }
 }
 
 /** The route called with placeholder ids; an empty JSON body (API) or a form holding only a valid `_csrf` (console). */

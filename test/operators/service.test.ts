@@ -26,7 +26,7 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 }
 
 function signIn(name: string, password: string, extra: { newPassword?: string; totp?: string; ip?: string } = {}) {
-  return ctx.services.operators.signIn({ name, password, newPassword: extra.newPassword, totp: extra.totp, kind: 'api', userAgent: 'test', ip: extra.ip ?? '10.0.0.1' })
+  return ctx.services.operatorSessions.signIn({ name, password, newPassword: extra.newPassword, totp: extra.totp, kind: 'api', userAgent: 'test', ip: extra.ip ?? '10.0.0.1' })
 }
 
 async function audit() {
@@ -56,11 +56,11 @@ describe('accounts', () => {
   test('disable ends every session at once and refuses the last enabled admin', async () => {
     const admin = await signedInOperator(ctx, 'admin')
     const viewer = await signedInOperator(ctx, 'viewer')
-    expect(await ctx.services.operators.session(viewer.token, 'api')).not.toBeNull()
+    expect(await ctx.services.operatorSessions.session(viewer.token, 'api')).not.toBeNull()
     const by = ctx.services.audit.actor({ id: admin.operator.id, name: admin.operator.name, role: 'admin' }, 'api')
     expect((await ctx.services.operators.disable(viewer.operator.id, by)).disabled).toBe(true)
-    expect(await ctx.services.operators.session(viewer.token, 'api')).toBeNull()
-    expect((await ctx.services.operators.sessions(viewer.operator.id)).every((s) => s.revokedAt !== null)).toBe(true)
+    expect(await ctx.services.operatorSessions.session(viewer.token, 'api')).toBeNull()
+    expect((await ctx.services.operatorSessions.sessions(viewer.operator.id)).every((s) => s.revokedAt !== null)).toBe(true)
     expect((await failure(signIn(viewer.operator.name, OPERATOR_PASSWORD))).code).toBe('invalid_credentials')
     expect((await failure(ctx.services.operators.disable(viewer.operator.id, by))).status).toBe(409)
     expect((await failure(ctx.services.operators.disable(admin.operator.id, by))).code).toBe('last_admin')
@@ -81,7 +81,7 @@ describe('accounts', () => {
   test('reset-password: a new one-time password, the old one and every session gone', async () => {
     const op = await signedInOperator(ctx, 'finance')
     const { password } = await ctx.services.operators.resetPassword(op.operator.id, cliActor(ctx, 'cli:root'))
-    expect(await ctx.services.operators.session(op.token, 'api')).toBeNull()
+    expect(await ctx.services.operatorSessions.session(op.token, 'api')).toBeNull()
     expect((await failure(signIn(op.operator.name, OPERATOR_PASSWORD))).code).toBe('invalid_credentials')
     expect((await failure(signIn(op.operator.name, password))).code).toBe('password_change_required')
     await signIn(op.operator.name, password, { newPassword: 'brand new password 1' })
@@ -92,19 +92,19 @@ describe('accounts', () => {
   test('sessions are listed with the current one marked, and one can be revoked', async () => {
     const op = await signedInOperator(ctx, 'viewer')
     const second = await signIn(op.operator.name, OPERATOR_PASSWORD)
-    const listed = await ctx.services.operators.sessions(op.operator.id, second.session.id)
+    const listed = await ctx.services.operatorSessions.sessions(op.operator.id, second.session.id)
     expect(listed.map((s) => s.current)).toEqual([true, false])
     // Used two minutes later: its lastSeenAt moves (at most once a minute), the other's does not.
     ctx.clock.advance(120_000)
-    expect(await ctx.services.operators.session(second.token, 'api')).not.toBeNull()
-    const seen = await ctx.services.operators.sessions(op.operator.id)
+    expect(await ctx.services.operatorSessions.session(second.token, 'api')).not.toBeNull()
+    const seen = await ctx.services.operatorSessions.sessions(op.operator.id)
     expect(seen.map((s) => s.lastSeenAt)).toEqual([ctx.clock.now().toISOString(), listed[1]!.lastSeenAt])
     const by = ctx.services.audit.actor({ id: op.operator.id, name: op.operator.name, role: 'viewer' }, 'console')
-    await ctx.services.operators.revokeSession(op.operator.id, op.sessionId, by)
-    expect(await ctx.services.operators.session(op.token, 'api')).toBeNull()
-    expect(await ctx.services.operators.session(second.token, 'api')).not.toBeNull()
+    await ctx.services.operatorSessions.revokeSession(op.operator.id, op.sessionId, by)
+    expect(await ctx.services.operatorSessions.session(op.token, 'api')).toBeNull()
+    expect(await ctx.services.operatorSessions.session(second.token, 'api')).not.toBeNull()
     const other = await signedInOperator(ctx, 'viewer')
-    expect((await failure(ctx.services.operators.revokeSession(op.operator.id, other.sessionId, by))).status).toBe(404)
+    expect((await failure(ctx.services.operatorSessions.revokeSession(op.operator.id, other.sessionId, by))).status).toBe(404)
     expect((await audit()).filter((r) => r.action === 'operator.session.revoke')).toHaveLength(1)
   })
 })
@@ -132,7 +132,7 @@ describe('TOTP', () => {
   test('enrol, confirm, then sign-in asks for a code, refuses a wrong or replayed one', async () => {
     const op = await signedInOperator(ctx, 'admin')
     const by = ctx.services.audit.actor({ id: op.operator.id, name: op.operator.name, role: 'admin' }, 'console')
-    const { secret, uri } = await ctx.services.operators.beginTotp(op.operator.id, OPERATOR_PASSWORD)
+    const { secret, uri } = await ctx.services.operatorTotp.beginTotp(op.operator.id, OPERATOR_PASSWORD)
     expect(uri).toStartWith('otpauth://totp/')
     expect(uri).toContain(`secret=${secret}`)
     // Sealed: the secret is nowhere in the row.
@@ -140,9 +140,9 @@ describe('TOTP', () => {
     expect(row!.totpSecretSealed).not.toContain(secret)
     // Pending: sign-in does not ask yet.
     await signIn(op.operator.name, OPERATOR_PASSWORD)
-    expect((await failure(ctx.services.operators.confirmTotp(op.operator.id, '000000', by))).status).toBe(422)
+    expect((await failure(ctx.services.operatorTotp.confirmTotp(op.operator.id, '000000', by))).status).toBe(422)
     const now = ctx.clock.now()
-    expect((await ctx.services.operators.confirmTotp(op.operator.id, totpCode(secret, now), by)).totpEnabled).toBe(true)
+    expect((await ctx.services.operatorTotp.confirmTotp(op.operator.id, totpCode(secret, now), by)).totpEnabled).toBe(true)
 
     expect((await failure(signIn(op.operator.name, OPERATOR_PASSWORD))).code).toBe('totp_required')
     // The step confirmTotp used is spent.
@@ -156,7 +156,7 @@ describe('TOTP', () => {
 
     // Its own TOTP comes off with its password and a code of a step not used yet (test/security/totp-reauth.test.ts).
     ctx.clock.advance(30_000)
-    await ctx.services.operators.removeOwnTotp(op.operator.id, { password: OPERATOR_PASSWORD, code: totpCode(secret, ctx.clock.now()) }, by)
+    await ctx.services.operatorTotp.removeOwnTotp(op.operator.id, { password: OPERATOR_PASSWORD, code: totpCode(secret, ctx.clock.now()) }, by)
     await signIn(op.operator.name, OPERATOR_PASSWORD)
     const actions = (await audit()).map((r) => r.action)
     expect(actions).toContain('operator.totp.enable')
@@ -167,8 +167,8 @@ describe('TOTP', () => {
   test('two sign-ins racing with one code: one session at most', async () => {
     const op = await signedInOperator(ctx, 'viewer')
     const by = cliActor(ctx)
-    const { secret } = await ctx.services.operators.beginTotp(op.operator.id, OPERATOR_PASSWORD)
-    await ctx.services.operators.confirmTotp(op.operator.id, totpCode(secret, ctx.clock.now()), by)
+    const { secret } = await ctx.services.operatorTotp.beginTotp(op.operator.id, OPERATOR_PASSWORD)
+    await ctx.services.operatorTotp.confirmTotp(op.operator.id, totpCode(secret, ctx.clock.now()), by)
     ctx.clock.advance(30_000)
     const code = totpCode(secret, ctx.clock.now())
     const results = await Promise.allSettled([0, 1, 2].map(() => signIn(op.operator.name, OPERATOR_PASSWORD, { totp: code })))

@@ -134,8 +134,8 @@ describe('each action still shows its notice', () => {
     shows(await adminOp.follow(`${path}/disable`), 'operator_disabled')
     shows(await adminOp.follow(`${path}/enable`), 'operator_enabled')
     shows(await adminOp.follow(`${path}/role`, { role: 'moderator' }), 'operator_role_changed')
-    const { secret } = await ctx.services.operators.beginTotp(target.id, target.password)
-    await ctx.services.operators.confirmTotp(target.id, totpCode(secret, ctx.clock.now()), cliActor(ctx))
+    const { secret } = await ctx.services.operatorTotp.beginTotp(target.id, target.password)
+    await ctx.services.operatorTotp.confirmTotp(target.id, totpCode(secret, ctx.clock.now()), cliActor(ctx))
     shows(await adminOp.follow(`${path}/disable-totp`), 'operator_totp_reset')
   })
 

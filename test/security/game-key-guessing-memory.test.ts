@@ -6,7 +6,7 @@
 // no event carries text the caller chose (issue 33, defect 3).
 import { afterAll, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { BAD_KEY_BURST, BAD_KEY_WINDOW_MS, MAX_BURST_EVENTS_PER_WINDOW } from '../../src/modules/games/bad-keys'
+import { BAD_KEY_BURST, BAD_KEY_WINDOW_MS, MAX_BURST_EVENTS_PER_WINDOW } from '../../src/modules/games/game-keys'
 import { postJson } from '../helpers/app'
 import { createArenaApp, createGame, players } from '../helpers/arena'
 
@@ -61,7 +61,7 @@ test('20,000 wrong keys on made-up game ids leave the counter empty and write no
   }
   // Every request was refused as a wrong key: no 2xx, no 500.
   expect(Object.fromEntries(statuses)).toEqual({ 403: 20_000 })
-  expect(ctx.services.games.badKeyGamesTracked).toBe(0)
+  expect(ctx.services.gameKeys.badKeyGamesTracked).toBe(0)
   expect(await bursts()).toEqual([])
 }, 180_000)
 
@@ -79,7 +79,7 @@ test('a real game under a key-guessing burst writes one event a window, naming o
   const rows = (await bursts()).slice(before)
   expect(rows.length).toBe(3)
   for (const row of rows) expect(row.details).toEqual({ gameId: game.id, failures: BAD_KEY_BURST, windowS: BAD_KEY_WINDOW_MS / 1000 })
-  expect(ctx.services.games.badKeyGamesTracked).toBeLessThanOrEqual(1)
+  expect(ctx.services.gameKeys.badKeyGamesTracked).toBeLessThanOrEqual(1)
 }, 60_000)
 
 test('bursts on many games at once write at most the global cap a window; the next event counts the rest', async () => {
@@ -93,8 +93,8 @@ test('bursts on many games at once write at most the global cap a window; the ne
   const inWindow = (await bursts()).slice(before)
   expect(inWindow.length).toBe(MAX_BURST_EVENTS_PER_WINDOW)
   // These games, and at most the one of the test before (its window passed; pruned when the counter is full).
-  expect(ctx.services.games.badKeyGamesTracked).toBeGreaterThanOrEqual(games.length)
-  expect(ctx.services.games.badKeyGamesTracked).toBeLessThanOrEqual(games.length + 1)
+  expect(ctx.services.gameKeys.badKeyGamesTracked).toBeGreaterThanOrEqual(games.length)
+  expect(ctx.services.gameKeys.badKeyGamesTracked).toBeLessThanOrEqual(games.length + 1)
 
   ctx.clock.advance(BAD_KEY_WINDOW_MS)
   for (let i = 0; i < BAD_KEY_BURST; i++) expect((await guess(games[0]!.id, i)).status).toBe(403)

@@ -228,8 +228,8 @@ describe('operators', () => {
     const ctx = await app()
     const op = await signedInOperator(ctx, 'finance')
     const by = ctx.services.audit.actor({ id: op.operator.id, name: op.operator.name, role: 'finance' }, 'console')
-    const { secret } = await ctx.services.operators.beginTotp(op.operator.id, OPERATOR_PASSWORD)
-    await ctx.services.operators.confirmTotp(op.operator.id, totpCode(secret, ctx.clock.now()), by)
+    const { secret } = await ctx.services.operatorTotp.beginTotp(op.operator.id, OPERATOR_PASSWORD)
+    await ctx.services.operatorTotp.confirmTotp(op.operator.id, totpCode(secret, ctx.clock.now()), by)
     const name = op.operator.name
     ctx.clock.advance(30_000)
     const first = await consoleSignIn(ctx, { name, password: OPERATOR_PASSWORD, totp: totpCode(secret, ctx.clock.now()) }, '198.51.100.80')

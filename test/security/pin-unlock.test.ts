@@ -157,7 +157,7 @@ describe('a finance operator, through the admin API', () => {
 describe('the console\'s user page', () => {
   async function consoleOf(role: 'finance' | 'moderator') {
     const op = await signedInOperator(ctx, role, 'console')
-    return { op, cookie: `arena_console=${op.token}`, csrf: ctx.services.operators.csrfFor(op.token) }
+    return { op, cookie: `arena_console=${op.token}`, csrf: ctx.services.operatorSessions.csrfFor(op.token) }
   }
   const page = async (cookie: string, userId: string) => (await ctx.handle(req(`/console/users/${userId}`, { headers: { cookie } }))).text()
   const form = (cookie: string, path: string, fields: Record<string, string>) =>

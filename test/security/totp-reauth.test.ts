@@ -24,7 +24,7 @@ type Session = Awaited<ReturnType<typeof consoleOf>>
 /** A console session of a new operator: what a thief holding its cookie (and reading its CSRF token off any page) has. */
 async function consoleOf(role: 'viewer' | 'admin' = 'viewer') {
   const op = await signedInOperator(ctx, role, 'console')
-  return { id: op.operator.id, name: op.operator.name, cookie: `arena_console=${op.token}`, csrf: ctx.services.operators.csrfFor(op.token) }
+  return { id: op.operator.id, name: op.operator.name, cookie: `arena_console=${op.token}`, csrf: ctx.services.operatorSessions.csrfFor(op.token) }
 }
 
 const form = (s: Session, path: string, fields: Record<string, string>) =>
@@ -150,8 +150,8 @@ describe('turning the authenticator off', () => {
     await enrol(s)
     const ownApi = await signedInOperator(ctx, 'admin')
     // An admin API session of an admin with TOTP: the same refusal for its own id.
-    const { secret: apiSecret } = await ctx.services.operators.beginTotp(ownApi.operator.id, OPERATOR_PASSWORD)
-    await ctx.services.operators.confirmTotp(ownApi.operator.id, totpCode(apiSecret, ctx.clock.now()), ctx.services.audit.actor({ id: ownApi.operator.id, name: ownApi.operator.name, role: 'admin' }, 'api'))
+    const { secret: apiSecret } = await ctx.services.operatorTotp.beginTotp(ownApi.operator.id, OPERATOR_PASSWORD)
+    await ctx.services.operatorTotp.confirmTotp(ownApi.operator.id, totpCode(apiSecret, ctx.clock.now()), ctx.services.audit.actor({ id: ownApi.operator.id, name: ownApi.operator.name, role: 'admin' }, 'api'))
     const refused = await ctx.handle(postJson(`/api/v1/admin/operators/${ownApi.operator.id}/totp/disable`, {}, bearer(ownApi.token)))
     expect(refused.status).toBe(403)
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden')

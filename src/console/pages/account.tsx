@@ -25,7 +25,7 @@ function selfOf(request: Request): string {
 }
 
 export function accountPages(services: Services, options: { secureFor: (request: Request) => boolean; clock: Clock }) {
-  const { operators } = services
+  const { operators, operatorSessions, operatorTotp } = services
   const { clock } = options
   return (app: Elysia<'/console'>) =>
     app
@@ -34,7 +34,7 @@ export function accountPages(services: Services, options: { secureFor: (request:
         async ({ request, query }) => {
           const { csrf, sessionId } = consoleSession(request)
           const id = selfOf(request)
-          const [me, sessions] = await Promise.all([operators.byId(id), operators.sessions(id, sessionId)])
+          const [me, sessions] = await Promise.all([operators.byId(id), operatorSessions.sessions(id, sessionId)])
           return consolePage(request, { title: 'Your account', section: SECTION, query }, (
             <>
               <dl class="facts">
@@ -104,7 +104,7 @@ export function accountPages(services: Services, options: { secureFor: (request:
         ({ request, params }) =>
           attempt(request, SECTION, async () => {
             const { actor, sessionId } = consoleSession(request)
-            await operators.revokeSession(selfOf(request), params.id, actor)
+            await operatorSessions.revokeSession(selfOf(request), params.id, actor)
             // Ending the session in use is signing out: the cookie goes with it.
             if (params.id === sessionId) return redirect(`${CONSOLE_PREFIX}/login`, 'own_session_ended', { 'set-cookie': clearedSessionCookie(options.secureFor(request)) })
             return redirect(`${SECTION}#sessions`, 'session_ended')
@@ -116,7 +116,7 @@ export function accountPages(services: Services, options: { secureFor: (request:
         ({ request, body }) =>
           attempt(request, `${SECTION}#totp`, async () => {
             const { csrf } = consoleSession(request)
-            const { secret, uri } = await operators.beginTotp(selfOf(request), body.password)
+            const { secret, uri } = await operatorTotp.beginTotp(selfOf(request), body.password)
             return consolePage(request, { title: 'Set up an authenticator', section: SECTION }, (
               <>
                 <p>
@@ -143,7 +143,7 @@ export function accountPages(services: Services, options: { secureFor: (request:
         '/account/totp/confirm',
         ({ request, body }) =>
           attempt(request, SECTION, async () => {
-            await operators.confirmTotp(selfOf(request), body.code.trim(), consoleSession(request).actor)
+            await operatorTotp.confirmTotp(selfOf(request), body.code.trim(), consoleSession(request).actor)
             return redirect(SECTION, 'totp_enabled')
           }),
         { body: t.Object({ _csrf: t.String({ maxLength: 128 }), code: t.String({ maxLength: 16 }) }), ...consoleRoute('viewer') },
@@ -152,7 +152,7 @@ export function accountPages(services: Services, options: { secureFor: (request:
         '/account/totp/disable',
         ({ request, body }) =>
           attempt(request, `${SECTION}#totp`, async () => {
-            await operators.removeOwnTotp(selfOf(request), { password: body.password, code: body.code?.trim() }, consoleSession(request).actor)
+            await operatorTotp.removeOwnTotp(selfOf(request), { password: body.password, code: body.code?.trim() }, consoleSession(request).actor)
             return redirect(SECTION, 'totp_disabled')
           }),
         { body: t.Object({ _csrf: t.String({ maxLength: 128 }), password: PASSWORD_FIELD, code: t.Optional(t.String({ maxLength: 16 })) }), ...consoleRoute('viewer') },

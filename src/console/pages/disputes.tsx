@@ -1,6 +1,6 @@
 // /console/disputes: every disputed match of every running tournament, with
 // both players and what each claimed, and (for a moderator) the form that
-// decides it: the same MatchesService.resolve the admin API calls, so the
+// decides it: the same TournamentOperations.resolve the admin API calls, so the
 // bracket advances exactly as after an agreed claim.
 import { t } from 'elysia'
 import type { Services } from '../../services'
@@ -115,7 +115,7 @@ export function disputesPages(services: Services) {
         ({ request, params, body }) =>
           attempt(
             async () => {
-              await services.matches.resolve(params.id, body.winnerParticipantId, actorOf(request))
+              await services.tournamentOperations.resolve(params.id, body.winnerParticipantId, actorOf(request))
               return redirect(SECTION, 'dispute_resolved')
             },
             (error) => page(request, null, errorText(error), error.status),

@@ -19,7 +19,7 @@ const CsrfBody = t.Object({ _csrf: t.String({ maxLength: 128 }) })
 const ConfirmRoute = { params: IdParams, query: t.Object(NOTICE_FIELDS), ...consoleRoute('admin') }
 
 export function operatorPages(services: Services) {
-  const { operators } = services
+  const { operators, operatorTotp } = services
 
   /** The confirmation page of an action on another operator (../confirm.tsx): what it does to them; its form posts to the same path. */
   async function confirmOperatorAction(request: Request, id: string, action: 'reset-password' | 'disable' | 'disable-totp', query: Record<string, string | undefined>): Promise<Response> {
@@ -206,7 +206,7 @@ export function operatorPages(services: Services) {
         '/operators/:id/disable-totp',
         ({ request, params }) =>
           attempt(request, SECTION, async () => {
-            await operators.disableTotp(params.id, consoleSession(request).actor)
+            await operatorTotp.disableTotp(params.id, consoleSession(request).actor)
             return redirect(SECTION, 'operator_totp_reset')
           }),
         { params: IdParams, body: CsrfBody, ...consoleRoute('admin') },

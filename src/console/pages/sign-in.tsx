@@ -2,7 +2,7 @@
 // operator enrolled one. After a one-time password (a new operator, a reset)
 // the next page is the choose-your-password step: a normal step of the first
 // sign-in, not an error, bound to the proven one-time password by a ticket
-// in a cookie (OperatorService.beginSignIn).
+// in a cookie (OperatorSessions.beginSignIn).
 import { PASSWORD_LENGTH } from '../../modules/auth/passwords'
 import { Csrf, Layout } from '../layout'
 

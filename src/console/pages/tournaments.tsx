@@ -1,7 +1,7 @@
 // /console/tournaments: the list (by status), the form that creates one of
 // any format, and each tournament's page with what a moderator (start,
 // cancel, disqualify, correct a result) or a finance operator (fund the prize
-// pool) may do to it. Every action is the GamesService or MatchesService
+// pool) may do to it. Every action is the GamesService or TournamentOperations
 // method the admin API calls.
 import { t } from 'elysia'
 import type { Services } from '../../services'
@@ -90,7 +90,7 @@ function cancelConsequences(tournament: Tournament): string[] {
 }
 
 export function tournamentsPages(services: Services) {
-  const { games, matches, operations } = services
+  const { games, tournamentOperations, operations } = services
 
   async function seatsOf(tournament: Tournament): Promise<Map<string, Seat>> {
     const names = await operations.usernames(tournament.participants.map((p) => p.userId))
@@ -311,7 +311,7 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/participants/:participantId/disqualify',
         ({ request, params, body }) =>
           act(request, params.id, async () => {
-            await matches.disqualify(params.id, params.participantId, body.reason, actorOf(request))
+            await tournamentOperations.disqualify(params.id, params.participantId, body.reason, actorOf(request))
             return 'participant_disqualified'
           }),
         {
@@ -324,7 +324,7 @@ export function tournamentsPages(services: Services) {
         '/tournaments/:id/matches/:matchId/correct',
         ({ request, params, body }) =>
           act(request, params.id, async () => {
-            await matches.correct(params.matchId, body.winnerParticipantId, body.reason, actorOf(request))
+            await tournamentOperations.correct(params.matchId, body.winnerParticipantId, body.reason, actorOf(request))
             return 'match_corrected'
           }),
         {

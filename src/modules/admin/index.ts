@@ -8,8 +8,8 @@ import { AppError } from '../../shared/errors'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import { CorrectBody, CreateGameBody, CreateGameResponse, CreateTournamentBody, FundBody, GameKeyResponse, Match, PrizePoolResponse, ReasonBody, TournamentResponse } from '../games/model'
 import type { GamesService } from '../games/service'
+import type { TournamentOperations } from '../games/tournament-operations'
 import { DecisionResponse, ResolveBody } from '../matches/model'
-import type { MatchesService } from '../matches/service'
 import type { WalletService } from '../wallet/service'
 import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
@@ -27,7 +27,9 @@ import { settleRateLimit } from '../../plugins/rate-limit'
 import { adminUserRoutes, type AdminUserServices } from './users'
 import { AuditPage, AuditQuery } from '../audit/model'
 import { adminOperatorRoutes, adminSignInRoute, type AddressOf } from './operators'
+import type { OperatorTotp } from '../operators/second-factor'
 import type { OperatorService } from '../operators/service'
+import type { OperatorSessions } from '../operators/sessions'
 
 export { ADMIN_TOKEN_HEADER }
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
@@ -76,7 +78,7 @@ function devMailbox(storage: Storage) {
 export function adminModule(
   adminToken: string,
   games: GamesService,
-  matchService: MatchesService,
+  tournamentOperations: TournamentOperations,
   wallet: WalletService,
   storage: Storage,
   /** `devMailbox`: mount GET /admin/dev/mail (ARENA_ENV=local only; elsewhere that path is the ordinary 404). The rest: the user routes' services. */
@@ -89,6 +91,8 @@ export function adminModule(
     /** A named operator's API session from `Authorization: Bearer …`; null when it is none (unknown, expired, revoked, disabled). */
     operatorSession: (token: string, request: Request) => Promise<OperatorIdentity | null>
     operators: OperatorService
+    operatorSessions: OperatorSessions
+    operatorTotp: OperatorTotp
     /** The client's address, for the sign-in throttle. */
     addressOf: AddressOf
   } & AdminUserServices,
@@ -96,11 +100,11 @@ export function adminModule(
   // Signing in (POST /admin/sessions) needs no credential: it is its own
   // instance, beside the guarded one, so the guard's hook (local to its
   // instance) never sees it and keeps no list of exceptions.
-  return new Elysia({ name: 'arena/admin-api' }).use(adminSignInRoute(options.operators, options.addressOf)).use(guardedAdminRoutes(adminToken, games, matchService, wallet, storage, options))
+  return new Elysia({ name: 'arena/admin-api' }).use(adminSignInRoute(options.operators, options.operatorSessions, options.addressOf)).use(guardedAdminRoutes(adminToken, games, tournamentOperations, wallet, storage, options))
 }
 
 /** Every operator route but sign-in: the credential is a required header, checked by this instance's transform hook. */
-function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage, options]: Parameters<typeof adminModule>) {
+function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet, storage, options]: Parameters<typeof adminModule>) {
   return (
     new Elysia({ name: 'arena/admin', prefix: '/api/v1/admin' })
       // transform runs before validation: a caller without the token learns
@@ -171,7 +175,7 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       })
       .post(
         '/tournaments/:id/participants/:participantId/disqualify',
-        async ({ params, body, request }) => await matchService.disqualify(params.id, params.participantId, body.reason, actorOf(request)),
+        async ({ params, body, request }) => await tournamentOperations.disqualify(params.id, params.participantId, body.reason, actorOf(request)),
         {
           params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), participantId: t.String({ minLength: 1, maxLength: 64 }) }),
           body: ReasonBody,
@@ -260,13 +264,13 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
           ...operatorRoute('viewer', 'The operator audit log, oldest first after the cursor'),
         },
       )
-      .post('/matches/:id/resolve', async ({ params, body, request }) => await matchService.resolve(params.id, body.winnerParticipantId, actorOf(request)), {
+      .post('/matches/:id/resolve', async ({ params, body, request }) => await tournamentOperations.resolve(params.id, body.winnerParticipantId, actorOf(request)), {
         params: IdParams,
         body: ResolveBody,
         response: { 200: t.Object({ match: Match, decision: DecisionResponse }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['match_not_running'] }, STORAGE) },
         ...operatorRoute('moderator', 'Decide a disputed (or running) match; advances the bracket'),
       })
-      .post('/matches/:id/correct', async ({ params, body, request }) => await matchService.correct(params.id, body.winnerParticipantId, body.reason, actorOf(request)), {
+      .post('/matches/:id/correct', async ({ params, body, request }) => await tournamentOperations.correct(params.id, body.winnerParticipantId, body.reason, actorOf(request)), {
         params: IdParams,
         body: CorrectBody,
         response: { 200: t.Object({ match: Match }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'correction_too_late', 'winner_disqualified'] }, STORAGE) },
@@ -277,6 +281,6 @@ function guardedAdminRoutes(...[adminToken, games, matchService, wallet, storage
       // this instance (a function plugin), so the token check above guards them.
       .use(adminUserRoutes(options))
       // Sign-out and operator accounts (contract §11).
-      .use(adminOperatorRoutes(options.operators))
+      .use(adminOperatorRoutes(options.operators, options.operatorSessions, options.operatorTotp))
   )
 }

@@ -1,6 +1,7 @@
 // The operator API's own accounts (contract §11): signing in for an API
 // session, signing out, and managing operators (admin). Thin over
-// OperatorService, which the console and `arena operator …` call too.
+// OperatorService, OperatorSessions and OperatorTotp, which the console and
+// `arena operator …` call too.
 //
 // Signing in is the one route under /api/v1/admin that takes no credential:
 // it is how a credential is obtained. It is mounted as a plugin of its own
@@ -10,7 +11,9 @@ import { Elysia, t } from 'elysia'
 import { errors, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import { AppError } from '../../shared/errors'
 import { Operator, OperatorRoleModel as Role } from '../operators/model'
+import type { OperatorTotp } from '../operators/second-factor'
 import type { OperatorService } from '../operators/service'
+import type { OperatorSessions } from '../operators/sessions'
 import { DEVICE_HEADER } from '../auth/known-places'
 import { actorOf, OPERATOR, operatorRoute } from './operator'
 
@@ -39,11 +42,11 @@ export const SIGN_IN_PATH = '/sessions'
 export type AddressOf = (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) => string
 
 /** POST /admin/sessions: a name, a password (and TOTP code) for an API session. Mounted before the credential check. */
-export function adminSignInRoute(operators: OperatorService, addressOf: AddressOf) {
+export function adminSignInRoute(operators: OperatorService, sessions: OperatorSessions, addressOf: AddressOf) {
   return new Elysia({ name: 'arena/admin-sign-in', prefix: '/api/v1/admin' }).post(
     SIGN_IN_PATH,
     async ({ body, request, server, set }) => {
-      const signedIn = await operators.signIn({
+      const signedIn = await sessions.signIn({
         name: body.name,
         password: body.password,
         newPassword: body.newPassword,
@@ -81,7 +84,7 @@ export function adminSignInRoute(operators: OperatorService, addressOf: AddressO
  * Sign-out and operator management, added to the operator module's own
  * instance (a function plugin), behind its credential check.
  */
-export function adminOperatorRoutes(operators: OperatorService) {
+export function adminOperatorRoutes(operators: OperatorService, sessions: OperatorSessions, totp: OperatorTotp) {
   return (app: Elysia<'/api/v1/admin'>) =>
     app
       .post(
@@ -90,7 +93,7 @@ export function adminOperatorRoutes(operators: OperatorService) {
           const token = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]
           // The admin token is no session: nothing to end (rotate ARENA_ADMIN_TOKEN instead).
           if (actorOf(request).operator.id === null || token === undefined) throw new AppError('conflict', 'Only an operator session can be signed out; the admin token is not one')
-          await operators.signOut(token)
+          await sessions.signOut(token)
           return { revoked: true as const }
         },
         {
@@ -131,7 +134,7 @@ export function adminOperatorRoutes(operators: OperatorService) {
         response: { 200: t.Object({ operator: Operator }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict', 'last_admin'] }, STORAGE) },
         ...operatorRoute('admin', 'Give an operator another role, in force at its next request (never the last enabled admin\'s)'),
       })
-      .post('/operators/:id/totp/disable', async ({ params, request }) => ({ operator: await operators.disableTotp(params.id, actorOf(request)) }), {
+      .post('/operators/:id/totp/disable', async ({ params, request }) => ({ operator: await totp.disableTotp(params.id, actorOf(request)) }), {
         params: OperatorIdParams,
         response: { 200: t.Object({ operator: Operator }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('admin', 'Turn an operator\'s TOTP off (a lost authenticator): it signs in with its password alone until it enrols again'),

@@ -5,6 +5,7 @@ import { authGuard } from '../../plugins/auth'
 import { BEARER, BEARER_SECURITY, errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import type { AuthService } from '../auth/service'
 import { RegistrationResponse, TournamentResponse, TournamentsPage, TournamentsQuery } from './model'
+import type { TournamentRegistration } from './registration'
 import type { GamesService } from './service'
 
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
@@ -12,7 +13,7 @@ const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 const ACTS = { 403: ['account_banned'] } as const
 const tags = ['tournaments']
 
-export function gamesModule(auth: AuthService, games: GamesService) {
+export function gamesModule(auth: AuthService, games: GamesService, registration: TournamentRegistration) {
   return new Elysia({ name: 'arena/games', prefix: '/api/v1' })
     .use(authGuard(auth))
     .get('/tournaments', async ({ query }) => await games.listTournaments(query), {
@@ -31,7 +32,7 @@ export function gamesModule(auth: AuthService, games: GamesService) {
       '/tournaments/:id/registration',
       async ({ params, auth: { user }, set }) => {
         set.status = 201
-        return { registration: await games.register(params.id, user.id) }
+        return { registration: await registration.register(params.id, user.id) }
       },
       {
         auth: true,
@@ -46,7 +47,7 @@ export function gamesModule(auth: AuthService, games: GamesService) {
     .delete(
       '/tournaments/:id/registration',
       async ({ params, auth: { user } }) => {
-        await games.leave(params.id, user.id)
+        await registration.leave(params.id, user.id)
         return { left: true as const }
       },
       {
@@ -56,7 +57,7 @@ export function gamesModule(auth: AuthService, games: GamesService) {
         detail: { tags, summary: 'Leave a tournament before it starts', security: BEARER_SECURITY },
       },
     )
-    .post('/tournaments/:id/check-in', async ({ params, auth: { user } }) => ({ registration: await games.checkIn(params.id, user.id) }), {
+    .post('/tournaments/:id/check-in', async ({ params, auth: { user } }) => ({ registration: await registration.checkIn(params.id, user.id) }), {
       auth: true,
       params: IdParams,
       response: {

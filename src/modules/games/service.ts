@@ -1,110 +1,31 @@
-// Games, their keys, and tournaments (contract §2 and §6). Knows nothing of HTTP.
+// Games and tournaments (contract §2, §6, §9 and §10), as operators run them:
+// create a game and rotate its key (the key itself: game-keys.ts), create a
+// tournament (with its participants, or open for registration:
+// registration.ts), start, fund, cancel, list and read one (tournament-view.ts).
+// What happens in play is tournament-operations.ts. Knows nothing of HTTP.
 import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
-import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
-import { newId } from '../../shared/ids'
-import type { SecurityEventInput } from '../security/event-log'
-import type { Actor } from '../audit/log'
-import { UniqueViolationError } from '../../db/errors'
-import { isId } from '../../shared/ids'
-import { assertMayAct } from '../auth/standing'
-import { JOB_KINDS } from '../../jobs/queue'
-import type { CreateTournamentBody, Match, Registration, RegistrationView, Tournament, TournamentsPage } from './model'
-import { newSeedingSeed } from './seeding'
-import { BadKeyTracker } from './bad-keys'
-import { BRACKETS, engineOf, FORMAT_OPTIONS, ownerOf, type FormatOptionName, type OptionProblem } from './formats/engines'
-import { loadState, standingsOf } from './progress'
-import { openBracket, startRegistered } from './start'
-import { chargeEntryFee, formatOptions, fundPrizePool, planPurse, purseOf, refundEntryFee, settleCancelled, underfunded, PRIZE_ASSET, type PrizePool } from './prizes'
+import { isId, newId } from '../../shared/ids'
 import { formatAmount, MoneyFormatError, parsePositiveAmount } from '../../shared/money'
-import type { GamesStore, MatchRecord, Participant, TournamentRecord, TournamentStatus } from './store'
-
-const GAME_KEY_PREFIX = 'agk_'
-
-function newGameKey(): string {
-  return GAME_KEY_PREFIX + randomToken(32)
-}
-
-export function toMatch(row: MatchRecord): Match {
-  return {
-    id: row.id,
-    bracket: row.bracket,
-    round: row.round,
-    position: row.position,
-    status: row.status,
-    slot1ParticipantId: row.slot1ParticipantId,
-    slot2ParticipantId: row.slot2ParticipantId,
-    winnerParticipantId: row.winnerParticipantId,
-    outcome: row.status === 'decided' ? (row.outcome ?? 'WIN') : null,
-    nextMatchId: row.nextMatchId,
-    loserNextMatchId: row.loserNextMatchId,
-    deadline: row.deadline ? toIso(row.deadline) : null,
-  }
-}
-
-/** The order brackets are listed in: the way a tournament is played (each format lists its brackets so). */
-const BRACKET_ORDER = new Map<string, number>(BRACKETS.map((bracket, i) => [bracket, i]))
-
-/** Standings are shown once the tournament plays (live where results only feed the table; the engines give none for an unfinished bracket). */
-const HAS_STANDINGS: readonly TournamentStatus[] = ['running', 'finalizing', 'completed']
-
-/** The tournament object of contract §6 and §9, or null. */
-export async function loadTournament(games: GamesStore, id: string): Promise<Tournament | null> {
-  const row = await games.tournament(id)
-  if (!row) return null
-  const state = await loadState(games, row)
-  const matches = [...state.rows.values()].sort((a, b) => BRACKET_ORDER.get(a.bracket)! - BRACKET_ORDER.get(b.bracket)! || a.round - b.round || a.position - b.position)
-  return {
-    id: row.id,
-    gameId: row.gameId,
-    name: row.name,
-    format: row.format,
-    status: row.status,
-    participants: state.participants.map((p) => ({
-      id: p.id,
-      userId: p.userId,
-      seed: p.seed,
-      registeredAt: isoOrNull(p.registeredAt),
-      checkedInAt: isoOrNull(p.checkedInAt),
-      disqualifiedAt: isoOrNull(p.disqualifiedAt),
-    })),
-    matches: matches.map(toMatch),
-    standings: HAS_STANDINGS.includes(row.status) ? standingsOf(state) : [],
-    winnerParticipantId: row.winnerParticipantId,
-    registration: registrationOf(row),
-    options: formatOptions(row.options),
-    ...purseView(row),
-  }
-}
-
-/** The entry fee and prizes as the API shows them (decimal strings; null and [] for none). */
-export function purseView(row: Pick<TournamentRecord, 'options'>): { entryFee: string | null; prizes: string[] } {
-  const purse = purseOf(row)
-  return { entryFee: purse.entryFee === null ? null : formatAmount(purse.entryFee, PRIZE_ASSET), prizes: purse.prizes.map((p) => formatAmount(p, PRIZE_ASSET)) }
-}
+import { JOB_KINDS } from '../../jobs/queue'
+import type { Actor } from '../audit/log'
+import type { SecurityEventInput } from '../security/event-log'
+import { engineOf, FORMAT_OPTIONS, ownerOf, type FormatOptionName, type OptionProblem } from './formats/engines'
+import { issueGameKey } from './game-keys'
+import type { CreateTournamentBody, Tournament, TournamentsPage } from './model'
+import { fundPrizePool, planPurse, settleCancelled, underfunded, PRIZE_ASSET, type PrizePool } from './prizes'
+import { invalid, planRegistration } from './registration'
+import { newSeedingSeed } from './seeding'
+import { openBracket, startRegistered } from './start'
+import type { TournamentRecord, TournamentStatus } from './store'
+import { isoOrNull, loadTournament, purseView, registrationOf } from './tournament-view'
 
 /** A new tournament's stored options: the format's, and its fee and prizes; null for none. */
 function storedOptions(input: CreateTournamentBody, purse: ReturnType<typeof planPurse>): TournamentRecord['options'] {
   const options = { ...(input.options ?? {}), ...purse }
   return Object.keys(options).length > 0 ? options : null
-}
-
-const isoOrNull = (at: Date | null): string | null => (at === null ? null : toIso(at))
-
-/** A tournament's registration as the API shows it; null for one created with its participants. */
-export function registrationOf(row: TournamentRecord): Registration | null {
-  if (row.registrationClosesAt === null || row.startsAt === null || row.maxPlayers === null) return null
-  return {
-    closesAt: toIso(row.registrationClosesAt),
-    maxPlayers: row.maxPlayers,
-    checkIn: row.checkInOpensAt && row.checkInClosesAt ? { opensAt: toIso(row.checkInOpensAt), closesAt: toIso(row.checkInClosesAt) } : null,
-    startsAt: toIso(row.startsAt),
-    seeding: row.seeding ?? 'registration',
-    // Shown once started: known before, it would let a registrant predict the bracket.
-    seed: row.seeding === 'random' && row.startedAt !== null ? row.seed : null,
-  }
 }
 
 /** What the audit record of a tournament's creation says: its game, name and format, its money, and how players get in. */
@@ -119,67 +40,7 @@ function createdDetails(input: CreateTournamentBody, players: Record<string, unk
   }
 }
 
-/** The furthest ahead a registration tournament may start. */
-export const MAX_STARTS_AHEAD_MS = 366 * 24 * 3600_000
 export const TOURNAMENTS_PAGE_DEFAULT = 50
-
-function invalid(details: { path: string; message: string }[]): AppError {
-  return new AppError('validation_failed', 'Request failed validation', { details })
-}
-
-/** A body's instant as a Date; the schema checked its form, this catches what the form allows and a date cannot be. */
-function instant(value: string, path: string, problems: { path: string; message: string }[]): Date {
-  const at = new Date(value)
-  if (Number.isNaN(at.getTime())) problems.push({ path, message: 'Expected an ISO-8601 date-time' })
-  return at
-}
-
-interface RegistrationPlan {
-  registrationClosesAt: Date
-  maxPlayers: number
-  checkInOpensAt: Date | null
-  checkInClosesAt: Date | null
-  startsAt: Date
-  seeding: 'registration' | 'random'
-}
-
-/**
- * The registration rules (docs/decisions.md "Tournament registration"):
- * now < closesAt <= startsAt <= now + a year; with check-in,
- * now < checkIn.opensAt < checkIn.closesAt <= startsAt. Every problem is
- * reported at once.
- */
-export function planRegistration(input: CreateTournamentBody, now: Date): RegistrationPlan {
-  const problems: { path: string; message: string }[] = []
-  const { registration, startsAt } = input
-  if (registration === undefined) problems.push({ path: 'body/registration', message: 'Required without participants' })
-  if (startsAt === undefined) problems.push({ path: 'body/startsAt', message: 'Required without participants' })
-  if (registration === undefined || startsAt === undefined) throw invalid(problems)
-  const start = instant(startsAt, 'body/startsAt', problems)
-  const closes = instant(registration.closesAt, 'body/registration/closesAt', problems)
-  const opens = registration.checkIn ? instant(registration.checkIn.opensAt, 'body/registration/checkIn/opensAt', problems) : null
-  const checkInCloses = registration.checkIn ? instant(registration.checkIn.closesAt, 'body/registration/checkIn/closesAt', problems) : null
-  if (problems.length > 0) throw invalid(problems)
-  const t = now.getTime()
-  if (start.getTime() <= t) problems.push({ path: 'body/startsAt', message: 'Must be in the future' })
-  if (start.getTime() > t + MAX_STARTS_AHEAD_MS) problems.push({ path: 'body/startsAt', message: 'Must be at most 366 days ahead' })
-  if (closes.getTime() <= t) problems.push({ path: 'body/registration/closesAt', message: 'Must be in the future' })
-  if (closes.getTime() > start.getTime()) problems.push({ path: 'body/registration/closesAt', message: 'Must be at or before startsAt' })
-  if (opens && checkInCloses) {
-    if (opens.getTime() <= t) problems.push({ path: 'body/registration/checkIn/opensAt', message: 'Must be in the future' })
-    if (opens.getTime() >= checkInCloses.getTime()) problems.push({ path: 'body/registration/checkIn/opensAt', message: 'Must be before checkIn.closesAt' })
-    if (checkInCloses.getTime() > start.getTime()) problems.push({ path: 'body/registration/checkIn/closesAt', message: 'Must be at or before startsAt' })
-  }
-  if (problems.length > 0) throw invalid(problems)
-  return {
-    registrationClosesAt: closes,
-    maxPlayers: registration.maxPlayers,
-    checkInOpensAt: opens,
-    checkInClosesAt: checkInCloses,
-    startsAt: start,
-    seeding: input.seeding ?? 'registration',
-  }
-}
 
 /**
  * The options of a new tournament against its format, as the formats declare
@@ -202,17 +63,7 @@ export function checkOptions(input: Pick<CreateTournamentBody, 'format' | 'optio
   if (problems.length > 0) throw invalid(problems)
 }
 
-function registrationView(tournamentId: string, p: Participant): RegistrationView {
-  return { tournamentId, participantId: p.id, registeredAt: toIso(p.registeredAt ?? new Date(0)), checkedInAt: isoOrNull(p.checkedInAt) }
-}
-
 const NO_REGISTRATION = { registrationClosesAt: null, maxPlayers: null, checkInOpensAt: null, checkInClosesAt: null, startsAt: null, seeding: null, seed: null } as const
-
-function closed(tournament: TournamentRecord): AppError {
-  return tournament.status === 'registration'
-    ? new AppError('registration_closed', 'Registration for this tournament has closed')
-    : new AppError('registration_closed', `This tournament is ${tournament.status}, not open for registration`)
-}
 
 /**
  * The refunds of a cancelled tournament (contract §9, §10; prizes.ts): every
@@ -233,26 +84,13 @@ export interface GamesServiceDeps {
 }
 
 export class GamesService {
-  /** Wrong keys per existing game, bounded (bad-keys.ts): a made-up game id never enters it. */
-  private readonly badKeys = new BadKeyTracker()
-
   constructor(private readonly deps: GamesServiceDeps) {}
-
-  /** How many games the wrong-key counter holds now (bounded by MAX_TRACKED_GAMES; tests read it). */
-  get badKeyGamesTracked(): number {
-    return this.badKeys.size
-  }
-
-  private noteBadKey(gameId: string): void {
-    const burst = this.badKeys.note(gameId, this.deps.clock.now().getTime())
-    if (burst) this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'INVALID_GAME_KEY_BURST', level: 'WARN', details: { ...burst } })
-  }
 
   /** Creates a game and its key (shown once; the audit record names the game, never the key). */
   async createGame(name: string, by: Actor) {
     const now = this.deps.clock.now()
-    const gameKey = newGameKey()
-    const game = { id: newId('game'), name, keyHash: sha256Hex(gameKey), keyRotatedAt: now, createdAt: now }
+    const { gameKey, keyHash } = issueGameKey()
+    const game = { id: newId('game'), name, keyHash, keyRotatedAt: now, createdAt: now }
     await this.deps.storage.write(async (tx) => {
       await tx.games.insertGame(game)
       await by.record(tx, { action: 'game.create', target: game.id, details: { name } })
@@ -262,37 +100,13 @@ export class GamesService {
 
   /** Issues a new key; the old one stops working at once. */
   async rotateKey(gameId: string, by: Actor) {
-    const gameKey = newGameKey()
+    const { gameKey, keyHash } = issueGameKey()
     await this.deps.storage.write(async (tx) => {
       const now = this.deps.clock.now()
-      if (!(await tx.games.replaceKeyHash(gameId, sha256Hex(gameKey), now))) throw new AppError('not_found', 'No such game')
+      if (!(await tx.games.replaceKeyHash(gameId, keyHash, now))) throw new AppError('not_found', 'No such game')
       await by.record(tx, { action: 'game.rotate_key', target: gameId, details: { rotatedAt: toIso(now) } })
     })
     return { gameKey }
-  }
-
-  /**
-   * The x-game-key check of every /game-sdk/{gameId} call. An unknown game and
-   * a wrong key are the same 403, compared in constant time. The session and
-   * claim paths check it inside their unit of work, on the key hash they read
-   * with the rest of what they decide from (checkGameKey): a read on the read
-   * connection right after a commit finds that connection's page cache
-   * invalidated by the commit, and cost a sixth of a session issue. Read on
-   * every call, never cached: a rotated key is refused at the next request.
-   */
-  async verifyGameKey(gameId: string, presented: string | null, games: GamesStore = this.deps.storage.read.games): Promise<void> {
-    this.checkGameKey(gameId, presented, await games.keyHashOf(gameId))
-  }
-
-  /** verifyGameKey against a key hash the caller read itself in its unit of work (null: no such game), e.g. with the rest of a claim's reads. */
-  checkGameKey(gameId: string, presented: string | null, keyHash: string | null): void {
-    const presentedHash = sha256Hex(presented ?? '')
-    const ok = constantTimeEqual(presentedHash, keyHash ?? sha256Hex(`no-game:${gameId}`))
-    if (keyHash === null || !presented || !ok) {
-      // Only a game that exists is counted: the URL's id is any text a caller chose.
-      if (keyHash !== null) this.noteBadKey(gameId)
-      throw new AppError('invalid_game_key', 'Missing or invalid x-game-key for this game')
-    }
   }
 
   async createTournament(input: CreateTournamentBody, by: Actor): Promise<Tournament> {
@@ -428,51 +242,6 @@ export class GamesService {
   }
 
   /**
-   * Joins a tournament in registration (201). 409: registration_closed (past
-   * closesAt, or not in registration), already_registered, tournament_full.
-   * The tournament's row is updated first (its join counter): joins to one
-   * tournament take turns, so two racing for the last seat cannot both win.
-   */
-  register(tournamentId: string, userId: string): Promise<RegistrationView> {
-    const { storage, clock } = this.deps
-    return storage
-      .write(async (tx) => {
-        const now = clock.now()
-        await assertMayAct(tx.auth, userId, now)
-        const tournament = await this.inRegistration(tx, tournamentId)
-        if (tournament.registrationClosesAt !== null && now >= tournament.registrationClosesAt) throw closed(tournament)
-        if (await tx.games.participantOf(tournamentId, userId)) throw new AppError('already_registered', 'You are registered for this tournament already')
-        const number = await tx.games.nextRegistrationNumber(tournamentId)
-        if ((await tx.games.countParticipants(tournamentId)) >= (tournament.maxPlayers ?? 0)) {
-          throw new AppError('tournament_full', `All ${tournament.maxPlayers} places are taken`)
-        }
-        const participant: Participant = { id: newId('participant'), userId, seed: number, registeredAt: now, checkedInAt: null, disqualifiedAt: null }
-        await tx.games.insertParticipant({ ...participant, tournamentId })
-        // The fee, in this unit of work: short of it, 422 insufficient_funds and no registration.
-        await chargeEntryFee(tx, tournament, participant, now)
-        return registrationView(tournamentId, participant)
-      })
-      .catch((error: unknown) => {
-        // The unique (tournament, user) index: the same player's two joins raced.
-        if (error instanceof UniqueViolationError) throw new AppError('already_registered', 'You are registered for this tournament already')
-        throw error
-      })
-  }
-
-  /** Leaves a tournament before it starts (even after registration closed), the entry fee refunded. 409 not_registered, or registration_closed once started. */
-  async leave(tournamentId: string, userId: string): Promise<void> {
-    const { storage, clock } = this.deps
-    await storage.write(async (tx) => {
-      const now = clock.now()
-      await assertMayAct(tx.auth, userId, now)
-      await this.inRegistration(tx, tournamentId)
-      const participant = await tx.games.participantOf(tournamentId, userId)
-      if (!participant || !(await tx.games.removeParticipant(tournamentId, userId))) throw new AppError('not_registered', 'You are not registered for this tournament')
-      await refundEntryFee(tx, tournamentId, participant, now, 'left')
-    })
-  }
-
-  /**
    * Operator funding of a tournament's prize pool (contract §10): `amount`
    * from the funding account into its escrow, once per `reference`
    * (prizes.ts, fundPrizePool). 404 no such tournament; 409 conflict once it
@@ -505,31 +274,6 @@ export class GamesService {
       }
       return pool
     })
-  }
-
-  /** Checks in within [checkIn.opensAt, checkIn.closesAt); again is the same answer. 409 check_in_closed outside it (or when no check-in is asked), not_registered. */
-  checkIn(tournamentId: string, userId: string): Promise<RegistrationView> {
-    const { storage, clock } = this.deps
-    return storage.write(async (tx) => {
-      const now = clock.now()
-      await assertMayAct(tx.auth, userId, now)
-      const tournament = await this.inRegistration(tx, tournamentId)
-      const participant = await tx.games.participantOf(tournamentId, userId)
-      if (!participant) throw new AppError('not_registered', 'You are not registered for this tournament')
-      const { checkInOpensAt: opens, checkInClosesAt: closes } = tournament
-      if (opens === null || closes === null) throw new AppError('check_in_closed', 'This tournament asks for no check-in')
-      if (now < opens || now >= closes) throw new AppError('check_in_closed', `Check-in is open from ${toIso(opens)} until ${toIso(closes)}`)
-      if (participant.checkedInAt !== null) return registrationView(tournamentId, participant)
-      await tx.games.markCheckedIn(participant.id, now)
-      return registrationView(tournamentId, { ...participant, checkedInAt: now })
-    })
-  }
-
-  private async inRegistration(tx: Transaction, tournamentId: string): Promise<TournamentRecord> {
-    const tournament = await tx.games.tournament(tournamentId)
-    if (!tournament) throw new AppError('not_found', 'No such tournament')
-    if (tournament.status !== 'registration') throw closed(tournament)
-    return tournament
   }
 
   /**

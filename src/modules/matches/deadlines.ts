@@ -10,7 +10,7 @@
 // claim racing the job waits for it or it for the claim: one of them decides.
 import type { Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
-import { applyDecision } from './service'
+import { applyDecision } from '../games/tournament-operations'
 
 export async function settleMatchDeadline(tx: Transaction, clock: Clock, matchId: string, deadlineMs: number): Promise<void> {
   const match = await tx.matches.byId(matchId)

@@ -1,5 +1,8 @@
-// Wrong game keys, counted per game to report a key-guessing burst (issue 33,
-// defect 3). What must stay true, whatever a caller sends:
+// Game keys (contract §2): each game's `x-game-key`, issued at the game's
+// creation and at a rotation, stored only as its SHA-256, checked in constant
+// time on every /game-sdk/{gameId} call; and the wrong keys, counted per game
+// to report a key-guessing burst (issue 33, defect 3). What must stay true of
+// the counter, whatever a caller sends:
 // - only games that exist are counted: the caller of `note` has read the game,
 //   and a made-up id in the URL never reaches this structure;
 // - the structure holds at most MAX_TRACKED_GAMES entries, each for at most one
@@ -11,6 +14,20 @@
 //   cannot fill the permanent security-event chain;
 // - an event names the game by its id, cut to GAME_ID_MAX characters: no
 //   caller's text goes into the chain.
+import type { Storage } from '../../db/storage'
+import type { Clock } from '../../shared/clock'
+import { constantTimeEqual, randomToken, sha256Hex } from '../../shared/crypto'
+import { AppError } from '../../shared/errors'
+import type { SecurityEventInput } from '../security/event-log'
+import type { GamesStore } from './store'
+
+const GAME_KEY_PREFIX = 'agk_'
+
+/** A new game key (shown once) and the hash that is all arena keeps of it. */
+export function issueGameKey(): { gameKey: string; keyHash: string } {
+  const gameKey = GAME_KEY_PREFIX + randomToken(32)
+  return { gameKey, keyHash: sha256Hex(gameKey) }
+}
 
 /** Wrong keys for one game within a window that count as a burst worth a security event. */
 export const BAD_KEY_BURST = 5
@@ -80,6 +97,54 @@ export class BadKeyTracker {
     for (const id of this.games.keys()) {
       if (this.games.size <= MAX_TRACKED_GAMES) break
       this.games.delete(id)
+    }
+  }
+}
+
+export interface GameKeysDeps {
+  storage: Storage
+  clock: Clock
+  onSecurityEvent?: (event: SecurityEventInput) => void
+}
+
+/** The x-game-key check of every /game-sdk/{gameId} call, and its wrong-key counter. */
+export class GameKeys {
+  /** Wrong keys per existing game, bounded (BadKeyTracker): a made-up game id never enters it. */
+  private readonly badKeys = new BadKeyTracker()
+
+  constructor(private readonly deps: GameKeysDeps) {}
+
+  /** How many games the wrong-key counter holds now (bounded by MAX_TRACKED_GAMES; tests read it). */
+  get badKeyGamesTracked(): number {
+    return this.badKeys.size
+  }
+
+  private noteBadKey(gameId: string): void {
+    const burst = this.badKeys.note(gameId, this.deps.clock.now().getTime())
+    if (burst) this.deps.onSecurityEvent?.({ userId: null, source: 'server', kind: 'INVALID_GAME_KEY_BURST', level: 'WARN', details: { ...burst } })
+  }
+
+  /**
+   * The x-game-key check of every /game-sdk/{gameId} call. An unknown game and
+   * a wrong key are the same 403, compared in constant time. The session and
+   * claim paths check it inside their unit of work, on the key hash they read
+   * with the rest of what they decide from (check): a read on the read
+   * connection right after a commit finds that connection's page cache
+   * invalidated by the commit, and cost a sixth of a session issue. Read on
+   * every call, never cached: a rotated key is refused at the next request.
+   */
+  async verify(gameId: string, presented: string | null, games: GamesStore = this.deps.storage.read.games): Promise<void> {
+    this.check(gameId, presented, await games.keyHashOf(gameId))
+  }
+
+  /** verify against a key hash the caller read itself in its unit of work (null: no such game), e.g. with the rest of a claim's reads. */
+  check(gameId: string, presented: string | null, keyHash: string | null): void {
+    const presentedHash = sha256Hex(presented ?? '')
+    const ok = constantTimeEqual(presentedHash, keyHash ?? sha256Hex(`no-game:${gameId}`))
+    if (keyHash === null || !presented || !ok) {
+      // Only a game that exists is counted: the URL's id is any text a caller chose.
+      if (keyHash !== null) this.noteBadKey(gameId)
+      throw new AppError('invalid_game_key', 'Missing or invalid x-game-key for this game')
     }
   }
 }
