@@ -4,7 +4,8 @@
 // mapper written against SQLite's row type takes PostgreSQL's rows as they
 // are: the compiler checks it at each call.
 import type { accountCodes, authSessions, ledgerAccounts, ledgerPostings, ledgerTransactions, loginThrottle, pinSessions, refreshTokens, users, wallets, withdrawals } from './schema'
-import type { AccountCode, AuthSession, RefreshToken, ThrottleCounter, UserAccount, UserBan, UserProfile } from '../modules/auth/store'
+import { USER_PROFILE_FIELDS, type AccountCode, type AuthSession, type RefreshToken, type ThrottleCounter, type UserAccount, type UserBan, type UserProfile } from '../modules/auth/store'
+import { pick } from '../shared/pick'
 import type { PinSession } from '../modules/security/store'
 import type { LedgerAccount, LedgerPosting, LedgerTransaction, Wallet, Withdrawal } from '../modules/wallet/store'
 
@@ -12,13 +13,13 @@ import type { LedgerAccount, LedgerPosting, LedgerTransaction, Wallet, Withdrawa
 type UserRow = typeof users.$inferSelect
 
 /**
- * The user's columns others and the account itself may see (UserProfile,
- * besides the id), named once: every user answer is read through this list
- * (toUserAccount, and the lookup behind every authenticated request on both
- * engines, SESSION_USER_COLUMNS). The compiler refuses a UserProfile field
- * missing here.
+ * The user's columns others and the account itself may see (UserProfile
+ * besides the id): the profile's fields, each a column of the same name
+ * (the module names them once, USER_PROFILE_FIELDS). Every user answer is
+ * read through this list: toUserAccount, and the lookup behind every
+ * authenticated request on both engines (SESSION_USER_COLUMNS).
  */
-export const USER_PROFILE_COLUMNS = ['email', 'username', 'country', 'createdAt', 'emailVerifiedAt'] as const satisfies readonly (keyof UserRow)[]
+export const USER_PROFILE_COLUMNS = USER_PROFILE_FIELDS satisfies readonly (keyof UserRow)[]
 
 /** The ban columns of a user row (toUserBan reads them). */
 export const USER_BAN_COLUMNS = ['bannedAt', 'bannedUntil', 'banReason'] as const satisfies readonly (keyof UserRow)[]
@@ -28,13 +29,6 @@ export const SESSION_USER_COLUMNS = [...USER_PROFILE_COLUMNS, ...USER_BAN_COLUMN
 
 /** The session lookup's user columns, by key (SESSION_USER_COLUMNS). */
 export type SessionUserRow = Pick<UserRow, (typeof SESSION_USER_COLUMNS)[number]>
-
-/** The named keys of `record` (a row, or a table's columns), and only those. */
-export function pick<R, K extends keyof R>(record: R, keys: readonly K[]): Pick<R, K> {
-  const picked = {} as Pick<R, K>
-  for (const key of keys) picked[key] = record[key]
-  return picked
-}
 
 /** The profile of user `id` from its columns. */
 export function toUserProfile(id: string, row: Pick<UserRow, (typeof USER_PROFILE_COLUMNS)[number]>): UserProfile {

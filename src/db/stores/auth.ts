@@ -34,7 +34,6 @@ import { Queries, type Tables } from './scope'
 import {
   containsPattern,
   erasedUserColumns,
-  pick,
   SESSION_USER_COLUMNS,
   toAccountCode,
   toAuthSession,
@@ -45,6 +44,7 @@ import {
   toUserBan,
   userBanColumns,
 } from '../rows'
+import { pick } from '../../shared/pick'
 
 export class AuthQueries extends Queries implements AuthStore {
   async createUser(user: NewUser): Promise<void> {

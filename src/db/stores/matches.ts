@@ -5,13 +5,14 @@
 // (src/db/sqlite/stores/matches.ts), and PostgreSQL locks, inside a write,
 // the rows a claim or a session issue decides on (lockedInWrite, in
 // src/db/postgres/stores/matches.ts, which says why).
-import { aliasedTable, and, asc, eq, getTableColumns, gt, inArray, isNull, lt, ne, or, type Table } from 'drizzle-orm'
+import { aliasedTable, and, asc, eq, gt, inArray, isNull, lt, ne, or, type Table } from 'drizzle-orm'
 import { mapEngineError } from '../errors'
 import { toUserBan } from '../rows'
 import type { MatchRecord } from '../../modules/games/store'
 import type { ClaimContext, ClaimRecord, IssueContext, GameSession, MatchesStore, MatchResult, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../modules/matches/store'
 import { matchRecordColumns } from './games'
 import { Queries, type Tables } from './scope'
+import { pick } from '../../shared/pick'
 import type { AliasedTable } from '../postgres/schema/mirror'
 
 /** The columns of a game session row that make a GameSession. */
@@ -19,12 +20,6 @@ export const SESSION_FIELDS = ['id', 'gameId', 'matchId', 'participantId', 'user
 
 /** The columns of a claim row that make a ClaimRecord. */
 export const CLAIM_FIELDS = ['participantId', 'outcome', 'winnerParticipantId'] as const satisfies readonly (keyof ClaimRecord)[]
-
-/** The named columns of `table`, for a select that gives a record of those fields. */
-function pick<T extends Table, K extends keyof T['_']['columns'] & string>(table: T, fields: readonly K[]): Pick<T['_']['columns'], K> {
-  const columns = getTableColumns(table) as T['_']['columns']
-  return Object.fromEntries(fields.map((field) => [field, columns[field]])) as Pick<T['_']['columns'], K>
-}
 
 /** `table` under the name `name` in one query (a self-join): Drizzle's alias, the same on both engines. */
 function aliased<T extends Tables[keyof Tables], A extends string>(table: T, name: A): AliasedTable<T, A> {

@@ -14,7 +14,8 @@ import type { AccessTokens } from './access-tokens'
 import type { SecurityEventInput } from '../security/event-log'
 import type { TokenResponse, User } from './model'
 import { userIdByRef } from './user-ref'
-import { banInForce, type AuthSession, type RevokeReason, type UserProfile } from './store'
+import { banInForce, USER_PROFILE_FIELDS, type AuthSession, type RevokeReason, type UserProfile } from './store'
+import { pick } from '../../shared/pick'
 
 export interface Authenticated {
   user: User
@@ -41,14 +42,11 @@ const LAST_USED_RESOLUTION_MS = 60_000
 export const MAX_REFRESH_TOKENS_PER_SESSION = 100
 
 export function toUser(profile: UserProfile): User {
-  return {
-    id: profile.id,
-    email: profile.email,
-    username: profile.username,
-    country: profile.country,
-    createdAt: toIso(profile.createdAt),
-    emailVerified: profile.emailVerifiedAt !== null,
-  }
+  // Every profile field is shown (USER_PROFILE_FIELDS, and nothing else of an
+  // account: a UserAccount passed here keeps its hash and ban to itself);
+  // only the two instants change form.
+  const { createdAt, emailVerifiedAt, ...shown } = pick(profile, USER_PROFILE_FIELDS)
+  return { id: profile.id, ...shown, createdAt: toIso(createdAt), emailVerified: emailVerifiedAt !== null }
 }
 
 /** The bearer check's 401, with its WWW-Authenticate challenge. */

@@ -12,6 +12,17 @@ export interface UserProfile {
   emailVerifiedAt: Date | null
 }
 
+/**
+ * UserProfile's fields besides the id, named once: the stores read a user
+ * through this list (the users table's columns of the same names, on both
+ * engines and in the lookup behind every authenticated request), and every
+ * user answer shows it (toUser). A field of UserProfile missing here does
+ * not compile.
+ */
+export const USER_PROFILE_FIELDS = ['email', 'username', 'country', 'createdAt', 'emailVerifiedAt'] as const satisfies readonly (keyof UserProfile)[]
+const profileFieldsComplete: Exclude<keyof UserProfile, 'id' | (typeof USER_PROFILE_FIELDS)[number]> extends never ? true : never = true
+void profileFieldsComplete
+
 /** An operator's ban (contract §8). In force while `until` is null or later than now. */
 export interface UserBan {
   bannedAt: Date
