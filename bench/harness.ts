@@ -5,6 +5,7 @@ import { mkdirSync, openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { BINARY, ROOT } from '../test/helpers/process'
+import { MAX_OPEN_GAME_SESSIONS } from '../src/modules/matches/service'
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789'
 export const PASSWORD = 'correct horse battery'
@@ -166,35 +167,49 @@ export interface TournamentView {
 }
 export interface Seat {
   bearer: string
+  gameId: string
+  gameKey: string
   matchId: string
   participantId: string
 }
 
 export const admin = { 'x-admin-token': ADMIN_TOKEN }
 
-/** Tournaments of every player; returns both seats of every running first-round match. */
-export async function tournaments(base: string, gameId: string, players: Player[], count: number): Promise<Seat[][]> {
+/**
+ * Tournaments of every player; returns both seats of every running
+ * first-round match. A player may hold MAX_OPEN_GAME_SESSIONS open game
+ * sessions per game (issuing one more supersedes the oldest), and every
+ * tournament seats each player once, so the tournaments are spread over
+ * games of their own, that many to a game: every session the scenarios issue
+ * stays open until its claim uses it.
+ */
+export async function tournaments(base: string, players: Player[], count: number): Promise<Seat[][]> {
   const byUser = new Map(players.map((p) => [p.id, p]))
+  const games = await inBatches(Array.from({ length: Math.ceil(count / MAX_OPEN_GAME_SESSIONS) }, (_, i) => i), 4, async (i) => {
+    const { game, gameKey } = await api<{ game: { id: string }; gameKey: string }>(base, 'POST', '/api/v1/admin/games', { name: `Bench game ${i}` }, admin)
+    return { gameId: game.id, gameKey }
+  })
   const started = await inBatches(Array.from({ length: count }, (_, i) => i), 4, async (i) => {
-    const { tournament } = await api<{ tournament: TournamentView }>(base, 'POST', '/api/v1/admin/tournaments', { gameId, name: `Bench cup ${i}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)
-    return (await api<{ tournament: TournamentView }>(base, 'POST', `/api/v1/admin/tournaments/${tournament.id}/start`, undefined, admin)).tournament
+    const game = games[Math.floor(i / MAX_OPEN_GAME_SESSIONS)]!
+    const { tournament } = await api<{ tournament: TournamentView }>(base, 'POST', '/api/v1/admin/tournaments', { gameId: game.gameId, name: `Bench cup ${i}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)
+    return { game, tournament: (await api<{ tournament: TournamentView }>(base, 'POST', `/api/v1/admin/tournaments/${tournament.id}/start`, undefined, admin)).tournament }
   })
   const pairs: Seat[][] = []
-  for (const t of started) {
+  for (const { game, tournament: t } of started) {
     const userOf = new Map(t.participants.map((p) => [p.id, byUser.get(p.userId)!]))
     for (const m of t.matches) {
       if (m.status !== 'running') continue
-      pairs.push([m.slot1ParticipantId!, m.slot2ParticipantId!].map((pid) => ({ bearer: userOf.get(pid)!.bearer, matchId: m.id, participantId: pid })))
+      pairs.push([m.slot1ParticipantId!, m.slot2ParticipantId!].map((pid) => ({ bearer: userOf.get(pid)!.bearer, ...game, matchId: m.id, participantId: pid })))
     }
   }
   return pairs
 }
 
-export function sessionRequests(gameId: string, gameKey: string, seats: Seat[]) {
+export function sessionRequests(seats: Seat[]) {
   return seats.map((s) => ({
     method: 'POST',
-    path: `/api/v1/game-sdk/${gameId}/sessions`,
-    headers: { authorization: `Bearer ${s.bearer}`, 'x-game-key': gameKey },
+    path: `/api/v1/game-sdk/${s.gameId}/sessions`,
+    headers: { authorization: `Bearer ${s.bearer}`, 'x-game-key': s.gameKey },
     body: { matchId: s.matchId },
   }))
 }
@@ -204,7 +219,7 @@ export interface Issued {
   token: string
   context: { matchId: string; participantId: string }
 }
-export function claimRequests(gameId: string, gameKey: string, issued: Issued[], seats: Seat[][]) {
+export function claimRequests(issued: Issued[], seats: Seat[][]) {
   const bySeat = new Map<string, Issued>()
   for (const s of issued) bySeat.set(`${s.context.matchId}/${s.context.participantId}`, s)
   const lines: { method: string; path: string; headers: Record<string, string>; body: unknown }[] = []
@@ -216,8 +231,8 @@ export function claimRequests(gameId: string, gameKey: string, issued: Issued[],
     for (const [seat, session] of [[a!, sa], [b!, sb]] as const) {
       lines.push({
         method: 'POST',
-        path: `/api/v1/game-sdk/${gameId}/results`,
-        headers: { authorization: `Bearer ${seat.bearer}`, 'x-game-key': gameKey, 'x-session-token': session.token },
+        path: `/api/v1/game-sdk/${seat.gameId}/results`,
+        headers: { authorization: `Bearer ${seat.bearer}`, 'x-game-key': seat.gameKey, 'x-session-token': session.token },
         body: { outcome: 'WIN', winnerParticipantId: a!.participantId },
       })
     }

@@ -175,7 +175,6 @@ const base = arena.url
 const urls = instances.map((a) => a.url)
 log(`arena ready in ${arena.startMs} ms (fresh database: migrations included); setting up ${USERS} players through the API`)
 
-const { game, gameKey } = await api<{ game: { id: string }; gameKey: string }>(base, 'POST', '/api/v1/admin/games', { name: 'Bench' }, admin)
 const players: Player[] = await inBatches(Array.from({ length: USERS }, (_, i) => i), 4, async (i) => {
   const username = `bench_${i}`
   const { user } = await api<{ user: { id: string } }>(base, 'POST', '/api/v1/user/register', { email: `${username}@bench.test`, username, password: PASSWORD, country: 'DE', accept_terms: true })
@@ -205,21 +204,21 @@ for (let run = 1; run <= 3; run++) {
 
 // (2) Session issue: calibrate on a small list, then a list long enough never to repeat.
 log('scenario: session issue (calibration)')
-const firstPairs = await tournaments(base, game.id, players, 1)
-const calibration = await wrkAcross(urls, { script: 'replay', seconds: 2, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('sessions-calibrate.tsv', sessionRequests(game.id, gameKey, firstPairs.flat())) } })
+const firstPairs = await tournaments(base, players, 1)
+const calibration = await wrkAcross(urls, { script: 'replay', seconds: 2, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('sessions-calibrate.tsv', sessionRequests(firstPairs.flat())) } })
 const pairsPerTournament = Math.floor(USERS / 2)
 const sessionTournaments = Math.ceil((calibration.rps * SECONDS * 1.4) / (pairsPerTournament * 2))
 log(`scenario: session issue (${sessionTournaments} tournaments of ${USERS})`)
-const sessionPairs = await tournaments(base, game.id, players, sessionTournaments)
+const sessionPairs = await tournaments(base, players, sessionTournaments)
 const saved = scratchFile('sessions.jsonl')
 const sessions = await sampled(arena.proc.pid, () =>
-  wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('sessions.tsv', sessionRequests(game.id, gameKey, sessionPairs.flat())), BENCH_SAVE: saved } }),
+  wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('sessions.tsv', sessionRequests(sessionPairs.flat())), BENCH_SAVE: saved } }),
 )
 rows.push({ scenario: 'session issue POST /game-sdk/{id}/sessions', result: sessions.value, reference: { name: 'bare POST', perSecond: barePost.rps }, peakRssMiB: sessions.peakRssMiB, peakAnonMiB: sessions.peakAnonMiB })
 
 // (3) Claim pairs, each session used once; the run ends when the supply does.
 const issued = readFileSync(saved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued)
-let claimLines = claimRequests(game.id, gameKey, issued, sessionPairs)
+let claimLines = claimRequests(issued, sessionPairs)
 // wrk runs for the full -d even when a thread stopped early, so a run counts
 // only if the supply lasted: fewer claims answered than listed. Otherwise
 // issue more sessions (not measured) and run again.
@@ -229,12 +228,12 @@ log(`scenario: claims (${claimLines.length} claims from the issued sessions)`)
 let claims = await claimRun(claimLines, 'claims-0.tsv')
 for (let attempt = 1; claims.value.counted >= claimLines.length * 0.98 && attempt <= 3; attempt++) {
   const needed = Math.ceil((claimLines.length * 2.5) / 2)
-  const more = await tournaments(base, game.id, players, Math.ceil(needed / pairsPerTournament))
+  const more = await tournaments(base, players, Math.ceil(needed / pairsPerTournament))
   log(`scenario: claims used up all ${claimLines.length} sessions within ${SECONDS} s; issuing ${more.length * 2} more (not measured) and running again`)
   const moreSaved = scratchFile(`sessions-more-${attempt}.jsonl`)
   const issueSeconds = Math.ceil((more.length * 2) / Math.max(1, sessions.value.rps) * 1.5) + 2
-  await wrkAcross(urls, { script: 'replay', seconds: issueSeconds, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile(`sessions-more-${attempt}.tsv`, sessionRequests(game.id, gameKey, more.flat())), BENCH_SAVE: moreSaved, BENCH_MODE: 'once' } })
-  claimLines = claimRequests(game.id, gameKey, readFileSync(moreSaved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued), more)
+  await wrkAcross(urls, { script: 'replay', seconds: issueSeconds, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile(`sessions-more-${attempt}.tsv`, sessionRequests(more.flat())), BENCH_SAVE: moreSaved, BENCH_MODE: 'once' } })
+  claimLines = claimRequests(readFileSync(moreSaved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued), more)
   claims = await claimRun(claimLines, `claims-${attempt}.tsv`)
 }
 rows.push({
