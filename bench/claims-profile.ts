@@ -18,16 +18,19 @@
 // inside it (a few µs). With --cpu-prof the measured windows are written
 // beside the profile, so the summary counts only the samples taken in them.
 //
-// Settings (environment): BENCH_PLAYERS (64: each tournament is a single
-// elimination of them), BENCH_TOURNAMENTS (40 per round), BENCH_ROUNDS (3,
+// Settings (environment): BENCH_PLAYERS (256: each tournament is a single
+// elimination of them), BENCH_TOURNAMENTS (5 per round, and at most 5: an
+// account holds at most MAX_OPEN_GAME_SESSIONS open sessions per game, and a
+// sixth would supersede a session before its claim), BENCH_ROUNDS (3,
 // after one warm-up round), BENCH_INFLIGHT (32), BENCH_ENGINE (sqlite; the
 // test engine otherwise).
 import { writeFileSync } from 'node:fs'
 import { createTestApp, postJson, type TestApp } from '../test/helpers/app'
 import { ADMIN_TOKEN, admin } from '../test/helpers/arena'
+import { MAX_OPEN_GAME_SESSIONS } from '../src/modules/matches/service'
 
-const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 64)
-const TOURNAMENTS = Number(process.env.BENCH_TOURNAMENTS ?? 40)
+const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 256)
+const TOURNAMENTS = Math.min(MAX_OPEN_GAME_SESSIONS, Number(process.env.BENCH_TOURNAMENTS ?? MAX_OPEN_GAME_SESSIONS))
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 32)
 const PASSWORD = 'correct horse battery'
