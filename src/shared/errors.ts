@@ -6,6 +6,14 @@
 export const ERROR_CODES = {
   malformed_json: 400,
   bad_request: 400,
+  /** RFC 8628 device-code polling (contract §13): not approved yet. */
+  authorization_pending: 400,
+  /** RFC 8628: polled faster than `interval`; the interval grows by 5 s. */
+  slow_down: 400,
+  /** RFC 8628: the device code lived past its lifetime, or was used. */
+  expired_token: 400,
+  /** RFC 8628: the player denied the device. */
+  access_denied: 400,
   unauthorized: 401,
   invalid_credentials: 401,
   invalid_verification_code: 400,
@@ -23,12 +31,20 @@ export const ERROR_CODES = {
   not_a_participant: 403,
   email_not_verified: 403,
   account_banned: 403,
+  /** A Steam account with a VAC or publisher ban (contract §13). */
+  platform_banned: 403,
   not_found: 404,
   operator_api_disabled: 404,
   method_not_allowed: 405,
   conflict: 409,
   username_taken: 409,
   email_taken: 409,
+  /** The identity is linked to another account (contract §13): accounts are never merged. */
+  identity_in_use: 409,
+  /** Unlinking the only way left to sign in (contract §13). */
+  last_identity: 409,
+  /** A first sign-in whose verified email belongs to an existing account (contract §13): sign in and link instead. */
+  account_exists: 409,
   already_claimed: 409,
   match_not_running: 409,
   correction_too_late: 409,

@@ -40,7 +40,7 @@ describe('register', () => {
     await register(body)
     const row = (await ctx.peek.db.select().from(users).where(eq(users.usernameKey, body.username.toLowerCase())))[0]!
     expect(row.passwordHash).not.toContain(body.password)
-    const params = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=\d+\$/.exec(row.passwordHash)
+    const params = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=\d+\$/.exec(row.passwordHash!)
     expect(params).not.toBeNull()
     expect(Number(params![1])).toBeGreaterThanOrEqual(19_456)
     expect(Number(params![2])).toBeGreaterThanOrEqual(2)

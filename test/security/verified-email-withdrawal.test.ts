@@ -33,7 +33,7 @@ describe('ARENA_REQUIRE_VERIFIED_EMAIL on', () => {
     expect(row!.consumedAt).toBeNull()
     expect(await balance(ctx, buyer)).toBe('10')
 
-    const code = await latestCode(ctx, buyer.tokens.user.email, 'verify_email')
+    const code = await latestCode(ctx, buyer.tokens.user.email!, 'verify_email')
     expect((await verifyEmail(ctx, buyer.tokens.accessToken, code)).status).toBe(200)
 
     const accepted = await verify(ctx, buyer, session, body)
@@ -50,7 +50,7 @@ describe('ARENA_REQUIRE_VERIFIED_EMAIL on', () => {
       expect(await errorCode(res)).toBe('email_not_verified')
     }
     expect(await ctx.peek.db.select().from(pinLocks).where(eq(pinLocks.userId, buyer.userId))).toEqual([])
-    expect((await verifyEmail(ctx, buyer.tokens.accessToken, await latestCode(ctx, buyer.tokens.user.email, 'verify_email'))).status).toBe(200)
+    expect((await verifyEmail(ctx, buyer.tokens.accessToken, await latestCode(ctx, buyer.tokens.user.email!, 'verify_email'))).status).toBe(200)
     const res = await verify(ctx, buyer, session, { pin: PIN, amount: '1', destinationAddress: someAddress(), idempotencyKey: 'right' })
     expect(((await res.json()) as { valid: boolean }).valid).toBe(true)
   })

@@ -17,7 +17,8 @@ export interface TokenResponse {
 
 export interface User {
   id: string
-  email: string
+  /** Null for an account without a password identity (a guest, or one that signs in only with a provider). */
+  email: string | null
   username: string
   country: string
   /** ISO-8601 UTC. */
@@ -65,7 +66,7 @@ export interface AccountDeleted {
 /** The user as the export shows it: with when the email was verified. */
 export interface ExportedUser {
   id: string
-  email: string
+  email: string | null
   username: string
   country: string
   createdAt: string

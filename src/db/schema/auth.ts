@@ -4,13 +4,17 @@ import { ACCOUNT_CODE_PURPOSES, REVOKE_REASONS } from '../../modules/auth/store'
 
 export const users = sqliteTable('users', {
   id: text('id').primaryKey(),
-  email: text('email').notNull(),
-  /** Lower-cased email: uniqueness is case-insensitive (contract §1). */
-  emailKey: text('email_key').notNull().unique(),
+  /** Null for an account without a password identity (contract §13). */
+  email: text('email'),
+  /** Lower-cased email: uniqueness is case-insensitive (contract §1). Null with `email`. */
+  emailKey: text('email_key').unique(),
   username: text('username').notNull(),
   /** Lower-cased username, for the same reason. */
   usernameKey: text('username_key').notNull().unique(),
-  passwordHash: text('password_hash').notNull(),
+  /** Null for an account without a password identity (a guest, or one that signs in only with a provider: contract §13). */
+  passwordHash: text('password_hash'),
+  /** When the password identity was linked to an account that began without one; null: since `created_at`. */
+  passwordLinkedAt: instant('password_linked_at'),
   country: text('country').notNull(),
   createdAt: instant('created_at').notNull(),
   /** When the user entered the code mailed to `email` (contract §8); null until then. */

@@ -46,7 +46,22 @@ export function runMigrations(
       }
       record.run(migration.hash, migration.folderMillis)
     }
+    const broken = sqlite.query<{ table: string; parent: string }, []>('PRAGMA foreign_key_check').all()
+    if (broken.length > 0) throw new Error(`a migration left ${broken.length} rows referring to nothing (first: ${broken[0]!.table} → ${broken[0]!.parent}); nothing was applied`)
     return pending.map((m) => m.folderMillis)
   })
-  return { applied: apply.immediate(), known: migrations.length }
+  // A migration that rebuilds a table others refer to (drizzle-kit writes
+  // CREATE __new_t, copy, DROP t, RENAME for a column SQLite cannot alter)
+  // must run with foreign keys off, or the DROP's implicit DELETE would
+  // cascade into (or be refused by) every referring row. The pragma is a no-op
+  // inside a transaction, so it is set around it (SQLite's "making other kinds
+  // of table schema changes", steps 1 and 12), and the transaction checks
+  // every reference still holds before it commits (step 10).
+  const enforced = sqlite.query<{ foreign_keys: number }, []>('PRAGMA foreign_keys').get()?.foreign_keys === 1
+  sqlite.run('PRAGMA foreign_keys = OFF')
+  try {
+    return { applied: apply.immediate(), known: migrations.length }
+  } finally {
+    if (enforced) sqlite.run('PRAGMA foreign_keys = ON')
+  }
 }

@@ -83,7 +83,7 @@ export class AccountDeletion {
       await tx.auth.eraseUser(userId, now)
       await tx.security.erasePin(userId)
       await tx.mail.deleteForUser(userId)
-      await forgetThrottleCounters(tx, userId, [account.email, account.username])
+      await forgetThrottleCounters(tx, userId, account.email === null ? [account.username] : [account.email, account.username])
       // Where it signed in from (hashes of addresses and device tokens): personal data, and of no use now.
       await tx.auth.forgetPlaces(userSubject(userId))
       const deletedAt = toIso(now)

@@ -53,6 +53,7 @@ export class EmailVerification {
       const now = clock.now()
       const user = await existingUser(tx, userId)
       if (user.emailVerifiedAt !== null) return { user }
+      if (user.email === null) return null
       // A refusal is returned, not thrown, so the failure it counted commits.
       if ((await judgeAccountCode(tx.auth, userId, 'verify_email', input, now)) !== 'match') return null
       await tx.auth.deleteAccountCode(userId, 'verify_email')
@@ -76,6 +77,7 @@ export class EmailVerification {
       const now = clock.now()
       const user = await existingUser(tx, userId)
       if (user.emailVerifiedAt !== null) throw new AppError('conflict', 'The email address is already verified')
+      if (user.email === null) throw new AppError('conflict', 'The account has no email address: link a password identity first')
       const key = accountCodeKeys.resend(userId)
       const blocked = await retryAfter(tx.auth, [key], now)
       if (blocked !== null) return blocked
@@ -88,6 +90,8 @@ export class EmailVerification {
 
   private async send(tx: Transaction, user: Pick<UserAccount, 'id' | 'email'>, now: Date): Promise<void> {
     const { mailer } = this.deps
+    // An account without a password identity has no address to mail (contract §13).
+    if (user.email === null) return
     const code = await issueAccountCode(tx.auth, user.id, 'verify_email', VERIFY_CODE_VALID_MS, now)
     await mailer.queue(tx, { address: user.email, userId: user.id }, verificationMail(mailer.config, user.email, code, VERIFY_CODE_VALID_HOURS), now)
     await tx.events.append({ userId: user.id, topic: 'account', type: 'account.code_sent', data: { purpose: 'verify_email' } }, now)

@@ -7,7 +7,7 @@ import type { RevokeReason as StoredRevokeReason } from './store'
 export const User = t.Object(
   {
     id: t.String(),
-    email: t.String(),
+    email: t.Nullable(t.String({ description: 'null for an account without a password identity' })),
     username: t.String(),
     country: t.String(),
     createdAt: t.String({ description: 'ISO-8601 UTC' }),

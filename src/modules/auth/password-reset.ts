@@ -46,8 +46,9 @@ export interface PasswordResetDeps {
  * address any more (its email is erased); the check stays for clarity, and is
  * where a later rule (a ban refusing resets) belongs.
  */
-export function resettable(user: UserAccount | null): user is UserAccount {
-  return user !== null && user.deletedAt === null
+export function resettable(user: UserAccount | null): user is UserAccount & { email: string } {
+  // An account without a password identity has no password to reset, nor an address to mail (contract §13).
+  return user !== null && user.deletedAt === null && user.email !== null && user.passwordHash !== null
 }
 
 function invalidResetCode(): AppError {
@@ -137,7 +138,7 @@ export class PasswordReset {
     return revoked
   }
 
-  private async send(tx: Transaction, user: UserAccount, now: Date): Promise<void> {
+  private async send(tx: Transaction, user: UserAccount & { email: string }, now: Date): Promise<void> {
     const { mailer } = this.deps
     const code = await issueAccountCode(tx.auth, user.id, 'reset_password', RESET_CODE_VALID_MS, now)
     await mailer.queue(tx, { address: user.email, userId: user.id }, resetMail(mailer.config, user.email, code, RESET_CODE_VALID_MINUTES), now)

@@ -113,8 +113,9 @@ export class SignIn {
       })
     }
 
-    const valid = user ? await verifyPassword(input.password, user.passwordHash, admitted) : await verifyAgainstDummy(input.password, admitted)
-    if (!user || !valid) {
+    // An account without a password identity (contract §13) is checked against the dummy too: no oracle for which accounts have one.
+    const valid = user?.passwordHash ? await verifyPassword(input.password, user.passwordHash, admitted) : await verifyAgainstDummy(input.password, admitted)
+    if (!user || !user.passwordHash || !valid) {
       await storage.write((tx) => recordAttempt(tx.auth, address, LOGIN_LIMITS.address, clock.now()))
       throw new AppError('invalid_credentials', 'Invalid identifier or password')
     }

@@ -4,7 +4,8 @@
 /** An account as other users and the account itself may see it. */
 export interface UserProfile {
   id: string
-  email: string
+  /** Null for an account without a password identity (contract §13). */
+  email: string | null
   username: string
   country: string
   createdAt: Date
@@ -32,7 +33,8 @@ export interface UserBan {
 
 /** An account with what a login checks. */
 export interface UserAccount extends UserProfile {
-  passwordHash: string
+  /** Null when the account has no password identity (contract §13): no password signs in to it. */
+  passwordHash: string | null
   /** The last ban set, possibly expired (see `banInForce`); null when none or lifted. */
   ban: UserBan | null
   /** Set when the account was deleted: its personal columns hold nothing of the person any more. */
