@@ -40,6 +40,8 @@ const ANSWERS: Record<string, TSchema> = {
   RevokeReason: AuthModel.RevokeReason,
   AccountDeleted: AuthModel.DeleteAccountResponse,
   AccountExport: AuthModel.AccountExport,
+  SignInResponse: AuthModel.SignInResponse,
+  Identity: AuthModel.IdentityView,
   Match: GamesModel.Match,
   Tournament: GamesModel.Tournament,
   TournamentStatus: GamesModel.TournamentStatus,
@@ -78,6 +80,9 @@ const REQUESTS: Record<string, TSchema> = {
   ForgotPasswordBody: AuthModel.ForgotPasswordBody,
   ResetPasswordBody: AuthModel.ResetPasswordBody,
   DeleteAccountBody: AuthModel.DeleteAccountBody,
+  DeviceLoginBody: AuthModel.DeviceLoginBody,
+  UpdateProfileBody: AuthModel.UpdateProfileBody,
+  LinkIdentityBody: AuthModel.LinkIdentityBody,
   SessionBody: MatchesModel.SessionBody,
   VerifyBody: WalletModel.VerifyBody,
   SetPinBody: SecurityModel.SetPinBody,
@@ -99,6 +104,9 @@ const SENT: Record<string, { route: string; component: string }> = {
   ForgotPasswordBody: { route: 'POST /api/v1/user/password/forgot', component: 'ForgotPasswordBody' },
   ResetPasswordBody: { route: 'POST /api/v1/user/password/reset', component: 'ResetPasswordBody' },
   DeleteAccountBody: { route: 'POST /api/v1/me/delete', component: 'DeleteAccountBody' },
+  DeviceLoginBody: { route: 'POST /api/v1/user/login/device', component: 'DeviceLoginBody' },
+  UpdateProfileBody: { route: 'PATCH /api/v1/me', component: 'UpdateProfileBody' },
+  LinkIdentityBody: { route: 'POST /api/v1/me/identities/{provider}', component: 'LinkIdentityBody' },
   SessionBody: { route: 'POST /api/v1/game-sdk/{gameId}/sessions', component: 'SessionBody' },
   Claim: { route: 'POST /api/v1/game-sdk/{gameId}/results', component: 'ClaimBody' },
   VerifyBody: { route: 'POST /api/v1/security/pin-session/{id}/verify', component: 'VerifyBody' },
@@ -113,7 +121,7 @@ const declared = declarations(join(SDK_SRC, 'types.ts'), join(SDK_SRC, 'requests
  * The SDK's types that are no answer and no body, so no model to compare:
  * the client's own settings and state.
  */
-const CLIENT_ONLY = ['Environment', 'Tokens', 'FetchLike']
+const CLIENT_ONLY = ['Environment', 'Tokens', 'FetchLike', 'SignInResult', 'GuestSignIn']
 /** Compared with the server's event catalogue by event-types.test.ts and event-types.check.ts. */
 const EVENT_CATALOGUE = ['EventCatalogue', 'EventType', 'EventData', 'KnownEvent']
 

@@ -11,9 +11,24 @@
 // and a call is replayed after a rotation only within its own lineage: a call
 // sent as one player is never replayed as another.
 import { ApiError, NetworkError, NotSignedIn } from './errors.js'
+import { newDeviceSecret } from './ids.js'
 import { readJson, type Call, type Transport } from './transport.js'
-import type { ChangePasswordBody, DeleteAccountBody, ForgotPasswordBody, LoginBody, LogoutBody, RefreshBody, ResetPasswordBody, VerifyEmailBody } from './requests.js'
-import type { Accepted, AccountDeleted, LogoutResult, Session, SessionsEnded, TokenResponse, Tokens, User } from './types.js'
+import type {
+  ChangePasswordBody,
+  DeleteAccountBody,
+  DeviceLoginBody,
+  DeviceTokenBody,
+  ExchangeBody,
+  ForgotPasswordBody,
+  IdTokenLoginBody,
+  LoginBody,
+  LogoutBody,
+  RefreshBody,
+  ResetPasswordBody,
+  SteamLoginBody,
+  VerifyEmailBody,
+} from './requests.js'
+import type { Accepted, AccountDeleted, DeviceCode, GuestSignIn, LogoutResult, Session, SessionsEnded, SignInResponse, SignInResult, TokenResponse, Tokens, User } from './types.js'
 
 export interface AuthOptions {
   /** Called with the new tokens after login and every rotation, and with null when they are gone. */
@@ -71,6 +86,132 @@ export class Auth {
     this.lineage++
     this.store(body)
     return body.user
+  }
+
+  // ---- sign-in beyond passwords: guests, OpenID Connect, Steam, devices without a keyboard ----
+  // Each stores the tokens like `login` and says whether it created the
+  // account. Without `create`, an identity no account has is ApiError 401
+  // `invalid_credentials`; a first sign-in whose verified e-mail belongs to
+  // an existing account is 409 `account_exists` (sign in to that account and
+  // link the identity instead: accounts are never merged).
+
+  /**
+   * Signs in as a guest with a secret this device keeps. Without
+   * `deviceSecret`, the SDK makes a new one (32 random bytes) and creates the
+   * account; the result carries the secret either way: keep it like the
+   * refresh token and pass it back next time, for it is the only way into a
+   * guest account that has no other identity. `create` defaults to true
+   * without a secret and false with one. Account creation is throttled per
+   * address (429 `rate_limited`).
+   */
+  async loginAsGuest(options: { deviceSecret?: string; create?: boolean } = {}): Promise<GuestSignIn> {
+    const deviceSecret = options.deviceSecret ?? newDeviceSecret()
+    const create = options.create ?? options.deviceSecret === undefined
+    const result = await this.signIn('/api/v1/user/login/device', { deviceSecret, ...(create ? { create } : {}) } satisfies DeviceLoginBody)
+    return { ...result, deviceSecret }
+  }
+
+  /**
+   * Signs in with an OpenID Connect ID token a native or mobile app got from
+   * the provider's own SDK (Google, Apple, ...). `provider` is the name the
+   * server configured (`google`, or the identity's `oidc:google`); `nonce`
+   * is checked against the token's when given.
+   */
+  async loginWithIdToken(provider: string, idToken: string, options: { nonce?: string; create?: boolean } = {}): Promise<SignInResult> {
+    const body: IdTokenLoginBody = { idToken, ...(options.nonce !== undefined ? { nonce: options.nonce } : {}), ...(options.create ? { create: true } : {}) }
+    return this.signIn(`/api/v1/user/login/oidc/${encodeURIComponent(oidcName(provider))}`, body)
+  }
+
+  /**
+   * Signs in with a Steam Web API ticket: Steamworks'
+   * `GetAuthTicketForWebApi` bytes as hex, for the identity the server names
+   * (`arena` unless the studio changed it). A VAC- or publisher-banned Steam
+   * account is ApiError 403 `platform_banned`.
+   */
+  async loginWithSteam(ticket: string, options: { create?: boolean } = {}): Promise<SignInResult> {
+    return this.signIn('/api/v1/user/login/steam', { ticket, ...(options.create ? { create: true } : {}) } satisfies SteamLoginBody)
+  }
+
+  /**
+   * Starts a sign-in for a device without a keyboard (a TV, a console;
+   * RFC 8628): show the player `userCode` and `verificationUri` (or a QR code
+   * of `verificationUriComplete`), where they sign in and approve this
+   * device; then `pollDeviceCode`.
+   */
+  async startDeviceCode(): Promise<DeviceCode> {
+    return readJson<DeviceCode>(await this.transport.send({ method: 'POST', path: '/api/v1/auth/device-code', body: {} }))
+  }
+
+  /**
+   * Polls once: the user, signed in here, once the player approved; null
+   * while they have not. ApiError 400 `slow_down` (polled sooner than the
+   * interval: wait 5 s longer from now on), `expired_token` (start again) or
+   * `access_denied` (the player said no). `pollDeviceCode` runs the loop.
+   */
+  async checkDeviceCode(deviceCode: string): Promise<User | null> {
+    const response = await this.transport.send({ method: 'POST', path: '/api/v1/auth/device-code/token', body: { deviceCode } satisfies DeviceTokenBody })
+    if (response.status === 400) {
+      const error = await ApiError.from(response)
+      if (error.code === 'authorization_pending') return null
+      throw error
+    }
+    const body = await readJson<TokenResponse>(response)
+    this.lineage++
+    this.store(body)
+    return body.user
+  }
+
+  /**
+   * Polls every `interval` seconds (the started code's, else 5; 5 more after
+   * each `slow_down`) until the player approves: resolves with the user,
+   * signed in here. Rejects with ApiError 400 `expired_token` or
+   * `access_denied`, and with NetworkError when `signal` aborts it. Pass the
+   * whole `DeviceCode` to take its interval.
+   */
+  async pollDeviceCode(deviceCode: string | DeviceCode, options: { signal?: AbortSignal; interval?: number } = {}): Promise<User> {
+    const code = typeof deviceCode === 'string' ? deviceCode : deviceCode.deviceCode
+    let interval = options.interval ?? (typeof deviceCode === 'string' ? DEVICE_POLL_INTERVAL_S : deviceCode.interval)
+    for (;;) {
+      await sleep(interval * 1000, options.signal)
+      try {
+        const user = await this.checkDeviceCode(code)
+        if (user !== null) return user
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'slow_down')) throw error
+        interval += DEVICE_POLL_INTERVAL_S
+      }
+    }
+  }
+
+  /**
+   * The address to send the browser to for a web sign-in with an OpenID
+   * Connect provider (a browser game): the server sends the player to the
+   * provider and back to `redirect` (which must start with one of the
+   * prefixes the server allows, and carry no fragment) with `#code=…` or
+   * `#error=<code>`; pass that fragment to `completeWebLogin`. With
+   * `create`, a first sign-in creates the account.
+   */
+  beginWebLogin(provider: string, options: { redirect: string; create?: boolean }): string {
+    const url = new URL(`${this.transport.baseUrl}/api/v1/auth/oidc/${encodeURIComponent(oidcName(provider))}/start`)
+    url.searchParams.set('redirect', options.redirect)
+    if (options.create) url.searchParams.set('create', '1')
+    return url.toString()
+  }
+
+  /**
+   * Ends a web sign-in on the page it came back to: takes the fragment
+   * (`#code=…` or `#error=…`; a whole URL, or the bare code, also do;
+   * default: this page's `location.hash`) and trades the one-time code for
+   * tokens (once, within 60 s). An `#error=<code>` rejects with the ApiError
+   * of that code (`access_denied`: the player said no at the provider;
+   * `account_exists`, `invalid_credentials`, `account_banned`, ...). The
+   * fragment is not cleared: replace the page's URL so a reload does not
+   * trade a spent code.
+   */
+  async completeWebLogin(fragmentOrCode?: string): Promise<SignInResult> {
+    const input = fragmentOrCode ?? (globalThis as { location?: { hash?: string } }).location?.hash ?? ''
+    const code = webSignInCode(input)
+    return this.signIn('/api/v1/user/login/exchange', { code } satisfies ExchangeBody)
   }
 
   /** Adopts tokens the app already holds (from storage, or from the platform frontend). Without a refresh token there is no rotation. */
@@ -159,15 +300,19 @@ export class Auth {
   }
 
   /**
-   * Deletes the account for good, with its password asked again: personal
-   * data is erased and every session ends, so the tokens are forgotten here.
-   * A wrong password is an ApiError 403 `invalid_credentials` (throttled like
-   * a login: 429 `rate_limited`); a wallet still holding funds or a pending
-   * withdrawal is 409 `balance_not_empty`, and nothing is deleted.
+   * Deletes the account for good, with its password asked again (an account
+   * without a password identity, a guest say, is asked none: omit it):
+   * personal data and identities are erased and every session ends, so the
+   * tokens are forgotten here. A wrong password is an ApiError 403
+   * `invalid_credentials` (throttled like a login: 429 `rate_limited`), none
+   * where one is needed 422 `validation_failed`; a wallet still holding funds
+   * or a pending withdrawal is 409 `balance_not_empty`, and nothing is
+   * deleted.
    */
-  async deleteAccount(password: string): Promise<AccountDeleted> {
+  async deleteAccount(password?: string): Promise<AccountDeleted> {
     const lineage = this.lineage
-    const result = await readJson<AccountDeleted>(await this.send({ method: 'POST', path: '/api/v1/me/delete', body: { password } satisfies DeleteAccountBody }))
+    const body: DeleteAccountBody = password === undefined ? {} : { password }
+    const result = await readJson<AccountDeleted>(await this.send({ method: 'POST', path: '/api/v1/me/delete', body }))
     if (this.lineage === lineage) this.clear()
     return result
   }
@@ -278,6 +423,14 @@ export class Auth {
     if (this.lineage === lineage) this.store(body)
   }
 
+  /** A sign-in that needs no bearer and answers the login shape plus `created`: its tokens kept like login's. */
+  private async signIn(path: string, body: object): Promise<SignInResult> {
+    const answer = await readJson<SignInResponse>(await this.transport.send({ method: 'POST', path, body }))
+    this.lineage++
+    this.store(answer)
+    return { user: answer.user, created: answer.created }
+  }
+
   private store(body: TokenResponse): void {
     const lifetimeMs = body.expiresIn * 1000
     const expiresAt = this.now() + lifetimeMs
@@ -285,6 +438,66 @@ export class Auth {
     this.rotateAt = expiresAt - Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 4)
     this.options.onTokens?.({ ...this.tokens })
   }
+}
+
+/** RFC 8628's default interval, and what a `slow_down` adds to it. */
+const DEVICE_POLL_INTERVAL_S = 5
+
+/** The configured provider name of `google` or `oidc:google` (an identity's provider). */
+function oidcName(provider: string): string {
+  return provider.startsWith('oidc:') ? provider.slice('oidc:'.length) : provider
+}
+
+/**
+ * The statuses of the codes a web sign-in's `#error=` may carry (the server
+ * answers them over a redirect, which has no status of its own); any other
+ * code is taken as 400.
+ */
+export const WEB_SIGN_IN_ERROR_STATUS: Readonly<Record<string, number>> = {
+  access_denied: 400,
+  invalid_credentials: 401,
+  account_banned: 403,
+  platform_banned: 403,
+  account_exists: 409,
+  rate_limited: 429,
+  service_unavailable: 503,
+}
+
+/** The ApiError of a web sign-in's `#error=<code>`. */
+function webSignInError(code: string): ApiError {
+  const status = WEB_SIGN_IN_ERROR_STATUS[code] ?? 400
+  return ApiError.fromBody(status, { error: { code, message: `The web sign-in failed: ${code}`, status } })
+}
+
+/** The one-time code of a web sign-in's return (fragment, URL or bare code); an `error=` becomes its ApiError. */
+function webSignInCode(input: string): string {
+  const fragment = input.includes('#') ? input.slice(input.indexOf('#') + 1) : input
+  if (!fragment.includes('=')) {
+    if (fragment === '') throw new TypeError('completeWebLogin: no #code= or #error= to complete (pass the page\'s location.hash)')
+    return fragment
+  }
+  const params = new URLSearchParams(fragment)
+  const error = params.get('error')
+  if (error !== null) throw webSignInError(error)
+  const code = params.get('code')
+  if (code === null || code === '') throw new TypeError('completeWebLogin: the fragment has neither code= nor error=')
+  return code
+}
+
+/** Waits `ms`; rejects with NetworkError when `signal` aborts (as an aborted request does). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const aborted = () => {
+      clearTimeout(timer)
+      reject(new NetworkError('device-code poll: aborted', { cause: signal?.reason }))
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', aborted)
+      resolve()
+    }, ms)
+    if (signal?.aborted) aborted()
+    else signal?.addEventListener('abort', aborted, { once: true })
+  })
 }
 
 function withBearer(call: Call, token: string): Call {

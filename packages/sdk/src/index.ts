@@ -4,14 +4,17 @@
 //
 //   const arena = createClient({ environment: 'local' })
 //   await arena.auth.login('alice', 'correct horse battery')
+//   // or, with no account yet: const { deviceSecret } = await arena.auth.loginAsGuest()
 //   const game = arena.game(gameId, gameKey)
 //   const session = await game.openSession(matchId)
 //   const decision = await game.submitResult(session, { outcome: 'WIN', winnerParticipantId })
 import { Auth, type AuthOptions } from './auth.js'
 import { EventsClient } from './events.js'
 import { GameClient } from './game.js'
+import { identitiesClient, type IdentitiesClient } from './identities.js'
 import { PurchaseClient, type IntegrityCheck } from './purchases.js'
 import { TournamentsClient } from './tournaments.js'
+import type { UpdateProfileBody } from './requests.js'
 import { readJson, Transport } from './transport.js'
 import type { AccountExport, Environment, FetchLike, MyMatch, Tokens, Tournament, User } from './types.js'
 import { walletClient, type WalletClient } from './wallet.js'
@@ -24,6 +27,7 @@ export type { EventBatchHandler, PollOptions, Subscription, SubscriptionEnd, Sub
 export type { Auth } from './auth.js'
 export type { EventsClient } from './events.js'
 export type { GameClient } from './game.js'
+export type { IdentitiesClient, LinkCredentials } from './identities.js'
 export type { PurchaseClient } from './purchases.js'
 export type { ListTournamentsOptions, TournamentsClient } from './tournaments.js'
 export type { PageOptions, WalletClient } from './wallet.js'
@@ -65,6 +69,10 @@ export interface ArenaClient {
   /** The client of one game, with the key the studio got from the operator. */
   game(gameId: string, gameKey: string): GameClient
   me(): Promise<User>
+  /** Changes the signed-in user's username (3 to 32 letters, digits or underscores; 409 `username_taken`) or country (ISO 3166-1 alpha-2); resolves with the user. */
+  updateProfile(changes: { username?: string; country?: string }): Promise<User>
+  /** The ways the account signs in: `list()`, `link(provider, body)`, `unlink(provider)`. */
+  readonly identities: IdentitiesClient
   /** Everything arena keeps about the signed-in user, as one document (GET /me/export). */
   exportAccount(): Promise<AccountExport>
   /** `wallet()`: balance and address; `wallet.transactions()`, `wallet.withdrawals()`: its history. */
@@ -96,6 +104,8 @@ export function createClient(options: ClientOptions = {}): ArenaClient {
     tournaments: new TournamentsClient(auth),
     game: (gameId, gameKey) => new GameClient(auth, gameId, gameKey),
     me: async () => (await get<{ user: User }>('/api/v1/me')).user,
+    updateProfile: async (changes) => (await readJson<{ user: User }>(await auth.send({ method: 'PATCH', path: '/api/v1/me', body: changes satisfies UpdateProfileBody }))).user,
+    identities: identitiesClient(auth),
     exportAccount: () => get<AccountExport>('/api/v1/me/export'),
     wallet: walletClient(auth),
     myMatches: async () => (await get<{ matches: MyMatch[] }>('/api/v1/me/matches')).matches,

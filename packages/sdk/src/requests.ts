@@ -24,6 +24,68 @@ export interface DeleteAccountBody {
   password?: string
 }
 
+/** POST /user/login/device: a guest's sign-in. */
+export interface DeviceLoginBody {
+  /** At least 128 random bits the client generated and keeps: 22–128 characters of A–Z, a–z, 0–9, _ and -. */
+  deviceSecret: string
+  /** Create a guest account when the secret is unknown. */
+  create?: boolean
+}
+
+/** POST /user/login/oidc/{provider}: a native app's ID token. */
+export interface IdTokenLoginBody {
+  /** The ID token the provider's SDK gave the app (a JWT). */
+  idToken: string
+  /** The nonce the app asked the provider to put in the token; checked when given. */
+  nonce?: string
+  /** Create an account when the identity has none. */
+  create?: boolean
+}
+
+/** POST /user/login/exchange: a web sign-in's one-time code. */
+export interface ExchangeBody {
+  /** The `code` of the redirect's fragment. */
+  code: string
+}
+
+/** POST /user/login/steam. */
+export interface SteamLoginBody {
+  /** GetAuthTicketForWebApi's ticket, hex. */
+  ticket: string
+  /** Create an account when no account has this Steam identity. */
+  create?: boolean
+}
+
+/** POST /auth/device-code/token: the device's poll. */
+export interface DeviceTokenBody {
+  deviceCode: string
+}
+
+/** PATCH /me. */
+export interface UpdateProfileBody {
+  /** 3 to 32 letters, digits or underscores. */
+  username?: string
+  /** ISO 3166-1 alpha-2. */
+  country?: string
+}
+
+/**
+ * POST /me/identities/{provider}: the body of that provider's sign-in —
+ * `{ deviceSecret }`, `{ ticket }` (steam), `{ idToken, nonce? }`
+ * (oidc:<name>) — or `{ email, password, username? }` for `password`.
+ */
+export interface LinkIdentityBody {
+  deviceSecret?: string
+  /** steam: the hex ticket from GetAuthTicketForWebApi. */
+  ticket?: string
+  /** oidc:<name>: the ID token. */
+  idToken?: string
+  nonce?: string
+  email?: string
+  password?: string
+  username?: string
+}
+
 export interface VerifyEmailBody {
   /** The code as mailed (e.g. `7KQ2M-R9W4T`); any case, dash optional. */
   code: string

@@ -13,7 +13,7 @@ export interface TransportOptions {
 }
 
 export interface Call {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   path: string
   query?: Record<string, string | undefined>
   body?: unknown

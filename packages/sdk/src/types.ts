@@ -29,6 +29,47 @@ export interface User {
   identities: string[]
 }
 
+/** The answer of a sign-in that may create the account (guest, OpenID Connect, Steam, a web sign-in's exchange): the login shape and `created`. */
+export interface SignInResponse {
+  accessToken: string
+  refreshToken: string
+  /** Seconds until the access token expires. */
+  expiresIn: number
+  tokenType: 'Bearer'
+  user: User
+  /** Whether this sign-in created the account. */
+  created: boolean
+}
+
+/** What the SDK's sign-ins resolve to (the tokens are kept by the client, like `login`'s). */
+export interface SignInResult {
+  user: User
+  /** Whether this sign-in created the account (only ever with `create`). */
+  created: boolean
+}
+
+/** `auth.loginAsGuest()`: the sign-in and the device secret it used. */
+export interface GuestSignIn extends SignInResult {
+  /** The secret that signs this device in: keep it (like the refresh token) and pass it back next time; lost, the guest account is lost. */
+  deviceSecret: string
+}
+
+/** A device-code sign-in started (`auth.startDeviceCode()`, RFC 8628): show `userCode` and `verificationUri`, then poll. */
+export interface DeviceCode {
+  /** The device keeps this secret and polls with it; never shown. */
+  deviceCode: string
+  /** The code to show the player, `XXXX-XXXX`. */
+  userCode: string
+  /** The page the player opens in a browser and types the code on. */
+  verificationUri: string
+  /** The same page with the code filled in (for a QR code or a link). */
+  verificationUriComplete: string
+  /** Seconds the code waits for the player. */
+  expiresIn: number
+  /** Seconds to wait between polls. */
+  interval: number
+}
+
 /** How many sessions a logout (or revoking one session) ended. */
 export interface LogoutResult {
   revoked: number
