@@ -8,12 +8,17 @@ import type { LinkIdentityBody } from './requests.js'
 import { readJson } from './transport.js'
 import type { Identity } from './types.js'
 
-/** What linking each provider takes: the credential its sign-in takes. */
-export type LinkCredentials =
-  | { provider: 'password'; body: { email: string; password: string; username?: string } }
-  | { provider: 'device'; body: { deviceSecret: string } }
-  | { provider: 'steam'; body: { ticket: string } }
-  | { provider: `oidc:${string}`; body: { idToken: string; nonce?: string } }
+/** The providers an identity can be linked with: the configured OpenID Connect ones as `oidc:<name>`. */
+export type LinkProvider = 'password' | 'device' | 'steam' | `oidc:${string}`
+
+/** What linking a provider takes: the credential its sign-in takes (`{ email, password, username? }` for a password). */
+export type LinkBody<P extends LinkProvider> = P extends 'password'
+  ? { email: string; password: string; username?: string }
+  : P extends 'device'
+    ? { deviceSecret: string }
+    : P extends 'steam'
+      ? { ticket: string }
+      : { idToken: string; nonce?: string }
 
 export interface IdentitiesClient {
   /** Every way the account signs in, in the order they were linked. */
@@ -25,7 +30,7 @@ export interface IdentitiesClient {
    * `oidc:<name>` with `{ idToken, nonce? }`. Resolves with every identity of
    * the account, the new one last.
    */
-  link<P extends LinkCredentials['provider']>(provider: P, body: Extract<LinkCredentials, { provider: P }>['body']): Promise<Identity[]>
+  link<P extends LinkProvider>(provider: P, body: LinkBody<P>): Promise<Identity[]>
   /** Unlinks an identity; resolves with the ones left. ApiError 409 `last_identity` when it is the only way left to sign in, 404 when the account has none of that provider. */
   unlink(provider: string): Promise<Identity[]>
 }

@@ -27,7 +27,7 @@ export type { EventBatchHandler, PollOptions, Subscription, SubscriptionEnd, Sub
 export type { Auth } from './auth.js'
 export type { EventsClient } from './events.js'
 export type { GameClient } from './game.js'
-export type { IdentitiesClient, LinkCredentials } from './identities.js'
+export type { IdentitiesClient, LinkBody, LinkProvider } from './identities.js'
 export type { PurchaseClient } from './purchases.js'
 export type { ListTournamentsOptions, TournamentsClient } from './tournaments.js'
 export type { PageOptions, WalletClient } from './wallet.js'
