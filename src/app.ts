@@ -38,6 +38,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     storage,
     clock: deps.clock,
     backups: options.backupStatus ?? (() => ({})),
+    observeSteam: (observe) => services.steam.observe(observe),
   })
   const addressOf = (request: Request, server: Parameters<typeof clientAddress>[1]) => clientAddress(request, server, { trustProxy: config.trustProxy })
   const app = (
