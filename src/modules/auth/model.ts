@@ -187,3 +187,32 @@ export type AccountExport = Static<typeof AccountExport>
 // The model lists every reason the store knows, and no other (a compile error when one side gains one).
 const _reasonsAgree: [Static<typeof RevokeReason>, StoredRevokeReason] extends [StoredRevokeReason, Static<typeof RevokeReason>] ? true : never = true
 void _reasonsAgree
+
+// ---- sign-in beyond passwords (contract §13) ----
+
+/** The login shape plus whether this sign-in created the account (the sign-ins of contract §13). */
+export const SignInTokens = t.Object(
+  {
+    ...TokenResponse.properties,
+    created: t.Boolean({ description: 'true when this sign-in created the account (only with `create: true`)' }),
+  },
+  { $id: 'SignInTokens' },
+)
+export type SignInTokens = Static<typeof SignInTokens>
+
+/** A Steamworks Web API ticket as hex: GetAuthTicketForWebApi's bytes, a few hundred (at most 2 KiB taken). */
+export const SteamTicket = t.String({
+  pattern: '^([0-9A-Fa-f]{2})+$',
+  minLength: 16,
+  maxLength: 4096,
+  description: "the ticket of Steamworks' GetAuthTicketForWebApi(ARENA_STEAM_IDENTITY), hex-encoded (either case)",
+})
+
+export const SteamLoginBody = t.Object(
+  {
+    ticket: SteamTicket,
+    create: t.Optional(t.Boolean({ description: 'create an account when no account has this Steam identity (default false: 401 invalid_credentials)' })),
+  },
+  { $id: 'SteamLoginBody' },
+)
+export type SteamLoginBody = Static<typeof SteamLoginBody>
