@@ -22,7 +22,7 @@ import {
   SessionIdParams,
   SessionsEndedResponse,
   SessionsResponse,
-  SignInTokens,
+  SignInResponse,
   SteamLoginBody,
   TokenResponse,
   UserResponse,
@@ -35,7 +35,8 @@ import type { Registration } from './registration'
 import type { AuthService } from './service'
 import type { SignIn } from './sign-in'
 import { DEVICE_HEADER } from './known-places'
-import type { SteamIdentity, SteamTickets } from './steam'
+import type { Identities } from './identities'
+import type { SteamTickets } from './steam'
 
 export interface ClientAddressOptions {
   /** Take the client address from the right-most X-Forwarded-For entry (behind one trusted proxy). */
@@ -250,17 +251,12 @@ export function accountModule(auth: AuthService, deletion: AccountDeletion, expo
     )
 }
 
-/** What the Steam route asks of the identities core (./identities.ts): find or create the account of a proven identity and open a session. */
-export interface SteamSignInCore {
-  signIn(proven: SteamIdentity, options: { create: boolean; address: string; userAgent: string | null }): Promise<SignInTokens>
-}
-
 /**
  * Steam sign-in (contract §13): the ticket is checked with the Steam Web API
  * first (./steam.ts), outside any unit of work; only a proven, unbanned Steam
  * player reaches the identities core.
  */
-export function steamModule(steam: SteamTickets, identities: SteamSignInCore, options: ClientAddressOptions) {
+export function steamModule(steam: SteamTickets, identities: Pick<Identities, 'signIn'>, options: ClientAddressOptions) {
   return new Elysia({ name: 'arena/steam', prefix: '/api/v1' }).post(
     '/user/login/steam',
     async ({ body, request, server }) => {
@@ -270,7 +266,7 @@ export function steamModule(steam: SteamTickets, identities: SteamSignInCore, op
     {
       body: SteamLoginBody,
       response: {
-        200: SignInTokens,
+        200: SignInResponse,
         ...errors(
           JSON_BODY,
           { 401: ['invalid_credentials'], 403: ['platform_banned', 'account_banned'], 404: ['not_found'], 429: ['rate_limited'], 503: ['service_unavailable'] },
