@@ -73,6 +73,7 @@ export type WireTypes = [
   Same<Equal<SdkRequests.DeviceLoginBody, Model<typeof AuthModel.DeviceLoginBody>>>,
   Same<Equal<SdkRequests.UpdateProfileBody, Model<typeof AuthModel.UpdateProfileBody>>>,
   Same<Equal<SdkRequests.LinkIdentityBody, Model<typeof AuthModel.LinkIdentityBody>>>,
+  Same<Equal<SdkRequests.SteamLoginBody, Model<typeof AuthModel.SteamLoginBody>>>,
   Same<Equal<SdkRequests.SessionBody, Model<typeof MatchesModel.SessionBody>>>,
   Same<Equal<SdkRequests.VerifyBody, Model<typeof WalletModel.VerifyBody>>>,
   Same<Equal<SdkRequests.SetPinBody, Model<typeof SecurityModel.SetPinBody>>>,
