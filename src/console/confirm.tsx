@@ -9,7 +9,7 @@
 //
 // Used for every action that cannot be undone from the console, or that
 // locks someone out: cancel a tournament, disqualify a player, approve or
-// reject a withdrawal, ban a user, disable an operator, reset its password or
+// reject a withdrawal, ban a user, unlink a user's identity, disable an operator, reset its password or
 // turn off its authenticator, rotate a game's key. Actions that are undone by
 // the opposite button (lift a ban, enable, set a role, correct a result) act
 // at once.
