@@ -26,6 +26,7 @@ import fc from 'fast-check'
 import { totpCode } from '../../src/modules/operators/totp'
 import { CONSOLE_ROLES, consoleRoleIndex, isConsoleRoute, JObj, Raw, Ref, toJson, USERS, type Hints, type JVal, type RequestSpec, type RouteShape } from './hostile-requests'
 import { cliActor } from '../helpers/operators'
+import { newDeviceSecret } from '../../src/modules/auth/identities'
 
 interface PoolUser {
   id: string
@@ -158,6 +159,11 @@ export async function buildTemplate(): Promise<Template> {
       u.hasPin = true
       await call(t, postJson(`/api/v1/admin/wallets/${u.id}/credit`, { amount: '1000', reference: `fund-${u.id}` }, admin), 200)
       await call(t, req('/api/v1/wallet', { headers: bearerOf(u.accessToken) }), 200)
+    }
+
+    // Users 0 and 2 also sign in as a guest device (contract §13): a second identity, so unlinking `device` (the player's own, an operator's) can succeed.
+    for (const u of [users[0]!, users[2]!]) {
+      await call(t, postJson('/api/v1/me/identities/device', { deviceSecret: newDeviceSecret() }, bearerOf(u.accessToken)), 200)
     }
 
     const first = (await call(t, postJson('/api/v1/admin/games', { name: 'Fuzz Duel' }, admin), 201)) as { game: { id: string }; gameKey: string }
@@ -1090,6 +1096,9 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('withdrawalId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'operators':
       return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 2 }).map((n) => new Ref('operatorId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'identities':
+      // A provider's name: ones a user has, ones nobody has, and names no provider has (a key of every object among them).
+      return fc.constantFrom('device', 'device', 'password', 'steam', 'oidc:google', 'oidc:', 'OIDC:Google', '__proto__', 'constructor', 'nonsense').map((p) => new Ref(`literal:${p}`))
     default:
       return fc.constant(new Ref('anyId'))
   }
@@ -1192,6 +1201,9 @@ function goodParam(param: string, path: string, method: string): Ref {
       return new Ref('userId', 2)
     case 'withdrawals':
       return new Ref('withdrawalId', 0)
+    case 'identities':
+      // The guest device users 0 and 2 have beside their password.
+      return new Ref('literal:device')
     case 'operators':
       // Enabling needs the disabled operator (1), turning TOTP off the enrolled one (2).
       return new Ref('operatorId', path.endsWith('/enable') ? 1 : path.endsWith('/totp/disable') ? 2 : 0)
