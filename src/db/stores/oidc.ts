@@ -26,10 +26,13 @@ export class OidcQueries extends Queries implements OidcStore {
     return code !== undefined && code.expiresAt > now ? code : null
   }
 
-  async pruneExpired(now: Date): Promise<{ flows: number; exchangeCodes: number }> {
-    const { oidcLoginFlows, loginExchangeCodes } = this.t
-    const flows = await this.db.delete(oidcLoginFlows).where(lte(oidcLoginFlows.expiresAt, now)).returning({ stateHash: oidcLoginFlows.stateHash })
-    const codes = await this.db.delete(loginExchangeCodes).where(lte(loginExchangeCodes.expiresAt, now)).returning({ codeHash: loginExchangeCodes.codeHash })
-    return { flows: flows.length, exchangeCodes: codes.length }
+  async pruneExpiredFlows(now: Date): Promise<number> {
+    const { oidcLoginFlows } = this.t
+    return (await this.db.delete(oidcLoginFlows).where(lte(oidcLoginFlows.expiresAt, now)).returning({ stateHash: oidcLoginFlows.stateHash })).length
+  }
+
+  async pruneExpiredExchangeCodes(now: Date): Promise<number> {
+    const { loginExchangeCodes } = this.t
+    return (await this.db.delete(loginExchangeCodes).where(lte(loginExchangeCodes.expiresAt, now)).returning({ codeHash: loginExchangeCodes.codeHash })).length
   }
 }

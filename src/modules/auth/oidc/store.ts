@@ -33,6 +33,8 @@ export interface OidcStore {
   insertExchangeCode(code: ExchangeCode): Promise<void>
   /** Deletes the code and returns it if it had not expired at `now`; null if there was none (or it had). */
   takeExchangeCode(codeHash: string, now: Date): Promise<ExchangeCode | null>
-  /** Housekeeping: deletes the flows and codes expired at `now`. */
-  pruneExpired(now: Date): Promise<{ flows: number; exchangeCodes: number }>
+  /** Housekeeping: deletes the flows expired at `now`; how many. */
+  pruneExpiredFlows(now: Date): Promise<number>
+  /** Housekeeping: deletes the exchange codes expired at `now`; how many. */
+  pruneExpiredExchangeCodes(now: Date): Promise<number>
 }
