@@ -445,7 +445,7 @@ export const SETTINGS = {
     defaultText: 'unset (none)',
     ...accepting('JSON'),
     help: 'the OpenID Connect providers players sign in with: a JSON list of {"name","issuer","clientId","clientSecret"?}',
-    doc: 'the OpenID Connect providers players sign in with (Google, Apple, Microsoft, Epic, Twitch or any issuer): a JSON list of `{"name":"google","issuer":"https://accounts.google.com","clientId":"…","clientSecret":"…"}`; `name` (1 to 32 of `a-z0-9_-`, unique) is the `{provider}` of the routes, `clientSecret` is needed for the web flow only. Checked at start-up; the issuer is contacted at the first sign-in ([docs/identities.md](docs/identities.md))',
+    doc: 'the OpenID Connect providers players sign in with (Google, Apple, Microsoft, Epic, Twitch or any issuer): a JSON list of `{"name":"google","issuer":"https://accounts.google.com","clientId":"…","clientSecret":"…"}`; `name` (1 to 32 of `a-z0-9_-`, unique) is the `{provider}` of the routes, `clientSecret` is needed for the web flow only, `nativeClientIds` (optional) lists the client ids of native apps whose ID tokens are accepted too (Apple\'s bundle ID beside its Services ID). Checked at start-up; the issuer is contacted at the first sign-in ([docs/identities.md](docs/identities.md))',
     /** The configured providers (contract §13). */
     read: (raw: string | undefined, { problems }: ReadContext) => parseOidcProviders(raw, problems),
   },

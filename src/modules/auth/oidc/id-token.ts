@@ -32,9 +32,9 @@ export function invalidIdToken(): AppError {
 
 /**
  * Checks `idToken` against the provider: the signature (a key of its key
- * set), `iss` (the configured issuer, exactly), `aud` (contains the client id;
- * with several audiences `azp` must be the client id, and an `azp` present is
- * always the client id), `exp`, `iat` (not ahead of the clock beyond
+ * set), `iss` (the configured issuer, exactly), `aud` (contains the client id
+ * or one of nativeClientIds; with several audiences `azp` must be one of them
+ * too), `exp`, `iat` (not ahead of the clock beyond
  * CLOCK_SKEW_S), `sub`, and `nonce` when the caller gives one.
  */
 export async function verifyIdToken(
@@ -43,13 +43,14 @@ export async function verifyIdToken(
   expected: { nonce?: string },
   deps: { clock: Clock; logger: Logger },
 ): Promise<IdTokenClaims> {
-  const { issuer: iss, clientId } = issuer.settings
+  const { issuer: iss, clientId, nativeClientIds } = issuer.settings
+  const accepted = [clientId, ...nativeClientIds]
   const now = deps.clock.now()
   let payload: JWTPayload
   try {
     ;({ payload } = await jwtVerify(idToken, issuer.key, {
       issuer: iss,
-      audience: clientId,
+      audience: accepted,
       algorithms: ID_TOKEN_ALGORITHMS,
       currentDate: now,
       clockTolerance: CLOCK_SKEW_S,
@@ -67,8 +68,9 @@ export async function verifyIdToken(
   if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 255) refuse('sub missing or too long')
   if (typeof payload.iat !== 'number' || payload.iat > now.getTime() / 1000 + CLOCK_SKEW_S) refuse('iat in the future')
   const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud]
-  if (payload.azp !== undefined && payload.azp !== clientId) refuse('azp is another client')
-  if (audiences.length > 1 && payload.azp === undefined) refuse('several audiences and no azp')
+  // With several audiences the token must say which party it was issued to, and that must be ours. With one, `azp` may
+  // name another client of the studio's (Google's Android and iOS clients asking a token for the server's client id).
+  if (audiences.length > 1 && (typeof payload.azp !== 'string' || !accepted.includes(payload.azp))) refuse('several audiences and azp not ours')
   if (expected.nonce !== undefined && (typeof payload.nonce !== 'string' || !constantTimeEqual(payload.nonce, expected.nonce))) refuse('nonce differs')
   return {
     sub: payload.sub as string,

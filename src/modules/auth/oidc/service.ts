@@ -34,6 +34,17 @@ import { redirectAllowed, type OidcProviderSettings } from './settings'
 export const FLOW_TTL_MS = 10 * 60_000
 export const EXCHANGE_CODE_TTL_MS = 60_000
 export const OIDC_SCOPE = 'openid email profile'
+/**
+ * Apple answers a request for `name` or `email` only with
+ * response_mode=form_post (a POST to the callback), and the callback is a
+ * GET: of Apple the web flow asks `openid` alone. Its ID token still names
+ * the player (`sub`), which is all a sign-in needs; the address is asked for
+ * by the app, if at all (docs/identities.md, "Apple").
+ */
+const APPLE_ISSUER = 'https://appleid.apple.com'
+export function scopeFor(issuer: string): string {
+  return issuer === APPLE_ISSUER ? 'openid' : OIDC_SCOPE
+}
 
 /** Who a provider proved the player is there (the identities service's ProvenIdentity). */
 export interface ProvenIdentity {
@@ -140,7 +151,7 @@ export class OidcService {
       client_id: issuer.settings.clientId,
       redirect_uri: this.callbackUrl(name, options.origin),
       response_type: 'code',
-      scope: OIDC_SCOPE,
+      scope: scopeFor(issuer.settings.issuer),
       state,
       nonce,
       code_challenge: await oauth.calculatePKCECodeChallenge(verifier),

@@ -10,6 +10,8 @@ export interface OidcProviderSettings {
   /** The issuer identifier, exactly as the provider's ID tokens carry it in `iss`. */
   issuer: string
   clientId: string
+  /** Other client ids whose ID tokens the native sign-in accepts too (Apple: the iOS app's bundle ID, when clientId is the web flow's Services ID). */
+  nativeClientIds: readonly string[]
   /** For the web flow's token request (client_secret_basic); prints as [redacted]. Apple's is a JWT the studio signs (docs/identities.md). */
   clientSecret?: Secret
 }
@@ -43,7 +45,7 @@ export function parseOidcProviders(text: string | undefined, problems: string[])
     const given = entry as Record<string, unknown>
     const before = problems.length
     for (const key of Object.keys(given)) {
-      if (!['name', 'issuer', 'clientId', 'clientSecret'].includes(key)) problems.push(`${where} has no "${key}" (known: name, issuer, clientId, clientSecret)`)
+      if (!['name', 'issuer', 'clientId', 'clientSecret', 'nativeClientIds'].includes(key)) problems.push(`${where} has no "${key}" (known: name, issuer, clientId, clientSecret, nativeClientIds)`)
     }
     if (typeof given.name !== 'string' || !OIDC_PROVIDER_NAME.test(given.name)) {
       problems.push(`${where}.name must be 1 to 32 of a-z, 0-9, _ and - (it is the {provider} of the routes), got ${JSON.stringify(given.name)}`)
@@ -56,6 +58,9 @@ export function parseOidcProviders(text: string | undefined, problems: string[])
     if (typeof given.clientId !== 'string' || given.clientId.length === 0 || given.clientId.length > 512) {
       problems.push(`${where}.clientId must be the client id the provider gave the app (1 to 512 characters)`)
     }
+    if (given.nativeClientIds !== undefined && (!Array.isArray(given.nativeClientIds) || !given.nativeClientIds.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 512))) {
+      problems.push(`${where}.nativeClientIds must be a list of client ids (1 to 512 characters each), such as ["com.example.game"]`)
+    }
     // The secret's value is never repeated in a problem.
     if (given.clientSecret !== undefined && (typeof given.clientSecret !== 'string' || given.clientSecret.length === 0)) {
       problems.push(`${where}.clientSecret must be a non-empty string when given`)
@@ -66,6 +71,7 @@ export function parseOidcProviders(text: string | undefined, problems: string[])
       name: given.name as string,
       issuer: given.issuer as string,
       clientId: given.clientId as string,
+      nativeClientIds: Object.freeze([...((given.nativeClientIds as string[] | undefined) ?? [])]),
       ...(given.clientSecret !== undefined ? { clientSecret: new Secret(given.clientSecret as string) } : {}),
     })
   })
