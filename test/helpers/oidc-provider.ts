@@ -31,6 +31,8 @@ export interface OidcProviderFixture {
   mint(sub: string, claims?: Record<string, unknown>, options?: { key?: ProviderKey; header?: Record<string, unknown> }): Promise<string>
   /** Stops answering (every request is refused at the socket), or answers again. */
   setDown(down: boolean): void
+  /** Accepts requests and never answers them (a provider that hangs), or answers again. */
+  setHanging(hanging: boolean): void
   /** Drives the provider's real authorization endpoint as a browser would: login as `account`, consent; returns the redirect to the client's redirect_uri. */
   authorize(authorizationUrl: string, account: string): Promise<URL>
   /** The same, but the player cancels at the login form: the redirect carries error=access_denied. */
@@ -56,11 +58,13 @@ export async function startOidcProvider(options: { redirectUris: string[]; clien
   const hits = new Map<string, number>()
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
   let down = false
+  let hanging = false
   const server: Server = createServer((req, res) => {
     if (down) {
       req.socket.destroy()
       return
     }
+    if (hanging) return
     const path = (req.url ?? '/').split('?')[0]!
     hits.set(path, (hits.get(path) ?? 0) + 1)
     handler!(req, res)
@@ -175,6 +179,9 @@ export async function startOidcProvider(options: { redirectUris: string[]; clien
     },
     setDown(value) {
       down = value
+    },
+    setHanging(value) {
+      hanging = value
     },
     async authorize(authorizationUrl, account) {
       jar.clear()

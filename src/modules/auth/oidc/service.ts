@@ -130,6 +130,8 @@ export class OidcService {
   async startFlow(name: string, options: { purpose: FlowPurpose; redirect: string; create: boolean; origin: string }): Promise<string> {
     const issuer = this.#issuer(name)
     if (options.purpose === 'login') checkRedirect(options.redirect, this.deps.redirects)
+    // The device page's redirect is arena's own page, never another site's.
+    else if (!options.redirect.startsWith('/') || options.redirect.startsWith('//') || options.redirect.includes('#')) throw new Error(`a device sign-in returns to a path of arena's, not ${options.redirect}`)
     const server = await issuer.metadata()
     if (server.authorization_endpoint === undefined) throw new AppError('service_unavailable', `The sign-in provider "${name}" has no authorization endpoint`)
     const state = randomToken(32)
