@@ -315,6 +315,14 @@ export const SETTINGS = {
     help: 'a spent refresh token sent again this soon is a retry, not a replay (0 disables)',
     doc: 'a spent refresh token presented again this soon after its rotation is a retry, not a replay, in seconds (`0` turns the grace off)',
   }),
+  ARENA_GUEST_CREATE_PER_HOUR: int({
+    key: 'guestCreatePerHour',
+    default: 20,
+    min: 1,
+    max: 1_000_000,
+    help: 'accounts one client address may create per hour by a first sign-in (guest, OpenID Connect, Steam)',
+    doc: 'accounts one client address may create per hour by signing in with `create` (a guest, an OpenID Connect or a Steam identity); more answer 429 with `Retry-After`',
+  }),
   ARENA_PIN_SESSION_TTL_S: int({ key: 'pinSessionTtlS', default: 300, min: 30, max: 3600, help: 'PIN-session lifetime in seconds', doc: 'PIN-session lifetime in seconds' }),
   ARENA_OPERATOR_SESSION_TTL_S: int({
     key: 'operatorSessionTtlS',

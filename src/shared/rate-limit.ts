@@ -31,6 +31,7 @@ const API = '/api/v1'
 const SIGN_IN = new Set([
   `${API}/user/register`,
   `${API}/user/login`,
+  `${API}/user/login/device`,
   `${API}/user/password/forgot`,
   `${API}/user/password/reset`,
   `${API}/user/email/verify`,
