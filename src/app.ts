@@ -4,6 +4,8 @@ import { Elysia } from 'elysia'
 import type { ServiceDeps, Services } from './services'
 import { adminModule, operatorApiDisabled } from './modules/admin'
 import { accountModule, authModule, clientAddress } from './modules/auth'
+import { identitiesModule } from './modules/auth/identity-routes'
+import { oidcModule } from './modules/auth/oidc'
 import { gamesModule } from './modules/games'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
@@ -56,7 +58,9 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(metricsModule(metrics, config.metricsToken))
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))
       .use(authModule(auth, { trustProxy: config.trustProxy }, services))
+      .use(identitiesModule(auth, { trustProxy: config.trustProxy }, services))
       .use(accountModule(auth, deletion, exports))
+      .use(oidcModule(services.oidc, { trustProxy: config.trustProxy }))
       .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))

@@ -4,7 +4,8 @@
 import { Elysia } from 'elysia'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../../plugins/openapi'
 import { clientAddress, type ClientAddressOptions } from '../index'
-import { CallbackQuery, ExchangeBody, IdTokenLoginBody, ProviderParams, Redirect, SignInTokens, StartQuery } from './model'
+import { SignInResponse } from '../model'
+import { CallbackQuery, ExchangeBody, IdTokenLoginBody, ProviderParams, Redirect, StartQuery } from './model'
 import type { OidcService } from './service'
 
 /** A redirect nobody caches, that tells the next site nothing of where the player came from (the callback's URL holds the provider's code). */
@@ -22,7 +23,7 @@ export function oidcModule(oidc: OidcService, options: ClientAddressOptions) {
         params: ProviderParams,
         body: IdTokenLoginBody,
         response: {
-          200: SignInTokens,
+          200: SignInResponse,
           ...errors(JSON_BODY, { 401: ['invalid_credentials'], 403: ['account_banned'], 404: ['not_found'], 409: ['account_exists'], 429: ['rate_limited'] }, STORAGE),
         },
         detail: {
@@ -69,7 +70,7 @@ export function oidcModule(oidc: OidcService, options: ClientAddressOptions) {
       ({ body, request, server }) => oidc.exchange(body.code, { address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent') }),
       {
         body: ExchangeBody,
-        response: { 200: SignInTokens, ...errors(JSON_BODY, { 401: ['invalid_credentials'], 403: ['account_banned'] }, STORAGE) },
+        response: { 200: SignInResponse, ...errors(JSON_BODY, { 401: ['invalid_credentials'], 403: ['account_banned'] }, STORAGE) },
         detail: { tags: ['auth'], summary: "Trade a web sign-in's one-time code (the redirect's #code) for tokens: once, within 60 s" },
       },
     )

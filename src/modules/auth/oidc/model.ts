@@ -1,5 +1,4 @@
 import { t, type Static } from 'elysia'
-import { TokenResponse } from '../model'
 
 export const ProviderParams = t.Object({ provider: t.String({ minLength: 1, maxLength: 64, description: 'a configured provider name (`google`)' }) })
 
@@ -13,10 +12,6 @@ export const IdTokenLoginBody = t.Object(
 )
 
 export const ExchangeBody = t.Object({ code: t.String({ minLength: 1, maxLength: 512, description: 'the `code` of the redirect\'s fragment' }) }, { $id: 'ExchangeBody' })
-
-/** The login shape, and whether this sign-in created the account. */
-export const SignInTokens = t.Composite([TokenResponse, t.Object({ created: t.Boolean({ description: 'this sign-in created the account' }) })], { $id: 'SignInTokens' })
-export type SignInTokens = Static<typeof SignInTokens>
 
 export const StartQuery = t.Object({
   redirect: t.String({ minLength: 1, maxLength: 2048, description: 'where the player comes back; must start with one of ARENA_OIDC_REDIRECTS' }),

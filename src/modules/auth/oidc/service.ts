@@ -26,7 +26,8 @@ import { AppError, type ErrorCode } from '../../../shared/errors'
 import type { Clock } from '../../../shared/clock'
 import { randomToken, sha256Hex } from '../../../shared/crypto'
 import type { Logger } from '../../../shared/logger'
-import type { TokenResponse } from '../model'
+import type { Identities, ProvenIdentity, SignInPlace } from '../identities'
+import type { SignInResponse } from '../model'
 import { verifyIdToken } from './id-token'
 import { OidcIssuer } from './issuer'
 import { redirectAllowed, type OidcProviderSettings } from './settings'
@@ -46,25 +47,8 @@ export function scopeFor(issuer: string): string {
   return issuer === APPLE_ISSUER ? 'openid' : OIDC_SCOPE
 }
 
-/** Who a provider proved the player is there (the identities service's ProvenIdentity). */
-export interface ProvenIdentity {
-  provider: 'device' | 'steam' | `oidc:${string}`
-  subject: string
-  email?: string | null
-  emailVerified?: boolean
-}
-
-export interface SignInPlace {
-  address: string
-  userAgent: string | null
-}
-
-/** What this module asks of the identities service (src/modules/auth/identities.ts): find or create the account, open a session. */
-export interface IdentitySessions {
-  signIn(proven: ProvenIdentity, options: { create: boolean } & SignInPlace): Promise<TokenResponse & { created: boolean }>
-  resolve(proven: ProvenIdentity, options: { create: boolean; address: string }): Promise<{ userId: string; created: boolean }>
-  openSession(userId: string, place: SignInPlace): Promise<TokenResponse>
-}
+/** What this module asks of the identities service: find or create the account, open a session. */
+export type IdentitySessions = Pick<Identities, 'signIn' | 'resolve' | 'openSession'>
 
 export interface OidcDeps {
   storage: Storage
@@ -115,7 +99,7 @@ export class OidcService {
   }
 
   /** POST /user/login/oidc/{provider}: the ID token's account (created with `create`), and a session. */
-  async signInWithIdToken(name: string, body: { idToken: string; nonce?: string; create?: boolean }, place: SignInPlace): Promise<TokenResponse & { created: boolean }> {
+  async signInWithIdToken(name: string, body: { idToken: string; nonce?: string; create?: boolean }, place: SignInPlace): Promise<SignInResponse> {
     const proven = await this.proveIdToken(name, body)
     return this.deps.identities.signIn(proven, { create: body.create === true, ...place })
   }
@@ -233,7 +217,7 @@ export class OidcService {
   }
 
   /** POST /user/login/exchange: the code the callback handed out, traded once within 60 s for a session. */
-  async exchange(code: string, place: SignInPlace): Promise<TokenResponse & { created: boolean }> {
+  async exchange(code: string, place: SignInPlace): Promise<SignInResponse> {
     const { userId, created } = await this.redeemExchange(code)
     return { ...(await this.deps.identities.openSession(userId, place)), created }
   }
