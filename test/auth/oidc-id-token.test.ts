@@ -45,8 +45,8 @@ async function refused(res: Response): Promise<void> {
   expect(res.status).toBe(401)
   const body = (await res.json()) as { error: { code: string; message: string } }
   expect(body.error.code).toBe('invalid_credentials')
-  // The same words whatever was wrong: nothing that helps a forger.
-  expect(body.error.message).toBe('The ID token was not accepted')
+  // The same words whatever was wrong, and as for a good token whose identity has no account: nothing that helps a forger.
+  expect(body.error.message).toBe('Unknown identity, or the credential is not valid')
 }
 
 describe('ID-token sign-in', () => {

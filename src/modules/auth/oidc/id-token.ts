@@ -2,10 +2,13 @@
 // the issuer's cached key set (issuer.ts), so that when a key set is fetched
 // again is arena's decision (the refetch floor), by arena's clock. Every way a
 // token can be wrong is the same 401 invalid_credentials, with nothing in the
-// message that tells a forger which check failed; the reason goes to the debug
-// log only. A provider that cannot be reached is a 503 (issuer.ts).
+// message that tells a forger which check failed (the reason goes to the debug
+// log only): the answer is the one an unknown identity gets (identities.ts),
+// so a forger cannot even tell a token that failed from one that passed. A
+// provider that cannot be reached is a 503 (issuer.ts).
 import { jwtVerify, type JWTPayload } from 'jose'
 import { AppError } from '../../../shared/errors'
+import { invalidCredentials } from '../identities'
 import { constantTimeEqual } from '../../../shared/crypto'
 import type { Clock } from '../../../shared/clock'
 import type { Logger } from '../../../shared/logger'
@@ -26,9 +29,6 @@ export interface IdTokenClaims {
   name: string | null
 }
 
-export function invalidIdToken(): AppError {
-  return new AppError('invalid_credentials', 'The ID token was not accepted')
-}
 
 /**
  * Checks `idToken` against the provider: the signature (a key of its key
@@ -59,11 +59,11 @@ export async function verifyIdToken(
   } catch (error) {
     if (error instanceof AppError) throw error // the provider down: 503
     deps.logger.debug('oidc.id_token_refused', { provider: issuer.name, reason: error instanceof Error ? error.message : String(error) })
-    throw invalidIdToken()
+    throw invalidCredentials()
   }
   const refuse = (reason: string): never => {
     deps.logger.debug('oidc.id_token_refused', { provider: issuer.name, reason })
-    throw invalidIdToken()
+    throw invalidCredentials()
   }
   if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 255) refuse('sub missing or too long')
   if (typeof payload.iat !== 'number' || payload.iat > now.getTime() / 1000 + CLOCK_SKEW_S) refuse('iat in the future')
