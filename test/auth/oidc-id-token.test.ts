@@ -5,7 +5,8 @@
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { generateKeyPair, SignJWT } from 'jose'
 import { createTestApp, postJson } from '../helpers/app'
-import { registerUser } from '../helpers/auth'
+import { bearer, registerUser } from '../helpers/auth'
+import { newDeviceSecret } from '../../src/modules/auth/identities'
 import { startOidcProvider } from '../helpers/oidc-provider'
 
 const fx = await startOidcProvider({ redirectUris: ['http://localhost/api/v1/auth/oidc/test/callback'] })
@@ -153,6 +154,37 @@ describe('ID-token sign-in', () => {
     expect(res.status).toBe(503)
     expect(performance.now() - began).toBeLessThan(15_000)
   }, 20_000)
+})
+
+describe('with the identities of an account', () => {
+  test('two first sign-ins with one new identity at once make one account', async () => {
+    const sub = subject('twice')
+    const [a, b] = await Promise.all([signIn(await fx.mint(sub), { create: true }), signIn(await fx.mint(sub), { create: true })])
+    expect([a.status, b.status]).toEqual([200, 200])
+    const [first, second] = (await Promise.all([a.json(), b.json()])) as { created: boolean; user: { id: string } }[]
+    expect(first!.user.id).toBe(second!.user.id)
+    expect([first!.created, second!.created].sort()).toEqual([false, true])
+  })
+
+  test('a guest links its provider identity with an ID token and then signs in with it; the identity cannot go to a second account', async () => {
+    const guest = await ctx.handle(postJson('/api/v1/user/login/device', { deviceSecret: newDeviceSecret(), create: true }))
+    const { accessToken, user } = (await guest.json()) as { accessToken: string; user: { id: string } }
+    const sub = subject('linked')
+    const link = await ctx.handle(postJson('/api/v1/me/identities/oidc:test', { idToken: await fx.mint(sub) }, bearer(accessToken)))
+    expect(link.status).toBe(200)
+    expect(((await link.json()) as { identities: { provider: string; subject?: string }[] }).identities).toContainEqual(expect.objectContaining({ provider: 'oidc:test', subject: sub }))
+    const back = await signIn(await fx.mint(sub))
+    expect(await back.json()).toMatchObject({ created: false, user: { id: user.id, identities: ['device', 'oidc:test'] } })
+
+    // A forged token links nothing (the same checks as the sign-in), and another account cannot take the identity.
+    const other = (await (await ctx.handle(postJson('/api/v1/user/login/device', { deviceSecret: newDeviceSecret(), create: true }))).json()) as { accessToken: string }
+    const forged = (await fx.mint(subject('forged-link'))).slice(0, -4) + 'AAAA'
+    expect((await ctx.handle(postJson('/api/v1/me/identities/oidc:test', { idToken: forged }, bearer(other.accessToken)))).status).toBe(401)
+    const taken = await ctx.handle(postJson('/api/v1/me/identities/oidc:test', { idToken: await fx.mint(sub) }, bearer(other.accessToken)))
+    expect(taken.status).toBe(409)
+    expect(((await taken.json()) as { error: { code: string } }).error.code).toBe('identity_in_use')
+    expect((await ctx.handle(postJson('/api/v1/me/identities/oidc:nobody', { idToken: await fx.mint(sub) }, bearer(other.accessToken)))).status).toBe(404)
+  })
 })
 
 describe('the provider\'s keys', () => {
