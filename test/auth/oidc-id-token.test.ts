@@ -221,4 +221,19 @@ describe('the provider\'s keys', () => {
     expect((await signIn(await fx.mint(sub, { iat: now() }, { key: third }))).status).toBe(200)
     expect(jwks()).toBe(afterFirst + 2)
   })
+
+  test('past its 6 hours the discovery document is asked for again, when the keys are', async () => {
+    const sub = subject('stale')
+    expect((await signIn(await fx.mint(sub, { iat: now(), exp: now() + 600 }), { create: true })).status).toBe(200)
+    const discovery = () => fx.hits.get('/.well-known/openid-configuration') ?? 0
+    const jwks = () => fx.hits.get('/jwks') ?? 0
+    const before = { discovery: discovery(), jwks: jwks() }
+    ctx.clock.advance(7 * 3_600_000)
+    // Cached keys need no document.
+    expect((await signIn(await fx.mint(sub, { iat: now(), exp: now() + 600 }))).status).toBe(200)
+    expect([discovery(), jwks()]).toEqual([before.discovery, before.jwks])
+    const rotated = await fx.rotateKeys()
+    expect((await signIn(await fx.mint(sub, { iat: now(), exp: now() + 600 }, { key: rotated }))).status).toBe(200)
+    expect([discovery(), jwks()]).toEqual([before.discovery + 1, before.jwks + 1])
+  })
 })

@@ -176,6 +176,27 @@ describe('the web flow', () => {
     expect(down.headers.get('retry-after')).toBe('30')
   })
 
+  test('past its 6 hours the discovery document is asked for again; while the provider does not answer, the old one serves', async () => {
+    const discovery = () => fx.hits.get('/.well-known/openid-configuration') ?? 0
+    expect((await start({ redirect: 'https://game.example/' })).status).toBe(302)
+    const before = discovery()
+    ctx.clock.advance(5 * 3_600_000)
+    expect((await start({ redirect: 'https://game.example/' })).status).toBe(302)
+    expect(discovery()).toBe(before)
+    ctx.clock.advance(2 * 3_600_000)
+    expect((await start({ redirect: 'https://game.example/' })).status).toBe(302)
+    expect(discovery()).toBe(before + 1)
+    ctx.clock.advance(7 * 3_600_000)
+    fx.setDown(true)
+    try {
+      const res = await start({ redirect: 'https://game.example/' })
+      expect(res.status).toBe(302)
+      expect(res.headers.get('location')!.startsWith(`${fx.issuer}/auth?`)).toBe(true)
+    } finally {
+      fx.setDown(false)
+    }
+  })
+
   test('the device page\'s flow comes back with the code in the query, redeemed once by the page', async () => {
     const location = await ctx.services.oidc.startFlow('test', { purpose: 'device', redirect: '/device?step=signin', create: true, origin: 'http://localhost' })
     const callback = await fx.authorize(location, account('couch'))
@@ -196,7 +217,7 @@ describe('housekeeping', () => {
   // The invariant: every flow and every exchange code has an end, even when nobody comes back for it.
   test('deletes flows past their 10 minutes and codes past their 60 s, and nothing younger', async () => {
     // What earlier tests left, gone first.
-    ctx.clock.advance(3_600_000)
+    ctx.clock.advance(2 * 86_400_000)
     await housekeeping(ctx.storage, ctx.clock, 30)
     ctx.clock.set(new Date())
     const code = await codeOf((await signInThroughProvider(account('tidy'))).answer)

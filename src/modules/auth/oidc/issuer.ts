@@ -4,7 +4,8 @@
 //
 // - Discovery (oauth4webapi's discoveryRequest + processDiscoveryResponse,
 //   which checks the document's `issuer` is the configured one) is kept
-//   DISCOVERY_TTL_MS, then fetched again at the next use.
+//   DISCOVERY_TTL_MS, then fetched again at the next use (the old one serves
+//   while that fails).
 // - The key set is kept until a token names a `kid` it does not hold (the
 //   provider rotated its keys); it is then fetched again, but at most once per
 //   REFETCH_FLOOR_MS by the app's clock, whatever the tokens say: a stream of
@@ -76,6 +77,8 @@ export class OidcIssuer {
       return server
     } catch (error) {
       this.deps.logger.warn('oidc.discovery_failed', { provider: this.name, error: String(error) })
+      // A document past its 6 hours is still the provider's: used while the provider does not answer (asked again at the next use).
+      if (this.#metadata !== undefined) return this.#metadata.server
       throw providerUnavailable(this.name)
     }
   }
