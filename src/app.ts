@@ -60,7 +60,8 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(authModule(auth, { trustProxy: config.trustProxy }, services))
       .use(identitiesModule(auth, { trustProxy: config.trustProxy }, services))
       .use(accountModule(auth, deletion, exports))
-      .use(oidcModule(services.oidc, { trustProxy: config.trustProxy }))
+      // OpenID Connect sign-in is served only when providers are configured (ARENA_OIDC_PROVIDERS): without one, none of its routes could succeed.
+      .use(config.oidcProviders.length > 0 ? oidcModule(services.oidc, { trustProxy: config.trustProxy }) : new Elysia({ name: 'arena/oidc' }))
       .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))

@@ -239,10 +239,13 @@ function markdownProblems(doc: Doc, markdown: string): string[] {
   return problems
 }
 
+/** A provider configured (never contacted: the document does not ask it anything), so the OpenID Connect routes, served only then, are documented and checked too. */
+const WITH_OIDC = { ARENA_OIDC_PROVIDERS: JSON.stringify([{ name: 'example', issuer: 'https://idp.example.invalid', clientId: 'arena' }]) }
+
 describe('the OpenAPI document', () => {
   let ctx!: TestApp
   beforeAll(async () => {
-    ctx = await createArenaApp()
+    ctx = await createArenaApp(WITH_OIDC)
   })
   afterAll(() => ctx.close())
 
@@ -351,7 +354,7 @@ describe('the OpenAPI document', () => {
 describe('docs/api.md', () => {
   let ctx!: TestApp
   beforeAll(async () => {
-    ctx = await createArenaApp()
+    ctx = await createArenaApp(WITH_OIDC)
   })
   afterAll(() => ctx.close())
 
