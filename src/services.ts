@@ -20,6 +20,7 @@ import { Identities } from './modules/auth/identities'
 import { OidcService } from './modules/auth/oidc/service'
 import { AuthService } from './modules/auth/service'
 import { SignIn } from './modules/auth/sign-in'
+import { SteamTickets, steamSettingsOf } from './modules/auth/steam'
 import { UserDirectory } from './modules/auth/user-directory'
 import { AuditLog } from './modules/audit/log'
 import { OperatorTotp } from './modules/operators/second-factor'
@@ -215,7 +216,9 @@ export function createServices(deps: ServiceDeps) {
   const chainChecks = new ChainChecks({ clock, walks: { audit: () => audit.verify(storage.read.audit), security: () => securityLog.verify() } })
   const operations = new OperationsOverview({ storage, chainChecks })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
+  // Sign-in beyond passwords (contract §13): what a Steam ticket proves.
+  const steam = new SteamTickets({ settings: steamSettingsOf(config), logger })
+  return { storage, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -32,6 +32,7 @@ const SIGN_IN = new Set([
   `${API}/user/register`,
   `${API}/user/login`,
   `${API}/user/login/device`,
+  `${API}/user/login/steam`,
   `${API}/user/password/forgot`,
   `${API}/user/password/reset`,
   `${API}/user/email/verify`,
@@ -58,7 +59,7 @@ const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD'
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
   {
     name: 'sign-in',
-    describe: 'register, login, password and email codes, OpenID Connect sign-in, operator and console sign-in',
+    describe: 'register, login (password, guest, Steam, OpenID Connect), password and email codes, operator and console sign-in',
     takes: (method, route) => (method === 'POST' && (SIGN_IN.has(route) || OIDC_SIGN_IN.has(route))) || (method === 'GET' && SIGN_IN_PAGES.has(route)),
     defaults: { address: perMinute(60) },
   },
