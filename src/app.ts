@@ -3,8 +3,9 @@
 import { Elysia } from 'elysia'
 import type { ServiceDeps, Services } from './services'
 import { adminModule, operatorApiDisabled } from './modules/admin'
-import { accountModule, authModule, clientAddress } from './modules/auth'
+import { accountModule, authModule, clientAddress, steamModule } from './modules/auth'
 import { identitiesModule } from './modules/auth/identity-routes'
+import { oidcModule } from './modules/auth/oidc'
 import { gamesModule } from './modules/games'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
@@ -39,6 +40,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     storage,
     clock: deps.clock,
     backups: options.backupStatus ?? (() => ({})),
+    observeSteam: (observe) => services.steam.observe(observe),
   })
   const addressOf = (request: Request, server: Parameters<typeof clientAddress>[1]) => clientAddress(request, server, { trustProxy: config.trustProxy })
   const app = (
@@ -58,7 +60,10 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))
       .use(authModule(auth, { trustProxy: config.trustProxy }, services))
       .use(identitiesModule(auth, { trustProxy: config.trustProxy }, services))
+      .use(steamModule(services.steam, services.identities, { trustProxy: config.trustProxy }))
       .use(accountModule(auth, deletion, exports))
+      // OpenID Connect sign-in is served only when providers are configured (ARENA_OIDC_PROVIDERS): without one, none of its routes could succeed.
+      .use(config.oidcProviders.length > 0 ? oidcModule(services.oidc, { trustProxy: config.trustProxy }) : new Elysia({ name: 'arena/oidc' }))
       .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))

@@ -14,6 +14,7 @@ import { MasterKey } from './shared/sealed'
 import { MoneyFormatError, parsePositiveAmount, USDC } from './shared/money'
 import { Secret } from './shared/secret'
 import { parseRateLimits } from './shared/rate-limit'
+import { parseOidcProviders, parseOidcRedirects } from './modules/auth/oidc/settings'
 
 export const ENVIRONMENTS = ['local', 'sandbox', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
@@ -439,6 +440,32 @@ export const SETTINGS = {
     doc: "base URL of the studio's site: mail then links to `<url>/verify-email#code=…` and `<url>/reset-password#email=…&code=…` beside the code (in the fragment, so neither reaches the site's access logs; the page reads `location.hash`)",
     tidy: (value) => value.replace(/\/+$/, ''),
   }),
+  ARENA_SERVER_URL: text({
+    key: 'serverUrl',
+    accepts: 'an `http(s)://` URL',
+    defaultText: "unset (the request's own origin)",
+    help: "arena's own base URL as players' browsers reach it (https://api.example.com), for the OpenID Connect callback",
+    doc: "arena's own base URL as players' browsers reach it (`https://api.example.com`, behind any proxy): the OpenID Connect web flow's `redirect_uri` is `<url>/api/v1/auth/oidc/<name>/callback`, the address registered with each provider ([docs/identities.md](docs/identities.md)). Unset: the origin of the request that started the flow",
+    tidy: (value) => value.replace(/\/+$/, ''),
+  }),
+  ARENA_OIDC_PROVIDERS: {
+    key: 'oidcProviders',
+    defaultText: 'unset (none)',
+    ...accepting('JSON'),
+    help: 'the OpenID Connect providers players sign in with: a JSON list of {"name","issuer","clientId","clientSecret"?}',
+    doc: 'the OpenID Connect providers players sign in with (Google, Apple, Microsoft, Epic, Twitch or any issuer): a JSON list of `{"name":"google","issuer":"https://accounts.google.com","clientId":"…","clientSecret":"…"}`; `name` (1 to 32 of `a-z0-9_-`, unique) is the `{provider}` of the routes, `clientSecret` is needed for the web flow only, `nativeClientIds` (optional) lists the client ids of native apps whose ID tokens are accepted too (Apple\'s bundle ID beside its Services ID). Checked at start-up; the issuer is contacted at the first sign-in ([docs/identities.md](docs/identities.md))',
+    /** The configured providers (contract §13). */
+    read: (raw: string | undefined, { problems }: ReadContext) => parseOidcProviders(raw, problems),
+  },
+  ARENA_OIDC_REDIRECTS: {
+    key: 'oidcRedirects',
+    defaultText: 'unset (no web sign-in)',
+    ...accepting('comma-separated URL prefixes'),
+    help: 'where the OpenID Connect web flow may send the player back: comma-separated URL prefixes, e.g. https://game.example.com/,mygame://',
+    doc: 'where the OpenID Connect web flow may send the player back (`redirect` of `GET /api/v1/auth/oidc/{provider}/start` must start with one): comma-separated prefixes, `https://game.example.com/` (the slash after the host is required) or an app\'s scheme `mygame://signin`',
+    /** The allowed `redirect` prefixes. */
+    read: (raw: string | undefined, { problems }: ReadContext) => parseOidcRedirects(raw, problems),
+  },
   ARENA_PRODUCT_NAME: textOr({ key: 'productName', default: 'arena', help: 'the name mail calls the service by', doc: 'the name the mail calls the service by' }),
   ARENA_REQUIRE_VERIFIED_EMAIL: flag({
     key: 'requireVerifiedEmail',
@@ -446,6 +473,42 @@ export const SETTINGS = {
     defaultText: '`true` in production, else `false`',
     help: 'true: a PIN verify needs a verified email',
     doc: 'a PIN verify (a withdrawal) of an account whose email is not verified answers 403 `email_not_verified`, consuming nothing (contract §8)',
+  }),
+  // Steam sign-in (contract §13): a session ticket checked with the Steam Web API.
+  ARENA_STEAM_APP_ID: text({
+    key: 'steamAppId',
+    accepts: 'a Steam app id (a whole number)',
+    defaultText: 'unset (no Steam sign-in)',
+    help: 'the Steam app id of the game; with ARENA_STEAM_WEB_API_KEY turns Steam sign-in on',
+    doc: 'the game\'s Steam app id (Steamworks partner site). With `ARENA_STEAM_WEB_API_KEY` it turns Steam sign-in on (`POST /api/v1/user/login/steam`, [docs/identities.md](docs/identities.md#steam)); without both that route answers 404 `not_found`',
+  }),
+  ARENA_STEAM_WEB_API_KEY: secret({
+    key: 'steamWebApiKey',
+    help: "a publisher Web API key of the game's Steamworks group, for ISteamUserAuth/AuthenticateUserTicket; never printed or logged",
+    doc: "a **publisher** Web API key of the Steamworks group that owns the game (Users & Permissions → Manage Groups → the group's Web API key), which `ISteamUserAuth/AuthenticateUserTicket` needs. Steam takes it in the query string: arena never logs that URL, and never prints the key",
+  }),
+  ARENA_STEAM_IDENTITY: textOr({
+    key: 'steamIdentity',
+    accepts: '1 to 128 printable ASCII characters, no spaces',
+    default: 'arena',
+    help: 'the identity string the game passes to GetAuthTicketForWebApi; Steam refuses a ticket made for another',
+    doc: 'the identity string the game passes to Steamworks\' `GetAuthTicketForWebApi`: a ticket made for another identity is refused by Steam (401 `invalid_credentials`)',
+  }),
+  ARENA_STEAM_API_URL: textOr({
+    key: 'steamApiUrl',
+    accepts: 'an `http(s)://` URL (`https://` in production)',
+    default: 'https://partner.steam-api.com',
+    help: 'base URL of the Steam Web API (the publisher endpoint)',
+    doc: "base URL of the Steam Web API: the publisher endpoint, which a publisher key needs. Change it only to point at a stand-in (tests) or a proxy of your own",
+  }),
+  ARENA_STEAM_TIMEOUT_MS: int({
+    key: 'steamTimeoutMs',
+    default: 5000,
+    min: 50,
+    max: 60_000,
+    note: '5 s',
+    help: 'how long a Steam sign-in waits for the Steam Web API before answering 503, in milliseconds',
+    doc: 'how long a Steam sign-in waits for the Steam Web API, in milliseconds; past it the sign-in answers 503 `service_unavailable` and writes nothing',
   }),
   ARENA_WITHDRAWAL_MAX: amount({
     key: 'withdrawalMax',
@@ -642,6 +705,9 @@ function rulesHold(config: Config, env: Env, problems: string[]): Readonly<Confi
   if (config.publicUrl !== undefined && !/^https?:\/\/\S+$/.test(config.publicUrl)) {
     problems.push('ARENA_PUBLIC_URL must be an http(s) URL')
   }
+  if (config.serverUrl !== undefined && !/^https?:\/\/\S+$/.test(config.serverUrl)) {
+    problems.push('ARENA_SERVER_URL must be an http(s) URL')
+  }
   if (config.databaseUrl !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(config.databaseUrl)) {
     problems.push('ARENA_DATABASE_URL must be a postgres:// or postgresql:// URL')
   }
@@ -683,6 +749,33 @@ function rulesHold(config: Config, env: Env, problems: string[]): Readonly<Confi
     for (const name of ['ARENA_BACKUP_INTERVAL_S', 'ARENA_BACKUP_KEEP'] as const) {
       if (given(name) !== undefined) problems.push(`${name} only applies with ARENA_BACKUP_DIR (scheduled backups); set it or unset ${name}`)
     }
+  }
+
+  // Steam sign-in needs the app id and the publisher key together; the other
+  // Steam settings mean nothing without them. The key is never repeated.
+  const steamOn = config.steamAppId !== undefined || config.steamWebApiKey !== undefined
+  if (steamOn) {
+    if (config.steamAppId === undefined) problems.push('ARENA_STEAM_WEB_API_KEY requires ARENA_STEAM_APP_ID (the game\'s Steam app id)')
+    if (config.steamWebApiKey === undefined) problems.push('ARENA_STEAM_APP_ID requires ARENA_STEAM_WEB_API_KEY (a publisher Web API key of the game\'s Steamworks group)')
+  } else {
+    for (const name of ['ARENA_STEAM_IDENTITY', 'ARENA_STEAM_API_URL', 'ARENA_STEAM_TIMEOUT_MS'] as const) {
+      if (given(name) !== undefined) problems.push(`${name} only applies with ARENA_STEAM_APP_ID and ARENA_STEAM_WEB_API_KEY (Steam sign-in); set them or unset ${name}`)
+    }
+  }
+  if (config.steamAppId !== undefined && !/^[1-9][0-9]{0,9}$/.test(config.steamAppId)) {
+    problems.push(`ARENA_STEAM_APP_ID must be a Steam app id, a whole number such as 480, got "${config.steamAppId}"`)
+  }
+  if (config.steamWebApiKey !== undefined && !/^[\x21-\x7e]+$/.test(config.steamWebApiKey.reveal())) {
+    problems.push('ARENA_STEAM_WEB_API_KEY must be the key as the Steamworks partner site shows it (no spaces)')
+  }
+  if (!/^[\x21-\x7e]{1,128}$/.test(config.steamIdentity)) {
+    problems.push('ARENA_STEAM_IDENTITY must be 1 to 128 printable ASCII characters without spaces, the string the game passes to GetAuthTicketForWebApi')
+  }
+  if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(config.steamApiUrl)) {
+    problems.push('ARENA_STEAM_API_URL must be an http(s) URL without a query, such as https://partner.steam-api.com')
+  } else if (config.env === 'production' && steamOn && !config.steamApiUrl.startsWith('https://')) {
+    // The publisher key travels in the query string.
+    problems.push('ARENA_ENV=production requires ARENA_STEAM_API_URL to be https://: the publisher key travels in its query string')
   }
 
   if (config.custody === 'cosigner' && config.cosignerUrl === undefined) {

@@ -220,10 +220,18 @@ export const UpdateProfileBody = t.Object(
  * or `{ email, password, username? }` for `password`. One schema for the
  * route; each provider checks its own fields are there.
  */
+/** A Steamworks Web API ticket as hex: GetAuthTicketForWebApi's bytes, a few hundred (at most 2 KiB taken). */
+export const SteamTicket = t.String({
+  pattern: '^([0-9A-Fa-f]{2})+$',
+  minLength: 16,
+  maxLength: 4096,
+  description: "the ticket of Steamworks' GetAuthTicketForWebApi(ARENA_STEAM_IDENTITY), hex-encoded (either case)",
+})
+
 export const LinkIdentityBody = t.Object(
   {
     deviceSecret: t.Optional(DeviceLoginBody.properties.deviceSecret),
-    ticket: t.Optional(t.String({ minLength: 1, maxLength: 4096, pattern: '^[0-9A-Fa-f]+$', description: 'steam: the hex ticket from GetAuthTicketForWebApi' })),
+    ticket: t.Optional(SteamTicket),
     idToken: t.Optional(t.String({ minLength: 1, maxLength: 16384, description: 'oidc:<name>: the ID token' })),
     nonce: t.Optional(t.String({ minLength: 1, maxLength: 512 })),
     email: t.Optional(RegisterBody.properties.email),
@@ -254,3 +262,14 @@ export type AccountExport = Static<typeof AccountExport>
 // The model lists every reason the store knows, and no other (a compile error when one side gains one).
 const _reasonsAgree: [Static<typeof RevokeReason>, StoredRevokeReason] extends [StoredRevokeReason, Static<typeof RevokeReason>] ? true : never = true
 void _reasonsAgree
+
+// ---- sign-in beyond passwords (contract §13) ----
+
+export const SteamLoginBody = t.Object(
+  {
+    ticket: SteamTicket,
+    create: t.Optional(t.Boolean({ description: 'create an account when no account has this Steam identity (default false: 401 invalid_credentials)' })),
+  },
+  { $id: 'SteamLoginBody' },
+)
+export type SteamLoginBody = Static<typeof SteamLoginBody>
