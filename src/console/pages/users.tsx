@@ -23,7 +23,7 @@ type Pin = Awaited<ReturnType<Services['pins']['state']>>
 type Identity = UserDetail['identities'][number]
 
 /** A provider as the page names it: `oidc:google` is "google (OpenID Connect)". */
-export function providerLabel(provider: string): string {
+function providerLabel(provider: string): string {
   if (provider === 'password') return 'Password (email and password)'
   if (provider === 'device') return 'Guest (a secret kept on the device)'
   if (provider === 'steam') return 'Steam'
