@@ -5,6 +5,7 @@ import type { ServiceDeps, Services } from './services'
 import { adminModule, operatorApiDisabled } from './modules/admin'
 import { accountModule, authModule, clientAddress, steamModule } from './modules/auth'
 import { identitiesModule } from './modules/auth/identity-routes'
+import { oidcModule } from './modules/auth/oidc'
 import { gamesModule } from './modules/games'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
@@ -61,6 +62,8 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(identitiesModule(auth, { trustProxy: config.trustProxy }, services))
       .use(steamModule(services.steam, services.identities, { trustProxy: config.trustProxy }))
       .use(accountModule(auth, deletion, exports))
+      // OpenID Connect sign-in is served only when providers are configured (ARENA_OIDC_PROVIDERS): without one, none of its routes could succeed.
+      .use(config.oidcProviders.length > 0 ? oidcModule(services.oidc, { trustProxy: config.trustProxy }) : new Elysia({ name: 'arena/oidc' }))
       .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))
@@ -75,6 +78,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, pins, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
+    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
 }
 

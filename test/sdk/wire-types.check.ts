@@ -7,6 +7,7 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import type * as Sdk from '../../packages/sdk/src/types'
 import type * as SdkRequests from '../../packages/sdk/src/requests'
 import type * as AuthModel from '../../src/modules/auth/model'
+import type * as OidcModel from '../../src/modules/auth/oidc/model'
 import type * as GamesModel from '../../src/modules/games/model'
 import type * as MatchesModel from '../../src/modules/matches/model'
 import type * as SecurityModel from '../../src/modules/security/model'
@@ -74,6 +75,8 @@ export type WireTypes = [
   Same<Equal<SdkRequests.UpdateProfileBody, Model<typeof AuthModel.UpdateProfileBody>>>,
   Same<Equal<SdkRequests.LinkIdentityBody, Model<typeof AuthModel.LinkIdentityBody>>>,
   Same<Equal<SdkRequests.SteamLoginBody, Model<typeof AuthModel.SteamLoginBody>>>,
+  Same<Equal<SdkRequests.IdTokenLoginBody, Model<typeof OidcModel.IdTokenLoginBody>>>,
+  Same<Equal<SdkRequests.ExchangeBody, Model<typeof OidcModel.ExchangeBody>>>,
   Same<Equal<SdkRequests.SessionBody, Model<typeof MatchesModel.SessionBody>>>,
   Same<Equal<SdkRequests.VerifyBody, Model<typeof WalletModel.VerifyBody>>>,
   Same<Equal<SdkRequests.SetPinBody, Model<typeof SecurityModel.SetPinBody>>>,

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import ts from 'typescript'
 import type { TSchema } from '@sinclair/typebox'
 import * as AuthModel from '../../src/modules/auth/model'
+import * as OidcModel from '../../src/modules/auth/oidc/model'
 import * as GamesModel from '../../src/modules/games/model'
 import * as MatchesModel from '../../src/modules/matches/model'
 import * as SecurityModel from '../../src/modules/security/model'
@@ -84,6 +85,8 @@ const REQUESTS: Record<string, TSchema> = {
   UpdateProfileBody: AuthModel.UpdateProfileBody,
   LinkIdentityBody: AuthModel.LinkIdentityBody,
   SteamLoginBody: AuthModel.SteamLoginBody,
+  IdTokenLoginBody: OidcModel.IdTokenLoginBody,
+  ExchangeBody: OidcModel.ExchangeBody,
   SessionBody: MatchesModel.SessionBody,
   VerifyBody: WalletModel.VerifyBody,
   SetPinBody: SecurityModel.SetPinBody,
@@ -109,6 +112,8 @@ const SENT: Record<string, { route: string; component: string }> = {
   UpdateProfileBody: { route: 'PATCH /api/v1/me', component: 'UpdateProfileBody' },
   LinkIdentityBody: { route: 'POST /api/v1/me/identities/{provider}', component: 'LinkIdentityBody' },
   SteamLoginBody: { route: 'POST /api/v1/user/login/steam', component: 'SteamLoginBody' },
+  IdTokenLoginBody: { route: 'POST /api/v1/user/login/oidc/{provider}', component: 'IdTokenLoginBody' },
+  ExchangeBody: { route: 'POST /api/v1/user/login/exchange', component: 'ExchangeBody' },
   SessionBody: { route: 'POST /api/v1/game-sdk/{gameId}/sessions', component: 'SessionBody' },
   Claim: { route: 'POST /api/v1/game-sdk/{gameId}/results', component: 'ClaimBody' },
   VerifyBody: { route: 'POST /api/v1/security/pin-session/{id}/verify', component: 'VerifyBody' },
@@ -171,7 +176,8 @@ describe('SDK wire types against the server models', () => {
   })
 
   test('every body the SDK sends is the body the OpenAPI document describes for its route', async () => {
-    const ctx = await createArenaApp()
+    // The OpenID Connect routes are served (and described) only with a provider configured; nothing is fetched from it here.
+    const ctx = await createArenaApp({ ARENA_OIDC_PROVIDERS: JSON.stringify([{ name: 'example', issuer: 'https://idp.example.invalid', clientId: 'arena' }]) })
     try {
       const doc = (await (await ctx.handle(req('/openapi/json'))).json()) as OpenApi
       const problems = Object.entries(SENT).flatMap(([name, { route, component }]) => {
