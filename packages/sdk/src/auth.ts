@@ -6,7 +6,7 @@
 // would look like a replay to the server, which then revokes the session
 // (the server's refresh-token reuse detection).
 //
-// Every login, useToken and sign-out starts a new "lineage" of tokens. A
+// Every login (any sign-in), useToken and sign-out starts a new "lineage" of tokens. A
 // rotation or a logout only changes the tokens of the lineage it started in,
 // and a call is replayed after a rotation only within its own lineage: a call
 // sent as one player is never replayed as another.
