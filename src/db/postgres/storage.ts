@@ -35,6 +35,7 @@ import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
+import { DeviceCodeQueries } from '../stores/device-codes'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresAuditStore } from './stores/audit'
 import { OperatorsQueries } from '../stores/operators'
@@ -49,6 +50,7 @@ class PostgresStores implements Stores {
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
   private _mail?: MailQueries
+  private _deviceCodes?: DeviceCodeQueries
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
   private _audit?: PostgresAuditStore
@@ -93,6 +95,10 @@ class PostgresStores implements Stores {
   get mail() {
     this.check()
     return (this._mail ??= new MailQueries(this.scope))
+  }
+  get deviceCodes() {
+    this.check()
+    return (this._deviceCodes ??= new DeviceCodeQueries(this.scope))
   }
   get matches() {
     this.check()

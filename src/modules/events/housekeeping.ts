@@ -5,7 +5,8 @@
 // ended; rate-limit counters whose window ended (after the unit of work); mailed one-time codes past their expiry (only hashes, but worth
 // nothing any more); mail sent, failed or kept (the dev mailbox) as old as
 // the events it went with, never queued mail (it is still to be sent); known
-// sign-in places not used for KNOWN_PLACES.ttlMs; the
+// sign-in places not used for KNOWN_PLACES.ttlMs; device codes past their
+// expiry (a device polling one later hears expired_token either way); the
 // security-event log's old end past its retention (the chain keeps an
 // authenticated anchor where it was cut). One unit of work: a
 // failure deletes nothing, and the next run tries again.
@@ -31,6 +32,8 @@ export interface HousekeepingReport {
   rateLimitCounters: number
   /** Security-event log rows past their retention (the chain's old end). */
   securityEvents: number
+  /** Device codes (contract §13) past their expiry: answered or not, worth nothing any more. */
+  deviceCodes: number
 }
 
 export async function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number, securityLog?: SecurityEventLog): Promise<HousekeepingReport> {
@@ -47,6 +50,7 @@ export async function housekeeping(storage: Storage, clock: Clock, eventRetentio
     mail: await tx.mail.prune(retention),
     knownPlaces: await tx.auth.pruneKnownPlaces(new Date(now.getTime() - KNOWN_PLACES.ttlMs)),
     securityEvents: securityLog ? await securityLog.prune(tx) : 0,
+    deviceCodes: await tx.deviceCodes.pruneExpired(now),
   }))
   // Outside the unit of work: the counters are written in autocommit, never in a transaction.
   return { ...removed, rateLimitCounters: (await storage.rateLimits?.prune(now.getTime())) ?? 0 }
