@@ -79,6 +79,23 @@ function shownCode(typed: string | undefined): string | null {
 
 const CODE_FIELD = t.String({ maxLength: 64 })
 
+/**
+ * What a provider's sign-in that came back with `signin_error=<code>` says: a
+ * fixed text per code, never words from the URL (anyone can make a link).
+ */
+function providerProblem(code: string): string {
+  switch (code) {
+    case 'access_denied':
+      return 'The sign-in was cancelled at the provider. Try again, or sign in with your password.'
+    case 'account_exists':
+      return "An account already uses the email address that provider gave. Sign in with that account's password here; you can link the provider to it in the game afterwards."
+    case 'account_banned':
+      return 'This account is banned.'
+    default:
+      return 'The sign-in with that provider did not finish. Try again, or sign in with your password.'
+  }
+}
+
 export function devicePageModule(deps: DevicePageDeps) {
   const { deviceCodes, signIn } = deps
   const providers = deps.providers ?? NO_PROVIDERS
@@ -103,6 +120,7 @@ export function devicePageModule(deps: DevicePageDeps) {
     .get(
       '',
       async ({ query, request }) => {
+        if (query.signin_error !== undefined) return htmlPage(<SignInView code={shownCode(query.code)} providers={providers.list()} error={providerProblem(query.signin_error)} />, 401)
         if (query.signin !== undefined) {
           // Back from a provider: the account it proved signs in to this page, then the page for the code.
           const userId = await providers.redeem(query.signin)
@@ -114,7 +132,7 @@ export function devicePageModule(deps: DevicePageDeps) {
         if (session === null) return htmlPage(<SignInView code={shownCode(query.code)} providers={providers.list()} />)
         return codePage(session.user, session.csrf, query.code)
       },
-      { query: t.Object({ code: t.Optional(CODE_FIELD), signin: t.Optional(t.String({ maxLength: 256 })) }), detail: { hide: true } },
+      { query: t.Object({ code: t.Optional(CODE_FIELD), signin: t.Optional(t.String({ maxLength: 512 })), signin_error: t.Optional(t.String({ maxLength: 64 })) }), detail: { hide: true } },
     )
     .post(
       '/login',

@@ -126,7 +126,7 @@ export function ConfirmView(props: { username: string; csrf: string; code: strin
         <button type="submit" name="decision" value="approve">
           Approve
         </button>
-        <button type="submit" name="decision" value="deny">
+        <button type="submit" name="decision" value="deny" class="secondary">
           Deny
         </button>
       </form>

@@ -11,13 +11,18 @@ import { DeviceCodeResponse, DeviceTokenBody, TokenResponse } from './model'
 /** Where the player approves a device: served by this binary (src/device-page/). */
 export const DEVICE_PAGE_PATH = '/device'
 
-export function deviceCodeModule(deviceCodes: DeviceCodes, options: ClientAddressOptions) {
+export interface DeviceCodeRouteOptions extends ClientAddressOptions {
+  /** ARENA_SERVER_URL: arena's own base URL as browsers reach it; unset, the origin the device reached (a trusted proxy's when ARENA_TRUST_PROXY). */
+  serverUrl?: string | undefined
+}
+
+export function deviceCodeModule(deviceCodes: DeviceCodes, options: DeviceCodeRouteOptions) {
   return new Elysia({ name: 'arena/device-code', prefix: '/api/v1' })
     .post(
       '/auth/device-code',
       async ({ request }) => {
         const issued = await deviceCodes.issue()
-        const page = `${requestOrigin(request, options.trustProxy)}${DEVICE_PAGE_PATH}`
+        const page = `${options.serverUrl ?? requestOrigin(request, options.trustProxy)}${DEVICE_PAGE_PATH}`
         return { ...issued, verificationUri: page, verificationUriComplete: `${page}?code=${issued.userCode}` }
       },
       {
