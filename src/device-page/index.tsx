@@ -112,7 +112,7 @@ export function devicePageModule(deps: DevicePageDeps) {
     return htmlPage(<EnterCodeView username={user.username} csrf={csrf} typed={typed.slice(0, 16)} error={error} />, 404)
   }
 
-  return new Elysia({ name: 'arena/device-page', prefix: DEVICE_PAGE_PREFIX })
+  const page = new Elysia({ name: 'arena/device-page', prefix: DEVICE_PAGE_PREFIX })
     .onTransform(({ request }) => {
       // A form from another site (a browser always sends Origin on a cross-site POST) is refused before anything reads it.
       if (request.method !== 'GET' && request.method !== 'HEAD' && crossSite(request, deps.trustProxy)) throw new AppError('forbidden', 'A form of this page must come from the page itself')
@@ -182,11 +182,13 @@ export function devicePageModule(deps: DevicePageDeps) {
       },
       { body: t.Object({ _csrf: t.Optional(t.String({ maxLength: 128 })) }), detail: { hide: true } },
     )
-    .get(
-      '/signin/:provider',
-      async ({ params, query, request }) => seeOther(await providers.start(params.provider, pagePath(shownCode(query.code)), request)),
-      { params: t.Object({ provider: t.String({ maxLength: 64 }) }), query: t.Object({ code: t.Optional(CODE_FIELD) }), detail: { hide: true } },
-    )
+  // "Sign in with <provider>": served only when a provider is configured.
+  if (providers.list().length === 0) return page
+  return page.get(
+    '/signin/:provider',
+    async ({ params, query, request }) => seeOther(await providers.start(params.provider, pagePath(shownCode(query.code)), request)),
+    { params: t.Object({ provider: t.String({ maxLength: 64 }) }), query: t.Object({ code: t.Optional(CODE_FIELD) }), detail: { hide: true } },
+  )
 }
 
 /** The page's errors (the error plugin maps the error; this draws it). */
