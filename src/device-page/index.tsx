@@ -154,13 +154,13 @@ export function devicePageModule(deps: DevicePageDeps) {
     )
     .post(
       '/approve',
-      async ({ body, request }) => {
+      async ({ body, request, server }) => {
         const ticket = pageTicket(request)
         const session = await sessions.open(ticket)
         if (ticket === null || session === null) throw new AppError('unauthorized', 'Your sign-in on this page has ended: sign in again, then approve the code.')
         if (!sessions.csrfMatches(ticket, body._csrf)) throw new AppError('forbidden', 'This form has no valid CSRF token: reload the page and try again')
         try {
-          await deviceCodes.decide(body.code, body.decision === 'approve' ? 'approved' : 'denied', session.user.id)
+          await deviceCodes.decide(body.code, body.decision === 'approve' ? 'approved' : 'denied', session.user.id, { address: deps.addressOf(request, server), userAgent: request.headers.get('user-agent') })
         } catch (error) {
           // Unknown, expired or answered already: the code page again, saying so.
           if (error instanceof AppError && error.code === 'not_found') return codePage(session.user, session.csrf, body.code)

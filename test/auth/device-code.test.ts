@@ -13,7 +13,7 @@ import { sha256Hex } from '../../src/shared/crypto'
 import { postJson, req } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 import { me, registerUser } from '../helpers/auth'
-import { banUser } from '../helpers/accounts'
+import { banUser, securityEventsOf } from '../helpers/accounts'
 import { answerOnPage, cookieOf, csrfIn, expectError, form, pageSignIn, pollDevice, startDevice } from '../helpers/device-codes'
 
 const ctx = await createArenaApp()
@@ -96,6 +96,7 @@ describe('polling', () => {
     ctx.clock.advance(5_000)
     await expectError(await pollDevice(ctx, deviceCode), 400, 'access_denied')
     expect(await rowOf(deviceCode)).toMatchObject({ status: 'denied', userId: player.id })
+    expect(await securityEventsOf(ctx, player.id, 'DEVICE_APPROVED')).toEqual([])
   })
 
   test('approved on the page: the next poll gets tokens of the player, once; the poll after that is expired_token', async () => {
@@ -105,6 +106,9 @@ describe('polling', () => {
     const answer = await answerOnPage(ctx, player.email, userCode)
     expect(answer.status).toBe(200)
     expect(await answer.text()).toContain('return to your device')
+    // The approval is in the security log, with the code and where it was approved from.
+    const [approved] = await securityEventsOf(ctx, player.id, 'DEVICE_APPROVED')
+    expect(approved).toMatchObject({ level: 'SAFE', details: { userCode } })
     ctx.clock.advance(5_000)
     const granted = await pollDevice(ctx, deviceCode)
     expect(granted.status).toBe(200)

@@ -20,6 +20,7 @@ import { UniqueViolationError } from '../../db/errors'
 import type { Clock } from '../../shared/clock'
 import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
+import type { SecurityEventInput } from '../security/event-log'
 import type { DeviceCode } from './device-code-store'
 import type { TokenResponse } from './model'
 
@@ -50,6 +51,8 @@ export interface DeviceCodesDeps {
   /** ARENA_DEVICE_CODE_TTL_S. */
   ttlS: number
   sessions: SessionOpener
+  /** An approval goes to the security log: a device now holds (or soon will) the account's tokens. */
+  onSecurityEvent?: (event: SecurityEventInput) => void
 }
 
 /** A code pair as the device receives it (the route adds the verification URIs). */
@@ -180,10 +183,19 @@ export class DeviceCodes {
    * device's next poll gets tokens for `userId`) or denied. 404 not_found
    * when the code is unknown, expired, or already decided.
    */
-  async decide(typed: string, decision: 'approved' | 'denied', userId: string): Promise<void> {
+  async decide(typed: string, decision: 'approved' | 'denied', userId: string, place?: SignInPlace): Promise<void> {
     const userCode = normalizeUserCode(typed)
     const decided = userCode !== null && (await this.deps.storage.write((tx) => tx.deviceCodes.decide(userCode, decision, userId, this.deps.clock.now())))
     if (!decided) throw new AppError('not_found', 'No device is waiting for that code: it may have expired or been answered already. Check the code on your device, or start again there.')
+    if (decision === 'approved') {
+      this.deps.onSecurityEvent?.({
+        userId,
+        source: 'server',
+        kind: 'DEVICE_APPROVED',
+        level: 'SAFE',
+        details: { userCode: displayUserCode(userCode!), address: place?.address ?? null, userAgent: place?.userAgent?.slice(0, 256) ?? null },
+      })
+    }
   }
 }
 
