@@ -9,6 +9,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { housekeeping } from '../../src/modules/events/housekeeping'
+import { displayUserCode, normalizeUserCode } from '../../src/modules/auth/device-codes'
 import { sha256Hex } from '../../src/shared/crypto'
 import { postJson, req } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
@@ -255,6 +256,34 @@ describe('the page', () => {
     const res = await ctx.handle(form('/device/approve', { decision: 'maybe' }))
     expect(res.status).toBe(422)
     expect(res.headers.get('content-type')).toContain('text/html')
+  })
+})
+
+describe('the user code', () => {
+  test('read the way Crockford base32 reads it: any case, with or without the dash or spaces, I and L as 1, O as 0; anything else is no code', () => {
+    const cases: [string, string | null][] = [
+      ['ABCD-1234', 'ABCD1234'],
+      ['abcd-1234', 'ABCD1234'],
+      [' ab cd 12 34 ', 'ABCD1234'],
+      ['ABCD1234', 'ABCD1234'],
+      ['OIL0-0000', '01100000'],
+      ['ABCD-123', null],
+      ['ABCD-12345', null],
+      ['ABCU-1234', null],
+      ['ABC!-1234', null],
+      ['', null],
+    ]
+    for (const [typed, stored] of cases) expect([typed, normalizeUserCode(typed)]).toEqual([typed, stored])
+    expect(displayUserCode('ABCD1234')).toBe('ABCD-1234')
+  })
+
+  test('the page\'s password sign-in counts on the login\'s throttle: five wrong ones there and the login is blocked too', async () => {
+    const player = await registerUser(ctx)
+    for (let i = 0; i < 5; i++) expect((await ctx.handle(form('/device/login', { identifier: player.username, password: `wrong password ${i}` }))).status).toBe(401)
+    const blocked = await ctx.handle(form('/device/login', { identifier: player.username, password: 'correct horse battery' }))
+    expect(blocked.status).toBe(429)
+    expect(blocked.headers.get('retry-after')).toBeTruthy()
+    await expectError(await ctx.handle(postJson('/api/v1/user/login', { identifier: player.username, password: 'correct horse battery' })), 429, 'rate_limited')
   })
 })
 
