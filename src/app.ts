@@ -3,7 +3,8 @@
 import { Elysia } from 'elysia'
 import type { ServiceDeps, Services } from './services'
 import { adminModule, operatorApiDisabled } from './modules/admin'
-import { accountModule, authModule, clientAddress } from './modules/auth'
+import { accountModule, authModule, clientAddress, steamModule } from './modules/auth'
+import { identitiesModule } from './modules/auth/identity-routes'
 import { gamesModule } from './modules/games'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
@@ -38,6 +39,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     storage,
     clock: deps.clock,
     backups: options.backupStatus ?? (() => ({})),
+    observeSteam: (observe) => services.steam.observe(observe),
   })
   const addressOf = (request: Request, server: Parameters<typeof clientAddress>[1]) => clientAddress(request, server, { trustProxy: config.trustProxy })
   const app = (
@@ -56,6 +58,8 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(metricsModule(metrics, config.metricsToken))
       .use(healthModule(storage, deps.lifecycle, () => securityLog.stats()))
       .use(authModule(auth, { trustProxy: config.trustProxy }, services))
+      .use(identitiesModule(auth, { trustProxy: config.trustProxy }, services))
+      .use(steamModule(services.steam, services.identities, { trustProxy: config.trustProxy }))
       .use(accountModule(auth, deletion, exports))
       .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(matchesModule(auth, matchService))

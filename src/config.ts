@@ -314,6 +314,14 @@ export const SETTINGS = {
     help: 'a spent refresh token sent again this soon is a retry, not a replay (0 disables)',
     doc: 'a spent refresh token presented again this soon after its rotation is a retry, not a replay, in seconds (`0` turns the grace off)',
   }),
+  ARENA_GUEST_CREATE_PER_HOUR: int({
+    key: 'guestCreatePerHour',
+    default: 20,
+    min: 1,
+    max: 1_000_000,
+    help: 'accounts one client address may create per hour by a first sign-in (guest, OpenID Connect, Steam)',
+    doc: 'accounts one client address may create per hour by signing in with `create` (a guest, an OpenID Connect or a Steam identity); more answer 429 with `Retry-After`',
+  }),
   ARENA_PIN_SESSION_TTL_S: int({ key: 'pinSessionTtlS', default: 300, min: 30, max: 3600, help: 'PIN-session lifetime in seconds', doc: 'PIN-session lifetime in seconds' }),
   ARENA_OPERATOR_SESSION_TTL_S: int({
     key: 'operatorSessionTtlS',
@@ -447,6 +455,42 @@ export const SETTINGS = {
     defaultText: '`true` in production, else `false`',
     help: 'true: a PIN verify needs a verified email',
     doc: 'a PIN verify (a withdrawal) of an account whose email is not verified answers 403 `email_not_verified`, consuming nothing (contract §8)',
+  }),
+  // Steam sign-in (contract §13): a session ticket checked with the Steam Web API.
+  ARENA_STEAM_APP_ID: text({
+    key: 'steamAppId',
+    accepts: 'a Steam app id (a whole number)',
+    defaultText: 'unset (no Steam sign-in)',
+    help: 'the Steam app id of the game; with ARENA_STEAM_WEB_API_KEY turns Steam sign-in on',
+    doc: 'the game\'s Steam app id (Steamworks partner site). With `ARENA_STEAM_WEB_API_KEY` it turns Steam sign-in on (`POST /api/v1/user/login/steam`, [docs/identities.md](docs/identities.md#steam)); without both that route answers 404 `not_found`',
+  }),
+  ARENA_STEAM_WEB_API_KEY: secret({
+    key: 'steamWebApiKey',
+    help: "a publisher Web API key of the game's Steamworks group, for ISteamUserAuth/AuthenticateUserTicket; never printed or logged",
+    doc: "a **publisher** Web API key of the Steamworks group that owns the game (Users & Permissions → Manage Groups → the group's Web API key), which `ISteamUserAuth/AuthenticateUserTicket` needs. Steam takes it in the query string: arena never logs that URL, and never prints the key",
+  }),
+  ARENA_STEAM_IDENTITY: textOr({
+    key: 'steamIdentity',
+    accepts: '1 to 128 printable ASCII characters, no spaces',
+    default: 'arena',
+    help: 'the identity string the game passes to GetAuthTicketForWebApi; Steam refuses a ticket made for another',
+    doc: 'the identity string the game passes to Steamworks\' `GetAuthTicketForWebApi`: a ticket made for another identity is refused by Steam (401 `invalid_credentials`)',
+  }),
+  ARENA_STEAM_API_URL: textOr({
+    key: 'steamApiUrl',
+    accepts: 'an `http(s)://` URL (`https://` in production)',
+    default: 'https://partner.steam-api.com',
+    help: 'base URL of the Steam Web API (the publisher endpoint)',
+    doc: "base URL of the Steam Web API: the publisher endpoint, which a publisher key needs. Change it only to point at a stand-in (tests) or a proxy of your own",
+  }),
+  ARENA_STEAM_TIMEOUT_MS: int({
+    key: 'steamTimeoutMs',
+    default: 5000,
+    min: 50,
+    max: 60_000,
+    note: '5 s',
+    help: 'how long a Steam sign-in waits for the Steam Web API before answering 503, in milliseconds',
+    doc: 'how long a Steam sign-in waits for the Steam Web API, in milliseconds; past it the sign-in answers 503 `service_unavailable` and writes nothing',
   }),
   ARENA_WITHDRAWAL_MAX: amount({
     key: 'withdrawalMax',
@@ -684,6 +728,33 @@ function rulesHold(config: Config, env: Env, problems: string[]): Readonly<Confi
     for (const name of ['ARENA_BACKUP_INTERVAL_S', 'ARENA_BACKUP_KEEP'] as const) {
       if (given(name) !== undefined) problems.push(`${name} only applies with ARENA_BACKUP_DIR (scheduled backups); set it or unset ${name}`)
     }
+  }
+
+  // Steam sign-in needs the app id and the publisher key together; the other
+  // Steam settings mean nothing without them. The key is never repeated.
+  const steamOn = config.steamAppId !== undefined || config.steamWebApiKey !== undefined
+  if (steamOn) {
+    if (config.steamAppId === undefined) problems.push('ARENA_STEAM_WEB_API_KEY requires ARENA_STEAM_APP_ID (the game\'s Steam app id)')
+    if (config.steamWebApiKey === undefined) problems.push('ARENA_STEAM_APP_ID requires ARENA_STEAM_WEB_API_KEY (a publisher Web API key of the game\'s Steamworks group)')
+  } else {
+    for (const name of ['ARENA_STEAM_IDENTITY', 'ARENA_STEAM_API_URL', 'ARENA_STEAM_TIMEOUT_MS'] as const) {
+      if (given(name) !== undefined) problems.push(`${name} only applies with ARENA_STEAM_APP_ID and ARENA_STEAM_WEB_API_KEY (Steam sign-in); set them or unset ${name}`)
+    }
+  }
+  if (config.steamAppId !== undefined && !/^[1-9][0-9]{0,9}$/.test(config.steamAppId)) {
+    problems.push(`ARENA_STEAM_APP_ID must be a Steam app id, a whole number such as 480, got "${config.steamAppId}"`)
+  }
+  if (config.steamWebApiKey !== undefined && !/^[\x21-\x7e]+$/.test(config.steamWebApiKey.reveal())) {
+    problems.push('ARENA_STEAM_WEB_API_KEY must be the key as the Steamworks partner site shows it (no spaces)')
+  }
+  if (!/^[\x21-\x7e]{1,128}$/.test(config.steamIdentity)) {
+    problems.push('ARENA_STEAM_IDENTITY must be 1 to 128 printable ASCII characters without spaces, the string the game passes to GetAuthTicketForWebApi')
+  }
+  if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(config.steamApiUrl)) {
+    problems.push('ARENA_STEAM_API_URL must be an http(s) URL without a query, such as https://partner.steam-api.com')
+  } else if (config.env === 'production' && steamOn && !config.steamApiUrl.startsWith('https://')) {
+    // The publisher key travels in the query string.
+    problems.push('ARENA_ENV=production requires ARENA_STEAM_API_URL to be https://: the publisher key travels in its query string')
   }
 
   if (config.custody === 'cosigner' && config.cosignerUrl === undefined) {

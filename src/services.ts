@@ -16,8 +16,10 @@ import { AccountExport } from './modules/auth/account-export'
 import { BanService } from './modules/auth/bans'
 import { accountPasswords } from './modules/auth/account-passwords'
 import { Registration } from './modules/auth/registration'
+import { Identities } from './modules/auth/identities'
 import { AuthService } from './modules/auth/service'
 import { SignIn } from './modules/auth/sign-in'
+import { SteamTickets, steamSettingsOf } from './modules/auth/steam'
 import { UserDirectory } from './modules/auth/user-directory'
 import { AuditLog } from './modules/audit/log'
 import { OperatorTotp } from './modules/operators/second-factor'
@@ -169,6 +171,16 @@ export function createServices(deps: ServiceDeps) {
   const auth = new AuthService({ storage, clock, accessTokens, refreshReuseGraceS: config.refreshReuseGraceS, onSecurityEvent: (e) => securityLog.record(e) })
   const signIn = new SignIn({ storage, clock, accessTokens, refreshTtlS: config.refreshTtlS, onSecurityEvent: (e) => securityLog.record(e), hashGate })
   const registration = new Registration({ storage, clock, hashGate, onRegister: (tx, user, now) => emailVerification.onRegister(tx, user, now) })
+  const identities = new Identities({
+    storage,
+    clock,
+    signIn,
+    createPerHour: config.guestCreatePerHour,
+    hashGate,
+    // An added password identity asks for its address to be verified, as a registration does (contract §8).
+    onPasswordLinked: (tx, user, now) => emailVerification.onRegister(tx, user, now),
+    onSecurityEvent: (e) => securityLog.record(e),
+  })
   // A signed-in user's password asked again: counted on the login's throttle.
   const passwords = accountPasswords({ storage, clock, hashGate })
   const passwordChange = new PasswordChange({ storage, clock, passwords, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
@@ -201,7 +213,9 @@ export function createServices(deps: ServiceDeps) {
   const chainChecks = new ChainChecks({ clock, walks: { audit: () => audit.verify(storage.read.audit), security: () => securityLog.verify() } })
   const operations = new OperationsOverview({ storage, chainChecks })
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
-  return { storage, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports }
+  // Sign-in beyond passwords (contract §13): what a Steam ticket proves.
+  const steam = new SteamTickets({ settings: steamSettingsOf(config), logger })
+  return { storage, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -41,7 +41,7 @@ export function toSessionUser(id: string, row: SessionUserRow): UserProfile & { 
 }
 
 export function toUserAccount(row: UserRow): UserAccount {
-  return { ...toUserProfile(row.id, row), passwordHash: row.passwordHash, ban: toUserBan(row), deletedAt: row.deletedAt }
+  return { ...toUserProfile(row.id, row), passwordHash: row.passwordHash, ban: toUserBan(row), deletedAt: row.deletedAt, passwordLinkedAt: row.passwordLinkedAt }
 }
 
 /** The ban columns of a user row as a ban, or null. */
@@ -62,6 +62,8 @@ export function erasedUserColumns(userId: string, now: Date) {
     username: 'erased',
     usernameKey: `erased:${userId}`,
     passwordHash: '',
+    passwordLinkedAt: null,
+    identityProviders: '',
     country: 'ZZ',
     emailVerifiedAt: null,
     ...userBanColumns(null),

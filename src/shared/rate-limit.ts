@@ -31,6 +31,8 @@ const API = '/api/v1'
 const SIGN_IN = new Set([
   `${API}/user/register`,
   `${API}/user/login`,
+  `${API}/user/login/device`,
+  `${API}/user/login/steam`,
   `${API}/user/password/forgot`,
   `${API}/user/password/reset`,
   `${API}/user/email/verify`,
@@ -56,7 +58,7 @@ const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD'
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
   {
     name: 'sign-in',
-    describe: 'register, login, password and email codes, operator and console sign-in, the device page\'s sign-in and code entry',
+    describe: 'register, login (password, guest, Steam), password and email codes, operator and console sign-in, the device page\'s sign-in and code entry',
     takes: (method, route) => method === 'POST' && SIGN_IN.has(route),
     defaults: { address: perMinute(60) },
   },

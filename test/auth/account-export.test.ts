@@ -47,7 +47,8 @@ describe('GET /me/export', () => {
     const text = await res.text()
     const doc = JSON.parse(text)
 
-    expect(Object.keys(doc).sort()).toEqual(['exportedAt', 'ledger', 'matches', 'securityEvents', 'sessions', 'user', 'withdrawals'])
+    expect(Object.keys(doc).sort()).toEqual(['exportedAt', 'identities', 'ledger', 'matches', 'securityEvents', 'sessions', 'user', 'withdrawals'])
+    expect(doc.identities).toEqual([{ provider: 'password', email: doc.user.email, linkedAt: doc.user.createdAt }])
     expect(doc.exportedAt).toBe(ctx.clock.now().toISOString())
     expect(doc.user).toMatchObject({ id: buyer.userId, username: buyer.username, country: 'DE', emailVerified: false, emailVerifiedAt: null })
 

@@ -48,6 +48,7 @@ describe('GET /admin/users', () => {
       country: 'DE',
       createdAt: expect.any(String),
       emailVerified: false,
+      identities: ['password'],
       ban: null,
       deletedAt: null,
     })

@@ -29,8 +29,8 @@ describe('register', () => {
     const res = await register(body, { authorization: 'Bearer not-a-real-token' })
     expect(res.status).toBe(201)
     const { user } = (await res.json()) as { user: Record<string, unknown> }
-    expect(Object.keys(user).sort()).toEqual(['country', 'createdAt', 'email', 'emailVerified', 'id', 'username'])
-    expect(user).toMatchObject({ email: 'Ada.Lovelace@Example.com', username: 'Ada_1815', country: 'FR' })
+    expect(Object.keys(user).sort()).toEqual(['country', 'createdAt', 'email', 'emailVerified', 'id', 'identities', 'username'])
+    expect(user).toMatchObject({ email: 'Ada.Lovelace@Example.com', username: 'Ada_1815', country: 'FR', identities: ['password'] })
     expect(user.id).toMatch(/^usr_[0-9a-f]{32}$/)
     expect(user.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   })

@@ -453,5 +453,6 @@ function envWith(name: string, value: number): Record<string, string> {
   const env: Record<string, string> = { ARENA_DATA_DIR: tempDir(), [name]: String(value) }
   if (name.startsWith('ARENA_BACKUP_') && name !== 'ARENA_BACKUP_DIR') Object.assign(env, { ARENA_BACKUP_DIR: tempDir(), ARENA_BACKUP_PASSPHRASE: 'a passphrase for the test' })
   if (name === 'ARENA_DATABASE_POOL') Object.assign(env, { ARENA_DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', ARENA_MASTER_KEY: 'ab'.repeat(32) })
+  if (name.startsWith('ARENA_STEAM_')) Object.assign(env, { ARENA_STEAM_APP_ID: '480', ARENA_STEAM_WEB_API_KEY: '0123456789ABCDEF0123456789ABCDEF' })
   return env
 }

@@ -220,6 +220,7 @@ test('a source that fails at scrape time leaves its metric out (never a 0, never
     jobs: async () => failing(),
     pollsWaiting: failing,
     observeWakeups: () => {},
+    observeSteam: () => {},
     storage: { observe: () => () => {}, sizeBytes: async () => failing() },
     clock: ctx.clock,
     backups: () => backups,

@@ -20,8 +20,8 @@ export interface LogoutBody {
 }
 
 export interface DeleteAccountBody {
-  /** The account password, to re-authenticate. */
-  password: string
+  /** The account password, to re-authenticate; not asked of an account without a password identity (a guest). */
+  password?: string
 }
 
 export interface VerifyEmailBody {

@@ -25,6 +25,8 @@ export interface User {
   createdAt: string
   /** Whether the user entered the code mailed to `email`. */
   emailVerified: boolean
+  /** The providers the account signs in with, in the order they were linked: `password`, `device`, `steam`, `oidc:<name>`. */
+  identities: string[]
 }
 
 /** How many sessions a logout (or revoking one session) ended. */
@@ -72,6 +74,18 @@ export interface ExportedUser {
   createdAt: string
   emailVerified: boolean
   emailVerifiedAt: string | null
+  identities: string[]
+}
+
+/** A way the account signs in (GET /me/identities). */
+export interface Identity {
+  /** `password`, `device`, `steam` or `oidc:<name>`. */
+  provider: string
+  /** The provider's id of the player (the SteamID, the ID token's `sub`); absent for `password` and `device`. */
+  subject?: string
+  /** The password identity's address, or the one the provider gave. */
+  email?: string
+  linkedAt: string
 }
 
 /**
@@ -81,6 +95,8 @@ export interface ExportedUser {
 export interface AccountExport {
   exportedAt: string
   user: ExportedUser
+  /** Every way the account signs in. */
+  identities: Identity[]
   /** Every auth session, live or ended, newest first. */
   sessions: {
     id: string
@@ -461,6 +477,10 @@ export interface EventCatalogue {
   /** A finance operator lifted the PIN lock: the failures and the doubling are forgotten. */
   'account.pin_unlocked': { topic: 'account'; data: { unlockedAt: string } }
   'account.deleted': { topic: 'account'; data: { deletedAt: string } }
+  /** A way to sign in was added: `password`, `device`, `steam` or `oidc:<name>`. */
+  'account.identity_linked': { topic: 'account'; data: { provider: string } }
+  /** A way to sign in was taken away, by the user or (`byOperator`) an operator. */
+  'account.identity_unlinked': { topic: 'account'; data: { provider: string; byOperator: boolean } }
 
   // Topic `wallet`.
   'wallet.credited': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; balance: string } }

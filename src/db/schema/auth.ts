@@ -13,6 +13,15 @@ export const users = sqliteTable('users', {
   usernameKey: text('username_key').notNull().unique(),
   /** Null for an account without a password identity (a guest, or one that signs in only with a provider: contract §13). */
   passwordHash: text('password_hash'),
+  /**
+   * The providers the account signs in with, in the order they were linked,
+   * comma-separated (`password`, `device`, `steam`, `oidc:<name>`: names
+   * never hold a comma). What `user.identities` shows (contract §13), kept in
+   * the unit of work that links or unlinks, so the lookup behind every request
+   * reads it with the profile; the identities themselves are in `identities`
+   * (and the password one is these columns).
+   */
+  identityProviders: text('identity_providers').notNull().default('password'),
   /** When the password identity was linked to an account that began without one; null: since `created_at`. */
   passwordLinkedAt: instant('password_linked_at'),
   country: text('country').notNull(),

@@ -39,6 +39,8 @@ export function runMigrations(
     const lastApplied = last?.created_at == null ? undefined : Number(last.created_at)
     const pending = migrations.filter((m) => lastApplied === undefined || m.folderMillis > lastApplied)
     if (pending.length > 0) beforeApplying?.(pending.map((m) => m.folderMillis))
+    // References already broken before (a file written with foreign keys off) are not this migration's doing.
+    const brokenBefore = pending.length > 0 ? new Set(brokenReferences(sqlite)) : new Set<string>()
     const record = sqlite.prepare(`INSERT INTO "${MIGRATIONS_TABLE}" (hash, created_at) VALUES (?, ?)`)
     for (const migration of pending) {
       for (const statement of migration.sql) {
@@ -46,8 +48,8 @@ export function runMigrations(
       }
       record.run(migration.hash, migration.folderMillis)
     }
-    const broken = sqlite.query<{ table: string; parent: string }, []>('PRAGMA foreign_key_check').all()
-    if (broken.length > 0) throw new Error(`a migration left ${broken.length} rows referring to nothing (first: ${broken[0]!.table} → ${broken[0]!.parent}); nothing was applied`)
+    const broken = pending.length > 0 ? brokenReferences(sqlite).filter((row) => !brokenBefore.has(row)) : []
+    if (broken.length > 0) throw new Error(`a migration left ${broken.length} rows referring to nothing (first: ${broken[0]}); nothing was applied`)
     return pending.map((m) => m.folderMillis)
   })
   // A migration that rebuilds a table others refer to (drizzle-kit writes
@@ -64,4 +66,12 @@ export function runMigrations(
   } finally {
     if (enforced) sqlite.run('PRAGMA foreign_keys = ON')
   }
+}
+
+/** Every row whose reference points nowhere, as `table rowid → parent`. */
+function brokenReferences(sqlite: Database): string[] {
+  return sqlite
+    .query<{ table: string; rowid: number | null; parent: string }, []>('PRAGMA foreign_key_check')
+    .all()
+    .map((row) => `${row.table} ${row.rowid} → ${row.parent}`)
 }

@@ -22,7 +22,9 @@ import type {
   KnownPlace,
   NewAuthSession,
   NewUser,
+  PasswordIdentity,
   RefreshToken,
+  StoredIdentity,
   RevokeReason,
   SessionWithUser,
   ThrottleCounter,
@@ -107,7 +109,10 @@ export class AuthQueries extends Queries implements AuthStore {
         lastUsedAt: authSessions.lastUsedAt,
         expiresAt: authSessions.expiresAt,
         revokedAt: authSessions.revokedAt,
-        user: pick(users, SESSION_USER_COLUMNS),
+        // The id first: Drizzle makes a left-joined object null when its FIRST
+        // field is null, and email is null for an account without a password
+        // identity (contract §13).
+        user: { id: users.id, ...pick(users, SESSION_USER_COLUMNS) },
       })
       .from(authSessions)
       .leftJoin(users, eq(users.id, authSessions.userId))
@@ -335,9 +340,70 @@ export class AuthQueries extends Queries implements AuthStore {
     return rows.map(toUserAccount)
   }
 
+  async identity(provider: string, subject: string): Promise<StoredIdentity | null> {
+    const { identities } = this.t
+    const [row] = await this.db.select().from(identities).where(and(eq(identities.provider, provider), eq(identities.subject, subject)))
+    return row ?? null
+  }
+
+  async identitiesOf(userId: string): Promise<StoredIdentity[]> {
+    const { identities } = this.t
+    return this.db.select().from(identities).where(eq(identities.userId, userId)).orderBy(asc(identities.linkedAt), asc(identities.provider))
+  }
+
+  async addIdentity(identity: StoredIdentity): Promise<void> {
+    const { identities } = this.t
+    try {
+      await this.db.insert(identities).values(identity)
+    } catch (error) {
+      throw mapEngineError(error)
+    }
+  }
+
+  async removeIdentity(userId: string, provider: string): Promise<boolean> {
+    const { identities } = this.t
+    const gone = await this.db.delete(identities).where(and(eq(identities.userId, userId), eq(identities.provider, provider))).returning({ subject: identities.subject })
+    return gone.length > 0
+  }
+
+  async setIdentityProviders(userId: string, providers: string): Promise<void> {
+    const { users } = this.t
+    await this.db.update(users).set({ identityProviders: providers }).where(eq(users.id, userId))
+  }
+
+  async addPasswordIdentity(userId: string, identity: PasswordIdentity, now: Date): Promise<void> {
+    const { users } = this.t
+    try {
+      await this.db
+        .update(users)
+        .set({ email: identity.email, emailKey: identity.emailKey, passwordHash: identity.passwordHash, passwordLinkedAt: now, emailVerifiedAt: null, ...identity.username })
+        .where(eq(users.id, userId))
+    } catch (error) {
+      throw mapEngineError(error)
+    }
+  }
+
+  async removePasswordIdentity(userId: string): Promise<void> {
+    const { users } = this.t
+    await this.db.update(users).set({ email: null, emailKey: null, passwordHash: null, passwordLinkedAt: null, emailVerifiedAt: null }).where(eq(users.id, userId))
+  }
+
+  async updateProfile(userId: string, change: { username?: { username: string; usernameKey: string }; country?: string }): Promise<void> {
+    const { users } = this.t
+    const set = { ...change.username, ...(change.country === undefined ? {} : { country: change.country }) }
+    if (Object.keys(set).length === 0) return
+    try {
+      await this.db.update(users).set(set).where(eq(users.id, userId))
+    } catch (error) {
+      throw mapEngineError(error)
+    }
+  }
+
   async eraseUser(userId: string, now: Date): Promise<void> {
-    const { users, authSessions, accountCodes } = this.t
+    const { users, authSessions, accountCodes, identities } = this.t
     await this.db.delete(accountCodes).where(eq(accountCodes.userId, userId))
+    // Its identities go: a deleted account is signed in to by nothing, and a provider's id of the person is personal data (contract §13).
+    await this.db.delete(identities).where(eq(identities.userId, userId))
     // Its refresh tokens go with the sessions (ON DELETE CASCADE).
     await this.db.delete(authSessions).where(eq(authSessions.userId, userId))
     await this.db.update(users).set(erasedUserColumns(userId, now)).where(eq(users.id, userId))

@@ -46,7 +46,15 @@ export class AccountDeletion {
    * invalid_credentials: a 401 would read as an expired bearer, which a
    * client refreshes and replays).
    */
-  async deleteOwn(userId: string, password: string): Promise<{ deletedAt: string }> {
+  async deleteOwn(userId: string, password: string | undefined): Promise<{ deletedAt: string }> {
+    // An account without a password identity (contract §13: a guest, or one
+    // that signs in only with a provider) has nothing to ask again: its bearer
+    // is all it has. One with a password gives it.
+    const account = await this.deps.storage.read.auth.userById(userId)
+    if (account?.passwordHash === null) return this.erase(userId, { by: 'user' })
+    if (password === undefined) {
+      throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/password', message: 'Required: the account has a password' }] })
+    }
     // The slow hash runs before the unit of work, never inside it.
     if (!(await this.deps.passwords.confirm(userId, password)).matched) {
       throw new AppError('invalid_credentials', 'The password is not right', { status: 403 })

@@ -10,6 +10,7 @@
 import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
+import { viewsOf } from './identities'
 import { AppError } from '../../shared/errors'
 import type { MatchesService } from '../matches/service'
 import type { SecurityEventLog } from '../security/event-log'
@@ -38,7 +39,8 @@ export class AccountExport {
     const account = await storage.read.auth.userById(userId)
     // The bearer was checked: only an account deleted this very moment gets here.
     if (!account || account.deletedAt !== null) throw new AppError('unauthorized', 'This account no longer exists')
-    const [sessions, matches, ledger, withdrawals, securityEvents] = await Promise.all([
+    const [identities, sessions, matches, ledger, withdrawals, securityEvents] = await Promise.all([
+      storage.read.auth.identitiesOf(userId),
       storage.read.auth.sessionsOf(userId),
       this.deps.matches.playedBy(userId),
       this.deps.wallet.statement(userId),
@@ -48,6 +50,7 @@ export class AccountExport {
     return {
       exportedAt,
       user: { ...toUser(account), emailVerifiedAt: iso(account.emailVerifiedAt) },
+      identities: viewsOf(account, identities),
       sessions: sessions.map((s) => ({
         id: s.id,
         createdAt: toIso(s.createdAt),

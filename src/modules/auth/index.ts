@@ -22,6 +22,8 @@ import {
   SessionIdParams,
   SessionsEndedResponse,
   SessionsResponse,
+  SignInResponse,
+  SteamLoginBody,
   TokenResponse,
   UserResponse,
   VerifyEmailBody,
@@ -33,6 +35,8 @@ import type { Registration } from './registration'
 import type { AuthService } from './service'
 import type { SignIn } from './sign-in'
 import { DEVICE_HEADER } from './known-places'
+import type { Identities } from './identities'
+import type { SteamTickets } from './steam'
 
 export interface ClientAddressOptions {
   /** Take the client address from the right-most X-Forwarded-For entry (behind one trusted proxy). */
@@ -245,4 +249,36 @@ export function accountModule(auth: AuthService, deletion: AccountDeletion, expo
         detail: { tags: ['auth'], summary: 'Everything arena keeps about the user, as one JSON document', security: BEARER_SECURITY },
       },
     )
+}
+
+/**
+ * Steam sign-in (contract §13): the ticket is checked with the Steam Web API
+ * first (./steam.ts), outside any unit of work; only a proven, unbanned Steam
+ * player reaches the identities core.
+ */
+export function steamModule(steam: SteamTickets, identities: Pick<Identities, 'signIn'>, options: ClientAddressOptions) {
+  return new Elysia({ name: 'arena/steam', prefix: '/api/v1' }).post(
+    '/user/login/steam',
+    async ({ body, request, server }) => {
+      const proven = await steam.prove({ ticket: body.ticket })
+      return identities.signIn(proven, { create: body.create === true, address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent') })
+    },
+    {
+      body: SteamLoginBody,
+      response: {
+        200: SignInResponse,
+        ...errors(
+          JSON_BODY,
+          { 401: ['invalid_credentials'], 403: ['platform_banned', 'account_banned'], 404: ['not_found'], 429: ['rate_limited'], 503: ['service_unavailable'] },
+          STORAGE,
+        ),
+      },
+      detail: {
+        tags: ['auth'],
+        summary: 'Sign in with a Steam session ticket (GetAuthTicketForWebApi), checked with the Steam Web API; with { create: true } a new Steam player gets an account',
+        description:
+          'No bearer: the ticket is the credential. 404 not_found when the server has no Steam app configured (ARENA_STEAM_APP_ID, ARENA_STEAM_WEB_API_KEY). A ticket Steam refuses is 401 invalid_credentials, a VAC- or publisher-banned Steam account 403 platform_banned, Steam not answering in time or failing 503 service_unavailable; none of these writes anything.',
+      },
+    },
+  )
 }

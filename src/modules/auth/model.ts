@@ -12,6 +12,7 @@ export const User = t.Object(
     country: t.String(),
     createdAt: t.String({ description: 'ISO-8601 UTC' }),
     emailVerified: t.Boolean({ description: 'whether the user entered the code mailed to `email`' }),
+    identities: t.Array(t.String(), { description: 'the providers the account signs in with, in the order they were linked: `password`, `device`, `steam`, `oidc:<name>`' }),
   },
   { $id: 'User' },
 )
@@ -111,7 +112,14 @@ export const SessionIdParams = t.Object({ id: t.String({ minLength: 1, maxLength
 
 // ---- deletion and export (contract §8) ----
 
-export const DeleteAccountBody = t.Object({ password: t.String({ minLength: 1, maxLength: 1024, description: 'the account password, to re-authenticate' }) }, { $id: 'DeleteAccountBody' })
+export const DeleteAccountBody = t.Object(
+  {
+    password: t.Optional(
+      t.String({ minLength: 1, maxLength: 1024, description: 'the account password, to re-authenticate; required when the account has a password identity, not asked of one without (a guest)' }),
+    ),
+  },
+  { $id: 'DeleteAccountBody' },
+)
 
 export const DeleteAccountResponse = t.Object({ deleted: t.Literal(true), deletedAt: t.String({ description: 'ISO-8601 UTC' }) }, { $id: 'AccountDeleted' })
 
@@ -170,10 +178,77 @@ export const ReportedSecurityEvent = t.Object({
   receivedAt: t.String(),
 })
 
+// ---- identities (contract §13) ----
+
+export const IdentityView = t.Object(
+  {
+    provider: t.String({ description: '`password`, `device`, `steam` or `oidc:<name>`' }),
+    subject: t.Optional(t.String({ description: "the provider's id of the player (the SteamID, the ID token's `sub`); absent for `password` and `device`" })),
+    email: t.Optional(t.String({ description: 'the address of the password identity, or the one the provider gave' })),
+    linkedAt: t.String({ description: 'ISO-8601 UTC' }),
+  },
+  { $id: 'Identity' },
+)
+export type IdentityView = Static<typeof IdentityView>
+
+export const IdentitiesResponse = t.Object({ identities: t.Array(IdentityView) }, { $id: 'Identities' })
+
+/** The login shape of a sign-in that may create the account (contract §13). */
+export const SignInResponse = t.Object({ ...TokenResponse.properties, created: t.Boolean({ description: 'whether this sign-in created the account' }) }, { $id: 'SignIn' })
+export type SignInResponse = Static<typeof SignInResponse>
+
+export const DeviceLoginBody = t.Object(
+  {
+    deviceSecret: t.String({ pattern: '^[A-Za-z0-9_-]{22,128}$', description: 'at least 128 random bits the client generated and keeps (22–128 characters of A–Z, a–z, 0–9, _ and -); stored only as a hash' }),
+    create: t.Optional(t.Boolean({ description: 'create a guest account when the secret is unknown' })),
+  },
+  { $id: 'DeviceLoginBody' },
+)
+export type DeviceLoginBody = Static<typeof DeviceLoginBody>
+
+export const UpdateProfileBody = t.Object(
+  {
+    username: t.Optional(t.String({ pattern: '^[A-Za-z0-9_]{3,32}$' })),
+    country: t.Optional(t.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' })),
+  },
+  { $id: 'UpdateProfileBody' },
+)
+
+/**
+ * POST /me/identities/{provider}: the body of that provider's login — `{
+ * deviceSecret }`, `{ ticket }` (steam), `{ idToken, nonce? }` (oidc:<name>) —
+ * or `{ email, password, username? }` for `password`. One schema for the
+ * route; each provider checks its own fields are there.
+ */
+/** A Steamworks Web API ticket as hex: GetAuthTicketForWebApi's bytes, a few hundred (at most 2 KiB taken). */
+export const SteamTicket = t.String({
+  pattern: '^([0-9A-Fa-f]{2})+$',
+  minLength: 16,
+  maxLength: 4096,
+  description: "the ticket of Steamworks' GetAuthTicketForWebApi(ARENA_STEAM_IDENTITY), hex-encoded (either case)",
+})
+
+export const LinkIdentityBody = t.Object(
+  {
+    deviceSecret: t.Optional(DeviceLoginBody.properties.deviceSecret),
+    ticket: t.Optional(SteamTicket),
+    idToken: t.Optional(t.String({ minLength: 1, maxLength: 16384, description: 'oidc:<name>: the ID token' })),
+    nonce: t.Optional(t.String({ minLength: 1, maxLength: 512 })),
+    email: t.Optional(RegisterBody.properties.email),
+    password: t.Optional(RegisterBody.properties.password),
+    username: t.Optional(RegisterBody.properties.username),
+  },
+  { $id: 'LinkIdentityBody' },
+)
+export type LinkIdentityBody = Static<typeof LinkIdentityBody>
+
+export const ProviderParams = t.Object({ provider: t.String({ minLength: 1, maxLength: 64, description: '`password`, `device`, `steam` or `oidc:<name>`' }) })
+
 export const AccountExport = t.Object(
   {
     exportedAt: t.String(),
     user: t.Object({ ...User.properties, emailVerifiedAt: t.Nullable(t.String()) }),
+    identities: t.Array(IdentityView, { description: 'every way the account signs in (contract §13)' }),
     sessions: t.Array(ExportedSession, { description: 'every auth session, live or ended, newest first' }),
     matches: t.Array(PlayedMatch, { description: 'every match the user was seated in' }),
     ledger: t.Array(LedgerEntry, { description: 'every posting on the user\'s wallet, oldest first' }),
@@ -187,6 +262,17 @@ export type AccountExport = Static<typeof AccountExport>
 // The model lists every reason the store knows, and no other (a compile error when one side gains one).
 const _reasonsAgree: [Static<typeof RevokeReason>, StoredRevokeReason] extends [StoredRevokeReason, Static<typeof RevokeReason>] ? true : never = true
 void _reasonsAgree
+
+// ---- sign-in beyond passwords (contract §13) ----
+
+export const SteamLoginBody = t.Object(
+  {
+    ticket: SteamTicket,
+    create: t.Optional(t.Boolean({ description: 'create an account when no account has this Steam identity (default false: 401 invalid_credentials)' })),
+  },
+  { $id: 'SteamLoginBody' },
+)
+export type SteamLoginBody = Static<typeof SteamLoginBody>
 
 // ---- devices without a keyboard (contract §13, RFC 8628: ./device-codes.ts) ----
 

@@ -54,6 +54,7 @@ export class Registration {
       country,
       createdAt: this.deps.clock.now(),
       emailVerifiedAt: null,
+      identityProviders: 'password',
     }
     await this.deps.storage.write(async (tx) => {
       try {

@@ -45,8 +45,13 @@ export function toUser(profile: UserProfile): User {
   // Every profile field is shown (USER_PROFILE_FIELDS, and nothing else of an
   // account: a UserAccount passed here keeps its hash and ban to itself);
   // only the two instants change form.
-  const { createdAt, emailVerifiedAt, ...shown } = pick(profile, USER_PROFILE_FIELDS)
-  return { id: profile.id, ...shown, createdAt: toIso(createdAt), emailVerified: emailVerifiedAt !== null }
+  const { createdAt, emailVerifiedAt, identityProviders, ...shown } = pick(profile, USER_PROFILE_FIELDS)
+  return { id: profile.id, ...shown, createdAt: toIso(createdAt), emailVerified: emailVerifiedAt !== null, identities: providerList(identityProviders) }
+}
+
+/** users.identity_providers as a list (contract §13's `user.identities`). */
+export function providerList(providers: string): string[] {
+  return providers === '' ? [] : providers.split(',')
 }
 
 /** The bearer check's 401, with its WWW-Authenticate challenge. */

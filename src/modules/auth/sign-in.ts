@@ -84,15 +84,7 @@ export class SignIn {
       }
       throw error
     }
-    if (opened.newDevice) {
-      this.deps.onSecurityEvent?.({
-        userId: user.id,
-        source: 'server',
-        kind: 'NEW_DEVICE_LOGIN',
-        level: 'SAFE',
-        details: { sessionId, address: input.address, userAgent: input.userAgent?.slice(0, MAX_USER_AGENT) ?? null },
-      })
-    }
+    this.reportNewDevice(user.id, sessionId, opened.newDevice, input)
     return { ...(await issueTokens(this.deps.accessTokens, user, sessionId, refreshToken)), deviceToken: opened.deviceToken }
   }
 
@@ -187,6 +179,31 @@ export class SignIn {
   }
 
   /**
+   * Opens a session for an account another credential proved (contract §13:
+   * a guest secret, a provider's identity, an exchange or device code): the
+   * same session, bans, new-device detection and events as a password login,
+   * without the password's throttle.
+   */
+  async openFor(user: UserAccount, place: { address: string; userAgent: string | null }): Promise<TokenResponse> {
+    const sessionId = newId('authSession')
+    const refreshToken = randomToken(32)
+    const opened = await this.openSession(user, sessionId, refreshToken, null, signInPlace(place.address, null), this.deps.clock.now(), place.userAgent)
+    this.reportNewDevice(user.id, sessionId, opened.newDevice, place)
+    return issueTokens(this.deps.accessTokens, user, sessionId, refreshToken)
+  }
+
+  private reportNewDevice(userId: string, sessionId: string, newDevice: boolean, place: { address: string; userAgent: string | null }): void {
+    if (!newDevice) return
+    this.deps.onSecurityEvent?.({
+      userId,
+      source: 'server',
+      kind: 'NEW_DEVICE_LOGIN',
+      level: 'SAFE',
+      details: { sessionId, address: place.address, userAgent: place.userAgent?.slice(0, MAX_USER_AGENT) ?? null },
+    })
+  }
+
+  /**
    * Keeps the account below MAX_AUTH_SESSIONS session rows, live or ended,
    * before a login adds one: the oldest ended sessions go first, then, if
    * the account really holds that many live ones, the oldest live ones, which
@@ -212,7 +229,7 @@ export class SignIn {
     user: UserAccount,
     sessionId: string,
     refreshToken: string,
-    counterKey: string,
+    counterKey: string | null,
     place: SignInPlace,
     now: Date,
     userAgent: string | null,
@@ -227,7 +244,7 @@ export class SignIn {
       if (standing === null || standing.deletedAt !== null) throw new AppError('invalid_credentials', 'Invalid identifier or password')
       if (banInForce(standing.ban, now)) throw bannedError(standing.ban!)
       // The counter this login counted on (the account's, or its known place's): the owner's success forgets its own failures.
-      await clearAttempts(tx.auth, counterKey)
+      if (counterKey !== null) await clearAttempts(tx.auth, counterKey)
       const deviceToken = await rememberSignInPlace(tx.auth, userSubject(user.id), place, now)
       // The first login of an account is not a new device: there is no old one.
       const earlier = await tx.auth.earlierSessions(user.id, agent)

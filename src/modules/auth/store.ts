@@ -11,6 +11,8 @@ export interface UserProfile {
   createdAt: Date
   /** When the user entered the code mailed to their address; null until then (contract §8). */
   emailVerifiedAt: Date | null
+  /** The providers the account signs in with, comma-separated in link order (users.identity_providers; `user.identities` shows them: contract §13). */
+  identityProviders: string
 }
 
 /**
@@ -20,7 +22,7 @@ export interface UserProfile {
  * user answer shows it (toUser). A field of UserProfile missing here does
  * not compile.
  */
-export const USER_PROFILE_FIELDS = ['email', 'username', 'country', 'createdAt', 'emailVerifiedAt'] as const satisfies readonly (keyof UserProfile)[]
+export const USER_PROFILE_FIELDS = ['email', 'username', 'country', 'createdAt', 'emailVerifiedAt', 'identityProviders'] as const satisfies readonly (keyof UserProfile)[]
 const profileFieldsComplete: Exclude<keyof UserProfile, 'id' | (typeof USER_PROFILE_FIELDS)[number]> extends never ? true : never = true
 void profileFieldsComplete
 
@@ -39,6 +41,8 @@ export interface UserAccount extends UserProfile {
   ban: UserBan | null
   /** Set when the account was deleted: its personal columns hold nothing of the person any more. */
   deletedAt: Date | null
+  /** When the password identity was linked, if later than the account's creation (a guest that added one). */
+  passwordLinkedAt: Date | null
 }
 
 /** Whether the ban keeps the user out at `now`. */
@@ -50,9 +54,27 @@ export function banInForce(ban: UserBan | null, now: Date): boolean {
  * A new account. The keys are the lower-cased email and username: uniqueness
  * is case-insensitive (contract §1), and logins look accounts up by them.
  */
-export interface NewUser extends Omit<UserAccount, 'ban' | 'deletedAt'> {
-  emailKey: string
+export interface NewUser extends Omit<UserAccount, 'ban' | 'deletedAt' | 'passwordLinkedAt'> {
+  emailKey: string | null
   usernameKey: string
+}
+
+/** A way to sign in other than the password (contract §13): the identities table's row. */
+export interface StoredIdentity {
+  provider: string
+  /** The provider's id of the player; for `device`, the SHA-256 of the secret the client keeps. */
+  subject: string
+  userId: string
+  email: string | null
+  linkedAt: Date
+}
+
+/** What becomes of an account that adds a password identity (contract §13): the columns register would have set. */
+export interface PasswordIdentity {
+  email: string
+  emailKey: string
+  passwordHash: string
+  username?: { username: string; usernameKey: string }
 }
 
 /** Why a session ended: the caller's logout, its `all` or `others` form, DELETE /me/sessions/{id}, a replayed refresh token, a password change or reset, a ban. */
@@ -192,6 +214,24 @@ export interface AuthStore {
   sessionsOf(userId: string): Promise<AuthSession[]>
   /** Whether the user has any session stored (`any`), and any with this user agent (`sameAgent`): a login from a new device has the first and not the second. */
   earlierSessions(userId: string, userAgent: string | null): Promise<{ any: boolean; sameAgent: boolean }>
+
+  // ---- identities (contract §13) ----
+
+  identity(provider: string, subject: string): Promise<StoredIdentity | null>
+  /** The account's identities besides the password, in link order. */
+  identitiesOf(userId: string): Promise<StoredIdentity[]>
+  /** Throws UniqueViolationError when the identity is linked already (to anyone) or the account has one of that provider. */
+  addIdentity(identity: StoredIdentity): Promise<void>
+  /** Whether the account had an identity of that provider. */
+  removeIdentity(userId: string, provider: string): Promise<boolean>
+  /** Sets users.identity_providers (the list `user.identities` shows). */
+  setIdentityProviders(userId: string, providers: string): Promise<void>
+  /** Gives the account a password identity at `now`. Throws UniqueViolationError naming `email_key` or `username_key`. */
+  addPasswordIdentity(userId: string, identity: PasswordIdentity, now: Date): Promise<void>
+  /** Takes the password identity away: no password, no address (contract §13). */
+  removePasswordIdentity(userId: string): Promise<void>
+  /** PATCH /me. Throws UniqueViolationError naming `username_key`. */
+  updateProfile(userId: string, change: { username?: { username: string; usernameKey: string }; country?: string }): Promise<void>
 
   /** Sets or (with null) lifts the user's ban. */
   setBan(userId: string, ban: UserBan | null): Promise<void>

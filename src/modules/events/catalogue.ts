@@ -46,6 +46,10 @@ export interface EventCatalogue {
   /** A finance operator lifted the PIN lock: the failures and the doubling are forgotten. */
   'account.pin_unlocked': { topic: 'account'; data: { unlockedAt: string } }
   'account.deleted': { topic: 'account'; data: { deletedAt: string } }
+  /** A way to sign in was added (contract §13): `password`, `device`, `steam` or `oidc:<name>`. */
+  'account.identity_linked': { topic: 'account'; data: { provider: string } }
+  /** A way to sign in was taken away, by the user or (`byOperator`) an operator. */
+  'account.identity_unlinked': { topic: 'account'; data: { provider: string; byOperator: boolean } }
 
   // Topic `wallet`.
   'wallet.credited': { topic: 'wallet'; data: { asset: string; amount: string; reference: string; balance: string } }
@@ -105,6 +109,8 @@ export const EVENT_TYPES = {
   'account.unbanned': 'account',
   'account.pin_unlocked': 'account',
   'account.deleted': 'account',
+  'account.identity_linked': 'account',
+  'account.identity_unlinked': 'account',
   'wallet.credited': 'wallet',
   'wallet.adjusted': 'wallet',
   'wallet.withdrawal_pending': 'wallet',

@@ -12,6 +12,7 @@ import type { Storage } from '../../db/storage'
 import type { JobQueueStats } from '../../jobs/store'
 import type { Clock } from '../../shared/clock'
 import type { BackupStatus } from '../../backup/schedule'
+import { STEAM_OUTCOMES, type SteamOutcome } from '../auth/steam'
 
 export interface MetricsSources {
   securityEvents: () => { buffered: number; shed: number; capacity: number }
@@ -29,6 +30,8 @@ export interface MetricsSources {
   clock: Clock
   /** What the scheduled backups last did (ARENA_BACKUP_DIR); `{}` when there are none. */
   backups: () => BackupStatus
+  /** Registers for the outcome of every Steam ticket check (contract §13). */
+  observeSteam: (observe: (outcome: SteamOutcome) => void) => void
 }
 
 const UNFINISHED_WITHDRAWALS = ['awaiting_approval', 'held', 'pending_signature'] as const
@@ -163,6 +166,15 @@ export class AppMetrics {
     backupGauge('arena_backup_last_success_timestamp_seconds', 'When the last scheduled backup was written (Unix time)', (s) => (s.lastSuccessAt === undefined ? undefined : s.lastSuccessAt / 1000))
     backupGauge('arena_backup_last_failure_timestamp_seconds', 'When a scheduled backup last failed (Unix time)', (s) => (s.lastFailureAt === undefined ? undefined : s.lastFailureAt / 1000))
     backupGauge('arena_backup_last_size_bytes', 'Size of the last scheduled backup archive', (s) => s.lastBytes)
+    // Steam sign-ins by how the check with the Steam Web API ended; every outcome from 0, so a rate over it is defined from the start.
+    const steamChecks = new Counter({
+      name: 'arena_steam_ticket_checks_total',
+      help: 'Steam ticket checks with the Steam Web API, by outcome (ok, invalid_ticket, banned, timeout, unavailable, key_refused, unexpected)',
+      labelNames: ['outcome'],
+      registers,
+    })
+    for (const outcome of STEAM_OUTCOMES) steamChecks.inc({ outcome }, 0)
+    sources.observeSteam((outcome) => steamChecks.inc({ outcome }))
     collectDefaultMetrics({ register: this.registry, prefix: 'arena_' })
   }
 

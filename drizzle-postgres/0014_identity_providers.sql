@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "identity_providers" text DEFAULT 'password' NOT NULL;
