@@ -13,6 +13,8 @@ import { securityModule } from './modules/security'
 import { eventsModule } from './modules/events'
 import { errorHandler } from './plugins/errors'
 import { consoleModule, renderConsoleError } from './console'
+import { devicePageModule, renderDevicePageError } from './device-page'
+import { deviceCodeModule } from './modules/auth/device-code-routes'
 import { jsonBody } from './plugins/json-body'
 import { apiDocs } from './plugins/openapi'
 import { requestContext } from './plugins/request-context'
@@ -50,7 +52,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       // undeclared properties and lets validation refuse the rest.
       // Order matters: the request id and error envelope must wrap everything after them.
       .use(requestContext(deps.logger, (route, method, status, seconds) => metrics.observe(route, method, status, seconds)))
-      .use(errorHandler(deps.logger, { prefix: '/console', render: renderConsoleError }))
+      .use(errorHandler(deps.logger, [{ prefix: '/console', render: renderConsoleError }, { prefix: '/device', render: renderDevicePageError }]))
       .use(jsonBody)
       // Before every route: its transform must run before any route's own (the auth macro's, the operator guard's).
       .use(rateLimit({ limits: config.rateLimits, store: storage.rateLimits ?? inProcessRateLimitStore(deps.clock), addressOf, logger: deps.logger }))
@@ -61,12 +63,15 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(identitiesModule(auth, { trustProxy: config.trustProxy }, services))
       .use(steamModule(services.steam, services.identities, { trustProxy: config.trustProxy }))
       .use(accountModule(auth, deletion, exports))
+      .use(deviceCodeModule(services.deviceCodes, { trustProxy: config.trustProxy }))
       .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))
       .use(securityModule(auth, pins, securityLog))
       .use(pinVerifyModule(auth, withdrawals))
       .use(eventsModule(auth, events))
+      // The device-code verification page (contract §13): players approve a TV's or console's sign-in there.
+      .use(devicePageModule({ storage, clock: deps.clock, signIn: services.signIn, deviceCodes: services.deviceCodes, key: deps.secrets.chainKey, secureCookie: config.env === 'production', trustProxy: config.trustProxy, addressOf }))
       // The operator console (contract §11): its own sessions, so it is served whether or not the admin token is set.
       .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS, clock: deps.clock, addressOf, trustProxy: config.trustProxy }))
   )

@@ -20,6 +20,7 @@ import { Identities } from './modules/auth/identities'
 import { AuthService } from './modules/auth/service'
 import { SignIn } from './modules/auth/sign-in'
 import { SteamTickets, steamSettingsOf } from './modules/auth/steam'
+import { DeviceCodes } from './modules/auth/device-codes'
 import { UserDirectory } from './modules/auth/user-directory'
 import { AuditLog } from './modules/audit/log'
 import { OperatorTotp } from './modules/operators/second-factor'
@@ -181,6 +182,8 @@ export function createServices(deps: ServiceDeps) {
     onPasswordLinked: (tx, user, now) => emailVerification.onRegister(tx, user, now),
     onSecurityEvent: (e) => securityLog.record(e),
   })
+  // Devices without a keyboard (contract §13, RFC 8628): the device's tokens come from the identities core, once the player approved.
+  const deviceCodes = new DeviceCodes({ storage, clock, ttlS: config.deviceCodeTtlS, sessions: identities, onSecurityEvent: (e) => securityLog.record(e) })
   // A signed-in user's password asked again: counted on the login's throttle.
   const passwords = accountPasswords({ storage, clock, hashGate })
   const passwordChange = new PasswordChange({ storage, clock, passwords, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
@@ -215,7 +218,7 @@ export function createServices(deps: ServiceDeps) {
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
   // Sign-in beyond passwords (contract §13): what a Steam ticket proves.
   const steam = new SteamTickets({ settings: steamSettingsOf(config), logger })
-  return { storage, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  return { storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -22,6 +22,7 @@ import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import type { SecurityEventInput } from '../security/event-log'
 import type { DeviceCode } from './device-code-store'
+import type { Identities, SignInPlace } from './identities'
 import type { TokenResponse } from './model'
 
 /** The first polling interval (RFC 8628's default), and what each slow_down adds to it. */
@@ -34,16 +35,8 @@ const USER_CODE_LENGTH = 8
 /** How many user codes to draw before giving up on a collision (40 bits each: a second draw is already a rare event). */
 const USER_CODE_DRAWS = 4
 
-/** Where the player's sign-in is known: what a session opened for the device records. */
-export interface SignInPlace {
-  address: string
-  userAgent: string | null
-}
-
-/** Opens a session for an account resolved earlier (the identities service's openSession). */
-export interface SessionOpener {
-  openSession(userId: string, place: SignInPlace): Promise<TokenResponse>
-}
+/** Opens a session for an account resolved earlier: the identities core (./identities.ts). */
+export type SessionOpener = Pick<Identities, 'openSession'>
 
 export interface DeviceCodesDeps {
   storage: Storage
