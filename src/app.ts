@@ -5,6 +5,7 @@ import type { ServiceDeps, Services } from './services'
 import { adminModule, operatorApiDisabled } from './modules/admin'
 import { accountModule, authModule, clientAddress, steamModule } from './modules/auth'
 import { identitiesModule } from './modules/auth/identity-routes'
+import { oidcModule } from './modules/auth/oidc'
 import { gamesModule } from './modules/games'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
@@ -14,6 +15,8 @@ import { eventsModule } from './modules/events'
 import { errorHandler } from './plugins/errors'
 import { consoleModule, renderConsoleError } from './console'
 import { devicePageModule, renderDevicePageError } from './device-page'
+import { oidcProviders } from './device-page/providers'
+import { requestOrigin } from './shared/request-origin'
 import { deviceCodeModule } from './modules/auth/device-code-routes'
 import { jsonBody } from './plugins/json-body'
 import { apiDocs } from './plugins/openapi'
@@ -63,7 +66,9 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(identitiesModule(auth, { trustProxy: config.trustProxy }, services))
       .use(steamModule(services.steam, services.identities, { trustProxy: config.trustProxy }))
       .use(accountModule(auth, deletion, exports))
-      .use(deviceCodeModule(services.deviceCodes, { trustProxy: config.trustProxy }))
+      // OpenID Connect sign-in is served only when providers are configured (ARENA_OIDC_PROVIDERS): without one, none of its routes could succeed.
+      .use(config.oidcProviders.length > 0 ? oidcModule(services.oidc, { trustProxy: config.trustProxy }) : new Elysia({ name: 'arena/oidc' }))
+      .use(deviceCodeModule(services.deviceCodes, { trustProxy: config.trustProxy, serverUrl: config.serverUrl }))
       .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))
@@ -71,7 +76,20 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(pinVerifyModule(auth, withdrawals))
       .use(eventsModule(auth, events))
       // The device-code verification page (contract §13): players approve a TV's or console's sign-in there.
-      .use(devicePageModule({ storage, clock: deps.clock, signIn: services.signIn, deviceCodes: services.deviceCodes, key: deps.secrets.chainKey, secureCookie: config.env === 'production', trustProxy: config.trustProxy, addressOf }))
+      .use(
+        devicePageModule({
+          storage,
+          clock: deps.clock,
+          signIn: services.signIn,
+          deviceCodes: services.deviceCodes,
+          key: deps.secrets.chainKey,
+          secureCookie: config.env === 'production',
+          trustProxy: config.trustProxy,
+          addressOf,
+          // "Sign in with …": each configured OpenID Connect provider, through its web flow with purpose 'device'.
+          providers: oidcProviders(services.oidc, (request) => config.serverUrl ?? requestOrigin(request, config.trustProxy)),
+        }),
+      )
       // The operator console (contract §11): its own sessions, so it is served whether or not the admin token is set.
       .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS, clock: deps.clock, addressOf, trustProxy: config.trustProxy }))
   )
@@ -80,6 +98,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, pins, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
+    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
 }
 

@@ -14,6 +14,7 @@ import { MasterKey } from './shared/sealed'
 import { MoneyFormatError, parsePositiveAmount, USDC } from './shared/money'
 import { Secret } from './shared/secret'
 import { parseRateLimits } from './shared/rate-limit'
+import { parseOidcProviders, parseOidcRedirects } from './modules/auth/oidc/settings'
 
 export const ENVIRONMENTS = ['local', 'sandbox', 'staging', 'production'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
@@ -448,6 +449,32 @@ export const SETTINGS = {
     doc: "base URL of the studio's site: mail then links to `<url>/verify-email#code=…` and `<url>/reset-password#email=…&code=…` beside the code (in the fragment, so neither reaches the site's access logs; the page reads `location.hash`)",
     tidy: (value) => value.replace(/\/+$/, ''),
   }),
+  ARENA_SERVER_URL: text({
+    key: 'serverUrl',
+    accepts: 'an `http(s)://` URL',
+    defaultText: "unset (the request's own origin)",
+    help: "arena's own base URL as players' browsers reach it (https://api.example.com), for the OpenID Connect callback",
+    doc: "arena's own base URL as players' browsers reach it (`https://api.example.com`, behind any proxy): the OpenID Connect web flow's `redirect_uri` is `<url>/api/v1/auth/oidc/<name>/callback`, the address registered with each provider ([docs/identities.md](docs/identities.md)). Unset: the origin of the request that started the flow",
+    tidy: (value) => value.replace(/\/+$/, ''),
+  }),
+  ARENA_OIDC_PROVIDERS: {
+    key: 'oidcProviders',
+    defaultText: 'unset (none)',
+    ...accepting('JSON'),
+    help: 'the OpenID Connect providers players sign in with: a JSON list of {"name","issuer","clientId","clientSecret"?}',
+    doc: 'the OpenID Connect providers players sign in with (Google, Apple, Microsoft, Epic, Twitch or any issuer): a JSON list of `{"name":"google","issuer":"https://accounts.google.com","clientId":"…","clientSecret":"…"}`; `name` (1 to 32 of `a-z0-9_-`, unique) is the `{provider}` of the routes, `clientSecret` is needed for the web flow only, `nativeClientIds` (optional) lists the client ids of native apps whose ID tokens are accepted too (Apple\'s bundle ID beside its Services ID). Checked at start-up; the issuer is contacted at the first sign-in ([docs/identities.md](docs/identities.md))',
+    /** The configured providers (contract §13). */
+    read: (raw: string | undefined, { problems }: ReadContext) => parseOidcProviders(raw, problems),
+  },
+  ARENA_OIDC_REDIRECTS: {
+    key: 'oidcRedirects',
+    defaultText: 'unset (no web sign-in)',
+    ...accepting('comma-separated URL prefixes'),
+    help: 'where the OpenID Connect web flow may send the player back: comma-separated URL prefixes, e.g. https://game.example.com/,mygame://',
+    doc: 'where the OpenID Connect web flow may send the player back (`redirect` of `GET /api/v1/auth/oidc/{provider}/start` must start with one): comma-separated prefixes, `https://game.example.com/` (the slash after the host is required) or an app\'s scheme `mygame://signin`',
+    /** The allowed `redirect` prefixes. */
+    read: (raw: string | undefined, { problems }: ReadContext) => parseOidcRedirects(raw, problems),
+  },
   ARENA_PRODUCT_NAME: textOr({ key: 'productName', default: 'arena', help: 'the name mail calls the service by', doc: 'the name the mail calls the service by' }),
   ARENA_REQUIRE_VERIFIED_EMAIL: flag({
     key: 'requireVerifiedEmail',
@@ -686,6 +713,9 @@ function rulesHold(config: Config, env: Env, problems: string[]): Readonly<Confi
   }
   if (config.publicUrl !== undefined && !/^https?:\/\/\S+$/.test(config.publicUrl)) {
     problems.push('ARENA_PUBLIC_URL must be an http(s) URL')
+  }
+  if (config.serverUrl !== undefined && !/^https?:\/\/\S+$/.test(config.serverUrl)) {
+    problems.push('ARENA_SERVER_URL must be an http(s) URL')
   }
   if (config.databaseUrl !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(config.databaseUrl)) {
     problems.push('ARENA_DATABASE_URL must be a postgres:// or postgresql:// URL')

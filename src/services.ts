@@ -17,6 +17,7 @@ import { BanService } from './modules/auth/bans'
 import { accountPasswords } from './modules/auth/account-passwords'
 import { Registration } from './modules/auth/registration'
 import { Identities } from './modules/auth/identities'
+import { OidcService } from './modules/auth/oidc/service'
 import { AuthService } from './modules/auth/service'
 import { SignIn } from './modules/auth/sign-in'
 import { SteamTickets, steamSettingsOf } from './modules/auth/steam'
@@ -182,6 +183,8 @@ export function createServices(deps: ServiceDeps) {
     onPasswordLinked: (tx, user, now) => emailVerification.onRegister(tx, user, now),
     onSecurityEvent: (e) => securityLog.record(e),
   })
+  // OpenID Connect (contract §13): the providers of ARENA_OIDC_PROVIDERS; the web flow's PKCE verifier and nonce derived under the chain key, as the operators' CSRF tokens are.
+  const oidc = new OidcService({ storage, clock, logger, providers: config.oidcProviders, redirects: config.oidcRedirects, serverUrl: config.serverUrl, flowKey: deps.secrets.chainKey, identities })
   // Devices without a keyboard (contract §13, RFC 8628): the device's tokens come from the identities core, once the player approved.
   const deviceCodes = new DeviceCodes({ storage, clock, ttlS: config.deviceCodeTtlS, sessions: identities, onSecurityEvent: (e) => securityLog.record(e) })
   // A signed-in user's password asked again: counted on the login's throttle.
@@ -218,7 +221,7 @@ export function createServices(deps: ServiceDeps) {
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
   // Sign-in beyond passwords (contract §13): what a Steam ticket proves.
   const steam = new SteamTickets({ settings: steamSettingsOf(config), logger })
-  return { storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  return { storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

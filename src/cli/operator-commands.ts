@@ -15,6 +15,7 @@ import { startCosigner } from '../cosigner'
 import { custodySharesFor, openServices, withSecretStore, type Services } from '../services'
 import { createLogger } from '../shared/logger'
 import { withdrawalPage } from '../modules/admin/withdrawals'
+import type { IdentityView } from '../modules/auth/model'
 
 /** Runs `fn` on the services of the data dir's database; closes them once it settled. */
 export async function withServices<T>(fn: (services: Services) => Promise<T> | T): Promise<T> {
@@ -36,6 +37,12 @@ async function userIdOf(services: Services, ref: string): Promise<string> {
 function print(io: Io, json: boolean, value: unknown, text: () => string): number {
   io.out(json ? JSON.stringify(value) : text())
   return 0
+}
+
+/** One line an identity: when it was linked, the provider, its subject and email where it has them. */
+function identityLines(identities: readonly IdentityView[]): string {
+  if (identities.length === 0) return '(none)'
+  return identities.map((i) => [i.linkedAt, i.provider.padEnd(14), i.subject ?? '-', i.email ?? '-'].join('  ')).join('\n')
 }
 
 function need(value: string | undefined, what: string): string {
@@ -119,17 +126,34 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
   },
 
   user: {
-    summary: 'Lift a player\'s PIN lock (forgets its failures and doubling; audited with a reason)',
-    usage: 'arena user pin-unlock <userId|username> --reason <text> [--json]',
+    summary: 'Lift a player\'s PIN lock; list a player\'s identities or unlink one (audited with a reason)',
+    usage:
+      'arena user pin-unlock <userId|username> --reason <text> [--json]\n' +
+      '       arena user identities <userId|username> [--json]\n' +
+      '       arena user unlink-identity <userId|username> <provider> --reason <text> [--json]',
     options: { reason: { type: 'string' }, json: { type: 'boolean' } },
     positionals: true,
     async run({ values, positionals }, io) {
-      const [action, who] = positionals
+      const [action, who, provider] = positionals
+      const json = values.json === true
+      if (action === 'identities') {
+        const ref = need(who, '<userId|username>')
+        // As GET /api/v1/admin/users/{id} shows them: a deleted account has none.
+        const identities = await withServices(async (services) => (await services.users.detail(await userIdOf(services, ref))).identities)
+        return print(io, json, { identities }, () => identityLines(identities))
+      }
+      if (action === 'unlink-identity') {
+        const ref = need(who, '<userId|username>')
+        const name = need(provider, '<provider>')
+        const reason = need((values.reason as string | undefined)?.trim(), '--reason')
+        const identities = await withServices(async (services) => services.identities.unlink(await userIdOf(services, ref), name, { actor: cliActor(services), reason }))
+        return print(io, json, { identities }, () => `${name} unlinked from ${ref}; left:\n${identityLines(identities)}`)
+      }
       if (action !== 'pin-unlock') throw new UsageError(`unknown action "${action ?? ''}"`)
       const ref = need(who, '<userId|username>')
       const reason = need((values.reason as string | undefined)?.trim(), '--reason')
       const result = await withServices(async (services) => services.pins.unlock(await userIdOf(services, ref), reason, cliActor(services)))
-      return print(io, values.json === true, result, () => (result.lifted ? `PIN lock lifted for ${ref}: failures and doubling forgotten` : `${ref}'s PIN had nothing to lift; nothing written`))
+      return print(io, json, result, () => (result.lifted ? `PIN lock lifted for ${ref}: failures and doubling forgotten` : `${ref}'s PIN had nothing to lift; nothing written`))
     },
   },
 

@@ -21,6 +21,7 @@ export const NOTICES = {
   operator_totp_reset: 'The operator signs in without an authenticator code now',
   user_banned: 'The user is banned: the ban is shown below',
   user_unbanned: "The user's ban is lifted",
+  identity_unlinked: 'Unlinked the identity: the user can no longer sign in with it',
   pin_unlocked: 'The PIN lock is lifted: its failures and doubling are forgotten',
   pin_nothing_to_lift: 'The PIN had nothing to lift: nothing was changed',
   withdrawal_approved: 'Approved the withdrawal: it is being sent',

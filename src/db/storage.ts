@@ -19,6 +19,7 @@ import type { DeviceCodesStore } from '../modules/auth/device-code-store'
 import type { EventsStore } from '../modules/events/store'
 import type { GamesStore } from '../modules/games/store'
 import type { MailStore } from '../modules/mail/store'
+import type { OidcStore } from '../modules/auth/oidc/store'
 import type { MatchesStore } from '../modules/matches/store'
 import type { OperatorsStore } from '../modules/operators/store'
 import type { OperationsStore } from '../modules/operations/store'
@@ -39,6 +40,8 @@ export interface Stores {
   jobs: JobsStore
   mail: MailStore
   matches: MatchesStore
+  /** The OpenID Connect web flow's flows and one-time exchange codes (contract §13). */
+  oidc: OidcStore
   operators: OperatorsStore
   /** The operator console's cross-module reads (dashboard counts, queues). */
   operations: OperationsStore

@@ -3,7 +3,7 @@
 // here, so the docs page works on a machine with no internet access.
 //
 // Routes describe themselves (schemas, `detail`, the response map built by
-// `errors()`); finishDocument() below fixes the three things the plugin's
+// `errors()`); finishDocument() below fixes the things the plugin's
 // generator gets wrong for us, so that the document passes an OpenAPI 3.1
 // validator (test/platform/openapi.test.ts) and a client generated from it
 // types every request (test/platform/openapi-client.test.ts).
@@ -210,6 +210,24 @@ function describeBodies(doc: Json, routes: InternalRoute[]): void {
  * may carry its own description (errors() gives each status its codes, and the
  * response already shows them); the model keeps one only if every use agrees.
  */
+/**
+ * A redirect's answer (the OpenID Connect web flow, `response: { 302:
+ * Redirect }`): the generator writes its Void schema where the content map
+ * belongs. A redirect has no body; it is its Location header.
+ */
+function describeRedirects(doc: Json): void {
+  for (const path of Object.values(doc.paths as Json)) {
+    for (const operation of Object.values(path as Json)) {
+      const responses = (operation as Json).responses as Json | undefined
+      for (const [status, response] of Object.entries(responses ?? {})) {
+        if (!/^3\d\d$/.test(status)) continue
+        const description = ((response as Json).description as string | undefined) ?? 'a redirect'
+        responses![status] = { description, headers: { location: { description: 'where the browser goes next', schema: { type: 'string' } } } }
+      }
+    }
+  }
+}
+
 function hoistModels(doc: Json): void {
   const components = (doc.components ??= {}) as Json
   const schemas = (components.schemas ??= {}) as Json
@@ -253,6 +271,7 @@ export function finishDocument(generated: Json, routes: InternalRoute[]): Json {
   const doc = structuredClone(generated)
   restoreParameters(doc, routes)
   describeBodies(doc, routes)
+  describeRedirects(doc)
   hoistModels(doc)
   // Every use of the envelope describes its own codes; the model says what it is.
   const envelope = ((doc.components as Json).schemas as Json)[ErrorResponse.$id!] as Json | undefined

@@ -44,6 +44,10 @@ const SIGN_IN = new Set([
   '/device/login',
   '/device/approve',
 ])
+/** Sign-in routes a browser reaches by GET: the OpenID Connect web flow's start (a stored flow per call) and callback. */
+const SIGN_IN_PAGES = new Set([`${API}/auth/oidc/:provider/start`, `${API}/auth/oidc/:provider/callback`])
+/** The OpenID Connect sign-ins (contract §13): the ID-token login and the web flow's code exchange. */
+const OIDC_SIGN_IN = new Set([`${API}/user/login/oidc/:provider`, `${API}/user/login/exchange`])
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD'
 
 /**
@@ -58,8 +62,8 @@ const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD'
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
   {
     name: 'sign-in',
-    describe: 'register, login (password, guest, Steam), password and email codes, operator and console sign-in, the device page\'s sign-in and code entry',
-    takes: (method, route) => method === 'POST' && SIGN_IN.has(route),
+    describe: 'register, login (password, guest, Steam, OpenID Connect), password and email codes, operator and console sign-in, the device page\'s sign-in and code entry',
+    takes: (method, route) => (method === 'POST' && (SIGN_IN.has(route) || OIDC_SIGN_IN.has(route))) || (method === 'GET' && SIGN_IN_PAGES.has(route)),
     defaults: { address: perMinute(60) },
   },
   {

@@ -347,7 +347,7 @@ describe('races', () => {
 })
 
 describe('across two instances', () => {
-  test('first sign-ins with one new secret on both instances create one account', async () => {
+  test('first sign-ins with one new secret on both instances create one account; links of one identity from both link it once', async () => {
     const { tempDir } = await import('../helpers/app')
     const dataDir = tempDir()
     const one = await createTestApp({ dataDir, env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN } })
@@ -358,6 +358,14 @@ describe('across two instances', () => {
       const bodies = await Promise.all([0, 1, 2, 3].map((i) => guest(i % 2 === 0 ? one : two, deviceSecret, true).then((res) => json(res))))
       expect(new Set(bodies.map((body) => body.user.id)).size).toBe(1)
       expect(bodies.filter((body) => body.created)).toHaveLength(1)
+    }
+    // One identity linked to two accounts, one link on each instance: linked once.
+    for (let round = 0; round < 5; round++) {
+      const a = await login(one, (await registerUser(one)).username)
+      const b = await login(two, (await registerUser(two)).username)
+      const deviceSecret = secret()
+      const statuses = (await Promise.all([link(one, a.accessToken, 'device', { deviceSecret }), link(two, b.accessToken, 'device', { deviceSecret })])).map((res) => res.status).sort()
+      expect(statuses).toEqual([200, 409])
     }
     void admin
   })

@@ -1,7 +1,8 @@
 // The users pages in a real browser: search, a user in full, a moderator's
 // ban seen on the user's page and in the audit log under the operator's
 // name; a viewer has no ban form, and a ban it forges (with its own valid
-// CSRF token) is refused with 403 and changes nothing.
+// CSRF token) is refused with 403 and changes nothing; a moderator unlinks a
+// guest's identity through its confirmation page.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { csrfOf, describeBrowser, operatorOf, screenshot, signIn, startConsole, type ConsoleWorld } from '../helpers/browser'
 import { admin } from '../helpers/arena'
@@ -91,5 +92,34 @@ describeBrowser('console: users', () => {
     expect(forged.status()).toBe(403)
     expect(await forged.text()).toContain('This needs the moderator role')
     expect((await world.ctx.services.users.detail(player.id)).ban).toBeNull()
+  }, 60_000)
+
+  test("a moderator unlinks a guest's Google identity from its page: the confirmation page, the reason, the notice; the last one has no button", async () => {
+    const deviceSecret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
+    const created = await world.ctx.handle(postJson('/api/v1/user/login/device', { deviceSecret, create: true }))
+    expect(created.status).toBe(200)
+    const guest = ((await created.json()) as { user: { id: string; username: string } }).user
+    // The OpenID Connect proof is its module's: here the guest has linked a Google identity.
+    await world.ctx.services.identities.link(guest.id, { provider: 'oidc:google', subject: '108812345678901234567', email: 'guest.player@gmail.com', emailVerified: true })
+
+    const moderator = await operatorOf(world.ctx, 'moderator')
+    const page = await world.newPage()
+    await signIn(page, moderator.name, moderator.password, { next: `/console/users/${guest.id}` })
+    const identities = page.locator('section[aria-labelledby="identities"]')
+    expect(await identities.textContent()).toContain('108812345678901234567')
+    expect(await page.locator('section[aria-labelledby="account"]').textContent()).toContain('none (no password identity)')
+    await screenshot(page, 'user-identities')
+
+    await page.getByRole('button', { name: 'Unlink google (OpenID Connect)…' }).click()
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Unlink google (OpenID Connect) from ${guest.username}?`)
+    await screenshot(page, 'confirm-unlink')
+    await page.getByLabel(/^Reason/).fill('the Google account is no longer theirs')
+    await page.getByRole('button', { name: 'Unlink google (OpenID Connect)' }).click()
+    expect(await page.getByRole('status').textContent()).toBe(NOTICES.identity_unlinked)
+    expect(await identities.textContent()).not.toContain('108812345678901234567')
+    // The device is the only way in now: no button for it.
+    expect(await identities.getByRole('button').count()).toBe(0)
+    expect(await identities.textContent()).toContain('the only way in')
+    expect((await world.ctx.services.users.detail(guest.id)).identities.map((i) => i.provider)).toEqual(['device'])
   }, 60_000)
 })

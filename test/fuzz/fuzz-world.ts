@@ -27,6 +27,7 @@ import { totpCode } from '../../src/modules/operators/totp'
 import { PageSessions } from '../../src/device-page/session'
 import { CONSOLE_ROLES, consoleRoleIndex, isConsoleRoute, isDevicePageRoute, JObj, Raw, Ref, toJson, USERS, type Hints, type JVal, type RequestSpec, type RouteShape } from './hostile-requests'
 import { cliActor } from '../helpers/operators'
+import { startSteamStub } from '../helpers/steam-stub'
 
 interface PoolUser {
   id: string
@@ -94,7 +95,13 @@ export interface Template {
 // Withdrawals above 100000 await an operator's approval (a generated one can, once generated
 // credits cover it); the template makes one, for the approve and reject routes.
 const METRICS_TOKEN = 'fuzz-metrics-token-0123456789abcdef01234'
-const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_WITHDRAWAL_APPROVAL_ABOVE: '100000', ARENA_METRICS_TOKEN: METRICS_TOKEN }
+/** The Steam Web API on loopback (a boundary we do not own), for POST /user/login/steam; its one known player signs in with KNOWN_STEAM.ticket. */
+const steam = startSteamStub()
+const KNOWN_STEAM = steam.player()
+const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_WITHDRAWAL_APPROVAL_ABOVE: '100000', ARENA_METRICS_TOKEN: METRICS_TOKEN, ...steam.env() }
+
+/** The guest device secret pool user `i` links (users 0 and 2): known, so a known-good guest sign-in and a repeated link can name it. */
+const deviceSecretOf = (i: number) => `fuzz-pool-user-${i}-device-secret-0123456789`
 const FIXTURE_ADDRESS = 'fuzz-fixture'
 
 async function call(t: TestApp, request: Request, expected: number): Promise<Record<string, unknown>> {
@@ -159,6 +166,11 @@ export async function buildTemplate(): Promise<Template> {
       u.hasPin = true
       await call(t, postJson(`/api/v1/admin/wallets/${u.id}/credit`, { amount: '1000', reference: `fund-${u.id}` }, admin), 200)
       await call(t, req('/api/v1/wallet', { headers: bearerOf(u.accessToken) }), 200)
+    }
+
+    // Users 0 and 2 also sign in as a guest device (contract §13): a second identity, so unlinking `device` (the player's own, an operator's) can succeed.
+    for (const i of [0, 2]) {
+      await call(t, postJson('/api/v1/me/identities/device', { deviceSecret: deviceSecretOf(i) }, bearerOf(users[i]!.accessToken)), 200)
     }
 
     const first = (await call(t, postJson('/api/v1/admin/games', { name: 'Fuzz Duel' }, admin), 201)) as { game: { id: string }; gameKey: string }
@@ -1118,6 +1130,9 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('withdrawalId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'operators':
       return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 2 }).map((n) => new Ref('operatorId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'identities':
+      // A provider's name: ones a user has, ones nobody has, and names no provider has (a key of every object among them).
+      return fc.constantFrom('device', 'device', 'password', 'steam', 'oidc:google', 'oidc:', 'OIDC:Google', '__proto__', 'constructor', 'nonsense').map((p) => new Ref(`literal:${p}`))
     default:
       return fc.constant(new Ref('anyId'))
   }
@@ -1176,12 +1191,18 @@ const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /api/v1/admin/matches/:id/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /api/v1/admin/operators': { name: 'known-good-op' },
   'POST /api/v1/admin/sessions': { name: new Ref('operator:name') },
+  // User 0's own guest device: a sign-in to its account, and a link it has already (a retry, 200).
+  'POST /api/v1/user/login/device': { deviceSecret: deviceSecretOf(0), create: true },
+  'POST /api/v1/me/identities/:provider': { deviceSecret: deviceSecretOf(0) },
+  'POST /api/v1/user/login/steam': { ticket: KNOWN_STEAM.ticket, create: true },
 }
 
 /** Optional fields a known-good request leaves out: a tournament with participants is the draft flow, which takes no registration (nor an entry fee). */
 const OMITTED_FIELDS_OF_ROUTE: Record<string, string[]> = {
   'POST /api/v1/admin/tournaments': ['registration', 'startsAt', 'seeding', 'entryFee'],
   'POST /api/v1/admin/sessions': ['newPassword', 'totp'],
+  // Linking `device` (the known-good provider) takes the device's fields only.
+  'POST /api/v1/me/identities/:provider': ['ticket', 'idToken', 'nonce', 'email', 'password', 'username'],
 }
 
 /** Credentials a known-good request sends instead of every one: signing out needs an operator's own session (the admin token is none). */
@@ -1221,6 +1242,9 @@ function goodParam(param: string, path: string, method: string): Ref {
       return new Ref('userId', 2)
     case 'withdrawals':
       return new Ref('withdrawalId', 0)
+    case 'identities':
+      // The guest device users 0 and 2 have beside their password.
+      return new Ref('literal:device')
     case 'operators':
       // Enabling needs the disabled operator (1), turning TOTP off the enrolled one (2).
       return new Ref('operatorId', path.endsWith('/enable') ? 1 : path.endsWith('/totp/disable') ? 2 : 0)

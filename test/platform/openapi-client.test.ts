@@ -68,7 +68,8 @@ describe('a client generated from /openapi/json', () => {
   let tsc!: { code: number; errors: Diagnostic[]; output: string }
 
   beforeAll(async () => {
-    ctx = await createArenaApp()
+    // A provider configured (never contacted), so the client is generated with the OpenID Connect routes too.
+    ctx = await createArenaApp({ ARENA_OIDC_PROVIDERS: JSON.stringify([{ name: 'example', issuer: 'https://idp.example.invalid', clientId: 'arena' }]) })
     server = ctx.app.listen({ port: 0, hostname: '127.0.0.1' })
     baseUrl = `http://127.0.0.1:${server.server!.port}`
 

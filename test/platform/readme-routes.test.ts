@@ -85,7 +85,8 @@ let ctx: TestApp
 let routes: { method: string; path: string; body: { properties?: Record<string, unknown> } | undefined }[]
 
 beforeAll(async () => {
-  ctx = await createTestApp()
+  // A provider configured (never contacted), so the OpenID Connect routes the README names are served.
+  ctx = await createTestApp({ env: { ARENA_OIDC_PROVIDERS: JSON.stringify([{ name: 'example', issuer: 'https://idp.example.invalid', clientId: 'arena' }]) } })
   routes = ctx.app.routes.map((route) => ({
     method: route.method,
     path: pattern(route.path),

@@ -1,6 +1,6 @@
-// Users (viewer): search every account, read one in full (the account, its
-// sessions, wallet and ledger, its ban, its PIN), for a moderator, ban and
-// unban, and for finance, lift a PIN lock.
+// Users (viewer): search every account, read one in full (the account, the
+// ways it signs in, its sessions, wallet and ledger, its ban, its PIN), for a
+// moderator, ban and unban and unlink an identity, and for finance, lift a PIN lock.
 // The same services as the admin API's user routes (src/modules/admin/users.ts).
 import { Elysia, t } from 'elysia'
 import type { Services } from '../../services'
@@ -20,6 +20,21 @@ const LEDGER_PAGE = 25
 type UserDetail = Awaited<ReturnType<Services['users']['detail']>>
 type Ledger = Awaited<ReturnType<Services['wallet']['transactions']>>
 type Pin = Awaited<ReturnType<Services['pins']['state']>>
+type Identity = UserDetail['identities'][number]
+
+/** A provider as the page names it: `oidc:google` is "google (OpenID Connect)". */
+function providerLabel(provider: string): string {
+  if (provider === 'password') return 'Password (email and password)'
+  if (provider === 'device') return 'Guest (a secret kept on the device)'
+  if (provider === 'steam') return 'Steam'
+  if (provider.startsWith('oidc:')) return `${provider.slice('oidc:'.length)} (OpenID Connect)`
+  return provider
+}
+
+/** Where an identity's Unlink button leads: its confirmation page, which posts to the same path. */
+function unlinkPath(userId: string, provider: string): string {
+  return `${userPath(userId)}/identities/${encodeURIComponent(provider)}/unlink`
+}
 
 /** A ban's `until` from the form: a datetime-local value is read as UTC; a time with a zone as written; empty is "until lifted". */
 export function untilFromForm(value: string | undefined): Date | null {
@@ -38,6 +53,12 @@ function userPath(id: string): string {
   return `${SECTION}/${encodeURIComponent(id)}`
 }
 
+/** An identity's subject and email, for a sentence: ` (76561198000000000, a@b.c)`, or nothing. */
+function identitySummary(identity: Identity): string {
+  const parts = [identity.subject, identity.email].filter((part): part is string => part !== undefined)
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`
+}
+
 function userStatus(user: Pick<UserDetail['user'], 'deletedAt' | 'ban'>) {
   if (user.deletedAt !== null) return <span class="muted">deleted</span>
   if (user.ban?.inForce) return <span class="bad">banned</span>
@@ -45,7 +66,7 @@ function userStatus(user: Pick<UserDetail['user'], 'deletedAt' | 'ban'>) {
 }
 
 export function userPages(services: Services) {
-  const { users, bans, wallet, pins } = services
+  const { users, bans, wallet, pins, identities } = services
   return (app: Elysia<'/console'>) =>
     app
       .get(
@@ -88,7 +109,7 @@ export function userPages(services: Services) {
                       <td>
                         <a href={`/console/users/${user.id}`}>{user.username}</a>
                       </td>
-                      <td>{user.email}</td>
+                      <td>{user.email ?? <span class="muted">none</span>}</td>
                       <td>{user.country}</td>
                       <td>
                         <Time iso={user.createdAt} />
@@ -190,6 +211,54 @@ export function userPages(services: Services) {
           ...consoleRoute('moderator'),
         },
       )
+      .get(
+        '/users/:id/identities/:provider/unlink',
+        async ({ request, params, query }) => {
+          const { user, identities: linked } = await users.detail(params.id)
+          if (user.deletedAt !== null) throw new AppError('not_found', `${user.username} is deleted: its identities were erased with it`)
+          const identity = linked.find((i) => i.provider === params.provider)
+          if (!identity) throw new AppError('not_found', `${user.username} has no ${params.provider} identity`)
+          if (linked.length === 1) throw new AppError('last_identity', `This is the only way ${user.username} signs in: link another first`)
+          const others = linked.filter((i) => i !== identity).map((i) => providerLabel(i.provider))
+          return confirmPage(request, {
+            title: `Unlink ${providerLabel(identity.provider)} from ${user.username}?`,
+            section: SECTION,
+            query,
+            consequences: [
+              `${user.username} can no longer sign in with ${providerLabel(identity.provider)}${identitySummary(identity)}; they still sign in with ${others.join(', ')}.`,
+              ...(identity.provider === 'password'
+                ? [`The account's email address${identity.email ? ` (${identity.email})` : ''} and password are removed with it: no sign-in, password reset or mail reaches them that way any more.`]
+                : []),
+              `The identity is free again: this player, or another account, may link it.`,
+              `Sessions open now stay open (a ban ends them).`,
+              `${user.username} gets an account.identity_unlinked event; the audit log records the unlink with your reason.`,
+            ],
+            action: unlinkPath(user.id, identity.provider),
+            submit: `Unlink ${providerLabel(identity.provider)}`,
+            back: `${userPath(user.id)}#identities`,
+            fields: (
+              <label>
+                Reason (recorded in the audit log)
+                <textarea name="reason" required maxLength={500} rows={2} />
+              </label>
+            ),
+          })
+        },
+        { params: t.Object({ id: t.String({ maxLength: 64 }), provider: t.String({ maxLength: 64 }) }), query: t.Object(NOTICE_FIELDS), ...consoleRoute('moderator') },
+      )
+      .post(
+        '/users/:id/identities/:provider/unlink',
+        ({ request, params, body }) =>
+          attempt(request, unlinkPath(params.id, params.provider), async () => {
+            await identities.unlink(params.id, params.provider, { actor: consoleSession(request).actor, reason: body.reason.trim() })
+            return redirect(`${userPath(params.id)}#identities`, 'identity_unlinked')
+          }),
+        {
+          params: t.Object({ id: t.String({ maxLength: 64 }), provider: t.String({ maxLength: 64 }) }),
+          body: t.Object({ _csrf: t.String({ maxLength: 128 }), reason: t.String({ minLength: 1, maxLength: 500 }) }),
+          ...consoleRoute('moderator'),
+        },
+      )
       .post(
         '/users/:id/pin/unlock',
         ({ request, params, body }) =>
@@ -220,7 +289,7 @@ function UserDetailPage({
   may: { moderate: boolean; unlockPin: boolean }
   csrf: string
 }) {
-  const { user, sessions, wallet, ban } = detail
+  const { user, sessions, wallet, ban, identities } = detail
   const base = `/console/users/${user.id}`
   return (
     <>
@@ -233,7 +302,13 @@ function UserDetailPage({
           <dd>{user.username}</dd>
           <dt>Email</dt>
           <dd>
-            {user.email} {user.emailVerified ? <span class="ok">(verified)</span> : <span class="muted">(not verified)</span>}
+            {user.email === null ? (
+              <span class="muted">none (no password identity)</span>
+            ) : (
+              <>
+                {user.email} {user.emailVerified ? <span class="ok">(verified)</span> : <span class="muted">(not verified)</span>}
+              </>
+            )}
           </dd>
           <dt>Country</dt>
           <dd>{user.country}</dd>
@@ -252,6 +327,52 @@ function UserDetailPage({
             </>
           )}
         </dl>
+      </section>
+
+      <section aria-labelledby="identities">
+        <h2 id="identities">Identities</h2>
+        <table>
+          <caption class="muted">Every way the account signs in, in the order they were linked</caption>
+          <thead>
+            <tr>
+              <th scope="col">Provider</th>
+              <th scope="col">Subject</th>
+              <th scope="col">Email</th>
+              <th scope="col">Linked</th>
+              {may.moderate && <th scope="col">Unlink</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {identities.length === 0 && (
+              <tr>
+                <td colSpan={may.moderate ? 5 : 4} class="muted">
+                  {user.deletedAt === null ? 'None.' : 'None: erased with the account.'}
+                </td>
+              </tr>
+            )}
+            {identities.map((identity) => (
+              <tr>
+                <td>
+                  {providerLabel(identity.provider)} <span class="mono muted">{identity.provider}</span>
+                </td>
+                <td class="mono">{identity.subject ?? <span class="muted">—</span>}</td>
+                <td>{identity.email ?? <span class="muted">—</span>}</td>
+                <td>
+                  <Time iso={identity.linkedAt} />
+                </td>
+                {may.moderate && (
+                  <td>
+                    {identities.length > 1 ? (
+                      <ConfirmButton href={unlinkPath(user.id, identity.provider)} label="Unlink" ariaLabel={`Unlink ${providerLabel(identity.provider)}…`} kind="secondary" />
+                    ) : (
+                      <span class="muted">the only way in</span>
+                    )}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </section>
 
       <section aria-labelledby="ban">

@@ -36,6 +36,7 @@ import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
 import { DeviceCodeQueries } from '../stores/device-codes'
+import { OidcQueries } from '../stores/oidc'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresAuditStore } from './stores/audit'
 import { OperatorsQueries } from '../stores/operators'
@@ -51,6 +52,7 @@ class PostgresStores implements Stores {
   private _jobs?: PostgresJobsStore
   private _mail?: MailQueries
   private _deviceCodes?: DeviceCodeQueries
+  private _oidc?: OidcQueries
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
   private _audit?: PostgresAuditStore
@@ -99,6 +101,10 @@ class PostgresStores implements Stores {
   get deviceCodes() {
     this.check()
     return (this._deviceCodes ??= new DeviceCodeQueries(this.scope))
+  }
+  get oidc() {
+    this.check()
+    return (this._oidc ??= new OidcQueries(this.scope))
   }
   get matches() {
     this.check()

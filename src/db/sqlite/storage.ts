@@ -27,6 +27,7 @@ import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
 import { DeviceCodeQueries } from '../stores/device-codes'
+import { OidcQueries } from '../stores/oidc'
 import { SqliteSecurityStore } from './stores/security'
 import { AuditQueries } from '../stores/audit'
 import { OperatorsQueries } from '../stores/operators'
@@ -52,6 +53,7 @@ class SqliteStores implements Stores {
   private _jobs?: SqliteJobsStore
   private _mail?: MailQueries
   private _deviceCodes?: DeviceCodeQueries
+  private _oidc?: OidcQueries
   private _matches?: SqliteMatchesStore
   private _security?: SqliteSecurityStore
   private _audit?: AuditQueries
@@ -99,6 +101,10 @@ class SqliteStores implements Stores {
   get deviceCodes() {
     this.check()
     return (this._deviceCodes ??= new DeviceCodeQueries(this.scope))
+  }
+  get oidc() {
+    this.check()
+    return (this._oidc ??= new OidcQueries(this.scope))
   }
   get matches() {
     this.check()

@@ -2,7 +2,7 @@
 // view of a user, its ban, its sessions and its wallet.
 import { Withdrawal } from '../wallet/model'
 import { t, type Static } from 'elysia'
-import { ExportedSession, User } from '../auth/model'
+import { ExportedSession, IdentityView, ProviderParams, User } from '../auth/model'
 
 export const BanView = t.Object(
   {
@@ -58,6 +58,16 @@ export const AdminUserDetail = t.Object({
   sessions: t.Array(AdminSession, { description: 'every auth session, live or ended, newest first' }),
   wallet: Holdings,
   ban: t.Nullable(BanView),
+  identities: t.Array(IdentityView, { description: 'every way the account signs in, as GET /me/identities shows the player; empty once deleted (contract §13)' }),
+})
+
+/** POST /admin/users/{id}/identities/{provider}/unlink. */
+export const UnlinkIdentityBody = t.Object({ reason: t.String({ minLength: 1, maxLength: 500, description: 'why; recorded in the audit log (user.identity_unlink)' }) }, { $id: 'UnlinkIdentityBody' })
+
+/** A user and one of its identities, named in an operator's path. */
+export const UserIdentityParams = t.Object({
+  id: UserRefParams.properties.id,
+  provider: ProviderParams.properties.provider,
 })
 
 export const BanBody = t.Object(

@@ -1,16 +1,17 @@
 // The operator's user routes (contract §8): search users, read one in full,
-// ban and unban, delete, lift a PIN lock. Thin over the same services the player's own routes
-// use (src/modules/auth/bans.ts, user-directory.ts, account-deletion.ts).
+// ban and unban, delete, lift a PIN lock, unlink an identity (§13). Thin over the same services the player's own routes
+// use (src/modules/auth/bans.ts, user-directory.ts, account-deletion.ts, identities.ts).
 import { Elysia, t } from 'elysia'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import { AppError } from '../../shared/errors'
 import { isId } from '../../shared/ids'
 import type { AccountDeletion } from '../auth/account-deletion'
 import type { BanService } from '../auth/bans'
-import { DeleteAccountResponse } from '../auth/model'
+import type { Identities } from '../auth/identities'
+import { DeleteAccountResponse, IdentitiesResponse } from '../auth/model'
 import { USERS_PAGE_DEFAULT, type UserDirectory } from '../auth/user-directory'
 import type { PinService } from '../security/pin-service'
-import { AdminUserDetail, AdminUserResponse, BanBody, DeleteUserBody, PinStateModel, PinUnlockBody, UserRefParams, UsersPage, UsersQuery } from './model'
+import { AdminUserDetail, AdminUserResponse, BanBody, DeleteUserBody, PinStateModel, PinUnlockBody, UnlinkIdentityBody, UserIdentityParams, UserRefParams, UsersPage, UsersQuery } from './model'
 import { actorOf, OPERATOR, operatorRoute } from './operator'
 
 export interface AdminUserServices {
@@ -18,6 +19,7 @@ export interface AdminUserServices {
   users: UserDirectory
   deletion: AccountDeletion
   pins: PinService
+  identities: Identities
 }
 
 function invalid(path: string, message: string): AppError {
@@ -37,7 +39,7 @@ function untilOf(until: string | undefined): Date | null {
  * plugin, not a separate Elysia): its token check, which runs before
  * anything else, guards them exactly as it guards the rest.
  */
-export function adminUserRoutes({ bans, users, deletion, pins }: AdminUserServices) {
+export function adminUserRoutes({ bans, users, deletion, pins, identities }: AdminUserServices) {
   return (app: Elysia<'/api/v1/admin'>) =>
     app
       .get(
@@ -57,7 +59,7 @@ export function adminUserRoutes({ bans, users, deletion, pins }: AdminUserServic
       .get('/users/:id', async ({ params }) => users.detail(await users.idOf(params.id)), {
         params: UserRefParams,
         response: { 200: AdminUserDetail, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
-        ...operatorRoute('viewer', 'One user: the account, every session, the wallet, the ban'),
+        ...operatorRoute('viewer', 'One user: the account, every session, the wallet, the ban, the identities'),
       })
       .post('/users/:id/ban', async ({ params, body, request }) => ({ user: users.view(await bans.ban(await users.idOf(params.id), { reason: body.reason, until: untilOf(body.until) }, actorOf(request))) }), {
         params: UserRefParams,
@@ -87,4 +89,15 @@ export function adminUserRoutes({ bans, users, deletion, pins }: AdminUserServic
         response: { 200: t.Object({ pin: PinStateModel, lifted: t.Boolean({ description: 'false: there was nothing to lift, and nothing was written' }) }), ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
         ...operatorRoute('finance', 'Lift the user\'s PIN lock and forget its failures and doubling (audited, with a reason)'),
       })
+      // A moderator's, as a ban is: it takes a way to sign in away from the player (contract §13).
+      .post(
+        '/users/:id/identities/:provider/unlink',
+        async ({ params, body, request }) => ({ identities: await identities.unlink(await users.idOf(params.id), params.provider, { actor: actorOf(request), reason: body.reason }) }),
+        {
+          params: UserIdentityParams,
+          body: UnlinkIdentityBody,
+          response: { 200: IdentitiesResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['last_identity'] }, STORAGE) },
+          ...operatorRoute('moderator', 'Unlink one of the user\'s identities (audited, with a reason); 409 last_identity when it is the only way left to sign in'),
+        },
+      )
 }

@@ -318,7 +318,8 @@ function createKey(address: string): string {
   return `create:${address.toLowerCase()}`
 }
 
-function invalidCredentials(): AppError {
+/** The refusal of every sign-in by identity, whatever failed (an unknown identity, a credential that does not check out): one answer, one message. */
+export function invalidCredentials(): AppError {
   return new AppError('invalid_credentials', 'Unknown identity, or the credential is not valid')
 }
 

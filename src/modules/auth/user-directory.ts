@@ -1,7 +1,8 @@
 // The operator's view of users (contract §8): a search through every account,
 // deleted ones included, and one user in full: the account, every session,
-// the wallet and the ban. Read only; bans and deletions are ./bans.ts and
-// ./account-deletion.ts.
+// the wallet, the ban and the ways it signs in (§13). Read only; bans,
+// deletions and unlinking an identity are ./bans.ts, ./account-deletion.ts
+// and ./identities.ts.
 import type { Storage } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
@@ -9,6 +10,7 @@ import { AppError } from '../../shared/errors'
 import { userIdByRef } from './user-ref'
 import type { AdminUser } from '../admin/model'
 import type { WalletService } from '../wallet/service'
+import { viewsOf } from './identities'
 import { toUser } from './service'
 import { banInForce, type AuthSession, type UserAccount, type UserBan } from './store'
 
@@ -69,9 +71,10 @@ export class UserDirectory {
     const { storage, clock } = this.deps
     const account = await storage.read.auth.userById(userId)
     if (!account) throw new AppError('not_found', 'No such user')
-    const [sessions, wallet] = await Promise.all([storage.read.auth.sessionsOf(userId), this.deps.wallet.holdings(userId)])
+    const [sessions, wallet, identities] = await Promise.all([storage.read.auth.sessionsOf(userId), this.deps.wallet.holdings(userId), storage.read.auth.identitiesOf(userId)])
     const now = clock.now()
     const user = this.view(account)
-    return { user, sessions: sessions.map((session) => toAdminSession(session, now)), wallet, ban: user.ban }
+    // What GET /me/identities shows the player; a deleted account has none (deletion erased them).
+    return { user, sessions: sessions.map((session) => toAdminSession(session, now)), wallet, ban: user.ban, identities: account.deletedAt === null ? viewsOf(account, identities) : [] }
   }
 }

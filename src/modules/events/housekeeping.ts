@@ -5,8 +5,9 @@
 // ended; rate-limit counters whose window ended (after the unit of work); mailed one-time codes past their expiry (only hashes, but worth
 // nothing any more); mail sent, failed or kept (the dev mailbox) as old as
 // the events it went with, never queued mail (it is still to be sent); known
-// sign-in places not used for KNOWN_PLACES.ttlMs; device codes past their
-// expiry (a device polling one later hears expired_token either way); the
+// sign-in places not used for KNOWN_PLACES.ttlMs; OpenID Connect web
+// sign-ins and their one-time exchange codes past their expiry; device codes
+// past their expiry (a device polling one later hears expired_token either way); the
 // security-event log's old end past its retention (the chain keeps an
 // authenticated anchor where it was cut). One unit of work: a
 // failure deletes nothing, and the next run tries again.
@@ -30,6 +31,10 @@ export interface HousekeepingReport {
   knownPlaces: number
   /** Rate-limit counters whose window ended (PostgreSQL's; SQLite's live in memory and sweep themselves). */
   rateLimitCounters: number
+  /** OpenID Connect web sign-ins never finished, past their 10 minutes. */
+  oidcFlows: number
+  /** One-time exchange codes of the web sign-in never traded, past their 60 s. */
+  exchangeCodes: number
   /** Security-event log rows past their retention (the chain's old end). */
   securityEvents: number
   /** Device codes (contract §13) past their expiry: answered or not, worth nothing any more. */
@@ -49,6 +54,8 @@ export async function housekeeping(storage: Storage, clock: Clock, eventRetentio
     accountCodes: await tx.auth.pruneExpiredAccountCodes(now),
     mail: await tx.mail.prune(retention),
     knownPlaces: await tx.auth.pruneKnownPlaces(new Date(now.getTime() - KNOWN_PLACES.ttlMs)),
+    oidcFlows: await tx.oidc.pruneExpiredFlows(now),
+    exchangeCodes: await tx.oidc.pruneExpiredExchangeCodes(now),
     securityEvents: securityLog ? await securityLog.prune(tx) : 0,
     deviceCodes: await tx.deviceCodes.pruneExpired(now),
   }))
