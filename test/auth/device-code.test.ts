@@ -42,7 +42,7 @@ describe('asking for a code', () => {
     expect(other.userCode).not.toBe(issued.userCode)
   })
 
-  test('behind a trusted proxy, the page is at the origin the proxy says the client reached', async () => {
+  test('the page is at ARENA_SERVER_URL, else at the origin the device reached (behind a trusted proxy, the one it says)', async () => {
     const proxied = await createArenaApp({ ARENA_TRUST_PROXY: 'true' })
     try {
       const issued = await startDevice(proxied, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'play.example.com' })
@@ -52,6 +52,15 @@ describe('asking for a code', () => {
     }
     // Without trust, those headers are the client's words: ignored.
     expect((await startDevice(ctx, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' })).verificationUri).toBe('http://localhost/device')
+    // ARENA_SERVER_URL, when set, is the address players are given, whatever the device reached.
+    const named = await createArenaApp({ ARENA_SERVER_URL: 'https://api.example.com/' })
+    try {
+      const issued = await startDevice(named)
+      expect(issued.verificationUri).toBe('https://api.example.com/device')
+      expect(issued.verificationUriComplete).toBe(`https://api.example.com/device?code=${issued.userCode}`)
+    } finally {
+      await named.close()
+    }
   })
 
   test('ARENA_DEVICE_CODE_TTL_S sets the lifetime', async () => {
