@@ -1,6 +1,7 @@
 // The device page's views (contract §13): rendered on the server with Preact
 // (every value escaped), plain forms, no script, the console's stylesheet.
 import type { ComponentChildren } from 'preact'
+import { PageMain } from '../console/layout'
 
 export interface ProviderLink {
   name: string
@@ -21,20 +22,9 @@ export function DeviceLayout({ title, notice, error, children }: { title: string
           <span class="brand">arena</span>
         </header>
         <div class="frame">
-          <main id="main">
-            <h1>{title}</h1>
-            {notice && (
-              <p class="notice" role="status">
-                {notice}
-              </p>
-            )}
-            {error && (
-              <p class="error" role="alert">
-                {error}
-              </p>
-            )}
+          <PageMain title={title} notice={notice} error={error}>
             {children}
-          </main>
+          </PageMain>
         </div>
       </body>
     </html>
