@@ -14,6 +14,10 @@ import { securityModule } from './modules/security'
 import { eventsModule } from './modules/events'
 import { errorHandler } from './plugins/errors'
 import { consoleModule, renderConsoleError } from './console'
+import { devicePageModule, renderDevicePageError } from './device-page'
+import { oidcProviders } from './device-page/providers'
+import { requestOrigin } from './shared/request-origin'
+import { deviceCodeModule } from './modules/auth/device-code-routes'
 import { jsonBody } from './plugins/json-body'
 import { apiDocs } from './plugins/openapi'
 import { requestContext } from './plugins/request-context'
@@ -51,7 +55,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       // undeclared properties and lets validation refuse the rest.
       // Order matters: the request id and error envelope must wrap everything after them.
       .use(requestContext(deps.logger, (route, method, status, seconds) => metrics.observe(route, method, status, seconds)))
-      .use(errorHandler(deps.logger, { prefix: '/console', render: renderConsoleError }))
+      .use(errorHandler(deps.logger, [{ prefix: '/console', render: renderConsoleError }, { prefix: '/device', render: renderDevicePageError }]))
       .use(jsonBody)
       // Before every route: its transform must run before any route's own (the auth macro's, the operator guard's).
       .use(rateLimit({ limits: config.rateLimits, store: storage.rateLimits ?? inProcessRateLimitStore(deps.clock), addressOf, logger: deps.logger }))
@@ -64,12 +68,28 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(accountModule(auth, deletion, exports))
       // OpenID Connect sign-in is served only when providers are configured (ARENA_OIDC_PROVIDERS): without one, none of its routes could succeed.
       .use(config.oidcProviders.length > 0 ? oidcModule(services.oidc, { trustProxy: config.trustProxy }) : new Elysia({ name: 'arena/oidc' }))
+      .use(deviceCodeModule(services.deviceCodes, { trustProxy: config.trustProxy, serverUrl: config.serverUrl }))
       .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))
       .use(securityModule(auth, pins, securityLog))
       .use(pinVerifyModule(auth, withdrawals))
       .use(eventsModule(auth, events))
+      // The device-code verification page (contract §13): players approve a TV's or console's sign-in there.
+      .use(
+        devicePageModule({
+          storage,
+          clock: deps.clock,
+          signIn: services.signIn,
+          deviceCodes: services.deviceCodes,
+          key: deps.secrets.chainKey,
+          secureCookie: config.env === 'production',
+          trustProxy: config.trustProxy,
+          addressOf,
+          // "Sign in with …": each configured OpenID Connect provider, through its web flow with purpose 'device'.
+          providers: oidcProviders(services.oidc, (request) => config.serverUrl ?? requestOrigin(request, config.trustProxy)),
+        }),
+      )
       // The operator console (contract §11): its own sessions, so it is served whether or not the admin token is set.
       .use(consoleModule({ services, secureCookie: config.env === 'production', sessionTtlS: config.operatorSessionTtlS, clock: deps.clock, addressOf, trustProxy: config.trustProxy }))
   )

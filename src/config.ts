@@ -333,6 +333,15 @@ export const SETTINGS = {
     help: "an operator's console or API session lives this long from sign-in, in seconds",
     doc: "how long a named operator's session (console cookie or API bearer from `POST /api/v1/admin/sessions`) lives from sign-in, in seconds; it ends earlier at sign-out, when the operator is disabled or its password reset ([docs/operators.md](docs/operators.md#signing-in-the-console-and-the-api))",
   }),
+  ARENA_DEVICE_CODE_TTL_S: int({
+    key: 'deviceCodeTtlS',
+    default: 600,
+    min: 60,
+    max: 3600,
+    note: '10 min',
+    help: 'how long a device code (sign-in on a TV or console, RFC 8628) waits for the player, in seconds',
+    doc: 'how long a device code from `POST /api/v1/auth/device-code` waits for the player to approve it on the `/device` page, in seconds (contract §13; [docs/identities.md](docs/identities.md#devices-without-a-keyboard))',
+  }),
   ARENA_GAME_SESSION_TTL_S: int({ key: 'gameSessionTtlS', default: 1800, min: 60, max: 86_400, help: 'game-session lifetime in seconds', doc: 'game (match) session lifetime in seconds' }),
   ARENA_EVENT_RETENTION_DAYS: int({
     key: 'eventRetentionDays',

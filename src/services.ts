@@ -21,6 +21,7 @@ import { OidcService } from './modules/auth/oidc/service'
 import { AuthService } from './modules/auth/service'
 import { SignIn } from './modules/auth/sign-in'
 import { SteamTickets, steamSettingsOf } from './modules/auth/steam'
+import { DeviceCodes } from './modules/auth/device-codes'
 import { UserDirectory } from './modules/auth/user-directory'
 import { AuditLog } from './modules/audit/log'
 import { OperatorTotp } from './modules/operators/second-factor'
@@ -184,6 +185,8 @@ export function createServices(deps: ServiceDeps) {
   })
   // OpenID Connect (contract §13): the providers of ARENA_OIDC_PROVIDERS; the web flow's PKCE verifier and nonce derived under the chain key, as the operators' CSRF tokens are.
   const oidc = new OidcService({ storage, clock, logger, providers: config.oidcProviders, redirects: config.oidcRedirects, serverUrl: config.serverUrl, flowKey: deps.secrets.chainKey, identities })
+  // Devices without a keyboard (contract §13, RFC 8628): the device's tokens come from the identities core, once the player approved.
+  const deviceCodes = new DeviceCodes({ storage, clock, ttlS: config.deviceCodeTtlS, sessions: identities, onSecurityEvent: (e) => securityLog.record(e) })
   // A signed-in user's password asked again: counted on the login's throttle.
   const passwords = accountPasswords({ storage, clock, hashGate })
   const passwordChange = new PasswordChange({ storage, clock, passwords, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
@@ -218,7 +221,7 @@ export function createServices(deps: ServiceDeps) {
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
   // Sign-in beyond passwords (contract §13): what a Steam ticket proves.
   const steam = new SteamTickets({ settings: steamSettingsOf(config), logger })
-  return { storage, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  return { storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -59,7 +59,7 @@ function isPublic(path: string): boolean {
  * (ARENA_TRUST_PROXY), the host the browser asked for is the proxy's
  * X-Forwarded-Host (its right-most entry, the one our proxy wrote).
  */
-function crossSite(request: Request, trustProxy: boolean): boolean {
+export function crossSite(request: Request, trustProxy: boolean): boolean {
   const origin = request.headers.get('origin')
   if (origin === null || origin === 'null') return origin === 'null'
   const forwarded = trustProxy ? request.headers.get('x-forwarded-host')?.split(',').at(-1)?.trim() : undefined

@@ -59,23 +59,32 @@ export function Layout({ title, operator, csrf, section, notice, error, children
         </header>
         <div class="frame">
           {operator && <Sections role={operator.role} section={section} />}
-          <main id="main">
-            <h1>{title}</h1>
-            {notice && (
-              <p class="notice" role="status">
-                {notice}
-              </p>
-            )}
-            {error && (
-              <p class="error" role="alert">
-                {error}
-              </p>
-            )}
+          <PageMain title={title} notice={notice} error={error}>
             {children}
-          </main>
+          </PageMain>
         </div>
       </body>
     </html>
+  )
+}
+
+/** A page's main column: its title, the notice or error the last action left, then the page. The console's and the device page's. */
+export function PageMain({ title, notice, error, children }: { title: string; notice?: string | null | undefined; error?: string | null | undefined; children: ComponentChildren }) {
+  return (
+    <main id="main">
+      <h1>{title}</h1>
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {children}
+    </main>
   )
 }
 

@@ -15,6 +15,7 @@
 import type { RateLimitStore } from '../shared/rate-limit'
 import type { AuditStore } from '../modules/audit/store'
 import type { AuthStore } from '../modules/auth/store'
+import type { DeviceCodesStore } from '../modules/auth/device-code-store'
 import type { EventsStore } from '../modules/events/store'
 import type { GamesStore } from '../modules/games/store'
 import type { MailStore } from '../modules/mail/store'
@@ -32,6 +33,8 @@ import type { VaultStore } from '../vault/store'
 export interface Stores {
   audit: AuditStore
   auth: AuthStore
+  /** Device codes (RFC 8628, contract §13): a device's sign-in waiting for the player's approval. */
+  deviceCodes: DeviceCodesStore
   events: EventsStore
   games: GamesStore
   jobs: JobsStore

@@ -151,14 +151,14 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   })
 }
 
-/** Where errors are pages, not envelopes: the console (src/console/) renders its own, from the same mapping. */
+/** Where errors are pages, not envelopes: the console (src/console/) and the device page (src/device-page/) render their own, from the same mapping. */
 export interface ErrorPages {
   /** A path prefix, e.g. `/console`. */
   prefix: string
   render(status: number, body: ErrorEnvelope, request: Request, headers: Record<string, string>): Response
 }
 
-export function errorHandler(logger: Logger, pages?: ErrorPages) {
+export function errorHandler(logger: Logger, pages: readonly ErrorPages[] = []) {
   return new Elysia({ name: 'arena/errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
     const url = new URL(request.url)
     const path = url.pathname
@@ -184,7 +184,8 @@ export function errorHandler(logger: Logger, pages?: ErrorPages) {
     for (const name of Object.keys(set.headers)) delete set.headers[name]
     const headers: Record<string, string> = { ...state?.headers, ...mapped.headers }
     if (state) headers[REQUEST_ID_HEADER] = state.id
-    if (pages && (path === pages.prefix || path.startsWith(`${pages.prefix}/`))) return pages.render(mapped.status, mapped.body, request, headers)
+    const page = pages.find((p) => path === p.prefix || path.startsWith(`${p.prefix}/`))
+    if (page) return page.render(mapped.status, mapped.body, request, headers)
     return jsonResponse(mapped.status, mapped.body, headers)
   })
 }

@@ -118,8 +118,9 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /**
- * The console's forms (src/console/) post application/x-www-form-urlencoded,
- * the one body a browser sends without script; only there, and read with the
+ * The console's forms (src/console/) and the device page's (src/device-page/)
+ * post application/x-www-form-urlencoded, the one body a browser sends
+ * without script; only there, and read with the
  * same cap as JSON. Fields become strings of a plain object (the last of a
  * repeated name wins; keys that could pollute a prototype are dropped).
  */
@@ -128,7 +129,7 @@ function isConsoleForm(request: Request, contentType: string): boolean {
   if (mediaType !== 'application/x-www-form-urlencoded') return false
   const url = request.url
   const path = url.slice(url.indexOf('/', url.indexOf('//') + 2))
-  return path.startsWith('/console/')
+  return path.startsWith('/console/') || path.startsWith('/device/')
 }
 
 function parseForm(bytes: Uint8Array): Record<string, string> {

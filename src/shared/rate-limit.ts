@@ -40,6 +40,9 @@ const SIGN_IN = new Set([
   `${API}/admin/sessions`,
   '/console/login',
   '/console/login/password',
+  // The device-code page (contract §13): its password sign-in, and typing a code (RFC 8628 asks that guessing user codes be limited).
+  '/device/login',
+  '/device/approve',
 ])
 /** Sign-in routes a browser reaches by GET: the OpenID Connect web flow's start (a stored flow per call) and callback. */
 const SIGN_IN_PAGES = new Set([`${API}/auth/oidc/:provider/start`, `${API}/auth/oidc/:provider/callback`])
@@ -59,9 +62,25 @@ const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD'
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
   {
     name: 'sign-in',
-    describe: 'register, login (password, guest, Steam, OpenID Connect), password and email codes, operator and console sign-in',
+    describe: 'register, login (password, guest, Steam, OpenID Connect), password and email codes, operator and console sign-in, the device page\'s sign-in and code entry',
     takes: (method, route) => (method === 'POST' && (SIGN_IN.has(route) || OIDC_SIGN_IN.has(route))) || (method === 'GET' && SIGN_IN_PAGES.has(route)),
     defaults: { address: perMinute(60) },
+  },
+  {
+    // Each call stores a device code that lives ARENA_DEVICE_CODE_TTL_S (10 minutes by default): at
+    // most 100 live codes per address. A device asks for one per sign-in.
+    name: 'device-code',
+    describe: 'POST /auth/device-code (a stored device code per call)',
+    takes: (method, route) => method === 'POST' && route === `${API}/auth/device-code`,
+    defaults: { address: perMinute(10) },
+  },
+  {
+    // A device polls every 5 s (more slowly after a slow_down): 12 a minute, so 120 lets ten
+    // devices behind one address sign in at once. The device code itself is a 256-bit secret.
+    name: 'device-poll',
+    describe: 'POST /auth/device-code/token (a device polling for its tokens)',
+    takes: (method, route) => method === 'POST' && route === `${API}/auth/device-code/token`,
+    defaults: { address: perMinute(120) },
   },
   {
     // Each rotation stores a refresh token and a session.refreshed event (kept for the

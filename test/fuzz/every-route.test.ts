@@ -47,8 +47,8 @@ import fc from 'fast-check'
 import { settle } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 import { chooseSeed } from '../helpers/seed'
-import { CONSOLE_FIELD_HINTS, FIELD_HINTS, knownGoodRequest, knownRefusedRequest, paramHints, World, buildTemplate, type Built, type Template } from './fuzz-world'
-import { consoleRequestFor, headerValue, isConsoleRoute, pathJunk, requestFor, type RouteShape, type Schema } from './hostile-requests'
+import { CONSOLE_FIELD_HINTS, DEVICE_FIELD_HINTS, FIELD_HINTS, knownGoodRequest, knownRefusedRequest, paramHints, World, buildTemplate, type Built, type Template } from './fuzz-world'
+import { consoleRequestFor, deviceRequestFor, headerValue, isConsoleRoute, isDevicePageRoute, isPageRoute, pathJunk, requestFor, type RouteShape, type Schema } from './hostile-requests'
 
 function intEnv(name: string): number | undefined {
   const raw = process.env[name]
@@ -76,7 +76,8 @@ const CONSOLE_RUNS = intEnv('ARENA_FUZZ_CONSOLE_RUNS') ?? Math.ceil(RUNS / 4)
 
 /** Requests a route gets. */
 function runsOf(route: RouteShape): number {
-  return isConsoleRoute(route) ? CONSOLE_RUNS : RUNS
+  // The device page's forms are the console's kind (its sign-in an argon2id verify each).
+  return isPageRoute(route) ? CONSOLE_RUNS : RUNS
 }
 /** Generous: the CI form takes a second or two per route. */
 const ROUTE_TIMEOUT_MS = 60_000 + RUNS * 50
@@ -142,6 +143,8 @@ function summarize(request: Request): string {
 
 /** A console path as a redirect may name it: the console's, with the query and fragment a redirect adds, in plain URL characters, never `//` (another host). */
 const CONSOLE_LOCATION = /^\/console(\/[A-Za-z0-9._~%!$&'()*+,;=:@-]*)*(\?[^\s#]*)?(#[A-Za-z0-9_-]*)?$/
+/** Where the device page redirects: itself, with a code of the page's own making. */
+const DEVICE_LOCATION = /^\/device(\?code=[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4})?$/
 
 /** What an error page must never show: a stack trace, or the database's own words (a query, an engine's error). */
 const LEAK = /\n\s+at .+:\d+:\d+|\bat [^\s<]+ \((?:\/|file:)[^)]*:\d+:\d+\)|SQLITE_[A-Z]+|SQLSTATE|syntax error at or near|no such (?:table|column)|violates (?:unique|foreign key|check|not-null) constraint|Failed query:|drizzle/i
@@ -152,7 +155,7 @@ const LEAK = /\n\s+at .+:\d+:\d+|\bat [^\s<]+ \((?:\/|file:)[^)]*:\d+:\d+\)|SQLI
  * to a console path, never the API's envelope; an error page has the error's
  * status and tells nothing of the server's insides.
  */
-async function checkConsoleResponse(request: Request, res: Response, where: string): Promise<{ body: unknown; location: string | null }> {
+async function checkConsoleResponse(request: Request, res: Response, where: string, locations = CONSOLE_LOCATION): Promise<{ body: unknown; location: string | null }> {
   const text = await res.text()
   if (res.status >= 500) throw new Error(`${where} answered ${res.status}: ${text.slice(0, 500)}`)
   const id = res.headers.get('x-request-id')
@@ -160,7 +163,7 @@ async function checkConsoleResponse(request: Request, res: Response, where: stri
   const type = res.headers.get('content-type') ?? ''
   if (res.status === 303) {
     const location = res.headers.get('location') ?? ''
-    if (!CONSOLE_LOCATION.test(location) || location.includes('//')) throw new Error(`${where} redirected off the console, to ${JSON.stringify(location)}`)
+    if (!locations.test(location) || location.includes('//')) throw new Error(`${where} redirected off the console, to ${JSON.stringify(location)}`)
     return { body: undefined, location }
   }
   if (res.status >= 300 && res.status < 400) throw new Error(`${where} answered ${res.status} (a console redirect is a 303)`)
@@ -186,6 +189,8 @@ async function checkResponse(request: Request, res: Response): Promise<{ body: u
   const where = `${request.method} ${pathname}`
   // The path the error plugin decides by: under /console, errors are pages.
   if (pathname === '/console' || pathname.startsWith('/console/')) return checkConsoleResponse(request, res, where)
+  // The device-code page (contract §13) too.
+  if (pathname === '/device' || pathname.startsWith('/device/')) return checkConsoleResponse(request, res, where, DEVICE_LOCATION)
   return { body: await checkApiResponse(request, res, where), location: null }
 }
 
@@ -279,7 +284,7 @@ describe('fuzz: every route', () => {
             const { status, body, location } = await send(world, built)
             world.observe(built, status, body, location)
             // A console form succeeds with a 303 (post/redirect/get) to a page without an error (a refusal goes back with `error=`, a lost session to the sign-in page with `next=`).
-            if (what === 'accepted') accepted = (status >= 200 && status < 300) || (status === 303 && isConsoleRoute(route) && !/[?&](error|next)=/.test(location ?? ''))
+            if (what === 'accepted') accepted = (status >= 200 && status < 300) || (status === 303 && isPageRoute(route) && !/[?&](error|next)=/.test(location ?? ''))
             known[what] = location === null ? status : `${status} ${location.slice(0, 200)}`
           }
           const refused = typeof known.refused === 'number' && known.refused >= 400 && known.refused < 500
@@ -290,7 +295,7 @@ describe('fuzz: every route', () => {
             statuses: known,
           })
           await fc.assert(
-            fc.asyncProperty(isConsoleRoute(route) ? consoleRequestFor(route, CONSOLE_FIELD_HINTS, paramHints) : requestFor(route, FIELD_HINTS, paramHints), async (spec) => {
+            fc.asyncProperty(isConsoleRoute(route) ? consoleRequestFor(route, CONSOLE_FIELD_HINTS, paramHints) : isDevicePageRoute(route) ? deviceRequestFor(route, DEVICE_FIELD_HINTS, paramHints) : requestFor(route, FIELD_HINTS, paramHints), async (spec) => {
               const built = await world.build(route, spec)
               const at = performance.now()
               const { status, body, location } = await send(world, built)

@@ -24,7 +24,8 @@ import { PASSWORD } from '../helpers/auth'
 import { PIN } from '../helpers/purchases'
 import fc from 'fast-check'
 import { totpCode } from '../../src/modules/operators/totp'
-import { CONSOLE_ROLES, consoleRoleIndex, isConsoleRoute, JObj, Raw, Ref, toJson, USERS, type Hints, type JVal, type RequestSpec, type RouteShape } from './hostile-requests'
+import { PageSessions } from '../../src/device-page/session'
+import { CONSOLE_ROLES, consoleRoleIndex, isConsoleRoute, isDevicePageRoute, JObj, Raw, Ref, toJson, USERS, type Hints, type JVal, type RequestSpec, type RouteShape } from './hostile-requests'
 import { cliActor } from '../helpers/operators'
 import { startSteamStub } from '../helpers/steam-stub'
 
@@ -289,6 +290,8 @@ interface Resolution {
   consoleSession?: number
   /** The first sign-in's step ticket whose cookie this request sent (then `console:csrf` means the step's token). */
   passwordStep?: string
+  /** The device page's sign-in this request's cookie carried (`device:csrf` means its token). */
+  devicePage?: string
 }
 
 export interface Built {
@@ -322,6 +325,8 @@ export class World {
   private readonly dir: string
   /** The console sessions (CONSOLE_ROLES order), replaced when a fuzzed request ends one. */
   private readonly consoleSessions: ConsoleSession[]
+  /** The device page's signed sign-ins (the app's own key and clock). */
+  private readonly pageSessions: PageSessions
   /** Console sessions a request may have ended or changed (its operator disabled, its role or password changed): checked before reuse. */
   private readonly consoleSuspect = new Set<number>()
   consoleRenewals = 0
@@ -349,6 +354,7 @@ export class World {
     this.tournaments = [this.v.runningTournamentId]
     this.jwtSecret = this.t.secrets.signingKeys.at(-1)!.secret
     this.consoleSessions = template.values.console.sessions.map((c) => ({ ...c }))
+    this.pageSessions = new PageSessions({ storage: t.storage, clock: t.clock, key: t.secrets.chainKey })
   }
 
   async close(): Promise<void> {
@@ -765,6 +771,27 @@ export class World {
         r.passwordStep = begun.passwordStep.ticket
         return `arena_password_step=${begun.passwordStep.ticket}`
       }
+      // The device-code page (/device): a pool player's page sign-in, its CSRF token, a code a device is waiting with.
+      case 'device:cookie': {
+        const user = await this.t.storage.read.auth.userById(this.users[s]!.id)
+        r.devicePage = this.pageSessions.ticketFor({ id: this.users[s]!.id, passwordHash: user?.passwordHash ?? null })
+        return `arena_device_page=${r.devicePage}`
+      }
+      case 'device:csrf':
+        return r.devicePage === undefined ? 'f'.repeat(64) : this.pageSessions.csrfFor(r.devicePage)
+      case 'device:csrf:other': {
+        const user = await this.t.storage.read.auth.userById(this.users[other]!.id)
+        return this.pageSessions.csrfFor(this.pageSessions.ticketFor({ id: this.users[other]!.id, passwordHash: user?.passwordHash ?? null }))
+      }
+      case 'device:code':
+        return (await this.t.services.deviceCodes.issue()).userCode
+      // A device's code (the poll's body): one the subject approved on the page, or one still pending.
+      case 'device:approved':
+      case 'device:pending': {
+        const issued = await this.t.services.deviceCodes.issue()
+        if (ref.name === 'device:approved') await this.t.services.deviceCodes.decide(issued.userCode, 'approved', this.users[s]!.id)
+        return issued.deviceCode
+      }
       case 'console:csrf':
         if (r.passwordStep !== undefined) return this.t.services.operatorSessions.csrfFor(r.passwordStep)
         return this.t.services.operatorSessions.csrfFor(this.consoleSessions[r.consoleSession ?? 0]!.token)
@@ -965,6 +992,7 @@ export const FIELD_HINTS: Hints = {
   identifier: fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 3 }).map((n) => new Ref('victim:identifier', n)) }, { weight: 1, arbitrary: fc.constantFrom('nobody', 'nobody@example.com', ' ', '@') }),
   refreshToken: fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('refreshToken')) }, { weight: 1, arbitrary: fc.constantFrom(new Ref('refreshToken:stale'), new Ref('refreshToken:other')) }),
   all: fc.boolean(),
+  deviceCode: fc.oneof({ weight: 1, arbitrary: fc.constant(new Ref('device:approved')) }, { weight: 2, arbitrary: fc.constant(new Ref('device:pending')) }, { weight: 1, arbitrary: fc.constantFrom('junk', 'x'.repeat(256), '') }),
   // Verified email and passwords (contract §8).
   code: fc.oneof(
     { weight: 2, arbitrary: fc.constantFrom(new Ref('code:verify_email'), new Ref('code:reset_password')) },
@@ -1158,6 +1186,7 @@ const GOOD_FIELDS: Record<string, JVal> = {
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
 const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
+  'POST /api/v1/auth/device-code/token': { deviceCode: new Ref('device:approved') },
   'POST /api/v1/user/password/reset': { email: new Ref('email', 0), code: new Ref('code:reset_password') },
   'POST /api/v1/admin/matches/:id/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /api/v1/admin/operators': { name: 'known-good-op' },
@@ -1233,6 +1262,7 @@ const paramNames = (route: RouteShape) => [...route.path.matchAll(/:([A-Za-z0-9_
  */
 export function knownGoodRequest(route: RouteShape): RequestSpec {
   if (isConsoleRoute(route)) return consoleKnownGood(route)
+  if (isDevicePageRoute(route)) return deviceKnownGood(route)
   const headers: [string, Ref | string][] = GOOD_HEADERS_OF_ROUTE[`${route.method} ${route.path}`] ?? [
     ['authorization', new Ref('bearer')],
     ['x-admin-token', new Ref('x-admin-token')],
@@ -1268,7 +1298,9 @@ export function knownGoodRequest(route: RouteShape): RequestSpec {
 export function knownRefusedRequest(route: RouteShape): RequestSpec {
   const good = knownGoodRequest(route)
   if (isConsoleRoute(route)) return consoleKnownRefused(route, good)
-  if ((route.body?.required ?? []).length > 0) return { ...good, body: { kind: 'text', text: '{"', contentType: 'application/json' } }
+  if (isDevicePageRoute(route)) return deviceKnownRefused(route, good)
+  // A route that asks for no credential and may go without a body (a device asking for a code): a body that is not an object.
+  if ((route.body?.required ?? []).length > 0 || route.path === '/api/v1/auth/device-code') return { ...good, body: { kind: 'text', text: route.path === '/api/v1/auth/device-code' ? '[]' : '{"', contentType: 'application/json' } }
   const params = paramNames(route)
   if (params.length > 0) return { ...good, params: Object.fromEntries(params.map((p) => [p, 'no-such-id'])) }
   if (route.path.startsWith('/api/')) return { ...good, headers: [] }
@@ -1376,4 +1408,50 @@ function consoleKnownRefused(route: RouteShape, good: RequestSpec): RequestSpec 
   const queryField = Object.keys(route.query?.properties ?? {})[0]
   if (queryField !== undefined) return { ...good, query: { pairs: [[queryField, 'x'.repeat(1000)]] } }
   return { ...good, method: 'PROPFIND' }
+}
+
+// ---------------------------------------------------------------------------
+// The device-code page's known-good and known-refused requests (/device, contract §13)
+
+const DEVICE_GOOD_FIELDS: Record<string, JVal> = {
+  _csrf: new Ref('device:csrf'),
+  code: new Ref('device:code'),
+  identifier: new Ref('victim:identifier', 0),
+  password: PASSWORD,
+  decision: 'approve',
+}
+
+/** The page's field hints: a code a device is waiting with, mostly, or one that names nothing. */
+export const DEVICE_FIELD_HINTS: Hints = {
+  ...FIELD_HINTS,
+  code: fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('device:code')) }, { weight: 1, arbitrary: fc.constantFrom('ZZZZ-ZZZZ', 'zzzz zzzz', 'OIL0-1234', '', '-', 'ABCD-123', 'x'.repeat(64)) }),
+  decision: fc.constantFrom('approve', 'deny', 'maybe', ''),
+  signin: fc.constantFrom('junk', 'x'.repeat(512), ''),
+  signin_error: fc.constantFrom('access_denied', 'account_exists', 'account_banned', 'internal', '<b>x</b>', ''),
+}
+
+/** A signed-in player's page (or its sign-in form, with the pool's password): what a browser on the page sends. */
+function deviceKnownGood(route: RouteShape): RequestSpec {
+  const writes = route.method !== 'GET' && route.method !== 'HEAD'
+  const signingIn = route.path === '/device/login'
+  const headers: [string, Ref | string][] = [...(signingIn ? [] : [['cookie', new Ref('device:cookie')] as [string, Ref]]), ...(writes ? [['origin', 'http://localhost'] as [string, string]] : [])]
+  const fields = Object.keys(route.body?.properties ?? {})
+  for (const f of fields) if (!(f in DEVICE_GOOD_FIELDS)) throw new Error(`fuzz world: no known-good value for form field ${f} of ${route.method} ${route.path}`)
+  return {
+    method: route.method,
+    params: {},
+    query: route.method === 'GET' ? { pairs: [['code', new Ref('device:code')]] } : null,
+    headers,
+    body: writes ? { kind: 'form', fields: new JObj(fields.map((f) => [f, DEVICE_GOOD_FIELDS[f]!])), contentType: 'application/x-www-form-urlencoded' } : { kind: 'none', contentType: null },
+    subject: 0,
+  }
+}
+
+/** The page's refusals: a form without its CSRF token (the sign-in form with a wrong password), the page with a code too long to be one. */
+function deviceKnownRefused(route: RouteShape, good: RequestSpec): RequestSpec {
+  if (good.body.kind === 'form') {
+    const kept = route.path === '/device/login' ? good.body.fields.entries.map(([k, v]): [string, JVal] => [k, k === 'password' ? 'not the password' : v]) : good.body.fields.entries.filter(([k]) => k !== '_csrf')
+    return { ...good, body: { ...good.body, fields: new JObj(kept) } }
+  }
+  return { ...good, query: { pairs: [['code', 'x'.repeat(1000)]] } }
 }

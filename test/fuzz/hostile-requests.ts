@@ -501,6 +501,11 @@ export function requestFor(route: RouteShape, hints: Hints, paramHints: (param: 
 
 export const CONSOLE_PREFIX = '/console'
 export const isConsoleRoute = (route: RouteShape) => route.path === CONSOLE_PREFIX || route.path.startsWith(`${CONSOLE_PREFIX}/`)
+/** The device-code page (/device, contract §13): pages and forms like the console's, with a player's page cookie instead of an operator's session. */
+export const DEVICE_PAGE_PREFIX = '/device'
+export const isDevicePageRoute = (route: RouteShape) => route.path === DEVICE_PAGE_PREFIX || route.path.startsWith(`${DEVICE_PAGE_PREFIX}/`)
+/** Routes whose answers are HTML pages and 303s, not the API's envelope. */
+export const isPageRoute = (route: RouteShape) => isConsoleRoute(route) || isDevicePageRoute(route)
 
 /** The console sessions the world holds, by index: Ref('console:cookie', i) is the session of CONSOLE_ROLES[i]. */
 export const CONSOLE_ROLES = ['admin', 'moderator', 'finance', 'viewer'] as const
@@ -525,15 +530,17 @@ const consoleCookie = (role: string | undefined): fc.Arbitrary<Ref | string | nu
     },
   )
 
-/** The `_csrf` field: mostly the cookie's own token, sometimes another session's, junk or missing. */
-const csrfField: fc.Arbitrary<[string, JVal][]> = fc.oneof(
-  { weight: 20, arbitrary: fc.constant<[string, JVal][]>([['_csrf', new Ref('console:csrf')]]) },
-  { weight: 1, arbitrary: fc.constant<[string, JVal][]>([['_csrf', new Ref('console:csrf:other')]]) },
-  { weight: 1, arbitrary: fc.constant<[string, JVal][]>([]) },
-  { weight: 1, arbitrary: fc.oneof(hostileString(), fc.constantFrom('', 'f'.repeat(64), '0'.repeat(64))).map((v): [string, JVal][] => [['_csrf', v]]) },
-  // Given twice (the valid one first or last) or as a list: never a valid token.
-  { weight: 1, arbitrary: fc.constantFrom<[string, JVal][]>([['_csrf', new Ref('console:csrf')], ['_csrf', 'junk']], [['_csrf', 'junk'], ['_csrf', new Ref('console:csrf')]], [['_csrf[]', new Ref('console:csrf')]]) },
-)
+/** The `_csrf` field: mostly the cookie's own token (the Ref `<kind>:csrf`), sometimes another session's, junk or missing. */
+const csrfFieldOf = (kind: 'console' | 'device'): fc.Arbitrary<[string, JVal][]> =>
+  fc.oneof(
+    { weight: 20, arbitrary: fc.constant<[string, JVal][]>([['_csrf', new Ref(`${kind}:csrf`)]]) },
+    { weight: 1, arbitrary: fc.constant<[string, JVal][]>([['_csrf', new Ref(`${kind}:csrf:other`)]]) },
+    { weight: 1, arbitrary: fc.constant<[string, JVal][]>([]) },
+    { weight: 1, arbitrary: fc.oneof(hostileString(), fc.constantFrom('', 'f'.repeat(64), '0'.repeat(64))).map((v): [string, JVal][] => [['_csrf', v]]) },
+    // Given twice (the valid one first or last) or as a list: never a valid token.
+    { weight: 1, arbitrary: fc.constantFrom<[string, JVal][]>([['_csrf', new Ref(`${kind}:csrf`)], ['_csrf', 'junk']], [['_csrf', 'junk'], ['_csrf', new Ref(`${kind}:csrf`)]], [['_csrf[]', new Ref(`${kind}:csrf`)]]) },
+  )
+const csrfField = csrfFieldOf('console')
 
 /** Keys that try to reach a prototype through a form parser's bracket syntax, or repeat a field. */
 const formExtraEntry: fc.Arbitrary<[string, JVal]> = fc.oneof(
@@ -548,12 +555,12 @@ const formJunk = fc.oneof(
 )
 
 /** A form body for a console route: mostly urlencoded and shaped after the schema, plus the hostile kinds. */
-export function formBodyFor(schema: Schema | undefined, hints: Hints): fc.Arbitrary<BodySpec> {
+export function formBodyFor(schema: Schema | undefined, hints: Hints, csrf: fc.Arbitrary<[string, JVal][]> = csrfField): fc.Arbitrary<BodySpec> {
   // `_csrf` has its own generator: the schema's plan would spoil it as often as any field, and the session check would refuse most forms.
   const { _csrf: _, ...fields } = schema?.properties ?? {}
   const shaped = objectFor({ ...schema, type: 'object', properties: fields, required: (schema?.required ?? []).filter((f) => f !== '_csrf') }, hints)
   const form = fc
-    .tuple(csrfField, shaped, fc.oneof({ weight: 6, arbitrary: fc.constant([] as [string, JVal][]) }, { weight: 1, arbitrary: fc.array(formExtraEntry, { minLength: 1, maxLength: 3 }) }))
+    .tuple(csrf, shaped, fc.oneof({ weight: 6, arbitrary: fc.constant([] as [string, JVal][]) }, { weight: 1, arbitrary: fc.array(formExtraEntry, { minLength: 1, maxLength: 3 }) }))
     .map(([csrf, value, extra]) => new JObj([...csrf, ...(value instanceof JObj ? value.entries : []), ...extra]))
   return fc.oneof(
     { weight: 24, arbitrary: fc.record({ kind: fc.constant('form' as const), fields: form, contentType: fc.constantFrom(...FORM_TYPES) }) },
@@ -604,5 +611,32 @@ export function consoleRequestFor(route: RouteShape, hints: Hints, paramHints: (
     return [...out, ...rest]
   })
   const body: fc.Arbitrary<BodySpec> = writes ? formBodyFor(route.body, hints) : fc.constant({ kind: 'none', contentType: null })
+  return fc.record({ spec: base, headers, body }).map(({ spec, headers, body }) => ({ ...spec, headers, body }))
+}
+
+/** The device page's cookie: mostly a signed-in player's (Ref `device:cookie`), sometimes none or junk. */
+const devicePageCookie: fc.Arbitrary<Ref | string | null> = fc.oneof(
+  { weight: 20, arbitrary: fc.constant(new Ref('device:cookie')) },
+  { weight: 3, arbitrary: fc.constant(null) },
+  {
+    weight: 2,
+    arbitrary: fc.oneof(
+      headerValue,
+      fc.constantFrom('arena_device_page=', 'arena_device_page', 'arena_device_page=usr_0.1.2', `arena_device_page=usr_${'0'.repeat(32)}.9999999999999.${'f'.repeat(64)}`, `arena_device_page=${'A'.repeat(4000)}`),
+    ),
+  },
+)
+
+/** A hostile request for a device-page route: a form body, the page cookie and its CSRF token, an Origin. */
+export function deviceRequestFor(route: RouteShape, hints: Hints, paramHints: (param: string, path: string) => fc.Arbitrary<Ref>): fc.Arbitrary<RequestSpec> {
+  const base = requestFor({ ...route, body: undefined }, hints, paramHints)
+  const writes = route.method !== 'GET' && route.method !== 'HEAD'
+  const headers = fc.tuple(devicePageCookie, writes ? origin : fc.option(origin, { freq: 4, nil: null }), fc.array(oddHeader, { maxLength: 2 })).map(([cookie, from, rest]) => {
+    const out: [string, Ref | string][] = []
+    if (cookie !== null) out.push(['cookie', cookie])
+    if (from !== null) out.push(['origin', from])
+    return [...out, ...rest]
+  })
+  const body: fc.Arbitrary<BodySpec> = writes ? formBodyFor(route.body, hints, csrfFieldOf('device')) : fc.constant({ kind: 'none', contentType: null })
   return fc.record({ spec: base, headers, body }).map(({ spec, headers, body }) => ({ ...spec, headers, body }))
 }

@@ -112,8 +112,8 @@ function routeProblems(doc: Doc, routes: { method: string; path: string }[]): st
   const documented = new Set(operations(doc).map((o) => o.key))
   for (const route of routes) {
     const key = `${route.method} ${openApiPath(route.path)}`
-    // The console's pages and forms are HTML for a browser, not API (their routes are `hide`).
-    if (UNDOCUMENTED.has(`${route.method} ${route.path}`) || route.path === '/console' || route.path.startsWith('/console/')) {
+    // The console's pages and forms, and the device-code page's, are HTML for a browser, not API (their routes are `hide`).
+    if (UNDOCUMENTED.has(`${route.method} ${route.path}`) || route.path === '/console' || route.path.startsWith('/console/') || route.path === '/device' || route.path.startsWith('/device/')) {
       if (documented.has(key)) problems.push(`${key}: documented, but listed as deliberately undocumented`)
     } else if (!documented.has(key)) problems.push(`${key}: served but not in the OpenAPI document`)
   }
@@ -281,7 +281,7 @@ describe('the OpenAPI document', () => {
     })
     // Taken absent as {}: not required. The rest are.
     const optional = operations(doc).filter((o) => (o.operation.requestBody as { required?: boolean } | undefined)?.required === false).map((o) => o.key)
-    expect(optional.sort()).toEqual(['POST /api/v1/security/pin-session', 'POST /api/v1/user/email/resend', 'POST /api/v1/user/s/logout'])
+    expect(optional.sort()).toEqual(['POST /api/v1/auth/device-code', 'POST /api/v1/security/pin-session', 'POST /api/v1/user/email/resend', 'POST /api/v1/user/s/logout'])
     const { accessToken } = await login(ctx, (await registerUser(ctx)).username)
     for (const key of optional) {
       const res = await ctx.handle(req(key.split(' ')[1]!, { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } }))

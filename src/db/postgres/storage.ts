@@ -35,6 +35,7 @@ import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
+import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresAuditStore } from './stores/audit'
@@ -50,6 +51,7 @@ class PostgresStores implements Stores {
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
   private _mail?: MailQueries
+  private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: PostgresMatchesStore
   private _security?: PostgresSecurityStore
@@ -95,6 +97,10 @@ class PostgresStores implements Stores {
   get mail() {
     this.check()
     return (this._mail ??= new MailQueries(this.scope))
+  }
+  get deviceCodes() {
+    this.check()
+    return (this._deviceCodes ??= new DeviceCodeQueries(this.scope))
   }
   get oidc() {
     this.check()

@@ -26,6 +26,7 @@ import { SqliteGamesStore } from './stores/games'
 import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
+import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { SqliteSecurityStore } from './stores/security'
 import { AuditQueries } from '../stores/audit'
@@ -51,6 +52,7 @@ class SqliteStores implements Stores {
   private _games?: SqliteGamesStore
   private _jobs?: SqliteJobsStore
   private _mail?: MailQueries
+  private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: SqliteMatchesStore
   private _security?: SqliteSecurityStore
@@ -95,6 +97,10 @@ class SqliteStores implements Stores {
   get mail() {
     this.check()
     return (this._mail ??= new MailQueries(this.scope))
+  }
+  get deviceCodes() {
+    this.check()
+    return (this._deviceCodes ??= new DeviceCodeQueries(this.scope))
   }
   get oidc() {
     this.check()

@@ -273,3 +273,20 @@ export const SteamLoginBody = t.Object(
   { $id: 'SteamLoginBody' },
 )
 export type SteamLoginBody = Static<typeof SteamLoginBody>
+
+// ---- devices without a keyboard (contract §13, RFC 8628: ./device-codes.ts) ----
+
+export const DeviceCodeResponse = t.Object(
+  {
+    deviceCode: t.String({ description: 'the device keeps this secret and polls with it; never shown' }),
+    userCode: t.String({ description: 'the code to show the player, `XXXX-XXXX` (Crockford base32)' }),
+    verificationUri: t.String({ description: 'the page the player opens in a browser and types the code on' }),
+    verificationUriComplete: t.String({ description: 'the same page with the code filled in (for a QR code or a link)' }),
+    expiresIn: t.Integer({ description: 'seconds the code waits for the player' }),
+    interval: t.Integer({ description: 'seconds to wait between polls' }),
+  },
+  { $id: 'DeviceCode' },
+)
+export type DeviceCodeResponse = Static<typeof DeviceCodeResponse>
+
+export const DeviceTokenBody = t.Object({ deviceCode: t.String({ minLength: 1, maxLength: 256 }) }, { $id: 'DeviceTokenBody' })

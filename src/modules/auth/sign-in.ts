@@ -28,6 +28,15 @@ const MAX_USER_AGENT = 256
  */
 export const MAX_AUTH_SESSIONS = 100
 
+/** A password sign-in: the identifier (email or username), the password, and where it comes from. */
+export interface PasswordSignInInput {
+  identifier: string
+  password: string
+  address: string
+  userAgent: string | null
+  deviceToken?: string | null
+}
+
 export interface SignInDeps {
   storage: Storage
   clock: Clock
@@ -52,7 +61,53 @@ export class SignIn {
    * `deviceToken` on its next logins (known-places.ts): from a place the
    * account signed in from before, failures elsewhere do not block it.
    */
-  async login(input: { identifier: string; password: string; address: string; userAgent: string | null; deviceToken?: string | null }): Promise<TokenResponse & { deviceToken: string }> {
+  async login(input: PasswordSignInInput): Promise<TokenResponse & { deviceToken: string }> {
+    const { user, counted, place } = await this.prove(input)
+    const { storage, clock } = this.deps
+    const now = clock.now()
+    const sessionId = newId('authSession')
+    const refreshToken = randomToken(32)
+    let opened: { newDevice: boolean; deviceToken: string }
+    try {
+      opened = await this.openSession(user, sessionId, refreshToken, counted.key, place, now, input.userAgent)
+    } catch (error) {
+      // The password was right but the session could not be stored (a full or
+      // failing disk: 503). The attempt counted above must not stay counted,
+      // or five such 503s would lock the owner out for 15 minutes: clear it on
+      // its own, best effort (the disk may refuse this too).
+      if (isStorageUnavailable(error)) {
+        try {
+          await storage.write((tx) => clearAttempts(tx.auth, counted.key))
+        } catch {
+          // Still failing: the count stays, and expires with its window.
+        }
+      }
+      throw error
+    }
+    this.reportNewDevice(user.id, sessionId, opened.newDevice, input)
+    return { ...(await issueTokens(this.deps.accessTokens, user, sessionId, refreshToken)), deviceToken: opened.deviceToken }
+  }
+
+  /**
+   * Checks an identifier and a password on the login's throttle, and opens
+   * no session: for a page that only needs to know who the player is (the
+   * device-code page, src/device-page/). The owner's success forgets its own
+   * failures, as a login does; a banned or deleted account is refused after
+   * the right password, as a login is.
+   */
+  async check(input: PasswordSignInInput): Promise<UserAccount> {
+    const { user, counted } = await this.prove(input)
+    await this.deps.storage.write(async (tx) => {
+      const standing = await tx.auth.standing(user.id)
+      if (standing === null || standing.deletedAt !== null) throw new AppError('invalid_credentials', 'Invalid identifier or password')
+      if (banInForce(standing.ban, this.deps.clock.now())) throw bannedError(standing.ban!)
+      await clearAttempts(tx.auth, counted.key)
+    })
+    return user
+  }
+
+  /** The identifier and password checked, counted on the throttle before the slow hash (429 when blocked, 401 when wrong): whose they are, and the counter the attempt counted on. */
+  private async prove(input: PasswordSignInInput): Promise<{ user: UserAccount; counted: SignInCounter; place: SignInPlace }> {
     const { storage, clock } = this.deps
     // Refused before any read or write when the gate is full (see refuseIfFull).
     this.hashGate.refuseIfFull()
@@ -120,28 +175,7 @@ export class SignIn {
       throw new AppError('invalid_credentials', 'Invalid identifier or password')
     }
 
-    const now = clock.now()
-    const sessionId = newId('authSession')
-    const refreshToken = randomToken(32)
-    let opened: { newDevice: boolean; deviceToken: string }
-    try {
-      opened = await this.openSession(user, sessionId, refreshToken, counted.key, place, now, input.userAgent)
-    } catch (error) {
-      // The password was right but the session could not be stored (a full or
-      // failing disk: 503). The attempt counted above must not stay counted,
-      // or five such 503s would lock the owner out for 15 minutes: clear it on
-      // its own, best effort (the disk may refuse this too).
-      if (isStorageUnavailable(error)) {
-        try {
-          await storage.write((tx) => clearAttempts(tx.auth, counted.key))
-        } catch {
-          // Still failing: the count stays, and expires with its window.
-        }
-      }
-      throw error
-    }
-    this.reportNewDevice(user.id, sessionId, opened.newDevice, input)
-    return { ...(await issueTokens(this.deps.accessTokens, user, sessionId, refreshToken)), deviceToken: opened.deviceToken }
+    return { user, counted, place }
   }
 
   /**

@@ -6,7 +6,8 @@
 // nothing any more); mail sent, failed or kept (the dev mailbox) as old as
 // the events it went with, never queued mail (it is still to be sent); known
 // sign-in places not used for KNOWN_PLACES.ttlMs; OpenID Connect web
-// sign-ins and their one-time exchange codes past their expiry; the
+// sign-ins and their one-time exchange codes past their expiry; device codes
+// past their expiry (a device polling one later hears expired_token either way); the
 // security-event log's old end past its retention (the chain keeps an
 // authenticated anchor where it was cut). One unit of work: a
 // failure deletes nothing, and the next run tries again.
@@ -36,6 +37,8 @@ export interface HousekeepingReport {
   exchangeCodes: number
   /** Security-event log rows past their retention (the chain's old end). */
   securityEvents: number
+  /** Device codes (contract §13) past their expiry: answered or not, worth nothing any more. */
+  deviceCodes: number
 }
 
 export async function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number, securityLog?: SecurityEventLog): Promise<HousekeepingReport> {
@@ -54,6 +57,7 @@ export async function housekeeping(storage: Storage, clock: Clock, eventRetentio
     oidcFlows: await tx.oidc.pruneExpiredFlows(now),
     exchangeCodes: await tx.oidc.pruneExpiredExchangeCodes(now),
     securityEvents: securityLog ? await securityLog.prune(tx) : 0,
+    deviceCodes: await tx.deviceCodes.pruneExpired(now),
   }))
   // Outside the unit of work: the counters are written in autocommit, never in a transaction.
   return { ...removed, rateLimitCounters: (await storage.rateLimits?.prune(now.getTime())) ?? 0 }

@@ -4,6 +4,7 @@
 import { Elysia } from 'elysia'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../../plugins/openapi'
 import { clientAddress, type ClientAddressOptions } from '../index'
+import { requestOrigin } from '../../../shared/request-origin'
 import { SignInResponse } from '../model'
 import { CallbackQuery, ExchangeBody, IdTokenLoginBody, ProviderParams, Redirect, StartQuery } from './model'
 import type { OidcService } from './service'
@@ -36,7 +37,7 @@ export function oidcModule(oidc: OidcService, options: ClientAddressOptions) {
     .get(
       '/auth/oidc/:provider/start',
       async ({ params, query, request }) =>
-        redirectTo(await oidc.startFlow(params.provider, { purpose: 'login', redirect: query.redirect, create: query.create === '1' || query.create === 'true', origin: new URL(request.url).origin })),
+        redirectTo(await oidc.startFlow(params.provider, { purpose: 'login', redirect: query.redirect, create: query.create === '1' || query.create === 'true', origin: requestOrigin(request, options.trustProxy) })),
       {
         params: ProviderParams,
         query: StartQuery,
@@ -52,7 +53,7 @@ export function oidcModule(oidc: OidcService, options: ClientAddressOptions) {
       '/auth/oidc/:provider/callback',
       async ({ params, request, server }) => {
         const url = new URL(request.url)
-        return redirectTo(await oidc.callback(params.provider, url.searchParams, { origin: url.origin, address: clientAddress(request, server, options) }))
+        return redirectTo(await oidc.callback(params.provider, url.searchParams, { origin: requestOrigin(request, options.trustProxy), address: clientAddress(request, server, options) }))
       },
       {
         params: ProviderParams,
