@@ -5,19 +5,11 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../src/config'
 import { steamSettingsOf } from '../../src/modules/auth/steam'
+import { problemsOf } from '../helpers/config'
 
 const KEY = '0123456789ABCDEF0123456789ABCDEF'
 const ON = { ARENA_STEAM_APP_ID: '480', ARENA_STEAM_WEB_API_KEY: KEY }
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env)
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError)
-    return (error as ConfigError).problems
-  }
-  throw new Error('expected loadConfig to refuse this environment')
-}
 
 describe('Steam settings', () => {
   test('off by default; the documented defaults for the rest', () => {

@@ -10,18 +10,10 @@ import { USDC } from '../../src/shared/money'
 import { resolveSecrets, SECRETS_FILE } from '../../src/secrets'
 import { createLogger } from '../../src/shared/logger'
 import { tempDir } from '../helpers/app'
+import { problemsOf } from '../helpers/config'
 
 const strong = 's'.repeat(MIN_SECRET_LENGTH)
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env)
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError)
-    return (error as ConfigError).problems
-  }
-  throw new Error('expected loadConfig to refuse this environment')
-}
 
 describe('loadConfig', () => {
   test('defaults are the documented ones', () => {
