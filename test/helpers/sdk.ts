@@ -1,6 +1,7 @@
 // The SDK pointed at an in-process app: its fetch goes through app.handle, and
 // every request is recorded so tests can count what the SDK actually sent.
-import { createClient, type ClientOptions, type FetchLike } from '@arena/sdk'
+import { expect } from 'bun:test'
+import { ApiError, createClient, type ClientOptions, type FetchLike } from '@arena/sdk'
 import type { TestApp } from './app'
 
 export const BASE_URL = 'http://arena.test'
@@ -37,4 +38,14 @@ export function sdkClient(ctx: TestApp, options: Omit<ClientOptions, 'fetch' | '
   const { fetch, sent } = recordingFetch(ctx, intercept)
   const client = createClient({ baseUrl: BASE_URL, fetch, ...rest })
   return { client, sent, count: (method: string, pathPattern: RegExp) => sent.filter((r) => r.method === method && pathPattern.test(r.path)).length }
+}
+
+/** The ApiError a call rejects with; fails the test if it resolves or rejects with anything else. */
+export async function apiError(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(ApiError)
+  return error as ApiError
 }

@@ -5,7 +5,7 @@ import { ApiError } from '@arena/sdk'
 import { createTestApp } from '../helpers/app'
 import { login, PASSWORD, registerUser } from '../helpers/auth'
 import { latestCode, mailTo } from '../helpers/mail'
-import { sdkClient } from '../helpers/sdk'
+import { apiError, sdkClient } from '../helpers/sdk'
 
 const ctx = await createTestApp()
 afterAll(() => ctx.close())
@@ -17,14 +17,6 @@ async function signedIn() {
   return { user, ...sdk }
 }
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
-}
 
 describe('SDK account calls', () => {
   test('verifyEmail: the user, now verified; a wrong code is ApiError 400 invalid_verification_code', async () => {

@@ -9,21 +9,13 @@ import { WEB_SIGN_IN_ERROR_STATUS } from '../../packages/sdk/src/auth'
 import { ERROR_CODES } from '../../src/shared/errors'
 import { createArenaApp } from '../helpers/arena'
 import { PASSWORD, registerUser } from '../helpers/auth'
-import { BASE_URL, sdkClient } from '../helpers/sdk'
+import { apiError, BASE_URL, sdkClient } from '../helpers/sdk'
 
 const ctx = await createArenaApp({ ARENA_GUEST_CREATE_PER_HOUR: '1000' })
 afterAll(() => ctx.close())
 
 let counter = 0
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
-}
 
 async function guest() {
   const sdk = sdkClient(ctx)

@@ -9,7 +9,7 @@ import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { ApiError } from '@arena/sdk'
 import { createArenaApp } from '../helpers/arena'
 import { startOidcProvider } from '../helpers/oidc-provider'
-import { BASE_URL, sdkClient } from '../helpers/sdk'
+import { apiError, BASE_URL, sdkClient } from '../helpers/sdk'
 
 const CALLBACK = `${BASE_URL}/api/v1/auth/oidc/test/callback`
 const REDIRECT = 'https://game.example/back'
@@ -29,14 +29,6 @@ beforeEach(() => ctx.clock.set(new Date()))
 let counter = 0
 const subject = (label: string) => `${label}-${++counter}-${Math.floor(Math.random() * 1e9)}`
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
-}
 
 /** What a browser does with beginWebLogin's URL: arena's start, the provider (as `who`), arena's callback; the URL it lands on. */
 async function browse(startUrl: string, who: string | null): Promise<string> {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { ApiError } from '@arena/sdk'
 import { createArenaApp } from '../helpers/arena'
 import { startSteamStub } from '../helpers/steam-stub'
-import { sdkClient } from '../helpers/sdk'
+import { apiError, sdkClient } from '../helpers/sdk'
 
 const steam = startSteamStub()
 const ctx = await createArenaApp(steam.env({ ARENA_GUEST_CREATE_PER_HOUR: '1000' }))
@@ -16,14 +16,6 @@ afterAll(async () => {
   await steam.close()
 })
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
-}
 
 describe('auth.loginWithSteam', () => {
   test('a new Steam player: ApiError 401 invalid_credentials without create; created with it, the same account next time', async () => {
