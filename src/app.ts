@@ -12,6 +12,7 @@ import { matchesModule } from './modules/matches'
 import { pinVerifyModule, walletModule } from './modules/wallet'
 import { securityModule } from './modules/security'
 import { eventsModule } from './modules/events'
+import { realtimeModule } from './modules/realtime'
 import { errorHandler } from './plugins/errors'
 import { consoleModule, renderConsoleError } from './console'
 import { devicePageModule, renderDevicePageError } from './device-page'
@@ -45,6 +46,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     clock: deps.clock,
     backups: options.backupStatus ?? (() => ({})),
     observeSteam: (observe) => services.steam.observe(observe),
+    sockets: services.sockets,
   })
   const addressOf = (request: Request, server: Parameters<typeof clientAddress>[1]) => clientAddress(request, server, { trustProxy: config.trustProxy })
   const app = (
@@ -75,6 +77,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(securityModule(auth, pins, securityLog))
       .use(pinVerifyModule(auth, withdrawals))
       .use(eventsModule(auth, events))
+      .use(realtimeModule(auth, services.socketTickets, services.sockets))
       // The device-code verification page (contract §13): players approve a TV's or console's sign-in there.
       .use(
         devicePageModule({

@@ -19,6 +19,7 @@ import { systemClock } from './shared/clock'
 import { newId } from './shared/ids'
 import type { Logger } from './shared/logger'
 import { VERSION } from './shared/version'
+import { MAX_CLIENT_MESSAGE_BYTES } from './modules/realtime/protocol'
 import { startKeyringRefresh } from './vault/secrets'
 import { startScheduledBackups, type BackupStatus, type ScheduledBackups } from './backup/schedule'
 import { ensureDataDir } from './shared/data-dir'
@@ -162,6 +163,7 @@ async function startLocked(config: Readonly<Config>, logger: Logger, lock: DataD
     logger,
     lifecycle,
     wakeAll: () => services.events.wakeAll(),
+    closeSockets: () => services.sockets.closeAll(),
     onStopped: async () => {
       await Promise.all(loops.map((loop) => loop.stop()))
       // Buffered security events are written before the database closes.
@@ -186,6 +188,8 @@ export function listen(
     logger: Logger
     lifecycle: Lifecycle
     wakeAll?: () => void
+    /** Closes the event sockets (1012: reconnect elsewhere) before the listener stops. */
+    closeSockets?: () => void
     /** Releases what the app held; a promise it returns is awaited before `stop` resolves. */
     onStopped: () => unknown
   },
@@ -209,6 +213,18 @@ export function listen(
       // Long-polls wait up to 30 s (contract §4); Elysia's default of 30 s of
       // silence would cut them at the boundary.
       idleTimeout: 45,
+      // The event sockets (src/modules/realtime): a client sends only short
+      // subscribe messages; sending pauses at the first sign of backpressure
+      // (the socket waits for drain), so Bun must never drop a frame on its
+      // own: its limit is far above the one frame a socket may have buffered.
+      websocket: {
+        maxPayloadLength: MAX_CLIENT_MESSAGE_BYTES,
+        backpressureLimit: 64 * 1024 * 1024,
+        closeOnBackpressureLimit: false,
+        perMessageDeflate: false,
+        idleTimeout: 120,
+        sendPings: true,
+      },
       // Backstop for what Elysia's own error handling cannot turn into a
       // response (it fails on `throw null`): still the envelope, never Bun's page.
       error(error: unknown) {
@@ -239,6 +255,7 @@ export function listen(
       lifecycle.draining = true
       // Long polls answer now (with what they have) instead of holding the stop.
       deps.wakeAll?.()
+      deps.closeSockets?.()
       let timer: ReturnType<typeof setTimeout> | undefined
       const graceful = server.stop(false).then(() => 'drained' as const)
       const timeout = new Promise<'timeout'>((resolve) => {

@@ -29,6 +29,8 @@ import { OperatorService } from './modules/operators/service'
 import { OperatorSessions } from './modules/operators/sessions'
 import { EventsService } from './modules/events/service'
 import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
+import { SocketHub } from './modules/realtime/hub'
+import { SocketTickets } from './modules/realtime/tickets'
 import { GameKeys } from './modules/games/game-keys'
 import { TournamentRegistration } from './modules/games/registration'
 import { GamesService } from './modules/games/service'
@@ -65,6 +67,8 @@ export interface ServiceDeps {
   securityLogOptions?: SecurityLogOptions
   /** Bounds concurrent argon2id work; defaults to the process's gate. Tests pass a small one. */
   hashGate?: HashGate
+  /** The event sockets' ping and re-check intervals (contract §14: 25 s and 1 s); tests shorten them. */
+  socketTimings?: { pingMs?: number; recheckMs?: number }
 }
 
 /**
@@ -221,7 +225,10 @@ export function createServices(deps: ServiceDeps) {
   const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
   // Sign-in beyond passwords (contract §13): what a Steam ticket proves.
   const steam = new SteamTickets({ settings: steamSettingsOf(config), logger })
-  return { storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  // The event plane over WebSockets (contract §14): tickets, and this instance's sockets.
+  const socketTickets = new SocketTickets({ storage, clock })
+  const sockets = new SocketHub({ storage, events, tickets: socketTickets, wakeups: deps.wakeups, logger, perUser: config.socketsPerUser, max: config.socketsMax, slowS: config.socketSlowS, ...deps.socketTimings })
+  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

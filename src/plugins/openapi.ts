@@ -213,13 +213,19 @@ function describeBodies(doc: Json, routes: InternalRoute[]): void {
 /**
  * A redirect's answer (the OpenID Connect web flow, `response: { 302:
  * Redirect }`): the generator writes its Void schema where the content map
- * belongs. A redirect has no body; it is its Location header.
+ * belongs. A redirect has no body; it is its Location header. A WebSocket
+ * upgrade's 101 (Void too) has none either.
  */
 function describeRedirects(doc: Json): void {
   for (const path of Object.values(doc.paths as Json)) {
     for (const operation of Object.values(path as Json)) {
       const responses = (operation as Json).responses as Json | undefined
       for (const [status, response] of Object.entries(responses ?? {})) {
+        if (status === '101') {
+          // A WebSocket upgrade (the event socket, contract §14): no body, the connection switches protocol.
+          responses![status] = { description: ((response as Json).description as string | undefined) ?? 'Switching Protocols' }
+          continue
+        }
         if (!/^3\d\d$/.test(status)) continue
         const description = ((response as Json).description as string | undefined) ?? 'a redirect'
         responses![status] = { description, headers: { location: { description: 'where the browser goes next', schema: { type: 'string' } } } }

@@ -123,6 +123,21 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     defaults: { address: perMinute(600), account: perMinute(600) },
   },
   {
+    // Each call stores a ticket that lives 30 s (contract §14): at most 10 live per account.
+    // A client mints one per connection, reconnects included.
+    name: 'socket-ticket',
+    describe: 'POST /events/socket-ticket (a stored ticket per call)',
+    takes: (method, route) => method === 'POST' && route === `${API}/events/socket-ticket`,
+    defaults: { address: perMinute(120), account: perMinute(20) },
+  },
+  {
+    // The upgrade carries a ticket, not a bearer: counted per address only.
+    name: 'socket',
+    describe: 'GET /events/socket (opening a WebSocket with a ticket)',
+    takes: (method, route) => method === 'GET' && route === `${API}/events/socket`,
+    defaults: { address: perMinute(120) },
+  },
+  {
     name: 'events',
     describe: 'GET /events (the long poll)',
     takes: (method, route) => method === 'GET' && route === `${API}/events`,

@@ -137,6 +137,8 @@ export interface TestAppOptions {
   env?: Record<string, string>
   /** Reuse a data dir (a "restart"); it is then left in place by close(). */
   dataDir?: string
+  /** The event sockets' ping and re-check intervals (test/helpers/sockets.ts). */
+  socketTimings?: { pingMs?: number; recheckMs?: number }
   /** A custody client standing in for a remote provider. */
   custody?: CustodyClient
   securityLogOptions?: SecurityLogOptions
@@ -178,7 +180,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
   const secrets = await loadSecrets(config, storage, { generateOperatorToken: true })
-  const deps = { config, storage, wakeups, secrets, logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate) }
+  const deps = { config, storage, wakeups, secrets, logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate), ...(options.socketTimings ? { socketTimings: options.socketTimings } : {}) }
   const services = createServices(deps)
   // As the server does: keys rotated in the database reach this app within a second.
   const keyringRefresh = secrets.signingKeysFrom === 'database' ? startKeyringRefresh(services.signingKeys, logger) : undefined
@@ -215,6 +217,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     services,
     runJobs: () => createJobWorker({ storage, clock, logger, handlers: jobHandlers(clock, services) }).runDue(),
     async close() {
+      // Open event sockets (and their timers) end with the app.
+      services.sockets.closeAll()
       await keyringRefresh?.stop()
       await services.securityLog.close()
       await storage.close()

@@ -1,5 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { instant, int64, json, serial } from './columns'
+import { authSessions } from './auth'
 
 import { EVENT_TOPICS, type EventTopic } from '../../modules/events/catalogue'
 
@@ -64,3 +65,22 @@ export const securityLogHead = sqliteTable('security_log_head', {
   prunedHash: text('pruned_hash'),
   prunedMac: text('pruned_mac'),
 })
+
+// A ticket to open a WebSocket on the event plane (contract §14): minted by
+// POST /events/socket-ticket with a bearer, spent by GET /events/socket,
+// whose URL carries it (a browser's WebSocket cannot send a header). Only
+// its SHA-256 is stored; it is bound to the session that minted it, usable
+// once (spending deletes the row) and for 30 s. An ended session takes its
+// tickets with it; housekeeping deletes the rest past their expiry.
+export const socketTickets = sqliteTable(
+  'socket_tickets',
+  {
+    ticketHash: text('ticket_hash').primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => authSessions.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+  },
+  (table) => [index('socket_tickets_session').on(table.sessionId), index('socket_tickets_expires').on(table.expiresAt)],
+)

@@ -8,9 +8,9 @@
 // plane's hot paths, so each engine says them in its own measured form (a
 // prepared statement each on SQLite, one postgres.js statement on
 // PostgreSQL); what is left is the same on both.
-import { lt, max } from 'drizzle-orm'
+import { and, asc, eq, gt, lt, max } from 'drizzle-orm'
 import type { EventTopic } from '../../modules/events/catalogue'
-import type { EventsStore, OutboxEvent, StoredEvent } from '../../modules/events/store'
+import type { EventsStore, OutboxEvent, SocketTicket, StoredEvent } from '../../modules/events/store'
 import { newId } from '../../shared/ids'
 import { Queries } from './scope'
 
@@ -46,6 +46,39 @@ export abstract class EventsQueries extends Queries implements EventsStore {
   async pruneCreatedBefore(before: Date): Promise<number> {
     const { outboxEvents } = this.scope.t
     const deleted = await this.scope.db.delete(outboxEvents).where(lt(outboxEvents.createdAt, before)).returning({ seq: outboxEvents.seq })
+    return deleted.length
+  }
+
+  async usersWithEventsAfter(afterSeq: number, limit: number): Promise<{ userIds: string[]; lastSeq: number; full: boolean }> {
+    const { outboxEvents } = this.scope.t
+    const rows = await this.scope.db
+      .select({ seq: outboxEvents.seq, userId: outboxEvents.userId })
+      .from(outboxEvents)
+      .where(gt(outboxEvents.seq, afterSeq))
+      .orderBy(asc(outboxEvents.seq))
+      .limit(limit)
+    const userIds = new Set<string>()
+    for (const row of rows) if (row.userId !== null) userIds.add(row.userId)
+    return { userIds: [...userIds], lastSeq: rows.at(-1)?.seq ?? afterSeq, full: rows.length === limit }
+  }
+
+  async createSocketTicket(ticket: SocketTicket): Promise<void> {
+    await this.scope.db.insert(this.scope.t.socketTickets).values(ticket)
+  }
+
+  async spendSocketTicket(ticketHash: string): Promise<SocketTicket | null> {
+    const { socketTickets } = this.scope.t
+    const [row] = await this.scope.db.delete(socketTickets).where(eq(socketTickets.ticketHash, ticketHash)).returning()
+    return row ?? null
+  }
+
+  async pruneSocketTickets(now: Date, sessionId?: string): Promise<number> {
+    const { socketTickets } = this.scope.t
+    const expired = lt(socketTickets.expiresAt, now)
+    const deleted = await this.scope.db
+      .delete(socketTickets)
+      .where(sessionId === undefined ? expired : and(expired, eq(socketTickets.sessionId, sessionId)))
+      .returning({ hash: socketTickets.ticketHash })
     return deleted.length
   }
 }

@@ -70,6 +70,11 @@ export class EventsService {
     }
   }
 
+  /** The seq a cursor names (the event socket's subscribe). */
+  cursorSeq(cursor: string): Promise<number> {
+    return this.decodeCursor(cursor)
+  }
+
   /** A cursor names an event that exists or existed: never one past the newest. */
   private async decodeCursor(cursor: string | undefined): Promise<number> {
     if (cursor === undefined || cursor === '') return 0

@@ -44,4 +44,24 @@ export interface EventsStore {
   newestSeq(): Promise<number>
   /** Deletes events created before `before`; returns how many. */
   pruneCreatedBefore(before: Date): Promise<number>
+  /**
+   * Who has events after `afterSeq`, oldest first, at most `limit` events
+   * looked at: each user once, and the last seq looked at (`afterSeq` when
+   * none). The sockets' re-check (src/modules/realtime/hub.ts).
+   */
+  usersWithEventsAfter(afterSeq: number, limit: number): Promise<{ userIds: string[]; lastSeq: number; full: boolean }>
+  /** Stores a socket ticket (contract §14); only its hash. */
+  createSocketTicket(ticket: SocketTicket): Promise<void>
+  /** Spends a ticket: deletes it and returns it, or null when there is none (never minted, spent, or its session ended). */
+  spendSocketTicket(ticketHash: string): Promise<SocketTicket | null>
+  /** Deletes tickets that expired before `now`; `sessionId` only that session's. Returns how many. */
+  pruneSocketTickets(now: Date, sessionId?: string): Promise<number>
+}
+
+/** A ticket to open one WebSocket (contract §14), as stored. */
+export interface SocketTicket {
+  ticketHash: string
+  sessionId: string
+  userId: string
+  expiresAt: Date
 }

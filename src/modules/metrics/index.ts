@@ -13,6 +13,8 @@ import type { JobQueueStats } from '../../jobs/store'
 import type { Clock } from '../../shared/clock'
 import type { BackupStatus } from '../../backup/schedule'
 import { STEAM_OUTCOMES, type SteamOutcome } from '../auth/steam'
+import type { SocketHub } from '../realtime/hub'
+import { SOCKET_CLOSE_REASONS } from '../realtime/socket'
 
 export interface MetricsSources {
   securityEvents: () => { buffered: number; shed: number; capacity: number }
@@ -30,6 +32,8 @@ export interface MetricsSources {
   clock: Clock
   /** What the scheduled backups last did (ARENA_BACKUP_DIR); `{}` when there are none. */
   backups: () => BackupStatus
+  /** This instance's event sockets (contract §14): how many are open, and what they send and why they close. */
+  sockets: Pick<SocketHub, 'openSockets' | 'observe'>
   /** Registers for the outcome of every Steam ticket check (contract §13). */
   observeSteam: (observe: (outcome: SteamOutcome) => void) => void
 }
@@ -119,6 +123,23 @@ export class AppMetrics {
       registers,
     })
     sources.observeWakeups((seconds) => woken.observe(seconds))
+    // The event plane over WebSockets (contract §14).
+    gauge('arena_sockets_open', 'Event-plane WebSockets open on this instance', () => sources.sockets.openSockets())
+    const frames = new Counter({ name: 'arena_socket_frames_sent_total', help: 'Frames sent on event-plane WebSockets (events, pings, errors)', registers })
+    const closes = new Counter({
+      name: 'arena_socket_closes_total',
+      help: 'Event-plane WebSockets closed, by reason: session_ended (4001), slow_consumer (4008), too_many (4029), restart (1012), error (1011), policy (1008), client (the client or the network)',
+      labelNames: ['reason'],
+      registers,
+    })
+    for (const reason of SOCKET_CLOSE_REASONS) closes.inc({ reason }, 0)
+    const fanout = new Histogram({
+      name: 'arena_socket_fanout_seconds',
+      help: 'From the wake-up that told a socket of new events (an append of this process: its commit; of another instance: its NOTIFY arriving) to the frame carrying them being handed to the socket',
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1],
+      registers,
+    })
+    sources.sockets.observe({ sent: () => frames.inc(), closed: (reason) => closes.inc({ reason }), fannedOut: (seconds) => fanout.observe(seconds) })
     new Gauge({
       name: 'arena_withdrawals',
       help: 'Withdrawals not yet signed, by status (awaiting_approval, held, pending_signature)',
