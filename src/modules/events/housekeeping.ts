@@ -7,7 +7,8 @@
 // the events it went with, never queued mail (it is still to be sent); known
 // sign-in places not used for KNOWN_PLACES.ttlMs; OpenID Connect web
 // sign-ins and their one-time exchange codes past their expiry; device codes
-// past their expiry (a device polling one later hears expired_token either way); the
+// past their expiry (a device polling one later hears expired_token either way); event-socket
+// tickets never spent, past their 30 s; the
 // security-event log's old end past its retention (the chain keeps an
 // authenticated anchor where it was cut). One unit of work: a
 // failure deletes nothing, and the next run tries again.
@@ -39,6 +40,8 @@ export interface HousekeepingReport {
   securityEvents: number
   /** Device codes (contract §13) past their expiry: answered or not, worth nothing any more. */
   deviceCodes: number
+  /** Event-socket tickets (contract §14) never spent, past their 30 s. */
+  socketTickets: number
 }
 
 export async function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number, securityLog?: SecurityEventLog): Promise<HousekeepingReport> {
@@ -58,6 +61,7 @@ export async function housekeeping(storage: Storage, clock: Clock, eventRetentio
     exchangeCodes: await tx.oidc.pruneExpiredExchangeCodes(now),
     securityEvents: securityLog ? await securityLog.prune(tx) : 0,
     deviceCodes: await tx.deviceCodes.pruneExpired(now),
+    socketTickets: await tx.events.pruneSocketTickets(now),
   }))
   // Outside the unit of work: the counters are written in autocommit, never in a transaction.
   return { ...removed, rateLimitCounters: (await storage.rateLimits?.prune(now.getTime())) ?? 0 }
