@@ -8,6 +8,8 @@ import { BINARY, ROOT } from '../test/helpers/process'
 import { MAX_OPEN_GAME_SESSIONS } from '../src/modules/matches/service'
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789'
+/** The benched server's ARENA_METRICS_TOKEN: scenarios read its own histograms from GET /metrics. */
+export const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef0123456789'
 export const PASSWORD = 'correct horse battery'
 export const PIN = '582047'
 
@@ -108,6 +110,42 @@ export async function sampled<T>(pid: number, work: () => Promise<T>): Promise<{
   } finally {
     clearInterval(timer)
   }
+}
+
+/** The machine's load average (1, 5, 15 min), printed beside figures taken while other work may share the cores. */
+export function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
+}
+
+// ---------------------------------------------------------------- GET /metrics
+
+/** Cumulative buckets of a histogram: [le, count], ascending, +Inf last. */
+export type Buckets = (readonly [number, number])[]
+
+/** A histogram's cumulative buckets read from GET /metrics, summed over the instances. */
+export async function histogram(urls: string[], name: string): Promise<Buckets> {
+  const totals = new Map<number, number>()
+  const line = new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm')
+  for (const url of urls) {
+    const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
+    for (const match of text.matchAll(line)) {
+      const le = match[1] === '+Inf' ? Infinity : Number(match[1])
+      totals.set(le, (totals.get(le) ?? 0) + Number(match[2]))
+    }
+  }
+  return [...totals.entries()].sort((a, b) => a[0] - b[0])
+}
+
+/** What was observed between two readings of one histogram. */
+export function bucketsSince(before: Buckets, after: Buckets): Buckets {
+  return after.map(([le, count], i) => [le, count - (before[i]?.[1] ?? 0)] as const)
+}
+
+/** The upper bound (seconds) of the first bucket holding the q-quantile; undefined when nothing was observed. */
+export function bucketQuantile(buckets: Buckets, q: number): number | undefined {
+  const total = buckets.at(-1)?.[1] ?? 0
+  if (total === 0) return undefined
+  return buckets.find(([, count]) => count >= q * total)?.[0]
 }
 
 export async function runJson(command: string[]): Promise<Record<string, number>> {

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildBinary, startServe } from '../test/helpers/process'
 import { startPostgres } from '../test/helpers/postgres'
-import { admin, api, canPin, claimRequests, cores, inBatches, instanceCpu, LOAD_CPU, log, onServerCpu, PASSWORD, PIN, rssKiB, runJson, sampled, SERVER_CPU, sessionRequests, startArena, tournaments, type Issued, type Player } from './harness'
+import { admin, api, bucketQuantile, bucketsSince, canPin, claimRequests, cores, histogram, inBatches, instanceCpu, LOAD_CPU, log, METRICS_TOKEN, onServerCpu, PASSWORD, PIN, rssKiB, runJson, sampled, SERVER_CPU, sessionRequests, startArena, tournaments, type Issued, type Player } from './harness'
 import { ensureWrk, requestFile, scratchFile, wrk, wrkAcross, type WrkResult } from './wrk'
 
 const against = process.argv.indexOf('--against')
@@ -68,19 +68,6 @@ interface Row {
 const rows: Row[] = []
 
 // ---------------------------------------------------------------- long-poll wake-ups
-
-/** arena_event_wake_seconds's cumulative buckets, summed over the instances: [le, count], +Inf last. */
-async function wakeHistogram(): Promise<(readonly [number, number])[]> {
-  const totals = new Map<number, number>()
-  for (const url of urls) {
-    const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
-    for (const match of text.matchAll(/^arena_event_wake_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm)) {
-      const le = match[1] === '+Inf' ? Infinity : Number(match[1])
-      totals.set(le, (totals.get(le) ?? 0) + Number(match[2]))
-    }
-  }
-  return [...totals.entries()].sort((a, b) => a[0] - b[0])
-}
 
 /**
  * `count` wake-ups, one at a time: player 1's poll (wallet topic, caught up,
@@ -157,7 +144,6 @@ const argon = await runJson([process.execPath, join(import.meta.dir, 'argon2-ref
 // arena, fresh data dir (and a fresh PostgreSQL database).
 const dataDir = join(root, 'data')
 // The metrics endpoint on: the long-poll scenario reads the server's own wake-up histogram.
-const METRICS_TOKEN = 'bench-metrics-token-0123456789abcdef0123456789'
 let engineEnv: Record<string, string> = { ARENA_METRICS_TOKEN: METRICS_TOKEN }
 if (ENGINE === 'postgres') {
   // Durable, as a studio runs it: fsync and full-page writes on (the tests' cluster has them off).
@@ -300,11 +286,11 @@ rows.push({ scenario: 'event poll GET /events (caught up, wait=0)', result: poll
 // from the credit's commit to the answer. One poll at a time, on players in
 // turn, each on its own instance in turn when there are several.
 log('scenario: long poll woken by a write')
-const wokenBefore = await wakeHistogram()
+const wokenBefore = await histogram(urls, 'arena_event_wake_seconds')
 const wake = await wakeLatencies(500)
-const woken = (await wakeHistogram()).map(([le, count], i) => [le, count - (wokenBefore[i]?.[1] ?? 0)] as const)
+const woken = bucketsSince(wokenBefore, await histogram(urls, 'arena_event_wake_seconds'))
 const wokenTotal = woken.at(-1)?.[1] ?? 0
-const wokenP99 = woken.find(([, count]) => count >= 0.99 * wokenTotal)?.[0]
+const wokenP99 = bucketQuantile(woken, 0.99)
 const within5ms = woken.find(([le]) => le === 0.005)?.[1] ?? 0
 rows.push({
   scenario: 'long poll woken by a write (credit sent → poll answered)',

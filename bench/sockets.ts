@@ -1,0 +1,430 @@
+// npm run bench:sockets: the event plane over WebSockets (issue 37) against
+// the compiled binary, beside the long poll it is a second transport of.
+//
+//   npm run bench:sockets [-- --engine postgres]
+//
+// With BENCH_USERS players (each with BENCH_SOCKETS_PER_USER sockets
+// subscribed to the wallet topic), set up through the real API:
+//
+// 1. Memory per idle socket: the server's VmRSS (and RssAnon) with the
+//    tickets minted, then with every socket open and its subscribe answered,
+//    the difference divided by the sockets. The client is another process.
+// 2. Latency at a moderate rate (BENCH_RATE writes/s for BENCH_SECONDS,
+//    paced, not waiting for answers): each write is an operator credit
+//    (POST /admin/wallets/{id}/credit, the write the long-poll scenario of
+//    `npm run bench` uses), one `wallet.adjusted` event for one player, the
+//    players in turn. Per event: from the credit's answer arriving to the
+//    socket's frame (commit → delivery less commit → the answer's arrival:
+//    negative when the event came first), and from sending the credit (an
+//    upper bound of commit → delivery: the whole write is inside); and the
+//    server's own arena_socket_fanout_seconds (the commit's wake-up → the
+//    frame handed to the socket).
+// 3. Throughput: BENCH_CONCURRENCY credits in flight for BENCH_SECONDS, as
+//    fast as the server answers; events delivered across the sockets per
+//    second, writes answered per second, and how long the sockets took to
+//    catch up after the writes stopped.
+// 4. The long poll at the same rate: the sockets closed, one waiting
+//    GET /events?wait=25&topics=wallet per player, polled again on each
+//    answer; the same two client-side latencies, and the server's
+//    arena_event_wake_seconds. Also the RSS of the parked polls.
+//
+// Every event must arrive exactly once (on each of its user's sockets, or on
+// its user's poll); the run says how many did not.
+//
+// Settings (environment): BENCH_USERS (1000), BENCH_SOCKETS_PER_USER (1),
+// BENCH_RATE (200), BENCH_SECONDS (10), BENCH_CONCURRENCY (16). The server
+// runs pinned to the last core, this client (its sockets, polls and writes)
+// to core 0 once the server (and PostgreSQL, unpinned) are started.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { buildBinary } from '../test/helpers/process'
+import { startPostgres } from '../test/helpers/postgres'
+import { admin, api, bucketQuantile, bucketsSince, canPin, cores, histogram, inBatches, LOAD_CPU, loadAverage, log, METRICS_TOKEN, PASSWORD, rssKiB, SERVER_CPU, startArena, type Buckets, type Player } from './harness'
+
+// Bun's fetch keeps at most 256 requests in flight unless told otherwise at
+// start: one long poll per player needs as many. Run again with it set.
+const POLL_CONNECTIONS = 4096
+if (process.env.BUN_CONFIG_MAX_HTTP_REQUESTS === undefined) {
+  const child = Bun.spawn([process.execPath, import.meta.path, ...process.argv.slice(2)], {
+    env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: String(POLL_CONNECTIONS) },
+    stdio: ['inherit', 'inherit', 'inherit'],
+  })
+  process.exit(await child.exited)
+}
+
+const option = (name: string) => {
+  const at = process.argv.indexOf(name)
+  return at === -1 ? undefined : process.argv[at + 1]
+}
+const ENGINE = option('--engine') ?? 'sqlite'
+const USERS = Number(process.env.BENCH_USERS ?? 1000)
+const PER_USER = Number(process.env.BENCH_SOCKETS_PER_USER ?? 1)
+const RATE = Number(process.env.BENCH_RATE ?? 200)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
+if ((ENGINE !== 'sqlite' && ENGINE !== 'postgres') || ![USERS, PER_USER, RATE, SECONDS, CONCURRENCY].every((n) => Number.isInteger(n) && n > 0) || PER_USER > 100) {
+  throw new Error('usage: npm run bench:sockets [-- --engine sqlite|postgres]; BENCH_USERS, BENCH_SOCKETS_PER_USER (≤ 100), BENCH_RATE, BENCH_SECONDS, BENCH_CONCURRENCY: positive integers')
+}
+const SOCKETS = USERS * PER_USER
+
+log('building dist/arena from the current source')
+await buildBinary()
+const dataDir = join(mkdtempSync(join(tmpdir(), 'arena-bench-sockets-')), 'data')
+let engineEnv: Record<string, string> = {
+  ARENA_METRICS_TOKEN: METRICS_TOKEN,
+  ARENA_SOCKETS_PER_USER: String(Math.max(5, PER_USER)),
+  ARENA_SOCKETS_MAX: String(Math.max(10_000, SOCKETS)),
+}
+if (ENGINE === 'postgres') {
+  // Durable, as a studio runs it (and as `npm run bench -- --engine postgres`).
+  const cluster = await startPostgres({ durable: true })
+  await cluster.createDatabase('arena_bench')
+  engineEnv = { ...engineEnv, ARENA_DATABASE_URL: cluster.url('arena_bench'), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
+  log(`PostgreSQL: throwaway cluster (fsync on), socket in ${cluster.socketDir}`)
+}
+const arena = await startArena(dataDir, undefined, engineEnv)
+const base = arena.url
+const wsBase = base.replace(/^http/, 'ws')
+const pid = arena.proc.pid
+// This client on the load core from here on (every thread: -a); the server is on its own, PostgreSQL where it started.
+if (canPin) await Bun.spawn(['taskset', '-a', '-cp', LOAD_CPU, String(process.pid)], { stdout: 'ignore' }).exited
+log(`arena on ${base} (engine ${ENGINE}), server on cpu ${canPin ? SERVER_CPU : 'any'}, this client on cpu ${canPin ? LOAD_CPU : 'any'}; setting up ${USERS} players through the API`)
+
+const players: Player[] = await inBatches(Array.from({ length: USERS }, (_, i) => i), 4, async (i) => {
+  const username = `sock_${i}`
+  const { user } = await api<{ user: { id: string } }>(base, 'POST', '/api/v1/user/register', { email: `${username}@bench.test`, username, password: PASSWORD, country: 'DE', accept_terms: true })
+  const tokens = await api<{ accessToken: string }>(base, 'POST', '/api/v1/user/login', { identifier: username, password: PASSWORD })
+  if (i > 0 && i % 200 === 0) log(`${i} players`)
+  return { id: user.id, username, bearer: tokens.accessToken }
+})
+
+// ---------------------------------------------------------------- deliveries, matched to writes
+
+/** Each write's reference → when its event arrived (the last of its user's sockets), and how many times. */
+interface Arrival {
+  count: number
+  last: number
+}
+const arrivals = new Map<string, Arrival>()
+let delivered = 0
+function arrived(events: { data: { reference?: string } }[], at: number): void {
+  for (const event of events) {
+    const reference = event.data.reference
+    if (reference === undefined) continue
+    delivered++
+    const seen = arrivals.get(reference)
+    if (seen) {
+      seen.count++
+      seen.last = at
+    } else arrivals.set(reference, { count: 1, last: at })
+  }
+}
+
+interface Write {
+  reference: string
+  sentAt: number
+  answeredAt: number
+  ok: boolean
+}
+
+/** One operator credit of 1 for player `k mod USERS`: one wallet.adjusted event carrying `reference`. */
+async function credit(k: number, reference: string): Promise<Write> {
+  const sentAt = performance.now()
+  const res = await fetch(`${base}/api/v1/admin/wallets/${players[k % USERS]!.id}/credit`, {
+    method: 'POST',
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: '1', reference }),
+  })
+  await res.arrayBuffer()
+  return { reference, sentAt, answeredAt: performance.now(), ok: res.ok }
+}
+
+/** `count` credits at `rate` a second, each sent at its time whether or not the earlier ones were answered. */
+async function paced(prefix: string, count: number, rate: number): Promise<Write[]> {
+  const writes: Promise<Write>[] = []
+  const start = performance.now()
+  for (let k = 0; k < count; k++) {
+    const wait = start + (k * 1000) / rate - performance.now()
+    if (wait > 0) await Bun.sleep(wait)
+    writes.push(credit(k, `${prefix}-${k}`))
+  }
+  return Promise.all(writes)
+}
+
+/** Resolves once every answered write's event arrived `expected` times, or after `ms`; false then. */
+async function allArrived(writes: Write[], expected: number, ms = 30_000): Promise<boolean> {
+  const deadline = performance.now() + ms
+  for (;;) {
+    if (writes.every((w) => !w.ok || (arrivals.get(w.reference)?.count ?? 0) >= expected)) return true
+    if (performance.now() > deadline) return false
+    await Bun.sleep(20)
+  }
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100
+function quantiles(values: number[]): { p50: number; p99: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b)
+  const at = (q: number) => round2(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN)
+  return { p50: at(0.5), p99: at(0.99), max: round2(sorted.at(-1) ?? NaN) }
+}
+
+interface Latency {
+  writes: number
+  failed: number
+  /** Events that never arrived, or arrived more often than once per socket. */
+  missing: number
+  repeated: number
+  /** The credit's answer → the event (negative: the event came first), and how many came first. */
+  afterAnswer: ReturnType<typeof quantiles>
+  beforeAnswer: number
+  /** Sending the credit → the event. */
+  afterSend: ReturnType<typeof quantiles>
+  /** The server's histogram over the phase. */
+  server: Buckets
+  load: string
+}
+
+async function latencyPhase(prefix: string, expected: number, metric: string): Promise<Latency> {
+  const before = await histogram([base], metric)
+  const load = loadAverage()
+  const writes = await paced(prefix, RATE * SECONDS, RATE)
+  await allArrived(writes, expected)
+  const server = bucketsSince(before, await histogram([base], metric))
+  const ok = writes.filter((w) => w.ok)
+  const came = ok.filter((w) => arrivals.has(w.reference))
+  return {
+    writes: writes.length,
+    failed: writes.length - ok.length,
+    missing: ok.filter((w) => (arrivals.get(w.reference)?.count ?? 0) < expected).length,
+    repeated: ok.filter((w) => (arrivals.get(w.reference)?.count ?? 0) > expected).length,
+    afterAnswer: quantiles(came.map((w) => arrivals.get(w.reference)!.last - w.answeredAt)),
+    beforeAnswer: came.filter((w) => arrivals.get(w.reference)!.last < w.answeredAt).length,
+    afterSend: quantiles(came.map((w) => arrivals.get(w.reference)!.last - w.sentAt)),
+    server,
+    load,
+  }
+}
+
+// ---------------------------------------------------------------- the server's memory
+
+/** The median of five readings 200 ms apart, in KiB. */
+async function steady(field: 'VmRSS' | 'RssAnon'): Promise<number> {
+  const readings: number[] = []
+  for (let i = 0; i < 5; i++) {
+    readings.push(rssKiB(pid, field))
+    await Bun.sleep(200)
+  }
+  return readings.sort((a, b) => a - b)[2]!
+}
+
+async function openSockets(): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
+  return Number(/^arena_sockets_open (\d+)$/m.exec(text)?.[1] ?? NaN)
+}
+
+// ---------------------------------------------------------------- 1. sockets: memory
+
+interface Held {
+  ws: WebSocket
+  subscribed: Promise<void>
+  closed: Promise<number>
+}
+/** Unexpected closes while the sockets are held, by code. */
+const closes = new Map<number, number>()
+let holding = true
+
+function connect(ticket: string): Held {
+  const ws = new WebSocket(`${wsBase}/api/v1/events/socket?ticket=${encodeURIComponent(ticket)}`)
+  let answered: () => void = () => {}
+  let failed: (error: Error) => void = () => {}
+  const subscribed = new Promise<void>((resolve, reject) => {
+    answered = resolve
+    failed = reject
+  })
+  let first = true
+  ws.addEventListener('open', () => ws.send(JSON.stringify({ type: 'subscribe', topics: ['wallet'] })))
+  ws.addEventListener('message', (message) => {
+    const at = performance.now()
+    const frame = JSON.parse(String(message.data)) as { type: string; events?: { data: { reference?: string } }[] }
+    if (frame.type !== 'events') return
+    if (first) {
+      first = false
+      answered()
+    }
+    arrived(frame.events!, at)
+  })
+  const closed = new Promise<number>((resolve) =>
+    ws.addEventListener('close', (event) => {
+      if (holding) closes.set(event.code, (closes.get(event.code) ?? 0) + 1)
+      failed(new Error(`socket closed with ${event.code} before its subscribe was answered`))
+      resolve(event.code)
+    }),
+  )
+  return { ws, subscribed, closed }
+}
+
+log(`sockets: minting ${SOCKETS} tickets`)
+const tickets = await inBatches(Array.from({ length: SOCKETS }, (_, i) => i), 8, async (i) =>
+  (await api<{ ticket: string }>(base, 'POST', '/api/v1/events/socket-ticket', {}, { authorization: `Bearer ${players[i % USERS]!.bearer}` })).ticket,
+)
+await Bun.sleep(1000)
+const rssBefore = await steady('VmRSS')
+const anonBefore = await steady('RssAnon')
+const memoryLoad = loadAverage()
+log(`sockets: opening ${SOCKETS} (server VmRSS ${(rssBefore / 1024).toFixed(1)} MiB)`)
+const opening = performance.now()
+const held = await inBatches(tickets, 50, async (ticket) => {
+  const socket = connect(ticket)
+  await socket.subscribed
+  return socket
+})
+const openSeconds = (performance.now() - opening) / 1000
+await Bun.sleep(2000)
+const rssAfter = await steady('VmRSS')
+const anonAfter = await steady('RssAnon')
+const countedOpen = await openSockets()
+if (countedOpen !== SOCKETS) throw new Error(`the server counts ${countedOpen} sockets open, not ${SOCKETS}`)
+const perSocketKiB = (rssAfter - rssBefore) / SOCKETS
+const perSocketAnonKiB = (anonAfter - anonBefore) / SOCKETS
+log(`sockets: ${SOCKETS} open in ${openSeconds.toFixed(1)} s; VmRSS +${((rssAfter - rssBefore) / 1024).toFixed(1)} MiB (${perSocketKiB.toFixed(1)} KiB a socket), RssAnon +${perSocketAnonKiB.toFixed(1)} KiB a socket`)
+
+// ---------------------------------------------------------------- 2. sockets: latency at a moderate rate
+
+log(`sockets: latency, ${RATE} credits/s for ${SECONDS} s`)
+const socketLatency = await latencyPhase('sl', PER_USER, 'arena_socket_fanout_seconds')
+
+// ---------------------------------------------------------------- 3. sockets: throughput
+
+log(`sockets: throughput, ${CONCURRENCY} credits in flight for ${SECONDS} s`)
+const throughputLoad = loadAverage()
+const fanoutBefore = await histogram([base], 'arena_socket_fanout_seconds')
+const deliveredBefore = delivered
+const flooded: Write[] = []
+let next = 0
+const floodStart = performance.now()
+const floodEnd = floodStart + SECONDS * 1000
+let deliveredAtEnd = 0
+const stopCounting = setTimeout(() => (deliveredAtEnd = delivered), SECONDS * 1000)
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    while (performance.now() < floodEnd) {
+      const k = next++
+      flooded.push(await credit(k, `tp-${k}`))
+    }
+  }),
+)
+clearTimeout(stopCounting)
+if (deliveredAtEnd === 0) deliveredAtEnd = delivered
+const floodSeconds = SECONDS
+const writesAnswered = flooded.filter((w) => w.ok && w.answeredAt <= floodEnd).length
+const caughtUp = await allArrived(flooded, PER_USER, 60_000)
+const catchUpMs = Math.max(0, performance.now() - floodEnd)
+const floodFanout = bucketsSince(fanoutBefore, await histogram([base], 'arena_socket_fanout_seconds'))
+const throughput = {
+  writesPerSecond: Math.round(writesAnswered / floodSeconds),
+  eventsPerSecond: Math.round((deliveredAtEnd - deliveredBefore) / floodSeconds),
+  failed: flooded.filter((w) => !w.ok).length,
+  missing: flooded.filter((w) => w.ok && (arrivals.get(w.reference)?.count ?? 0) < PER_USER).length,
+  repeated: flooded.filter((w) => w.ok && (arrivals.get(w.reference)?.count ?? 0) > PER_USER).length,
+  caughtUp,
+  catchUpMs: Math.round(catchUpMs),
+  fanout: floodFanout,
+  load: throughputLoad,
+}
+log(`sockets: ${throughput.writesPerSecond} writes/s, ${throughput.eventsPerSecond} events delivered/s; caught up ${caughtUp ? `${throughput.catchUpMs} ms after the writes stopped` : 'NOT within 60 s'}`)
+
+holding = false
+for (const socket of held) socket.ws.close()
+await Promise.all(held.map((socket) => socket.closed))
+const unexpectedCloses = [...closes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'
+
+// ---------------------------------------------------------------- 4. the long poll at the same rate
+
+log(`long poll: one waiting GET /events?wait=25 per player (${USERS})`)
+const cursors = await inBatches(players, 8, async (p) => {
+  let after = ''
+  for (;;) {
+    const page = await api<{ events: unknown[]; cursor: string }>(base, 'GET', `/api/v1/events?wait=0&topics=wallet${after ? `&after=${after}` : ''}`, undefined, { authorization: `Bearer ${p.bearer}` })
+    after = page.cursor
+    if (page.events.length === 0) return after
+  }
+})
+await Bun.sleep(1000)
+const pollRssBefore = await steady('VmRSS')
+const stopPolls = new AbortController()
+let pollErrors = 0
+const polling = players.map(async (p, i) => {
+  let after = cursors[i]!
+  while (!stopPolls.signal.aborted) {
+    try {
+      const res = await fetch(`${base}/api/v1/events?wait=25&topics=wallet&after=${after}`, { headers: { authorization: `Bearer ${p.bearer}` }, signal: stopPolls.signal })
+      const page = (await res.json()) as { events: { data: { reference?: string } }[]; cursor: string }
+      const at = performance.now()
+      if (!res.ok) {
+        pollErrors++
+        await Bun.sleep(100)
+        continue
+      }
+      arrived(page.events, at)
+      after = page.cursor
+    } catch (error) {
+      if (!stopPolls.signal.aborted) {
+        pollErrors++
+        log(`long poll failed: ${error instanceof Error ? error.message : String(error)}`)
+        await Bun.sleep(100)
+      }
+    }
+  }
+})
+async function pollsWaiting(): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
+  return Number(/^arena_event_polls_waiting (\d+)$/m.exec(text)?.[1] ?? NaN)
+}
+for (const deadline = performance.now() + 30_000; (await pollsWaiting()) < USERS; ) {
+  if (performance.now() > deadline) throw new Error(`only ${await pollsWaiting()} of ${USERS} polls waiting after 30 s`)
+  await Bun.sleep(100)
+}
+await Bun.sleep(1000)
+const pollRssAfter = await steady('VmRSS')
+log(`long poll: ${USERS} waiting; VmRSS +${((pollRssAfter - pollRssBefore) / 1024).toFixed(1)} MiB; latency, ${RATE} credits/s for ${SECONDS} s`)
+const pollLatency = await latencyPhase('pl', 1, 'arena_event_wake_seconds')
+stopPolls.abort()
+await Promise.all(polling)
+
+await arena.stop()
+
+// ---------------------------------------------------------------- report
+
+const ms = (seconds: number | undefined) => (seconds === undefined ? '–' : seconds === Infinity ? '> 1000' : `${round2(seconds * 1000)}`)
+const within = (buckets: Buckets, le: number) => `${buckets.find(([bound]) => bound === le)?.[1] ?? 0} of ${buckets.at(-1)?.[1] ?? 0}`
+const row = (name: string, l: Latency, serverName: string) =>
+  `| ${name} | ${l.writes - l.failed} (${l.failed} failed) | ${l.afterAnswer.p50} / ${l.afterAnswer.p99} / ${l.afterAnswer.max} (${l.beforeAnswer} before the answer) | ` +
+  `${l.afterSend.p50} / ${l.afterSend.p99} / ${l.afterSend.max} | ${serverName}: p50 ≤ ${ms(bucketQuantile(l.server, 0.5))}, p99 ≤ ${ms(bucketQuantile(l.server, 0.99))}, ${within(l.server, 0.005)} within 5 ms | ` +
+  `${l.missing} / ${l.repeated} | ${l.load} |`
+
+console.log(`\n${new Date().toISOString()}; ${cores} cores; Bun ${Bun.version}; engine ${ENGINE}; ${USERS} players × ${PER_USER} socket(s); the server's figures from its own /proc/<pid>/status and /metrics\n`)
+console.log('**Memory** (server only; the client is another process)\n')
+console.log('| | before | after | per socket or poll | load (1/5/15 min) |')
+console.log('|---|---|---|---|---|')
+console.log(`| ${SOCKETS} subscribed sockets, VmRSS | ${(rssBefore / 1024).toFixed(1)} MiB | ${(rssAfter / 1024).toFixed(1)} MiB | ${perSocketKiB.toFixed(1)} KiB | ${memoryLoad} |`)
+console.log(`| the same, RssAnon | ${(anonBefore / 1024).toFixed(1)} MiB | ${(anonAfter / 1024).toFixed(1)} MiB | ${perSocketAnonKiB.toFixed(1)} KiB | |`)
+console.log(`| ${USERS} waiting long polls, VmRSS | ${(pollRssBefore / 1024).toFixed(1)} MiB | ${(pollRssAfter / 1024).toFixed(1)} MiB | ${((pollRssAfter - pollRssBefore) / USERS).toFixed(1)} KiB | |`)
+console.log(`\n${SOCKETS} sockets opened (ticket spent, subscribe answered) in ${openSeconds.toFixed(1)} s, 50 at a time.\n`)
+console.log(`**Latency at ${RATE} writes/s** for ${SECONDS} s (operator credits, paced; players in turn), ms\n`)
+console.log('| transport | writes answered | event − the credit\'s answer: p50 / p99 / max | credit sent → event: p50 / p99 / max | the server\'s histogram | missing / repeated | load (1/5/15 min) |')
+console.log('|---|---|---|---|---|---|---|')
+console.log(row(`WebSocket (${SOCKETS})`, socketLatency, 'arena_socket_fanout_seconds'))
+console.log(row(`long poll (${USERS}, wait=25)`, pollLatency, 'arena_event_wake_seconds'))
+console.log(`\n**Throughput to ${SOCKETS} sockets**: ${CONCURRENCY} credits in flight for ${floodSeconds} s\n`)
+console.log('| writes answered /s | events delivered /s | failed writes | missing / repeated | caught up after the writes stopped | arena_socket_fanout_seconds | load (1/5/15 min) |')
+console.log('|---|---|---|---|---|---|---|')
+console.log(
+  `| ${throughput.writesPerSecond} | ${throughput.eventsPerSecond} | ${throughput.failed} | ${throughput.missing} / ${throughput.repeated} | ${throughput.caughtUp ? `${throughput.catchUpMs} ms` : 'no (60 s)'} | ` +
+    `p50 ≤ ${ms(bucketQuantile(throughput.fanout, 0.5))}, p99 ≤ ${ms(bucketQuantile(throughput.fanout, 0.99))} | ${throughput.load} |`,
+)
+console.log(`\n- sockets closed by the server while held: ${unexpectedCloses}; long-poll errors: ${pollErrors}`)
+console.log(`- load average at the end: ${loadAverage()}`)
+console.log(`- data and server log: ${dataDir}`)
+// The PostgreSQL harness keeps a client (and the cluster's watcher) open: the run is over.
+process.exit(0)
