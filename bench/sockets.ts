@@ -6,9 +6,11 @@
 // With BENCH_USERS players (each with BENCH_SOCKETS_PER_USER sockets
 // subscribed to the wallet topic), set up through the real API:
 //
-// 1. Memory per idle socket: the server's VmRSS (and RssAnon) with the
-//    tickets minted, then with every socket open and its subscribe answered,
-//    the difference divided by the sockets. The client is another process.
+// 1. Memory per idle socket: the server's VmRSS (and RssAnon) before and
+//    after opening the sockets (each subscribed and answered), in
+//    BENCH_MEMORY_ROUNDS rounds of as many sockets on top of each other; the
+//    growth after the first round, per socket, is the figure (see below why
+//    not the first round's). The client is another process.
 // 2. Latency at a moderate rate (BENCH_RATE writes/s for BENCH_SECONDS,
 //    paced, not waiting for answers): each write is an operator credit
 //    (POST /admin/wallets/{id}/credit, the write the long-poll scenario of
@@ -32,7 +34,8 @@
 // its user's poll); the run says how many did not.
 //
 // Settings (environment): BENCH_USERS (1000), BENCH_SOCKETS_PER_USER (1),
-// BENCH_RATE (200), BENCH_SECONDS (10), BENCH_CONCURRENCY (16). The server
+// BENCH_RATE (200), BENCH_SECONDS (10), BENCH_CONCURRENCY (16),
+// BENCH_MEMORY_ROUNDS (3). The server
 // runs pinned to the last core, this client (its sockets, polls and writes)
 // to core 0 once the server (and PostgreSQL, unpinned) are started.
 import { mkdtempSync } from 'node:fs'
@@ -63,8 +66,9 @@ const PER_USER = Number(process.env.BENCH_SOCKETS_PER_USER ?? 1)
 const RATE = Number(process.env.BENCH_RATE ?? 200)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
-if ((ENGINE !== 'sqlite' && ENGINE !== 'postgres') || ![USERS, PER_USER, RATE, SECONDS, CONCURRENCY].every((n) => Number.isInteger(n) && n > 0) || PER_USER > 100) {
-  throw new Error('usage: npm run bench:sockets [-- --engine sqlite|postgres]; BENCH_USERS, BENCH_SOCKETS_PER_USER (≤ 100), BENCH_RATE, BENCH_SECONDS, BENCH_CONCURRENCY: positive integers')
+const MEMORY_ROUNDS = Number(process.env.BENCH_MEMORY_ROUNDS ?? 3)
+if ((ENGINE !== 'sqlite' && ENGINE !== 'postgres') || ![USERS, PER_USER, RATE, SECONDS, CONCURRENCY, MEMORY_ROUNDS].every((n) => Number.isInteger(n) && n > 0) || PER_USER * MEMORY_ROUNDS > 100) {
+  throw new Error('usage: npm run bench:sockets [-- --engine sqlite|postgres]; BENCH_USERS, BENCH_SOCKETS_PER_USER, BENCH_RATE, BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_MEMORY_ROUNDS: positive integers (sockets per user × rounds ≤ 100)')
 }
 const SOCKETS = USERS * PER_USER
 
@@ -73,8 +77,8 @@ await buildBinary()
 const dataDir = join(mkdtempSync(join(tmpdir(), 'arena-bench-sockets-')), 'data')
 let engineEnv: Record<string, string> = {
   ARENA_METRICS_TOKEN: METRICS_TOKEN,
-  ARENA_SOCKETS_PER_USER: String(Math.max(5, PER_USER)),
-  ARENA_SOCKETS_MAX: String(Math.max(10_000, SOCKETS)),
+  ARENA_SOCKETS_PER_USER: String(Math.max(5, PER_USER * MEMORY_ROUNDS)),
+  ARENA_SOCKETS_MAX: String(Math.max(10_000, SOCKETS * MEMORY_ROUNDS)),
 }
 if (ENGINE === 'postgres') {
   // Durable, as a studio runs it (and as `npm run bench -- --engine postgres`).
@@ -229,10 +233,11 @@ interface Held {
   ws: WebSocket
   subscribed: Promise<void>
   closed: Promise<number>
+  /** This client closes it: not counted as the server's close. */
+  leaving: boolean
 }
-/** Unexpected closes while the sockets are held, by code. */
+/** Closes by the server while the sockets were held, by code. */
 const closes = new Map<number, number>()
-let holding = true
 
 function connect(ticket: string): Held {
   const ws = new WebSocket(`${wsBase}/api/v1/events/socket?ticket=${encodeURIComponent(ticket)}`)
@@ -254,40 +259,71 @@ function connect(ticket: string): Held {
     }
     arrived(frame.events!, at)
   })
-  const closed = new Promise<number>((resolve) =>
-    ws.addEventListener('close', (event) => {
-      if (holding) closes.set(event.code, (closes.get(event.code) ?? 0) + 1)
-      failed(new Error(`socket closed with ${event.code} before its subscribe was answered`))
-      resolve(event.code)
-    }),
-  )
-  return { ws, subscribed, closed }
+  const held: Held = {
+    ws,
+    subscribed,
+    leaving: false,
+    closed: new Promise<number>((resolve) =>
+      ws.addEventListener('close', (event) => {
+        if (!held.leaving) closes.set(event.code, (closes.get(event.code) ?? 0) + 1)
+        failed(new Error(`socket closed with ${event.code} before its subscribe was answered`))
+        resolve(event.code)
+      }),
+    ),
+  }
+  return held
 }
 
-log(`sockets: minting ${SOCKETS} tickets`)
-const tickets = await inBatches(Array.from({ length: SOCKETS }, (_, i) => i), 8, async (i) =>
-  (await api<{ ticket: string }>(base, 'POST', '/api/v1/events/socket-ticket', {}, { authorization: `Bearer ${players[i % USERS]!.bearer}` })).ticket,
-)
+async function leave(sockets: Held[]): Promise<void> {
+  for (const socket of sockets) {
+    socket.leaving = true
+    socket.ws.close()
+  }
+  await Promise.all(sockets.map((socket) => socket.closed))
+}
+
+/**
+ * One round: a ticket for each of the SOCKETS sockets (every player's
+ * sockets in turn), then the sockets, 50 opening at a time, each subscribed
+ * and answered; then the server's steady RSS.
+ */
+async function openRound(): Promise<{ sockets: Held[]; seconds: number; rss: number; anon: number }> {
+  const tickets = await inBatches(Array.from({ length: SOCKETS }, (_, i) => i), 8, async (i) =>
+    (await api<{ ticket: string }>(base, 'POST', '/api/v1/events/socket-ticket', {}, { authorization: `Bearer ${players[i % USERS]!.bearer}` })).ticket,
+  )
+  const opening = performance.now()
+  const sockets = await inBatches(tickets, 50, async (ticket) => {
+    const socket = connect(ticket)
+    await socket.subscribed
+    return socket
+  })
+  const seconds = (performance.now() - opening) / 1000
+  await Bun.sleep(2000)
+  return { sockets, seconds, rss: await steady('VmRSS'), anon: await steady('RssAnon') }
+}
+
+// The server's heap reuses what the garbage of earlier requests freed, so the
+// first round's growth says little (it can even be negative). Each further
+// round opens as many sockets again on top, after the same requests (the
+// tickets): the growth from the first round to the last, per socket, is the
+// steady cost of one. Only the first round's sockets stay for what follows.
 await Bun.sleep(1000)
-const rssBefore = await steady('VmRSS')
-const anonBefore = await steady('RssAnon')
 const memoryLoad = loadAverage()
-log(`sockets: opening ${SOCKETS} (server VmRSS ${(rssBefore / 1024).toFixed(1)} MiB)`)
-const opening = performance.now()
-const held = await inBatches(tickets, 50, async (ticket) => {
-  const socket = connect(ticket)
-  await socket.subscribed
-  return socket
-})
-const openSeconds = (performance.now() - opening) / 1000
-await Bun.sleep(2000)
-const rssAfter = await steady('VmRSS')
-const anonAfter = await steady('RssAnon')
-const countedOpen = await openSockets()
-if (countedOpen !== SOCKETS) throw new Error(`the server counts ${countedOpen} sockets open, not ${SOCKETS}`)
-const perSocketKiB = (rssAfter - rssBefore) / SOCKETS
-const perSocketAnonKiB = (anonAfter - anonBefore) / SOCKETS
-log(`sockets: ${SOCKETS} open in ${openSeconds.toFixed(1)} s; VmRSS +${((rssAfter - rssBefore) / 1024).toFixed(1)} MiB (${perSocketKiB.toFixed(1)} KiB a socket), RssAnon +${perSocketAnonKiB.toFixed(1)} KiB a socket`)
+const readings = [{ rss: await steady('VmRSS'), anon: await steady('RssAnon'), seconds: 0, open: 0 }]
+const rounds: Held[][] = []
+for (let round = 1; round <= MEMORY_ROUNDS; round++) {
+  const opened = await openRound()
+  rounds.push(opened.sockets)
+  const open = await openSockets()
+  if (open !== SOCKETS * round) throw new Error(`the server counts ${open} sockets open, not ${SOCKETS * round}`)
+  readings.push({ rss: opened.rss, anon: opened.anon, seconds: opened.seconds, open })
+  log(`sockets: round ${round}, ${open} open (${SOCKETS} more in ${opened.seconds.toFixed(1)} s): server VmRSS ${(opened.rss / 1024).toFixed(1)} MiB, RssAnon ${(opened.anon / 1024).toFixed(1)} MiB`)
+}
+const held = rounds[0]!
+await leave(rounds.slice(1).flat())
+const kib = (from: number, to: number, field: 'rss' | 'anon') => (readings[to]![field] - readings[from]![field]) / ((readings[to]!.open - readings[from]!.open) || 1)
+const firstRound = { rss: kib(0, 1, 'rss'), anon: kib(0, 1, 'anon') }
+const steadyCost = MEMORY_ROUNDS > 1 ? { rss: kib(1, MEMORY_ROUNDS, 'rss'), anon: kib(1, MEMORY_ROUNDS, 'anon') } : undefined
 
 // ---------------------------------------------------------------- 2. sockets: latency at a moderate rate
 
@@ -334,9 +370,7 @@ const throughput = {
 }
 log(`sockets: ${throughput.writesPerSecond} writes/s, ${throughput.eventsPerSecond} events delivered/s; caught up ${caughtUp ? `${throughput.catchUpMs} ms after the writes stopped` : 'NOT within 60 s'}`)
 
-holding = false
-for (const socket of held) socket.ws.close()
-await Promise.all(held.map((socket) => socket.closed))
+await leave(held)
 const unexpectedCloses = [...closes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'
 
 // ---------------------------------------------------------------- 4. the long poll at the same rate
@@ -404,13 +438,15 @@ const row = (name: string, l: Latency, serverName: string) =>
   `${l.missing} / ${l.repeated} | ${l.load} |`
 
 console.log(`\n${new Date().toISOString()}; ${cores} cores; Bun ${Bun.version}; engine ${ENGINE}; ${USERS} players × ${PER_USER} socket(s); the server's figures from its own /proc/<pid>/status and /metrics\n`)
-console.log('**Memory** (server only; the client is another process)\n')
-console.log('| | before | after | per socket or poll | load (1/5/15 min) |')
+console.log('**Memory** (the server only; the client is another process), each reading the median of five 200 ms apart\n')
+console.log('| sockets open | server VmRSS MiB | RssAnon MiB | opened in s | load (1/5/15 min) |')
 console.log('|---|---|---|---|---|')
-console.log(`| ${SOCKETS} subscribed sockets, VmRSS | ${(rssBefore / 1024).toFixed(1)} MiB | ${(rssAfter / 1024).toFixed(1)} MiB | ${perSocketKiB.toFixed(1)} KiB | ${memoryLoad} |`)
-console.log(`| the same, RssAnon | ${(anonBefore / 1024).toFixed(1)} MiB | ${(anonAfter / 1024).toFixed(1)} MiB | ${perSocketAnonKiB.toFixed(1)} KiB | |`)
-console.log(`| ${USERS} waiting long polls, VmRSS | ${(pollRssBefore / 1024).toFixed(1)} MiB | ${(pollRssAfter / 1024).toFixed(1)} MiB | ${((pollRssAfter - pollRssBefore) / USERS).toFixed(1)} KiB | |`)
-console.log(`\n${SOCKETS} sockets opened (ticket spent, subscribe answered) in ${openSeconds.toFixed(1)} s, 50 at a time.\n`)
+readings.forEach((r, i) => console.log(`| ${r.open} | ${(r.rss / 1024).toFixed(1)} | ${(r.anon / 1024).toFixed(1)} | ${i === 0 ? '' : r.seconds.toFixed(1)} | ${i === 0 ? memoryLoad : ''} |`))
+console.log(
+  `\nPer socket: ${steadyCost ? `**${steadyCost.rss.toFixed(1)} KiB** VmRSS (RssAnon ${steadyCost.anon.toFixed(1)} KiB) from ${SOCKETS} to ${SOCKETS * MEMORY_ROUNDS} open; ` : ''}` +
+    `the first ${SOCKETS}: ${firstRound.rss.toFixed(1)} KiB (RssAnon ${firstRound.anon.toFixed(1)} KiB). ` +
+    `${USERS} waiting long polls: VmRSS ${(pollRssBefore / 1024).toFixed(1)} → ${(pollRssAfter / 1024).toFixed(1)} MiB, ${((pollRssAfter - pollRssBefore) / USERS).toFixed(1)} KiB a poll (one round).\n`,
+)
 console.log(`**Latency at ${RATE} writes/s** for ${SECONDS} s (operator credits, paced; players in turn), ms\n`)
 console.log('| transport | writes answered | event − the credit\'s answer: p50 / p99 / max | credit sent → event: p50 / p99 / max | the server\'s histogram | missing / repeated | load (1/5/15 min) |')
 console.log('|---|---|---|---|---|---|---|')
