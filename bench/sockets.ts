@@ -132,16 +132,30 @@ interface Write {
   ok: boolean
 }
 
-/** One operator credit of 1 for player `k mod USERS`: one wallet.adjusted event carrying `reference`. */
+/** 503s answered to credits (and sent again), all phases: on PostgreSQL concurrent credits can fail to serialize more often than the server retries. */
+let retried = 0
+
+/**
+ * One operator credit of 1 for player `k mod USERS`: one wallet.adjusted
+ * event carrying `reference`. A 503 is sent again after a pause, as the
+ * answer tells a client to (at most 10 times); `sentAt` is the first send.
+ */
 async function credit(k: number, reference: string): Promise<Write> {
   const sentAt = performance.now()
-  const res = await fetch(`${base}/api/v1/admin/wallets/${players[k % USERS]!.id}/credit`, {
-    method: 'POST',
-    headers: { ...admin, 'content-type': 'application/json' },
-    body: JSON.stringify({ amount: '1', reference }),
-  })
-  await res.arrayBuffer()
-  return { reference, sentAt, answeredAt: performance.now(), ok: res.ok }
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${base}/api/v1/admin/wallets/${players[k % USERS]!.id}/credit`, {
+      method: 'POST',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: '1', reference }),
+    })
+    await res.arrayBuffer()
+    if (res.status === 503 && attempt < 10) {
+      retried++
+      await Bun.sleep(50 * attempt)
+      continue
+    }
+    return { reference, sentAt, answeredAt: performance.now(), ok: res.ok }
+  }
 }
 
 /** `count` credits at `rate` a second, each sent at its time whether or not the earlier ones were answered. */
@@ -176,6 +190,8 @@ function quantiles(values: number[]): { p50: number; p99: number; max: number } 
 interface Latency {
   writes: number
   failed: number
+  /** 503s sent again. */
+  retries: number
   /** Events that never arrived, or arrived more often than once per socket. */
   missing: number
   repeated: number
@@ -192,7 +208,9 @@ interface Latency {
 async function latencyPhase(prefix: string, expected: number, metric: string): Promise<Latency> {
   const before = await histogram([base], metric)
   const load = loadAverage()
+  const retriedBefore = retried
   const writes = await paced(prefix, RATE * SECONDS, RATE)
+  const retries = retried - retriedBefore
   await allArrived(writes, expected)
   const server = bucketsSince(before, await histogram([base], metric))
   const ok = writes.filter((w) => w.ok)
@@ -200,6 +218,7 @@ async function latencyPhase(prefix: string, expected: number, metric: string): P
   return {
     writes: writes.length,
     failed: writes.length - ok.length,
+    retries,
     missing: ok.filter((w) => (arrivals.get(w.reference)?.count ?? 0) < expected).length,
     repeated: ok.filter((w) => (arrivals.get(w.reference)?.count ?? 0) > expected).length,
     afterAnswer: quantiles(came.map((w) => arrivals.get(w.reference)!.last - w.answeredAt)),
@@ -336,6 +355,7 @@ log(`sockets: throughput, ${CONCURRENCY} credits in flight for ${SECONDS} s`)
 const throughputLoad = loadAverage()
 const fanoutBefore = await histogram([base], 'arena_socket_fanout_seconds')
 const deliveredBefore = delivered
+const floodRetriedBefore = retried
 const flooded: Write[] = []
 let next = 0
 const floodStart = performance.now()
@@ -361,6 +381,7 @@ const throughput = {
   writesPerSecond: Math.round(writesAnswered / floodSeconds),
   eventsPerSecond: Math.round((deliveredAtEnd - deliveredBefore) / floodSeconds),
   failed: flooded.filter((w) => !w.ok).length,
+  retries: retried - floodRetriedBefore,
   missing: flooded.filter((w) => w.ok && (arrivals.get(w.reference)?.count ?? 0) < PER_USER).length,
   repeated: flooded.filter((w) => w.ok && (arrivals.get(w.reference)?.count ?? 0) > PER_USER).length,
   caughtUp,
@@ -433,7 +454,7 @@ await arena.stop()
 const ms = (seconds: number | undefined) => (seconds === undefined ? '–' : seconds === Infinity ? '> 1000' : `${round2(seconds * 1000)}`)
 const within = (buckets: Buckets, le: number) => `${buckets.find(([bound]) => bound === le)?.[1] ?? 0} of ${buckets.at(-1)?.[1] ?? 0}`
 const row = (name: string, l: Latency, serverName: string) =>
-  `| ${name} | ${l.writes - l.failed} (${l.failed} failed) | ${l.afterAnswer.p50} / ${l.afterAnswer.p99} / ${l.afterAnswer.max} (${l.beforeAnswer} before the answer) | ` +
+  `| ${name} | ${l.writes - l.failed} (${l.failed} failed, ${l.retries} retried) | ${l.afterAnswer.p50} / ${l.afterAnswer.p99} / ${l.afterAnswer.max} (${l.beforeAnswer} before the answer) | ` +
   `${l.afterSend.p50} / ${l.afterSend.p99} / ${l.afterSend.max} | ${serverName}: p50 ≤ ${ms(bucketQuantile(l.server, 0.5))}, p99 ≤ ${ms(bucketQuantile(l.server, 0.99))}, ${within(l.server, 0.005)} within 5 ms | ` +
   `${l.missing} / ${l.repeated} | ${l.load} |`
 
@@ -453,13 +474,13 @@ console.log('|---|---|---|---|---|---|---|')
 console.log(row(`WebSocket (${SOCKETS})`, socketLatency, 'arena_socket_fanout_seconds'))
 console.log(row(`long poll (${USERS}, wait=25)`, pollLatency, 'arena_event_wake_seconds'))
 console.log(`\n**Throughput to ${SOCKETS} sockets**: ${CONCURRENCY} credits in flight for ${floodSeconds} s\n`)
-console.log('| writes answered /s | events delivered /s | failed writes | missing / repeated | caught up after the writes stopped | arena_socket_fanout_seconds | load (1/5/15 min) |')
+console.log('| writes answered /s | events delivered /s | failed (retried) writes | missing / repeated | caught up after the writes stopped | arena_socket_fanout_seconds | load (1/5/15 min) |')
 console.log('|---|---|---|---|---|---|---|')
 console.log(
-  `| ${throughput.writesPerSecond} | ${throughput.eventsPerSecond} | ${throughput.failed} | ${throughput.missing} / ${throughput.repeated} | ${throughput.caughtUp ? `${throughput.catchUpMs} ms` : 'no (60 s)'} | ` +
+  `| ${throughput.writesPerSecond} | ${throughput.eventsPerSecond} | ${throughput.failed} (${throughput.retries}) | ${throughput.missing} / ${throughput.repeated} | ${throughput.caughtUp ? `${throughput.catchUpMs} ms` : 'no (60 s)'} | ` +
     `p50 ≤ ${ms(bucketQuantile(throughput.fanout, 0.5))}, p99 ≤ ${ms(bucketQuantile(throughput.fanout, 0.99))} | ${throughput.load} |`,
 )
-console.log(`\n- sockets closed by the server while held: ${unexpectedCloses}; long-poll errors: ${pollErrors}`)
+console.log(`\n- sockets closed by the server while held: ${unexpectedCloses}; long-poll errors: ${pollErrors}; credits answered 503 and sent again: ${retried}`)
 console.log(`- load average at the end: ${loadAverage()}`)
 console.log(`- data and server log: ${dataDir}`)
 // The PostgreSQL harness keeps a client (and the cluster's watcher) open: the run is over.
