@@ -10,7 +10,10 @@
 //    after opening the sockets (each subscribed and answered), in
 //    BENCH_MEMORY_ROUNDS rounds of as many sockets on top of each other; the
 //    growth after the first round, per socket, is the figure (see below why
-//    not the first round's). The client is another process.
+//    not the first round's). Twice: on the server started with its garbage
+//    collector running often (BUN_GARBAGE_COLLECTOR_LEVEL=1, so that RSS
+//    follows what is live), then restarted as in production. The client is
+//    another process.
 // 2. Latency at a moderate rate (BENCH_RATE writes/s for BENCH_SECONDS,
 //    paced, not waiting for answers): each write is an operator credit
 //    (POST /admin/wallets/{id}/credit, the write the long-poll scenario of
@@ -43,7 +46,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildBinary } from '../test/helpers/process'
 import { startPostgres } from '../test/helpers/postgres'
-import { admin, api, bucketQuantile, bucketsSince, canPin, cores, histogram, inBatches, LOAD_CPU, loadAverage, log, METRICS_TOKEN, PASSWORD, rssKiB, SERVER_CPU, startArena, type Buckets, type Player } from './harness'
+import { admin, api, type Arena, bucketQuantile, bucketsSince, canPin, cores, histogram, inBatches, LOAD_CPU, loadAverage, log, METRICS_TOKEN, PASSWORD, rssKiB, SERVER_CPU, startArena, type Buckets, type Player } from './harness'
 
 // Bun's fetch keeps at most 256 requests in flight unless told otherwise at
 // start: one long poll per player needs as many. Run again with it set.
@@ -87,10 +90,20 @@ if (ENGINE === 'postgres') {
   engineEnv = { ...engineEnv, ARENA_DATABASE_URL: cluster.url('arena_bench'), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
   log(`PostgreSQL: throwaway cluster (fsync on), socket in ${cluster.socketDir}`)
 }
-const arena = await startArena(dataDir, undefined, engineEnv)
-const base = arena.url
-const wsBase = base.replace(/^http/, 'ws')
-const pid = arena.proc.pid
+// The memory rounds run twice: first on a server whose garbage collector runs
+// often (BUN_GARBAGE_COLLECTOR_LEVEL=1: its RSS follows what is live), then
+// on the same data dir restarted as it runs in production, for the rest.
+let arena: Arena
+let base = ''
+let wsBase = ''
+let pid = 0
+function serving(started: Arena): void {
+  arena = started
+  base = started.url
+  wsBase = base.replace(/^http/, 'ws')
+  pid = started.proc.pid!
+}
+serving(await startArena(dataDir, undefined, { ...engineEnv, BUN_GARBAGE_COLLECTOR_LEVEL: '1' }))
 // This client on the load core from here on (every thread: -a); the server is on its own, PostgreSQL where it started.
 if (canPin) await Bun.spawn(['taskset', '-a', '-cp', LOAD_CPU, String(process.pid)], { stdout: 'ignore' }).exited
 log(`arena on ${base} (engine ${ENGINE}), server on cpu ${canPin ? SERVER_CPU : 'any'}, this client on cpu ${canPin ? LOAD_CPU : 'any'}; setting up ${USERS} players through the API`)
@@ -325,24 +338,43 @@ async function openRound(): Promise<{ sockets: Held[]; seconds: number; rss: num
 // first round's growth says little (it can even be negative). Each further
 // round opens as many sockets again on top, after the same requests (the
 // tickets): the growth from the first round to the last, per socket, is the
-// steady cost of one. Only the first round's sockets stay for what follows.
-await Bun.sleep(1000)
-const memoryLoad = loadAverage()
-const readings = [{ rss: await steady('VmRSS'), anon: await steady('RssAnon'), seconds: 0, open: 0 }]
-const rounds: Held[][] = []
-for (let round = 1; round <= MEMORY_ROUNDS; round++) {
-  const opened = await openRound()
-  rounds.push(opened.sockets)
-  const open = await openSockets()
-  if (open !== SOCKETS * round) throw new Error(`the server counts ${open} sockets open, not ${SOCKETS * round}`)
-  readings.push({ rss: opened.rss, anon: opened.anon, seconds: opened.seconds, open })
-  log(`sockets: round ${round}, ${open} open (${SOCKETS} more in ${opened.seconds.toFixed(1)} s): server VmRSS ${(opened.rss / 1024).toFixed(1)} MiB, RssAnon ${(opened.anon / 1024).toFixed(1)} MiB`)
+// steady cost of one.
+interface Reading {
+  open: number
+  rss: number
+  anon: number
+  seconds: number
 }
-const held = rounds[0]!
-await leave(rounds.slice(1).flat())
-const kib = (from: number, to: number, field: 'rss' | 'anon') => (readings[to]![field] - readings[from]![field]) / ((readings[to]!.open - readings[from]!.open) || 1)
-const firstRound = { rss: kib(0, 1, 'rss'), anon: kib(0, 1, 'anon') }
-const steadyCost = MEMORY_ROUNDS > 1 ? { rss: kib(1, MEMORY_ROUNDS, 'rss'), anon: kib(1, MEMORY_ROUNDS, 'anon') } : undefined
+async function memoryRounds(gc: string): Promise<{ readings: Reading[]; rounds: Held[][]; load: string }> {
+  await Bun.sleep(1000)
+  const load = loadAverage()
+  const readings: Reading[] = [{ rss: await steady('VmRSS'), anon: await steady('RssAnon'), seconds: 0, open: 0 }]
+  const rounds: Held[][] = []
+  for (let round = 1; round <= MEMORY_ROUNDS; round++) {
+    const opened = await openRound()
+    rounds.push(opened.sockets)
+    const open = await openSockets()
+    if (open !== SOCKETS * round) throw new Error(`the server counts ${open} sockets open, not ${SOCKETS * round}`)
+    readings.push({ rss: opened.rss, anon: opened.anon, seconds: opened.seconds, open })
+    log(`sockets (${gc}): round ${round}, ${open} open (${SOCKETS} more in ${opened.seconds.toFixed(1)} s): server VmRSS ${(opened.rss / 1024).toFixed(1)} MiB, RssAnon ${(opened.anon / 1024).toFixed(1)} MiB`)
+  }
+  return { readings, rounds, load }
+}
+/** KiB per socket between two readings. */
+function perSocket(readings: Reading[], from: number, to: number): { rss: number; anon: number } {
+  const sockets = readings[to]!.open - readings[from]!.open
+  return { rss: (readings[to]!.rss - readings[from]!.rss) / sockets, anon: (readings[to]!.anon - readings[from]!.anon) / sockets }
+}
+
+const collected = await memoryRounds('GC often')
+await leave(collected.rounds.flat())
+await arena!.stop()
+serving(await startArena(dataDir, undefined, engineEnv))
+log(`arena restarted on ${base} with the default garbage collection`)
+const normal = await memoryRounds('default GC')
+// Only the first round's sockets stay for what follows.
+const held = normal.rounds[0]!
+await leave(normal.rounds.slice(1).flat())
 
 // ---------------------------------------------------------------- 2. sockets: latency at a moderate rate
 
@@ -447,7 +479,7 @@ const pollLatency = await latencyPhase('pl', 1, 'arena_event_wake_seconds')
 stopPolls.abort()
 await Promise.all(polling)
 
-await arena.stop()
+await arena!.stop()
 
 // ---------------------------------------------------------------- report
 
@@ -459,15 +491,19 @@ const row = (name: string, l: Latency, serverName: string) =>
   `${l.missing} / ${l.repeated} | ${l.load} |`
 
 console.log(`\n${new Date().toISOString()}; ${cores} cores; Bun ${Bun.version}; engine ${ENGINE}; ${USERS} players × ${PER_USER} socket(s); the server's figures from its own /proc/<pid>/status and /metrics\n`)
-console.log('**Memory** (the server only; the client is another process), each reading the median of five 200 ms apart\n')
-console.log('| sockets open | server VmRSS MiB | RssAnon MiB | opened in s | load (1/5/15 min) |')
+const mib = (kib: number) => (kib / 1024).toFixed(1)
+const perKiB = (cost: { rss: number; anon: number }) => `${cost.rss.toFixed(1)} KiB (RssAnon ${cost.anon.toFixed(1)} KiB)`
+console.log('**Memory** (the server only; the client is another process), MiB, each reading the median of five 200 ms apart\n')
+console.log('| sockets open | GC often: VmRSS | RssAnon | default GC: VmRSS | RssAnon |')
 console.log('|---|---|---|---|---|')
-readings.forEach((r, i) => console.log(`| ${r.open} | ${(r.rss / 1024).toFixed(1)} | ${(r.anon / 1024).toFixed(1)} | ${i === 0 ? '' : r.seconds.toFixed(1)} | ${i === 0 ? memoryLoad : ''} |`))
+collected.readings.forEach((r, i) => console.log(`| ${r.open} | ${mib(r.rss)} | ${mib(r.anon)} | ${mib(normal.readings[i]!.rss)} | ${mib(normal.readings[i]!.anon)} |`))
+const last = MEMORY_ROUNDS
 console.log(
-  `\nPer socket: ${steadyCost ? `**${steadyCost.rss.toFixed(1)} KiB** VmRSS (RssAnon ${steadyCost.anon.toFixed(1)} KiB) from ${SOCKETS} to ${SOCKETS * MEMORY_ROUNDS} open; ` : ''}` +
-    `the first ${SOCKETS}: ${firstRound.rss.toFixed(1)} KiB (RssAnon ${firstRound.anon.toFixed(1)} KiB). ` +
-    `${USERS} waiting long polls: VmRSS ${(pollRssBefore / 1024).toFixed(1)} → ${(pollRssAfter / 1024).toFixed(1)} MiB, ${((pollRssAfter - pollRssBefore) / USERS).toFixed(1)} KiB a poll (one round).\n`,
+  `\nPer socket, from ${SOCKETS} to ${SOCKETS * last} open: GC often ${last > 1 ? perKiB(perSocket(collected.readings, 1, last)) : '–'}, default GC ${last > 1 ? perKiB(perSocket(normal.readings, 1, last)) : '–'}; ` +
+    `the first ${SOCKETS}: ${perKiB(perSocket(collected.readings, 0, 1))} and ${perKiB(perSocket(normal.readings, 0, 1))}. ` +
+    `Load ${collected.load} and ${normal.load}. Opening ${SOCKETS} (ticket spent, subscribe answered; 50 at a time) took ${normal.readings.slice(1).map((r) => r.seconds.toFixed(1)).join(' / ')} s.`,
 )
+console.log(`\n${USERS} waiting long polls (default GC, one round): VmRSS ${mib(pollRssBefore)} → ${mib(pollRssAfter)} MiB, ${((pollRssAfter - pollRssBefore) / USERS).toFixed(1)} KiB a poll.\n`)
 console.log(`**Latency at ${RATE} writes/s** for ${SECONDS} s (operator credits, paced; players in turn), ms\n`)
 console.log('| transport | writes answered | event − the credit\'s answer: p50 / p99 / max | credit sent → event: p50 / p99 / max | the server\'s histogram | missing / repeated | load (1/5/15 min) |')
 console.log('|---|---|---|---|---|---|---|')
