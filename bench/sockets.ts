@@ -246,14 +246,17 @@ async function latencyPhase(prefix: string, expected: number, metric: string): P
 
 // ---------------------------------------------------------------- the server's memory
 
-/** The median of five readings 200 ms apart, in KiB. */
-async function steady(field: 'VmRSS' | 'RssAnon'): Promise<number> {
-  const readings: number[] = []
+/** VmRSS and RssAnon, each the median of five readings 200 ms apart, in KiB. */
+async function steady(): Promise<{ rss: number; anon: number }> {
+  const rss: number[] = []
+  const anon: number[] = []
   for (let i = 0; i < 5; i++) {
-    readings.push(rssKiB(pid, field))
+    rss.push(rssKiB(pid, 'VmRSS'))
+    anon.push(rssKiB(pid, 'RssAnon'))
     await Bun.sleep(200)
   }
-  return readings.sort((a, b) => a - b)[2]!
+  const median = (values: number[]) => values.sort((a, b) => a - b)[2]!
+  return { rss: median(rss), anon: median(anon) }
 }
 
 async function openSockets(): Promise<number> {
@@ -332,26 +335,30 @@ async function openRound(): Promise<{ sockets: Held[]; seconds: number; rss: num
     return socket
   })
   const seconds = (performance.now() - opening) / 1000
-  await Bun.sleep(2000)
-  return { sockets, seconds, rss: await steady('VmRSS'), anon: await steady('RssAnon') }
+  await Bun.sleep(1000)
+  return { sockets, seconds, ...(await steady()) }
 }
 
 // The server's heap reuses what the garbage of earlier requests freed, so the
 // first round's growth says little (it can even be negative). Each further
 // round opens as many sockets again on top, after the same requests (the
 // tickets): the slope of the readings from the first round on, per socket, is the
-// steady cost of one.
+// steady cost of one. The rounds of one server fit in the 25 s before the
+// sockets' first ping tick: at a tick every socket checks its session, and on
+// PostgreSQL those queries wait in the pool's queue in memory (5 000 sockets:
+// +55 MiB for a moment), which is not what an idle socket holds.
 interface Reading {
   open: number
   rss: number
   anon: number
   seconds: number
 }
-async function memoryRounds(gc: string): Promise<{ readings: Reading[]; rounds: Held[][]; load: string }> {
+async function memoryRounds(gc: string): Promise<{ readings: Reading[]; rounds: Held[][]; load: string; seconds: number }> {
   await Bun.sleep(1000)
   const load = loadAverage()
-  const readings: Reading[] = [{ rss: await steady('VmRSS'), anon: await steady('RssAnon'), seconds: 0, open: 0 }]
+  const readings: Reading[] = [{ ...(await steady()), seconds: 0, open: 0 }]
   const rounds: Held[][] = []
+  const started = performance.now()
   for (let round = 1; round <= MEMORY_ROUNDS; round++) {
     const opened = await openRound()
     rounds.push(opened.sockets)
@@ -360,7 +367,9 @@ async function memoryRounds(gc: string): Promise<{ readings: Reading[]; rounds: 
     readings.push({ rss: opened.rss, anon: opened.anon, seconds: opened.seconds, open })
     log(`sockets (${gc}): round ${round}, ${open} open (${SOCKETS} more in ${opened.seconds.toFixed(1)} s): server VmRSS ${(opened.rss / 1024).toFixed(1)} MiB, RssAnon ${(opened.anon / 1024).toFixed(1)} MiB`)
   }
-  return { readings, rounds, load }
+  const seconds = (performance.now() - started) / 1000
+  if (seconds > 24) log(`sockets (${gc}): the rounds took ${seconds.toFixed(1)} s: the last readings may include a ping tick (25 s)`)
+  return { readings, rounds, load, seconds }
 }
 /** KiB per socket: the least-squares slope of the readings from `from` on (sockets open → KiB). */
 function perSocket(readings: Reading[], from: number, to = readings.length - 1): { rss: number; anon: number } {
@@ -445,7 +454,7 @@ const cursors = await inBatches(players, 8, async (p) => {
   }
 })
 await Bun.sleep(1000)
-const pollRssBefore = await steady('VmRSS')
+const pollRssBefore = (await steady()).rss
 const stopPolls = new AbortController()
 let pollErrors = 0
 const polling = players.map(async (p, i) => {
@@ -480,7 +489,7 @@ for (const deadline = performance.now() + 30_000; (await pollsWaiting()) < USERS
   await Bun.sleep(100)
 }
 await Bun.sleep(1000)
-const pollRssAfter = await steady('VmRSS')
+const pollRssAfter = (await steady()).rss
 log(`long poll: ${USERS} waiting; VmRSS +${((pollRssAfter - pollRssBefore) / 1024).toFixed(1)} MiB; latency, ${RATE} credits/s for ${SECONDS} s`)
 const pollLatency = await latencyPhase('pl', 1, 'arena_event_wake_seconds')
 stopPolls.abort()
@@ -512,7 +521,8 @@ const last = MEMORY_ROUNDS
 console.log(
   `\nPer socket, the slope from ${SOCKETS} to ${SOCKETS * last} open (least squares): GC level ${GC_LEVEL} ${last > 1 ? perKiB(perSocket(collected.readings, 1)) : '–'}, default GC ${last > 1 ? perKiB(perSocket(normal.readings, 1)) : '–'}; ` +
     `the first ${SOCKETS}: ${perKiB(perSocket(collected.readings, 0, 1))} and ${perKiB(perSocket(normal.readings, 0, 1))}. ` +
-    `Load ${collected.load} and ${normal.load}. Opening ${SOCKETS} (ticket spent, subscribe answered; 50 at a time) took ${normal.readings.slice(1).map((r) => r.seconds.toFixed(1)).join(' / ')} s.`,
+    `Load ${collected.load} and ${normal.load}. Opening ${SOCKETS} (ticket spent, subscribe answered; 50 at a time) took ${normal.readings.slice(1).map((r) => r.seconds.toFixed(1)).join(' / ')} s; ` +
+    `the rounds ${collected.seconds.toFixed(1)} and ${normal.seconds.toFixed(1)} s (the first ping tick comes 25 s after the first socket).`,
 )
 console.log(`\n${USERS} waiting long polls (default GC, one round): VmRSS ${mib(pollRssBefore)} → ${mib(pollRssAfter)} MiB, ${((pollRssAfter - pollRssBefore) / USERS).toFixed(1)} KiB a poll.\n`)
 console.log(`**Latency at ${RATE} writes/s** for ${SECONDS} s (operator credits, paced; players in turn), ms\n`)
