@@ -16,16 +16,46 @@ export type Frame =
   | { type: 'ping' }
   | { type: 'error'; error: { code: string; message: string } }
 
-/** Serves a test app on a free loopback port until `stop`. */
-export function serve(ctx: TestApp): { url: string; wsUrl: string; stop(): Promise<void> } {
+/** Serves a test app on a loopback port (a free one unless `port`: another app's, after it stopped) until `stop`. */
+export function serve(ctx: TestApp, options: { port?: number } = {}): { url: string; wsUrl: string; port: number; stop(): Promise<void> } {
   const running = listen(ctx.app, {
-    config: { ...ctx.config, host: '127.0.0.1', port: 0, shutdownGraceS: 2 },
+    config: { ...ctx.config, host: '127.0.0.1', port: options.port ?? 0, shutdownGraceS: 2 },
     logger: createLogger('silent'),
     lifecycle: ctx.lifecycle,
     closeSockets: () => ctx.services.sockets.closeAll(),
     onStopped: () => {},
   })
-  return { url: running.url, wsUrl: running.url.replace(/^http/, 'ws'), stop: () => running.stop('test') }
+  return { url: running.url, wsUrl: running.url.replace(/^http/, 'ws'), port: Number(new URL(running.url).port), stop: () => running.stop('test') }
+}
+
+/**
+ * A reverse proxy on loopback that passes HTTP to `target` and drops the
+ * WebSocket upgrade, as many corporate proxies do: the request reaches the
+ * server without `Upgrade`, so the server answers 400 and the client's
+ * socket never opens, while every plain call works.
+ */
+export function upgradeStrippingProxy(target: string): { url: string; wsUrl: string; upgradesRefused(): number; stop(): void } {
+  let refused = 0
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    idleTimeout: 45,
+    async fetch(request) {
+      const url = new URL(request.url)
+      const headers = new Headers(request.headers)
+      if (headers.get('upgrade')) refused++
+      for (const name of ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'host']) headers.delete(name)
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
+      const answer = await fetch(target + url.pathname + url.search, { method: request.method, headers, ...(body ? { body } : {}) })
+      // fetch has decoded the body: its length and encoding are no longer the server's.
+      const answerHeaders = new Headers(answer.headers)
+      answerHeaders.delete('content-encoding')
+      answerHeaders.delete('content-length')
+      return new Response(await answer.arrayBuffer(), { status: answer.status, headers: answerHeaders })
+    },
+  })
+  const url = `http://127.0.0.1:${server.port}`
+  return { url, wsUrl: url.replace(/^http/, 'ws'), upgradesRefused: () => refused, stop: () => void server.stop(true) }
 }
 
 /** A ticket for the access token's session. */
