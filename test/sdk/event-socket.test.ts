@@ -181,6 +181,25 @@ describe('SDK events.connect', () => {
     heard.expectNoDuplicates()
   })
 
+  test('a connection that goes silent (no frame, not even a ping, for silenceMs) is replaced, and resumes from its cursor', async () => {
+    const { ctx, served, player } = await setup()
+    const client = await signedIn(served.url, player)
+    const heard = new Heard()
+    // The server pings every 25 s: a 300 ms silence passes for a dead connection, again and again.
+    const connection = client.events.connect(heard.options({ topics: ['wallet'], silenceMs: 300 }))
+    cleanups.push(() => connection.stop())
+    await connected(ctx, connection, heard)
+    await credit(ctx, player, 1)
+    await heard.until('two silences', () => heard.reconnects.length >= 2)
+    await credit(ctx, player, 2)
+    await heard.until('both credits', () => heard.amounts.length === 2)
+    expect(heard.amounts).toEqual([1, 2])
+    expect(heard.errors.some((e) => e instanceof EventSocketError && e.code === 4000)).toBe(true)
+    heard.expectNoDuplicates()
+    // The replaced sockets were closed, not left open on the server.
+    await heard.until('one socket on the server', () => ctx.services.sockets.openSockets() <= 1)
+  })
+
   test('a session that ends closes with 4001: the connection ends and says so, and does not reconnect', async () => {
     const { ctx, served, player } = await setup()
     const client = await signedIn(served.url, player)

@@ -209,6 +209,8 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
         return resolve(run)
       }
       live = { ws, end }
+      // An upgrade that hangs counts as one that failed.
+      hang()
       ws.onopen = () => {
         run.opened = true
         openedAt = Date.now()
