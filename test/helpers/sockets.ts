@@ -76,6 +76,11 @@ export class SocketClient {
     this.ws.send(typeof message === 'string' ? message : JSON.stringify(message))
   }
 
+  /** A binary frame (the protocol has none: the server closes with 1008). */
+  sendBinary(bytes: Uint8Array): void {
+    this.ws.send(bytes)
+  }
+
   subscribe(options: { after?: string; topics?: string[] } = {}): void {
     this.send({ type: 'subscribe', ...options })
   }
@@ -87,6 +92,11 @@ export class SocketClient {
   /** Every event delivered so far, in order. */
   get events(): PlaneEvent[] {
     return this.frames.flatMap((frame) => (frame.type === 'events' ? frame.events : []))
+  }
+
+  /** The error frames' codes, in order. */
+  get errors(): string[] {
+    return this.frames.flatMap((frame) => (frame.type === 'error' ? [frame.error.code] : []))
   }
 
   /** The cursor of the last events frame. */
