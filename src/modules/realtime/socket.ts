@@ -257,14 +257,6 @@ export class EventSocket {
       this.again = true
       return
     }
-    if (topics.size === 0) {
-      // Not subscribed yet: nothing is delivered and the position stays where
-      // the socket opened, so the first subscribe delivers what committed
-      // since (moving past these rows would skip them, and the other topics'
-      // events among them). Only an end of the session is looked for.
-      if (rows.some((row) => endsSession(row, this.sessionId))) this.close(CLOSE_CODES.sessionEnded, 'session ended')
-      return
-    }
     let ended = false
     const events: Extract<ServerFrame, { type: 'events' }>['events'] = []
     for (const row of rows) {
