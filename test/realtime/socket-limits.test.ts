@@ -95,7 +95,10 @@ test('/metrics: sockets open, frames sent, closes by reason, fan-out times', asy
   const delivered = await scrape()
   // Two subscribe answers and two frames of events, at least.
   expect(value(delivered, 'arena_socket_frames_sent_total') - value(before, 'arena_socket_frames_sent_total')).toBeGreaterThanOrEqual(4)
-  expect(value(delivered, 'arena_socket_fanout_seconds_count') - value(before, 'arena_socket_fanout_seconds_count')).toBe(2)
+  // One observation per frame a wake-up led to: 2, or 1 should the re-check's read have taken one socket's event first.
+  const fannedOut = value(delivered, 'arena_socket_fanout_seconds_count') - value(before, 'arena_socket_fanout_seconds_count')
+  expect(fannedOut).toBeGreaterThanOrEqual(1)
+  expect(fannedOut).toBeLessThanOrEqual(2)
   expect(value(delivered, 'arena_socket_fanout_seconds_bucket', { le: '+Inf' })).toBe(value(delivered, 'arena_socket_fanout_seconds_count'))
 
   // The account's limit: 3 more make 5, the 6th is refused.

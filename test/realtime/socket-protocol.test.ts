@@ -81,6 +81,8 @@ test('events committed between the open and the first subscribe are delivered by
   const expected = (await pollToEnd(p.tokens.accessToken)).events.slice(-2)
   expect(expected.map((e) => e.type)).toEqual(['wallet.credited', 'session.login'])
   // Whatever the socket did with the wake-ups before the subscribe, the subscribe delivers both.
+  // (No condition to wait for: a read before the subscribe sends nothing. The pause only gives
+  // that read time to happen, so that a read moving the position past these rows would be caught.)
   await Bun.sleep(50)
   await subscribed(socket)
   await socket.untilEvents(2)
@@ -121,6 +123,8 @@ test('topics filter what is delivered; the cursor moves past the rest', async ()
   await socket.untilEvents(2)
   expect(socket.events.map((e) => e.topic)).toEqual(['wallet', 'wallet'])
   expect(socket.events.map((e) => e.data.reference)).toEqual(['w1', 'w2'])
+  // The cursor is past the logins too: resuming from it, the long poll has nothing.
+  expect((await pollToEnd(p.tokens.accessToken, socket.cursor)).events).toEqual([])
   socket.close()
 })
 
@@ -131,6 +135,7 @@ test('changing topics on a live socket: the topics kept skip nothing and repeat 
   const credits = Array.from({ length: 30 }, (_, i) => credit(p.userId, `live-${i}`))
   // Topic changes while the credits commit: wallet is always kept.
   for (const topics of [['wallet', 'session'], ['wallet'], ['session', 'wallet', 'account'], ['wallet']]) {
+    // Spread among the commits (not a wait for anything).
     await Bun.sleep(5)
     socket.subscribe({ topics })
   }
