@@ -4,8 +4,9 @@
 // strict tsconfig, and runs that script's journey (login, a game session and
 // its claim, a PIN purchase, an event poll, live events by events.connect)
 // against the compiled binary, once under Node and once under Bun. Each run
-// has its own seeded game, players and tournament, so the two never meet. What the tarball says stands alone: it
-// cites no document or path the package does not hold.
+// has its own seeded game, players and tournament, so the two never meet.
+// What the tarball says stands alone: it cites no document or path the
+// package does not hold.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
