@@ -149,6 +149,27 @@ describe('SDK events.connect', () => {
     expect(heard.errors.some((e) => e instanceof EventSocketError && e.code === 1012)).toBe(true)
   })
 
+  test('a server that is stopping closes every new socket with 1012 at once: the first 1012 is rejoined promptly, those after back off', async () => {
+    const { ctx, served, player } = await setup()
+    const client = await signedIn(served.url, player)
+    const heard = new Heard()
+    const connection = client.events.connect(heard.options({ topics: ['wallet'], random: () => 0.5, restartJitterMs: 400 }))
+    cleanups.push(() => connection.stop())
+    await connected(ctx, connection, heard)
+    await credit(ctx, player, 1)
+    await heard.until('the credit', () => heard.amounts.length === 1)
+    // What listen()'s stop does first; the listener stays, so new sockets are taken and closed 1012.
+    ctx.services.sockets.closeAll()
+    await heard.until('four reconnects', () => heard.reconnects.length >= 4)
+    await connection.stop()
+    expect(heard.reconnects.slice(0, 4)).toEqual([
+      { delayMs: 200, code: 1012, attempt: 0 },
+      { delayMs: 10, code: 1012, attempt: 1 },
+      { delayMs: 20, code: 1012, attempt: 2 },
+      { delayMs: 40, code: 1012, attempt: 3 },
+    ])
+  })
+
   test('a handler that throws gets the same events again, on the next connection; the cursor does not pass them', async () => {
     const { ctx, served, player } = await setup()
     const client = await signedIn(served.url, player)

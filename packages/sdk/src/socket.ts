@@ -55,7 +55,7 @@ export interface ConnectOptions {
   /** Back-off before reconnecting: a random delay up to min(`maxBackoffMs`, `minBackoffMs` × 2^attempt) ("full jitter"). Defaults 250 ms and 30 s. */
   minBackoffMs?: number
   maxBackoffMs?: number
-  /** After a 1012 (the server restarting), reconnect within a random delay up to this. Default 1000 ms. */
+  /** After a 1012 (the server restarting), reconnect within a random delay up to this. Default 1000 ms. (A socket closed 1012 sooner than this after it opened, having delivered nothing, met a stopping server: that backs off instead.) */
   restartJitterMs?: number
   /** A connection that stayed up this long resets the back-off. Default 30 s. */
   stableMs?: number
@@ -356,7 +356,9 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
       if (!run.handlerFailed) tell(new EventSocketError(run.code ?? CLIENT_CLOSE, `The event socket closed: ${run.code ?? ''} ${run.reason}`.trim()))
       let delayMs: number
       if (run.handlerFailed || run.code === SOCKET_CLOSE_CODES.slowConsumer || run.code === SOCKET_CLOSE_CODES.tooMany) delayMs = backoff()
-      else if (run.code === SOCKET_CLOSE_CODES.restart) {
+      else if (run.code === SOCKET_CLOSE_CODES.restart && (run.delivered || run.upMs >= restartJitter)) {
+        // A restart: rejoin at once (another instance takes it). A socket closed 1012 as soon as it opened
+        // met a server that is itself stopping: that one backs off like any failure, not to spin on it.
         attempt = 0
         delayMs = random() * restartJitter
       } else {
