@@ -129,6 +129,40 @@ export class SocketClient {
 }
 
 /**
+ * Asks for a WebSocket upgrade on a bare TCP socket and returns the HTTP
+ * answer: a WebSocket client cannot read the status and body of a refused
+ * upgrade (a browser sees only "failed"), a test must. A 101 is returned
+ * with no body, the connection dropped.
+ */
+export function attemptUpgrade(port: number, path: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1')
+    let buffer = Buffer.alloc(0)
+    const finish = (result: { status: number; body: unknown }) => {
+      socket.destroy()
+      resolve(result)
+    }
+    socket.once('error', reject)
+    socket.once('connect', () => {
+      const key = randomBytes(16).toString('base64')
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+    })
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk])
+      const end = buffer.indexOf('\r\n\r\n')
+      if (end === -1) return
+      const head = buffer.subarray(0, end).toString()
+      const status = Number(head.split(' ')[1])
+      if (status === 101) return finish({ status, body: null })
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? NaN)
+      if (Number.isNaN(length)) return reject(new Error(`an answer without content-length: ${head}`))
+      const body = buffer.subarray(end + 4)
+      if (body.length >= length) finish({ status, body: JSON.parse(body.subarray(0, length).toString()) as unknown })
+    })
+  })
+}
+
+/**
  * A WebSocket client written on a bare TCP socket, so that it can stop
  * reading (`pause`), as a phone in a tunnel does: the server's frames pile
  * up in the kernel's buffers, then in the server's.
@@ -197,6 +231,11 @@ export class RawSocketClient {
   closeCode(): number | undefined {
     const close = this.frames.find((frame) => frame.opcode === 0x8)
     return close && close.payload.length >= 2 ? close.payload.readUInt16BE(0) : undefined
+  }
+
+  /** The opcode of every frame received, in order (0x1 text, 0x8 close, 0x9 ping). */
+  opcodes(): number[] {
+    return this.frames.map((frame) => frame.opcode)
   }
 
   /** Text frames received, parsed. */
