@@ -22,7 +22,7 @@ import { postJson, remote, req, tempDir, testDatabaseEnv, type Handler } from '.
 import { bearer, login, registerUser } from '../helpers/auth'
 import { parseMetrics } from '../helpers/metrics'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
-import { attemptUpgrade, mintTicket, RawSocketClient, SocketClient, type Frame } from '../helpers/sockets'
+import { attemptUpgrade, mintTicket, openSocket, RawSocketClient, SocketClient, type Frame } from '../helpers/sockets'
 import { waitFor } from '../helpers/wait'
 
 const ADMIN = 'event-socket-admin-token-of-32-chars!!'
@@ -61,7 +61,7 @@ async function binary(settings: Record<string, string>) {
     },
     /** A socket of the player's session, open (not yet subscribed). */
     async socket(player: Player): Promise<SocketClient> {
-      const client = await SocketClient.open(wsUrl, await mintTicket(http, player.accessToken))
+      const client = await openSocket(http, wsUrl, player.accessToken)
       clients.push(client)
       return client
     },
@@ -159,10 +159,10 @@ describe('dist/arena event sockets', () => {
     clients.push(socket)
     socket.subscribe()
     await socket.until(() => socket.cursor !== undefined, 5000, 'the answer to subscribe')
-    const again = await attemptUpgrade(arena.server.port, path)
+    const again = await attemptUpgrade(arena.server.url, path)
     expect(again.status).toBe(401)
     expect(again.body).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('socket-ticket'), status: 401 } })
-    const unknown = await attemptUpgrade(arena.server.port, `/api/v1/events/socket?ticket=${'A'.repeat(43)}`)
+    const unknown = await attemptUpgrade(arena.server.url, `/api/v1/events/socket?ticket=${'A'.repeat(43)}`)
     expect(unknown.status).toBe(401)
     expect(unknown.body).toMatchObject({ error: { code: 'unauthorized', status: 401 } })
     // The socket the ticket opened is not disturbed by the refused reuse.
