@@ -74,11 +74,20 @@ function endsSession(row: StoredEvent, sessionId: string): boolean {
 export class EventSocket {
   readonly userId: string
   readonly sessionId: string
-  /** What is delivered; nothing before the first subscribe (the session is watched all the same). */
-  private topics = new Set<EventTopic>()
-  /** The seq read up to (set at open: what was committed before the socket opened is not sent unless asked for). */
+  /** What is delivered; null before the first subscribe (the session is watched all the same). */
+  private topics: Set<EventTopic> | null = null
+  /**
+   * The seq read up to. Fixed at open (what was committed before the socket
+   * opened is not sent unless asked for with `after`); it moves only once
+   * the client subscribed, so the first subscribe without `after` gets
+   * everything committed since the socket opened.
+   */
   private position = 0
+  /** Before the first subscribe: how far the session's end was looked for. */
+  private watched = 0
   private ready: Promise<void> | undefined
+  /** The position is fixed and the session was found live: reads may begin. */
+  private started = false
   private reading = false
   /** A read is wanted once the one under way (or the backpressure) is over. */
   private again = false
@@ -112,7 +121,9 @@ export class EventSocket {
   open(): void {
     this.ready = (async () => {
       this.position = await this.context.storage.read.events.newestSeq()
+      this.watched = this.position
       if (!(await this.context.sessionLive(this.sessionId))) return this.close(CLOSE_CODES.sessionEnded, 'session ended')
+      this.started = true
       this.pump()
     })().catch((error) => this.fail(error))
   }
@@ -211,7 +222,7 @@ export class EventSocket {
 
   /** Reads until there is nothing more to send, unless a read is under way (it will read again) or the reader is behind. */
   private pump(): void {
-    if (this.reading || this.closed || this.ready === undefined) {
+    if (this.reading || this.closed || !this.started) {
       this.again = true
       return
     }
@@ -238,6 +249,7 @@ export class EventSocket {
     const wokenAt = this.wokenAt
     this.wokenAt = null
     const { topics, generation } = this
+    if (topics === null) return this.watch()
     const readTopics = [...new Set([...topics, ...GUARD_TOPICS])]
     const rows = await this.context.storage.read.events.page(this.userId, this.position, readTopics, PAGE_SIZE)
     if (this.closed) return
@@ -261,6 +273,18 @@ export class EventSocket {
       if (events.length > 0 && wokenAt !== null) this.context.fannedOut((performance.now() - wokenAt) / 1000)
     }
     if (ended) return this.close(CLOSE_CODES.sessionEnded, 'session ended')
+    if (rows.length === PAGE_SIZE) this.again = true
+  }
+
+  /** Not subscribed yet: only looks for the end of the session, without moving the position. */
+  private async watch(): Promise<void> {
+    const { generation } = this
+    const rows = await this.context.storage.read.events.page(this.userId, this.watched, GUARD_TOPICS, PAGE_SIZE)
+    if (this.closed || generation !== this.generation) return
+    for (const row of rows) {
+      this.watched = row.seq
+      if (endsSession(row, this.sessionId)) return this.close(CLOSE_CODES.sessionEnded, 'session ended')
+    }
     if (rows.length === PAGE_SIZE) this.again = true
   }
 
