@@ -17,14 +17,22 @@ import { CLIENT_MESSAGES_PER_INTERVAL, CLOSE_CODES, MAX_CLIENT_MESSAGE_BYTES, PI
 
 const API_MD = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8')
 
-/** The text under a heading, up to the next heading of the same level or higher. */
+/** The text under a heading, up to the next heading of the same level or higher (a `#` line inside a code block is no heading). */
 function sectionOf(markdown: string, heading: string): string {
-  const start = markdown.indexOf(`\n${heading}\n`)
-  if (start === -1) throw new Error(`no "${heading}" in docs/api.md`)
+  const lines = markdown.split('\n')
   const level = heading.indexOf(' ')
-  const rest = markdown.slice(start + heading.length + 2)
-  const next = rest.search(new RegExp(`\\n#{1,${level}} `))
-  return next === -1 ? rest : rest.slice(0, next)
+  const start = lines.indexOf(heading)
+  if (start === -1) throw new Error(`no "${heading}" in docs/api.md`)
+  let fenced = false
+  let end = lines.length
+  for (let i = start + 1; i < lines.length; i++) {
+    if (lines[i]!.startsWith('```')) fenced = !fenced
+    else if (!fenced && new RegExp(`^#{1,${level}} `).test(lines[i]!)) {
+      end = i
+      break
+    }
+  }
+  return lines.slice(start + 1, end).join('\n')
 }
 
 /** The body rows of the markdown tables in a text, as cells (a header row, the one above a `|---|` line, left out). */
