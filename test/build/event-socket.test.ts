@@ -23,6 +23,7 @@ import { bearer, login, registerUser } from '../helpers/auth'
 import { parseMetrics } from '../helpers/metrics'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 import { attemptUpgrade, mintTicket, openSocket, RawSocketClient, SocketClient, type Frame } from '../helpers/sockets'
+import { creditSurely } from '../helpers/accounts'
 import { waitFor } from '../helpers/wait'
 
 const ADMIN = 'event-socket-admin-token-of-32-chars!!'
@@ -75,17 +76,9 @@ async function binary(settings: Record<string, string>) {
     credit(player: Player, reference: string, amount = '1'): Promise<Response> {
       return http.handle(postJson(`/api/v1/admin/wallets/${player.id}/credit`, { amount, reference }, admin))
     },
-    /**
-     * A credit as a client under load makes it: a 503 (on PostgreSQL, a burst
-     * on one wallet can outlast the engine's retry budget for its balance
-     * row) is tried again, as it says; a reference credits once, so a retry
-     * never credits twice. The final answer's status.
-     */
-    async creditSurely(player: Player, reference: string): Promise<number> {
-      for (let attempt = 1; ; attempt++) {
-        const res = await this.credit(player, reference)
-        if (res.status !== 503 || attempt === 5) return res.status
-      }
+    /** A credit that tries a 503 again (creditSurely in test/helpers/accounts.ts). */
+    creditSurely(player: Player, reference: string): Promise<number> {
+      return creditSurely(http, player.id, reference)
     },
     /** GET /events from `after` to the end, every page: what the long poll says the user has. */
     async eventsAfter(player: Player, after: string | undefined): Promise<{ events: PlaneEvent[]; cursor: string }> {
