@@ -76,6 +76,11 @@ export class SocketClient {
     this.ws.send(typeof message === 'string' ? message : JSON.stringify(message))
   }
 
+  /** A binary frame (the protocol has none: the server closes with 1008). */
+  sendBinary(bytes: Uint8Array): void {
+    this.ws.send(bytes)
+  }
+
   subscribe(options: { after?: string; topics?: string[] } = {}): void {
     this.send({ type: 'subscribe', ...options })
   }
@@ -87,6 +92,11 @@ export class SocketClient {
   /** Every event delivered so far, in order. */
   get events(): PlaneEvent[] {
     return this.frames.flatMap((frame) => (frame.type === 'events' ? frame.events : []))
+  }
+
+  /** The error frames' codes, in order. */
+  get errors(): string[] {
+    return this.frames.flatMap((frame) => (frame.type === 'error' ? [frame.error.code] : []))
   }
 
   /** The cursor of the last events frame. */
@@ -224,4 +234,44 @@ export class RawSocketClient {
       this.buffer = this.buffer.subarray(offset + length)
     }
   }
+}
+
+/** A ticket minted for the access token, then a socket opened with it. */
+export async function openSocket(ctx: Handler, wsUrl: string, accessToken: string): Promise<SocketClient> {
+  return SocketClient.open(wsUrl, await mintTicket(ctx, accessToken))
+}
+
+/**
+ * One request to `path` over a bare TCP socket, as a WebSocket upgrade unless
+ * `upgrade` is false: its status, and when it was refused its JSON body (the
+ * error envelope a browser's WebSocket never shows). A 101 is closed at once.
+ */
+export function attemptUpgrade(url: string, path: string, upgrade = true): Promise<{ status: number; body: any }> {
+  const { port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1')
+    let buffer = Buffer.alloc(0)
+    socket.once('error', reject)
+    socket.once('connect', () => {
+      const key = randomBytes(16).toString('base64')
+      const headers = upgrade ? `Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n` : 'Connection: close\r\n'
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${headers}\r\n`)
+    })
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk])
+      const end = buffer.indexOf('\r\n\r\n')
+      if (end === -1) return
+      const head = buffer.subarray(0, end).toString()
+      const status = Number(head.split(' ')[1])
+      if (status === 101) {
+        socket.destroy()
+        return resolve({ status, body: undefined })
+      }
+      const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? NaN)
+      const body = buffer.subarray(end + 4)
+      if (!(body.length >= length)) return
+      socket.destroy()
+      resolve({ status, body: JSON.parse(body.subarray(0, length).toString()) })
+    })
+  })
 }
