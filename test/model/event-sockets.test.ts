@@ -165,7 +165,7 @@ export function checkClient(outbox: readonly OutboxRow[], sockets: readonly Sock
 
 // ---- the real system ----
 
-const RUNS = modelRuns(4)
+const RUNS = modelRuns(5)
 const SEED = chooseSeed('ARENA_MODEL_SEED', 'event-sockets model')
 /** The account's bound on session rows (src/modules/auth/sign-in.ts MAX_AUTH_SESSIONS), from contract §8's "a login past the bound ends the oldest session". */
 const SESSION_ROWS = 100
