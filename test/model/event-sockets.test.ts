@@ -33,6 +33,7 @@
 // must fail) compares what each client got with the user's outbox.
 import { afterAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
+import { MAX_AUTH_SESSIONS } from '../../src/modules/auth/sign-in'
 import { EVENT_TOPICS, type EventTopic } from '../../src/modules/events/catalogue'
 import type { OutboxEvent, StoredEvent } from '../../src/modules/events/store'
 import { newId } from '../../src/shared/ids'
@@ -167,9 +168,6 @@ export function checkClient(outbox: readonly OutboxRow[], sockets: readonly Sock
 
 const RUNS = modelRuns(5)
 const SEED = chooseSeed('ARENA_MODEL_SEED', 'event-sockets model')
-/** The account's bound on session rows (src/modules/auth/sign-in.ts MAX_AUTH_SESSIONS), from contract §8's "a login past the bound ends the oldest session". */
-const SESSION_ROWS = 100
-
 // Per-account socket limits are not what this checks (closing sockets may linger a moment next to their successor).
 const ctx = await createArenaApp({ ARENA_SOCKETS_PER_USER: '20' })
 const server = serve(ctx)
@@ -221,7 +219,7 @@ interface Client {
 const newestSeq = () => ctx.storage.read.events.newestSeq()
 const lastCursor = (frames: readonly Frame[]) => frames.findLast((frame) => frame.type === 'events')?.cursor
 
-/** The socket the client holds, if it is open and handled. */
+/** The socket the client holds: open, and its frames still handled. */
 function held(c: Client): Opened | undefined {
   const o = c.sockets.at(-1)
   return o !== undefined && o.handled === null && o.socket.closed === undefined ? o : undefined
@@ -466,7 +464,7 @@ async function play(spec: RunSpec): Promise<void> {
         const registered = await registerUser(ctx)
         const tokens = await login(ctx, registered.username)
         // MAX_AUTH_SESSIONS logins through the route would cost seconds of argon2id: the rows are written directly.
-        if (u.endsAtLogin > 0) await fillSessions(registered.id, SESSION_ROWS - u.endsAtLogin)
+        if (u.endsAtLogin > 0) await fillSessions(registered.id, MAX_AUTH_SESSIONS - u.endsAtLogin)
         const c: Client = { name: `run ${run} user ${i}`, userId: registered.id, username: registered.username, tokens, topics: u.topics, sockets: [], cursor: null, queue: Promise.resolve() }
         return c
       }),
