@@ -169,7 +169,9 @@ export function checkClient(outbox: readonly OutboxRow[], sockets: readonly Sock
 const RUNS = modelRuns(5)
 const SEED = chooseSeed('ARENA_MODEL_SEED', 'event-sockets model')
 // Per-account socket limits are not what this checks (closing sockets may linger a moment next to their successor).
-const ctx = await createArenaApp({ ARENA_SOCKETS_PER_USER: '20' })
+// Nor are pings: a ping tick that found the session ended by the final logout would close the socket (4001) before it
+// read up to that logout, and the last frame would not be the end of the outbox. An hour between ticks: none in a run.
+const ctx = await createArenaApp({ ARENA_SOCKETS_PER_USER: '20' }, { socketTimings: { pingMs: 3_600_000 } })
 const server = serve(ctx)
 afterAll(async () => {
   await server.stop()
