@@ -209,6 +209,11 @@ export class RawSocketClient {
     return close && close.payload.length >= 2 ? close.payload.readUInt16BE(0) : undefined
   }
 
+  /** The opcode of every frame received, in order (0x1 text, 0x8 close, 0x9 ping). */
+  opcodes(): number[] {
+    return this.frames.map((frame) => frame.opcode)
+  }
+
   /** Text frames received, parsed. */
   texts(): Frame[] {
     return this.frames.filter((frame) => frame.opcode === 0x1).map((frame) => JSON.parse(frame.payload.toString()) as Frame)

@@ -23,7 +23,7 @@ import type { Logger } from '../../shared/logger'
 import type { EventsService } from '../events/service'
 import type { EventWakeups } from '../events/wakeups'
 import { CLOSE_CODES, PING_INTERVAL_MS, type CloseCode } from './protocol'
-import { CLOSE_REASONS, EventSocket, type CloseReason } from './socket'
+import { CLOSE_REASONS, EventSocket, SOCKET_CLOSE_REASONS, type CloseReason } from './socket'
 import type { SocketTickets, TicketHolder } from './tickets'
 
 /** How often the hub looks for events no wake-up told of. */
@@ -35,6 +35,14 @@ export interface HubObserver {
   sent(): void
   closed(reason: CloseReason): void
   fannedOut(seconds: number): void
+}
+
+/** What the console shows of this instance's sockets (src/console/pages/dashboard.tsx). */
+export interface SocketStats {
+  /** Open now. */
+  open: number
+  /** Closes since this process started, by reason (the same labels as /metrics' arena_socket_closes_total). */
+  closes: Record<CloseReason, number>
 }
 
 export interface HubDeps {
@@ -69,8 +77,11 @@ export class SocketHub {
   private recheckedTo: number | null = null
   private rechecking = false
   private stopping = false
+  private readonly closes = Object.fromEntries(SOCKET_CLOSE_REASONS.map((reason) => [reason, 0])) as Record<CloseReason, number>
 
   constructor(private readonly deps: HubDeps) {
+    // Counted as /metrics counts them: through the same observer calls.
+    this.observers.push({ sent: () => {}, closed: (reason) => this.closes[reason]++, fannedOut: () => {} })
     deps.wakeups.observe((userId) => {
       const at = performance.now()
       if (userId === null) this.nudgeAll(at)
@@ -86,6 +97,16 @@ export class SocketHub {
   /** Sockets open on this instance now. */
   openSockets(): number {
     return this.open
+  }
+
+  /** Sockets one account holds open on this instance now. */
+  openFor(userId: string): number {
+    return this.byUser.get(userId)?.size ?? 0
+  }
+
+  /** Open sockets and closes by reason since start, read-only (the console's dashboard). */
+  stats(): SocketStats {
+    return { open: this.open, closes: { ...this.closes } }
   }
 
   /** The upgrade's handlers for a ticket's holder: the socket exists once Bun opens it. */
