@@ -4,7 +4,8 @@
 // the user's other sessions' sockets and other users' sockets stay open. And
 // the server pings.
 import { afterAll, expect, test } from 'bun:test'
-import { postJson, req } from '../helpers/app'
+import { rmSync } from 'node:fs'
+import { postJson, req, tempDir } from '../helpers/app'
 import { admin, createArenaApp } from '../helpers/arena'
 import { banUser, deleteOwn, deleteUser } from '../helpers/accounts'
 import { changePassword, forgotPassword, resetPassword } from '../helpers/account'
@@ -174,6 +175,29 @@ test('the server pings every interval', async () => {
   expect(socket.frames.find((f) => f.type === 'ping')).toEqual({ type: 'ping' })
   expect(socket.closed).toBeUndefined()
   socket.close()
+})
+
+test('an end no wake-up told of (another process wrote it), seen at a ping tick: the events before it are sent first, then 4001', async () => {
+  // Two apps on one database; the socket's app re-checks only once an hour and
+  // pings every 100 ms, so the ping tick is what finds the session ended.
+  const dataDir = tempDir()
+  const here = await createArenaApp({}, { dataDir, socketTimings: { pingMs: 100, recheckMs: 3_600_000 } })
+  const elsewhere = await createArenaApp({}, { dataDir })
+  const hereServer = serve(here)
+  try {
+    const a = await signedIn(here)
+    const socket = await watching(a.tokens, undefined, here, hereServer.wsUrl)
+    const data = { asset: 'USDT', amount: '1', reference: 'written-elsewhere', reason: 'test', balance: '1' }
+    await elsewhere.storage.write((tx) => tx.events.append({ userId: a.user.id, topic: 'wallet', type: 'wallet.adjusted', data }, elsewhere.clock.now()))
+    expect((await elsewhere.handle(postJson('/api/v1/user/s/logout', {}, bearer(a.tokens.accessToken)))).status).toBe(200)
+    await endedWith(socket, 'session.logout', sessionIdOf(a.tokens.accessToken))
+    expect(socket.events.map((e) => e.type)).toEqual(['wallet.adjusted', 'session.logout'])
+  } finally {
+    await hereServer.stop()
+    await here.close()
+    await elsewhere.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
 })
 
 // Last in the file: it moves the fast app's clock past every session's end.
