@@ -5,6 +5,7 @@
 import type { Auth } from './auth.js'
 import { ApiError } from './errors.js'
 import { connectEvents, isFatal, type ConnectOptions, type Connection } from './socket.js'
+import { Pause, teller } from './pause.js'
 import { readJson } from './transport.js'
 import type { EventsPage, EventTopic, EventType, KnownEvent, PlaneEvent } from './types.js'
 
@@ -112,23 +113,8 @@ export class EventsClient {
     let cursor = options.after ?? this.cursors.get(topicKey(topics))
     let stopped = false
     let inHandler = false
-    let wakeSleep: (() => void) | undefined
-    const tell = (error: unknown) => {
-      try {
-        options.onError?.(error)
-      } catch {
-        // An onError that throws must not end (or crash) the loop.
-      }
-    }
-    const sleep = (ms: number) =>
-      new Promise<void>((resolve) => {
-        if (stopped) return resolve()
-        const timer = setTimeout(resolve, ms)
-        wakeSleep = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      }).finally(() => (wakeSleep = undefined))
+    const pause = new Pause(() => stopped)
+    const tell = teller(options.onError)
 
     const loop = async (): Promise<SubscriptionEnd> => {
       let backoff = minBackoff
@@ -136,7 +122,7 @@ export class EventsClient {
         const retryAfterMs = error instanceof ApiError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0
         const delay = Math.max(retryAfterMs, backoff / 2 + Math.random() * (backoff / 2))
         backoff = Math.min(backoff * 2, maxBackoff)
-        await sleep(delay)
+        await pause.for(delay)
       }
       while (!stopped) {
         let page: EventsPage
@@ -178,7 +164,7 @@ export class EventsClient {
       async stop() {
         stopped = true
         controller.abort()
-        wakeSleep?.()
+        pause.end()
         // From inside the handler the loop cannot end before the handler returns: do not wait for it.
         if (!inHandler) await done
       },

@@ -9,6 +9,7 @@
 import type { Auth } from './auth.js'
 import { ApiError, NotSignedIn } from './errors.js'
 import type { EventBatchHandler, Subscription, SubscriptionEnd, SubscribeOptions } from './events.js'
+import { Pause, teller } from './pause.js'
 import { readJson } from './transport.js'
 import type { EventsPage, EventTopic, PlaneEvent, ServerFrame, SocketTicketResponse, SubscribeMessage } from './types.js'
 
@@ -133,28 +134,12 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
   /** The socket open now, and how to end it. */
   let live: { ws: WebSocket; end(code: number | undefined, reason: string): void } | undefined
   let poll: Subscription | undefined
-  /** Wakes a back-off sleep or the poll's wait (stop, a topic change). */
-  let wake: (() => void) | undefined
+  /** A back-off or the wait before trying the socket again, cut short by stop or a topic change. */
+  const pause = new Pause(() => stopped)
   /** The topics changed while long-polling: poll again with them. */
   let pollRestart = false
 
-  const tell = (error: unknown) => {
-    if (stopped) return
-    try {
-      options.onError?.(error)
-    } catch {
-      // An onError that throws must not end (or crash) the connection.
-    }
-  }
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (stopped) return resolve()
-      const timer = setTimeout(resolve, ms)
-      wake = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    }).finally(() => (wake = undefined))
+  const tell = teller(options.onError, () => stopped)
   const backoff = () => random() * Math.min(maxBackoff, minBackoff * 2 ** attempt++)
 
   const handle = async (events: PlaneEvent[]) => {
@@ -278,7 +263,7 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
       } catch (error) {
         tell(error)
         if (isFatal(error)) return { reason: 'failed', error }
-        await sleep(backoff())
+        await pause.for(backoff())
         return 'again'
       }
     }
@@ -292,11 +277,11 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
       { after: cursor!, wait: pollWait, minBackoffMs: minBackoff, maxBackoffMs: maxBackoff, onError: tell },
     )
     poll = sub
-    const retry = sleep(socketRetryMs).then(() => 'wake' as const)
+    const retry = pause.for(socketRetryMs).then(() => 'wake' as const)
     const outcome = await Promise.race([sub.done, retry])
     poll = undefined
     await sub.stop()
-    wake?.()
+    pause.end()
     cursor = sub.cursor ?? cursor
     if (outcome !== 'wake') return outcome.reason === 'failed' && !stopped ? outcome : { reason: 'stopped' }
     if (pollRestart) {
@@ -328,7 +313,7 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
         const retryAfterMs = error instanceof ApiError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0
         const delayMs = Math.max(retryAfterMs, backoff())
         options.onReconnect?.({ delayMs, code: undefined, attempt })
-        await sleep(delayMs)
+        await pause.for(delayMs)
         continue
       }
       if (stopped) break
@@ -344,7 +329,7 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
         }
         const delayMs = backoff()
         options.onReconnect?.({ delayMs, code: run.code, attempt })
-        await sleep(delayMs)
+        await pause.for(delayMs)
         continue
       }
       openFailures = 0
@@ -366,7 +351,7 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
         delayMs = backoff()
       }
       options.onReconnect?.({ delayMs, code: run.code, attempt })
-      await sleep(delayMs)
+      await pause.for(delayMs)
     }
     return { reason: 'stopped' }
   }
@@ -389,7 +374,7 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
       if (mode === 'poll') {
         if (poll) {
           pollRestart = true
-          wake?.()
+          pause.end()
         }
         return
       }
@@ -411,7 +396,7 @@ export function connectEvents(deps: ConnectDeps, options: ConnectOptions): Conne
           }
           live.end(1000, 'stopped')
         }
-        wake?.()
+        pause.end()
       }
       // From inside the handler the connection cannot end before the handler returns: do not wait for it.
       if (!inHandler) await done
