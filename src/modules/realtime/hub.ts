@@ -9,7 +9,9 @@
 //   SQLite data dir wakes no one here; a NOTIFY can be lost while the
 //   listener reconnects): their sockets read too. One query whatever the
 //   number of sockets; an idle socket costs no reads.
-// - Every ping interval each socket checks its session and pings.
+// - Every ping interval the hub asks which of its sockets' sessions are still
+//   live (one query per 500 sockets), and each socket pings or, its session
+//   over, sends what it has and closes with 4001.
 // - On stop, every socket is closed with 1012: the client reconnects
 //   (another instance takes it) and resumes from its cursor.
 //
@@ -28,6 +30,8 @@ import type { SocketTickets, TicketHolder } from './tickets'
 
 /** How often the hub looks for events no wake-up told of. */
 export const RECHECK_MS = 1000
+/** Sockets whose sessions one query of the ping tick checks. */
+const TICK_BATCH = 500
 /** Events the re-check looks at per look, at most: past it every socket reads once. */
 const RECHECK_BATCH = 1000
 
@@ -48,7 +52,7 @@ export interface SocketStats {
 export interface HubDeps {
   storage: Storage
   events: EventsService
-  tickets: Pick<SocketTickets, 'sessionLive'>
+  tickets: Pick<SocketTickets, 'sessionLive' | 'liveSessions'>
   wakeups: EventWakeups
   logger: Logger
   perUser: number
@@ -76,6 +80,7 @@ export class SocketHub {
   /** The seq the re-check has looked up to (null: not yet looked). */
   private recheckedTo: number | null = null
   private rechecking = false
+  private ticking = false
   private stopping = false
   private readonly closes = Object.fromEntries(SOCKET_CLOSE_REASONS.map((reason) => [reason, 0])) as Record<CloseReason, number>
 
@@ -184,9 +189,7 @@ export class SocketHub {
 
   private startTimers(): void {
     if (this.pingTimer !== undefined) return
-    this.pingTimer = setInterval(() => {
-      for (const sockets of this.byUser.values()) for (const socket of sockets) void socket.tick()
-    }, this.deps.pingMs ?? PING_INTERVAL_MS)
+    this.pingTimer = setInterval(() => void this.tick(), this.deps.pingMs ?? PING_INTERVAL_MS)
     this.recheckTimer = setInterval(() => void this.recheck(), this.deps.recheckMs ?? RECHECK_MS)
     // The first look only notes where the outbox ends: from there on nothing is missed.
     void this.recheck()
@@ -198,6 +201,30 @@ export class SocketHub {
     this.pingTimer = undefined
     this.recheckTimer = undefined
     this.recheckedTo = null
+  }
+
+  /**
+   * The ping tick: which sessions are still live, asked for every socket at
+   * once (a query per TICK_BATCH sockets, not one per socket: 10,000 sockets
+   * asking at the same moment queued as many queries), then each socket pings
+   * or, its session over, sends what it has and closes with 4001.
+   */
+  private async tick(): Promise<void> {
+    if (this.ticking) return
+    this.ticking = true
+    try {
+      const sockets = [...this.byUser.values()].flatMap((set) => [...set])
+      for (let start = 0; start < sockets.length; start += TICK_BATCH) {
+        const batch = sockets.slice(start, start + TICK_BATCH)
+        const live = await this.deps.tickets.liveSessions([...new Set(batch.map((socket) => socket.sessionId))])
+        for (const socket of batch) socket.tick(live.has(socket.sessionId))
+      }
+    } catch (error) {
+      // The database away: no socket is told its session ended for it; the next tick asks again.
+      this.deps.logger.warn('event sockets: the ping tick could not check the sessions', { error: error instanceof Error ? error.message : String(error) })
+    } finally {
+      this.ticking = false
+    }
   }
 
   /** Users with events past the last look: their sockets read (see the top of this file). */

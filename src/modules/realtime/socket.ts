@@ -177,15 +177,11 @@ export class EventSocket {
     this.pump()
   }
 
-  /** Every ping interval: the session (expiry appends no event), then the ping itself. */
-  async tick(): Promise<void> {
+  /** Every ping interval, with whether the session is still live (the hub asks for every socket at once): the ping, or the end. */
+  tick(live: boolean): void {
     if (this.closed) return
     this.messages = 0
-    try {
-      if (!(await this.context.sessionLive(this.sessionId))) return this.endAfterReading()
-    } catch (error) {
-      return this.fail(error)
-    }
+    if (!live) return this.endAfterReading()
     if (!this.blocked) this.send({ type: 'ping' })
   }
 
