@@ -55,3 +55,16 @@ export async function securityEventsOf(ctx: TestApp, userId: string, kind: strin
   const { securityEvents } = ctx.peek.tables
   return ctx.peek.db.select().from(securityEvents).where(and(eq(securityEvents.userId, userId), eq(securityEvents.kind, kind), eq(securityEvents.source, 'server')))
 }
+
+/**
+ * An operator credit as a client under load makes it: a 503 (on PostgreSQL, a
+ * burst of credits on one wallet can outlast the engine's retry budget for
+ * its balance row) is tried again, as the answer says; a reference credits
+ * once, so a retry never credits twice. The last answer's status.
+ */
+export async function creditSurely(ctx: Handler, userId: string, reference: string, amount = '1'): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await ctx.handle(postJson(`/api/v1/admin/wallets/${userId}/credit`, { amount, reference }, admin))
+    if (res.status !== 503 || attempt === 5) return res.status
+  }
+}

@@ -15,7 +15,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { createTestApp, type TestApp, type TestAppOptions } from './app'
+import { createTestApp, req, type TestApp, type TestAppOptions } from './app'
 import { ROOT } from './process'
 import { ADMIN_TOKEN } from './arena'
 import type { OperatorRole } from '../../src/modules/operators/roles'
@@ -158,6 +158,16 @@ export async function operatorOf(ctx: TestApp, role: OperatorRole, options: { na
   const signedIn = await ctx.services.operatorSessions.signIn({ name, password: created.password, newPassword: password, kind: 'console', userAgent: null, ip: null })
   await ctx.services.operatorSessions.signOut(signedIn.token)
   return { id: created.operator.id, name, role, password }
+}
+
+/** A new operator of `role` signed in through POST /console/login without a browser: its session cookie (`name=value`), for `req(path, { headers: { cookie } })`. */
+export async function consoleCookie(ctx: TestApp, role: OperatorRole): Promise<string> {
+  const operator = await operatorOf(ctx, role)
+  const res = await ctx.handle(
+    req('/console/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ name: operator.name, password: operator.password }).toString() }),
+  )
+  expect(res.status).toBe(303)
+  return res.headers.get('set-cookie')!.split(';')[0]!
 }
 
 /** Signs in through the console's form; resolves once the browser is on a signed-in page. */

@@ -16,16 +16,46 @@ export type Frame =
   | { type: 'ping' }
   | { type: 'error'; error: { code: string; message: string } }
 
-/** Serves a test app on a free loopback port until `stop`. */
-export function serve(ctx: TestApp): { url: string; wsUrl: string; stop(): Promise<void> } {
+/** Serves a test app on a loopback port (a free one unless `port`: another app's, after it stopped) until `stop`. */
+export function serve(ctx: TestApp, options: { port?: number } = {}): { url: string; wsUrl: string; port: number; stop(): Promise<void> } {
   const running = listen(ctx.app, {
-    config: { ...ctx.config, host: '127.0.0.1', port: 0, shutdownGraceS: 2 },
+    config: { ...ctx.config, host: '127.0.0.1', port: options.port ?? 0, shutdownGraceS: 2 },
     logger: createLogger('silent'),
     lifecycle: ctx.lifecycle,
     closeSockets: () => ctx.services.sockets.closeAll(),
     onStopped: () => {},
   })
-  return { url: running.url, wsUrl: running.url.replace(/^http/, 'ws'), stop: () => running.stop('test') }
+  return { url: running.url, wsUrl: running.url.replace(/^http/, 'ws'), port: Number(new URL(running.url).port), stop: () => running.stop('test') }
+}
+
+/**
+ * A reverse proxy on loopback that passes HTTP to `target` and drops the
+ * WebSocket upgrade, as many corporate proxies do: the request reaches the
+ * server without `Upgrade`, so the server answers 400 and the client's
+ * socket never opens, while every plain call works.
+ */
+export function upgradeStrippingProxy(target: string): { url: string; wsUrl: string; upgradesRefused(): number; stop(): void } {
+  let refused = 0
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    idleTimeout: 45,
+    async fetch(request) {
+      const url = new URL(request.url)
+      const headers = new Headers(request.headers)
+      if (headers.get('upgrade')) refused++
+      for (const name of ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'host']) headers.delete(name)
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
+      const answer = await fetch(target + url.pathname + url.search, { method: request.method, headers, ...(body ? { body } : {}) })
+      // fetch has decoded the body: its length and encoding are no longer the server's.
+      const answerHeaders = new Headers(answer.headers)
+      answerHeaders.delete('content-encoding')
+      answerHeaders.delete('content-length')
+      return new Response(await answer.arrayBuffer(), { status: answer.status, headers: answerHeaders })
+    },
+  })
+  const url = `http://127.0.0.1:${server.port}`
+  return { url, wsUrl: url.replace(/^http/, 'ws'), upgradesRefused: () => refused, stop: () => void server.stop(true) }
 }
 
 /** A ticket for the access token's session. */
@@ -76,6 +106,11 @@ export class SocketClient {
     this.ws.send(typeof message === 'string' ? message : JSON.stringify(message))
   }
 
+  /** A binary frame (the protocol has none: the server closes with 1008). */
+  sendBinary(bytes: Uint8Array): void {
+    this.ws.send(bytes)
+  }
+
   subscribe(options: { after?: string; topics?: string[] } = {}): void {
     this.send({ type: 'subscribe', ...options })
   }
@@ -87,6 +122,11 @@ export class SocketClient {
   /** Every event delivered so far, in order. */
   get events(): PlaneEvent[] {
     return this.frames.flatMap((frame) => (frame.type === 'events' ? frame.events : []))
+  }
+
+  /** The error frames' codes, in order. */
+  get errors(): string[] {
+    return this.frames.flatMap((frame) => (frame.type === 'error' ? [frame.error.code] : []))
   }
 
   /** The cursor of the last events frame. */
@@ -199,6 +239,11 @@ export class RawSocketClient {
     return close && close.payload.length >= 2 ? close.payload.readUInt16BE(0) : undefined
   }
 
+  /** The opcode of every frame received, in order (0x1 text, 0x8 close, 0x9 ping). */
+  opcodes(): number[] {
+    return this.frames.map((frame) => frame.opcode)
+  }
+
   /** Text frames received, parsed. */
   texts(): Frame[] {
     return this.frames.filter((frame) => frame.opcode === 0x1).map((frame) => JSON.parse(frame.payload.toString()) as Frame)
@@ -224,4 +269,44 @@ export class RawSocketClient {
       this.buffer = this.buffer.subarray(offset + length)
     }
   }
+}
+
+/** A ticket minted for the access token, then a socket opened with it. */
+export async function openSocket(ctx: Handler, wsUrl: string, accessToken: string): Promise<SocketClient> {
+  return SocketClient.open(wsUrl, await mintTicket(ctx, accessToken))
+}
+
+/**
+ * One request to `path` over a bare TCP socket, as a WebSocket upgrade unless
+ * `upgrade` is false: its status, and when it was refused its JSON body (the
+ * error envelope a browser's WebSocket never shows). A 101 is closed at once.
+ */
+export function attemptUpgrade(url: string, path: string, upgrade = true): Promise<{ status: number; body: any }> {
+  const { port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1')
+    let buffer = Buffer.alloc(0)
+    socket.once('error', reject)
+    socket.once('connect', () => {
+      const key = randomBytes(16).toString('base64')
+      const headers = upgrade ? `Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n` : 'Connection: close\r\n'
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${headers}\r\n`)
+    })
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk])
+      const end = buffer.indexOf('\r\n\r\n')
+      if (end === -1) return
+      const head = buffer.subarray(0, end).toString()
+      const status = Number(head.split(' ')[1])
+      if (status === 101) {
+        socket.destroy()
+        return resolve({ status, body: undefined })
+      }
+      const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? NaN)
+      const body = buffer.subarray(end + 4)
+      if (!(body.length >= length)) return
+      socket.destroy()
+      resolve({ status, body: JSON.parse(body.subarray(0, length).toString()) })
+    })
+  })
 }

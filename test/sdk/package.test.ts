@@ -2,10 +2,11 @@
 // fresh project outside this repo installs it offline (it has no
 // dependencies), type-checks a script against the package's own .d.ts under a
 // strict tsconfig, and runs that script's journey (login, a game session and
-// its claim, a PIN purchase, an event poll) against the compiled binary, once
-// under Node and once under Bun. Each run has its own seeded game, players and
-// tournament, so the two never meet. What the tarball says stands alone: it
-// cites no document or path the package does not hold.
+// its claim, a PIN purchase, an event poll, live events by events.connect)
+// against the compiled binary, once under Node and once under Bun. Each run
+// has its own seeded game, players and tournament, so the two never meet.
+// What the tarball says stands alone: it cites no document or path the
+// package does not hold.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -75,6 +76,17 @@ while (!events.some((e) => e.type === 'wallet.withdrawal_signed') && Date.now() 
 }
 const again = await arena.events.poll()
 
+// Live events: a WebSocket where the runtime has one, else the long poll (Node 20 has none).
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const heard: string[] = []
+const live = arena.events.connect({ topics: ['session'], onEvents: (batch) => void heard.push(...batch.map((e) => e.type)) })
+const liveDeadline = Date.now() + 15_000
+while (live.cursor === undefined && Date.now() < liveDeadline) await pause(20)
+await createClient({ baseUrl: input.baseUrl }).auth.login(input.username, input.password)
+while (!heard.includes('session.login') && Date.now() < liveDeadline) await pause(20)
+const transport = live.transport
+await live.stop()
+
 console.log(JSON.stringify({
   runtime: process.versions.bun ? 'bun' : 'node',
   node: process.versions.node,
@@ -88,6 +100,7 @@ console.log(JSON.stringify({
   balance: [before.balance, after.balance],
   events: events.map((e) => e.type),
   cursorKept: again.length === 0 && arena.events.cursor() !== undefined,
+  live: { hasWebSocket: typeof (globalThis as { WebSocket?: unknown }).WebSocket === 'function', transport, heard },
 }))
 `
 
@@ -264,6 +277,10 @@ describe('the @arena/sdk tarball', () => {
       for (const type of ['session.login', 'wallet.credited', 'tournament.started', 'wallet.withdrawal_pending', 'wallet.withdrawal_signed']) {
         expect(result.events).toContain(type)
       }
+      // events.connect: the login made while connected, over a socket where the runtime has a WebSocket (Bun, Node 22+), else by the long poll; and stop() leaves nothing running (the process exits).
+      expect(result.live.heard).toEqual(['session.login'])
+      expect(result.live.transport).toBe(result.live.hasWebSocket ? 'socket' : 'poll')
+      if (runtime === 'bun') expect(result.live.transport).toBe('socket')
       // Oldest first: the seed's credit before the withdrawal.
       expect(result.events.indexOf('wallet.credited')).toBeLessThan(result.events.indexOf('wallet.withdrawal_pending'))
     }, 60_000)

@@ -15,7 +15,8 @@ describe('SDK bundle', () => {
     expect(code).not.toMatch(/\brequire\(/)
     expect(code).not.toMatch(/\b(Buffer|process|Bun)\./)
     expect(code).not.toMatch(/elysia|drizzle|sqlite|typebox/i)
-    // The SDK is small: a runaway import would show here first.
-    expect(code.length).toBeLessThan(40_000)
+    // The SDK is small: a runaway import would show here first. (About 43 KB with
+    // the event socket's client, events.connect, which added 10 KB.)
+    expect(code.length).toBeLessThan(50_000)
   })
 })

@@ -13,6 +13,7 @@ import type * as MatchesModel from '../../src/modules/matches/model'
 import type * as SecurityModel from '../../src/modules/security/model'
 import type * as WalletModel from '../../src/modules/wallet/model'
 import type * as EventsModel from '../../src/modules/events/model'
+import type * as Realtime from '../../src/modules/realtime/protocol'
 import type * as SharedModels from '../../src/shared/models'
 import type { EventTopic as ServerEventTopic } from '../../src/db/schema/events'
 
@@ -62,6 +63,10 @@ export type WireTypes = [
   Same<Equal<Sdk.PlaneEvent, Model<typeof EventsModel.PlaneEvent>>>,
   Same<Equal<Sdk.EventsPage, Model<typeof EventsModel.EventsPage>>>,
   Same<Equal<Sdk.EventTopic, ServerEventTopic>>,
+  // The event socket: the ticket, the message the SDK sends, and every frame the server sends.
+  Same<Equal<Sdk.SocketTicketResponse, Model<typeof Realtime.SocketTicketResponse>>>,
+  Same<Equal<Sdk.SubscribeMessage, Realtime.SubscribeMessage>>,
+  Same<Equal<Sdk.ServerFrame, Realtime.ServerFrame>>,
   Same<Equal<Sdk.ErrorEnvelope, Model<typeof SharedModels.ErrorResponse>>>,
   // The bodies the SDK sends.
   Same<Equal<SdkRequests.LoginBody, Model<typeof AuthModel.LoginBody>>>,

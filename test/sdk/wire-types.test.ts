@@ -18,10 +18,12 @@ import * as MatchesModel from '../../src/modules/matches/model'
 import * as SecurityModel from '../../src/modules/security/model'
 import * as WalletModel from '../../src/modules/wallet/model'
 import * as EventsModel from '../../src/modules/events/model'
+import * as Realtime from '../../src/modules/realtime/protocol'
 import * as SharedModels from '../../src/shared/models'
 import { EVENT_TOPICS } from '../../src/db/schema/events'
 import { ROOT } from '../helpers/process'
-import { declarations, differences, fromSchema, fromType, literals, type Json } from '../helpers/wire-shapes'
+import { declarations, differences, fromSchema, fromType, literals, type Json, type Shape } from '../helpers/wire-shapes'
+import { SOCKET_CLOSE_CODES } from '@arena/sdk'
 import { req } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 
@@ -70,6 +72,7 @@ const ANSWERS: Record<string, TSchema> = {
   WithdrawalsPage: WalletModel.WithdrawalsPage,
   PlaneEvent: EventsModel.PlaneEvent,
   EventsPage: EventsModel.EventsPage,
+  SocketTicketResponse: Realtime.SocketTicketResponse,
   ErrorEnvelope: SharedModels.ErrorResponse,
 }
 
@@ -94,6 +97,8 @@ const REQUESTS: Record<string, TSchema> = {
   SetPinBody: SecurityModel.SetPinBody,
   SecurityEventBody: SecurityModel.SecurityEventBody,
   SecurityEventAccepted: SecurityModel.SecurityEventAccepted,
+  // Sent on the event socket, not to a route.
+  SubscribeMessage: Realtime.SubscribeMessage,
 }
 
 /**
@@ -157,6 +162,35 @@ function reached(names: string[]): Set<string> {
   return seen
 }
 
+/**
+ * A union of frames by its `type` literal, each member's shape (the server's
+ * frames are a TypeScript union in src/modules/realtime/protocol.ts; the
+ * PlaneEvent they carry is its TypeBox model there, compared with the SDK's
+ * above, so it is read as the SDK's here).
+ */
+function frames(file: string, name: string, declaredIn: Map<string, ts.Node>): Record<string, Shape> {
+  const node = declaredIn.get(name)
+  if (!node || !ts.isUnionTypeNode(node)) throw new Error(`${file}: ${name} is not a union`)
+  const byType: Record<string, Shape> = {}
+  for (const member of node.types) {
+    const shape = fromType(member, declaredIn)
+    const type = shape.kind === 'object' ? shape.fields.type?.shape : undefined
+    if (type?.kind !== 'literals' || type.values.length !== 1) throw new Error(`${file}: a member of ${name} without one \`type\` literal`)
+    byType[String(type.values[0])] = shape
+  }
+  return byType
+}
+
+function frameDrift(server: Record<string, Shape>, sdk: Record<string, Shape>): string[] {
+  return [...new Set([...Object.keys(server), ...Object.keys(sdk)])].flatMap((type) => {
+    if (!sdk[type]) return [`ServerFrame ${type}: on the server, not in the SDK`]
+    if (!server[type]) return [`ServerFrame ${type}: in the SDK, not on the server`]
+    return differences(server[type]!, sdk[type]!, `ServerFrame ${type}`)
+  })
+}
+
+const PROTOCOL = join(ROOT, 'src', 'modules', 'realtime', 'protocol.ts')
+
 function drift(models: Record<string, TSchema>): string[] {
   return Object.entries(models).flatMap(([name, model]) => {
     const sdk = declared.get(name)
@@ -176,6 +210,23 @@ describe('SDK wire types against the server models', () => {
 
   test('the event topics are the server’s', () => {
     expect(fromType(declared.get('EventTopic')!, declared)).toEqual(literals(EVENT_TOPICS.map((t) => ({ kind: 'literals', values: [t] }))))
+  })
+
+  test('the event socket: every frame the server sends, by type, and the close codes the SDK acts on', () => {
+    const server = frames(PROTOCOL, 'ServerFrame', new Map([...declarations(PROTOCOL), ['PlaneEvent', declared.get('PlaneEvent')!]]))
+    const sdk = frames('types.ts', 'ServerFrame', declared)
+    expect(Object.keys(server).sort()).toEqual(['error', 'events', 'ping'])
+    expect(frameDrift(server, sdk)).toEqual([])
+    // The comparison sees a frame missing, and a field changed in one.
+    const { ping, ...withoutPing } = sdk
+    expect(frameDrift(server, withoutPing)).toEqual(['ServerFrame ping: on the server, not in the SDK'])
+    const events = sdk.events as Extract<Shape, { kind: 'object' }>
+    const { cursor, ...withoutCursor } = events.fields
+    expect(cursor).toBeDefined()
+    expect(frameDrift(server, { ...sdk, events: { kind: 'object', fields: withoutCursor } })).toEqual(['ServerFrame events.cursor: on the server, not in the SDK'])
+    expect(ping).toBeDefined()
+    const codes = Realtime.CLOSE_CODES as Record<string, number>
+    expect(Object.entries(SOCKET_CLOSE_CODES).filter(([name, code]) => codes[name] !== code)).toEqual([])
   })
 
   test('every body the SDK sends is the body the OpenAPI document describes for its route', async () => {
@@ -198,7 +249,7 @@ describe('SDK wire types against the server models', () => {
   })
 
   test('every type the SDK declares is compared with the server: a model, a part of one, the event catalogue, or the client’s own', () => {
-    const compared = reached([...Object.keys(ANSWERS), ...Object.keys(REQUESTS), 'EventTopic'])
+    const compared = reached([...Object.keys(ANSWERS), ...Object.keys(REQUESTS), 'EventTopic', 'ServerFrame'])
     const unchecked = [...declared.keys()].filter((name) => !compared.has(name) && !CLIENT_ONLY.includes(name) && !EVENT_CATALOGUE.includes(name))
     expect(unchecked).toEqual([])
     // The lists above name only what the SDK declares.
@@ -208,7 +259,7 @@ describe('SDK wire types against the server models', () => {
   test('the compile-time half compares every type this runtime half compares', () => {
     const check = readFileSync(join(ROOT, 'test', 'sdk', 'wire-types.check.ts'), 'utf8')
     const named = new Set([...check.matchAll(/\b(?:Sdk|SdkRequests)\.(\w+)/g)].map((m) => m[1]!))
-    expect([...Object.keys(ANSWERS), ...Object.keys(REQUESTS), 'EventTopic'].filter((name) => !named.has(name))).toEqual([])
+    expect([...Object.keys(ANSWERS), ...Object.keys(REQUESTS), 'EventTopic', 'ServerFrame'].filter((name) => !named.has(name))).toEqual([])
   })
 
   test('the comparison sees a difference: a field added, renamed, or made optional', () => {

@@ -3,7 +3,9 @@
 // handler as one batch, and moves its cursor only after the handler returned,
 // so a batch whose handler threw is delivered again (at least once).
 import type { Auth } from './auth.js'
-import { ApiError, NotSignedIn } from './errors.js'
+import { ApiError } from './errors.js'
+import { connectEvents, isFatal, type ConnectOptions, type Connection } from './socket.js'
+import { Pause, teller } from './pause.js'
 import { readJson } from './transport.js'
 import type { EventsPage, EventTopic, EventType, KnownEvent, PlaneEvent } from './types.js'
 
@@ -56,7 +58,33 @@ export class EventsClient {
   /** One cursor per topic set: a cursor from a filtered read may sit past events of other topics. */
   private readonly cursors = new Map<string, string>()
 
-  constructor(private readonly auth: Auth) {}
+  constructor(
+    private readonly auth: Auth,
+    /** The server's base URL, for the socket's address. */
+    private readonly baseUrl: string,
+  ) {}
+
+  /**
+   * Hears the caller's events as they commit, over a WebSocket
+   * (`/api/v1/events/socket`), handing each batch to `onEvents` in order, one
+   * at a time. It reconnects by itself (a fresh ticket, resuming after the
+   * last batch the handler finished): at once after a server restart (1012),
+   * with growing, jittered back-off otherwise; it ends on 4001 (the session
+   * ended: sign in again, then connect again). Where sockets cannot be used (no
+   * WebSocket, or the upgrade keeps failing while HTTP works) it long-polls
+   * from the same cursor, and tries the socket again every `socketRetryMs`.
+   */
+  connect(options: ConnectOptions): Connection {
+    return connectEvents(
+      {
+        auth: this.auth,
+        baseUrl: this.baseUrl,
+        page: (topics, after, wait) => this.page(topics, after, wait),
+        subscribe: (topics, handler, subscribeOptions) => this.subscribe(topics, handler, subscribeOptions),
+      },
+      options,
+    )
+  }
 
   /** One page of the caller's events after the kept cursor (oldest first); advances the cursor. */
   async poll(options: PollOptions = {}): Promise<PlaneEvent[]> {
@@ -85,23 +113,8 @@ export class EventsClient {
     let cursor = options.after ?? this.cursors.get(topicKey(topics))
     let stopped = false
     let inHandler = false
-    let wakeSleep: (() => void) | undefined
-    const tell = (error: unknown) => {
-      try {
-        options.onError?.(error)
-      } catch {
-        // An onError that throws must not end (or crash) the loop.
-      }
-    }
-    const sleep = (ms: number) =>
-      new Promise<void>((resolve) => {
-        if (stopped) return resolve()
-        const timer = setTimeout(resolve, ms)
-        wakeSleep = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      }).finally(() => (wakeSleep = undefined))
+    const pause = new Pause(() => stopped)
+    const tell = teller(options.onError)
 
     const loop = async (): Promise<SubscriptionEnd> => {
       let backoff = minBackoff
@@ -109,7 +122,7 @@ export class EventsClient {
         const retryAfterMs = error instanceof ApiError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0
         const delay = Math.max(retryAfterMs, backoff / 2 + Math.random() * (backoff / 2))
         backoff = Math.min(backoff * 2, maxBackoff)
-        await sleep(delay)
+        await pause.for(delay)
       }
       while (!stopped) {
         let page: EventsPage
@@ -151,7 +164,7 @@ export class EventsClient {
       async stop() {
         stopped = true
         controller.abort()
-        wakeSleep?.()
+        pause.end()
         // From inside the handler the loop cannot end before the handler returns: do not wait for it.
         if (!inHandler) await done
       },
@@ -173,10 +186,4 @@ export class EventsClient {
 
 function topicKey(topics: EventTopic[] | undefined): string {
   return topics && topics.length > 0 ? [...new Set(topics)].sort().join(',') : '*'
-}
-
-/** Failures a retry cannot fix: no session, or a request the server refuses as such. */
-function isFatal(error: unknown): boolean {
-  if (error instanceof NotSignedIn) return true
-  return error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 422)
 }

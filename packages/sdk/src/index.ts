@@ -24,6 +24,8 @@ export { isEvent } from './events.js'
 export type * from './types.js'
 export type { AuthorizeInput, AuthorizeResult, IntegrityCheck, IntegrityReport, IntegrityVerdict } from './purchases.js'
 export type { EventBatchHandler, PollOptions, Subscription, SubscriptionEnd, SubscribeOptions } from './events.js'
+export { EventSocketError, SOCKET_CLOSE_CODES } from './socket.js'
+export type { Connection, ConnectOptions, WebSocketConstructor } from './socket.js'
 export type { Auth } from './auth.js'
 export type { EventsClient } from './events.js'
 export type { GameClient } from './game.js'
@@ -100,7 +102,7 @@ export function createClient(options: ClientOptions = {}): ArenaClient {
     environment,
     auth,
     purchases: new PurchaseClient(auth, options.integrityChecks),
-    events: new EventsClient(auth),
+    events: new EventsClient(auth, transport.baseUrl),
     tournaments: new TournamentsClient(auth),
     game: (gameId, gameKey) => new GameClient(auth, gameId, gameKey),
     me: async () => (await get<{ user: User }>('/api/v1/me')).user,

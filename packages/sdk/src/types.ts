@@ -486,6 +486,25 @@ export interface EventsPage {
 /** The topics of the event plane (GET /api/v1/events). */
 export type EventTopic = 'session' | 'account' | 'wallet' | 'status'
 
+/** `POST /api/v1/events/socket-ticket`: opens one socket, once, within `expiresIn` seconds. */
+export interface SocketTicketResponse {
+  ticket: string
+  /** seconds */
+  expiresIn: number
+}
+
+/** The one message a client sends on the event socket (`events.connect` sends it for you). */
+export interface SubscribeMessage {
+  type: 'subscribe'
+  /** A cursor: replay what came after it first. */
+  after?: string
+  /** 1 to 4 distinct topics; absent: all of them. */
+  topics?: EventTopic[]
+}
+
+/** What the server sends on the event socket. */
+export type ServerFrame = { type: 'events'; events: PlaneEvent[]; cursor: string } | { type: 'ping' } | { type: 'error'; error: { code: string; message: string } }
+
 /**
  * The event types the server sends: each type's topic and the data its events
  * carry. Amounts and balances are decimal strings. It mirrors the server's

@@ -2,10 +2,14 @@
 // to the page that deals with it. Counts only (cheap queries: see
 // src/modules/operations/store.ts), and whether the two hash chains held when
 // last walked (src/modules/operations/chain-checks.ts: walked again when that
-// result is over five minutes old).
+// result is over five minutes old). And this instance's event sockets: how
+// many are open and why the others closed since it started (the hub's own
+// counts, src/modules/realtime/hub.ts: no query).
 import type { Services } from '../../services'
 import type { ChainState, Dashboard } from '../../modules/operations/service'
 import type { ChainCheck, ChainName } from '../../modules/operations/chain-checks'
+import type { SocketStats } from '../../modules/realtime/hub'
+import type { CloseReason } from '../../modules/realtime/socket'
 import { BrokenChainAdvice } from '../page'
 import { consoleRoute } from '../session'
 import { formatBytes, NoticeQuery, opsPage, When, type ConsoleApp } from './ops-kit'
@@ -63,7 +67,41 @@ function ChainCard({ chain, label, head, check, verifyHref }: { chain: ChainName
   )
 }
 
-export function DashboardCards({ d }: { d: Dashboard }) {
+/** Why sockets closed, in an operator's words, with the code a client saw. */
+const CLOSE_WORDS: Record<CloseReason, string> = {
+  client: 'closed by the client',
+  session_ended: 'session ended (4001)',
+  slow_consumer: 'too slow (4008)',
+  too_many: 'over a limit (4029)',
+  restart: 'server stopping (1012)',
+  error: 'could not read (1011)',
+  policy: 'broke the protocol (1008)',
+}
+
+/** The realtime plane on this instance: sockets open, and the closes since start by reason (only the reasons that happened). */
+function SocketsCard({ stats }: { stats: SocketStats }) {
+  const closes = (Object.keys(CLOSE_WORDS) as CloseReason[]).filter((reason) => stats.closes[reason] > 0)
+  return (
+    <li class="card sockets-card">
+      <span class="value">{stats.open}</span>
+      <br />
+      <span class="label">event sockets open on this instance</span>
+      <span class="detail">
+        {closes.length === 0 ? (
+          'No socket closed since this instance started.'
+        ) : (
+          <>
+            {'Closed since this instance started: '}
+            {closes.map((reason, i) => `${i > 0 ? ', ' : ''}${stats.closes[reason]} ${CLOSE_WORDS[reason]}`).join('')}
+            {'.'}
+          </>
+        )}
+      </span>
+    </li>
+  )
+}
+
+export function DashboardCards({ d, sockets }: { d: Dashboard; sockets: SocketStats }) {
   return (
     <>
       <h2 id="now">Now</h2>
@@ -80,6 +118,7 @@ export function DashboardCards({ d }: { d: Dashboard }) {
         <ChainCard chain="security" label="security-event chain" head={d.securityChain} check={d.securityCheck} verifyHref="/console/security?verify=1" />
         <ChainCard chain="audit" label="audit chain (operator actions)" head={d.auditChain} check={d.auditCheck} verifyHref="/console/audit?verify=1" />
         <Card value={formatBytes(d.databaseBytes)} label={`database size (${d.engine === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'})`} />
+        <SocketsCard stats={sockets} />
       </ul>
     </>
   )
@@ -91,7 +130,7 @@ export function dashboardPage(services: Services) {
       '',
       async ({ request, query }) => {
         const dashboard = await services.operations.dashboard()
-        return opsPage(request, { title: 'Dashboard', section: '/console', notice: query.notice, children: <DashboardCards d={dashboard} /> })
+        return opsPage(request, { title: 'Dashboard', section: '/console', notice: query.notice, children: <DashboardCards d={dashboard} sockets={services.sockets.stats()} /> })
       },
       { query: NoticeQuery, ...consoleRoute('viewer') },
     )

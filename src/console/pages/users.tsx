@@ -141,7 +141,7 @@ export function userPages(services: Services) {
           const role = consoleSession(request).actor.operator.role
           const may = { moderate: roleAllows(role, 'moderator'), unlockPin: roleAllows(role, 'finance') }
           return consolePage(request, { title: `User ${detail.user.username}`, section: SECTION, query }, (
-            <UserDetailPage detail={detail} pin={pin} ledger={ledger} ledgerAfter={query.ledgerAfter ?? null} may={may} csrf={consoleSession(request).csrf} />
+            <UserDetailPage detail={detail} pin={pin} ledger={ledger} ledgerAfter={query.ledgerAfter ?? null} may={may} csrf={consoleSession(request).csrf} sockets={services.sockets.openFor(detail.user.id)} />
           ))
         },
         {
@@ -281,6 +281,7 @@ function UserDetailPage({
   ledgerAfter,
   may,
   csrf,
+  sockets,
 }: {
   detail: UserDetail
   pin: Pin
@@ -288,6 +289,8 @@ function UserDetailPage({
   ledgerAfter: string | null
   may: { moderate: boolean; unlockPin: boolean }
   csrf: string
+  /** Event sockets the user holds open on this instance (other instances hold their own). */
+  sockets: number
 }) {
   const { user, sessions, wallet, ban, identities } = detail
   const base = `/console/users/${user.id}`
@@ -530,6 +533,10 @@ function UserDetailPage({
 
       <section aria-labelledby="sessions">
         <h2 id="sessions">Sessions</h2>
+        <p id="sockets">
+          {`Event sockets open on this instance: ${sockets}`}
+          <span class="muted">{' (each live session may hold some; other instances count their own)'}</span>
+        </p>
         <table>
           <thead>
             <tr>

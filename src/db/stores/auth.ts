@@ -99,6 +99,16 @@ export class AuthQueries extends Queries implements AuthStore {
     return row ? toAuthSession(row) : null
   }
 
+  async liveSessionIds(ids: readonly string[], now: Date): Promise<string[]> {
+    if (ids.length === 0) return []
+    const { authSessions } = this.t
+    const rows = await this.db
+      .select({ id: authSessions.id })
+      .from(authSessions)
+      .where(and(inArray(authSessions.id, [...ids]), isNull(authSessions.revokedAt), gt(authSessions.expiresAt, now)))
+    return rows.map((row) => row.id)
+  }
+
   async sessionWithUser(sessionId: string): Promise<SessionWithUser | null> {
     const { users, authSessions } = this.t
     // One round trip on every authenticated request: the session joined to its

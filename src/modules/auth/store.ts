@@ -156,6 +156,8 @@ export interface AuthStore {
 
   createSession(session: NewAuthSession): Promise<void>
   session(id: string): Promise<AuthSession | null>
+  /** Of these sessions, those neither revoked nor expired at `now` (the event sockets' ping tick: one query for many). */
+  liveSessionIds(ids: readonly string[], now: Date): Promise<string[]>
   /** The lookup behind every authenticated request: one read, however the engine does it. */
   sessionWithUser(sessionId: string): Promise<SessionWithUser | null>
   /** The user's sessions neither revoked nor expired at `now`, most recently used first. */

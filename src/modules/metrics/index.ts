@@ -94,6 +94,12 @@ export class AppMetrics {
         },
       })
     // A running total kept by its source: the counter is set to it at each scrape.
+    /** A counter by one label whose every value is there from 0, so a rate over any of them is defined from the start. */
+    const countedBy = <L extends string>(name: string, help: string, label: L, values: readonly string[]) => {
+      const counter = new Counter<L>({ name, help, labelNames: [label], registers })
+      for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0)
+      return counter
+    }
     const total = (name: string, help: string, read: () => number) =>
       new Counter({
         name,
@@ -126,13 +132,12 @@ export class AppMetrics {
     // The event plane over WebSockets (contract §14).
     gauge('arena_sockets_open', 'Event-plane WebSockets open on this instance', () => sources.sockets.openSockets())
     const frames = new Counter({ name: 'arena_socket_frames_sent_total', help: 'Frames sent on event-plane WebSockets (events, pings, errors)', registers })
-    const closes = new Counter({
-      name: 'arena_socket_closes_total',
-      help: 'Event-plane WebSockets closed, by reason: session_ended (4001), slow_consumer (4008), too_many (4029), restart (1012), error (1011), policy (1008), client (the client or the network)',
-      labelNames: ['reason'],
-      registers,
-    })
-    for (const reason of SOCKET_CLOSE_REASONS) closes.inc({ reason }, 0)
+    const closes = countedBy(
+      'arena_socket_closes_total',
+      'Event-plane WebSockets closed, by reason: session_ended (4001), slow_consumer (4008), too_many (4029), restart (1012), error (1011), policy (1008), client (the client or the network)',
+      'reason',
+      SOCKET_CLOSE_REASONS,
+    )
     const fanout = new Histogram({
       name: 'arena_socket_fanout_seconds',
       help: 'From the wake-up that told a socket of new events (an append of this process: its commit; of another instance: its NOTIFY arriving) to the frame carrying them being handed to the socket',
@@ -188,13 +193,12 @@ export class AppMetrics {
     backupGauge('arena_backup_last_failure_timestamp_seconds', 'When a scheduled backup last failed (Unix time)', (s) => (s.lastFailureAt === undefined ? undefined : s.lastFailureAt / 1000))
     backupGauge('arena_backup_last_size_bytes', 'Size of the last scheduled backup archive', (s) => s.lastBytes)
     // Steam sign-ins by how the check with the Steam Web API ended; every outcome from 0, so a rate over it is defined from the start.
-    const steamChecks = new Counter({
-      name: 'arena_steam_ticket_checks_total',
-      help: 'Steam ticket checks with the Steam Web API, by outcome (ok, invalid_ticket, banned, timeout, unavailable, key_refused, unexpected)',
-      labelNames: ['outcome'],
-      registers,
-    })
-    for (const outcome of STEAM_OUTCOMES) steamChecks.inc({ outcome }, 0)
+    const steamChecks = countedBy(
+      'arena_steam_ticket_checks_total',
+      'Steam ticket checks with the Steam Web API, by outcome (ok, invalid_ticket, banned, timeout, unavailable, key_refused, unexpected)',
+      'outcome',
+      STEAM_OUTCOMES,
+    )
     sources.observeSteam((outcome) => steamChecks.inc({ outcome }))
     collectDefaultMetrics({ register: this.registry, prefix: 'arena_' })
   }

@@ -9,7 +9,9 @@
 //   SQLite data dir wakes no one here; a NOTIFY can be lost while the
 //   listener reconnects): their sockets read too. One query whatever the
 //   number of sockets; an idle socket costs no reads.
-// - Every ping interval each socket checks its session and pings.
+// - Every ping interval the hub asks which of its sockets' sessions are still
+//   live (one query per 500 sockets), and each socket pings or, its session
+//   over, sends what it has and closes with 4001.
 // - On stop, every socket is closed with 1012: the client reconnects
 //   (another instance takes it) and resumes from its cursor.
 //
@@ -23,11 +25,13 @@ import type { Logger } from '../../shared/logger'
 import type { EventsService } from '../events/service'
 import type { EventWakeups } from '../events/wakeups'
 import { CLOSE_CODES, PING_INTERVAL_MS, type CloseCode } from './protocol'
-import { CLOSE_REASONS, EventSocket, type CloseReason } from './socket'
+import { CLOSE_REASONS, EventSocket, SOCKET_CLOSE_REASONS, type CloseReason } from './socket'
 import type { SocketTickets, TicketHolder } from './tickets'
 
 /** How often the hub looks for events no wake-up told of. */
 export const RECHECK_MS = 1000
+/** Sockets whose sessions one query of the ping tick checks. */
+const TICK_BATCH = 500
 /** Events the re-check looks at per look, at most: past it every socket reads once. */
 const RECHECK_BATCH = 1000
 
@@ -37,10 +41,18 @@ export interface HubObserver {
   fannedOut(seconds: number): void
 }
 
+/** What the console shows of this instance's sockets (src/console/pages/dashboard.tsx). */
+export interface SocketStats {
+  /** Open now. */
+  open: number
+  /** Closes since this process started, by reason (the same labels as /metrics' arena_socket_closes_total). */
+  closes: Record<CloseReason, number>
+}
+
 export interface HubDeps {
   storage: Storage
   events: EventsService
-  tickets: Pick<SocketTickets, 'sessionLive'>
+  tickets: Pick<SocketTickets, 'sessionLive' | 'liveSessions'>
   wakeups: EventWakeups
   logger: Logger
   perUser: number
@@ -68,9 +80,13 @@ export class SocketHub {
   /** The seq the re-check has looked up to (null: not yet looked). */
   private recheckedTo: number | null = null
   private rechecking = false
+  private ticking = false
   private stopping = false
+  private readonly closes = Object.fromEntries(SOCKET_CLOSE_REASONS.map((reason) => [reason, 0])) as Record<CloseReason, number>
 
   constructor(private readonly deps: HubDeps) {
+    // Counted as /metrics counts them: through the same observer calls.
+    this.observers.push({ sent: () => {}, closed: (reason) => this.closes[reason]++, fannedOut: () => {} })
     deps.wakeups.observe((userId) => {
       const at = performance.now()
       if (userId === null) this.nudgeAll(at)
@@ -86,6 +102,16 @@ export class SocketHub {
   /** Sockets open on this instance now. */
   openSockets(): number {
     return this.open
+  }
+
+  /** Sockets one account holds open on this instance now. */
+  openFor(userId: string): number {
+    return this.byUser.get(userId)?.size ?? 0
+  }
+
+  /** Open sockets and closes by reason since start, read-only (the console's dashboard). */
+  stats(): SocketStats {
+    return { open: this.open, closes: { ...this.closes } }
   }
 
   /** The upgrade's handlers for a ticket's holder: the socket exists once Bun opens it. */
@@ -163,9 +189,7 @@ export class SocketHub {
 
   private startTimers(): void {
     if (this.pingTimer !== undefined) return
-    this.pingTimer = setInterval(() => {
-      for (const sockets of this.byUser.values()) for (const socket of sockets) void socket.tick()
-    }, this.deps.pingMs ?? PING_INTERVAL_MS)
+    this.pingTimer = setInterval(() => void this.tick(), this.deps.pingMs ?? PING_INTERVAL_MS)
     this.recheckTimer = setInterval(() => void this.recheck(), this.deps.recheckMs ?? RECHECK_MS)
     // The first look only notes where the outbox ends: from there on nothing is missed.
     void this.recheck()
@@ -177,6 +201,30 @@ export class SocketHub {
     this.pingTimer = undefined
     this.recheckTimer = undefined
     this.recheckedTo = null
+  }
+
+  /**
+   * The ping tick: which sessions are still live, asked for every socket at
+   * once (a query per TICK_BATCH sockets, not one per socket: 10,000 sockets
+   * asking at the same moment queued as many queries), then each socket pings
+   * or, its session over, sends what it has and closes with 4001.
+   */
+  private async tick(): Promise<void> {
+    if (this.ticking) return
+    this.ticking = true
+    try {
+      const sockets = [...this.byUser.values()].flatMap((set) => [...set])
+      for (let start = 0; start < sockets.length; start += TICK_BATCH) {
+        const batch = sockets.slice(start, start + TICK_BATCH)
+        const live = await this.deps.tickets.liveSessions([...new Set(batch.map((socket) => socket.sessionId))])
+        for (const socket of batch) socket.tick(live.has(socket.sessionId))
+      }
+    } catch (error) {
+      // The database away: no socket is told its session ended for it; the next tick asks again.
+      this.deps.logger.warn('event sockets: the ping tick could not check the sessions', { error: error instanceof Error ? error.message : String(error) })
+    } finally {
+      this.ticking = false
+    }
   }
 
   /** Users with events past the last look: their sockets read (see the top of this file). */

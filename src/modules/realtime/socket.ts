@@ -103,6 +103,8 @@ export class EventSocket {
   /** Counts subscribes: a read begun before one is thrown away (its position and topics are the old ones). */
   private generation = 0
   private inbox: Promise<void> = Promise.resolve()
+  /** The session ended (seen by a ping tick): close once everything readable was sent. */
+  private ending = false
 
   constructor(
     private readonly ws: Pick<ServerWebSocket<unknown>, 'send' | 'close' | 'terminate'>,
@@ -175,16 +177,23 @@ export class EventSocket {
     this.pump()
   }
 
-  /** Every ping interval: the session (expiry appends no event), then the ping itself. */
-  async tick(): Promise<void> {
+  /** Every ping interval, with whether the session is still live (the hub asks for every socket at once): the ping, or the end. */
+  tick(live: boolean): void {
     if (this.closed) return
     this.messages = 0
-    try {
-      if (!(await this.context.sessionLive(this.sessionId))) return this.close(CLOSE_CODES.sessionEnded, 'session ended')
-    } catch (error) {
-      return this.fail(error)
-    }
+    if (!live) return this.endAfterReading()
     if (!this.blocked) this.send({ type: 'ping' })
+  }
+
+  /**
+   * The session is over, seen by a ping tick: what was committed before its
+   * end is sent first, as when the end is read from the outbox (a revocation
+   * no wake-up told of, or an expiry, which appends nothing), then 4001.
+   */
+  private endAfterReading(): void {
+    if (!this.started) return this.close(CLOSE_CODES.sessionEnded, 'session ended')
+    this.ending = true
+    this.pump()
   }
 
   /** The reader took what was buffered. */
@@ -192,7 +201,7 @@ export class EventSocket {
     if (!this.blocked) return
     this.blocked = false
     clearTimeout(this.slowTimer)
-    if (this.again) this.pump()
+    if (this.again || this.ending) this.pump()
   }
 
   close(code: CloseCode, reason: string): void {
@@ -237,6 +246,7 @@ export class EventSocket {
           this.again = false
           await this.readOnce()
         } while (this.again && !this.blocked && !this.closed)
+        if (this.ending && !this.again && !this.blocked) this.close(CLOSE_CODES.sessionEnded, 'session ended')
       } catch (error) {
         this.fail(error)
       } finally {

@@ -54,7 +54,12 @@ export class SocketTickets {
     return (await this.sessionLive(spent.sessionId)) ? { userId: spent.userId, sessionId: spent.sessionId } : null
   }
 
-  /** Whether the session is neither revoked nor expired (a socket checks again on every ping). */
+  /** Of these sessions, the live ones: one query for every socket's ping tick. */
+  async liveSessions(sessionIds: readonly string[]): Promise<Set<string>> {
+    return new Set(await this.deps.storage.read.auth.liveSessionIds(sessionIds, this.deps.clock.now()))
+  }
+
+  /** Whether the session is neither revoked nor expired (at open, and at a subscribe with a cursor). */
   async sessionLive(sessionId: string): Promise<boolean> {
     const session = await this.deps.storage.read.auth.session(sessionId)
     return session !== null && isLive(session, this.deps.clock.now())
