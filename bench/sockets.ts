@@ -344,9 +344,9 @@ async function openRound(): Promise<{ sockets: Held[]; seconds: number; rss: num
 // round opens as many sockets again on top, after the same requests (the
 // tickets): the slope of the readings from the first round on, per socket, is the
 // steady cost of one. The rounds of one server fit in the 25 s before the
-// sockets' first ping tick: at a tick every socket checks its session, and on
-// PostgreSQL those queries wait in the pool's queue in memory (5 000 sockets:
-// +55 MiB for a moment), which is not what an idle socket holds.
+// sockets' first ping tick: a tick checks every socket's session and pings it,
+// work of the moment, not what an idle socket holds (when each socket sent a
+// query of its own, 5 000 of them queued on PostgreSQL read as +55 MiB).
 interface Reading {
   open: number
   rss: number
