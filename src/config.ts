@@ -356,7 +356,7 @@ export const SETTINGS = {
     min: 1,
     max: 1_000_000,
     help: 'WebSockets this instance holds open at most (contract §14); one more is closed with 4029',
-    doc: 'how many event-plane WebSockets one instance holds open at most, whoever holds them; the next is closed with code 4029 (contract §14). An idle socket costs a few kilobytes ([docs/performance.md](docs/performance.md))',
+    doc: 'how many event-plane WebSockets one instance holds open at most, whoever holds them; the next is closed with code 4029 (contract §14). An idle socket costs about 9 KiB of server memory ([docs/performance.md](docs/performance.md#event-sockets-issue-37))',
   }),
   ARENA_SOCKET_SLOW_S: int({
     key: 'socketSlowS',
