@@ -25,10 +25,11 @@ import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../hel
 import { attemptUpgrade, mintTicket, openSocket, RawSocketClient, SocketClient, type Frame } from '../helpers/sockets'
 import { creditSurely } from '../helpers/accounts'
 import { waitFor } from '../helpers/wait'
+import { admin, ADMIN_TOKEN } from '../helpers/arena'
 
-const ADMIN = 'event-socket-admin-token-of-32-chars!!'
+// The admin token every test app runs with (test/helpers/arena.ts), so creditSurely's credits are an operator's here too.
+const ADMIN = ADMIN_TOKEN
 const METRICS = 'event-socket-metrics-token-of-32-chars!'
-const admin = { 'x-admin-token': ADMIN }
 
 const started: ServerProcess[] = []
 const clients: { close(): void }[] = []

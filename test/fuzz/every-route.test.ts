@@ -47,7 +47,7 @@ import fc from 'fast-check'
 import { settle } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 import { chooseSeed } from '../helpers/seed'
-import { CONSOLE_FIELD_HINTS, DEVICE_FIELD_HINTS, FIELD_HINTS, knownGoodRequest, knownRefusedRequest, paramHints, World, buildTemplate, type Built, type Template } from './fuzz-world'
+import { CONSOLE_FIELD_HINTS, DEVICE_FIELD_HINTS, FIELD_HINTS, knownGoodRequest, knownRefusedRequest, paramHints, UPGRADE_ROUTES, World, buildTemplate, type Built, type Template } from './fuzz-world'
 import { consoleRequestFor, deviceRequestFor, headerValue, isConsoleRoute, isDevicePageRoute, isPageRoute, pathJunk, requestFor, type RouteShape, type Schema } from './hostile-requests'
 
 function intEnv(name: string): number | undefined {
@@ -284,7 +284,11 @@ describe('fuzz: every route', () => {
             const { status, body, location } = await send(world, built)
             world.observe(built, status, body, location)
             // A console form succeeds with a 303 (post/redirect/get) to a page without an error (a refusal goes back with `error=`, a lost session to the sign-in page with `next=`).
-            if (what === 'accepted') accepted = (status >= 200 && status < 300) || (status === 303 && isPageRoute(route) && !/[?&](error|next)=/.test(location ?? ''))
+            if (what === 'accepted') {
+              accepted = UPGRADE_ROUTES.has(name)
+                ? status === 400 && (body as { error?: { code?: string } } | null)?.error?.code === 'bad_request'
+                : (status >= 200 && status < 300) || (status === 303 && isPageRoute(route) && !/[?&](error|next)=/.test(location ?? ''))
+            }
             known[what] = location === null ? status : `${status} ${location.slice(0, 200)}`
           }
           const refused = typeof known.refused === 'number' && known.refused >= 400 && known.refused < 500

@@ -1209,7 +1209,24 @@ const OMITTED_FIELDS_OF_ROUTE: Record<string, string[]> = {
 const GOOD_HEADERS_OF_ROUTE: Record<string, [string, Ref][]> = {
   'POST /api/v1/admin/sessions/current/revoke': [['authorization', new Ref('operator:bearer')]],
   'GET /metrics': [['authorization', new Ref('metrics:bearer')]],
+  // The event socket's upgrade carries a ticket, not a bearer (contract §14).
+  'GET /api/v1/events/socket': [],
 }
+
+/** The query of a known-good request, for the routes that require one. */
+const GOOD_QUERY_OF_ROUTE: Record<string, NonNullable<RequestSpec['query']>> = {
+  // A ticket's shape; the route refuses a request that is not an upgrade before spending it (see UPGRADE_ROUTES).
+  'GET /api/v1/events/socket': { pairs: [['ticket', 'A'.repeat(43)]] },
+}
+
+/**
+ * Routes that succeed only by upgrading the connection (the event socket,
+ * contract §14): a request through app.handle, with no listening server, can
+ * never be upgraded, so their known-good request is answered 400 `bad_request`
+ * ("connect with a WebSocket client"). test/realtime and
+ * test/build/event-socket.test.ts open them for real.
+ */
+export const UPGRADE_ROUTES: ReadonlySet<string> = new Set(['GET /api/v1/events/socket'])
 
 /** The real id a path parameter names in a known-good request. */
 function goodParam(param: string, path: string, method: string): Ref {
@@ -1281,7 +1298,7 @@ export function knownGoodRequest(route: RouteShape): RequestSpec {
   return {
     method: route.method,
     params: Object.fromEntries(paramNames(route).map((p) => [p, goodParam(p, route.path, route.method)])),
-    query: null,
+    query: GOOD_QUERY_OF_ROUTE[`${route.method} ${route.path}`] ?? null,
     headers,
     body,
     // Pool user 0 holds money, which no account deletion may take: the player deleting their own account is user 2.
