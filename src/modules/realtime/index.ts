@@ -40,8 +40,9 @@ export function realtimeModule(auth: AuthService, tickets: SocketTickets, hub: S
         if (!server.upgrade(request, { data: hub.handlersFor(holder) })) {
           throw new AppError('bad_request', 'Not a valid WebSocket upgrade (Sec-WebSocket-Key and Sec-WebSocket-Version 13 are needed)')
         }
-        // Upgraded: Bun answers 101 itself and ignores what is returned here.
-        return new Response(null)
+        // Upgraded: Bun answers 101 itself and ignores what is returned here;
+        // its status is what the request log and /metrics record.
+        return new Response(null, { status: 101 })
       },
       {
         query: SocketQuery,
