@@ -8,6 +8,7 @@ import { createServices, openStorageWithSecrets } from './services'
 import { inProcessLeases, startLoop, type Loop } from './background/loops'
 import { inProcessWakeups } from './modules/events/wakeups'
 import { housekeeping } from './modules/events/housekeeping'
+import { SWEEP_BATCH } from './modules/ratings/service'
 import { jobHandlers } from './jobs/handlers'
 import { createJobWorker } from './jobs/worker'
 import type { Config } from './config'
@@ -31,6 +32,9 @@ export const WITHDRAWAL_RESUME_MS = 2000
 
 /** How often retention and housekeeping run. */
 export const HOUSEKEEPING_MS = 3_600_000
+
+/** How often the leaderboards move players whose inactivity period ended (docs/ratings.md). */
+export const RATING_BOARD_SWEEP_MS = 60_000
 
 /** How often the job worker looks for due jobs. */
 export const JOB_POLL_MS = 200
@@ -119,6 +123,18 @@ async function startLocked(config: Readonly<Config>, logger: Logger, lock: DataD
       tick: async () => {
         const removed = await housekeeping(storage, systemClock, config.eventRetentionDays, services.securityLog)
         if (Object.values(removed).some((n) => n > 0)) logger.info('housekeeping', { ...removed })
+      },
+    }),
+    // Leaderboards: a player idle for another whole inactivity period moves down (their rating view computes it on read anyway).
+    startLoop({
+      name: 'rating board',
+      everyMs: RATING_BOARD_SWEEP_MS,
+      leases,
+      logger,
+      tick: async () => {
+        while ((await services.ratings.sweepBoard()) === SWEEP_BATCH) {
+          // A full batch: more are due.
+        }
       },
     }),
   ]

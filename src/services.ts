@@ -35,6 +35,7 @@ import { GameKeys } from './modules/games/game-keys'
 import { TournamentRegistration } from './modules/games/registration'
 import { GamesService } from './modules/games/service'
 import { TournamentOperations } from './modules/games/tournament-operations'
+import { RatingsService } from './modules/ratings/service'
 import { Mailer } from './modules/mail/mailer'
 import type { Lifecycle } from './modules/health/service'
 import { MatchesService } from './modules/matches/service'
@@ -200,6 +201,8 @@ export function createServices(deps: ServiceDeps) {
   const gameKeys = new GameKeys({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ storage, clock, gameKeys, gameSessionTtlS: config.gameSessionTtlS })
   const tournamentOperations = new TournamentOperations({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
+  // Ratings, leaderboards and seasons (contract §15): the updates happen in the decisions themselves (ratings/rate.ts).
+  const ratings = new RatingsService({ storage, clock })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords, securityLog, hashGate })
@@ -228,7 +231,7 @@ export function createServices(deps: ServiceDeps) {
   // The event plane over WebSockets (contract §14): tickets, and this instance's sockets.
   const socketTickets = new SocketTickets({ storage, clock })
   const sockets = new SocketHub({ storage, events, tickets: socketTickets, wakeups: deps.wakeups, logger, perUser: config.socketsPerUser, max: config.socketsMax, slowS: config.socketSlowS, ...deps.socketTimings })
-  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, ratings, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -23,6 +23,7 @@ import type { OidcStore } from '../modules/auth/oidc/store'
 import type { MatchesStore } from '../modules/matches/store'
 import type { OperatorsStore } from '../modules/operators/store'
 import type { OperationsStore } from '../modules/operations/store'
+import type { RatingsStore } from '../modules/ratings/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
 import type { JobsStore } from '../jobs/store'
@@ -45,6 +46,8 @@ export interface Stores {
   operators: OperatorsStore
   /** The operator console's cross-module reads (dashboard counts, queues). */
   operations: OperationsStore
+  /** Ratings, their history and seasons (contract §15). */
+  ratings: RatingsStore
   security: SecurityStore
   wallet: WalletStore
   /** Sealed secrets shared by every instance (PostgreSQL); SQLite keeps its secrets in the data dir and refuses. */

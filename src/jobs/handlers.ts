@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock'
 import { finalizeTournament } from '../modules/games/finalize'
 import { startRegistered } from '../modules/games/start'
 import { settleMatchDeadline } from '../modules/matches/deadlines'
+import { startSeason } from '../modules/ratings/seasons'
 import type { WithdrawalService } from '../modules/wallet/withdrawals'
 import type { JobHandler } from './worker'
 import { JOB_KINDS, type JobKind } from './queue'
@@ -18,5 +19,7 @@ export function jobHandlers(clock: Clock, services: { withdrawals: WithdrawalSer
     // Due at a held withdrawal's hold end: moves it to pending_signature and
     // signs it once that commits; does nothing when it is no longer held.
     [JOB_KINDS.releaseWithdrawal]: (tx, payload) => services.withdrawals.release(tx, String(payload.withdrawalId)),
+    // Due at the season's startsAt: ends the current season (its final board written), resets every rating; nothing once started.
+    [JOB_KINDS.startSeason]: (tx, payload) => startSeason(tx, String(payload.seasonId), clock.now()),
   }
 }

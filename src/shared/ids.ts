@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   operator: 'opr',
   operatorSession: 'ops',
   audit: 'aud',
+  season: 'ssn',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

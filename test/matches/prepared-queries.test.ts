@@ -89,6 +89,8 @@ describe('prepared statements on the claim path', () => {
       ['match.ready', { tournamentId: t.id, matchId: final.id, round: 1 }, events[1]!.createdAt.getTime()],
       ['match.decided', { tournamentId: t.id, matchId: final.id, winnerParticipantId: winner, outcome: 'WIN' }, decidedAt.getTime()],
       ['tournament.finalizing', { tournamentId: t.id, winnerParticipantId: winner }, decidedAt.getTime()],
+      // Rated in the decision's unit of work, once the bracket has moved (ratings/rate.ts).
+      ['rating.updated', expect.objectContaining({ gameId: game.id, matchId: final.id, reason: 'match' }), decidedAt.getTime()],
     ])
   })
 

@@ -40,6 +40,7 @@ import { OidcQueries } from '../stores/oidc'
 import { PostgresSecurityStore } from './stores/security'
 import { PostgresAuditStore } from './stores/audit'
 import { OperatorsQueries } from '../stores/operators'
+import { PostgresRatingsStore } from './stores/ratings'
 import { PostgresOperationsStore } from './stores/operations'
 import { PostgresWalletStore } from './stores/wallet'
 import { PostgresVaultStore } from './stores/vault'
@@ -57,6 +58,7 @@ class PostgresStores implements Stores {
   private _security?: PostgresSecurityStore
   private _audit?: PostgresAuditStore
   private _operators?: OperatorsQueries
+  private _ratings?: PostgresRatingsStore
   private _operations?: PostgresOperationsStore
   private _wallet?: PostgresWalletStore
   private _vault?: PostgresVaultStore
@@ -73,6 +75,10 @@ class PostgresStores implements Stores {
   get operators() {
     this.check()
     return (this._operators ??= new OperatorsQueries(this.scope))
+  }
+  get ratings() {
+    this.check()
+    return (this._ratings ??= new PostgresRatingsStore(this.scope))
   }
   get operations() {
     this.check()

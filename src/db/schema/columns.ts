@@ -13,6 +13,7 @@
 //   flag        INTEGER (0/1)                   boolean
 //   json        TEXT                            json (never jsonb: see below)
 //   amount      TEXT (decimal)                  numeric, read as a string
+//   real        REAL                            double precision (a rating)
 //
 // Each gives the same JavaScript value on both engines (Date for an instant,
 // string for an amount, the object for JSON), so one row type serves both.

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { instant, json } from './columns'
 import { users } from './auth'
 import type { TournamentOptions } from '../../modules/games/store'
@@ -12,6 +12,10 @@ export const games = sqliteTable('games', {
   keyHash: text('key_hash').notNull(),
   keyRotatedAt: instant('key_rotated_at').notNull(),
   createdAt: instant('created_at').notNull(),
+  /** Glicko-2's system constant τ for this game's ratings (contract §15): how fast volatility moves. */
+  ratingTau: real('rating_tau').notNull().default(0.5),
+  /** Each whole period this long without a rated match grows a player's deviation (computed on read). */
+  ratingInactivityPeriodS: integer('rating_inactivity_period_s').notNull().default(604800),
 })
 
 export const TOURNAMENT_STATUSES = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled'] as const

@@ -31,6 +31,7 @@ import { OidcQueries } from '../stores/oidc'
 import { SqliteSecurityStore } from './stores/security'
 import { AuditQueries } from '../stores/audit'
 import { OperatorsQueries } from '../stores/operators'
+import { RatingsQueries } from '../stores/ratings'
 import { SqliteOperationsStore } from './stores/operations'
 import { SqliteWalletStore } from './stores/wallet'
 import { SqliteVault } from './stores/vault'
@@ -58,6 +59,7 @@ class SqliteStores implements Stores {
   private _security?: SqliteSecurityStore
   private _audit?: AuditQueries
   private _operators?: OperatorsQueries
+  private _ratings?: RatingsQueries
   private _operations?: SqliteOperationsStore
   private _wallet?: SqliteWalletStore
 
@@ -73,6 +75,10 @@ class SqliteStores implements Stores {
   get operators() {
     this.check()
     return (this._operators ??= new OperatorsQueries(this.scope))
+  }
+  get ratings() {
+    this.check()
+    return (this._ratings ??= new RatingsQueries(this.scope))
   }
   get operations() {
     this.check()

@@ -298,4 +298,10 @@ export class GamesQueries extends Queries implements GamesStore {
     const rows = await this.db.select({ userId: participants.userId }).from(participants).where(inArray(participants.id, [...participantIds]))
     return rows.map((row) => row.userId)
   }
+
+  async seatsOf(participantIds: readonly string[]): Promise<{ participantId: string; userId: string }[]> {
+    if (participantIds.length === 0) return []
+    const { participants } = this.t
+    return this.db.select({ participantId: participants.id, userId: participants.userId }).from(participants).where(inArray(participants.id, [...participantIds]))
+  }
 }

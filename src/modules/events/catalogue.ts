@@ -86,6 +86,21 @@ export interface EventCatalogue {
   'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
   /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId` (null: it was a draw). */
   'match.corrected': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }
+  /**
+   * The recipient's rating in a game moved (contract §15): a rated match was decided (`match`) or its result corrected (`correction`).
+   * `change`: the rating's move (2 decimals); `rating`: the rating as it is now, as GET /games/{gameId}/ratings/me shows it.
+   */
+  'rating.updated': {
+    topic: 'status'
+    data: {
+      gameId: string
+      seasonId: string
+      matchId: string
+      reason: 'match' | 'correction'
+      change: number
+      rating: { rating: number; deviation: number; volatility: number; display: number; provisional: boolean; matches: number }
+    }
+  }
 }
 
 export type EventType = keyof EventCatalogue
@@ -132,4 +147,5 @@ export const EVENT_TYPES = {
   'match.replay': 'status',
   'match.disputed': 'status',
   'match.corrected': 'status',
+  'rating.updated': 'status',
 } as const satisfies { [K in EventType]: EventCatalogue[K]['topic'] }

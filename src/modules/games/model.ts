@@ -66,6 +66,7 @@ export const Registration = t.Object(
 export type Registration = Static<typeof Registration>
 export const TournamentOptions = t.Object(
   {
+    rated: t.Optional(t.Boolean({ description: 'whether its results move the players\' ratings in the game (docs/ratings.md); default true' })),
     matchDeadlineS: t.Optional(
       t.Integer({ minimum: 1, maximum: 31_536_000, description: 'seconds a match may run before it is settled (no_show or deadline_passed); absent: no deadline' }),
     ),

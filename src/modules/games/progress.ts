@@ -98,15 +98,16 @@ export function standingsOf(state: TournamentState): StandingRow[] {
  *   walkovers cascade further, so then everything.
  * Anything else, and the standings once finished, read the whole tournament.
  * The tournament row is read locked first: the decisions of one tournament
- * take turns, each seeing the ones before.
+ * take turns, each seeing the ones before. Answers the step and the
+ * tournament as read (the rating of the decision needs its game and options).
  */
-export async function advanceAfter(tx: Transaction, match: MatchRecord, now: Date): Promise<Step> {
+export async function advanceAfter(tx: Transaction, match: MatchRecord, now: Date): Promise<{ step: Step; tournament: TournamentRecord }> {
   const tournament = (await tx.games.tournament(match.tournamentId))!
   const key = keyOf(match)
   let state: TournamentState
   const engine = engineOf(tournament.format)
   if (engine.afterDecisionNeeds === 'all-decided') {
-    if ((await tx.games.countUndecided(tournament.id)) > 0) return emptyStep()
+    if ((await tx.games.countUndecided(tournament.id)) > 0) return { step: emptyStep(), tournament }
     state = await loadState(tx.games, tournament)
   } else if (!(await tx.games.hasDisqualified(tournament.id))) {
     const around = [match.id, match.nextMatchId, match.loserNextMatchId].filter((id): id is string => id !== null)
@@ -117,7 +118,7 @@ export async function advanceAfter(tx: Transaction, match: MatchRecord, now: Dat
   }
   const step = state.engine.afterDecision(state.ctx, engineMatches(state), key)
   await applyStep(tx, state, step, now)
-  return step
+  return { step, tournament }
 }
 
 /** Rows for new engine matches: ids drawn, keys resolved against the stored rows and each other, running ones given `deadline`. */

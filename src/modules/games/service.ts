@@ -14,6 +14,7 @@ import type { Actor } from '../audit/log'
 import type { SecurityEventInput } from '../security/event-log'
 import { engineOf, FORMAT_OPTIONS, ownerOf, type FormatOptionName, type OptionProblem } from './formats/engines'
 import { issueGameKey } from './game-keys'
+import { firstSeason } from '../ratings/seasons'
 import type { CreateTournamentBody, Tournament, TournamentsPage } from './model'
 import { fundPrizePool, planPurse, settleCancelled, underfunded, PRIZE_ASSET, type PrizePool } from './prizes'
 import { invalid, planRegistration } from './registration'
@@ -93,6 +94,8 @@ export class GamesService {
     const game = { id: newId('game'), name, keyHash, keyRotatedAt: now, createdAt: now }
     await this.deps.storage.write(async (tx) => {
       await tx.games.insertGame(game)
+      // Rated from its first match: a game has a current season from its creation (docs/ratings.md).
+      await tx.ratings.insertSeason(firstSeason(game.id, now))
       await by.record(tx, { action: 'game.create', target: game.id, details: { name } })
     })
     return { game: { id: game.id, name: game.name, createdAt: toIso(game.createdAt) }, gameKey }

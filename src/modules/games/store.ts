@@ -15,6 +15,8 @@ export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided' | 'canc
 export interface TournamentOptions {
   /** Seconds a match may run before the deadline job settles it (whole, ≥ 1); absent: no deadline. */
   matchDeadlineS?: number
+  /** Whether its results move ratings (contract §15); absent: true. */
+  rated?: boolean
   /** Single elimination: the semi-final losers play for third place. */
   thirdPlaceMatch?: boolean
   /** Double elimination: `reset` (the default) or `simple`. */
@@ -169,4 +171,6 @@ export interface GamesStore {
   participantUserIds(tournamentId: string): Promise<string[]>
   /** The users behind one or two participants (a match's players). */
   usersOfParticipants(participantIds: readonly string[]): Promise<string[]>
+  /** Who holds each of these participant ids (a rated decision's players). */
+  seatsOf(participantIds: readonly string[]): Promise<{ participantId: string; userId: string }[]>
 }

@@ -17,6 +17,7 @@ import type { Match } from './model'
 import { advanceAfter, applyStep, engineMatches, keyOf, loadState, standingsOf } from './progress'
 import type { MatchRecord } from './store'
 import { toMatch } from './tournament-view'
+import { rateCorrection, rateDecision } from '../ratings/rate'
 
 export interface TournamentOperationsDeps {
   storage: Storage
@@ -120,6 +121,8 @@ export class TournamentOperations {
           }
         }
       }
+      // The ratings the corrected result moved are moved again (nothing for an unrated match).
+      await rateCorrection(tx, now, { gameId: tournament.gameId, match, outcome: 'WIN', winnerParticipantId })
       await notifyMatchPlayers(tx, now, match, 'match.corrected', { winnerParticipantId, previousWinnerParticipantId: previous, reason })
       await by.record(tx, { action: 'match.correct', target: matchId, reason, details: { tournamentId: match.tournamentId, winnerParticipantId, previousWinnerParticipantId: previous } })
       tx.afterCommit(() =>
@@ -219,7 +222,9 @@ export async function applyDecision(tx: Transaction, now: Date, match: MatchReco
       await tx.matches.markDecided(match.id, result, now)
       await notify('match.decided', decision.reason === 'no_show' ? { winnerParticipantId: winner, outcome: decision.outcome, reason: 'no_show' } : { winnerParticipantId: winner, outcome: decision.outcome })
       // After the decision, in the same unit of work: the engine sees it.
-      const step = await advanceAfter(tx, match, now)
+      const { step, tournament } = await advanceAfter(tx, match, now)
+      // Rated once, here, whatever decided it (claims, an operator, the deadline job): byes and walkovers never come this way.
+      if (tournament.options?.rated !== false) await rateDecision(tx, now, { gameId: tournament.gameId, match, outcome: decision.outcome, winnerParticipantId: winner })
       return {
         ...base,
         decision: step.finished ? 'game_advance_pending_finalization' : 'game_advance',

@@ -12,6 +12,7 @@ import { Column, getTableColumns, is, SQL, type ColumnBaseConfig, type ColumnDat
 import {
   bigint,
   boolean,
+  doublePrecision,
   foreignKey,
   index,
   integer,
@@ -73,7 +74,7 @@ export function timestampMs(name: string) {
 function columnFor(column: SQLiteColumn): PgColumnBuilderBase {
   const name = column.name
   const kind = markedKind(column)
-  let built: ReturnType<typeof text> | ReturnType<typeof integer> | ReturnType<typeof bigint> | ReturnType<typeof numeric> | ReturnType<typeof json> | ReturnType<typeof boolean> | ReturnType<typeof timestamp>
+  let built: ReturnType<typeof text> | ReturnType<typeof integer> | ReturnType<typeof bigint> | ReturnType<typeof numeric> | ReturnType<typeof json> | ReturnType<typeof boolean> | ReturnType<typeof timestamp> | ReturnType<typeof doublePrecision>
   switch (column.columnType) {
     case 'SQLiteText':
       built = kind === 'amount' ? numeric(name, { mode: 'string' }) : column.enumValues ? text(name, { enum: column.enumValues as [string, ...string[]] }) : text(name)
@@ -89,6 +90,9 @@ function columnFor(column: SQLiteColumn): PgColumnBuilderBase {
       break
     case 'SQLiteBoolean':
       built = boolean(name)
+      break
+    case 'SQLiteReal':
+      built = doublePrecision(name)
       break
     default:
       throw new Error(`column ${name}: no PostgreSQL type for ${column.columnType} (src/db/postgres/schema/mirror.ts)`)

@@ -1,0 +1,185 @@
+// Ratings, their history, seasons and final leaderboards, on either engine
+// (src/modules/ratings/store.ts says what each does). Written once; the
+// PostgreSQL subclass (src/db/postgres/stores/ratings.ts) adds the row lock
+// every rated decision takes on its players' rows.
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, or } from 'drizzle-orm'
+import type { BoardCursor, RatingConfig, RatingHistoryRecord, RatingRecord, RatingsStore, SeasonRecord, SeasonStandingRecord, SeasonStatus } from '../../modules/ratings/store'
+import { Queries } from './scope'
+
+/** Rows per INSERT: SQLite limits the bound variables of one statement (15 a history row). */
+const CHUNK = 50
+
+export class RatingsQueries extends Queries implements RatingsStore {
+  /** A read an update is computed from: locked by the PostgreSQL subclass inside a write. */
+  protected lockedInWrite<Q>(query: Q): Q {
+    return query
+  }
+
+  async ratingContext(gameId: string): Promise<{ config: RatingConfig; seasonId: string } | null> {
+    const { games, seasons } = this.t
+    const [row] = await this.db
+      .select({ tau: games.ratingTau, inactivityPeriodS: games.ratingInactivityPeriodS, seasonId: seasons.id })
+      .from(games)
+      .innerJoin(seasons, and(eq(seasons.gameId, games.id), eq(seasons.status, 'current')))
+      .where(eq(games.id, gameId))
+    return row ? { config: { tau: row.tau, inactivityPeriodS: row.inactivityPeriodS }, seasonId: row.seasonId } : null
+  }
+
+  async setRatingConfig(gameId: string, config: RatingConfig): Promise<boolean> {
+    const { games } = this.t
+    const rows = await this.db.update(games).set({ ratingTau: config.tau, ratingInactivityPeriodS: config.inactivityPeriodS }).where(eq(games.id, gameId)).returning({ id: games.id })
+    return rows.length > 0
+  }
+
+  async lockRatings(gameId: string, userIds: readonly string[]): Promise<RatingRecord[]> {
+    const { ratings } = this.t
+    return this.lockedInWrite(
+      this.db
+        .select()
+        .from(ratings)
+        .where(and(eq(ratings.gameId, gameId), inArray(ratings.userId, [...userIds])))
+        .orderBy(asc(ratings.userId)),
+    )
+  }
+
+  async ensureRatings(rows: readonly RatingRecord[]): Promise<void> {
+    if (rows.length === 0) return
+    await this.db.insert(this.t.ratings).values([...rows]).onConflictDoNothing()
+  }
+
+  async saveRatings(rows: readonly RatingRecord[]): Promise<void> {
+    const { ratings } = this.t
+    for (const row of rows) {
+      const { gameId, userId, ...rest } = row
+      await this.db.update(ratings).set(rest).where(and(eq(ratings.gameId, gameId), eq(ratings.userId, userId)))
+    }
+  }
+
+  async appendHistory(rows: readonly RatingHistoryRecord[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += CHUNK) await this.db.insert(this.t.ratingHistory).values(rows.slice(i, i + CHUNK))
+  }
+
+  async historyOfMatch(matchId: string): Promise<RatingHistoryRecord[]> {
+    const { ratingHistory } = this.t
+    return this.db.select().from(ratingHistory).where(eq(ratingHistory.matchId, matchId)).orderBy(asc(ratingHistory.createdAt), asc(ratingHistory.seq))
+  }
+
+  async ratingOf(gameId: string, userId: string): Promise<RatingRecord | null> {
+    const { ratings } = this.t
+    const [row] = await this.db.select().from(ratings).where(and(eq(ratings.gameId, gameId), eq(ratings.userId, userId)))
+    return row ?? null
+  }
+
+  async ratingsOfUser(userId: string): Promise<RatingRecord[]> {
+    const { ratings } = this.t
+    return this.db.select().from(ratings).where(eq(ratings.userId, userId)).orderBy(asc(ratings.gameId))
+  }
+
+  async historyOf(gameId: string, userId: string, afterSeq: number, limit: number): Promise<RatingHistoryRecord[]> {
+    const { ratingHistory } = this.t
+    return this.db
+      .select()
+      .from(ratingHistory)
+      .where(and(eq(ratingHistory.gameId, gameId), eq(ratingHistory.userId, userId), gt(ratingHistory.seq, afterSeq)))
+      .orderBy(asc(ratingHistory.seq))
+      .limit(limit)
+  }
+
+  async board(gameId: string, after: BoardCursor | null, limit: number): Promise<(RatingRecord & { username: string })[]> {
+    const { ratings, users } = this.t
+    const rows = await this.db
+      .select({ rating: ratings, username: users.username })
+      .from(ratings)
+      .innerJoin(users, eq(users.id, ratings.userId))
+      .where(
+        and(
+          eq(ratings.gameId, gameId),
+          gt(ratings.matches, 0),
+          isNull(users.deletedAt),
+          after === null ? undefined : or(lt(ratings.boardDisplay, after.display), and(eq(ratings.boardDisplay, after.display), lt(ratings.userId, after.userId))),
+        ),
+      )
+      .orderBy(desc(ratings.boardDisplay), desc(ratings.userId))
+      .limit(limit)
+    return rows.map((row) => ({ ...row.rating, username: row.username }))
+  }
+
+  async standings(seasonId: string, afterRank: number, limit: number): Promise<(SeasonStandingRecord & { username: string | null })[]> {
+    const { seasonStandings, users } = this.t
+    const rows = await this.db
+      .select({ standing: seasonStandings, username: users.username, deletedAt: users.deletedAt })
+      .from(seasonStandings)
+      .innerJoin(users, eq(users.id, seasonStandings.userId))
+      .where(and(eq(seasonStandings.seasonId, seasonId), gt(seasonStandings.rank, afterRank)))
+      .orderBy(asc(seasonStandings.rank))
+      .limit(limit)
+    // A deleted account keeps its place in a past board, without its name.
+    return rows.map((row) => ({ ...row.standing, username: row.deletedAt === null ? row.username : null }))
+  }
+
+  async insertSeason(season: SeasonRecord): Promise<void> {
+    await this.db.insert(this.t.seasons).values(season)
+  }
+
+  async season(id: string): Promise<SeasonRecord | null> {
+    const { seasons } = this.t
+    const [row] = await this.db.select().from(seasons).where(eq(seasons.id, id))
+    return row ?? null
+  }
+
+  async seasonsOf(gameId: string): Promise<SeasonRecord[]> {
+    const { seasons } = this.t
+    return this.db.select().from(seasons).where(eq(seasons.gameId, gameId)).orderBy(desc(seasons.number))
+  }
+
+  async currentSeason(gameId: string): Promise<SeasonRecord | null> {
+    const { seasons } = this.t
+    const [row] = await this.db.select().from(seasons).where(and(eq(seasons.gameId, gameId), eq(seasons.status, 'current')))
+    return row ?? null
+  }
+
+  async lastSeasonNumber(gameId: string): Promise<number> {
+    const { seasons } = this.t
+    const [row] = await this.db.select({ n: max(seasons.number) }).from(seasons).where(eq(seasons.gameId, gameId))
+    return row?.n ?? 0
+  }
+
+  async moveSeason(id: string, from: SeasonStatus, to: SeasonStatus, at: Date): Promise<boolean> {
+    const { seasons } = this.t
+    const stamp = to === 'current' ? { startedAt: at } : to === 'ended' ? { endedAt: at } : {}
+    const rows = await this.db
+      .update(seasons)
+      .set({ status: to, ...stamp })
+      .where(and(eq(seasons.id, id), eq(seasons.status, from)))
+      .returning({ id: seasons.id })
+    return rows.length > 0
+  }
+
+  async ratingsOfGame(gameId: string): Promise<RatingRecord[]> {
+    const { ratings } = this.t
+    return this.lockedInWrite(this.db.select().from(ratings).where(eq(ratings.gameId, gameId)).orderBy(asc(ratings.userId)))
+  }
+
+  async insertStandings(rows: readonly SeasonStandingRecord[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += CHUNK) await this.db.insert(this.t.seasonStandings).values(rows.slice(i, i + CHUNK))
+  }
+
+  async decayDue(now: Date, limit: number): Promise<RatingRecord[]> {
+    const { ratings } = this.t
+    return this.db
+      .select()
+      .from(ratings)
+      .where(and(isNotNull(ratings.boardDecayAt), lte(ratings.boardDecayAt, now)))
+      .orderBy(asc(ratings.boardDecayAt))
+      .limit(limit)
+  }
+
+  async moveOnBoard(gameId: string, userId: string, expected: Date, boardDisplay: number, boardDecayAt: Date | null): Promise<void> {
+    const { ratings } = this.t
+    await this.db
+      .update(ratings)
+      .set({ boardDisplay, boardDecayAt })
+      .where(and(eq(ratings.gameId, gameId), eq(ratings.userId, userId), eq(ratings.boardDecayAt, expected)))
+  }
+}
+
