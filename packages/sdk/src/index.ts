@@ -13,6 +13,7 @@ import { EventsClient } from './events.js'
 import { GameClient } from './game.js'
 import { identitiesClient, type IdentitiesClient } from './identities.js'
 import { PurchaseClient, type IntegrityCheck } from './purchases.js'
+import { ratingsClient, type RatingsClient } from './ratings.js'
 import { TournamentsClient } from './tournaments.js'
 import type { UpdateProfileBody } from './requests.js'
 import { readJson, Transport } from './transport.js'
@@ -31,6 +32,7 @@ export type { EventsClient } from './events.js'
 export type { GameClient } from './game.js'
 export type { IdentitiesClient, LinkBody, LinkProvider } from './identities.js'
 export type { PurchaseClient } from './purchases.js'
+export type { LeaderboardOptions, RatingsClient } from './ratings.js'
 export type { ListTournamentsOptions, TournamentsClient } from './tournaments.js'
 export type { PageOptions, WalletClient } from './wallet.js'
 
@@ -68,6 +70,8 @@ export interface ArenaClient {
   readonly events: EventsClient
   /** Tournaments: list the open ones, register, leave, check in. */
   readonly tournaments: TournamentsClient
+  /** Ratings in a game: `me(gameId)`, `history(gameId)`, `leaderboard(gameId, { season? })`, `seasons(gameId)`. */
+  readonly ratings: RatingsClient
   /** The client of one game, with the key the studio got from the operator. */
   game(gameId: string, gameKey: string): GameClient
   me(): Promise<User>
@@ -104,6 +108,7 @@ export function createClient(options: ClientOptions = {}): ArenaClient {
     purchases: new PurchaseClient(auth, options.integrityChecks),
     events: new EventsClient(auth, transport.baseUrl),
     tournaments: new TournamentsClient(auth),
+    ratings: ratingsClient(auth),
     game: (gameId, gameKey) => new GameClient(auth, gameId, gameKey),
     me: async () => (await get<{ user: User }>('/api/v1/me')).user,
     updateProfile: async (changes) => (await readJson<{ user: User }>(await auth.send({ method: 'PATCH', path: '/api/v1/me', body: changes satisfies UpdateProfileBody }))).user,

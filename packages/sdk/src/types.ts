@@ -234,6 +234,8 @@ export interface TournamentOptions {
   grandFinal?: 'simple' | 'reset'
   /** Swiss: rounds to play, at most players − 1 (default ⌈log2 players⌉). */
   rounds?: number
+  /** Whether its results move the players' ratings in the game; default true. */
+  rated?: boolean
 }
 
 /** One row of a tournament's standings. */
@@ -340,6 +342,89 @@ export interface MyMatch {
   participantId: string
   slot: 1 | 2
   opponent: { participantId: string; userId: string; username: string } | null
+}
+
+/**
+ * A player's Glicko-2 rating in a game (`ratings.me()`, each leaderboard
+ * entry, the `rating.updated` event), inactivity applied as of the answer.
+ */
+export interface RatingView {
+  /** 2 decimals; 1500 to start. */
+  rating: number
+  /** Rating deviation (2 decimals): 350 to start, shrinks with play, grows with inactivity (up to 350). */
+  deviation: number
+  /** 6 decimals; 0.06 to start. */
+  volatility: number
+  /** rating − 2 × deviation (2 decimals): what the leaderboard ranks by. */
+  display: number
+  /** Fewer than 10 rated matches this season. */
+  provisional: boolean
+  /** Rated matches this season. */
+  matches: number
+}
+
+/** A season of a game's ratings (`ratings.seasons()`); every game has a current one. */
+export interface Season {
+  id: string
+  gameId: string
+  /** 1 for the season a game is created with. */
+  number: number
+  name: string
+  /** How the season's start resets every rating: `soft` half-way to 1500 (deviation at least 200), `hard` back to 1500/350/0.06. */
+  reset: 'soft' | 'hard'
+  status: 'scheduled' | 'current' | 'ended'
+  startsAt: string
+  startedAt: string | null
+  endedAt: string | null
+  createdAt: string
+}
+
+/** One row of a leaderboard. */
+export interface LeaderboardEntry {
+  /** 1 the top; distinct, ties broken by user id (descending). */
+  rank: number
+  userId: string
+  /** Null in a past season's board for an account deleted since. */
+  username: string | null
+  rating: RatingView
+}
+
+/** A page of a season's leaderboard (`ratings.leaderboard()`), by `display`, highest first. */
+export interface Leaderboard {
+  season: Season
+  entries: LeaderboardEntry[]
+  /** Pass as `after` for the next page; null at the end. */
+  cursor: string | null
+}
+
+/** One move of the signed-in player's rating (`ratings.history()`). */
+export interface RatingChange {
+  /** 1, 2, 3… per player and game, without a gap. */
+  seq: number
+  kind: 'match' | 'correction' | 'season_reset'
+  seasonId: string
+  matchId: string | null
+  opponentUserId: string | null
+  /** The player's result (as corrected, for a correction); null for a season reset. */
+  outcome: 'win' | 'loss' | 'draw' | null
+  /** Just before the update, inactivity applied. */
+  before: { rating: number; deviation: number; volatility: number }
+  after: { rating: number; deviation: number; volatility: number }
+  createdAt: string
+}
+
+/** A page of a player's rating history, oldest first. */
+export interface RatingHistoryPage {
+  history: RatingChange[]
+  /** Pass as `after` for the next page; null at the end. */
+  cursor: string | null
+}
+
+/** The signed-in player's rating in a game (`ratings.me()`): the initial, provisional one before their first rated match. */
+export interface MyRating {
+  rating: RatingView
+  /** The current season. */
+  seasonId: string
 }
 
 /** A single-use match session (`game.openSession()`). */
@@ -577,6 +662,14 @@ export interface EventCatalogue {
   'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
   /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId` (null: it was a draw). */
   'match.corrected': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }
+  /**
+   * The recipient's rating in a game moved: a rated match was decided (`match`) or its result corrected (`correction`).
+   * `change`: the rating's move (2 decimals); `rating`: the rating as it is now, as `ratings.me()` answers it.
+   */
+  'rating.updated': {
+    topic: 'status'
+    data: { gameId: string; seasonId: string; matchId: string; reason: 'match' | 'correction'; change: number; rating: RatingView }
+  }
 }
 
 /** The event types this SDK knows. */
