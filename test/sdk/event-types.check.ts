@@ -21,6 +21,7 @@ export type EventTypes = [
   Same<Equal<Sdk.EventCatalogue, Catalogue.EventCatalogue>>,
   Same<Equal<Sdk.EventType, Catalogue.EventType>>,
   Same<Equal<Sdk.EventData<'match.decided'>, Catalogue.EventData<'match.decided'>>>,
+  Same<Equal<Sdk.EventData<'rating.updated'>, Catalogue.EventData<'rating.updated'>>>,
   // A known event is what the outbox stores, plus its id and time.
   Same<Equal<Wire<Sdk.KnownEvent>, Wire<OutboxEvent>>>,
   Same<Equal<Wire<Sdk.KnownEvent<'wallet.credited' | 'session.login'>>, Wire<OutboxEvent<'wallet.credited' | 'session.login'>>>>,

@@ -13,6 +13,8 @@ import type * as MatchesModel from '../../src/modules/matches/model'
 import type * as SecurityModel from '../../src/modules/security/model'
 import type * as WalletModel from '../../src/modules/wallet/model'
 import type * as EventsModel from '../../src/modules/events/model'
+import type * as RatingsModel from '../../src/modules/ratings/model'
+import type { RatingsService } from '../../src/modules/ratings/service'
 import type * as Realtime from '../../src/modules/realtime/protocol'
 import type * as SharedModels from '../../src/shared/models'
 import type { EventTopic as ServerEventTopic } from '../../src/db/schema/events'
@@ -60,6 +62,14 @@ export type WireTypes = [
   Same<Equal<Sdk.WalletTransaction, Model<typeof WalletModel.WalletTransaction>>>,
   Same<Equal<Sdk.TransactionsPage, Model<typeof WalletModel.TransactionsPage>>>,
   Same<Equal<Sdk.WithdrawalsPage, Model<typeof WalletModel.WithdrawalsPage>>>,
+  Same<Equal<Sdk.RatingView, Model<typeof RatingsModel.RatingView>>>,
+  Same<Equal<Sdk.Season, Model<typeof RatingsModel.Season>>>,
+  Same<Equal<Sdk.LeaderboardEntry, Model<typeof RatingsModel.LeaderboardEntry>>>,
+  Same<Equal<Sdk.Leaderboard, Model<typeof RatingsModel.Leaderboard>>>,
+  Same<Equal<Sdk.RatingChange, Model<typeof RatingsModel.RatingChange>>>,
+  Same<Equal<Sdk.RatingHistoryPage, Model<typeof RatingsModel.RatingHistoryPage>>>,
+  // No model of its own: what GET /games/{gameId}/ratings/me answers is the service's answer.
+  Same<Equal<Sdk.MyRating, Awaited<ReturnType<RatingsService['mine']>>>>,
   Same<Equal<Sdk.PlaneEvent, Model<typeof EventsModel.PlaneEvent>>>,
   Same<Equal<Sdk.EventsPage, Model<typeof EventsModel.EventsPage>>>,
   Same<Equal<Sdk.EventTopic, ServerEventTopic>>,
