@@ -58,7 +58,7 @@ export async function players(ctx: Handler, count: number): Promise<Player[]> {
   return out
 }
 
-export async function startedTournament(ctx: Handler, gameId: string, people: Player[]): Promise<TournamentView> {
+export async function startedTournament(ctx: Handler, gameId: string, people: Pick<Player, 'userId'>[]): Promise<TournamentView> {
   const created = await ctx.handle(
     postJson('/api/v1/admin/tournaments', { gameId, name: 'Cup', format: 'single_elimination', participants: people.map((p) => p.userId) }, admin),
   )
