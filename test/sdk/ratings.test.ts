@@ -129,18 +129,19 @@ test('before any rated match: the start values; refusals carry the server codes'
   expect(await carol.client.ratings.leaderboard(game.id)).toMatchObject({ season: { id: current!.id }, entries: [], cursor: null })
 
   const missing = 'game_does_not_exist'
-  for (const call of [carol.client.ratings.me(missing), carol.client.ratings.history(missing), carol.client.ratings.leaderboard(missing), carol.client.ratings.seasons(missing)]) {
-    expect((await apiError(call)).status).toBe(404)
+  const { ratings } = carol.client
+  for (const call of [() => ratings.me(missing), () => ratings.history(missing), () => ratings.leaderboard(missing), () => ratings.seasons(missing)]) {
+    expect(await apiError(call())).toMatchObject({ status: 404, code: 'not_found' })
   }
   const [otherSeason] = await carol.client.ratings.seasons(other.id)
-  const foreign = await apiError(carol.client.ratings.leaderboard(game.id, { season: otherSeason!.id }))
+  const foreign = await apiError(ratings.leaderboard(game.id, { season: otherSeason!.id }))
   expect([foreign.status, foreign.code]).toEqual([404, 'not_found'])
-  for (const call of [carol.client.ratings.leaderboard(game.id, { after: 'not-a-cursor' }), carol.client.ratings.history(game.id, { after: 'x1' })]) {
-    const error = await apiError(call)
+  for (const call of [() => ratings.leaderboard(game.id, { after: 'not-a-cursor' }), () => ratings.history(game.id, { after: 'x1' })]) {
+    const error = await apiError(call())
     expect([400, 422]).toContain(error.status)
     expect(error.code).toBe('validation_failed')
   }
-  expect((await apiError(carol.client.ratings.leaderboard(game.id, { limit: 0 }))).status).toBeGreaterThanOrEqual(400)
+  expect((await apiError(ratings.leaderboard(game.id, { limit: 0 }))).status).toBeGreaterThanOrEqual(400)
   // Signed out, the client sends nothing.
   const { client: anonymous, sent } = sdkClient(ctx)
   expect(await anonymous.ratings.me(game.id).catch((e: unknown) => e)).toBeInstanceOf(NotSignedIn)
