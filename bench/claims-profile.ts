@@ -23,7 +23,9 @@
 // account holds at most MAX_OPEN_GAME_SESSIONS open sessions per game, and a
 // sixth would supersede a session before its claim), BENCH_ROUNDS (3,
 // after one warm-up round), BENCH_INFLIGHT (32), BENCH_ENGINE (sqlite; the
-// test engine otherwise).
+// test engine otherwise), BENCH_RATED (1; 0: the tournaments are unrated,
+// `options.rated: false`, so a decision rates no one: the difference between
+// the two is what rating the decided matches costs).
 import { writeFileSync } from 'node:fs'
 import { createTestApp, postJson, type TestApp } from '../test/helpers/app'
 import { ADMIN_TOKEN, admin } from '../test/helpers/arena'
@@ -34,6 +36,7 @@ const TOURNAMENTS = Math.min(MAX_OPEN_GAME_SESSIONS, Number(process.env.BENCH_TO
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 32)
 const PASSWORD = 'correct horse battery'
+const RATED = process.env.BENCH_RATED !== '0'
 
 const log = (message: string) => console.error(`[claims-profile] ${message}`)
 
@@ -81,7 +84,7 @@ async function seats(ctx: TestApp, gameId: string, players: Player[], count: num
   for (let i = 0; i < count; i++) {
     type View = { id: string; participants: { id: string; userId: string }[]; matches: { id: string; status: string; slot1ParticipantId: string | null; slot2ParticipantId: string | null }[] }
     const { tournament } = await json<{ tournament: View }>(
-      await ctx.handle(postJson('/api/v1/admin/tournaments', { gameId, name: `Profile cup ${i}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)),
+      await ctx.handle(postJson('/api/v1/admin/tournaments', { gameId, name: `Profile cup ${i}`, format: 'single_elimination', participants: players.map((p) => p.id), ...(RATED ? {} : { options: { rated: false } }) }, admin)),
       201,
     )
     const started = (await json<{ tournament: View }>(await ctx.handle(postJson(`/api/v1/admin/tournaments/${tournament.id}/start`, {}, admin)), 200)).tournament
@@ -139,7 +142,7 @@ ctx.storage.observe({
   retried: () => {},
 })
 const { gameId, gameKey, players } = await setUp(ctx)
-log(`engine ${ctx.storage.engine}, ${PLAYERS} players, ${TOURNAMENTS} tournaments a round, ${INFLIGHT} in flight`)
+log(`engine ${ctx.storage.engine}, ${PLAYERS} players, ${TOURNAMENTS} ${RATED ? 'rated' : 'unrated'} tournaments a round, ${INFLIGHT} in flight`)
 
 const windows: { name: string; start: number; end: number }[] = []
 const results: { round: number; sessions: number; sessionUs: number; sessionRate: number; claims: number; claimUs: number; claimRate: number; claimBatch: number }[] = []
@@ -182,7 +185,7 @@ for (let round = 0; round <= ROUNDS; round++) {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 // The median, and the least (the round least disturbed by anything else on the machine).
-const summary = { engine: ctx.storage.engine, sessionUs: median(results.map((r) => r.sessionUs)), claimUs: median(results.map((r) => r.claimUs)), sessionUsMin: Math.min(...results.map((r) => r.sessionUs)), claimUsMin: Math.min(...results.map((r) => r.claimUs)), claimRate: median(results.map((r) => r.claimRate)), rounds: results }
+const summary = { engine: ctx.storage.engine, rated: RATED, sessionUs: median(results.map((r) => r.sessionUs)), claimUs: median(results.map((r) => r.claimUs)), sessionUsMin: Math.min(...results.map((r) => r.sessionUs)), claimUsMin: Math.min(...results.map((r) => r.claimUs)), claimRate: median(results.map((r) => r.claimRate)), rounds: results }
 // Beside the CPU profile (bun --cpu-prof --cpu-prof-dir=DIR): the measured windows, ms since the process's time origin.
 if (process.env.BENCH_WINDOWS) writeFileSync(process.env.BENCH_WINDOWS, JSON.stringify({ timeOrigin: performance.timeOrigin, windows }))
 await ctx.close()
