@@ -80,7 +80,10 @@ describe('the games store: each engine override agrees with the query written on
     const seats = t.participants.map((p) => p.id)
     for (const some of [[], [seats[0]!], [seats[1]!, seats[2]!], seats, ['nobody']]) {
       expect((await engine.usersOfParticipants(some)).sort()).toEqual((await once.usersOfParticipants(some)).sort())
+      const bySeat = (x: { participantId: string }, y: { participantId: string }) => x.participantId.localeCompare(y.participantId)
+      expect((await engine.seatsOf(some)).sort(bySeat)).toEqual((await once.seatsOf(some)).sort(bySeat))
     }
+    expect((await engine.seatsOf([seats[1]!, seats[2]!])).map((s) => s.participantId).sort()).toEqual([seats[1]!, seats[2]!].sort())
   })
 
   testOnEngine('sqlite', "SQLite's compiled finalizing write leaves the row the query written once leaves", async () => {

@@ -31,7 +31,7 @@ import { OidcQueries } from '../stores/oidc'
 import { SqliteSecurityStore } from './stores/security'
 import { AuditQueries } from '../stores/audit'
 import { OperatorsQueries } from '../stores/operators'
-import { RatingsQueries } from '../stores/ratings'
+import { SqliteRatingsStore } from './stores/ratings'
 import { SqliteOperationsStore } from './stores/operations'
 import { SqliteWalletStore } from './stores/wallet'
 import { SqliteVault } from './stores/vault'
@@ -59,7 +59,7 @@ class SqliteStores implements Stores {
   private _security?: SqliteSecurityStore
   private _audit?: AuditQueries
   private _operators?: OperatorsQueries
-  private _ratings?: RatingsQueries
+  private _ratings?: SqliteRatingsStore
   private _operations?: SqliteOperationsStore
   private _wallet?: SqliteWalletStore
 
@@ -78,7 +78,7 @@ class SqliteStores implements Stores {
   }
   get ratings() {
     this.check()
-    return (this._ratings ??= new RatingsQueries(this.scope))
+    return (this._ratings ??= new SqliteRatingsStore(this.scope))
   }
   get operations() {
     this.check()

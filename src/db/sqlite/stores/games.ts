@@ -46,6 +46,10 @@ const statements = perConnection((sqlite) => {
     // A match's players: `IN` with one or two ids, as the query builder would emit.
     usersOfOne: sqlite.prepare<UserRow, { a: string }>(`SELECT ${userOf} FROM participants WHERE id IN ($a)`),
     usersOfTwo: sqlite.prepare<UserRow, { a: string; b: string }>(`SELECT ${userOf} FROM participants WHERE id IN ($a, $b)`),
+    // A rated decision's two seats (ratings/rate.ts).
+    seatsOfTwo: sqlite.prepare<{ participantId: string; userId: string }, { a: string; b: string }>(
+      `SELECT "${getTableColumns(participants).id.name}" AS "participantId", ${userOf} FROM participants WHERE id IN ($a, $b)`,
+    ),
     usersOfTournament: sqlite.prepare<UserRow, { tournamentId: string }>(`SELECT ${userOf} FROM participants WHERE tournament_id = $tournamentId`),
     format: sqlite.prepare<{ format: TournamentFormatName }, { id: string }>(
       `SELECT ${selectList(getTableColumns(tournaments), ['format'])} FROM tournaments WHERE id = $id`,
@@ -136,6 +140,12 @@ export class SqliteGamesStore extends GamesQueries {
 
   override async participantUserIds(tournamentId: string): Promise<string[]> {
     return this.statements.usersOfTournament.all({ tournamentId }).map((row) => row.userId)
+  }
+
+  override async seatsOf(participantIds: readonly string[]): Promise<{ participantId: string; userId: string }[]> {
+    const [a, b] = participantIds
+    if (a === undefined || b === undefined || participantIds.length > 2) return super.seatsOf(participantIds)
+    return this.statements.seatsOfTwo.all({ a, b })
   }
 
   override async usersOfParticipants(participantIds: readonly string[]): Promise<string[]> {

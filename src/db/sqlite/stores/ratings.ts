@@ -1,0 +1,110 @@
+// Ratings on SQLite: the queries of src/db/stores/ratings.ts, but the ones
+// every rated decision makes inside a claim's unit of work (the game's rating
+// settings and current season, the two players' rows, their update and their
+// two history rows) are compiled once per connection. Built by Drizzle each
+// time, they cost a deciding claim more than the rest of its unit of work
+// (docs/performance.md, "Ratings (issue 38)").
+import { getTableColumns } from 'drizzle-orm'
+import { games, ratingHistory, ratings, seasons } from '../../schema'
+import type { RatingConfig, RatingHistoryRecord, RatingRecord } from '../../../modules/ratings/store'
+import { RatingsQueries } from '../../stores/ratings'
+import { insertInto, perConnection, selectList } from '../connection'
+import type { SqliteScope } from '../storage'
+
+const RATING_FIELDS = [
+  'gameId', 'userId', 'seasonId', 'rating', 'deviation', 'volatility', 'matches', 'seq', 'lastRatedAt', 'boardDisplay', 'boardDecayAt', 'updatedAt',
+] as const satisfies readonly (keyof RatingRecord)[]
+const HISTORY_FIELDS = [
+  'gameId', 'userId', 'seq', 'seasonId', 'kind', 'matchId', 'opponentUserId', 'outcome',
+  'ratingBefore', 'deviationBefore', 'volatilityBefore', 'ratingAfter', 'deviationAfter', 'volatilityAfter', 'createdAt',
+] as const satisfies readonly (keyof RatingHistoryRecord)[]
+/** What the rating update writes: every column but the key. */
+const UPDATED_FIELDS = RATING_FIELDS.filter((f) => f !== 'gameId' && f !== 'userId')
+
+type Times = 'lastRatedAt' | 'boardDecayAt' | 'updatedAt'
+type RawRating = Omit<RatingRecord, Times> & { lastRatedAt: number; boardDecayAt: number | null; updatedAt: number }
+type RatingParams = { [K in keyof RawRating]: RawRating[K] }
+type HistoryParams = Omit<RatingHistoryRecord, 'createdAt'> & { createdAt: number }
+
+function toRecord(raw: RawRating): RatingRecord {
+  return { ...raw, lastRatedAt: new Date(raw.lastRatedAt), boardDecayAt: raw.boardDecayAt === null ? null : new Date(raw.boardDecayAt), updatedAt: new Date(raw.updatedAt) }
+}
+
+function toParams(row: RatingRecord): RatingParams {
+  return {
+    gameId: row.gameId,
+    userId: row.userId,
+    seasonId: row.seasonId,
+    rating: row.rating,
+    deviation: row.deviation,
+    volatility: row.volatility,
+    matches: row.matches,
+    seq: row.seq,
+    lastRatedAt: row.lastRatedAt.getTime(),
+    boardDisplay: row.boardDisplay,
+    boardDecayAt: row.boardDecayAt === null ? null : row.boardDecayAt.getTime(),
+    updatedAt: row.updatedAt.getTime(),
+  }
+}
+
+const statements = perConnection((sqlite) => {
+  const ratingColumns = getTableColumns(ratings)
+  const gameColumns = getTableColumns(games)
+  const seasonColumns = getTableColumns(seasons)
+  const column = (field: (typeof RATING_FIELDS)[number]) => `"${ratingColumns[field].name}"`
+  return {
+    // The game's settings and, by a scalar subquery (a JOIN would be compiled
+    // again at every run: see stores/matches.ts), its current season through
+    // the partial index seasons_game_current, whose condition is written out
+    // (bound, SQLite could not know at compile time that the index applies).
+    context: sqlite.prepare<{ tau: number; inactivityPeriodS: number; seasonId: string | null }, { gameId: string }>(
+      `SELECT "${gameColumns.ratingTau.name}" AS "tau", "${gameColumns.ratingInactivityPeriodS.name}" AS "inactivityPeriodS",
+         (SELECT "${seasonColumns.id.name}" FROM seasons WHERE "${seasonColumns.gameId.name}" = $gameId AND "${seasonColumns.status.name}" = 'current') AS "seasonId"
+       FROM games WHERE id = $gameId`,
+    ),
+    // A match's two players, in user id order (as the query builder's).
+    pair: sqlite.prepare<RawRating, { gameId: string; a: string; b: string }>(
+      `SELECT ${selectList(ratingColumns, RATING_FIELDS)} FROM ratings WHERE game_id = $gameId AND user_id IN ($a, $b) ORDER BY user_id`,
+    ),
+    ensure: sqlite.prepare<unknown, RatingParams>(`${insertInto(ratings, [...RATING_FIELDS])} ON CONFLICT DO NOTHING`),
+    save: sqlite.prepare<unknown, RatingParams>(
+      `UPDATE ratings SET ${UPDATED_FIELDS.map((f) => `${column(f)} = $${f}`).join(', ')} WHERE game_id = $gameId AND user_id = $userId`,
+    ),
+    history: sqlite.prepare<unknown, HistoryParams>(insertInto(ratingHistory, [...HISTORY_FIELDS])),
+  }
+})
+
+export class SqliteRatingsStore extends RatingsQueries {
+  constructor(protected override readonly scope: SqliteScope) {
+    super(scope)
+  }
+
+  private get statements() {
+    return statements(this.scope.handle.sqlite)
+  }
+
+  override async ratingContext(gameId: string): Promise<{ config: RatingConfig; seasonId: string } | null> {
+    const row = this.statements.context.get({ gameId })
+    return row && row.seasonId !== null ? { config: { tau: row.tau, inactivityPeriodS: row.inactivityPeriodS }, seasonId: row.seasonId } : null
+  }
+
+  override async lockRatings(gameId: string, userIds: readonly string[]): Promise<RatingRecord[]> {
+    // Other than a match's two players: the query builder's.
+    if (userIds.length !== 2) return super.lockRatings(gameId, userIds)
+    return this.statements.pair.all({ gameId, a: userIds[0]!, b: userIds[1]! }).map(toRecord)
+  }
+
+  override async ensureRatings(rows: readonly RatingRecord[]): Promise<void> {
+    for (const row of rows) this.statements.ensure.run(toParams(row))
+  }
+
+  override async saveRatings(rows: readonly RatingRecord[]): Promise<void> {
+    for (const row of rows) this.statements.save.run(toParams(row))
+  }
+
+  override async appendHistory(rows: readonly RatingHistoryRecord[]): Promise<void> {
+    // A season's start appends one per player: the query builder's chunked INSERTs.
+    if (rows.length > 2) return super.appendHistory(rows)
+    for (const row of rows) this.statements.history.run({ ...row, createdAt: row.createdAt.getTime() })
+  }
+}
