@@ -58,9 +58,10 @@ export async function players(ctx: Handler, count: number): Promise<Player[]> {
   return out
 }
 
-export async function startedTournament(ctx: Handler, gameId: string, people: Player[]): Promise<TournamentView> {
+/** A started tournament of `people` (in seed order), single elimination unless `format` says otherwise. */
+export async function startedTournament(ctx: Handler, gameId: string, people: Player[], format = 'single_elimination'): Promise<TournamentView> {
   const created = await ctx.handle(
-    postJson('/api/v1/admin/tournaments', { gameId, name: 'Cup', format: 'single_elimination', participants: people.map((p) => p.userId) }, admin),
+    postJson('/api/v1/admin/tournaments', { gameId, name: 'Cup', format, participants: people.map((p) => p.userId) }, admin),
   )
   expect(created.status).toBe(201)
   const { tournament } = (await created.json()) as { tournament: TournamentView }
