@@ -112,7 +112,7 @@ export function readTournamentForm(fields: TournamentFormFields): FormResult {
       ...(opensAt !== undefined && checkInClosesAt !== undefined ? { checkIn: { opensAt: utcInstant(opensAt), closesAt: utcInstant(checkInClosesAt) } } : {}),
     }
     body.startsAt = utcInstant(startsAt ?? '')
-    if (fields.seeding === 'random' || fields.seeding === 'registration') body.seeding = fields.seeding
+    if (fields.seeding === 'random' || fields.seeding === 'registration' || fields.seeding === 'rating') body.seeding = fields.seeding
     const fee = filled(fields.entryFee)
     if (fee !== undefined) body.entryFee = fee
   }

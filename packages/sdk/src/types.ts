@@ -226,6 +226,8 @@ export interface Match {
 
 /** A tournament's creation options. */
 export interface TournamentOptions {
+  /** Whether its results move the players' ratings in the game; absent: true. */
+  rated?: boolean
   /** Seconds a match may run before it is settled; absent: no deadline. */
   matchDeadlineS?: number
   /** Single elimination: the semi-final losers play for third place (4 or more players). */
@@ -259,8 +261,8 @@ export interface Registration {
   checkIn: { opensAt: string; closesAt: string } | null
   /** When it starts by itself. */
   startsAt: string
-  /** `registration`: seeds in join order; `random`: a shuffle reproducible from `seed`. */
-  seeding: 'registration' | 'random'
+  /** `registration`: seeds in join order; `random`: a shuffle reproducible from `seed`; `rating`: by display rating in the game at the start, ties in join order. */
+  seeding: 'registration' | 'random' | 'rating'
   /** The random seeding's seed, once the tournament started; null before and for `registration` seeding. */
   seed: string | null
 }

@@ -117,11 +117,14 @@ export function CreateTournamentForm({ csrf, games, values = {}, errors = [] }: 
         <label>
           Seeding
           <select name="seeding">
-            <option value="registration" selected={values.seeding !== 'random'}>
+            <option value="registration" selected={values.seeding !== 'random' && values.seeding !== 'rating'}>
               in the order players joined
             </option>
             <option value="random" selected={values.seeding === 'random'}>
               random (reproducible from a stored seed)
+            </option>
+            <option value="rating" selected={values.seeding === 'rating'}>
+              by rating in the game at the start (ties in join order)
             </option>
           </select>
         </label>

@@ -49,7 +49,7 @@ export const TournamentStatus = t.Union([
   t.Literal('cancelled'),
 ])
 
-export const Seeding = t.Union([t.Literal('registration'), t.Literal('random')], { description: '`registration`: seeds in the order players joined; `random`: a shuffle reproducible from `seed`' })
+export const Seeding = t.Union([t.Literal('registration'), t.Literal('random'), t.Literal('rating')], { description: '`registration`: seeds in the order players joined; `random`: a shuffle reproducible from `seed`; `rating`: by display rating in the game at the start (docs/ratings.md), ties in the order they joined' })
 
 /** How players sign up: null for a tournament an operator created with its participants. */
 export const Registration = t.Object(

@@ -8,7 +8,7 @@ import type { BracketKind, DecidedBy, FormatName } from './formats/engine'
 
 export type TournamentFormatName = FormatName
 export type TournamentStatus = 'draft' | 'registration' | 'running' | 'finalizing' | 'completed' | 'cancelled'
-export type Seeding = 'registration' | 'random'
+export type Seeding = 'registration' | 'random' | 'rating'
 export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
 
 /** A tournament's creation options (contract §9), stored as given. */
