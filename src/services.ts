@@ -225,7 +225,7 @@ export function createServices(deps: ServiceDeps) {
   // Whether the audit and security-event chains hold: walked on demand, the last result remembered for the dashboard.
   const chainChecks = new ChainChecks({ clock, walks: { audit: () => audit.verify(storage.read.audit), security: () => securityLog.verify() } })
   const operations = new OperationsOverview({ storage, chainChecks })
-  const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
+  const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog, ratings })
   // Sign-in beyond passwords (contract §13): what a Steam ticket proves.
   const steam = new SteamTickets({ settings: steamSettingsOf(config), logger })
   // The event plane over WebSockets (contract §14): tickets, and this instance's sockets.

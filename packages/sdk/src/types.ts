@@ -189,6 +189,35 @@ export interface AccountExport {
     occurredAt: string
     receivedAt: string
   }[]
+  /** The user's rating in each game they were rated in, by game id. */
+  ratings: {
+    gameId: string
+    /** The season the rating is of (the current one). */
+    seasonId: string
+    rating: {
+      rating: number
+      deviation: number
+      volatility: number
+      /** rating − 2 × deviation: what the leaderboard ranks by. */
+      display: number
+      /** Fewer than 10 rated matches this season. */
+      provisional: boolean
+      /** Rated matches this season. */
+      matches: number
+    }
+    /** Every change of this rating in the game, every season, oldest first. */
+    history: {
+      seq: number
+      kind: 'match' | 'correction' | 'season_reset'
+      seasonId: string
+      matchId: string | null
+      opponentUserId: string | null
+      outcome: 'win' | 'loss' | 'draw' | null
+      before: { rating: number; deviation: number; volatility: number }
+      after: { rating: number; deviation: number; volatility: number }
+      createdAt: string
+    }[]
+  }[]
 }
 
 /** How a tournament is played: single or double elimination, round robin, Swiss. */

@@ -19,6 +19,8 @@ export const PAGE_DEFAULT = 50
 export const MAX_SCHEDULED_SEASONS = 10
 /** The furthest ahead a season may start. */
 export const MAX_SEASON_AHEAD_MS = 366 * 24 * 3600_000
+/** History rows the account export reads at a time. */
+const EXPORT_PAGE = 1000
 /** Rows the inactivity sweep moves per pass. */
 export const SWEEP_BATCH = 500
 
@@ -235,6 +237,28 @@ export class RatingsService {
       out.push({ gameId: row.gameId, seasonId: row.seasonId, ...this.view(row, config) })
     }
     return { ratings: out }
+  }
+
+  /**
+   * The user's ratings in every game they were rated in, each with its whole
+   * history (the account export, contract §8): what `mine` and `history`
+   * answer, all at once.
+   */
+  async exportOf(userId: string): Promise<{ gameId: string; seasonId: string; rating: RatingView; history: ReturnType<typeof toChange>[] }[]> {
+    const { ratings } = this.deps.storage.read
+    const out = []
+    for (const row of await ratings.ratingsOfUser(userId)) {
+      const { config } = await this.configOf(row.gameId)
+      const history: ReturnType<typeof toChange>[] = []
+      for (let afterSeq = 0; ; ) {
+        const page = await ratings.historyOf(row.gameId, userId, afterSeq, EXPORT_PAGE)
+        history.push(...page.map(toChange))
+        if (page.length < EXPORT_PAGE) break
+        afterSeq = page.at(-1)!.seq
+      }
+      out.push({ gameId: row.gameId, seasonId: row.seasonId, rating: this.view(row, config), history })
+    }
+    return out
   }
 
   /**
