@@ -13,9 +13,9 @@
 // decision as it makes it and compares the app's answers with it.
 import { expect } from 'bun:test'
 import { displayOf, idle, INITIAL, MAX_DEVIATION, rateMatch, type Glicko, type Score } from '../../src/modules/ratings/glicko2'
-import type { RatingView } from '../../src/modules/ratings/model'
-import type { RatingHistoryPage } from '../../src/modules/ratings/model'
+import type { RatingHistoryPage, RatingView } from '../../src/modules/ratings/model'
 import type { RatingRecord } from '../../src/modules/ratings/store'
+import { boardPlace, INITIAL_ROW } from '../../src/modules/ratings/view'
 import type { TestApp } from './app'
 import { eventsOf } from './accounts'
 
@@ -83,6 +83,11 @@ export class RatingReference {
   /** Players the reference has seen (rated at least once), in no order. */
   users(): string[] {
     return [...this.entries.keys()]
+  }
+
+  /** A player whose row a test wrote straight in (seedRatings): `glicko` as stored, last rated at `since`. */
+  seed(userId: string, glicko: Glicko, matches: number, since: Date): void {
+    this.entries.set(userId, { stored: { ...glicko }, matches, since })
   }
 
   /** A rated match decided at `now`: `a` scored `scoreA` against `b`. */
@@ -199,4 +204,23 @@ export async function expectRatings(app: TestApp, gameId: string, reference: Rat
     const { rating } = await app.services.ratings.mine(gameId, userId)
     expect({ userId, rating }).toEqual({ userId, rating: reference.view(userId, now) })
   }
+}
+
+/**
+ * Writes rating rows straight into the game's current season (a test that
+ * needs many rated players, or exact values, fast): each at `glicko` with
+ * `matches` this season, last rated at `lastRatedAt` (default now), its board
+ * place as a rated update would leave it.
+ */
+export async function seedRatings(app: TestApp, gameId: string, rows: { userId: string; glicko: Glicko; matches: number; lastRatedAt?: Date }[]): Promise<void> {
+  const now = app.clock.now()
+  await app.storage.write(async (tx) => {
+    const context = (await tx.ratings.ratingContext(gameId))!
+    await tx.ratings.ensureRatings(
+      rows.map(({ userId, glicko, matches, lastRatedAt }) => {
+        const row = { ...INITIAL_ROW(now), ...glicko, gameId, userId, seasonId: context.seasonId, matches, lastRatedAt: lastRatedAt ?? now }
+        return { ...row, ...boardPlace(row, context.config, now) }
+      }),
+    )
+  })
 }
