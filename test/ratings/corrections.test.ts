@@ -106,6 +106,30 @@ describe('correcting a rated match', () => {
     expect(aHistory[2]!.after.rating).toBeCloseTo(corrected[0]!.rating, 9)
   })
 
+  test('corrected twice two idle periods on: the inactivity count not restarted, back to the original result restores the stored values', async () => {
+    const { gameId, people, t, between, reference, play } = await roundRobin()
+    const ids = people.map((p) => p.userId)
+    const ab = between(0, 1)
+    await play(ab, ab.slot1ParticipantId!)
+    const original = await Promise.all(ids.slice(0, 2).map((id) => storedRating(ctx, gameId, id)))
+    // Two whole inactivity periods later (the league still running), corrected, then corrected back.
+    ctx.clock.advance(2 * 604_800_000 + 1000)
+    const slot1User = userOf(t, people, ab.slot1ParticipantId!)
+    const slot2User = userOf(t, people, ab.slot2ParticipantId!)
+    await correct(ab, ab.slot2ParticipantId!)
+    reference.correct(ab.id, slot2User, ctx.clock.now())
+    await expectRatings(ctx, gameId, reference, ids)
+    await correct(ab, ab.slot1ParticipantId!)
+    reference.correct(ab.id, slot1User, ctx.clock.now())
+    await expectRatings(ctx, gameId, reference, ids)
+    const restored = await Promise.all(ids.slice(0, 2).map((id) => storedRating(ctx, gameId, id)))
+    for (const [i, row] of restored.entries()) {
+      expect(row!.rating).toBeCloseTo(original[i]!.rating, 9)
+      expect(row!.deviation).toBeCloseTo(original[i]!.deviation, 9)
+      expect(row!.volatility).toBeCloseTo(original[i]!.volatility, 12)
+    }
+  })
+
   test("an unrated tournament's match corrected: nothing moves, no history, no event", async () => {
     const { gameId, people, t, between, play } = await roundRobin({ rated: false })
     const m = between(0, 1)

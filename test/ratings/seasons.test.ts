@@ -6,6 +6,7 @@
 // whole inactivity period grows a player's deviation on read (capped at 350),
 // and the board sweep moves the leaderboard to match.
 import { afterAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import { createArenaApp, createGame, players, playOut, startedTournament, tournament, type Player } from '../helpers/arena'
 import { login } from '../helpers/auth'
 import { deleteUser } from '../helpers/accounts'
@@ -43,6 +44,10 @@ async function seasonStarting(gameId: string, reset: 'soft' | 'hard', inMs: numb
   const startsAt = new Date(ctx.clock.now().getTime() + inMs)
   const { season } = await ctx.services.ratings.createSeason(gameId, { name: `Season at ${startsAt.toISOString()}`, startsAt: startsAt.toISOString(), reset }, testActor(ctx.services))
   expect(season).toMatchObject({ status: 'scheduled', reset, startsAt: startsAt.toISOString() })
+  // Its job: enqueued now, due at the start.
+  const { jobs } = ctx.peek.tables
+  const queued = (await ctx.peek.db.select().from(jobs).where(eq(jobs.kind, JOB_KINDS.startSeason))).filter((j) => j.payload.seasonId === season.id)
+  expect(queued.map((j) => [j.status, j.createdAt.getTime(), j.runAfter.getTime()])).toEqual([['queued', ctx.clock.now().getTime(), startsAt.getTime()]])
   // A scheduled season's board is empty.
   expect((await ctx.services.ratings.leaderboard(gameId, { season: season.id })).entries).toEqual([])
   ctx.clock.advance(inMs - 1)
