@@ -10,6 +10,7 @@ import { postJson, req } from '../helpers/app'
 import { admin, createArenaApp, createGame, players, playOut, startedTournament, tournament, type Player, type TournamentView } from '../helpers/arena'
 import { login } from '../helpers/auth'
 import { deleteUser } from '../helpers/accounts'
+import { storedRating } from '../helpers/ratings'
 import { FORMAT_NAMES } from '../../src/modules/games/formats/engines'
 
 const ctx = await createArenaApp()
@@ -88,7 +89,7 @@ describe('seeding: "rating"', () => {
     await beat(game.id, gameKey, late!, rivalTwo!)
     // As stored they are equal; the earlier one's deviation has grown since (computed on read).
     const stored = async (p: Player) => {
-      const row = (await ctx.storage.read.ratings.ratingOf(game.id, p.userId))!
+      const row = (await storedRating(ctx, game.id, p.userId))!
       return [row.rating, row.deviation, row.volatility]
     }
     expect(await stored(early!)).toEqual(await stored(late!))
@@ -146,7 +147,7 @@ describe('deleting an account with ratings', () => {
     await beat(game.id, gameKey, gone!, stays!)
     const deleted = await deleteUser(ctx, gone!.userId)
     expect(deleted.status).toBe(200)
-    expect(await ctx.storage.read.ratings.ratingOf(game.id, gone!.userId)).toMatchObject({ matches: 1, seq: 1 })
+    expect(await storedRating(ctx, game.id, gone!.userId)).toMatchObject({ matches: 1, seq: 1 })
     const history = await ctx.storage.read.ratings.historyOf(game.id, stays!.userId, 0, 10)
     expect(history.map((h) => [h.kind, h.opponentUserId])).toEqual([['match', gone!.userId]])
   })
