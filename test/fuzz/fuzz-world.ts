@@ -1033,6 +1033,12 @@ export const FIELD_HINTS: Hints = {
   role: fc.constantFrom('viewer', 'moderator', 'finance', 'admin', 'root', 'ADMIN', ''),
   totp: fc.constantFrom('000000', '123456', '', '12345a', ' 123 456 ', '9'.repeat(16)),
   query: fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('username', n)), fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.constantFrom('fuzz', '%', '_', 'usr_', '')),
+  // Ratings (contract §15): a game's settings (each field optional, at and past its bounds), a season's reset.
+  rating: fc.oneof(
+    fc.constant(new JObj([])),
+    fc.record({ tau: fc.constantFrom(0.1, 0.5, 2, 0.09, 2.01, -1), inactivityPeriodS: fc.constantFrom(3600, 604800, 31_536_000, 3599, 1.5, 0) }, { requiredKeys: [] }).map((r) => new JObj(Object.entries(r) as [string, JVal][])),
+  ),
+  reset: fc.constantFrom('soft', 'hard', 'SOFT', ''),
 }
 
 /** A datetime-local value (read as UTC) minutes from now, a full ISO time, or text that is no time. */
@@ -1182,6 +1188,8 @@ const GOOD_FIELDS: Record<string, JVal> = {
   options: new JObj([['matchDeadlineS', 600]]),
   prizes: ['1'],
   role: 'finance',
+  rating: new JObj([['tau', 0.6], ['inactivityPeriodS', 86400]]),
+  reset: 'soft',
 }
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
@@ -1190,6 +1198,8 @@ const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /api/v1/user/password/reset': { email: new Ref('email', 0), code: new Ref('code:reset_password') },
   'POST /api/v1/admin/matches/:id/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /api/v1/admin/operators': { name: 'known-good-op' },
+  // A season an hour ahead: after the game's first (current) one, within the year.
+  'POST /api/v1/admin/games/:id/seasons': { startsAt: new Ref('isoTime', 60) },
   'POST /api/v1/admin/sessions': { name: new Ref('operator:name') },
   // User 0's own guest device: a sign-in to its account, and a link it has already (a retry, 200).
   'POST /api/v1/user/login/device': { deviceSecret: deviceSecretOf(0), create: true },

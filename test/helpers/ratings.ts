@@ -18,11 +18,10 @@ import type { RatingRecord } from '../../src/modules/ratings/store'
 import { boardPlace, INITIAL_ROW } from '../../src/modules/ratings/view'
 import type { TestApp } from './app'
 import { eventsOf } from './accounts'
+import type { GameRatingSettings } from '../../src/modules/ratings/model'
 
-export interface RatingConfig {
-  tau: number
-  inactivityPeriodS: number
-}
+/** A game's rating settings: the model's own type (one type per answer). */
+export type RatingConfig = GameRatingSettings
 
 /** A game's settings when created without any (contract §15). */
 export const DEFAULT_RATING_CONFIG: RatingConfig = { tau: 0.5, inactivityPeriodS: 604_800 }
