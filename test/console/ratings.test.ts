@@ -79,6 +79,7 @@ describe('scheduling a season (admin)', () => {
     const before = await auditHead()
     for (const role of ['viewer', 'moderator', 'finance'] as const) {
       const op = await consoleAs(app, role)
+      expect((await op.get(gamePage())).html).not.toContain('/seasons/new')
       expect((await op.get(confirmPath())).status).toBe(403)
       expect((await op.post(`${gamePage()}/seasons`, { ...form, startsAt: '2026-11-23T10:00:00.000Z' })).status).toBe(403)
     }
