@@ -8,7 +8,7 @@
 // shows their rating per game and their latest changes. Both engines.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
-import { createArenaApp, createGame, playOut, players, startedTournament, tournament, type Player } from '../helpers/arena'
+import { createArenaApp, playedCup, players, type Player } from '../helpers/arena'
 import { consoleAs, textOf } from '../helpers/operators'
 import { NOTICES } from '../../src/console/notices'
 import { BOARD_PAGE } from '../../src/console/pages/game-ratings'
@@ -21,20 +21,10 @@ let people: Player[]
 beforeAll(async () => {
   // Guests fill the long board: many from the one test address.
   app = await createArenaApp({ ARENA_GUEST_CREATE_PER_HOUR: '1000' })
-  const created = await createGame(app, 'Glicko Chess')
-  game = created.game
-  const key = created.gameKey
-  people = await players(app, 4)
-  // A single elimination of 4, played out: three rated matches, the better seed winning each.
-  const started = await startedTournament(app, game.id, people)
-  for (let round = 0; round < 2; round++) {
-    const now = await tournament(app, started.id)
-    for (const match of now.matches.filter((m) => m.status === 'running')) {
-      const seedOf = (pid: string) => now.participants.find((p) => p.id === pid)!.seed
-      const winner = seedOf(match.slot1ParticipantId!) < seedOf(match.slot2ParticipantId!) ? match.slot1ParticipantId! : match.slot2ParticipantId!
-      await playOut(app, game.id, key, now, people, match, winner)
-    }
-  }
+  // A cup of 4 played out: three rated matches.
+  const cup = await playedCup(app, 'Glicko Chess')
+  game = cup.game
+  people = cup.people
 }, 60_000)
 afterAll(() => app?.close())
 

@@ -64,14 +64,16 @@ function SeasonsTable({ gameId, seasons, shown }: { gameId: string; seasons: Sea
           <tr>
             <td class="num">{s.number}</td>
             <th scope="row">
-              {s.status === 'scheduled' ? (
-                s.name
-              ) : (
-                <a href={`${gamePath(gameId)}${queryOf({ season: s.id })}#leaderboard`} aria-current={s.id === shown ? 'true' : undefined}>
-                  {s.name}
-                </a>
-              )}
-              <small class="mono id">{s.id}</small>
+              <span class="named">
+                {s.status === 'scheduled' ? (
+                  s.name
+                ) : (
+                  <a href={`${gamePath(gameId)}${queryOf({ season: s.id })}#leaderboard`} aria-current={s.id === shown ? 'true' : undefined}>
+                    {s.name}
+                  </a>
+                )}
+                <small class="mono id">{s.id}</small>
+              </span>
             </th>
             <td>{s.status === 'current' ? <span class="ok">current</span> : s.status === 'scheduled' ? 'scheduled' : <span class="muted">ended</span>}</td>
             <td>{s.reset}</td>
@@ -212,7 +214,7 @@ export function gameRatingPages(services: Services) {
           return consolePage(request, { title: name, section: SECTION, query }, (
             <>
               <p>
-                <a href={SECTION}>All games</a> <small class="mono id">{params.id}</small>
+                <a href={SECTION}>All games</a> · <span class="mono">{params.id}</span>
               </p>
               <section aria-labelledby="rating-settings">
                 <h2 id="rating-settings">Rating settings</h2>
@@ -222,7 +224,9 @@ export function gameRatingPages(services: Services) {
                   <dt>Inactivity period</dt>
                   <dd>{`${periodText(settings.inactivityPeriodS)}: each whole period without a rated match grows a player's deviation (up to 350)`}</dd>
                 </dl>
-                <p class="muted">Changed with PATCH /api/v1/admin/games/{'{id}'} (admin).</p>
+                <p class="muted">
+                  Changed through the admin API: <code>PATCH /api/v1/admin/games/{'{id}'}</code> (admin).
+                </p>
               </section>
               <section aria-labelledby="seasons">
                 <h2 id="seasons">Seasons</h2>
