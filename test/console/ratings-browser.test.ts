@@ -21,7 +21,7 @@ describeBrowser('console: ratings', () => {
   }, 120_000)
   afterAll(() => world?.close())
 
-  test('an admin schedules a season from the game page through its confirmation page; a viewer has no form', async () => {
+  test('an admin schedules a season from the game page through its confirmation page; a viewer has no form and reads a player\'s ratings on their page', async () => {
     const admin = await operatorOf(world.ctx, 'admin')
     const page = await world.newPage()
     await signIn(page, admin.name, admin.password, { next: '/console/games' })
@@ -51,5 +51,11 @@ describeBrowser('console: ratings', () => {
     const viewerPage = await world.newPage()
     await signIn(viewerPage, viewer.name, viewer.password, { next: `/console/games/${game.id}` })
     expect(await viewerPage.getByRole('button', { name: 'Schedule…' }).count()).toBe(0)
+    // The board's first player's page: their rating and changes in the game.
+    await viewerPage.getByRole('link', { name: entries[0]!.username! }).click()
+    const ratings = viewerPage.locator('section[aria-labelledby="ratings"]')
+    expect(await ratings.getByRole('link', { name: 'Glicko Chess' }).count()).toBe(1)
+    expect(await ratings.locator('tbody tr').count()).toBe(entries[0]!.rating.matches)
+    await screenshot(ratings, 'user-ratings')
   }, 60_000)
 })
