@@ -50,7 +50,7 @@ describe("a game's page", () => {
     // The display the API reports is on the page.
     expect(text).toContain(api.entries[0]!.rating.display.toFixed(2))
     // A viewer reads; scheduling is an admin's.
-    expect(page.html).not.toContain('/seasons/new')
+    expect(page.html).not.toContain('/seasons"')
     expect(text).toContain('Scheduling a season needs the admin role.')
   })
 
@@ -63,13 +63,13 @@ describe("a game's page", () => {
 
 describe('scheduling a season (admin)', () => {
   const form = { name: 'Winter', startsAt: '2026-11-23T10:00', reset: 'soft' }
-  const confirmPath = () => `${gamePage()}/seasons/new?${new URLSearchParams(form)}`
+  const confirmPath = () => `${gamePage()}/seasons?${new URLSearchParams(form)}`
 
   test('moderators and viewers: no form, the confirmation page and the form are 403, nothing scheduled or recorded', async () => {
     const before = await auditHead()
     for (const role of ['viewer', 'moderator', 'finance'] as const) {
       const op = await consoleAs(app, role)
-      expect((await op.get(gamePage())).html).not.toContain('/seasons/new')
+      expect((await op.get(gamePage())).html).not.toContain('/seasons"')
       expect((await op.get(confirmPath())).status).toBe(403)
       expect((await op.post(`${gamePage()}/seasons`, { ...form, startsAt: '2026-11-23T10:00:00.000Z' })).status).toBe(403)
     }
@@ -82,7 +82,7 @@ describe('scheduling a season (admin)', () => {
   test('the form opens a confirmation page that changes nothing; without the CSRF token the post is 403; with it the season is scheduled, audited via the console, and starts at its time', async () => {
     const admin = await consoleAs(app, 'admin')
     const page = await admin.get(gamePage())
-    expect(page.html).toContain(`<form method="get" action="${gamePage()}/seasons/new"`)
+    expect(page.html).toContain(`<form method="get" action="${gamePage()}/seasons"`)
 
     const before = await auditHead()
     const confirm = await admin.get(confirmPath())
@@ -137,8 +137,8 @@ describe('scheduling a season (admin)', () => {
     expect(textOf(shown.html)).toContain('Must not be in the past')
     expect((await app.services.ratings.seasons(game.id)).seasons).toHaveLength(count)
     // A start the confirmation page cannot read: said, never a 500.
-    expect((await admin.get(`${gamePage()}/seasons/new?name=X&startsAt=tomorrow&reset=soft`)).status).toBe(422)
-    expect((await admin.get(`${gamePage()}/seasons/new?name=X&startsAt=2026-12-01T10:00&reset=medium`)).status).toBe(422)
+    expect((await admin.get(`${gamePage()}/seasons?name=X&startsAt=tomorrow&reset=soft`)).status).toBe(422)
+    expect((await admin.get(`${gamePage()}/seasons?name=X&startsAt=2026-12-01T10:00&reset=medium`)).status).toBe(422)
   })
 })
 

@@ -1218,7 +1218,7 @@ const GOOD_QUERY_OF_ROUTE: Record<string, NonNullable<RequestSpec['query']>> = {
   // A ticket's shape; the route refuses a request that is not an upgrade before spending it (see UPGRADE_ROUTES).
   'GET /api/v1/events/socket': { pairs: [['ticket', 'A'.repeat(43)]] },
   // The season form's confirmation page: the fields it carries to the real form, a start a month ahead.
-  'GET /console/games/:id/seasons/new': { pairs: [['name', 'Fuzz Season'], ['startsAt', new Ref('consoleTime', 60 * 24 * 30)], ['reset', 'soft']] },
+  'GET /console/games/:id/seasons': { pairs: [['name', 'Fuzz Season'], ['startsAt', new Ref('consoleTime', 60 * 24 * 30)], ['reset', 'soft']] },
 }
 
 /**

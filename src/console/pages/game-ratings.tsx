@@ -25,7 +25,8 @@ export const BOARD_PAGE = 25
 export const USER_HISTORY_ROWS = 5
 
 const gamePath = (id: string) => `${SECTION}/${encodeURIComponent(id)}`
-const schedulePath = (id: string) => `${gamePath(id)}/seasons/new`
+/** The season form's path: its confirmation page (GET, the fields in the query) and the form that acts (POST), as every confirmation is. */
+const schedulePath = (id: string) => `${gamePath(id)}/seasons`
 
 /** What a season's reset does to each player's rating, in a sentence. */
 export function resetSentence(reset: Season['reset']): string {
@@ -248,7 +249,7 @@ export function gameRatingPages(services: Services) {
       )
       // The confirmation step: what scheduling does, the real form with the fields carried over. Changes nothing.
       .get(
-        '/games/:id/seasons/new',
+        '/games/:id/seasons',
         async ({ request, params, query }) => {
           const name = await nameOf(params.id)
           const startsAt = new Date(utcInstant(query.startsAt.trim()))
@@ -264,7 +265,7 @@ export function gameRatingPages(services: Services) {
               `The current season ends then: its final leaderboard${players ? '' : ' (nobody is on it yet)'} is kept and stays readable.`,
               'A season cannot be taken back once scheduled: it starts by itself at that time.',
             ],
-            action: `${gamePath(params.id)}/seasons`,
+            action: schedulePath(params.id),
             submit: `Schedule ${query.name}`,
             back: `${gamePath(params.id)}#seasons`,
             fields: (
