@@ -58,9 +58,14 @@ export async function players(ctx: Handler, count: number): Promise<Player[]> {
   return out
 }
 
-export async function startedTournament(ctx: Handler, gameId: string, people: Player[]): Promise<TournamentView> {
+/** A tournament of `people` (seeded in that order), created and started by the operator: single elimination unless told. */
+export async function startedTournament(ctx: Handler, gameId: string, people: Player[], how: { format?: string; options?: Record<string, unknown> } = {}): Promise<TournamentView> {
   const created = await ctx.handle(
-    postJson('/api/v1/admin/tournaments', { gameId, name: 'Cup', format: 'single_elimination', participants: people.map((p) => p.userId) }, admin),
+    postJson(
+      '/api/v1/admin/tournaments',
+      { gameId, name: 'Cup', format: how.format ?? 'single_elimination', participants: people.map((p) => p.userId), ...(how.options ? { options: how.options } : {}) },
+      admin,
+    ),
   )
   expect(created.status).toBe(201)
   const { tournament } = (await created.json()) as { tournament: TournamentView }
@@ -103,13 +108,14 @@ export async function claim(ctx: Handler, gameId: string, gameKey: string, playe
   return (await res.json()) as DecisionResponse
 }
 
-/** Both players of a running match agree that `winner` won. */
-export async function playOut(ctx: Handler, gameId: string, gameKey: string, t: TournamentView, people: Player[], match: MatchView, winner: string) {
+/** Both players of a running match agree that `winner` won (null: a draw, where the format has them). */
+export async function playOut(ctx: Handler, gameId: string, gameKey: string, t: TournamentView, people: Player[], match: MatchView, winner: string | null) {
   const a = playerOf(t, people, match.slot1ParticipantId!)
   const b = playerOf(t, people, match.slot2ParticipantId!)
-  const first = await claim(ctx, gameId, gameKey, a, match.id, { outcome: 'WIN', winnerParticipantId: winner })
+  const body = winner === null ? { outcome: 'DRAW' } : { outcome: 'WIN', winnerParticipantId: winner }
+  const first = await claim(ctx, gameId, gameKey, a, match.id, body)
   expect(first.decision).toBe('pending')
-  return claim(ctx, gameId, gameKey, b, match.id, { outcome: 'WIN', winnerParticipantId: winner })
+  return claim(ctx, gameId, gameKey, b, match.id, body)
 }
 
 /**

@@ -210,7 +210,7 @@ export class RatingsService {
         createdAt: now,
       }
       await tx.ratings.insertSeason(season)
-      await tx.jobs.enqueue(JOB_KINDS.startSeason, { seasonId: season.id }, startsAt.getTime() < now.getTime() ? now : startsAt)
+      await tx.jobs.enqueue(JOB_KINDS.startSeason, { seasonId: season.id }, now, startsAt.getTime() < now.getTime() ? now : startsAt)
       await by.record(tx, { action: 'season.create', target: season.id, details: { gameId, name: input.name, startsAt: toIso(startsAt), reset: input.reset } })
       return { season: toSeason(season) }
     })
