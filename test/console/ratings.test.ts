@@ -12,8 +12,7 @@ import { createArenaApp, playedCup, players, type Player } from '../helpers/aren
 import { consoleAs, textOf } from '../helpers/operators'
 import { NOTICES } from '../../src/console/notices'
 import { BOARD_PAGE } from '../../src/console/pages/game-ratings'
-import { boardPlace, INITIAL_ROW } from '../../src/modules/ratings/view'
-import type { RatingRecord } from '../../src/modules/ratings/store'
+import { seedRatings } from '../helpers/ratings'
 
 let app: TestApp
 let game: { id: string; name: string }
@@ -143,7 +142,6 @@ describe('scheduling a season (admin)', () => {
 })
 
 test(`the live board pages by ${BOARD_PAGE}: the next link continues the ranks, the first page comes back, a cursor not issued here starts at the top`, async () => {
-  const { seasonId } = await app.services.ratings.mine(game.id, people[0]!.userId)
   // Rated players enough for two pages (guests: cheap accounts), each on the board at a distinct display.
   const guests: string[] = []
   for (let i = 0; i < BOARD_PAGE + 3; i++) {
@@ -151,13 +149,7 @@ test(`the live board pages by ${BOARD_PAGE}: the next link continues the ranks, 
     expect(res.status).toBe(200)
     guests.push(((await res.json()) as { user: { id: string } }).user.id)
   }
-  const now = app.clock.now()
-  const config = await app.services.ratings.settings(game.id)
-  const rows: RatingRecord[] = guests.map((userId, i) => {
-    const row = { ...INITIAL_ROW(now), gameId: game.id, userId, seasonId, rating: 1500 + i * 10, deviation: 100, matches: 1, seq: 0, lastRatedAt: now }
-    return { ...row, ...boardPlace(row, config, now) }
-  })
-  await app.storage.write((tx) => tx.ratings.ensureRatings(rows))
+  await seedRatings(app, game.id, guests.map((userId, i) => ({ userId, glicko: { rating: 1500 + i * 10, deviation: 100, volatility: 0.06 }, matches: 1 })))
 
   const viewer = await consoleAs(app, 'viewer')
   const first = await viewer.get(gamePage())
