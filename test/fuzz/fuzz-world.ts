@@ -1227,6 +1227,8 @@ const GOOD_HEADERS_OF_ROUTE: Record<string, [string, Ref][]> = {
 const GOOD_QUERY_OF_ROUTE: Record<string, NonNullable<RequestSpec['query']>> = {
   // A ticket's shape; the route refuses a request that is not an upgrade before spending it (see UPGRADE_ROUTES).
   'GET /api/v1/events/socket': { pairs: [['ticket', 'A'.repeat(43)]] },
+  // The season form's confirmation page: the fields it carries to the real form, a start a month ahead.
+  'GET /console/games/:id/seasons': { pairs: [['name', 'Fuzz Season'], ['startsAt', new Ref('consoleTime', 60 * 24 * 30)], ['reset', 'soft']] },
 }
 
 /**
@@ -1352,6 +1354,7 @@ const CONSOLE_GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /console/login/password': { newPassword: PASSWORD, confirmPassword: PASSWORD, next: '/console/users' },
   'POST /console/tournaments/:id/matches/:matchId/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /console/operators': { name: 'known-good-op' },
+  'POST /console/games/:id/seasons': { name: 'Fuzz Season', startsAt: new Ref('isoTime', 60 * 24 * 30), reset: 'soft' },
   // Turning off an authenticator needs one: the session's operator sets one up just before.
   // (The code's Ref sets it up; the fields of a request resolve at once, so the CSRF token's must not enrol as well.)
   'POST /console/account/totp/disable': { code: new Ref('console:totp:enabled') },
@@ -1412,7 +1415,7 @@ function consoleKnownGood(route: RouteShape): RequestSpec {
   return {
     method: route.method,
     params: Object.fromEntries(paramNames(route).map((p) => [p, consoleGoodParam(p, route.path)])),
-    query: null,
+    query: GOOD_QUERY_OF_ROUTE[key] ?? null,
     headers,
     body: writes ? { kind: 'form', fields: new JObj(fields.map((f) => [f, good[f]!])), contentType: 'application/x-www-form-urlencoded' } : { kind: 'none', contentType: null },
     subject: 0,

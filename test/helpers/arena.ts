@@ -117,3 +117,23 @@ export async function playOut(ctx: Handler, gameId: string, gameKey: string, t: 
   expect(first.decision).toBe('pending')
   return claim(ctx, gameId, gameKey, b, match.id, body)
 }
+
+/**
+ * A game whose players have rated matches: a single elimination of `count`
+ * players (4 by default) played out, the better seed winning each match.
+ */
+export async function playedCup(ctx: Handler, gameName: string, count = 4) {
+  const { game, gameKey } = await createGame(ctx, gameName)
+  const people = await players(ctx, count)
+  const started = await startedTournament(ctx, game.id, people)
+  for (;;) {
+    const now = await tournament(ctx, started.id)
+    const running = now.matches.filter((m) => m.status === 'running')
+    if (running.length === 0) return { game, gameKey, people, tournament: now }
+    for (const match of running) {
+      const seedOf = (pid: string) => now.participants.find((p) => p.id === pid)!.seed
+      const winner = seedOf(match.slot1ParticipantId!) < seedOf(match.slot2ParticipantId!) ? match.slot1ParticipantId! : match.slot2ParticipantId!
+      await playOut(ctx, game.id, gameKey, now, people, match, winner)
+    }
+  }
+}

@@ -120,6 +120,18 @@ export class RatingsService {
     return { history: page.map(toChange), cursor: rows.length > limit ? String(page.at(-1)!.seq) : null }
   }
 
+  /**
+   * A player's latest `limit` rating changes in the game, newest first
+   * (operators: the user page). The rating row's `seq` is the chain's last,
+   * so this reads only those rows.
+   */
+  async latestHistory(gameId: string, userId: string, limit: number): Promise<RatingHistoryPage['history']> {
+    const row = await this.deps.storage.read.ratings.ratingOf(gameId, userId)
+    if (row === null) return []
+    const rows = await this.deps.storage.read.ratings.historyOf(gameId, userId, Math.max(0, row.seq - limit), limit)
+    return rows.map(toChange).reverse()
+  }
+
   /** A game's seasons, newest first. */
   async seasons(gameId: string): Promise<{ seasons: Season[] }> {
     await this.configOf(gameId)
