@@ -1,20 +1,22 @@
 // What concurrent rated decisions must leave behind (contract §15), checked
 // from the rows: every player's history is one chain (seq 1..n, each row
 // starting where the one before ended), the stored rating is the chain's
-// end, and the whole history replays through the pure Glicko-2 module in an
-// order consistent with every chain at once (each match's two rows are what
-// rateMatch gives from the values both players had just before it). A lost
-// update, a decision computed from a stale rating or two decisions that saw
-// each other's old values break one of these. Used by
+// end, and the whole history replays, through the sequential reference of
+// ./ratings.ts, in an order consistent with every chain at once: each unit
+// of work (a match's two rows, a correction's two, a season start's row of
+// every player) is next in every chain it wrote to, and its rows are what
+// the reference computes from the values just before it. A lost update, a
+// decision computed from a stale rating or two decisions that saw each
+// other's old values break one of these. Used by
 // test/ratings/concurrent-ratings.test.ts and test/scale/ratings.test.ts.
 import { expect } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { asc, eq } from 'drizzle-orm'
-import { INITIAL, rateMatch, type Glicko, type Score } from '../../src/modules/ratings/glicko2'
-import { resetGlicko } from '../../src/modules/ratings/seasons'
+import { INITIAL, type Glicko, type Score } from '../../src/modules/ratings/glicko2'
 import type { RatingHistoryRecord, RatingRecord, SeasonReset } from '../../src/modules/ratings/store'
 import type { Handler, TestApp } from './app'
 import { databaseNameOf, startPostgres } from './postgres'
+import { DEFAULT_RATING_CONFIG, RatingReference } from './ratings'
 import { openSession, playerOf, submit, type MatchView, type Player, type TournamentView } from './arena'
 
 /** A decided rated match: its two players (user ids) and a's score. */
@@ -39,8 +41,6 @@ export async function ratingRows(peek: TestApp['peek'], gameId: string): Promise
 
 const before = (r: RatingHistoryRecord): Glicko => ({ rating: r.ratingBefore, deviation: r.deviationBefore, volatility: r.volatilityBefore })
 const after = (r: RatingHistoryRecord): Glicko => ({ rating: r.ratingAfter, deviation: r.deviationAfter, volatility: r.volatilityAfter })
-const plus = (x: Glicko, y: Glicko): Glicko => ({ rating: x.rating + y.rating, deviation: x.deviation + y.deviation, volatility: x.volatility + y.volatility })
-const minus = (x: Glicko, y: Glicko): Glicko => ({ rating: x.rating - y.rating, deviation: x.deviation - y.deviation, volatility: x.volatility - y.volatility })
 const SCORE: Record<string, Score> = { win: 1, draw: 0.5, loss: 0 }
 const OUTCOME: Record<Score, string> = { 1: 'win', 0.5: 'draw', 0: 'loss' }
 
@@ -58,8 +58,9 @@ export interface ChainCheck {
 
 /**
  * Checks the chains, the stored ratings and the replay (see the top);
- * answers the order the replay found (match ids and `reset:<user>`), which
- * is one serial order of the updates the database committed.
+ * answers the order the replay found (`match:<id>`, `correction:<id>`,
+ * `reset:<season id>`), one serial order of the units of work the database
+ * committed.
  */
 export function checkChains({ ratings, history, decided, tau, corrected = [], resets = new Map() }: ChainCheck): string[] {
   const chains = new Map<string, RatingHistoryRecord[]>()
@@ -122,58 +123,48 @@ export function checkChains({ ratings, history, decided, tau, corrected = [], re
     expect({ matchId, seasons: [...new Set(rows.map((r) => r.seasonId))].length }).toEqual({ matchId, seasons: 1 })
   }
 
-  // The replay: take whatever update is next in every chain it belongs to; a state where none is means no serial order exists.
-  const state = new Map([...chains.keys()].map((u) => [u, { ...INITIAL } as Glicko]))
+  // The replay, through the sequential reference (./ratings.ts): take whatever
+  // unit of work is next in every chain it wrote to (a match's or a
+  // correction's two rows, a season start's row of every player); a state
+  // where none is means no serial order exists.
+  const reference = new RatingReference({ ...DEFAULT_RATING_CONFIG, tau })
   const next = new Map([...chains.keys()].map((u) => [u, 0]))
   const order: string[] = []
   const head = (u: string) => chains.get(u)![next.get(u)!]
-  for (let remaining = history.length; remaining > 0; ) {
+  const expectAfter = (row: RatingHistoryRecord) =>
+    expect({ userId: row.userId, seq: row.seq, kind: row.kind, after: after(row) }).toEqual({ userId: row.userId, seq: row.seq, kind: row.kind, after: reference.effective(row.userId, row.createdAt) })
+  const advance = (rows: RatingHistoryRecord[], step: string) => {
+    for (const row of rows) {
+      expectAfter(row)
+      next.set(row.userId, next.get(row.userId)! + 1)
+    }
+    order.push(step)
+    remaining -= rows.length
+  }
+  let remaining = history.length
+  while (remaining > 0) {
     let progressed = false
     for (const u of chains.keys()) {
       const row = head(u)
       if (!row) continue
       if (row.kind === 'season_reset') {
-        expect({ userId: u, seq: row.seq, after: after(row) }).toEqual({ userId: u, seq: row.seq, after: resetGlicko(state.get(u)!, resets.get(row.seasonId)!) })
-        state.set(u, after(row))
-        next.set(u, next.get(u)! + 1)
-        order.push(`reset:${u}`)
-        remaining--
+        // One unit of work resets every player of the game.
+        const heads = [...chains.keys()].map(head)
+        if (!heads.every((h) => h?.kind === 'season_reset' && h.seasonId === row.seasonId)) continue
+        reference.seasonStart(resets.get(row.seasonId)!, row.createdAt)
+        advance(heads as RatingHistoryRecord[], `reset:${row.seasonId}`)
         progressed = true
         continue
       }
-      if (row.kind === 'correction') {
-        // The change the match applied so far is taken back, the new result's applied: computed from the values both had before the match.
-        const rowsOfMatch = ofMatch.get(row.matchId!)!
-        const pre = (userId: string) => before(rowsOfMatch.find((r) => r.userId === userId && r.kind === 'match')!)
-        const [result] = rateMatch(pre(u), pre(row.opponentUserId!), SCORE[row.outcome!]!, tau)
-        const applied = rowsOfMatch.filter((r) => r.userId === u && r.seq < row.seq).reduce((sum, r) => plus(sum, minus(after(r), before(r))), { rating: 0, deviation: 0, volatility: 0 })
-        const expected = plus(state.get(u)!, minus(minus(result, pre(u)), applied))
-        const got = after(row)
-        for (const key of ['rating', 'deviation', 'volatility'] as const) {
-          if (Math.abs(got[key] - expected[key]) > 1e-9) throw new Error(`correction of ${row.matchId} for ${u}: ${key} ${got[key]}, expected ${expected[key]}`)
-        }
-        state.set(u, got)
-        next.set(u, next.get(u)! + 1)
-        order.push(`correct:${row.matchId}:${u}`)
-        remaining--
-        progressed = true
-        continue
-      }
-      const o = row.opponentUserId!
-      const theirs = head(o)
-      if (!theirs || theirs.matchId !== row.matchId) continue
-      const [mine, their] = rateMatch(state.get(u)!, state.get(o)!, SCORE[row.outcome!]!, tau)
-      expect({ matchId: row.matchId, after: [after(row), after(theirs)] }).toEqual({ matchId: row.matchId, after: [mine, their] })
-      state.set(u, mine)
-      state.set(o, their)
-      next.set(u, next.get(u)! + 1)
-      next.set(o, next.get(o)! + 1)
-      order.push(row.matchId!)
-      remaining -= 2
+      const theirs = head(row.opponentUserId!)
+      if (!theirs || theirs.matchId !== row.matchId || theirs.kind !== row.kind) continue
+      if (row.kind === 'match') reference.match(row.matchId!, u, row.opponentUserId!, SCORE[row.outcome!]!, row.createdAt)
+      else reference.correct(row.matchId!, row.outcome === 'win' ? u : row.opponentUserId!, row.createdAt)
+      advance([row, theirs], `${row.kind}:${row.matchId}`)
       progressed = true
     }
     if (!progressed) {
-      const stuck = [...chains.keys()].filter((u) => head(u)).map((u) => `${u}#${head(u)!.seq} ${head(u)!.matchId}`)
+      const stuck = [...chains.keys()].filter((u) => head(u)).map((u) => `${u}#${head(u)!.seq} ${head(u)!.kind} ${head(u)!.matchId}`)
       throw new Error(`the history has no serial order: every chain waits on another (${stuck.join(', ')})`)
     }
   }

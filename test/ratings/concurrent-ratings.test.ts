@@ -29,7 +29,6 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import postgres from 'postgres'
 import { onEngine } from '../helpers/app'
 import { postJson } from '../helpers/app'
-import { testActor } from '../helpers/actors'
 import { admin, createGame, players, startedTournament, twoInstances, type Player, type TournamentView } from '../helpers/arena'
 import type { Score } from '../../src/modules/ratings/glicko2'
 import { checkChains, deadlocksLogged, decideAllAtOnce, ratingRows } from '../helpers/rating-chains'
@@ -47,7 +46,7 @@ async function roundRobins(random: () => number): Promise<{ game: { id: string; 
   const { game, gameKey } = await createGame(one)
   const people = await players(one, PLAYERS)
   const tournaments: TournamentView[] = []
-  for (let k = 0; k < TOURNAMENTS; k++) tournaments.push(await startedTournament(k % 2 === 0 ? one : two, game.id, shuffleWith(random, people), 'round_robin'))
+  for (let k = 0; k < TOURNAMENTS; k++) tournaments.push(await startedTournament(k % 2 === 0 ? one : two, game.id, shuffleWith(random, people), { format: 'round_robin' }))
   return { game: { id: game.id, gameKey }, people, tournaments }
 }
 
@@ -178,7 +177,9 @@ describe('concurrent rated decisions on two instances', () => {
       before: async (round) => {
         if (round === 2) {
           const startsAt = new Date(one.clock.now().getTime() + 60_000)
-          ;({ season: { id: seasonId } } = await two.services.ratings.createSeason(game.id, { name: 'Season 2', startsAt: startsAt.toISOString(), reset: 'soft' }, testActor(two.services)))
+          const res = await two.handle(postJson(`/api/v1/admin/games/${game.id}/seasons`, { name: 'Season 2', startsAt: startsAt.toISOString(), reset: 'soft' }, admin))
+          expect(res.status).toBe(201)
+          seasonId = ((await res.json()) as { season: { id: string } }).season.id
         }
         if (round === 3) {
           // The jobs due so far (the earlier tests' finalizations) out of the way: the season's is the one job due in round 3.

@@ -7,16 +7,13 @@
 //   sharing two players lock them in user id order), and the history is one
 //   chain per player that replays through the pure Glicko-2 module in one
 //   serial order (test/helpers/rating-chains.ts);
-// - a season created while decisions go to instance A only, started by its
-//   durable job on instance B (A runs no jobs): every chain unbroken, one
+// - a season scheduled through A's admin route while decisions go to A
+//   only, started by its durable job on instance B (A runs no jobs): every chain unbroken, one
 //   reset row each, every row in exactly one season (the old one before the
 //   reset, the new one from it on), decisions after the start in the new one.
 // Whether the job's moment falls inside a burst is the machines' timing;
 // test/ratings/concurrent-ratings.test.ts holds the job and a decision on
 // the rows until both wait, in process.
-//
-// The season is created through the ratings service of an in-process app on
-// the same database (its admin route is not part of this test).
 //
 // The seedings and the results come from the seed printed at the start
 // (ARENA_TEST_SEED replays them, as far as the timing of real processes
@@ -29,9 +26,8 @@ import postgres from 'postgres'
 import * as postgresTables from '../../src/db/postgres/schema'
 import type * as sqliteTables from '../../src/db/schema'
 import type { Db } from '../../src/db/sqlite/connection'
-import { createTestApp, onEngine, remote, tempDir, testDatabaseEnv, type Handler, type TestApp } from '../helpers/app'
-import { testActor } from '../helpers/actors'
-import { ADMIN_TOKEN, createGame, players, startedTournament, type Player, type TournamentView } from '../helpers/arena'
+import { onEngine, postJson, remote, tempDir, testDatabaseEnv, type Handler, type TestApp } from '../helpers/app'
+import { admin, ADMIN_TOKEN, createGame, players, startedTournament, type Player, type TournamentView } from '../helpers/arena'
 import { describeOnEngine } from '../helpers/engine'
 import { postgresConnectOptions } from '../helpers/postgres'
 import { BINARY, buildBinary, startServe, type ServerProcess } from '../helpers/process'
@@ -58,7 +54,6 @@ let a: Instance
 let b: Instance
 let client: postgres.Sql
 let peek: TestApp['peek']
-let local: TestApp | undefined
 
 async function startInstance(name: string, env: Record<string, string> = {}): Promise<Instance> {
   const dataDir = tempDir(`arena-ratings-${name}-`)
@@ -77,7 +72,7 @@ async function roundRobins(random: () => number, count: number, game?: { id: str
   }
   const who = people ?? (await players(a.http, PLAYERS))
   const tournaments: TournamentView[] = []
-  for (let k = 0; k < count; k++) tournaments.push(await startedTournament(b.http, g.id, shuffleWith(random, who), 'round_robin'))
+  for (let k = 0; k < count; k++) tournaments.push(await startedTournament(b.http, g.id, shuffleWith(random, who), { format: 'round_robin' }))
   return { game: g, people: who, tournaments }
 }
 
@@ -89,7 +84,6 @@ function errorLines(): Record<string, unknown>[] {
 afterAll(async () => {
   for (const server of servers) server.proc.kill('SIGKILL')
   await Promise.all(servers.map((server) => server.proc.exited))
-  await local?.close()
   await client?.end({ timeout: 1 })
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
 })
@@ -124,16 +118,14 @@ describeOnEngine('postgres', 'rated decisions across two instances of the binary
     const random = seededRandom(SEED, 2)
     const deadlocks = await deadlocksLogged(database.ARENA_DATABASE_URL!)
     const { game, people, tournaments } = await roundRobins(random, 3)
-    // The season is created from an app of the test's own on the same database, its clock the machines'.
-    local = await createTestApp({ env: { ...database, ARENA_ADMIN_TOKEN: ADMIN_TOKEN } })
     let seasonId = ''
     // Round 1 gives everyone a rating; the season is due a moment after round 2's claims go out.
     const before = await decideAllAtOnce([a.http], game, people, tournaments, random, {
       before: async (round) => {
         if (round !== 2) return
-        local!.clock.set(new Date())
-        const startsAt = new Date(Date.now() + 300)
-        ;({ season: { id: seasonId } } = await local!.services.ratings.createSeason(game.id, { name: 'Season 2', startsAt: startsAt.toISOString(), reset: 'soft' }, testActor(local!.services)))
+        const res = await a.http.handle(postJson(`/api/v1/admin/games/${game.id}/seasons`, { name: 'Season 2', startsAt: new Date(Date.now() + 300).toISOString(), reset: 'soft' }, admin))
+        expect(res.status).toBe(201)
+        seasonId = ((await res.json()) as { season: { id: string } }).season.id
       },
     })
     const seasonOf = async () => (await peek.db.select().from(peek.tables.seasons).where(eq(peek.tables.seasons.id, seasonId)))[0]
