@@ -1074,6 +1074,7 @@ export const CONSOLE_FIELD_HINTS: Hints = {
       checkInOpensAt: consoleTime,
       checkInClosesAt: consoleTime,
       thirdPlaceMatch: fc.constant('on'),
+      unrated: fc.constant('on'),
       grandFinal: fc.constantFrom('simple', 'reset', 'none'),
       rounds: fc.constantFrom('1', '3', '0', '-1', '1.5', '1e3', '99999999999'),
       matchDeadlineS: fc.constantFrom('600', '60', '0', '-1', '1.5', 'x', '99999999999'),
@@ -1367,7 +1368,7 @@ const CONSOLE_GOOD_COOKIE_OF_ROUTE: Record<string, Ref> = {
 }
 
 /** Optional form fields a known-good request leaves empty, as the browser's form would: the players flow takes no registration times. */
-const CONSOLE_OMITTED_FIELDS = ['newPassword', 'totp', 'thirdPlaceMatch', 'grandFinal', 'rounds', 'matchDeadlineS', 'closesAt', 'maxPlayers', 'checkInOpensAt', 'checkInClosesAt', 'startsAt', 'seeding', 'entryFee', 'prizes']
+const CONSOLE_OMITTED_FIELDS = ['newPassword', 'totp', 'thirdPlaceMatch', 'unrated', 'grandFinal', 'rounds', 'matchDeadlineS', 'closesAt', 'maxPlayers', 'checkInOpensAt', 'checkInClosesAt', 'startsAt', 'seeding', 'entryFee', 'prizes']
 
 /** The real id a console path parameter names in a known-good request. */
 function consoleGoodParam(param: string, path: string): Ref {
