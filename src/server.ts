@@ -126,10 +126,11 @@ async function startLocked(config: Readonly<Config>, logger: Logger, lock: DataD
       },
     }),
     // Leaderboards: a player idle for another whole inactivity period moves down (their rating view computes it on read anyway).
+    // Every instance sweeps, with no lease (and no connection of its own): each move is a compare-and-set on the row's period end, so two sweeps agree.
     startLoop({
       name: 'rating board',
       everyMs: RATING_BOARD_SWEEP_MS,
-      leases,
+      leases: inProcessLeases(),
       logger,
       tick: async () => {
         while ((await services.ratings.sweepBoard()) === SWEEP_BATCH) {

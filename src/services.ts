@@ -196,13 +196,13 @@ export function createServices(deps: ServiceDeps) {
   const passwords = accountPasswords({ storage, clock, hashGate })
   const passwordChange = new PasswordChange({ storage, clock, passwords, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   const passwordReset = new PasswordReset({ storage, clock, mailer, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
-  const games = new GamesService({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
+  // Ratings, leaderboards and seasons (contract §15): the updates happen in the decisions themselves (ratings/rate.ts).
+  const ratings = new RatingsService({ storage, clock })
+  const games = new GamesService({ storage, clock, ratings, onSecurityEvent: (e) => securityLog.record(e) })
   const tournamentRegistration = new TournamentRegistration({ storage, clock })
   const gameKeys = new GameKeys({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ storage, clock, gameKeys, gameSessionTtlS: config.gameSessionTtlS })
   const tournamentOperations = new TournamentOperations({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
-  // Ratings, leaderboards and seasons (contract §15): the updates happen in the decisions themselves (ratings/rate.ts).
-  const ratings = new RatingsService({ storage, clock })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords, securityLog, hashGate })
@@ -225,7 +225,7 @@ export function createServices(deps: ServiceDeps) {
   // Whether the audit and security-event chains hold: walked on demand, the last result remembered for the dashboard.
   const chainChecks = new ChainChecks({ clock, walks: { audit: () => audit.verify(storage.read.audit), security: () => securityLog.verify() } })
   const operations = new OperationsOverview({ storage, chainChecks })
-  const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog })
+  const exports = new AccountExport({ storage, clock, matches, wallet, withdrawals, securityLog, ratings })
   // Sign-in beyond passwords (contract §13): what a Steam ticket proves.
   const steam = new SteamTickets({ settings: steamSettingsOf(config), logger })
   // The event plane over WebSockets (contract §14): tickets, and this instance's sockets.

@@ -71,6 +71,35 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
     },
   },
 
+  season: {
+    summary: 'Schedule a season of a game (every rating is reset when it starts), or list its seasons',
+    usage:
+      'arena season create --game <gameId> --name <name> --starts-at <ISO time> --reset soft|hard [--json]\n' +
+      '       arena season list --game <gameId> [--json]',
+    options: { game: { type: 'string' }, name: { type: 'string' }, 'starts-at': { type: 'string' }, reset: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, ...rest] = positionals
+      if (rest.length > 0) throw new UsageError(`unexpected "${rest.join(' ')}"`)
+      const json = values.json === true
+      const gameId = need(values.game as string | undefined, '--game')
+      if (action === 'create') {
+        const name = need((values.name as string | undefined)?.trim(), '--name')
+        const startsAt = need(values['starts-at'] as string | undefined, '--starts-at')
+        const reset = values.reset
+        if (reset !== 'soft' && reset !== 'hard') throw new UsageError('--reset is soft or hard')
+        const { season } = await withServices((services) => services.ratings.createSeason(gameId, { name, startsAt, reset }, cliActor(services)))
+        return print(io, json, { season }, () => `season ${season.id} "${season.name}" (#${season.number}) scheduled: starts ${season.startsAt}, ${reset} reset of every rating of the game`)
+      }
+      if (action !== 'list') throw new UsageError(`unknown action "${action ?? ''}"`)
+      const { seasons } = await withServices((services) => services.ratings.seasons(gameId))
+      // One line a season, newest first: number, status, when it starts (started, ended), reset, name, id.
+      return print(io, json, { seasons }, () =>
+        seasons.map((s) => [`#${s.number}`.padEnd(4), s.status.padEnd(9), s.startsAt, s.endedAt === null ? '-'.padEnd(24) : s.endedAt, s.reset.padEnd(4), JSON.stringify(s.name), s.id].join('  ')).join('\n'),
+      )
+    },
+  },
+
   tournament: tournamentCommand(withServices),
   operator: operatorCommand(withServices),
 

@@ -13,7 +13,7 @@ import { UsageError } from './command'
 import { cliActor } from './actor'
 import type { Actor } from '../modules/audit/log'
 import { loadConfig } from '../config'
-import type { Tournament } from '../modules/games/model'
+import type { Game, Tournament } from '../modules/games/model'
 import { isCommonPin } from '../modules/security/pin-rules'
 import { commandName, serveCommand } from '../shared/invocation'
 import { systemClock } from '../shared/clock'
@@ -48,7 +48,7 @@ export interface SeededPlayer {
 }
 
 export interface SeedResult {
-  game: { id: string; name: string; createdAt: string }
+  game: Game
   gameKey: string
   password: string
   pin: string

@@ -102,6 +102,8 @@ export function createBody(values: Record<string, unknown>, now: Date): Body {
   const options: NonNullable<Body['options']> = {}
   const deadline = str(values, 'deadline')
   if (deadline !== undefined) options.matchDeadlineS = wholeNumber(deadline, '--deadline', optionSchema.matchDeadlineS)
+  // Rated is the default (docs/ratings.md): the flag is the exception.
+  if (values.unrated === true) options.rated = false
   // A format's own option's flag is for that format only (the registry says whose).
   const only = (flag: string, option: FormatOptionName) => {
     const wanted = ownerOf(option).name
@@ -157,7 +159,7 @@ export function createBody(values: Record<string, unknown>, now: Date): Body {
   const closes = str(values, 'check-in-closes-at')
   if ((opens === undefined) !== (closes === undefined)) throw new UsageError('--check-in-opens-at and --check-in-closes-at go together')
   const seeding = str(values, 'seeding')
-  if (seeding !== undefined && seeding !== 'registration' && seeding !== 'random') throw new UsageError(`--seeding takes registration or random, got "${seeding}"`)
+  if (seeding !== undefined && seeding !== 'registration' && seeding !== 'random' && seeding !== 'rating') throw new UsageError(`--seeding takes registration, random or rating, got "${seeding}"`)
   return {
     ...body,
     registration: {
@@ -179,6 +181,7 @@ function optionsText(t: Tournament): string | null {
     t.format === ownerOf('grandFinal').name ? `grand final ${o.grandFinal ?? 'reset'}` : null,
     o.rounds !== undefined ? `${o.rounds} rounds` : null,
     o.matchDeadlineS !== undefined ? `match deadline ${o.matchDeadlineS} s` : null,
+    o.rated === false ? 'unrated' : null,
   ].filter((p): p is string => p !== null)
   return parts.length > 0 ? parts.join(', ') : null
 }
@@ -271,9 +274,9 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
     summary: 'Create (any format, with its players or open for registration), list, start, fund, show, cancel a tournament, or disqualify a participant',
     usage:
       `arena tournament create --game <gameId> --name <name> [--format ${FORMATS.join('|')}]\n` +
-      '         [--third-place] [--grand-final simple|reset] [--rounds N] [--deadline <seconds>]\n' +
+      '         [--third-place] [--grand-final simple|reset] [--rounds N] [--deadline <seconds>] [--unrated]\n' +
       '         (--players <userId|username,...> | --closes-at <time> --max-players N --starts-at <time>\n' +
-      '          [--check-in-opens-at <time> --check-in-closes-at <time>] [--seeding registration|random]) [--json]\n' +
+      '          [--check-in-opens-at <time> --check-in-closes-at <time>] [--seeding registration|random|rating]) [--json]\n' +
       '       arena tournament list [--status draft|registration|running|finalizing|completed|cancelled] [--after <cursor>] [--limit N] [--json]\n' +
       '         [--entry-fee <amount>] [--prizes <amount,amount,...>]\n' +
       '       arena tournament start <tournamentId> [--json]\n' +
@@ -288,6 +291,7 @@ export function tournamentCommand(withServices: <T>(fn: (services: Services) => 
       format: { type: 'string' },
       players: { type: 'string' },
       deadline: { type: 'string' },
+      unrated: { type: 'boolean' },
       'third-place': { type: 'boolean' },
       'grand-final': { type: 'string' },
       rounds: { type: 'string' },

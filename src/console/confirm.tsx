@@ -10,7 +10,8 @@
 // Used for every action that cannot be undone from the console, or that
 // locks someone out: cancel a tournament, disqualify a player, approve or
 // reject a withdrawal, ban a user or unlink one of its identities, disable an
-// operator, reset its password or turn off its authenticator, rotate a game's key. Actions that are undone by
+// operator, reset its password or turn off its authenticator, rotate a game's key,
+// schedule a season (its fields come with the GET and ride in the real form). Actions that are undone by
 // the opposite button (lift a ban, enable, set a role, correct a result) act
 // at once.
 import type { ComponentChildren } from 'preact'

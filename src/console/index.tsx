@@ -28,6 +28,7 @@ import { userPages } from './pages/users'
 import { dashboardPage } from './pages/dashboard'
 import { disputesPages } from './pages/disputes'
 import { gamesPages } from './pages/games'
+import { gameRatingPages } from './pages/game-ratings'
 import { tournamentsPages } from './pages/tournaments'
 import { withdrawalsPages } from './pages/withdrawals'
 import { auditPages } from './pages/audit'
@@ -226,6 +227,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
     .use(disputesPages(services))
     .use(withdrawalsPages(services))
     .use(gamesPages(services))
+    .use(gameRatingPages(services))
     .use(securityPages(services))
     .use(auditPages(services))
     .use(operatorPages(services))

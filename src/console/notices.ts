@@ -30,6 +30,7 @@ export const NOTICES = {
   dispute_resolved: 'Resolved the dispute: the winner moves on',
   game_created: 'Created the game: copy its key below now',
   game_key_rotated: 'Rotated the key: the old key no longer works',
+  season_scheduled: 'Scheduled the season: it starts by itself at its start time, resetting every rating of the game',
   tournament_created: 'Created the tournament',
   tournament_started: 'Started: the first matches are open',
   tournament_cancelled: 'Cancelled: every participant is told why',

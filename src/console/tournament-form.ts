@@ -33,6 +33,7 @@ export const TournamentFormFields = t.Object({
   grandFinal: Field,
   rounds: Field,
   matchDeadlineS: Field,
+  unrated: Field,
   closesAt: Field,
   maxPlayers: Field,
   checkInOpensAt: Field,
@@ -78,6 +79,8 @@ export function readTournamentForm(fields: TournamentFormFields): FormResult {
   const options: NonNullable<CreateTournamentBody['options']> = {}
   const deadline = integer('matchDeadlineS', fields.matchDeadlineS)
   if (deadline !== undefined) options.matchDeadlineS = deadline
+  // Rated is the default: only the exception is sent.
+  if (fields.unrated !== undefined) options.rated = false
   // A format's own option is read only when that format is chosen (the registry says whose it is).
   const mine = (option: FormatOptionName) => format === ownerOf(option).name
   if (mine('thirdPlaceMatch') && fields.thirdPlaceMatch !== undefined) options.thirdPlaceMatch = true
@@ -112,7 +115,7 @@ export function readTournamentForm(fields: TournamentFormFields): FormResult {
       ...(opensAt !== undefined && checkInClosesAt !== undefined ? { checkIn: { opensAt: utcInstant(opensAt), closesAt: utcInstant(checkInClosesAt) } } : {}),
     }
     body.startsAt = utcInstant(startsAt ?? '')
-    if (fields.seeding === 'random' || fields.seeding === 'registration') body.seeding = fields.seeding
+    if (fields.seeding === 'random' || fields.seeding === 'registration' || fields.seeding === 'rating') body.seeding = fields.seeding
     const fee = filled(fields.entryFee)
     if (fee !== undefined) body.entryFee = fee
   }

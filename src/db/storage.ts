@@ -23,7 +23,7 @@ import type { OidcStore } from '../modules/auth/oidc/store'
 import type { MatchesStore } from '../modules/matches/store'
 import type { OperatorsStore } from '../modules/operators/store'
 import type { OperationsStore } from '../modules/operations/store'
-import type { RatingsStore } from '../modules/ratings/store'
+import type { RatingChangeKind, RatingsStore } from '../modules/ratings/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
 import type { JobsStore } from '../jobs/store'
@@ -71,6 +71,18 @@ export interface Transaction extends Stores {
    * database's, and `processNow` is the answer.
    */
   databaseTime(processNow: Date): Promise<Date>
+  /**
+   * Counts `n` on `counter` (labelled `label`) for /metrics once this unit of
+   * work has committed: told to Storage.observe's observers then, never if
+   * it rolls back (nor for an attempt run again: only the one that commits).
+   */
+  count<C extends keyof Counted>(counter: C, label: Counted[C], n: number): void
+}
+
+/** What units of work count for /metrics (Transaction.count): each counter, and the values of its one label. */
+export interface Counted {
+  /** Players' ratings updated, one per player and update, by the update's kind (contract §15). */
+  ratingUpdates: RatingChangeKind
 }
 
 /** How a unit of work may be ordered against the others. */
@@ -100,6 +112,8 @@ export interface StorageObserver {
   committed(units: number, seconds: number): void
   /** A unit of work lost a race (PostgreSQL 40001/40P01) and is run again. */
   retried(): void
+  /** A committed unit of work counted `n` on `counter` (Transaction.count). */
+  counted?<C extends keyof Counted>(counter: C, label: Counted[C], n: number): void
 }
 
 export interface Storage {

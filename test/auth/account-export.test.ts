@@ -1,6 +1,7 @@
 // The account export (contract §8): GET /me/export through HTTP, one JSON
-// document of the user's profile, sessions, matches, ledger, withdrawals and
-// the security events they reported, with no hash, token or key in it.
+// document of the user's profile, sessions, matches, ledger, withdrawals, the
+// security events they reported and their ratings with their history, with no
+// hash, token or key in it.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { postJson, req } from '../helpers/app'
@@ -8,6 +9,8 @@ import { admin, claim, createArenaApp, createGame, players, playerOf, startedTou
 import { bearer, login, registerUser } from '../helpers/auth'
 import { funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
 import { securityEventsOf } from '../helpers/accounts'
+import { INITIAL, rateMatch } from '../../src/modules/ratings/glicko2'
+import { viewOf } from '../../src/modules/ratings/view'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
@@ -47,7 +50,7 @@ describe('GET /me/export', () => {
     const text = await res.text()
     const doc = JSON.parse(text)
 
-    expect(Object.keys(doc).sort()).toEqual(['exportedAt', 'identities', 'ledger', 'matches', 'securityEvents', 'sessions', 'user', 'withdrawals'])
+    expect(Object.keys(doc).sort()).toEqual(['exportedAt', 'identities', 'ledger', 'matches', 'ratings', 'securityEvents', 'sessions', 'user', 'withdrawals'])
     expect(doc.identities).toEqual([{ provider: 'password', email: doc.user.email, linkedAt: doc.user.createdAt }])
     expect(doc.exportedAt).toBe(ctx.clock.now().toISOString())
     expect(doc.user).toMatchObject({ id: buyer.userId, username: buyer.username, country: 'DE', emailVerified: false, emailVerifiedAt: null })
@@ -86,6 +89,30 @@ describe('GET /me/export', () => {
       { id: expect.any(String), kind: 'DEBUGGER_ATTACHED', level: 'WARN', details: { tool: 'frida' }, occurredAt: expect.any(String), receivedAt: expect.any(String) },
     ])
 
+    // The won final was rated (a tournament is rated unless its options say otherwise): the rating and its one change.
+    const [after] = rateMatch(INITIAL, INITIAL, 1, 0.5)
+    const { seasonId } = await ctx.services.ratings.mine(game.id, buyer.userId)
+    expect(doc.ratings).toEqual([
+      {
+        gameId: game.id,
+        seasonId,
+        rating: viewOf(after, 1),
+        history: [
+          {
+            seq: 1,
+            kind: 'match',
+            seasonId,
+            matchId: final.id,
+            opponentUserId: rival!.userId,
+            outcome: 'win',
+            before: { ...INITIAL },
+            after: { ...after },
+            createdAt: ctx.clock.now().toISOString(),
+          },
+        ],
+      },
+    ])
+
     // No secret the server holds for this user appears anywhere in the document.
     const [userRow] = await ctx.peek.db.select().from(users).where(eq(users.id, buyer.userId))
     const [pinRow] = await ctx.peek.db.select().from(userPins).where(eq(userPins.userId, buyer.userId))
@@ -105,7 +132,7 @@ describe('GET /me/export', () => {
     await ctx.handle(postJson('/api/v1/security/events', { kind: 'ROOTED' }, bearer(theirs.accessToken)))
     await ctx.services.securityLog.flush()
     const doc = (await (await exportOf(tokens.accessToken)).json()) as Record<string, any>
-    expect(doc).toMatchObject({ matches: [], ledger: [], withdrawals: [], securityEvents: [] })
+    expect(doc).toMatchObject({ matches: [], ledger: [], withdrawals: [], securityEvents: [], ratings: [] })
     expect(doc.user.email).toBe(user.email)
     expect(doc.sessions.length).toBe(1)
   })

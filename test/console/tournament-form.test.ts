@@ -22,8 +22,19 @@ describe('tournament form', () => {
     expect(rr.ok && rr.body.options).toEqual({ matchDeadlineS: 600 })
   })
 
+  test('unrated: the box sends options.rated false for any format; unchecked sends nothing (rated is the default)', () => {
+    for (const format of ['single_elimination', 'double_elimination', 'round_robin', 'swiss']) {
+      expect(readTournamentForm({ ...base, format, unrated: 'on' })).toMatchObject({ ok: true, body: { options: { rated: false } } })
+    }
+    const rated = readTournamentForm(base)
+    expect(rated.ok && rated.body.options).toBeUndefined()
+  })
+
   test('registration: times typed in UTC, check-in both ends or neither, fee and prizes as given', () => {
     const fields: TournamentFormFields = { ...base, mode: 'registration', participants: 'ignored', closesAt: '2030-01-01T10:00', maxPlayers: '16', startsAt: '2030-01-01T12:00', seeding: 'random', entryFee: '2.50', prizes: '10, 5' }
+    expect(readTournamentForm({ ...fields, seeding: 'rating' })).toMatchObject({ ok: true, body: { seeding: 'rating' } })
+    const unknown = readTournamentForm({ ...fields, seeding: 'alphabetical' })
+    expect(unknown.ok && 'seeding' in unknown.body).toBe(false)
     expect(readTournamentForm(fields)).toEqual({
       ok: true,
       body: { gameId: 'gam_1', name: 'Cup', format: 'single_elimination', prizes: ['10', '5'], registration: { closesAt: '2030-01-01T10:00:00.000Z', maxPlayers: 16 }, startsAt: '2030-01-01T12:00:00.000Z', seeding: 'random', entryFee: '2.50' },

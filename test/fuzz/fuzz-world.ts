@@ -1033,6 +1033,12 @@ export const FIELD_HINTS: Hints = {
   role: fc.constantFrom('viewer', 'moderator', 'finance', 'admin', 'root', 'ADMIN', ''),
   totp: fc.constantFrom('000000', '123456', '', '12345a', ' 123 456 ', '9'.repeat(16)),
   query: fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('username', n)), fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.constantFrom('fuzz', '%', '_', 'usr_', '')),
+  // Ratings (contract §15): a game's settings (each field optional, at and past its bounds), a season's reset.
+  rating: fc.oneof(
+    fc.constant(new JObj([])),
+    fc.record({ tau: fc.constantFrom(0.1, 0.5, 2, 0.09, 2.01, -1), inactivityPeriodS: fc.constantFrom(3600, 604800, 31_536_000, 3599, 1.5, 0) }, { requiredKeys: [] }).map((r) => new JObj(Object.entries(r) as [string, JVal][])),
+  ),
+  reset: fc.constantFrom('soft', 'hard', 'SOFT', ''),
 }
 
 /** A datetime-local value (read as UTC) minutes from now, a full ISO time, or text that is no time. */
@@ -1068,6 +1074,7 @@ export const CONSOLE_FIELD_HINTS: Hints = {
       checkInOpensAt: consoleTime,
       checkInClosesAt: consoleTime,
       thirdPlaceMatch: fc.constant('on'),
+      unrated: fc.constant('on'),
       grandFinal: fc.constantFrom('simple', 'reset', 'none'),
       rounds: fc.constantFrom('1', '3', '0', '-1', '1.5', '1e3', '99999999999'),
       matchDeadlineS: fc.constantFrom('600', '60', '0', '-1', '1.5', 'x', '99999999999'),
@@ -1182,6 +1189,8 @@ const GOOD_FIELDS: Record<string, JVal> = {
   options: new JObj([['matchDeadlineS', 600]]),
   prizes: ['1'],
   role: 'finance',
+  rating: new JObj([['tau', 0.6], ['inactivityPeriodS', 86400]]),
+  reset: 'soft',
 }
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
@@ -1190,6 +1199,8 @@ const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /api/v1/user/password/reset': { email: new Ref('email', 0), code: new Ref('code:reset_password') },
   'POST /api/v1/admin/matches/:id/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /api/v1/admin/operators': { name: 'known-good-op' },
+  // A season an hour ahead: after the game's first (current) one, within the year.
+  'POST /api/v1/admin/games/:id/seasons': { startsAt: new Ref('isoTime', 60) },
   'POST /api/v1/admin/sessions': { name: new Ref('operator:name') },
   // User 0's own guest device: a sign-in to its account, and a link it has already (a retry, 200).
   'POST /api/v1/user/login/device': { deviceSecret: deviceSecretOf(0), create: true },
@@ -1217,6 +1228,8 @@ const GOOD_HEADERS_OF_ROUTE: Record<string, [string, Ref][]> = {
 const GOOD_QUERY_OF_ROUTE: Record<string, NonNullable<RequestSpec['query']>> = {
   // A ticket's shape; the route refuses a request that is not an upgrade before spending it (see UPGRADE_ROUTES).
   'GET /api/v1/events/socket': { pairs: [['ticket', 'A'.repeat(43)]] },
+  // The season form's confirmation page: the fields it carries to the real form, a start a month ahead.
+  'GET /console/games/:id/seasons': { pairs: [['name', 'Fuzz Season'], ['startsAt', new Ref('consoleTime', 60 * 24 * 30)], ['reset', 'soft']] },
 }
 
 /**
@@ -1342,6 +1355,7 @@ const CONSOLE_GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /console/login/password': { newPassword: PASSWORD, confirmPassword: PASSWORD, next: '/console/users' },
   'POST /console/tournaments/:id/matches/:matchId/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /console/operators': { name: 'known-good-op' },
+  'POST /console/games/:id/seasons': { name: 'Fuzz Season', startsAt: new Ref('isoTime', 60 * 24 * 30), reset: 'soft' },
   // Turning off an authenticator needs one: the session's operator sets one up just before.
   // (The code's Ref sets it up; the fields of a request resolve at once, so the CSRF token's must not enrol as well.)
   'POST /console/account/totp/disable': { code: new Ref('console:totp:enabled') },
@@ -1354,7 +1368,7 @@ const CONSOLE_GOOD_COOKIE_OF_ROUTE: Record<string, Ref> = {
 }
 
 /** Optional form fields a known-good request leaves empty, as the browser's form would: the players flow takes no registration times. */
-const CONSOLE_OMITTED_FIELDS = ['newPassword', 'totp', 'thirdPlaceMatch', 'grandFinal', 'rounds', 'matchDeadlineS', 'closesAt', 'maxPlayers', 'checkInOpensAt', 'checkInClosesAt', 'startsAt', 'seeding', 'entryFee', 'prizes']
+const CONSOLE_OMITTED_FIELDS = ['newPassword', 'totp', 'thirdPlaceMatch', 'unrated', 'grandFinal', 'rounds', 'matchDeadlineS', 'closesAt', 'maxPlayers', 'checkInOpensAt', 'checkInClosesAt', 'startsAt', 'seeding', 'entryFee', 'prizes']
 
 /** The real id a console path parameter names in a known-good request. */
 function consoleGoodParam(param: string, path: string): Ref {
@@ -1402,7 +1416,7 @@ function consoleKnownGood(route: RouteShape): RequestSpec {
   return {
     method: route.method,
     params: Object.fromEntries(paramNames(route).map((p) => [p, consoleGoodParam(p, route.path)])),
-    query: null,
+    query: GOOD_QUERY_OF_ROUTE[key] ?? null,
     headers,
     body: writes ? { kind: 'form', fields: new JObj(fields.map((f) => [f, good[f]!])), contentType: 'application/x-www-form-urlencoded' } : { kind: 'none', contentType: null },
     subject: 0,

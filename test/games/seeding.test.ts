@@ -1,4 +1,5 @@
 // The seeding of a registration tournament (src/modules/games/seeding.ts): pure and reproducible.
+// Seeding by rating through the routes: test/ratings/seeding.test.ts.
 import { describe, expect, test } from 'bun:test'
 import { newSeedingSeed, seedOrder } from '../../src/modules/games/seeding'
 
@@ -31,5 +32,15 @@ describe('seedOrder', () => {
 
   test('random without a seed is a programming error', () => {
     expect(() => seedOrder(players, 'random', null)).toThrow()
+  })
+
+  test('rating: highest display first, equal displays in join order', () => {
+    const display: Record<string, number> = { a: 800, b: 1210.5, c: 800, d: 640, e: 1210.5, f: 800 }
+    expect(seedOrder(['a', 'b', 'c', 'd', 'e', 'f'], 'rating', null, (p) => display[p]!)).toEqual(['b', 'e', 'a', 'c', 'f', 'd'])
+    expect(seedOrder(['f', 'e', 'd', 'c', 'b', 'a'], 'rating', null, (p) => display[p]!)).toEqual(['e', 'b', 'f', 'c', 'a', 'd'])
+  })
+
+  test('rating without the displays is a programming error', () => {
+    expect(() => seedOrder(players, 'rating', null)).toThrow()
   })
 })

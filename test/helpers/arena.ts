@@ -58,9 +58,14 @@ export async function players(ctx: Handler, count: number): Promise<Player[]> {
   return out
 }
 
-export async function startedTournament(ctx: Handler, gameId: string, people: Pick<Player, 'userId'>[]): Promise<TournamentView> {
+/** A tournament of `people` (seeded in that order), created and started by the operator: single elimination unless told. */
+export async function startedTournament(ctx: Handler, gameId: string, people: Pick<Player, 'userId'>[], how: { format?: string; options?: Record<string, unknown> } = {}): Promise<TournamentView> {
   const created = await ctx.handle(
-    postJson('/api/v1/admin/tournaments', { gameId, name: 'Cup', format: 'single_elimination', participants: people.map((p) => p.userId) }, admin),
+    postJson(
+      '/api/v1/admin/tournaments',
+      { gameId, name: 'Cup', format: how.format ?? 'single_elimination', participants: people.map((p) => p.userId), ...(how.options ? { options: how.options } : {}) },
+      admin,
+    ),
   )
   expect(created.status).toBe(201)
   const { tournament } = (await created.json()) as { tournament: TournamentView }
@@ -103,11 +108,32 @@ export async function claim(ctx: Handler, gameId: string, gameKey: string, playe
   return (await res.json()) as DecisionResponse
 }
 
-/** Both players of a running match agree that `winner` won. */
-export async function playOut(ctx: Handler, gameId: string, gameKey: string, t: TournamentView, people: Player[], match: MatchView, winner: string) {
+/** Both players of a running match agree that `winner` won (null: a draw, where the format has them). */
+export async function playOut(ctx: Handler, gameId: string, gameKey: string, t: TournamentView, people: Player[], match: MatchView, winner: string | null) {
   const a = playerOf(t, people, match.slot1ParticipantId!)
   const b = playerOf(t, people, match.slot2ParticipantId!)
-  const first = await claim(ctx, gameId, gameKey, a, match.id, { outcome: 'WIN', winnerParticipantId: winner })
+  const body = winner === null ? { outcome: 'DRAW' } : { outcome: 'WIN', winnerParticipantId: winner }
+  const first = await claim(ctx, gameId, gameKey, a, match.id, body)
   expect(first.decision).toBe('pending')
-  return claim(ctx, gameId, gameKey, b, match.id, { outcome: 'WIN', winnerParticipantId: winner })
+  return claim(ctx, gameId, gameKey, b, match.id, body)
+}
+
+/**
+ * A game whose players have rated matches: a single elimination of `count`
+ * players (4 by default) played out, the better seed winning each match.
+ */
+export async function playedCup(ctx: Handler, gameName: string, count = 4) {
+  const { game, gameKey } = await createGame(ctx, gameName)
+  const people = await players(ctx, count)
+  const started = await startedTournament(ctx, game.id, people)
+  for (;;) {
+    const now = await tournament(ctx, started.id)
+    const running = now.matches.filter((m) => m.status === 'running')
+    if (running.length === 0) return { game, gameKey, people, tournament: now }
+    for (const match of running) {
+      const seedOf = (pid: string) => now.participants.find((p) => p.id === pid)!.seed
+      const winner = seedOf(match.slot1ParticipantId!) < seedOf(match.slot2ParticipantId!) ? match.slot1ParticipantId! : match.slot2ParticipantId!
+      await playOut(ctx, game.id, gameKey, now, people, match, winner)
+    }
+  }
 }

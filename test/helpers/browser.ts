@@ -14,7 +14,7 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { createTestApp, req, type TestApp, type TestAppOptions } from './app'
 import { ROOT } from './process'
 import { ADMIN_TOKEN } from './arena'
@@ -190,11 +190,12 @@ export async function signIn(page: Page, name: string, password: string, options
   }
 }
 
-/** Saves a PNG of the whole page (or with `{ fullPage: false }` of the 1366×768 window) as `<dir>/<name>.png`. Returns its path. */
-export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
+/** Saves a PNG of the whole page (or with `{ fullPage: false }` of the 1366×768 window; or of one element, a Locator) as `<dir>/<name>.png`. Returns its path. */
+export async function screenshot(target: Page | Locator, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true })
   const path = join(SCREENSHOT_DIR, `${name}.png`)
-  await page.screenshot({ path, fullPage: options.fullPage ?? true })
+  if ('goto' in target) await target.screenshot({ path, fullPage: options.fullPage ?? true })
+  else await target.screenshot({ path })
   return path
 }
 

@@ -19,7 +19,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { postJson, req, type TestApp } from '../helpers/app'
+import { req, type TestApp } from '../helpers/app'
 import { createArenaApp } from '../helpers/arena'
 import { bearer, cliActor, OPERATOR_PASSWORD } from '../helpers/operators'
 import { OPERATOR_ROLES, rolesBelow, type OperatorRole } from '../../src/modules/operators/roles'
@@ -83,11 +83,11 @@ async function sessionOf(role: OperatorRole, console: boolean): Promise<{ header
   return { headers: { cookie: cookie! }, csrf: ctx.services.operatorSessions.csrfFor(token) }
 }
 
-/** The route called with placeholder ids; an empty JSON body (API) or a form holding only a valid `_csrf` (console). */
+/** The route called with placeholder ids, by its own method; an empty JSON body (API) or a form holding only a valid `_csrf` (console). */
 function requestFor(route: Guarded, session: { headers: Record<string, string>; csrf: string }): Request {
   const path = route.path.replace(/:[A-Za-z]+/g, 'placeholder_0').replace(/\*$/, 'placeholder')
   if (route.method === 'GET' || route.method === 'HEAD') return req(path, { method: route.method, headers: session.headers })
-  if (!route.console) return postJson(path, {}, session.headers)
+  if (!route.console) return req(path, { method: route.method, headers: { 'content-type': 'application/json', ...session.headers }, body: '{}' })
   return req(path, {
     method: route.method,
     headers: { ...session.headers, 'content-type': 'application/x-www-form-urlencoded' },

@@ -160,6 +160,9 @@ describe('tournament create: the flags make the body POST /admin/tournaments tak
     expect(createBody({ ...base, players: 'a,b', format: 'double_elimination', 'grand-final': 'simple' }, now)).toMatchObject({ format: 'double_elimination', options: { grandFinal: 'simple' } })
     expect(createBody({ ...base, players: 'a,b', format: 'round_robin' }, now)).toEqual({ gameId: 'gam_1', name: 'N', format: 'round_robin', participants: ['a', 'b'] })
     expect(createBody({ ...base, players: 'a,b,c,d', format: 'swiss', rounds: '3' }, now)).toMatchObject({ format: 'swiss', options: { rounds: 3 } })
+    for (const format of ['single_elimination', 'double_elimination', 'round_robin', 'swiss']) {
+      expect(createBody({ ...base, players: 'a,b', format, unrated: true }, now)).toMatchObject({ format, options: { rated: false } })
+    }
   })
 
   test('a tournament players register for: times as ISO-8601 or from now', () => {
@@ -208,6 +211,7 @@ describe('tournament create: the flags make the body POST /admin/tournaments tak
     expect(usage({ ...base, 'closes-at': '+1h', 'max-players': '1', 'starts-at': '+2h' })).toContain('--max-players takes a whole number from 2 to 1024')
     expect(usage({ ...base, 'closes-at': '+1h', 'max-players': '8', 'starts-at': '+2h', 'check-in-opens-at': '+1h' })).toContain('go together')
     expect(usage({ ...base, 'closes-at': '+1h', 'max-players': '8', 'starts-at': '+2h', seeding: 'elo' })).toContain('--seeding')
+    expect(createBody({ ...base, 'closes-at': '+1h', 'max-players': '8', 'starts-at': '+2h', seeding: 'rating' }, now)).toMatchObject({ seeding: 'rating' })
     expect(usage({ name: 'N', players: 'a,b' })).toBe('missing --game')
   })
 })

@@ -3,7 +3,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { createTestApp, onEngine, postJson, req, settle } from '../helpers/app'
-import { admin, createArenaApp, players } from '../helpers/arena'
+import { admin, createArenaApp, createGame, playOut, players, startedTournament } from '../helpers/arena'
+import { cliActor } from '../helpers/operators'
 import { parseMetrics, type Sample } from '../helpers/metrics'
 import { AppMetrics } from '../../src/modules/metrics'
 import { funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
@@ -236,4 +237,37 @@ test('a source that fails at scrape time leaves its metric out (never a 0, never
   expect(value(samples, 'arena_backup_last_success_timestamp_seconds')).toBe(1_795_000_000)
   expect(value(samples, 'arena_backup_last_size_bytes')).toBe(4096)
   expect(value(samples, 'arena_backup_last_failure_timestamp_seconds')).toBeUndefined()
+})
+
+test('arena_rating_updates_total counts each player\'s rating update once its unit of work commits: a rated match 2, a correction 2, a season start 1 a player; a rolled-back count nothing', async () => {
+  const kinds = ['match', 'correction', 'season_reset'] as const
+  const read = async () => {
+    const samples = await scrape(approval)
+    return Object.fromEntries(kinds.map((kind) => [kind, value(samples, 'arena_rating_updates_total', { kind })])) as Record<(typeof kinds)[number], number | undefined>
+  }
+  const before = await read()
+  // Every kind is there from 0.
+  for (const kind of kinds) expect(before[kind]).toBeGreaterThanOrEqual(0)
+  const { game, gameKey } = await createGame(approval, 'Metrics Chess')
+  const people = await players(approval, 2)
+  const t = await startedTournament(approval, game.id, people)
+  const [match] = t.matches
+  expect((await playOut(approval, game.id, gameKey, t, people, match!, match!.slot1ParticipantId!)).decision).toBe('game_advance_pending_finalization')
+  expect(await read()).toEqual({ match: before.match! + 2, correction: before.correction!, season_reset: before.season_reset! })
+  const corrected = await approval.handle(postJson(`/api/v1/admin/matches/${match!.id}/correct`, { winnerParticipantId: match!.slot2ParticipantId, reason: 'wrong winner reported' }, admin))
+  expect(corrected.status).toBe(200)
+  expect(await read()).toEqual({ match: before.match! + 2, correction: before.correction! + 2, season_reset: before.season_reset! })
+  // A season starting resets each of the game's two rated players.
+  const startsAt = new Date(approval.clock.now().getTime() + 60_000)
+  await approval.services.ratings.createSeason(game.id, { name: 'Next', startsAt: startsAt.toISOString(), reset: 'hard' }, cliActor(approval))
+  approval.clock.advance(61_000)
+  await approval.runJobs()
+  expect(await read()).toEqual({ match: before.match! + 2, correction: before.correction! + 2, season_reset: before.season_reset! + 2 })
+  // A unit of work that counted and rolled back: nothing.
+  await expect(approval.storage.write(async (tx) => {
+    tx.count('ratingUpdates', 'match', 5)
+    throw new Error('rolled back')
+  })).rejects.toThrow('rolled back')
+  await settle()
+  expect((await read()).match).toBe(before.match! + 2)
 })

@@ -32,6 +32,7 @@ const SAME_FIELDS_AS_A_MODEL: Record<string, string> = {
   'src/modules/wallet/holdings.ts: StatementEntry': "the model is auth/model.ts LedgerEntry (the account export's); typed here by the ledger's own kinds; to move to wallet/model.ts with its owner",
   'src/modules/security/pin-service.ts: PinState': 'the model is admin/model.ts PinStateModel; to move with the PIN to its owner',
   'src/modules/games/formats/engine.ts: StandingRow': "a format engine's pure result (src/modules/games/formats imports nothing of the models)",
+  'src/modules/games/store.ts: GameSummary': 'a stored row: its createdAt is a Date (games/service.ts gameView writes the model Game)',
   'src/modules/ratings/store.ts: SeasonRecord': 'a stored row: its instants are Dates (service.ts toSeason writes the model Season)',
   'test/helpers/purchases.ts: VerifyBody': 'a body a test sends, every field `unknown` so that a hostile one can be sent',
 }

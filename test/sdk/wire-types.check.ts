@@ -14,7 +14,7 @@ import type * as SecurityModel from '../../src/modules/security/model'
 import type * as WalletModel from '../../src/modules/wallet/model'
 import type * as EventsModel from '../../src/modules/events/model'
 import type * as RatingsModel from '../../src/modules/ratings/model'
-import type { RatingsService } from '../../src/modules/ratings/service'
+import type * as RatingsRoutes from '../../src/modules/ratings/index'
 import type * as Realtime from '../../src/modules/realtime/protocol'
 import type * as SharedModels from '../../src/shared/models'
 import type { EventTopic as ServerEventTopic } from '../../src/db/schema/events'
@@ -68,8 +68,7 @@ export type WireTypes = [
   Same<Equal<Sdk.Leaderboard, Model<typeof RatingsModel.Leaderboard>>>,
   Same<Equal<Sdk.RatingChange, Model<typeof RatingsModel.RatingChange>>>,
   Same<Equal<Sdk.RatingHistoryPage, Model<typeof RatingsModel.RatingHistoryPage>>>,
-  // No model of its own: what GET /games/{gameId}/ratings/me answers is the service's answer.
-  Same<Equal<Sdk.MyRating, Awaited<ReturnType<RatingsService['mine']>>>>,
+  Same<Equal<Sdk.MyRating, Model<typeof RatingsRoutes.MyRatingResponse>>>,
   Same<Equal<Sdk.PlaneEvent, Model<typeof EventsModel.PlaneEvent>>>,
   Same<Equal<Sdk.EventsPage, Model<typeof EventsModel.EventsPage>>>,
   Same<Equal<Sdk.EventTopic, ServerEventTopic>>,

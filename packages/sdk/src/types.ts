@@ -189,6 +189,15 @@ export interface AccountExport {
     occurredAt: string
     receivedAt: string
   }[]
+  /** The user's rating in each game they were rated in, by game id. */
+  ratings: {
+    gameId: string
+    /** The season the rating is of (the current one). */
+    seasonId: string
+    rating: RatingView
+    /** Every change of this rating in the game, every season, oldest first. */
+    history: RatingChange[]
+  }[]
 }
 
 /** How a tournament is played: single or double elimination, round robin, Swiss. */
@@ -226,6 +235,8 @@ export interface Match {
 
 /** A tournament's creation options. */
 export interface TournamentOptions {
+  /** Whether its results move the players' ratings in the game; absent: true. */
+  rated?: boolean
   /** Seconds a match may run before it is settled; absent: no deadline. */
   matchDeadlineS?: number
   /** Single elimination: the semi-final losers play for third place (4 or more players). */
@@ -234,8 +245,6 @@ export interface TournamentOptions {
   grandFinal?: 'simple' | 'reset'
   /** Swiss: rounds to play, at most players − 1 (default ⌈log2 players⌉). */
   rounds?: number
-  /** Whether its results move the players' ratings in the game; default true. */
-  rated?: boolean
 }
 
 /** One row of a tournament's standings. */
@@ -261,8 +270,8 @@ export interface Registration {
   checkIn: { opensAt: string; closesAt: string } | null
   /** When it starts by itself. */
   startsAt: string
-  /** `registration`: seeds in join order; `random`: a shuffle reproducible from `seed`. */
-  seeding: 'registration' | 'random'
+  /** `registration`: seeds in join order; `random`: a shuffle reproducible from `seed`; `rating`: by display rating in the game at the start, ties in join order. */
+  seeding: 'registration' | 'random' | 'rating'
   /** The random seeding's seed, once the tournament started; null before and for `registration` seeding. */
   seed: string | null
 }

@@ -46,7 +46,9 @@ function GamesTable({ games, mayAct }: { games: GameListing[]; mayAct: boolean }
       <tbody>
         {games.map((game) => (
           <tr>
-            <th scope="row">{game.name}</th>
+            <th scope="row">
+              <a href={`/console/games/${game.id}`}>{game.name}</a>
+            </th>
             <td class="mono">{game.id}</td>
             <td>
               <When at={game.createdAt} />

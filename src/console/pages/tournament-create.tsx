@@ -90,6 +90,9 @@ export function CreateTournamentForm({ csrf, games, values = {}, errors = [] }: 
         </label>
         <Text name="rounds" label="Rounds (Swiss)" hint="default ⌈log2 players⌉, at most players − 1" values={values} errors={errors} numeric />
         <Text name="matchDeadlineS" label="Match deadline in seconds (any format)" hint="empty: no deadline" values={values} errors={errors} numeric />
+        <label class="choice">
+          <input type="checkbox" name="unrated" checked={values.unrated !== undefined} /> Unrated: its results do not move the players' ratings (a friendly, a test)
+        </label>
         <Text name="prizes" label="Prizes, rank 1 first" hint="decimal amounts separated by commas; the start waits for the escrow to cover them" values={values} errors={errors} placeholder="100, 50, 25" />
       </fieldset>
       <fieldset>
@@ -117,11 +120,14 @@ export function CreateTournamentForm({ csrf, games, values = {}, errors = [] }: 
         <label>
           Seeding
           <select name="seeding">
-            <option value="registration" selected={values.seeding !== 'random'}>
+            <option value="registration" selected={values.seeding !== 'random' && values.seeding !== 'rating'}>
               in the order players joined
             </option>
             <option value="random" selected={values.seeding === 'random'}>
               random (reproducible from a stored seed)
+            </option>
+            <option value="rating" selected={values.seeding === 'rating'}>
+              by rating in the game at the start (ties in join order)
             </option>
           </select>
         </label>

@@ -40,6 +40,7 @@ function Facts({ tournament, seats, gameName }: { tournament: Tournament; seats:
     o.grandFinal ? `grand final: ${o.grandFinal}` : null,
     o.rounds !== undefined ? `${o.rounds} rounds` : null,
     o.matchDeadlineS !== undefined ? `match deadline ${o.matchDeadlineS} s` : null,
+    o.rated === false ? 'unrated' : null,
   ].filter((x) => x !== null)
   const r = tournament.registration
   return (

@@ -13,6 +13,7 @@ import { Csrf } from '../layout'
 import { attempt, consolePage, NOTICE_FIELDS, Pager, queryOf, Time } from '../page'
 import { consoleRoute, consoleSession } from '../session'
 import { ConfirmButton, confirmPage } from '../confirm'
+import { UserRatingsSection, userRatingsOf } from './game-ratings'
 
 const SECTION = '/console/users'
 const LEDGER_PAGE = 25
@@ -137,11 +138,11 @@ export function userPages(services: Services) {
         '/users/:id',
         async ({ request, params, query }) => {
           const detail = await users.detail(params.id)
-          const [ledger, pin] = await Promise.all([wallet.transactions(params.id, { limit: LEDGER_PAGE, ...(query.ledgerAfter ? { after: query.ledgerAfter } : {}) }), pins.state(params.id)])
+          const [ledger, pin, rated] = await Promise.all([wallet.transactions(params.id, { limit: LEDGER_PAGE, ...(query.ledgerAfter ? { after: query.ledgerAfter } : {}) }), pins.state(params.id), userRatingsOf(services, detail.user.id)])
           const role = consoleSession(request).actor.operator.role
           const may = { moderate: roleAllows(role, 'moderator'), unlockPin: roleAllows(role, 'finance') }
           return consolePage(request, { title: `User ${detail.user.username}`, section: SECTION, query }, (
-            <UserDetailPage detail={detail} pin={pin} ledger={ledger} ledgerAfter={query.ledgerAfter ?? null} may={may} csrf={consoleSession(request).csrf} sockets={services.sockets.openFor(detail.user.id)} />
+            <UserDetailPage detail={detail} pin={pin} ledger={ledger} ledgerAfter={query.ledgerAfter ?? null} may={may} csrf={consoleSession(request).csrf} sockets={services.sockets.openFor(detail.user.id)} rated={rated} />
           ))
         },
         {
@@ -282,6 +283,7 @@ function UserDetailPage({
   may,
   csrf,
   sockets,
+  rated,
 }: {
   detail: UserDetail
   pin: Pin
@@ -291,6 +293,8 @@ function UserDetailPage({
   csrf: string
   /** Event sockets the user holds open on this instance (other instances hold their own). */
   sockets: number
+  /** The player's ratings, per game, with their latest changes. */
+  rated: Awaited<ReturnType<typeof userRatingsOf>>
 }) {
   const { user, sessions, wallet, ban, identities } = detail
   const base = `/console/users/${user.id}`
@@ -530,6 +534,8 @@ function UserDetailPage({
           firstLabel="Earliest movements"
         />
       </section>
+
+      <UserRatingsSection {...rated} />
 
       <section aria-labelledby="sessions">
         <h2 id="sessions">Sessions</h2>

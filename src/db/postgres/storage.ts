@@ -17,7 +17,7 @@
 // instance's listener wakes its own waiting polls.
 import { postgresRateLimitStore, type PostgresRateLimitStore } from './rate-limits'
 import type postgres from 'postgres'
-import type { Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
+import type { Counted, Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
 import { StorageObservers } from '../observers'
 import { ClosedUnitOfWorkError, isRetryableConflict, mapEngineError, StorageUnavailableError } from '../errors'
 import type { EventWakeups } from '../../modules/events/wakeups'
@@ -140,6 +140,7 @@ class PostgresTransaction extends PostgresStores implements Transaction {
   constructor(
     scope: Omit<PostgresScope, 'afterCommit'>,
     private readonly attempt: Attempt,
+    private readonly observers: StorageObservers,
   ) {
     super({
       ...scope,
@@ -156,6 +157,10 @@ class PostgresTransaction extends PostgresStores implements Transaction {
 
   afterCommit(effect: () => void): void {
     this.scope.afterCommit!(effect)
+  }
+
+  count<C extends keyof Counted>(counter: C, label: Counted[C], n: number): void {
+    this.afterCommit(() => this.observers.counted(counter, label, n))
   }
 
   async databaseTime(_processNow: Date): Promise<Date> {
@@ -242,7 +247,7 @@ export class PostgresStorage implements Storage {
       try {
         const result = await this.pool.sql.begin(isolation, async (sql) => {
           try {
-            return await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), t: tables, sql, wakeups: this.wakeups, rowLocks: options.rowLocks === true }, current))
+            return await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), t: tables, sql, wakeups: this.wakeups, rowLocks: options.rowLocks === true }, current, this.observers))
           } finally {
             current.open = false
           }

@@ -19,7 +19,7 @@ export const games = sqliteTable('games', {
 })
 
 export const TOURNAMENT_STATUSES = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled'] as const
-export const SEEDINGS = ['registration', 'random'] as const
+export const SEEDINGS = ['registration', 'random', 'rating'] as const
 export const MATCH_STATUSES = ['waiting', 'running', 'disputed', 'decided', 'cancelled'] as const
 // The formats' and their brackets' names come from the formats' registry. As
 // a text column's `enum` they type the column and write no SQL: a new format

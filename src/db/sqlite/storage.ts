@@ -9,7 +9,7 @@
 // query_only: a write sent there by mistake fails instead of escaping the
 // committer.
 import { statSync } from 'node:fs'
-import type { Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
+import type { Counted, Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
 import { StorageObservers } from '../observers'
 import { mapEngineError } from '../errors'
 import type { EventWakeups } from '../../modules/events/wakeups'
@@ -135,6 +135,7 @@ class SqliteTransaction extends SqliteStores implements Transaction {
     handle: DbHandle,
     wakeups: EventWakeups,
     private readonly item: ItemContext,
+    private readonly observers: StorageObservers,
   ) {
     super(sqliteScope(handle, wakeups, (effect) => item.afterCommit(effect)))
   }
@@ -145,6 +146,10 @@ class SqliteTransaction extends SqliteStores implements Transaction {
 
   afterCommit(effect: () => void): void {
     this.scope.afterCommit!(effect)
+  }
+
+  count<C extends keyof Counted>(counter: C, label: Counted[C], n: number): void {
+    this.afterCommit(() => this.observers.counted(counter, label, n))
   }
 
   async databaseTime(processNow: Date): Promise<Date> {
@@ -234,7 +239,7 @@ export class SqliteStorage implements Storage {
 
   // Options are for engines with concurrent writers (see WriteOptions): here one unit of work runs at a time.
   write<T>(work: (tx: Transaction) => Promise<T>, _options?: WriteOptions): Promise<T> {
-    return this.commits.run((_db, item) => work(new SqliteTransaction(this.writer, this.wakeups, item)))
+    return this.commits.run((_db, item) => work(new SqliteTransaction(this.writer, this.wakeups, item, this.observers)))
   }
 
   async ping(): Promise<number> {

@@ -12,7 +12,7 @@
 // decides from, seeds a bracket in one statement and inserts larger chunks
 // (src/db/postgres/stores/games.ts).
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm'
-import type { GameRecord, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord, TournamentStatus, TournamentSummary } from '../../modules/games/store'
+import type { GameRecord, GameSummary, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord, TournamentStatus, TournamentSummary } from '../../modules/games/store'
 import { Queries, type Tables } from './scope'
 
 /** The columns of a match row that make a MatchRecord (all of them, named and ordered as the domain names them). */
@@ -60,6 +60,21 @@ export class GamesQueries extends Queries implements GamesStore {
 
   async insertGame(game: GameRecord): Promise<void> {
     await this.db.insert(this.t.games).values(game)
+  }
+
+  async game(gameId: string): Promise<GameSummary | null> {
+    const { games } = this.t
+    const [row] = await this.db
+      .select({ id: games.id, name: games.name, createdAt: games.createdAt, tau: games.ratingTau, inactivityPeriodS: games.ratingInactivityPeriodS })
+      .from(games)
+      .where(eq(games.id, gameId))
+    return row ? { id: row.id, name: row.name, createdAt: row.createdAt, rating: { tau: row.tau, inactivityPeriodS: row.inactivityPeriodS } } : null
+  }
+
+  async renameGame(gameId: string, name: string): Promise<boolean> {
+    const { games } = this.t
+    const renamed = await this.db.update(games).set({ name }).where(eq(games.id, gameId)).returning({ id: games.id })
+    return renamed.length > 0
   }
 
   async replaceKeyHash(gameId: string, keyHash: string, rotatedAt: Date): Promise<boolean> {

@@ -70,6 +70,17 @@ export class RatingsQueries extends Queries implements RatingsStore {
     return row ?? null
   }
 
+  async ratingsIn(gameId: string, userIds: readonly string[]): Promise<RatingRecord[]> {
+    if (userIds.length === 0) return []
+    const { ratings } = this.t
+    const rows: RatingRecord[] = []
+    // Chunked: SQLite limits a statement's bound variables, and a tournament seats up to 1024.
+    for (let i = 0; i < userIds.length; i += 500) {
+      rows.push(...(await this.db.select().from(ratings).where(and(eq(ratings.gameId, gameId), inArray(ratings.userId, userIds.slice(i, i + 500))))))
+    }
+    return rows
+  }
+
   async ratingsOfUser(userId: string): Promise<RatingRecord[]> {
     const { ratings } = this.t
     return this.db.select().from(ratings).where(eq(ratings.userId, userId)).orderBy(asc(ratings.gameId))

@@ -6,11 +6,14 @@ import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
-import { CorrectBody, CreateGameBody, CreateGameResponse, CreateTournamentBody, FundBody, GameKeyResponse, Match, PrizePoolResponse, ReasonBody, TournamentResponse } from '../games/model'
+import { CorrectBody, CreateGameBody, CreateGameResponse, GameResponse, UpdateGameBody, CreateTournamentBody, FundBody, GameKeyResponse, Match, PrizePoolResponse, ReasonBody, TournamentResponse } from '../games/model'
 import type { GamesService } from '../games/service'
 import type { TournamentOperations } from '../games/tournament-operations'
 import { DecisionResponse, ResolveBody } from '../matches/model'
 import type { WalletService } from '../wallet/service'
+import { CreateSeasonBody, RatingView, Season } from '../ratings/model'
+import { SeasonsResponse } from '../ratings'
+import type { RatingsService } from '../ratings/service'
 import type { Storage } from '../../db/storage'
 import { listSecurityEvents } from '../security/event-log'
 import { listMail, mailView } from '../mail/mailbox'
@@ -33,6 +36,10 @@ import type { OperatorSessions } from '../operators/sessions'
 
 export { ADMIN_TOKEN_HEADER }
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+const SeasonResponse = t.Object({ season: Season })
+const UserRatingsResponse = t.Object({
+  ratings: t.Array(t.Composite([t.Object({ gameId: t.String(), seasonId: t.String({ description: 'the game\'s current season' }) }), RatingView]), { description: 'one per game the player has a rating in' }),
+})
 
 const ADMIN_PREFIX = '/api/v1/admin'
 /** How GET /admin/withdrawals names its filters in a 422. */
@@ -84,6 +91,8 @@ export function adminModule(
   /** `devMailbox`: mount GET /admin/dev/mail (ARENA_ENV=local only; elsewhere that path is the ordinary 404). The rest: the user routes' services. */
   options: {
     devMailbox: boolean
+    /** Ratings and seasons (contract §15). */
+    ratings: RatingsService
     withdrawals: WithdrawalService
     /** The withdrawal history (GET /admin/withdrawals), the console's own read. */
     operations: OperationsOverview
@@ -135,10 +144,40 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
         '/games',
         async ({ body, set, request }) => {
           set.status = 201
-          return await games.createGame(body.name, actorOf(request))
+          return await games.createGame(body.name, actorOf(request), body.rating)
         },
-        { body: CreateGameBody, response: { 201: CreateGameResponse, ...errors(JSON_BODY, OPERATOR, STORAGE) }, ...operatorRoute('admin', 'Create a game; its key is shown once') },
+        { body: CreateGameBody, response: { 201: CreateGameResponse, ...errors(JSON_BODY, OPERATOR, STORAGE) }, ...operatorRoute('admin', 'Create a game, with its rating settings (defaults τ 0.5, a week); its key is shown once') },
       )
+      .patch('/games/:id', async ({ params, body, request }) => ({ game: await games.updateGame(params.id, body, actorOf(request)) }), {
+        params: IdParams,
+        body: UpdateGameBody,
+        response: { 200: GameResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
+        ...operatorRoute('admin', 'Rename a game or change its rating settings: τ from the next rated match, a new inactivity period on the board at once'),
+      })
+      .post(
+        '/games/:id/seasons',
+        async ({ params, body, set, request }) => {
+          set.status = 201
+          return await options.ratings.createSeason(params.id, body, actorOf(request))
+        },
+        {
+          params: IdParams,
+          body: CreateSeasonBody,
+          response: { 201: SeasonResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'], 409: ['conflict'] }, STORAGE) },
+          ...operatorRoute('admin', 'Schedule a season of a game: at startsAt its job ends the current season (its final board kept) and resets every rating, soft or hard'),
+        },
+      )
+      // `:id` as every /admin/games/{id}/… route (the router takes one name per place in a path).
+      .get('/games/:id/seasons', async ({ params }) => await options.ratings.seasons(params.id), {
+        params: IdParams,
+        response: { 200: SeasonsResponse, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
+        ...operatorRoute('viewer', 'A game\'s seasons, newest first: scheduled, current and ended'),
+      })
+      .get('/users/:id/ratings', async ({ params }) => await options.ratings.ofUser(await options.users.idOf(params.id)), {
+        params: IdParams,
+        response: { 200: UserRatingsResponse, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
+        ...operatorRoute('viewer', 'A player\'s rating in every game they were rated in (by user id or username)'),
+      })
       .post('/games/:id/rotate-key', async ({ params, request }) => await games.rotateKey(params.id, actorOf(request)), {
         params: IdParams,
         response: { 200: GameKeyResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },

@@ -1,7 +1,8 @@
 // The account export (contract §8, GET /me/export): one JSON document with
 // everything arena keeps about the user that the user may see: the profile,
 // every auth session, the matches they were seated in, every posting on their
-// wallet, their withdrawals and the security events they reported. Never a
+// wallet, their withdrawals, the security events they reported, and their
+// ratings with their history in every game they were rated in. Never a
 // hash, a token or a key: each part is a view made for this document.
 //
 // Each part is read on its own (committed state, no one snapshot across
@@ -13,6 +14,7 @@ import { toIso } from '../../shared/clock'
 import { viewsOf } from './identities'
 import { AppError } from '../../shared/errors'
 import type { MatchesService } from '../matches/service'
+import type { RatingsService } from '../ratings/service'
 import type { SecurityEventLog } from '../security/event-log'
 import type { WalletService } from '../wallet/service'
 import type { WithdrawalService } from '../wallet/withdrawals'
@@ -26,6 +28,7 @@ export interface AccountExportDeps {
   wallet: WalletService
   withdrawals: WithdrawalService
   securityLog: SecurityEventLog
+  ratings: RatingsService
 }
 
 const iso = (date: Date | null) => (date === null ? null : toIso(date))
@@ -39,13 +42,14 @@ export class AccountExport {
     const account = await storage.read.auth.userById(userId)
     // The bearer was checked: only an account deleted this very moment gets here.
     if (!account || account.deletedAt !== null) throw new AppError('unauthorized', 'This account no longer exists')
-    const [identities, sessions, matches, ledger, withdrawals, securityEvents] = await Promise.all([
+    const [identities, sessions, matches, ledger, withdrawals, securityEvents, ratings] = await Promise.all([
       storage.read.auth.identitiesOf(userId),
       storage.read.auth.sessionsOf(userId),
       this.deps.matches.playedBy(userId),
       this.deps.wallet.statement(userId),
       this.deps.withdrawals.listOf(userId),
       this.deps.securityLog.reportedBy(userId),
+      this.deps.ratings.exportOf(userId),
     ])
     return {
       exportedAt,
@@ -64,6 +68,7 @@ export class AccountExport {
       ledger,
       withdrawals,
       securityEvents,
+      ratings,
     }
   }
 }

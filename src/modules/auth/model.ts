@@ -2,6 +2,7 @@ import { t, type Static } from 'elysia'
 import { IntegrityLevel } from '../security/model'
 import { Withdrawal } from '../wallet/model'
 import { PlayedMatch } from '../matches/model'
+import { RatingChange, RatingView } from '../ratings/model'
 import type { RevokeReason as StoredRevokeReason } from './store'
 
 export const User = t.Object(
@@ -254,6 +255,15 @@ export const AccountExport = t.Object(
     ledger: t.Array(LedgerEntry, { description: 'every posting on the user\'s wallet, oldest first' }),
     withdrawals: t.Array(Withdrawal, { description: 'oldest first' }),
     securityEvents: t.Array(ReportedSecurityEvent, { description: 'the events the user reported (POST /security/events), oldest first' }),
+    ratings: t.Array(
+      t.Object({
+        gameId: t.String(),
+        seasonId: t.String({ description: 'the season the rating is of (the current one)' }),
+        rating: RatingView,
+        history: t.Array(RatingChange, { description: 'every change of this rating in the game, every season, oldest first (seq 1, 2, 3…)' }),
+      }),
+      { description: 'the user\'s rating in each game they were rated in (docs/ratings.md), by game id' },
+    ),
   },
   { $id: 'AccountExport' },
 )

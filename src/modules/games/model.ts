@@ -1,10 +1,27 @@
 import { t, type Static } from 'elysia'
 import type { TLiteral, TUnion } from '@sinclair/typebox'
+import { GameRatingSettings } from '../ratings/model'
 import { BRACKETS, FORMAT_NAMES, FORMAT_OPTIONS, type BracketTuple, type FormatNameTuple } from './formats/engines'
 
-export const Game = t.Object({ id: t.String(), name: t.String(), createdAt: t.String() }, { $id: 'Game' })
+export const Game = t.Object({ id: t.String(), name: t.String(), createdAt: t.String(), rating: GameRatingSettings }, { $id: 'Game' })
+export type Game = Static<typeof Game>
 
-export const CreateGameBody = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) }, { $id: 'CreateGameBody' })
+/** Rating settings to set (contract §15): each field optional, within GameRatingSettings' bounds; one left out keeps its value (its default on creation). */
+export const GameRatingPatch = t.Object(
+  { tau: t.Optional(GameRatingSettings.properties.tau), inactivityPeriodS: t.Optional(GameRatingSettings.properties.inactivityPeriodS) },
+  { $id: 'GameRatingPatch' },
+)
+export type GameRatingPatch = Static<typeof GameRatingPatch>
+
+const GameName = t.String({ minLength: 1, maxLength: 100 })
+export const CreateGameBody = t.Object({ name: GameName, rating: t.Optional(GameRatingPatch) }, { $id: 'CreateGameBody' })
+export type CreateGameBody = Static<typeof CreateGameBody>
+export const UpdateGameBody = t.Object(
+  { name: t.Optional(GameName), rating: t.Optional(GameRatingPatch) },
+  { $id: 'UpdateGameBody', description: 'at least one field; a field left out keeps its value' },
+)
+export type UpdateGameBody = Static<typeof UpdateGameBody>
+export const GameResponse = t.Object({ game: Game })
 export const CreateGameResponse = t.Object({ game: Game, gameKey: t.String({ description: 'shown once; store it' }) })
 export const GameKeyResponse = t.Object({ gameKey: t.String() })
 
@@ -49,7 +66,7 @@ export const TournamentStatus = t.Union([
   t.Literal('cancelled'),
 ])
 
-export const Seeding = t.Union([t.Literal('registration'), t.Literal('random')], { description: '`registration`: seeds in the order players joined; `random`: a shuffle reproducible from `seed`' })
+export const Seeding = t.Union([t.Literal('registration'), t.Literal('random'), t.Literal('rating')], { description: '`registration`: seeds in the order players joined; `random`: a shuffle reproducible from `seed`; `rating`: by display rating in the game at the start (docs/ratings.md), ties in the order they joined' })
 
 /** How players sign up: null for a tournament an operator created with its participants. */
 export const Registration = t.Object(

@@ -11,7 +11,7 @@ import { newId } from '../../shared/ids'
 import { assertMayAct } from '../auth/standing'
 import type { CreateTournamentBody, RegistrationView } from './model'
 import { chargeEntryFee, refundEntryFee } from './prizes'
-import type { Participant, TournamentRecord } from './store'
+import type { Participant, Seeding, TournamentRecord } from './store'
 import { isoOrNull } from './tournament-view'
 
 /** The furthest ahead a registration tournament may start. */
@@ -35,7 +35,7 @@ interface RegistrationPlan {
   checkInOpensAt: Date | null
   checkInClosesAt: Date | null
   startsAt: Date
-  seeding: 'registration' | 'random'
+  seeding: Seeding
 }
 
 /**

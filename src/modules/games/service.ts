@@ -15,12 +15,14 @@ import type { SecurityEventInput } from '../security/event-log'
 import { engineOf, FORMAT_OPTIONS, ownerOf, type FormatOptionName, type OptionProblem } from './formats/engines'
 import { issueGameKey } from './game-keys'
 import { firstSeason } from '../ratings/seasons'
-import type { CreateTournamentBody, Tournament, TournamentsPage } from './model'
+import type { CreateTournamentBody, Game, GameRatingPatch, Tournament, TournamentsPage, UpdateGameBody } from './model'
+import type { GameRatingSettings } from '../ratings/model'
+import type { RatingsService } from '../ratings/service'
 import { fundPrizePool, planPurse, settleCancelled, underfunded, PRIZE_ASSET, type PrizePool } from './prizes'
 import { invalid, planRegistration } from './registration'
 import { newSeedingSeed } from './seeding'
 import { openBracket, startRegistered } from './start'
-import type { TournamentRecord, TournamentStatus } from './store'
+import type { GameSummary, TournamentRecord, TournamentStatus } from './store'
 import { isoOrNull, loadTournament, purseView, registrationOf } from './tournament-view'
 
 /** A new tournament's stored options: the format's, and its fee and prizes; null for none. */
@@ -75,30 +77,84 @@ async function refundEntryFees(tx: Transaction, tournamentId: string, now: Date)
   await settleCancelled(tx, tournamentId, await tx.games.participantsOf(tournamentId), now)
 }
 
+/** A new game's rating settings where POST /admin/games leaves them out (contract §15). */
+export const DEFAULT_RATING_SETTINGS: GameRatingSettings = { tau: 0.5, inactivityPeriodS: 604_800 }
+
+/** The fields of a rating patch that were given (`{ tau: undefined }` sets nothing). */
+function definedOf(patch: GameRatingPatch): Partial<GameRatingSettings> {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined))
+}
+
+function gameView(game: GameSummary): Game {
+  return { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: { tau: game.rating.tau, inactivityPeriodS: game.rating.inactivityPeriodS } }
+}
+
 /** The longest funding reference (the route's schema says the same). */
 export const FUNDING_REFERENCE_MAX = 128
 
 export interface GamesServiceDeps {
   storage: Storage
   clock: Clock
+  /** A game's rating settings change with its board (PATCH /admin/games/{id}). */
+  ratings: Pick<RatingsService, 'applySettings'>
   onSecurityEvent?: (event: SecurityEventInput) => void
 }
 
 export class GamesService {
   constructor(private readonly deps: GamesServiceDeps) {}
 
-  /** Creates a game and its key (shown once; the audit record names the game, never the key). */
-  async createGame(name: string, by: Actor) {
+  /**
+   * Creates a game and its key (shown once; the audit record names the game,
+   * never the key), with its rating settings (contract §15): the defaults
+   * (τ 0.5, a week) where `rating` leaves one out.
+   */
+  async createGame(name: string, by: Actor, rating: GameRatingPatch = {}): Promise<{ game: Game; gameKey: string }> {
     const now = this.deps.clock.now()
     const { gameKey, keyHash } = issueGameKey()
     const game = { id: newId('game'), name, keyHash, keyRotatedAt: now, createdAt: now }
+    const settings: GameRatingSettings = { ...DEFAULT_RATING_SETTINGS, ...definedOf(rating) }
     await this.deps.storage.write(async (tx) => {
       await tx.games.insertGame(game)
+      await tx.ratings.setRatingConfig(game.id, settings)
       // Rated from its first match: a game has a current season from its creation (docs/ratings.md).
       await tx.ratings.insertSeason(firstSeason(game.id, now))
-      await by.record(tx, { action: 'game.create', target: game.id, details: { name } })
+      await by.record(tx, { action: 'game.create', target: game.id, details: { name, rating: settings } })
     })
-    return { game: { id: game.id, name: game.name, createdAt: toIso(game.createdAt) }, gameKey }
+    return { game: { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: settings }, gameKey }
+  }
+
+  /** A game as operators see it (never its key). */
+  async getGame(gameId: string): Promise<Game> {
+    const game = await this.deps.storage.read.games.game(gameId)
+    if (!game) throw new AppError('not_found', 'No such game')
+    return gameView(game)
+  }
+
+  /**
+   * Renames a game or changes its rating settings (contract §15), in one
+   * unit of work with its audit record, which names what changed (`from`,
+   * `to`). τ applies from the next rated match; a new inactivity period
+   * moves the game's board at once (RatingsService.applySettings).
+   */
+  async updateGame(gameId: string, patch: UpdateGameBody, by: Actor): Promise<Game> {
+    const rating = definedOf(patch.rating ?? {})
+    if (patch.name === undefined && Object.keys(rating).length === 0) {
+      throw invalid([{ path: 'body', message: 'Give at least one of name, rating.tau, rating.inactivityPeriodS' }])
+    }
+    return this.deps.storage.write(async (tx) => {
+      const before = await tx.games.game(gameId)
+      if (!before) throw new AppError('not_found', 'No such game')
+      const after = { ...before, name: patch.name ?? before.name, rating: { ...before.rating, ...rating } }
+      const changed: Record<string, { from: unknown; to: unknown }> = {}
+      if (after.name !== before.name) changed.name = { from: before.name, to: after.name }
+      for (const key of ['tau', 'inactivityPeriodS'] as const) {
+        if (after.rating[key] !== before.rating[key]) changed[key] = { from: before.rating[key], to: after.rating[key] }
+      }
+      if (changed.name) await tx.games.renameGame(gameId, after.name)
+      if (changed.tau || changed.inactivityPeriodS) await this.deps.ratings.applySettings(tx, gameId, after.rating)
+      await by.record(tx, { action: 'game.update', target: gameId, details: changed })
+      return gameView(after)
+    })
   }
 
   /** Issues a new key; the old one stops working at once. */

@@ -10,6 +10,7 @@ import type { Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { insertStartingBracket, loadState } from './progress'
 import { refundEntryFee, settleCancelled, underfunded } from './prizes'
+import { displaysAtStart } from '../ratings/seeding'
 import { seedOrder } from './seeding'
 import type { TournamentRecord } from './store'
 
@@ -31,7 +32,8 @@ export type RegisteredStart = 'started' | 'cancelled' | 'not_in_registration'
 /**
  * Starts a tournament that is in registration: drops the registrants who did
  * not check in (when check-in was asked; their entry fees refunded), seeds
- * the rest (registration order, or the stored seed's shuffle of it), and
+ * the rest (registration order, the stored seed's shuffle of it, or by
+ * display rating in the game at this moment, ties in registration order), and
  * opens the bracket; with fewer than two left it is cancelled instead (reason
  * `not_enough_players`, every fee refunded). With prizes its escrow must
  * cover (prizes.ts): short of that, `onUnderfunded` says what happens, `refuse`
@@ -70,7 +72,9 @@ export async function startRegistered(tx: Transaction, clock: Clock, tournamentI
     if (onUnderfunded === 'refuse') throw short
     return cancel('prize_pool_underfunded')
   }
-  const ordered = seedOrder(kept, tournament.seeding ?? 'registration', tournament.seed)
+  const seeding = tournament.seeding ?? 'registration'
+  const displays = seeding === 'rating' ? await displaysAtStart(tx, tournament.gameId, kept.map((p) => p.userId), now) : null
+  const ordered = seedOrder(kept, seeding, tournament.seed, displays ? (p) => displays.get(p.userId)! : undefined)
   await tx.games.assignSeeds(tournamentId, ordered.map((p) => p.id))
   await openBracket(tx, tournament, now)
   return 'started'

@@ -8,7 +8,7 @@ import type { BracketKind, DecidedBy, FormatName } from './formats/engine'
 
 export type TournamentFormatName = FormatName
 export type TournamentStatus = 'draft' | 'registration' | 'running' | 'finalizing' | 'completed' | 'cancelled'
-export type Seeding = 'registration' | 'random'
+export type Seeding = 'registration' | 'random' | 'rating'
 export type MatchStatus = 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
 
 /** A tournament's creation options (contract §9), stored as given. */
@@ -111,8 +111,20 @@ export interface MatchRecord {
   deadline?: Date | null
 }
 
+/** A game as operators read it: its name and its rating settings (contract §15), never its key. */
+export interface GameSummary {
+  id: string
+  name: string
+  createdAt: Date
+  rating: { tau: number; inactivityPeriodS: number }
+}
+
 export interface GamesStore {
   insertGame(game: GameRecord): Promise<void>
+  /** A game, null when there is no such game. */
+  game(gameId: string): Promise<GameSummary | null>
+  /** Renames a game; false when there is no such game. */
+  renameGame(gameId: string, name: string): Promise<boolean>
   /** Replaces a game's key; false when there is no such game. */
   replaceKeyHash(gameId: string, keyHash: string, rotatedAt: Date): Promise<boolean>
   /** The hash of a game's current key, null when there is no such game. Every game-SDK call asks. */

@@ -121,9 +121,13 @@ export class TournamentOperations {
           }
         }
       }
-      // The ratings the corrected result moved are moved again (nothing for an unrated match).
-      await rateCorrection(tx, now, { gameId: tournament.gameId, match, outcome: 'WIN', winnerParticipantId })
       await notifyMatchPlayers(tx, now, match, 'match.corrected', { winnerParticipantId, previousWinnerParticipantId: previous, reason })
+      // The ratings the corrected result moved are moved again (nothing for an
+      // unrated match). After the event above, as in a decision: on PostgreSQL
+      // an event append takes the outbox lock (held to the commit) and every
+      // rated decision takes it before its players' rows, so a correction
+      // locking the rows first would deadlock with a decision of one of them.
+      await rateCorrection(tx, now, { gameId: tournament.gameId, match, outcome: 'WIN', winnerParticipantId })
       await by.record(tx, { action: 'match.correct', target: matchId, reason, details: { tournamentId: match.tournamentId, winnerParticipantId, previousWinnerParticipantId: previous } })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({

@@ -14,6 +14,7 @@ import type { Clock } from '../../shared/clock'
 import type { BackupStatus } from '../../backup/schedule'
 import { STEAM_OUTCOMES, type SteamOutcome } from '../auth/steam'
 import type { SocketHub } from '../realtime/hub'
+import type { RatingChangeKind } from '../ratings/store'
 import { SOCKET_CLOSE_REASONS } from '../realtime/socket'
 
 export interface MetricsSources {
@@ -40,6 +41,7 @@ export interface MetricsSources {
 
 const UNFINISHED_WITHDRAWALS = ['awaiting_approval', 'held', 'pending_signature'] as const
 const JOB_STATES = ['due', 'later', 'failed'] as const
+const RATING_UPDATE_KINDS = ['match', 'correction', 'season_reset'] as const satisfies readonly RatingChangeKind[]
 
 export class AppMetrics {
   readonly registry = new Registry()
@@ -71,12 +73,23 @@ export class AppMetrics {
       registers,
     })
     const retries = new Counter({ name: 'arena_db_retries_total', help: 'Units of work run again after losing a race (PostgreSQL 40001/40P01; always 0 on SQLite)', registers })
+    // What committed units of work counted (Transaction.count), every label value from 0.
+    const ratingUpdates = new Counter({
+      name: 'arena_rating_updates_total',
+      help: 'Players\' ratings updated, one per player and update, counted once committed: by a rated match (2 a match), a correction (2 a corrected match), a season start (1 a player of the game)',
+      labelNames: ['kind'],
+      registers,
+    })
+    for (const kind of RATING_UPDATE_KINDS) ratingUpdates.inc({ kind }, 0)
     sources.storage.observe({
       committed(units, seconds) {
         batches.observe(units)
         commitTime.observe(seconds)
       },
       retried: () => retries.inc(),
+      counted(counter, label, n) {
+        if (counter === 'ratingUpdates') ratingUpdates.inc({ kind: label }, n)
+      },
     })
 
     // Read at scrape time. A failing source skips its metric for this scrape (never a 500).

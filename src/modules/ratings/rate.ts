@@ -116,6 +116,7 @@ export async function rateDecision(tx: Transaction, now: Date, decision: RatedDe
   ])
   await tell(tx, now, nextA, decision.match.id, 'match', beforeA, afterA)
   await tell(tx, now, nextB, decision.match.id, 'match', beforeB, afterB)
+  tx.count('ratingUpdates', 'match', 2)
 }
 
 const minus = (x: Glicko, y: Glicko): Glicko => ({ rating: x.rating - y.rating, deviation: x.deviation - y.deviation, volatility: x.volatility - y.volatility })
@@ -160,6 +161,7 @@ export async function rateCorrection(tx: Transaction, now: Date, decision: Rated
     await tx.ratings.saveRatings([next])
     await tx.ratings.appendHistory([historyRow(row, 'correction', decision.match.id, opponent, outcomeOf(score), before, after, now)])
     await tell(tx, now, next, decision.match.id, 'correction', before, after)
+    tx.count('ratingUpdates', 'correction', 1)
   }
   await correct(rowA, preA, resultA, b, scoreA)
   await correct(rowB, preB, resultB, a, (1 - scoreA) as Score)

@@ -90,4 +90,5 @@ export async function startSeason(tx: Transaction, seasonId: string, now: Date):
   if (!(await tx.ratings.moveSeason(season.id, 'scheduled', 'current', now))) throw new Error(`season ${season.id}: moved while starting`)
   await tx.ratings.saveRatings(reset)
   await tx.ratings.appendHistory(history)
+  tx.count('ratingUpdates', 'season_reset', history.length)
 }

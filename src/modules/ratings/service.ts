@@ -19,6 +19,8 @@ export const PAGE_DEFAULT = 50
 export const MAX_SCHEDULED_SEASONS = 10
 /** The furthest ahead a season may start. */
 export const MAX_SEASON_AHEAD_MS = 366 * 24 * 3600_000
+/** History rows the account export reads at a time. */
+const EXPORT_PAGE = 1000
 /** Rows the inactivity sweep moves per pass. */
 export const SWEEP_BATCH = 500
 
@@ -118,6 +120,18 @@ export class RatingsService {
     return { history: page.map(toChange), cursor: rows.length > limit ? String(page.at(-1)!.seq) : null }
   }
 
+  /**
+   * A player's latest `limit` rating changes in the game, newest first
+   * (operators: the user page). The rating row's `seq` is the chain's last,
+   * so this reads only those rows.
+   */
+  async latestHistory(gameId: string, userId: string, limit: number): Promise<RatingHistoryPage['history']> {
+    const row = await this.deps.storage.read.ratings.ratingOf(gameId, userId)
+    if (row === null) return []
+    const rows = await this.deps.storage.read.ratings.historyOf(gameId, userId, Math.max(0, row.seq - limit), limit)
+    return rows.map(toChange).reverse()
+  }
+
   /** A game's seasons, newest first. */
   async seasons(gameId: string): Promise<{ seasons: Season[] }> {
     await this.configOf(gameId)
@@ -198,7 +212,7 @@ export class RatingsService {
         createdAt: now,
       }
       await tx.ratings.insertSeason(season)
-      await tx.jobs.enqueue(JOB_KINDS.startSeason, { seasonId: season.id }, startsAt.getTime() < now.getTime() ? now : startsAt)
+      await tx.jobs.enqueue(JOB_KINDS.startSeason, { seasonId: season.id }, now, startsAt.getTime() < now.getTime() ? now : startsAt)
       await by.record(tx, { action: 'season.create', target: season.id, details: { gameId, name: input.name, startsAt: toIso(startsAt), reset: input.reset } })
       return { season: toSeason(season) }
     })
@@ -235,6 +249,28 @@ export class RatingsService {
       out.push({ gameId: row.gameId, seasonId: row.seasonId, ...this.view(row, config) })
     }
     return { ratings: out }
+  }
+
+  /**
+   * The user's ratings in every game they were rated in, each with its whole
+   * history (the account export, contract §8): what `mine` and `history`
+   * answer, all at once.
+   */
+  async exportOf(userId: string): Promise<{ gameId: string; seasonId: string; rating: RatingView; history: ReturnType<typeof toChange>[] }[]> {
+    const { ratings } = this.deps.storage.read
+    const out = []
+    for (const row of await ratings.ratingsOfUser(userId)) {
+      const { config } = await this.configOf(row.gameId)
+      const history: ReturnType<typeof toChange>[] = []
+      for (let afterSeq = 0; ; ) {
+        const page = await ratings.historyOf(row.gameId, userId, afterSeq, EXPORT_PAGE)
+        history.push(...page.map(toChange))
+        if (page.length < EXPORT_PAGE) break
+        afterSeq = page.at(-1)!.seq
+      }
+      out.push({ gameId: row.gameId, seasonId: row.seasonId, rating: this.view(row, config), history })
+    }
+    return out
   }
 
   /**

@@ -99,6 +99,8 @@ export interface RatingsStore {
   historyOfMatch(matchId: string): Promise<RatingHistoryRecord[]>
 
   ratingOf(gameId: string, userId: string): Promise<RatingRecord | null>
+  /** These players' ratings in the game, unlocked (a `rating` seeding reads them at the start). Missing players: no row. */
+  ratingsIn(gameId: string, userIds: readonly string[]): Promise<RatingRecord[]>
   /** The user's ratings in every game. */
   ratingsOfUser(userId: string): Promise<RatingRecord[]>
   /** The user's history in the game after `afterSeq`, oldest first. */
