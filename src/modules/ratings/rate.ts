@@ -51,7 +51,8 @@ async function contextOf(tx: Transaction, gameId: string) {
 async function lockedPair(tx: Transaction, gameId: string, seasonId: string, a: string, b: string, now: Date): Promise<[RatingRecord, RatingRecord]> {
   let rows = await tx.ratings.lockRatings(gameId, [a, b])
   if (rows.length < 2) {
-    const missing = [a, b].filter((userId) => !rows.some((row) => row.userId === userId))
+    // In user id order, as the locks are taken: two first matches sharing two new players never deadlock on the inserts.
+    const missing = [a, b].filter((userId) => !rows.some((row) => row.userId === userId)).sort()
     await tx.ratings.ensureRatings(missing.map((userId) => ({ ...INITIAL_ROW(now), gameId, userId, seasonId })))
     rows = await tx.ratings.lockRatings(gameId, [a, b])
   }
