@@ -26,7 +26,7 @@
 // test engine otherwise), BENCH_RATED (1; 0: the tournaments are unrated,
 // `options.rated: false`, so a decision rates no one: the difference between
 // the two is what rating the decided matches costs).
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createTestApp, postJson, type TestApp } from '../test/helpers/app'
 import { ADMIN_TOKEN, admin } from '../test/helpers/arena'
 import { MAX_OPEN_GAME_SESSIONS } from '../src/modules/matches/service'
@@ -142,10 +142,26 @@ ctx.storage.observe({
   retried: () => {},
 })
 const { gameId, gameKey, players } = await setUp(ctx)
+// BENCH_SQL=<statements>: run on the writer after setting up (an experiment: DROP INDEX …, to see what an index costs).
+if (process.env.BENCH_SQL) ctx.sqlite.writer.sqlite.run(process.env.BENCH_SQL)
+const FRAMES = process.env.BENCH_FRAMES === '1'
+const writer = FRAMES ? ctx.sqlite.writer.sqlite : null!
+if (FRAMES) writer.run('PRAGMA wal_autocheckpoint = 0')
+/** Frames in the WAL by the b-tree their page belongs to (SQLite's dbstat), summed over the measured rounds. */
+const framesByTree = new Map<string, number>()
+function countFrames() {
+  const wal = readFileSync(`${writer.filename}-wal`)
+  const pageSize = wal.readUInt32BE(8)
+  const owner = new Map((writer.query('SELECT name, pageno FROM dbstat').all() as { name: string; pageno: number }[]).map((r) => [r.pageno, r.name]))
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    const name = owner.get(wal.readUInt32BE(at)) ?? '(free)'
+    framesByTree.set(name, (framesByTree.get(name) ?? 0) + 1)
+  }
+}
 log(`engine ${ctx.storage.engine}, ${PLAYERS} players, ${TOURNAMENTS} ${RATED ? 'rated' : 'unrated'} tournaments a round, ${INFLIGHT} in flight`)
 
 const windows: { name: string; start: number; end: number }[] = []
-const results: { round: number; sessions: number; sessionUs: number; sessionRate: number; claims: number; claimUs: number; claimRate: number; claimBatch: number }[] = []
+const results: { round: number; sessions: number; sessionUs: number; sessionRate: number; claims: number; claimUs: number; claimRate: number; claimBatch: number; claimFrames: number }[] = []
 for (let round = 0; round <= ROUNDS; round++) {
   const pairs = await seats(ctx, gameId, players, TOURNAMENTS)
   const flat = pairs.flat()
@@ -161,7 +177,11 @@ for (let round = 0; round <= ROUNDS; round++) {
       { authorization: `Bearer ${s.bearer}`, 'x-game-key': gameKey, 'x-session-token': issued.answers[i]!.token },
     ),
   )
+  // BENCH_FRAMES=1: the WAL frames (pages) the claims wrote, counted from an emptied WAL with automatic checkpoints off.
+  if (FRAMES) writer.run('PRAGMA wal_checkpoint(TRUNCATE)')
   const claimed = await drive<{ decision: string }>(ctx, claimRequests, 200)
+  const frames = FRAMES ? (writer.query('PRAGMA wal_checkpoint(PASSIVE)').get() as { log: number }).log : 0
+  if (FRAMES && round > 0) countFrames()
   const decided = claimed.answers.filter((a) => a.decision === 'game_advance').length
   if (decided !== pairs.length) throw new Error(`expected ${pairs.length} decisions, got ${decided}`)
   if (round === 0) {
@@ -178,9 +198,10 @@ for (let round = 0; round <= ROUNDS; round++) {
     claimUs: Math.round(claimed.cpuUs / flat.length),
     claimRate: Math.round(flat.length / (claimed.wallMs / 1000)),
     claimBatch: claimed.batch,
+    claimFrames: Math.round((frames / flat.length) * 100) / 100,
   }
   results.push(row)
-  log(`round ${round}: session issue ${row.sessionUs} µs CPU each (${row.sessionRate}/s), claims ${row.claimUs} µs CPU each (${row.claimRate}/s, ${row.claimBatch} a commit)`)
+  log(`round ${round}: session issue ${row.sessionUs} µs CPU each (${row.sessionRate}/s), claims ${row.claimUs} µs CPU each (${row.claimRate}/s, ${row.claimBatch} a commit${FRAMES ? `, ${row.claimFrames} WAL frames a claim` : ''})`)
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -188,5 +209,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const summary = { engine: ctx.storage.engine, rated: RATED, sessionUs: median(results.map((r) => r.sessionUs)), claimUs: median(results.map((r) => r.claimUs)), sessionUsMin: Math.min(...results.map((r) => r.sessionUs)), claimUsMin: Math.min(...results.map((r) => r.claimUs)), claimRate: median(results.map((r) => r.claimRate)), rounds: results }
 // Beside the CPU profile (bun --cpu-prof --cpu-prof-dir=DIR): the measured windows, ms since the process's time origin.
 if (process.env.BENCH_WINDOWS) writeFileSync(process.env.BENCH_WINDOWS, JSON.stringify({ timeOrigin: performance.timeOrigin, windows }))
+if (FRAMES) log(`WAL frames of the measured claims by b-tree: ${JSON.stringify(Object.fromEntries([...framesByTree].sort((a, b) => b[1] - a[1])))}`)
 await ctx.close()
 console.log(JSON.stringify(summary))

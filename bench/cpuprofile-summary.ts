@@ -29,6 +29,9 @@ interface Profile {
 const args = process.argv.slice(2)
 const topAt = args.indexOf('--top')
 const TOP = topAt === -1 ? 25 : Number(args.splice(topAt, 2)[1])
+// --under NAME: only the samples with a function named NAME on their stack (what NAME's time is made of); shares stay of all samples.
+const underAt = args.indexOf('--under')
+const UNDER = underAt === -1 ? null : args.splice(underAt, 2)[1]!
 const [profilePath, windowsPath, windowName] = args
 if (!profilePath) throw new Error('usage: cpuprofile-summary.ts <profile> [<windows.json> [<name>]] [--top N]')
 const profile = JSON.parse(readFileSync(profilePath, 'utf8')) as Profile
@@ -74,6 +77,11 @@ for (let i = 0; i < profile.samples.length; i++) {
   const node = byId.get(profile.samples[i]!)!
   if (node.callFrame.functionName === '(idle)') continue
   total += weight
+  if (UNDER !== null) {
+    let on = false
+    for (let id: number | undefined = node.id; id !== undefined && !on; id = parent.get(id)) on = byId.get(id)!.callFrame.functionName === UNDER
+    if (!on) continue
+  }
   const own = nameOf(node.callFrame)
   self.set(own, (self.get(own) ?? 0) + weight)
   files.set(fileOf(node.callFrame.url), (files.get(fileOf(node.callFrame.url)) ?? 0) + weight)

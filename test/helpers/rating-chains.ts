@@ -70,6 +70,8 @@ export function checkChains({ ratings, history, decided, tau, corrected = [], re
   // One chain per player: seq 1..n, each row starting where the previous ended, from the start values.
   for (const [userId, rows] of chains) {
     expect({ userId, seqs: rows.map((r) => r.seq) }).toEqual({ userId, seqs: rows.map((_, i) => i + 1) })
+    // Linked as numbered: each row points at the one before it (what a history page follows back).
+    expect({ userId, links: rows.map((r) => r.previousId) }).toEqual({ userId, links: rows.map((_, i) => (i === 0 ? null : rows[i - 1]!.id)) })
     rows.forEach((row, i) => {
       const expected = i === 0 ? { ...INITIAL } : after(rows[i - 1]!)
       expect({ userId, seq: row.seq, before: before(row) }).toEqual({ userId, seq: row.seq, before: expected })
@@ -83,9 +85,10 @@ export function checkChains({ ratings, history, decided, tau, corrected = [], re
     const last = rows.at(-1)!
     const lastReset = rows.findLastIndex((r) => r.kind === 'season_reset')
     const matches = rows.slice(lastReset + 1).filter((r) => r.kind === 'match').length
-    expect({ userId: row.userId, seq: row.seq, stored: { rating: row.rating, deviation: row.deviation, volatility: row.volatility }, seasonId: row.seasonId, matches: row.matches }).toEqual({
+    expect({ userId: row.userId, seq: row.seq, historyId: row.historyId, stored: { rating: row.rating, deviation: row.deviation, volatility: row.volatility }, seasonId: row.seasonId, matches: row.matches }).toEqual({
       userId: row.userId,
       seq: last.seq,
+      historyId: last.id,
       stored: after(last),
       seasonId: last.seasonId,
       matches,

@@ -14,7 +14,8 @@
 import { expect } from 'bun:test'
 import { displayOf, idle, INITIAL, MAX_DEVIATION, rateMatch, type Glicko, type Score } from '../../src/modules/ratings/glicko2'
 import type { RatingHistoryPage, RatingView } from '../../src/modules/ratings/model'
-import type { RatingRecord } from '../../src/modules/ratings/store'
+import type { RatingHistoryRecord, RatingRecord } from '../../src/modules/ratings/store'
+import { eq } from 'drizzle-orm'
 import { boardPlace, INITIAL_ROW } from '../../src/modules/ratings/view'
 import type { TestApp } from './app'
 import { eventsOf } from './accounts'
@@ -222,4 +223,10 @@ export async function seedRatings(app: TestApp, gameId: string, rows: { userId: 
       }),
     )
   })
+}
+
+/** Every history row naming `matchId`, whoever's chain it is in (read from the table, not by following a chain). */
+export async function historyRowsOfMatch(app: TestApp, matchId: string): Promise<RatingHistoryRecord[]> {
+  const { db, tables } = app.peek
+  return (await db.select().from(tables.ratingHistory).where(eq(tables.ratingHistory.matchId, matchId))) as RatingHistoryRecord[]
 }

@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { postJson } from '../helpers/app'
 import { admin, createArenaApp, createGame, playerOf, players, playOut, startedTournament, type MatchView, type Player, type TournamentView } from '../helpers/arena'
-import { expectChain, expectRatings, ratingEvents, RatingReference, storedRating } from '../helpers/ratings'
+import { expectChain, expectRatings, historyRowsOfMatch, ratingEvents, RatingReference, storedRating } from '../helpers/ratings'
 import type { Score } from '../../src/modules/ratings/glicko2'
 
 const ctx = await createArenaApp()
@@ -141,6 +141,6 @@ describe('correcting a rated match', () => {
       expect(await ratingEvents(ctx, p.userId)).toEqual([])
       expect((await ctx.services.ratings.mine(gameId, p.userId)).rating).toMatchObject({ rating: 1500, deviation: 350, matches: 0 })
     }
-    expect(await ctx.storage.read.ratings.historyOfMatch(m.id)).toEqual([])
+    expect(await historyRowsOfMatch(ctx, m.id)).toEqual([])
   })
 })

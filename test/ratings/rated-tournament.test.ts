@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { postJson } from '../helpers/app'
 import { admin, claim, createArenaApp, createGame, playerOf, players, playOut, startedTournament, tournament, type MatchView, type Player, type TournamentView } from '../helpers/arena'
-import { expectChain, expectRatings, ratingEvents, RatingReference, storedRating } from '../helpers/ratings'
+import { expectChain, expectRatings, historyRowsOfMatch, ratingEvents, RatingReference, storedRating } from '../helpers/ratings'
 import type { Score } from '../../src/modules/ratings/glicko2'
 
 const ctx = await createArenaApp()
@@ -129,7 +129,7 @@ describe('rated tournaments played to the end', () => {
 
     await expectAllAsReference(game.id, reference, people)
     // Nothing rated for the byes or the walkover.
-    for (const m of [...byes, s2]) expect({ match: m.id, rows: await ctx.storage.read.ratings.historyOfMatch(m.id) }).toEqual({ match: m.id, rows: [] })
+    for (const m of [...byes, s2]) expect({ match: m.id, rows: await historyRowsOfMatch(ctx, m.id) }).toEqual({ match: m.id, rows: [] })
     // The walkover's winner played only the final (a bye, then the walkover); the disqualified player only m2.
     expect(reference.matches(userOf(t, people, walkoverWinner))).toBe(1)
     expect(reference.matches(userOf(t, people, cheat))).toBe(1)
@@ -170,7 +170,7 @@ describe('rated tournaments played to the end', () => {
     for (const [i, m] of friendly.matches.entries()) await playOut(ctx, game.id, gameKey, friendly, people, m, i === 0 ? null : m.slot2ParticipantId!)
     await ctx.runJobs()
     expect((await tournament(ctx, friendly.id)).status).toBe('completed')
-    for (const m of friendly.matches) expect(await ctx.storage.read.ratings.historyOfMatch(m.id)).toEqual([])
+    for (const m of friendly.matches) expect(await historyRowsOfMatch(ctx, m.id)).toEqual([])
     await expectAllAsReference(game.id, reference, people)
     expect(await storedRating(ctx, game.id, people[2]!.userId)).toBeNull()
   })

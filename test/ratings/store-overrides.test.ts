@@ -6,7 +6,7 @@
 import { afterAll, describe, expect } from 'bun:test'
 import { RatingsQueries } from '../../src/db/stores/ratings'
 import type { QueryScope } from '../../src/db/stores/scope'
-import type { RatingHistoryRecord, RatingRecord, RatingsStore } from '../../src/modules/ratings/store'
+import type { NewRatingChange, RatingRecord, RatingsStore } from '../../src/modules/ratings/store'
 import { testOnEngine } from '../helpers/engine'
 import { createArenaApp, createGame, players, playOut, startedTournament } from '../helpers/arena'
 
@@ -35,11 +35,12 @@ function row(gameId: string, userId: string, seasonId: string, n: number, decays
     lastRatedAt: at(n),
     boardDisplay: 800 + n * 1.5,
     boardDecayAt: decays ? at(n + 604800) : null,
+    historyId: null,
     updatedAt: at(n + 1),
   }
 }
 
-function change(gameId: string, userId: string, seasonId: string, seq: number, matchId: string | null): RatingHistoryRecord {
+function change(gameId: string, userId: string, seasonId: string, seq: number, matchId: string | null): NewRatingChange {
   return {
     gameId,
     userId,
@@ -89,7 +90,7 @@ describe('the ratings store: each engine override agrees with the query written 
     const read = ctx.services.storage.read.ratings
     const seasonOf = async (gameId: string) => (await read.ratingContext(gameId))!.seasonId
     const [seasonMine, seasonTheirs] = [await seasonOf(mine), await seasonOf(theirs)]
-    // A match the history rows can name (rating_history.match_id references matches).
+    // A match the history rows can name.
     const { game: matchGame } = await createGame(ctx, 'Overrides match')
     const t = await startedTournament(ctx, matchGame.id, [{ userId: a }, { userId: b }])
     const matchId = t.matches[0]!.id
@@ -102,7 +103,10 @@ describe('the ratings store: each engine override agrees with the query written 
             store.ensureRatings([row(gameId, a, seasonId, 5, false)])
           : step === 2
             ? store.saveRatings([row(gameId, a, seasonId, 1, false), row(gameId, b, seasonId, 2, true)])
-            : store.appendHistory([change(gameId, a, seasonId, 1, matchId), change(gameId, b, seasonId, 2, null)])
+            : store.recordUpdates([
+                { rating: row(gameId, a, seasonId, 3, false), change: change(gameId, a, seasonId, 1, matchId) },
+                { rating: row(gameId, b, seasonId, 4, true), change: change(gameId, b, seasonId, 2, null) },
+              ])
     for (let step = 0; step < 4; step++) {
       await ctx.services.storage.write(async (tx) => {
         await write(tx.ratings, mine, seasonMine, step)
@@ -110,12 +114,17 @@ describe('the ratings store: each engine override agrees with the query written 
       })
     }
     const once = writtenOnce(read)
-    const rows = async (gameId: string) => (await once.lockRatings(gameId, [a, b])).map((r) => ({ ...r, gameId: '', seasonId: '' }))
-    expect(await rows(mine)).toEqual(await rows(theirs))
-    expect(await rows(mine)).toEqual([row('', a, '', 1, false), row('', b, '', 2, true)].sort((x, y) => x.userId.localeCompare(y.userId)))
+    // The history rows are read by following each chain back (the engine's walk, the same SQL on both), their ids set aside.
     const history = async (gameId: string) =>
-      [...(await once.historyOf(gameId, a, 0, 10)), ...(await once.historyOf(gameId, b, 0, 10))].map((h) => ({ ...h, gameId: '', seasonId: '' }))
-    expect(await history(mine)).toEqual(await history(theirs))
-    expect(await history(mine)).toEqual([change('', a, '', 1, matchId), change('', b, '', 2, null)])
+      [...(await read.historyOf(gameId, a, 0, 10)), ...(await read.historyOf(gameId, b, 0, 10))].map(({ id, previousId, ...h }) => ({ ...h, gameId: '', seasonId: '', first: previousId === null, id }))
+    const rows = async (gameId: string) => {
+      const ids = new Map((await history(gameId)).map((h) => [h.userId, h.id]))
+      return (await once.lockRatings(gameId, [a, b])).map((r) => ({ ...r, gameId: '', seasonId: '', pointsAtItsRow: r.historyId === ids.get(r.userId), historyId: null as number | null }))
+    }
+    expect(await rows(mine)).toEqual(await rows(theirs))
+    expect(await rows(mine)).toEqual([{ ...row('', a, '', 3, false), pointsAtItsRow: true }, { ...row('', b, '', 4, true), pointsAtItsRow: true }].sort((x, y) => x.userId.localeCompare(y.userId)))
+    const strip = async (gameId: string) => (await history(gameId)).map(({ id, ...h }) => h)
+    expect(await strip(mine)).toEqual(await strip(theirs))
+    expect(await strip(mine)).toEqual([{ ...change('', a, '', 1, matchId), first: true }, { ...change('', b, '', 2, null), first: true }])
   })
 })

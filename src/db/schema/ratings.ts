@@ -9,9 +9,9 @@
 // the next one.
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { instant } from './columns'
+import { instant, int64, serial } from './columns'
 import { users } from './auth'
-import { games, matches } from './games'
+import { games } from './games'
 
 export const SEASON_STATUSES = ['scheduled', 'current', 'ended'] as const
 export const SEASON_RESETS = ['soft', 'hard'] as const
@@ -69,6 +69,8 @@ export const ratings = sqliteTable(
     boardDisplay: real('board_display').notNull(),
     /** When the next inactivity period ends (boardDisplay falls then); null once the deviation is at its cap. */
     boardDecayAt: instant('board_decay_at'),
+    /** The id of this player's last rating_history row in this game (seq `seq`); null before the first. */
+    historyId: int64('history_id'),
     updatedAt: instant('updated_at').notNull(),
   },
   (table) => [
@@ -81,37 +83,43 @@ export const ratings = sqliteTable(
   ],
 )
 
-export const ratingHistory = sqliteTable(
-  'rating_history',
-  {
-    gameId: text('game_id')
-      .notNull()
-      .references(() => games.id),
-    userId: text('user_id')
-      .notNull()
-      .references(() => users.id),
-    /** 1, 2, 3… per player and game: the chain has no gap. */
-    seq: integer('seq').notNull(),
-    seasonId: text('season_id')
-      .notNull()
-      .references(() => seasons.id),
-    kind: text('kind', { enum: RATING_CHANGE_KINDS }).notNull(),
-    /** The match rated or corrected; null for a season reset. */
-    matchId: text('match_id').references(() => matches.id),
-    opponentUserId: text('opponent_user_id'),
-    /** This player's result (as corrected, for a correction); null for a season reset. */
-    outcome: text('outcome', { enum: RATED_OUTCOMES }),
-    /** The rating just before this update (inactivity applied), and after it. */
-    ratingBefore: real('rating_before').notNull(),
-    deviationBefore: real('deviation_before').notNull(),
-    volatilityBefore: real('volatility_before').notNull(),
-    ratingAfter: real('rating_after').notNull(),
-    deviationAfter: real('deviation_after').notNull(),
-    volatilityAfter: real('volatility_after').notNull(),
-    createdAt: instant('created_at').notNull(),
-  },
-  (table) => [primaryKey({ columns: [table.gameId, table.userId, table.seq] }), index('rating_history_match').on(table.matchId).where(sql`${table.matchId} IS NOT NULL`)],
-)
+// The history is appended in commit order and indexed by nothing but its id:
+// each row points at the same player's previous row in the game
+// (`previous_id`) and the player's `ratings` row at the last one
+// (`history_id`). A per-player index would put each decision's two rows on
+// two random index pages, the largest share of what rating a match cost the
+// claim that decides it (docs/performance.md, "Ratings (issue 38)"); a
+// player's history is read by following the chain back instead.
+export const ratingHistory = sqliteTable('rating_history', {
+  id: serial('id'),
+  /** This player's previous row in this game (seq − 1); null for the first. */
+  previousId: int64('previous_id'),
+  gameId: text('game_id')
+    .notNull()
+    .references(() => games.id),
+  userId: text('user_id')
+    .notNull()
+    .references(() => users.id),
+  /** 1, 2, 3… per player and game: the chain has no gap. */
+  seq: integer('seq').notNull(),
+  seasonId: text('season_id')
+    .notNull()
+    .references(() => seasons.id),
+  kind: text('kind', { enum: RATING_CHANGE_KINDS }).notNull(),
+  /** The match rated or corrected; null for a season reset. Not a foreign key: a Swiss re-pairing deletes undecided matches, and a reference would make each delete scan this unindexed table. */
+  matchId: text('match_id'),
+  opponentUserId: text('opponent_user_id'),
+  /** This player's result (as corrected, for a correction); null for a season reset. */
+  outcome: text('outcome', { enum: RATED_OUTCOMES }),
+  /** The rating just before this update (inactivity applied), and after it. */
+  ratingBefore: real('rating_before').notNull(),
+  deviationBefore: real('deviation_before').notNull(),
+  volatilityBefore: real('volatility_before').notNull(),
+  ratingAfter: real('rating_after').notNull(),
+  deviationAfter: real('deviation_after').notNull(),
+  volatilityAfter: real('volatility_after').notNull(),
+  createdAt: instant('created_at').notNull(),
+})
 
 export const seasonStandings = sqliteTable(
   'season_standings',

@@ -2,12 +2,37 @@
 // (src/modules/ratings/store.ts says what each does). Written once; the
 // PostgreSQL subclass (src/db/postgres/stores/ratings.ts) adds the row lock
 // every rated decision takes on its players' rows.
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, or } from 'drizzle-orm'
-import type { BoardCursor, RatingConfig, RatingHistoryRecord, RatingRecord, RatingsStore, SeasonRecord, SeasonStandingRecord, SeasonStatus } from '../../modules/ratings/store'
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, or, sql, type SQL } from 'drizzle-orm'
+import type { BoardCursor, RatingConfig, RatingHistoryRecord, RatingRecord, RatingsStore, RatingUpdate, SeasonRecord, SeasonStandingRecord, SeasonStatus } from '../../modules/ratings/store'
 import { Queries } from './scope'
 
-/** Rows per INSERT: SQLite limits the bound variables of one statement (15 a history row). */
+/** Rows per INSERT: SQLite limits the bound variables of one statement (16 a history row). */
 const CHUNK = 50
+
+/** A row of a chain walk: enough to choose which rows to read whole. */
+export interface ChainStep {
+  id: number
+  seq: number
+  kind: string
+  matchId: string | null
+}
+
+/**
+ * A player's history in a game, followed back from its last row (the
+ * rating's `history_id`) while `more` holds for the row just reached (its
+ * columns as `c.seq`, `c.kind`, `c.match_id`). The one recursive query both
+ * engines say the same way; Drizzle has no builder for it, so each engine's
+ * store runs it (`walk`).
+ */
+function chainWalk(gameId: string, userId: string, more: SQL): SQL {
+  return sql`WITH RECURSIVE chain(id, previous_id, seq, kind, match_id) AS (
+      SELECT h.id, h.previous_id, h.seq, h.kind, h.match_id FROM rating_history h
+        WHERE h.id = (SELECT r.history_id FROM ratings r WHERE r.game_id = ${gameId} AND r.user_id = ${userId})
+      UNION ALL
+      SELECT h.id, h.previous_id, h.seq, h.kind, h.match_id FROM rating_history h JOIN chain c ON h.id = c.previous_id WHERE ${more}
+    )
+    SELECT id, seq, kind, match_id AS "matchId" FROM chain`
+}
 
 export class RatingsQueries extends Queries implements RatingsStore {
   /** A read an update is computed from: locked by the PostgreSQL subclass inside a write. */
@@ -55,13 +80,41 @@ export class RatingsQueries extends Queries implements RatingsStore {
     }
   }
 
-  async appendHistory(rows: readonly RatingHistoryRecord[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += CHUNK) await this.db.insert(this.t.ratingHistory).values(rows.slice(i, i + CHUNK))
+  async recordUpdates(updates: readonly RatingUpdate[]): Promise<void> {
+    const { ratingHistory } = this.t
+    for (let i = 0; i < updates.length; i += CHUNK) {
+      const chunk = updates.slice(i, i + CHUNK)
+      const ids = await this.db
+        .insert(ratingHistory)
+        .values(chunk.map(({ rating, change }) => ({ ...change, previousId: rating.historyId })))
+        .returning({ id: ratingHistory.id, userId: ratingHistory.userId, gameId: ratingHistory.gameId })
+      // RETURNING's order is the engine's: each id is matched to its update by player and game.
+      const idOf = new Map(ids.map((r) => [`${r.gameId} ${r.userId}`, r.id]))
+      await this.saveRatings(chunk.map(({ rating }) => ({ ...rating, historyId: idOf.get(`${rating.gameId} ${rating.userId}`)! })))
+    }
   }
 
-  async historyOfMatch(matchId: string): Promise<RatingHistoryRecord[]> {
+  /** Runs a chain walk (chainWalk): the engine's raw query. */
+  protected walk(query: SQL): Promise<ChainStep[]> {
+    void query
+    throw new Error("a chain walk is run by the engine's store")
+  }
+
+  private async historyRows(ids: readonly number[]): Promise<RatingHistoryRecord[]> {
+    if (ids.length === 0) return []
     const { ratingHistory } = this.t
-    return this.db.select().from(ratingHistory).where(eq(ratingHistory.matchId, matchId)).orderBy(asc(ratingHistory.createdAt), asc(ratingHistory.seq))
+    return this.db.select().from(ratingHistory).where(inArray(ratingHistory.id, [...ids])).orderBy(asc(ratingHistory.seq))
+  }
+
+  async historyOfMatch(gameId: string, userIds: readonly string[], matchId: string): Promise<RatingHistoryRecord[]> {
+    const ids: number[] = []
+    for (const userId of userIds) {
+      // Back to the match's own row: the rows after it of this match are its corrections.
+      const steps = await this.walk(chainWalk(gameId, userId, sql`NOT (c.kind = 'match' AND c.match_id = ${matchId})`))
+      ids.push(...steps.filter((step) => step.matchId === matchId).map((step) => Number(step.id)))
+    }
+    const rows = await this.historyRows(ids)
+    return rows.sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime() || x.seq - y.seq)
   }
 
   async ratingOf(gameId: string, userId: string): Promise<RatingRecord | null> {
@@ -87,13 +140,10 @@ export class RatingsQueries extends Queries implements RatingsStore {
   }
 
   async historyOf(gameId: string, userId: string, afterSeq: number, limit: number): Promise<RatingHistoryRecord[]> {
-    const { ratingHistory } = this.t
-    return this.db
-      .select()
-      .from(ratingHistory)
-      .where(and(eq(ratingHistory.gameId, gameId), eq(ratingHistory.userId, userId), gt(ratingHistory.seq, afterSeq)))
-      .orderBy(asc(ratingHistory.seq))
-      .limit(limit)
+    // Back from the last row to afterSeq + 1; the page is the oldest `limit` of those.
+    const steps = await this.walk(chainWalk(gameId, userId, sql`c.seq > ${afterSeq + 1}`))
+    const wanted = steps.map((step) => ({ id: Number(step.id), seq: Number(step.seq) })).filter((step) => step.seq > afterSeq && step.seq <= afterSeq + limit)
+    return this.historyRows(wanted.map((step) => step.id))
   }
 
   async board(gameId: string, after: BoardCursor | null, limit: number): Promise<(RatingRecord & { username: string })[]> {

@@ -12,7 +12,7 @@
 import type { Transaction } from '../../db/storage'
 import type { MatchRecord } from '../games/store'
 import { MAX_DEVIATION, rateMatch, type Glicko, type Score } from './glicko2'
-import type { RatedOutcome, RatingConfig, RatingHistoryRecord, RatingRecord } from './store'
+import type { NewRatingChange, RatedOutcome, RatingConfig, RatingRecord } from './store'
 import { boardPlace, effectiveGlicko, INITIAL_ROW, viewOf } from './view'
 
 export interface RatedDecision {
@@ -66,7 +66,7 @@ function moved(row: RatingRecord, stored: Glicko, config: RatingConfig, now: Dat
   return { ...next, ...boardPlace(next, config, now) }
 }
 
-function historyRow(row: RatingRecord, kind: RatingHistoryRecord['kind'], matchId: string, opponentUserId: string, outcome: RatedOutcome, before: Glicko, after: Glicko, now: Date): RatingHistoryRecord {
+function historyRow(row: RatingRecord, kind: NewRatingChange['kind'], matchId: string, opponentUserId: string, outcome: RatedOutcome, before: Glicko, after: Glicko, now: Date): NewRatingChange {
   return {
     gameId: row.gameId,
     userId: row.userId,
@@ -110,10 +110,9 @@ export async function rateDecision(tx: Transaction, now: Date, decision: RatedDe
   // A rated match restarts the inactivity count: stored as computed.
   const nextA = moved(rowA, afterA, config, now, { matches: rowA.matches + 1, lastRatedAt: now })
   const nextB = moved(rowB, afterB, config, now, { matches: rowB.matches + 1, lastRatedAt: now })
-  await tx.ratings.saveRatings([nextA, nextB])
-  await tx.ratings.appendHistory([
-    historyRow(rowA, 'match', decision.match.id, b, outcomeOf(scoreA), beforeA, afterA, now),
-    historyRow(rowB, 'match', decision.match.id, a, outcomeOf((1 - scoreA) as Score), beforeB, afterB, now),
+  await tx.ratings.recordUpdates([
+    { rating: nextA, change: historyRow(rowA, 'match', decision.match.id, b, outcomeOf(scoreA), beforeA, afterA, now) },
+    { rating: nextB, change: historyRow(rowB, 'match', decision.match.id, a, outcomeOf((1 - scoreA) as Score), beforeB, afterB, now) },
   ])
   await tell(tx, now, nextA, decision.match.id, 'match', beforeA, afterA)
   await tell(tx, now, nextB, decision.match.id, 'match', beforeB, afterB)
@@ -136,10 +135,10 @@ function bounded(g: Glicko): Glicko {
  * history: nothing to correct.
  */
 export async function rateCorrection(tx: Transaction, now: Date, decision: RatedDecision): Promise<void> {
-  const rows = await tx.ratings.historyOfMatch(decision.match.id)
-  if (rows.length === 0) return
   const { gameId } = decision
   const { a, b, scoreA } = await playersOf(tx, decision)
+  const rows = await tx.ratings.historyOfMatch(gameId, [a, b], decision.match.id)
+  if (rows.length === 0) return
   const { config, seasonId } = await contextOf(tx, gameId)
   const original = (userId: string) => {
     const row = rows.find((r) => r.userId === userId && r.kind === 'match')
@@ -159,8 +158,7 @@ export async function rateCorrection(tx: Transaction, now: Date, decision: Rated
     const next = moved(row, stored, config, now, {})
     const before = effectiveGlicko(row, config, now)
     const after = effectiveGlicko(next, config, now)
-    await tx.ratings.saveRatings([next])
-    await tx.ratings.appendHistory([historyRow(row, 'correction', decision.match.id, opponent, outcomeOf(score), before, after, now)])
+    await tx.ratings.recordUpdates([{ rating: next, change: historyRow(row, 'correction', decision.match.id, opponent, outcomeOf(score), before, after, now) }])
     await tell(tx, now, next, decision.match.id, 'correction', before, after)
     tx.count('ratingUpdates', 'correction', 1)
   }

@@ -11,7 +11,7 @@
 import type { Transaction } from '../../db/storage'
 import { newId } from '../../shared/ids'
 import { displayOf, INITIAL, type Glicko } from './glicko2'
-import type { RatingHistoryRecord, RatingRecord, SeasonRecord, SeasonReset, SeasonStandingRecord } from './store'
+import type { RatingUpdate, SeasonRecord, SeasonReset, SeasonStandingRecord } from './store'
 import { boardPlace, effectiveGlicko } from './view'
 
 /** The least deviation a soft reset leaves (contract §15). */
@@ -61,13 +61,11 @@ export async function startSeason(tx: Transaction, seasonId: string, now: Date):
   }))
   await tx.ratings.insertStandings(standings)
 
-  const history: RatingHistoryRecord[] = []
-  const reset: RatingRecord[] = []
+  const updates: RatingUpdate[] = []
   for (const { row, glicko } of current) {
     const after = resetGlicko(glicko, season.reset)
     const next = { ...row, ...after, seasonId: season.id, matches: 0, seq: row.seq + 1, lastRatedAt: now, updatedAt: now }
-    reset.push({ ...next, ...boardPlace(next, config, now) })
-    history.push({
+    updates.push({ rating: { ...next, ...boardPlace(next, config, now) }, change: {
       gameId: row.gameId,
       userId: row.userId,
       seq: row.seq + 1,
@@ -83,12 +81,11 @@ export async function startSeason(tx: Transaction, seasonId: string, now: Date):
       deviationAfter: after.deviation,
       volatilityAfter: after.volatility,
       createdAt: now,
-    })
+    } })
   }
   // The ending season first: one current season per game at any moment (a unique index holds it).
   await tx.ratings.moveSeason(context.seasonId, 'current', 'ended', now)
   if (!(await tx.ratings.moveSeason(season.id, 'scheduled', 'current', now))) throw new Error(`season ${season.id}: moved while starting`)
-  await tx.ratings.saveRatings(reset)
-  await tx.ratings.appendHistory(history)
-  tx.count('ratingUpdates', 'season_reset', history.length)
+  await tx.ratings.recordUpdates(updates)
+  tx.count('ratingUpdates', 'season_reset', updates.length)
 }

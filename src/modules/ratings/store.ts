@@ -39,11 +39,16 @@ export interface RatingRecord {
   lastRatedAt: Date
   boardDisplay: number
   boardDecayAt: Date | null
+  /** The player's last history row in this game (seq `seq`); null before the first. */
+  historyId: number | null
   updatedAt: Date
 }
 
 /** One row of a player's rating chain. */
 export interface RatingHistoryRecord {
+  id: number
+  /** The player's previous row in this game; null for the first. */
+  previousId: number | null
   gameId: string
   userId: string
   seq: number
@@ -59,6 +64,16 @@ export interface RatingHistoryRecord {
   deviationAfter: number
   volatilityAfter: number
   createdAt: Date
+}
+
+/** A history row as an update appends it: numbered and chained by the store. */
+export type NewRatingChange = Omit<RatingHistoryRecord, 'id' | 'previousId'>
+
+/** An update of a player's rating: the row as it is to be stored, and its history row. */
+export interface RatingUpdate {
+  /** As read (its `historyId` the chain's last row so far), with the new values. */
+  rating: RatingRecord
+  change: NewRatingChange
 }
 
 /** A row of an ended season's final leaderboard. */
@@ -92,18 +107,23 @@ export interface RatingsStore {
   lockRatings(gameId: string, userIds: readonly string[]): Promise<RatingRecord[]>
   /** Inserts a starting row for each player without one (taken if another unit of work inserted it first). */
   ensureRatings(rows: readonly RatingRecord[]): Promise<void>
-  /** Writes rows read by lockRatings (or ensured) back, whole. */
+  /** Writes rows read by lockRatings (or ensured) back, whole, without a history row (their place on the board). */
   saveRatings(rows: readonly RatingRecord[]): Promise<void>
-  appendHistory(rows: readonly RatingHistoryRecord[]): Promise<void>
-  /** Every history row of `matchId` (its rating and any corrections), oldest first. */
-  historyOfMatch(matchId: string): Promise<RatingHistoryRecord[]>
+  /**
+   * Appends each update's history row after the player's last one (the
+   * rating's `historyId` as read) and writes the rating back pointing at it:
+   * the history stays one chain per player and game.
+   */
+  recordUpdates(updates: readonly RatingUpdate[]): Promise<void>
+  /** The players' history rows of `matchId` (its rating and any corrections since), oldest first: each chain followed back to the match. */
+  historyOfMatch(gameId: string, userIds: readonly string[], matchId: string): Promise<RatingHistoryRecord[]>
 
   ratingOf(gameId: string, userId: string): Promise<RatingRecord | null>
   /** These players' ratings in the game, unlocked (a `rating` seeding reads them at the start). Missing players: no row. */
   ratingsIn(gameId: string, userIds: readonly string[]): Promise<RatingRecord[]>
   /** The user's ratings in every game. */
   ratingsOfUser(userId: string): Promise<RatingRecord[]>
-  /** The user's history in the game after `afterSeq`, oldest first. */
+  /** The user's history in the game after `afterSeq`, oldest first: the chain followed back from its last row to `afterSeq + 1`. */
   historyOf(gameId: string, userId: string, afterSeq: number, limit: number): Promise<RatingHistoryRecord[]>
   /** The live leaderboard: this season's players (a rated match at least), not deleted, in board order after `after`. */
   board(gameId: string, after: BoardCursor | null, limit: number): Promise<(RatingRecord & { username: string })[]>

@@ -70,6 +70,7 @@ export function INITIAL_ROW(now: Date): Omit<RatingRecord, 'gameId' | 'userId' |
     lastRatedAt: now,
     boardDisplay: displayOf(INITIAL),
     boardDecayAt: null,
+    historyId: null,
     updatedAt: now,
   }
 }

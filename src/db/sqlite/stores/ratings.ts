@@ -3,28 +3,30 @@
 // settings and current season, the two players' rows, their update and their
 // two history rows) are compiled once per connection. Built by Drizzle each
 // time, they cost a deciding claim more than the rest of its unit of work
-// (docs/performance.md, "Ratings (issue 38)").
-import { getTableColumns } from 'drizzle-orm'
+// (docs/performance.md, "Ratings (issue 38)"). The chain walk, the same SQL
+// on both engines, runs here through Drizzle's raw `all`.
+import { getTableColumns, type SQL } from 'drizzle-orm'
+import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { games, ratingHistory, ratings, seasons } from '../../schema'
-import type { RatingConfig, RatingHistoryRecord, RatingRecord } from '../../../modules/ratings/store'
-import { RatingsQueries } from '../../stores/ratings'
+import type { NewRatingChange, RatingConfig, RatingRecord, RatingUpdate } from '../../../modules/ratings/store'
+import { RatingsQueries, type ChainStep } from '../../stores/ratings'
 import { insertInto, perConnection, selectList } from '../connection'
 import type { SqliteScope } from '../storage'
 
 const RATING_FIELDS = [
-  'gameId', 'userId', 'seasonId', 'rating', 'deviation', 'volatility', 'matches', 'seq', 'lastRatedAt', 'boardDisplay', 'boardDecayAt', 'updatedAt',
+  'gameId', 'userId', 'seasonId', 'rating', 'deviation', 'volatility', 'matches', 'seq', 'lastRatedAt', 'boardDisplay', 'boardDecayAt', 'historyId', 'updatedAt',
 ] as const satisfies readonly (keyof RatingRecord)[]
 const HISTORY_FIELDS = [
-  'gameId', 'userId', 'seq', 'seasonId', 'kind', 'matchId', 'opponentUserId', 'outcome',
+  'previousId', 'gameId', 'userId', 'seq', 'seasonId', 'kind', 'matchId', 'opponentUserId', 'outcome',
   'ratingBefore', 'deviationBefore', 'volatilityBefore', 'ratingAfter', 'deviationAfter', 'volatilityAfter', 'createdAt',
-] as const satisfies readonly (keyof RatingHistoryRecord)[]
+] as const satisfies readonly (keyof NewRatingChange | 'previousId')[]
 /** What the rating update writes: every column but the key. */
 const UPDATED_FIELDS = RATING_FIELDS.filter((f) => f !== 'gameId' && f !== 'userId')
 
 type Times = 'lastRatedAt' | 'boardDecayAt' | 'updatedAt'
 type RawRating = Omit<RatingRecord, Times> & { lastRatedAt: number; boardDecayAt: number | null; updatedAt: number }
 type RatingParams = { [K in keyof RawRating]: RawRating[K] }
-type HistoryParams = Omit<RatingHistoryRecord, 'createdAt'> & { createdAt: number }
+type HistoryParams = Omit<NewRatingChange, 'createdAt'> & { previousId: number | null; createdAt: number }
 
 function toRecord(raw: RawRating): RatingRecord {
   return { ...raw, lastRatedAt: new Date(raw.lastRatedAt), boardDecayAt: raw.boardDecayAt === null ? null : new Date(raw.boardDecayAt), updatedAt: new Date(raw.updatedAt) }
@@ -43,6 +45,7 @@ function toParams(row: RatingRecord): RatingParams {
     lastRatedAt: row.lastRatedAt.getTime(),
     boardDisplay: row.boardDisplay,
     boardDecayAt: row.boardDecayAt === null ? null : row.boardDecayAt.getTime(),
+    historyId: row.historyId,
     updatedAt: row.updatedAt.getTime(),
   }
 }
@@ -72,7 +75,7 @@ const statements = perConnection((sqlite) => {
     save: sqlite.prepare<unknown, RatingParams>(
       `UPDATE ratings SET ${UPDATED_FIELDS.map((f) => `${column(f)} = $${f}`).join(', ')} WHERE game_id = $gameId AND user_id = $userId`,
     ),
-    history: sqlite.prepare<unknown, HistoryParams>(insertInto(ratingHistory, [...HISTORY_FIELDS])),
+    history: sqlite.prepare<{ id: number }, HistoryParams>(`${insertInto(ratingHistory, [...HISTORY_FIELDS])} RETURNING id`),
   }
 })
 
@@ -108,9 +111,16 @@ export class SqliteRatingsStore extends RatingsQueries {
     for (const row of rows) this.statements.save.run(toParams(row))
   }
 
-  override async appendHistory(rows: readonly RatingHistoryRecord[]): Promise<void> {
-    // A season's start appends one per player: the query builder's chunked INSERTs.
-    if (rows.length > 2) return super.appendHistory(rows)
-    for (const row of rows) this.statements.history.run({ ...row, createdAt: row.createdAt.getTime() })
+  override async recordUpdates(updates: readonly RatingUpdate[]): Promise<void> {
+    // A season's start updates every player: the query builder's chunked INSERTs.
+    if (updates.length > 2) return super.recordUpdates(updates)
+    for (const { rating, change } of updates) {
+      const { id } = this.statements.history.get({ ...change, previousId: rating.historyId, createdAt: change.createdAt.getTime() })!
+      this.statements.save.run(toParams({ ...rating, historyId: id }))
+    }
+  }
+
+  protected override async walk(query: SQL): Promise<ChainStep[]> {
+    return (this.scope.db as unknown as BunSQLiteDatabase).all<ChainStep>(query)
   }
 }
