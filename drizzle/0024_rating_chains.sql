@@ -16,10 +16,7 @@ CREATE TABLE `__new_rating_history` (
 	`rating_after` real NOT NULL,
 	`deviation_after` real NOT NULL,
 	`volatility_after` real NOT NULL,
-	`created_at` integer NOT NULL,
-	FOREIGN KEY (`game_id`) REFERENCES `games`(`id`) ON UPDATE no action ON DELETE no action,
-	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action,
-	FOREIGN KEY (`season_id`) REFERENCES `seasons`(`id`) ON UPDATE no action ON DELETE no action
+	`created_at` integer NOT NULL
 );
 --> statement-breakpoint
 INSERT INTO `__new_rating_history`("game_id", "user_id", "seq", "season_id", "kind", "match_id", "opponent_user_id", "outcome", "rating_before", "deviation_before", "volatility_before", "rating_after", "deviation_after", "volatility_after", "created_at") SELECT "game_id", "user_id", "seq", "season_id", "kind", "match_id", "opponent_user_id", "outcome", "rating_before", "deviation_before", "volatility_before", "rating_after", "deviation_after", "volatility_after", "created_at" FROM `rating_history` ORDER BY "created_at", "game_id", "user_id", "seq";--> statement-breakpoint
@@ -27,6 +24,7 @@ DROP TABLE `rating_history`;--> statement-breakpoint
 ALTER TABLE `__new_rating_history` RENAME TO `rating_history`;--> statement-breakpoint
 PRAGMA foreign_keys=ON;--> statement-breakpoint
 ALTER TABLE `ratings` ADD `history_id` integer;--> statement-breakpoint
+CREATE INDEX `participants_disqualified` ON `participants` (`tournament_id`) WHERE "participants"."disqualified_at" IS NOT NULL;--> statement-breakpoint
 -- Written by hand: the chain of the rows already there (each row to the player's previous one, each rating to its last row), through an index kept only for this.
 CREATE INDEX `rating_history_chain_backfill` ON `rating_history` (`game_id`,`user_id`,`seq`);--> statement-breakpoint
 UPDATE `rating_history` SET `previous_id` = (SELECT p.`id` FROM `rating_history` p WHERE p.`game_id` = `rating_history`.`game_id` AND p.`user_id` = `rating_history`.`user_id` AND p.`seq` = `rating_history`.`seq` - 1);--> statement-breakpoint

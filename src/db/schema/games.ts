@@ -79,6 +79,8 @@ export const participants = sqliteTable(
     uniqueIndex('participants_tournament_user').on(table.tournamentId, table.userId),
     uniqueIndex('participants_tournament_seed').on(table.tournamentId, table.seed),
     index('participants_user').on(table.userId),
+    // Whether a tournament has a disqualified player, asked at every decision (games/progress.ts): without it, every participant's row is read.
+    index('participants_disqualified').on(table.tournamentId).where(sql`${table.disqualifiedAt} IS NOT NULL`),
   ],
 )
 

@@ -94,19 +94,14 @@ export const ratingHistory = sqliteTable('rating_history', {
   id: serial('id'),
   /** This player's previous row in this game (seq − 1); null for the first. */
   previousId: int64('previous_id'),
-  gameId: text('game_id')
-    .notNull()
-    .references(() => games.id),
-  userId: text('user_id')
-    .notNull()
-    .references(() => users.id),
+  // No foreign keys here: a row is written only from the player's `ratings` row (whose game, user and season are checked), and checking them again at every append cost a rated decision six lookups.
+  gameId: text('game_id').notNull(),
+  userId: text('user_id').notNull(),
   /** 1, 2, 3… per player and game: the chain has no gap. */
   seq: integer('seq').notNull(),
-  seasonId: text('season_id')
-    .notNull()
-    .references(() => seasons.id),
+  seasonId: text('season_id').notNull(),
   kind: text('kind', { enum: RATING_CHANGE_KINDS }).notNull(),
-  /** The match rated or corrected; null for a season reset. Not a foreign key: a Swiss re-pairing deletes undecided matches, and a reference would make each delete scan this unindexed table. */
+  /** The match rated or corrected; null for a season reset. (Had it a foreign key, a Swiss re-pairing's delete of undecided matches would scan this unindexed table.) */
   matchId: text('match_id'),
   opponentUserId: text('opponent_user_id'),
   /** This player's result (as corrected, for a correction); null for a season reset. */

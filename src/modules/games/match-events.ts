@@ -17,11 +17,11 @@ function matchEvent<K extends MatchEventType>(userId: string, match: MatchPlayer
   return { userId, topic: 'status', type, data: { tournamentId: match.tournamentId, matchId: match.id, ...data } } as OutboxEvent<K>
 }
 
-/** Appends `type` for each player of `match`, inside the unit of work `tx`. */
-export async function notifyMatchPlayers<K extends MatchEventType>(tx: Transaction, now: Date, match: MatchPlayers, type: K, data: MatchEventData<K>): Promise<void> {
+/** Appends `type` for each player of `match`, inside the unit of work `tx` (`userIds`: the players' accounts, when the caller has read them already). */
+export async function notifyMatchPlayers<K extends MatchEventType>(tx: Transaction, now: Date, match: MatchPlayers, type: K, data: MatchEventData<K>, userIds?: readonly string[]): Promise<void> {
   const ids = [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null)
   if (ids.length === 0) return
-  for (const userId of await tx.games.usersOfParticipants(ids)) {
+  for (const userId of userIds ?? (await tx.games.usersOfParticipants(ids))) {
     await tx.events.append(matchEvent(userId, match, type, data), now)
   }
 }

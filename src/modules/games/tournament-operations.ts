@@ -198,6 +198,12 @@ export type AppliedDecision =
   | { decision: 'game_advance'; reason: 'operator_resolved' | 'no_show'; outcome: 'WIN'; winnerParticipantId: string }
   | { decision: 'dispute'; reason: 'deadline_passed' }
 
+/** A decided match's two seats (participant and account), or null for a match short of a player. */
+async function seatsOf(tx: Transaction, match: MatchRecord): Promise<{ participantId: string; userId: string }[] | null> {
+  const { slot1ParticipantId: one, slot2ParticipantId: two } = match
+  return one === null || two === null ? null : tx.games.seatsOf([one, two])
+}
+
 /**
  * Applies a decision to the match and, for a result, to the tournament
  * through its format engine (progress.ts), in the unit of work `tx`, with the
@@ -224,11 +230,14 @@ export async function applyDecision(tx: Transaction, now: Date, match: MatchReco
       const winner = decision.outcome === 'WIN' ? decision.winnerParticipantId : null
       const result = { winnerParticipantId: winner, outcome: decision.outcome, decidedBy: decision.reason === 'no_show' ? ('walkover' as const) : ('played' as const) }
       await tx.matches.markDecided(match.id, result, now)
-      await notify('match.decided', decision.reason === 'no_show' ? { winnerParticipantId: winner, outcome: decision.outcome, reason: 'no_show' } : { winnerParticipantId: winner, outcome: decision.outcome })
+      // The two seats, read once: the event goes to their accounts, and the rating moves theirs.
+      const seats = await seatsOf(tx, match)
+      const decided = decision.reason === 'no_show' ? { winnerParticipantId: winner, outcome: decision.outcome, reason: 'no_show' as const } : { winnerParticipantId: winner, outcome: decision.outcome }
+      await notifyMatchPlayers(tx, now, match, 'match.decided', decided, seats?.map((seat) => seat.userId))
       // After the decision, in the same unit of work: the engine sees it.
       const { step, tournament } = await advanceAfter(tx, match, now)
       // Rated once, here, whatever decided it (claims, an operator, the deadline job): byes and walkovers never come this way.
-      if (tournament.options?.rated !== false) await rateDecision(tx, now, { gameId: tournament.gameId, match, outcome: decision.outcome, winnerParticipantId: winner })
+      if (tournament.options?.rated !== false) await rateDecision(tx, now, { gameId: tournament.gameId, match, outcome: decision.outcome, winnerParticipantId: winner, seats })
       return {
         ...base,
         decision: step.finished ? 'game_advance_pending_finalization' : 'game_advance',

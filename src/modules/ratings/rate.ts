@@ -20,13 +20,15 @@ export interface RatedDecision {
   match: Pick<MatchRecord, 'id' | 'slot1ParticipantId' | 'slot2ParticipantId'>
   outcome: 'WIN' | 'DRAW'
   winnerParticipantId: string | null
+  /** The match's two seats when the caller has read them (applyDecision); read here otherwise. */
+  seats?: readonly { participantId: string; userId: string }[] | null
 }
 
 /** The two players of a decided match, slot 1 first, and slot 1's score. */
 async function playersOf(tx: Transaction, decision: RatedDecision): Promise<{ a: string; b: string; scoreA: Score }> {
   const { slot1ParticipantId: one, slot2ParticipantId: two } = decision.match
   if (one === null || two === null) throw new Error(`match ${decision.match.id}: a rated decision needs both players`)
-  const seats = await tx.games.seatsOf([one, two])
+  const seats = decision.seats ?? (await tx.games.seatsOf([one, two]))
   const userOf = (participantId: string) => {
     const seat = seats.find((s) => s.participantId === participantId)
     if (!seat) throw new Error(`participant ${participantId}: no such seat`)

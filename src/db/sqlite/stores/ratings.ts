@@ -22,6 +22,7 @@ const HISTORY_FIELDS = [
 ] as const satisfies readonly (keyof NewRatingChange | 'previousId')[]
 /** What the rating update writes: every column but the key. */
 const UPDATED_FIELDS = RATING_FIELDS.filter((f) => f !== 'gameId' && f !== 'userId')
+const IN_SEASON_FIELDS = UPDATED_FIELDS.filter((f) => f !== 'seasonId')
 
 type Times = 'lastRatedAt' | 'boardDecayAt' | 'updatedAt'
 type RawRating = Omit<RatingRecord, Times> & { lastRatedAt: number; boardDecayAt: number | null; updatedAt: number }
@@ -65,15 +66,20 @@ const statements = perConnection((sqlite) => {
          (SELECT "${seasonColumns.id.name}" FROM seasons WHERE "${seasonColumns.gameId.name}" = $gameId AND "${seasonColumns.status.name}" = 'current') AS "seasonId"
        FROM games WHERE id = $gameId`,
     ),
-    // A match's two players. Sorted by user id here, not by ORDER BY: with
-    // the IN list bound, SQLite (3.54) compiled the ordered statement again at
-    // every run (55 µs instead of 4).
-    pair: sqlite.prepare<RawRating, { gameId: string; a: string; b: string }>(
-      `SELECT ${selectList(ratingColumns, RATING_FIELDS)} FROM ratings WHERE game_id = $gameId AND user_id IN ($a, $b)`,
+    // One player's row, by its key: a match's two players are two of these,
+    // sorted by user id here. Not `user_id IN ($a, $b)`, whose list SQLite
+    // builds into a table at every run, nor with ORDER BY, which SQLite (3.54)
+    // compiled again at every run (55 µs instead of 4).
+    one: sqlite.prepare<RawRating, { gameId: string; userId: string }>(
+      `SELECT ${selectList(ratingColumns, RATING_FIELDS)} FROM ratings WHERE game_id = $gameId AND user_id = $userId`,
     ),
     ensure: sqlite.prepare<unknown, RatingParams>(`${insertInto(ratings, [...RATING_FIELDS])} ON CONFLICT DO NOTHING`),
     save: sqlite.prepare<unknown, RatingParams>(
       `UPDATE ratings SET ${UPDATED_FIELDS.map((f) => `${column(f)} = $${f}`).join(', ')} WHERE game_id = $gameId AND user_id = $userId`,
+    ),
+    // A match's or a correction's update: the season stays, so it is not written (writing it would check its reference again).
+    saveInSeason: sqlite.prepare<unknown, Omit<RatingParams, 'seasonId'>>(
+      `UPDATE ratings SET ${IN_SEASON_FIELDS.map((f) => `${column(f)} = $${f}`).join(', ')} WHERE game_id = $gameId AND user_id = $userId`,
     ),
     history: sqlite.prepare<{ id: number }, HistoryParams>(`${insertInto(ratingHistory, [...HISTORY_FIELDS])} RETURNING id`),
   }
@@ -95,12 +101,14 @@ export class SqliteRatingsStore extends RatingsQueries {
 
   override async lockRatings(gameId: string, userIds: readonly string[]): Promise<RatingRecord[]> {
     // Other than a match's two players: the query builder's.
-    if (userIds.length !== 2) return super.lockRatings(gameId, userIds)
+    if (userIds.length !== 2 || userIds[0] === userIds[1]) return super.lockRatings(gameId, userIds)
     // Ids are ASCII: JavaScript's order is SQLite's BINARY collation.
-    return this.statements.pair
-      .all({ gameId, a: userIds[0]!, b: userIds[1]! })
-      .sort((x, y) => (x.userId < y.userId ? -1 : x.userId > y.userId ? 1 : 0))
-      .map(toRecord)
+    const rows: RawRating[] = []
+    for (const userId of userIds) {
+      const row = this.statements.one.get({ gameId, userId })
+      if (row) rows.push(row)
+    }
+    return rows.sort((x, y) => (x.userId < y.userId ? -1 : x.userId > y.userId ? 1 : 0)).map(toRecord)
   }
 
   override async ensureRatings(rows: readonly RatingRecord[]): Promise<void> {
@@ -116,7 +124,9 @@ export class SqliteRatingsStore extends RatingsQueries {
     if (updates.length > 2) return super.recordUpdates(updates)
     for (const { rating, change } of updates) {
       const { id } = this.statements.history.get({ ...change, previousId: rating.historyId, createdAt: change.createdAt.getTime() })!
-      this.statements.save.run(toParams({ ...rating, historyId: id }))
+      const { seasonId, ...params } = toParams({ ...rating, historyId: id })
+      if (change.kind === 'season_reset') this.statements.save.run({ ...params, seasonId })
+      else this.statements.saveInSeason.run(params)
     }
   }
 
