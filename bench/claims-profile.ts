@@ -25,7 +25,11 @@
 // after one warm-up round), BENCH_INFLIGHT (32), BENCH_ENGINE (sqlite; the
 // test engine otherwise), BENCH_RATED (1; 0: the tournaments are unrated,
 // `options.rated: false`, so a decision rates no one: the difference between
-// the two is what rating the decided matches costs).
+// the two is what rating the decided matches costs), BENCH_SQL (statements
+// run on the writer after setting up: an experiment, such as DROP INDEX, to
+// see what an index costs), BENCH_FRAMES (1: automatic checkpoints off, and
+// per round the WAL frames the claims wrote, then, summed over the rounds,
+// by the b-tree each frame's page belongs to: where a commit's writes go).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createTestApp, postJson, type TestApp } from '../test/helpers/app'
 import { ADMIN_TOKEN, admin } from '../test/helpers/arena'
