@@ -5,20 +5,12 @@
 // does not play on. Run on both engines: the migrations up to the old schema,
 // a marked match, then the rest.
 import { expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
-import postgres from 'postgres'
-import { readMigrationFiles } from 'drizzle-orm/migrator'
-import { runMigrations as migrateSqlite } from '../../src/db/sqlite/migrate'
-import { runMigrations as migratePostgres } from '../../src/db/postgres/migrate'
-import { postgresConnectOptions } from '../helpers/postgres'
-import { TEST_ENGINE, emptyDatabaseEnv, tempDir } from '../helpers/app'
+import { TEST_ENGINE } from '../helpers/app'
+import { engineMigrations, migrationsBefore, upgradeSeeded } from '../helpers/migrations'
 
-const ROOT = join(import.meta.dir, '..', '..')
-const folder = TEST_ENGINE === 'sqlite' ? 'drizzle' : 'drizzle-postgres'
-const all = readMigrationFiles({ migrationsFolder: join(ROOT, folder) })
+const all = engineMigrations()
 /** The migrations up to and including the one that added forfeit_participant_id. */
-const upToDeadlines = all.slice(0, all.findIndex((m) => m.sql.some((s) => s.includes('forfeit_participant_id'))) + 1)
+const upToDeadlines = migrationsBefore(all, 'forfeit_participant_id', true)
 
 // Rows without their parents: the mark is what this test is about (foreign keys off for the seeding only).
 const SEED = [
@@ -29,35 +21,22 @@ const SEED = [
 test(`${TEST_ENGINE}: a forfeit mark on a match becomes the participant's disqualification`, async () => {
   expect(upToDeadlines.length).toBeGreaterThan(0)
   expect(upToDeadlines.length).toBeLessThan(all.length)
-  if (TEST_ENGINE === 'sqlite') {
-    const db = new Database(join(tempDir(), 'arena.sqlite'))
-    migrateSqlite(db, upToDeadlines)
-    db.run('PRAGMA foreign_keys = OFF')
-    for (const statement of SEED) db.run(statement)
-    db.run('PRAGMA foreign_keys = ON')
-    const before = Date.now()
-    migrateSqlite(db, all)
-    const rows = db.query<{ id: string; disqualified_at: number | null }, []>('SELECT id, disqualified_at FROM participants ORDER BY id').all()
-    expect(rows.map((r) => [r.id, r.disqualified_at !== null])).toEqual([['par_in', false], ['par_out', true]])
-    expect(rows.find((r) => r.id === 'par_out')!.disqualified_at!).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000)
-    expect(db.query("SELECT name FROM pragma_table_info('matches') WHERE name = 'forfeit_participant_id'").all()).toEqual([])
-    db.close()
-    return
+  let before = 0
+  const seeded = () => {
+    before = Date.now()
+    return SEED
   }
-  const { ARENA_DATABASE_URL: url } = await emptyDatabaseEnv()
-  const { url: connect, ...options } = postgresConnectOptions(url!)
-  const sql = postgres(connect, { ...options, max: 1, onnotice: () => {} })
-  try {
-    await migratePostgres(sql, upToDeadlines)
-    await sql.begin(async (tx) => {
-      await tx.unsafe(`SET LOCAL session_replication_role = replica`)
-      for (const statement of SEED) await tx.unsafe(statement)
-    })
-    await migratePostgres(sql, all)
-    const rows = await sql<{ id: string; out: boolean }[]>`SELECT id, disqualified_at IS NOT NULL AS out FROM participants ORDER BY id`
-    expect(rows.map((r) => [r.id, r.out])).toEqual([['par_in', false], ['par_out', true]])
-    expect(await sql`SELECT 1 FROM information_schema.columns WHERE table_name = 'matches' AND column_name = 'forfeit_participant_id'`).toHaveLength(0)
-  } finally {
-    await sql.end()
-  }
+  await upgradeSeeded(upToDeadlines, all, seeded, {
+    sqlite(db) {
+      const rows = db.query<{ id: string; disqualified_at: number | null }, []>('SELECT id, disqualified_at FROM participants ORDER BY id').all()
+      expect(rows.map((r) => [r.id, r.disqualified_at !== null])).toEqual([['par_in', false], ['par_out', true]])
+      expect(rows.find((r) => r.id === 'par_out')!.disqualified_at!).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000)
+      expect(db.query("SELECT name FROM pragma_table_info('matches') WHERE name = 'forfeit_participant_id'").all()).toEqual([])
+    },
+    async postgres(sql) {
+      const rows = await sql<{ id: string; out: boolean }[]>`SELECT id, disqualified_at IS NOT NULL AS out FROM participants ORDER BY id`
+      expect(rows.map((r) => [r.id, r.out])).toEqual([['par_in', false], ['par_out', true]])
+      expect(await sql`SELECT 1 FROM information_schema.columns WHERE table_name = 'matches' AND column_name = 'forfeit_participant_id'`).toHaveLength(0)
+    },
+  })
 })

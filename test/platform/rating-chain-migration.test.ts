@@ -5,20 +5,12 @@
 // the migrations up to the ratings, the rows of two players in two games
 // (inserted out of order, as concurrent decisions commit), then the rest.
 import { expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
-import postgres from 'postgres'
-import { readMigrationFiles } from 'drizzle-orm/migrator'
-import { runMigrations as migrateSqlite } from '../../src/db/sqlite/migrate'
-import { runMigrations as migratePostgres } from '../../src/db/postgres/migrate'
-import { postgresConnectOptions } from '../helpers/postgres'
-import { TEST_ENGINE, emptyDatabaseEnv, tempDir } from '../helpers/app'
+import { TEST_ENGINE } from '../helpers/app'
+import { engineMigrations, migrationsBefore, upgradeSeeded } from '../helpers/migrations'
 
-const ROOT = join(import.meta.dir, '..', '..')
-const folder = TEST_ENGINE === 'sqlite' ? 'drizzle' : 'drizzle-postgres'
-const all = readMigrationFiles({ migrationsFolder: join(ROOT, folder) })
+const all = engineMigrations()
 /** The migrations before the one that added ratings.history_id. */
-const beforeChains = all.slice(0, all.findIndex((m) => m.sql.some((s) => s.includes('history_id'))))
+const beforeChains = migrationsBefore(all, 'history_id')
 
 /** [game, user, seq]: two players' chains in game g1 (3 and 2 rows), one in g2, interleaved as commits would. */
 const ROWS: [string, string, number][] = [
@@ -72,38 +64,21 @@ function expectChains(history: Linked[], ratings: { game: string; user: string; 
 test(`${TEST_ENGINE}: the history rows already stored become one chain per player and game`, async () => {
   expect(beforeChains.length).toBeGreaterThan(0)
   expect(beforeChains.length).toBeLessThan(all.length)
-  if (TEST_ENGINE === 'sqlite') {
-    const db = new Database(join(tempDir(), 'arena.sqlite'))
-    migrateSqlite(db, beforeChains)
-    db.run('PRAGMA foreign_keys = OFF')
-    for (const statement of seed(String(Date.now()))) db.run(statement)
-    db.run('PRAGMA foreign_keys = ON')
-    migrateSqlite(db, all)
-    const history = db.query<Linked, []>('SELECT id, game_id AS game, user_id AS user, seq, previous_id AS previous FROM rating_history ORDER BY id').all()
-    const ratings = db.query<{ game: string; user: string; history: number | null }, []>('SELECT game_id AS game, user_id AS user, history_id AS history FROM ratings ORDER BY game_id, user_id').all()
-    expectChains(history, ratings)
-    // The index the backfill used is gone: nothing indexes the history but its id.
-    expect(db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rating_history'").all()).toEqual([])
-    db.close()
-    return
-  }
-  const { ARENA_DATABASE_URL: url } = await emptyDatabaseEnv()
-  const { url: connect, ...options } = postgresConnectOptions(url!)
-  const sql = postgres(connect, { ...options, max: 1, onnotice: () => {} })
-  try {
-    await migratePostgres(sql, beforeChains)
-    await sql.begin(async (tx) => {
-      await tx.unsafe(`SET LOCAL session_replication_role = replica`)
-      for (const statement of seed('now()')) await tx.unsafe(statement)
-    })
-    await migratePostgres(sql, all)
-    const history = (await sql<{ id: string; game: string; user: string; seq: number; previous: string | null }[]>`
-      SELECT id, game_id AS game, user_id AS user, seq, previous_id AS previous FROM rating_history ORDER BY id`).map((h) => ({ ...h, id: Number(h.id), previous: h.previous === null ? null : Number(h.previous) }))
-    const ratings = (await sql<{ game: string; user: string; history: string | null }[]>`
-      SELECT game_id AS game, user_id AS user, history_id AS history FROM ratings ORDER BY game_id, user_id`).map((r) => ({ ...r, history: r.history === null ? null : Number(r.history) }))
-    expectChains(history, ratings)
-    expect(await sql`SELECT indexname FROM pg_indexes WHERE tablename = 'rating_history' AND indexname <> 'rating_history_pkey'`).toHaveLength(0)
-  } finally {
-    await sql.end()
-  }
+  await upgradeSeeded(beforeChains, all, seed, {
+    sqlite(db) {
+      const history = db.query<Linked, []>('SELECT id, game_id AS game, user_id AS user, seq, previous_id AS previous FROM rating_history ORDER BY id').all()
+      const ratings = db.query<{ game: string; user: string; history: number | null }, []>('SELECT game_id AS game, user_id AS user, history_id AS history FROM ratings ORDER BY game_id, user_id').all()
+      expectChains(history, ratings)
+      // The index the backfill used is gone: nothing indexes the history but its id.
+      expect(db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rating_history'").all()).toEqual([])
+    },
+    async postgres(sql) {
+      const history = (await sql<{ id: string; game: string; user: string; seq: number; previous: string | null }[]>`
+        SELECT id, game_id AS game, user_id AS user, seq, previous_id AS previous FROM rating_history ORDER BY id`).map((h) => ({ ...h, id: Number(h.id), previous: h.previous === null ? null : Number(h.previous) }))
+      const ratings = (await sql<{ game: string; user: string; history: string | null }[]>`
+        SELECT game_id AS game, user_id AS user, history_id AS history FROM ratings ORDER BY game_id, user_id`).map((r) => ({ ...r, history: r.history === null ? null : Number(r.history) }))
+      expectChains(history, ratings)
+      expect(await sql`SELECT indexname FROM pg_indexes WHERE tablename = 'rating_history' AND indexname <> 'rating_history_pkey'`).toHaveLength(0)
+    },
+  })
 })
