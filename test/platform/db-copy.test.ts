@@ -126,7 +126,7 @@ describe('the copy plan', () => {
     expect(position.get('matches')!).toBeLessThan(position.get('game_sessions')!)
     expect(position.get('ledger_transactions')!).toBeLessThan(position.get('ledger_postings')!)
     expect(position.get('ledger_accounts')!).toBeLessThan(position.get('ledger_postings')!)
-    expect(plan.filter((p) => p.identity).map((p) => `${p.name}.${p.identity}`).sort()).toEqual(['audit_log.seq', 'ledger_postings.id', 'outbox_events.seq', 'security_events.seq'])
+    expect(plan.filter((p) => p.identity).map((p) => `${p.name}.${p.identity}`).sort()).toEqual(['audit_log.seq', 'ledger_postings.id', 'outbox_events.seq', 'rating_history.id', 'security_events.seq'])
   })
 
   test('a SQLite table or column without its PostgreSQL twin stops the copy before anything is read', () => {
