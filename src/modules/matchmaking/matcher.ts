@@ -41,7 +41,7 @@
 //
 // What must stay true:
 // - the inputs are never mutated; the result holds the input's ticket objects;
-// - the result does not depend on the order of `tickets`;
+// - the result does not depend on the order of `tickets` (ids are unique);
 // - every pair is compatible at `now`, no ticket is in two pairs, pairs are in
 //   the order made (the older ticket of each pair first);
 // - a window that is not 0 ≤ initial ≤ max with widenPerSecond ≥ 0, all
