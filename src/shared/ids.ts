@@ -22,6 +22,9 @@ export const ID_PREFIXES = {
   operatorSession: 'ops',
   audit: 'aud',
   season: 'ssn',
+  queue: 'que',
+  ticket: 'tkt',
+  challenge: 'chl',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

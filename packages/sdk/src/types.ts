@@ -151,8 +151,9 @@ export interface AccountExport {
   /** Every match the user was seated in. */
   matches: {
     matchId: string
-    tournamentId: string
-    tournamentName: string
+    kind: MatchKind
+    tournamentId: string | null
+    tournamentName: string | null
     gameId: string
     bracket: BracketKind
     round: number
@@ -170,8 +171,8 @@ export interface AccountExport {
   /** Every posting on the user's wallet, oldest first. */
   ledger: {
     transactionId: string
-    kind: 'credit' | 'withdrawal' | 'reversal' | 'adjustment' | 'entry_fee' | 'entry_fee_refund' | 'prize'
-    /** `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment, `entry_fee:<participantId>` / `entry_fee_refund:<participantId>` for a tournament's fee and its refund, `prize:<tournamentId>:<rank>` for a prize; null otherwise. */
+    kind: 'credit' | 'withdrawal' | 'reversal' | 'adjustment' | 'entry_fee' | 'entry_fee_refund' | 'prize' | 'stake' | 'stake_payout' | 'stake_refund'
+    /** `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment, `entry_fee:<participantId>` / `entry_fee_refund:<participantId>` for a tournament's fee and its refund, `prize:<tournamentId>:<rank>` for a prize, `stake:<matchId>:<userId>`, `stake_payout:<matchId>` and `stake_refund:<matchId>:<userId>` for a match's stake, its payout and its refund; null otherwise. */
     reference: string | null
     asset: string
     /** Signed decimal string: positive credits the wallet, negative debits it. */
@@ -339,10 +340,16 @@ export interface RegistrationView {
 }
 
 /** One of the signed-in player's open matches (`myMatches()`). */
+/** What made a match (contract §16). */
+export type MatchKind = 'tournament' | 'queue' | 'challenge'
+
 export interface MyMatch {
   matchId: string
-  tournamentId: string
-  tournamentName: string
+  /** What made it: a tournament's bracket, a queue's matcher, a challenge accepted. */
+  kind: MatchKind
+  /** Null for a queue's or a challenge's match. */
+  tournamentId: string | null
+  tournamentName: string | null
   gameId: string
   bracket: BracketKind
   round: number
@@ -443,7 +450,8 @@ export interface GameSession {
   token: string
   expiresAt: string
   context: {
-    tournamentId: string
+    /** Null for a queue's or a challenge's match. */
+    tournamentId: string | null
     matchId: string
     participantId: string
     slot: 1 | 2
@@ -460,7 +468,8 @@ export interface Decision {
   decision: 'pending' | 'replay' | 'game_advance' | 'game_advance_pending_finalization' | 'dispute'
   reason: string
   matchId: string
-  tournamentId: string
+  /** Null for a queue's or a challenge's match. */
+  tournamentId: string | null
   /** With a `game_advance…` decision: `DRAW` is a result in round robin and Swiss. */
   outcome?: 'WIN' | 'DRAW'
   /** With a `game_advance…` decision that is a win. */
@@ -507,7 +516,7 @@ export interface WithdrawalsPage {
 }
 
 /** What a movement of the wallet was; `withdrawal_reversal` gives back a withdrawal custody refused or an operator rejected. */
-export type TransactionKind = 'credit' | 'adjustment' | 'withdrawal' | 'withdrawal_reversal' | 'entry_fee' | 'entry_fee_refund' | 'prize'
+export type TransactionKind = 'credit' | 'adjustment' | 'withdrawal' | 'withdrawal_reversal' | 'entry_fee' | 'entry_fee_refund' | 'prize' | 'stake' | 'stake_payout' | 'stake_refund'
 
 /** One movement of the signed-in player's wallet (`wallet.transactions()`). */
 export interface WalletTransaction {

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { instant, json } from './columns'
+import { amount, instant, json } from './columns'
 import { users } from './auth'
-import type { TournamentOptions } from '../../modules/games/store'
+import { MATCH_KINDS, type MatchTerms, type TournamentOptions } from '../../modules/games/store'
 import { BRACKETS, FORMAT_NAMES } from '../../modules/games/formats/engines'
 
 export const games = sqliteTable('games', {
@@ -16,6 +16,8 @@ export const games = sqliteTable('games', {
   ratingTau: real('rating_tau').notNull().default(0.5),
   /** Each whole period this long without a rated match grows a player's deviation (computed on read). */
   ratingInactivityPeriodS: integer('rating_inactivity_period_s').notNull().default(604800),
+  /** The house's share of a challenge's pot (contract §16), a decimal fraction 0 ≤ r ≤ 0.5 as written (`"0.05"`). */
+  challengeRake: text('challenge_rake').notNull().default('0'),
 })
 
 export const TOURNAMENT_STATUSES = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled'] as const
@@ -61,9 +63,8 @@ export const participants = sqliteTable(
   'participants',
   {
     id: text('id').primaryKey(),
-    tournamentId: text('tournament_id')
-      .notNull()
-      .references(() => tournaments.id),
+    /** Null for the two seats of a match without a tournament (a queue's or a challenge's, contract §16). */
+    tournamentId: text('tournament_id').references(() => tournaments.id),
     userId: text('user_id')
       .notNull()
       .references(() => users.id),
@@ -88,9 +89,13 @@ export const matches = sqliteTable(
   'matches',
   {
     id: text('id').primaryKey(),
-    tournamentId: text('tournament_id')
+    /** Null for a match without a tournament (`kind` queue or challenge). */
+    tournamentId: text('tournament_id').references(() => tournaments.id),
+    /** The game it is played in: its tournament's, or its queue's or challenge's. */
+    gameId: text('game_id')
       .notNull()
-      .references(() => tournaments.id),
+      .references(() => games.id),
+    kind: text('kind', { enum: MATCH_KINDS }).notNull().default('tournament'),
     round: integer('round').notNull(),
     position: integer('position').notNull(),
     status: text('status', { enum: MATCH_STATUSES }).notNull(),
@@ -113,6 +118,16 @@ export const matches = sqliteTable(
     /** Where the loser goes (double elimination's losers bracket, the third-place match); null elsewhere. */
     loserNextMatchId: text('loser_next_match_id'),
     loserNextSlot: integer('loser_next_slot'),
+    /** When it was made; null for matches made before matchmaking (the rematch cooldown reads it). */
+    createdAt: instant('created_at'),
+    /** What each player put in (contract §16), minor units; null: no stake. Paid out, refunded or held with the decision. */
+    stake: amount('stake'),
+    /** A queue's or a challenge's match: what it was made with; null for a tournament's. */
+    terms: json<MatchTerms>('terms'),
+    /** The ready check's end (a queue's match waits for both players' POST /ready until then); null once both are ready, or without one. */
+    readyBy: instant('ready_by'),
+    slot1ReadyAt: instant('slot1_ready_at'),
+    slot2ReadyAt: instant('slot2_ready_at'),
   },
   (table) => [
     uniqueIndex('matches_tournament_place').on(table.tournamentId, table.bracket, table.round, table.position),
@@ -120,6 +135,8 @@ export const matches = sqliteTable(
     index('matches_terminal').on(table.tournamentId).where(sql`${table.nextMatchId} IS NULL`),
     index('matches_slot1').on(table.slot1ParticipantId),
     index('matches_slot2').on(table.slot2ParticipantId),
+    // A game's matches without a tournament, newest last: the matcher's rematch cooldown, the console's stakes held.
+    index('matches_game_standalone').on(table.gameId, table.createdAt).where(sql`${table.kind} <> 'tournament'`),
   ],
 )
 

@@ -24,7 +24,7 @@ export const ledgerAccounts = sqliteTable(
 /** A movement of money: its postings sum to zero per asset. */
 export const ledgerTransactions = sqliteTable('ledger_transactions', {
   id: text('id').primaryKey(),
-  kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal', 'adjustment', 'entry_fee', 'entry_fee_refund', 'prize', 'prize_funding', 'escrow_release'] }).notNull(),
+  kind: text('kind', { enum: ['credit', 'withdrawal', 'reversal', 'adjustment', 'entry_fee', 'entry_fee_refund', 'prize', 'prize_funding', 'escrow_release', 'stake', 'stake_payout', 'stake_refund', 'rake'] }).notNull(),
   /** Idempotency of operator credits (`credit:<reference>`), adjustments (`adjustment:<reference>`) and tournament money (src/modules/games/prizes.ts); unique when set. */
   reference: text('reference').unique(),
   memo: json<Record<string, unknown>>('memo'),

@@ -20,6 +20,8 @@ export function matchRecordColumns(matches: Tables['matches']) {
   return {
     id: matches.id,
     tournamentId: matches.tournamentId,
+    gameId: matches.gameId,
+    kind: matches.kind,
     bracket: matches.bracket,
     round: matches.round,
     position: matches.position,
@@ -36,6 +38,12 @@ export function matchRecordColumns(matches: Tables['matches']) {
     claimRound: matches.claimRound,
     decidedAt: matches.decidedAt,
     deadline: matches.deadline,
+    createdAt: matches.createdAt,
+    stake: matches.stake,
+    terms: matches.terms,
+    readyBy: matches.readyBy,
+    slot1ReadyAt: matches.slot1ReadyAt,
+    slot2ReadyAt: matches.slot2ReadyAt,
   }
 }
 

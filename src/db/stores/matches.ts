@@ -5,7 +5,7 @@
 // (src/db/sqlite/stores/matches.ts), and PostgreSQL locks, inside a write,
 // the rows a claim or a session issue decides on (lockedInWrite, in
 // src/db/postgres/stores/matches.ts, which says why).
-import { aliasedTable, and, asc, eq, gt, inArray, isNull, lt, ne, or, type Table } from 'drizzle-orm'
+import { aliasedTable, and, asc, eq, gt, inArray, isNull, lt, ne, or, sql, type Table } from 'drizzle-orm'
 import { mapEngineError } from '../errors'
 import { toUserBan } from '../rows'
 import type { MatchRecord } from '../../modules/games/store'
@@ -65,30 +65,19 @@ export class MatchesQueries extends Queries implements MatchesStore {
   }
 
   async issueContext(gameId: string, matchId: string, userId: string): Promise<IssueContext> {
-    // As the session issue read them one by one: the key, the match (see withGame), the seat, its claim.
+    // As the session issue read them one by one: the key, the match (locked in a write, see byId), the seat, its claim.
     const { games } = this.t
     const [game] = await this.db.select({ keyHash: games.keyHash }).from(games).where(eq(games.id, gameId))
-    const found = await this.withGame(matchId)
-    const ids = found ? [found.match.slot1ParticipantId, found.match.slot2ParticipantId].filter((id): id is string => id !== null) : []
+    const match = await this.byId(matchId)
+    const ids = match ? [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null) : []
     const seat = await this.seatOf(ids, userId)
     return {
       keyHash: game?.keyHash ?? null,
-      match: found?.match ?? null,
-      gameId: found?.gameId ?? null,
+      match,
+      gameId: match?.gameId ?? null,
       seat,
-      claimed: found !== null && seat !== null && (await this.hasClaimed(found.match.id, found.match.claimRound, seat)),
+      claimed: match !== null && seat !== null && (await this.hasClaimed(match.id, match.claimRound, seat)),
     }
-  }
-
-  async withGame(matchId: string): Promise<{ match: MatchRecord; gameId: string } | null> {
-    const { matches, tournaments } = this.t
-    const query = this.db
-      .select({ match: matchRecordColumns(matches), gameId: tournaments.gameId })
-      .from(matches)
-      .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
-      .where(eq(matches.id, matchId))
-    const [row] = await this.lockedInWrite(query, matches)
-    return row ?? null
   }
 
   async seatOf(participantIds: readonly string[], userId: string): Promise<string | null> {
@@ -243,7 +232,7 @@ export class MatchesQueries extends Queries implements MatchesStore {
       .select({
         match: matchRecordColumns(matches),
         tournamentName: tournaments.name,
-        gameId: tournaments.gameId,
+        gameId: matches.gameId,
         participantId: mine.id,
         opponentParticipantId: opponentSeat.id,
         opponentUserId: opponentUser.id,
@@ -251,7 +240,7 @@ export class MatchesQueries extends Queries implements MatchesStore {
       })
       .from(mine)
       .innerJoin(matches, or(eq(matches.slot1ParticipantId, mine.id), eq(matches.slot2ParticipantId, mine.id)))
-      .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
+      .leftJoin(tournaments, eq(tournaments.id, matches.tournamentId))
       .leftJoin(
         opponentSeat,
         or(
@@ -260,8 +249,9 @@ export class MatchesQueries extends Queries implements MatchesStore {
         ),
       )
       .leftJoin(opponentUser, eq(opponentUser.id, opponentSeat.userId))
-      .where(and(eq(mine.userId, userId), ne(matches.status, 'decided'), eq(tournaments.status, 'running')))
-      .orderBy(asc(matches.round), asc(matches.position))
+      // A tournament's in a tournament still running; a queue's or a challenge's until decided or cancelled.
+      .where(and(eq(mine.userId, userId), inArray(matches.status, ['waiting', 'running', 'disputed']), or(isNull(matches.tournamentId), eq(tournaments.status, 'running'))))
+      .orderBy(asc(matches.round), asc(matches.position), asc(matches.id))
     return rows.map(({ match, tournamentName, gameId, participantId, opponentParticipantId, opponentUserId, opponentUsername }) => ({
       match,
       tournamentName,
@@ -279,11 +269,12 @@ export class MatchesQueries extends Queries implements MatchesStore {
     const { matches, participants, tournaments } = this.t
     // One statement, so one snapshot (as openMatchesOf).
     return this.db
-      .select({ match: matchRecordColumns(matches), tournamentName: tournaments.name, gameId: tournaments.gameId, participantId: participants.id })
+      .select({ match: matchRecordColumns(matches), tournamentName: tournaments.name, gameId: matches.gameId, participantId: participants.id })
       .from(participants)
       .innerJoin(matches, or(eq(matches.slot1ParticipantId, participants.id), eq(matches.slot2ParticipantId, participants.id)))
-      .innerJoin(tournaments, eq(tournaments.id, matches.tournamentId))
+      .leftJoin(tournaments, eq(tournaments.id, matches.tournamentId))
       .where(eq(participants.userId, userId))
-      .orderBy(asc(tournaments.createdAt), asc(tournaments.id), asc(matches.round), asc(matches.position))
+      // In the order they were made: a tournament's matches by its creation, a match without one by its own.
+      .orderBy(asc(sql`coalesce(${tournaments.createdAt}, ${matches.createdAt})`), asc(matches.tournamentId), asc(matches.round), asc(matches.position), asc(matches.id))
   }
 }

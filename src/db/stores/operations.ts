@@ -8,7 +8,7 @@
 // after another as before.
 //
 // The database's size is each engine's own question (its subclass).
-import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { ClaimRecord } from '../../modules/matches/store'
 import type { DashboardCounts, DisputedMatch, GameListing, NamedId, NamedSeat, OperationsStore, WaitingWithdrawal, WithdrawalFilter } from '../../modules/operations/store'
 import { toWithdrawal } from '../rows'
@@ -54,10 +54,11 @@ export abstract class OperationsQueries extends Queries implements OperationsSto
     // Every column of a match is a MatchRecord's, named as the domain names it.
     const rows = await this.db
       .select({ match: matches, tournamentName: tournaments.name, format: tournaments.format })
-      .from(tournaments)
-      .innerJoin(matches, eq(matches.tournamentId, tournaments.id))
-      .where(and(eq(tournaments.status, 'running'), eq(matches.status, 'disputed')))
-      .orderBy(asc(tournaments.id), asc(matches.bracket), asc(matches.round), asc(matches.position))
+      .from(matches)
+      .leftJoin(tournaments, eq(matches.tournamentId, tournaments.id))
+      .where(and(eq(matches.status, 'disputed'), or(isNull(matches.tournamentId), eq(tournaments.status, 'running'))))
+      // Matches without a tournament first ('' sorts before any id on both engines), in the order they were made.
+      .orderBy(asc(sql`coalesce(${matches.tournamentId}, '')`), asc(matches.bracket), asc(matches.round), asc(matches.position), asc(matches.createdAt), asc(matches.id))
       .limit(limit)
     if (rows.length === 0) return []
     const seatIds = rows.flatMap((r) => [r.match.slot1ParticipantId, r.match.slot2ParticipantId]).filter((id): id is string => id !== null)

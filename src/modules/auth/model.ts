@@ -158,11 +158,14 @@ export const LedgerEntry = t.Object({
     t.Literal('entry_fee'),
     t.Literal('entry_fee_refund'),
     t.Literal('prize'),
+    t.Literal('stake'),
+    t.Literal('stake_payout'),
+    t.Literal('stake_refund'),
   ]),
   reference: t.Nullable(
     t.String({
       description:
-        'the movement\'s idempotency reference: `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment, `entry_fee:<participantId>` and `entry_fee_refund:<participantId>` for a tournament\'s fee and its refund, `prize:<tournamentId>:<rank>` for a prize',
+        'the movement\'s idempotency reference: `credit:<reference>` for an operator credit, `adjustment:<reference>` for an operator adjustment, `entry_fee:<participantId>` and `entry_fee_refund:<participantId>` for a tournament\'s fee and its refund, `prize:<tournamentId>:<rank>` for a prize, `stake:<matchId>:<userId>`, `stake_payout:<matchId>` and `stake_refund:<matchId>:<userId>` for a match\'s stake, its payout and its refund',
     }),
   ),
   asset: t.String(),

@@ -102,6 +102,7 @@ export function standingsOf(state: TournamentState): StandingRow[] {
  * tournament as read (the rating of the decision needs its game and options).
  */
 export async function advanceAfter(tx: Transaction, match: MatchRecord, now: Date): Promise<{ step: Step; tournament: TournamentRecord }> {
+  if (match.tournamentId === null) throw new Error(`match ${match.id} has no tournament to advance`)
   const tournament = (await tx.games.tournament(match.tournamentId))!
   const key = keyOf(match)
   let state: TournamentState
@@ -128,6 +129,9 @@ function rowsFor(state: TournamentState, created: readonly EngineMatch[], now: D
   return created.map((m) => ({
     id: idOf.get(m.key)!,
     tournamentId: state.tournament.id,
+    gameId: state.tournament.gameId,
+    kind: 'tournament',
+    createdAt: now,
     // One of its engine's own `brackets`, which BracketKind lists.
     bracket: m.bracket as BracketKind,
     round: m.round,

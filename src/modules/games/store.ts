@@ -6,6 +6,24 @@
 
 import type { BracketKind, DecidedBy, FormatName } from './formats/engine'
 
+/** What made a match (contract §16): a tournament's bracket, a queue's matcher, or a challenge accepted. */
+export const MATCH_KINDS = ['tournament', 'queue', 'challenge'] as const
+
+/** What a match without a tournament was made with, fixed when it is made (a queue edited later changes no match of it). */
+export interface MatchTerms {
+  queueId?: string
+  challengeId?: string
+  /** The house's share of the pot, a decimal fraction as written (`"0.05"`); `"0"` for none. */
+  rake: string
+  rated: boolean
+  /** An agreed draw is a result (the queue's `draws: "result"`); otherwise it is played again. */
+  drawsAreResults: boolean
+  /** The deadline of each round of play, from when it starts running (the queue's `matchDeadlineS`). */
+  matchDeadlineS?: number | null
+}
+
+export type MatchKind = (typeof MATCH_KINDS)[number]
+
 export type TournamentFormatName = FormatName
 export type TournamentStatus = 'draft' | 'registration' | 'running' | 'finalizing' | 'completed' | 'cancelled'
 export type Seeding = 'registration' | 'random' | 'rating'
@@ -81,7 +99,10 @@ export interface Participant {
 
 export interface MatchRecord {
   id: string
-  tournamentId: string
+  /** Null for a match without a tournament (a queue's or a challenge's, contract §16). */
+  tournamentId: string | null
+  gameId: string
+  kind: MatchKind
   /** With round and position, the match's place in its tournament (the format engine's key). */
   bracket: BracketKind
   round: number
@@ -109,6 +130,16 @@ export interface MatchRecord {
    * leaves it out); the stores always return it.
    */
   deadline?: Date | null
+  /** When it was made (null for matches made before matchmaking). */
+  createdAt?: Date | null
+  /** What each player put in (minor units), null without a stake. */
+  stake?: string | null
+  /** A queue's or challenge's match: what it was made with; null for a tournament's. */
+  terms?: MatchTerms | null
+  /** The ready check's end; null once both players are ready, or without one. */
+  readyBy?: Date | null
+  slot1ReadyAt?: Date | null
+  slot2ReadyAt?: Date | null
 }
 
 /** A game as operators read it: its name and its rating settings (contract §15), never its key. */

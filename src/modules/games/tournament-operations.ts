@@ -18,6 +18,7 @@ import { advanceAfter, applyStep, engineMatches, keyOf, loadState, standingsOf }
 import type { MatchRecord } from './store'
 import { toMatch } from './tournament-view'
 import { rateCorrection, rateDecision } from '../ratings/rate'
+import { settleStakes } from '../matchmaking/stakes'
 
 export interface TournamentOperationsDeps {
   storage: Storage
@@ -75,51 +76,17 @@ export class TournamentOperations {
           details: [{ path: 'body/winnerParticipantId', message: bye ? 'A bye has no other player to win it' : 'Not the other participant of this match' }],
         })
       }
-      const tournament = (await tx.games.tournament(match.tournamentId))!
       const tooLate = (why: string) => new AppError('correction_too_late', `Too late to correct this result: ${why}`)
-      if (tournament.status !== 'running' && tournament.status !== 'finalizing') throw tooLate(`the tournament is ${tournament.status}`)
-      const state = await loadState(tx.games, tournament)
-      // A disqualified participant wins nothing more: a correction may not hand
-      // them a match (a walkover taken from them, or a result they played), in
-      // any format; the bracket would carry them on or credit them points.
-      if (state.ctx.disqualified?.includes(winnerParticipantId)) {
-        throw new AppError('winner_disqualified', 'This participant is disqualified: a correction cannot make them the winner')
-      }
-      const key = keyOf(match)
-      let step
-      try {
-        step = state.engine.correct(state.ctx, engineMatches(state), key, winnerParticipantId)
-      } catch (error) {
-        if (error instanceof CorrectionTooLate) throw tooLate('a match it fed is decided')
-        throw error
-      }
-      // Every stored match the correction would change must be unclaimed: a
-      // claim is a result someone reported. Each is read locked first (FOR NO
-      // KEY UPDATE on PostgreSQL), so a claim racing this correction either
-      // committed before (and is seen) or waits and then finds its round of
-      // claims closed or its match gone.
-      for (const touched of new Set([...step.fills.map((f) => f.key), ...step.removed])) {
-        const row = state.rows.get(touched)
-        if (!row) continue
-        // As it is now, locked (the settle job may have disputed it since the bracket was read).
-        state.rows.set(touched, (await tx.matches.byId(row.id))!)
-        if (await tx.matches.hasAnyClaim(row.id)) throw tooLate('a match it fed has a claim')
-      }
-      if (tournament.status === 'finalizing' && !step.finished) throw tooLate('the tournament is finalizing')
       const now = this.deps.clock.now()
       const result = { winnerParticipantId, outcome: 'WIN' as const, decidedBy: 'played' as const }
-      await tx.matches.markDecided(match.id, result, now)
-      state.rows.set(key, { ...match, ...result, decidedAt: now })
-      await applyStep(tx, state, step, now)
-      if (tournament.status === 'finalizing') {
-        const winner = standingsOf(state)[0]!.participantId
-        await tx.games.markFinalizing(tournament.id, winner)
-        if (winner !== tournament.winnerParticipantId) {
-          // Everyone heard the old winner: they hear the new one.
-          for (const userId of await tx.games.participantUserIds(tournament.id)) {
-            await tx.events.append({ userId, topic: 'status', type: 'tournament.finalizing', data: { tournamentId: tournament.id, winnerParticipantId: winner } }, now)
-          }
-        }
+      if (match.tournamentId === null) {
+        // A queue's or a challenge's match feeds nothing: only its result
+        // changes (and the rating it moved). A staked one paid its pot with
+        // the decision: the money is not taken back (docs/decisions.md).
+        if (match.stake != null) throw tooLate('its stakes are paid')
+        await tx.matches.markDecided(match.id, result, now)
+      } else {
+        await this.correctInTournament(tx, match, match.tournamentId, winnerParticipantId, now, tooLate)
       }
       await notifyMatchPlayers(tx, now, match, 'match.corrected', { winnerParticipantId, previousWinnerParticipantId: previous, reason })
       // The ratings the corrected result moved are moved again (nothing for an
@@ -127,7 +94,7 @@ export class TournamentOperations {
       // an event append takes the outbox lock (held to the commit) and every
       // rated decision takes it before its players' rows, so a correction
       // locking the rows first would deadlock with a decision of one of them.
-      await rateCorrection(tx, now, { gameId: tournament.gameId, match, outcome: 'WIN', winnerParticipantId })
+      await rateCorrection(tx, now, { gameId: match.gameId, match, outcome: 'WIN', winnerParticipantId })
       await by.record(tx, { action: 'match.correct', target: matchId, reason, details: { tournamentId: match.tournamentId, winnerParticipantId, previousWinnerParticipantId: previous } })
       tx.afterCommit(() =>
         this.deps.onSecurityEvent?.({
@@ -140,6 +107,54 @@ export class TournamentOperations {
       )
       return { match: toMatch((await tx.matches.byId(matchId))!) }
     }, { rowLocks: true })
+  }
+
+  /** A correction's moves in a tournament: the format moves the bracket after it (see correct). */
+  private async correctInTournament(tx: Transaction, match: MatchRecord, tournamentId: string, winnerParticipantId: string, now: Date, tooLate: (why: string) => AppError): Promise<void> {
+    const tournament = (await tx.games.tournament(tournamentId))!
+    if (tournament.status !== 'running' && tournament.status !== 'finalizing') throw tooLate(`the tournament is ${tournament.status}`)
+    const state = await loadState(tx.games, tournament)
+    // A disqualified participant wins nothing more: a correction may not hand
+    // them a match (a walkover taken from them, or a result they played), in
+    // any format; the bracket would carry them on or credit them points.
+    if (state.ctx.disqualified?.includes(winnerParticipantId)) {
+      throw new AppError('winner_disqualified', 'This participant is disqualified: a correction cannot make them the winner')
+    }
+    const key = keyOf(match)
+    let step
+    try {
+      step = state.engine.correct(state.ctx, engineMatches(state), key, winnerParticipantId)
+    } catch (error) {
+      if (error instanceof CorrectionTooLate) throw tooLate('a match it fed is decided')
+      throw error
+    }
+    // Every stored match the correction would change must be unclaimed: a
+    // claim is a result someone reported. Each is read locked first (FOR NO
+    // KEY UPDATE on PostgreSQL), so a claim racing this correction either
+    // committed before (and is seen) or waits and then finds its round of
+    // claims closed or its match gone.
+    for (const touched of new Set([...step.fills.map((f) => f.key), ...step.removed])) {
+      const row = state.rows.get(touched)
+      if (!row) continue
+      // As it is now, locked (the settle job may have disputed it since the bracket was read).
+      state.rows.set(touched, (await tx.matches.byId(row.id))!)
+      if (await tx.matches.hasAnyClaim(row.id)) throw tooLate('a match it fed has a claim')
+    }
+    if (tournament.status === 'finalizing' && !step.finished) throw tooLate('the tournament is finalizing')
+    const result = { winnerParticipantId, outcome: 'WIN' as const, decidedBy: 'played' as const }
+    await tx.matches.markDecided(match.id, result, now)
+    state.rows.set(key, { ...match, ...result, decidedAt: now })
+    await applyStep(tx, state, step, now)
+    if (tournament.status === 'finalizing') {
+      const winner = standingsOf(state)[0]!.participantId
+      await tx.games.markFinalizing(tournament.id, winner)
+      if (winner !== tournament.winnerParticipantId) {
+        // Everyone heard the old winner: they hear the new one.
+        for (const userId of await tx.games.participantUserIds(tournament.id)) {
+          await tx.events.append({ userId, topic: 'status', type: 'tournament.finalizing', data: { tournamentId: tournament.id, winnerParticipantId: winner } }, now)
+        }
+      }
+    }
   }
 
   /**
@@ -234,15 +249,20 @@ export async function applyDecision(tx: Transaction, now: Date, match: MatchReco
       const seats = await seatsOf(tx, match)
       const decided = decision.reason === 'no_show' ? { winnerParticipantId: winner, outcome: decision.outcome, reason: 'no_show' as const } : { winnerParticipantId: winner, outcome: decision.outcome }
       await notifyMatchPlayers(tx, now, match, 'match.decided', decided, seats?.map((seat) => seat.userId))
+      const answer = { ...base, outcome: decision.outcome, ...(winner === null ? {} : { winnerParticipantId: winner }) }
+      if (match.tournamentId === null) {
+        // A queue's or a challenge's match (contract §16): no bracket to move; rated as its terms say, its stakes settled with the decision.
+        if (match.terms?.rated === true) await rateDecision(tx, now, { gameId: match.gameId, match, outcome: decision.outcome, winnerParticipantId: winner, seats })
+        await settleStakes(tx, now, match, { winnerParticipantId: winner }, seats!)
+        return { ...answer, decision: 'game_advance' }
+      }
       // After the decision, in the same unit of work: the engine sees it.
       const { step, tournament } = await advanceAfter(tx, match, now)
       // Rated once, here, whatever decided it (claims, an operator, the deadline job): byes and walkovers never come this way.
       if (tournament.options?.rated !== false) await rateDecision(tx, now, { gameId: tournament.gameId, match, outcome: decision.outcome, winnerParticipantId: winner, seats })
       return {
-        ...base,
+        ...answer,
         decision: step.finished ? 'game_advance_pending_finalization' : 'game_advance',
-        outcome: decision.outcome,
-        ...(winner === null ? {} : { winnerParticipantId: winner }),
         ...(winner === null || match.nextMatchId === null ? {} : { nextMatchId: match.nextMatchId }),
       }
     }

@@ -11,7 +11,7 @@ export const GameSessionResponse = t.Object(
     token: t.String({ description: 'single use; send as x-session-token with the result' }),
     expiresAt: t.String(),
     context: t.Object({
-      tournamentId: t.String(),
+      tournamentId: t.Nullable(t.String({ description: 'null for a match without a tournament (a queue\'s or a challenge\'s)' })),
       matchId: t.String(),
       participantId: t.String(),
       slot: t.Union([t.Literal(1), t.Literal(2)]),
@@ -42,7 +42,7 @@ export const DecisionResponse = t.Object(
     ]),
     reason: t.String(),
     matchId: t.String(),
-    tournamentId: t.String(),
+    tournamentId: t.Nullable(t.String({ description: 'null for a match without a tournament' })),
     outcome: t.Optional(t.Union([t.Literal('WIN'), t.Literal('DRAW')], { description: 'with a `game_advance…` decision: `DRAW` is a result in round robin and Swiss' })),
     winnerParticipantId: t.Optional(t.String({ description: 'with a `game_advance…` decision that is a win' })),
     nextMatchId: t.Optional(t.String({ description: 'the match the winner moves to, when there is one' })),
@@ -53,11 +53,12 @@ export type DecisionResponse = Static<typeof DecisionResponse>
 
 export const ResolveBody = t.Object({ winnerParticipantId: t.String({ minLength: 1, maxLength: 64 }) }, { $id: 'ResolveBody' })
 
-/** Where a match is: its tournament (and that tournament's game), round and position. */
+/** Where a match is: its game, its tournament (none for a queue's or a challenge's match), round and position. */
 const MatchPlace = {
   matchId: t.String(),
-  tournamentId: t.String(),
-  tournamentName: t.String(),
+  kind: t.Union([t.Literal('tournament'), t.Literal('queue'), t.Literal('challenge')]),
+  tournamentId: t.Nullable(t.String()),
+  tournamentName: t.Nullable(t.String()),
   gameId: t.String(),
   bracket: BracketKind,
   round: t.Integer(),

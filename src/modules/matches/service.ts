@@ -65,15 +65,16 @@ export class MatchesService {
 
   constructor(private readonly deps: MatchesServiceDeps) {}
 
-  /** The format `match` is played in, through `tx`. */
-  private async formatFor(tx: Transaction, match: MatchRecord): Promise<FormatName> {
+  /** Whether an agreed draw decides `match`: its format's rule in a tournament, its terms without one (contract §16). */
+  private async drawIsResult(tx: Transaction, match: MatchRecord): Promise<boolean> {
+    if (match.tournamentId === null) return match.terms?.drawsAreResults === true
     let format = this.formats.get(match.tournamentId)
     if (format === undefined) {
       format = (await tx.games.formatOf(match.tournamentId))!
       if (this.formats.size >= REMEMBERED_FORMATS) this.formats.clear()
       this.formats.set(match.tournamentId, format)
     }
-    return format
+    return engineOf(format).drawsAreResults
   }
 
   async issueSession(input: { userId: string; gameId: string; gameKey: string | null; matchId: string }) {
@@ -163,9 +164,8 @@ export class MatchesService {
           ? { participantId: c.participantId, outcome: 'WIN', winnerParticipantId: c.winnerParticipantId! }
           : { participantId: c.participantId, outcome: 'DRAW' },
       )
-      const format = await this.formatFor(tx, match)
       const decision = decide(
-        { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, drawIsResult: engineOf(format).drawsAreResults },
+        { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, drawIsResult: await this.drawIsResult(tx, match) },
         claims,
       )
       return applyDecision(tx, now, match, decision)
@@ -224,6 +224,6 @@ function resultFor(match: MatchRecord, participantId: string): 'won' | 'lost' | 
 }
 
 /** Where a match is, as the match views show it. */
-function placeOf(match: Pick<MatchRecord, 'id' | 'tournamentId' | 'bracket' | 'round' | 'position'>, tournamentName: string, gameId: string) {
-  return { matchId: match.id, tournamentId: match.tournamentId, tournamentName, gameId, bracket: match.bracket, round: match.round, position: match.position }
+function placeOf(match: Pick<MatchRecord, 'id' | 'kind' | 'tournamentId' | 'bracket' | 'round' | 'position'>, tournamentName: string | null, gameId: string) {
+  return { matchId: match.id, kind: match.kind, tournamentId: match.tournamentId, tournamentName, gameId, bracket: match.bracket, round: match.round, position: match.position }
 }

@@ -58,7 +58,7 @@ export interface ClaimContext {
   claims: ClaimRecord[]
 }
 
-/** What a session issue decides from, read at its start in its unit of work (the match as `withGame` reads it in a write). */
+/** What a session issue decides from, read at its start in its unit of work (the match as `byId` reads it in a write). */
 export interface IssueContext {
   /** The game's key hash; null when there is no such game. */
   keyHash: string | null
@@ -82,7 +82,8 @@ export interface MatchResult {
 /** One of a player's undecided matches, from that player's side. */
 export interface OpenMatch {
   match: MatchRecord
-  tournamentName: string
+  /** Null for a match without a tournament. */
+  tournamentName: string | null
   gameId: string
   participantId: string
   slot: 1 | 2
@@ -91,8 +92,6 @@ export interface OpenMatch {
 
 export interface MatchesStore {
   byId(matchId: string): Promise<MatchRecord | null>
-  /** A match with the game its tournament is played in (the session-issue path). */
-  withGame(matchId: string): Promise<{ match: MatchRecord; gameId: string } | null>
   /** Which of a match's participants (one or two ids) is `userId`'s; null when none. */
   seatOf(participantIds: readonly string[], userId: string): Promise<string | null>
 
@@ -144,7 +143,8 @@ export interface MatchesStore {
 /** A match a user was seated in, from that user's side. */
 export interface PlayedMatch {
   match: MatchRecord
-  tournamentName: string
+  /** Null for a match without a tournament. */
+  tournamentName: string | null
   gameId: string
   participantId: string
 }

@@ -41,9 +41,10 @@ export interface NamedSeat {
 /** A disputed match with what the operator needs to settle it. */
 export interface DisputedMatch {
   match: MatchRecord
-  tournamentId: string
-  tournamentName: string
-  format: TournamentFormatName
+  /** The three are null for a match without a tournament (a queue's or a challenge's: `match.kind`). */
+  tournamentId: string | null
+  tournamentName: string | null
+  format: TournamentFormatName | null
   slot1: NamedSeat | null
   slot2: NamedSeat | null
   /** The claims of the round of claims that disagreed. */
@@ -51,7 +52,7 @@ export interface DisputedMatch {
 }
 
 export interface DisputeQueue {
-  /** Disputed matches of every tournament, oldest tournament first, by bracket, round and position; at most `limit`. */
+  /** Disputed matches of every running tournament and those without one (first), oldest tournament first, by bracket, round and position; at most `limit`. */
   disputedMatches(limit: number): Promise<DisputedMatch[]>
 }
 

@@ -18,7 +18,7 @@ import type { TransactionsPage } from './model'
 import type { LedgerTransaction, LedgerTransactionKind, UserPosting, WalletStore } from './store'
 
 /** What a movement was, as the player sees it (contract §10). */
-export const HISTORY_KINDS = ['credit', 'adjustment', 'withdrawal', 'withdrawal_reversal', 'entry_fee', 'entry_fee_refund', 'prize'] as const
+export const HISTORY_KINDS = ['credit', 'adjustment', 'withdrawal', 'withdrawal_reversal', 'entry_fee', 'entry_fee_refund', 'prize', 'stake', 'stake_payout', 'stake_refund'] as const
 export type HistoryKind = (typeof HISTORY_KINDS)[number]
 
 export const HISTORY_PAGE_DEFAULT = 50
@@ -36,7 +36,7 @@ export function historyKind(kind: LedgerTransactionKind): HistoryKind {
 
 /**
  * What the player can match a movement with: the withdrawal for a withdrawal
- * and its reversal; the tournament for an entry fee, its refund and a prize; otherwise the reference the movement was made under,
+ * and its reversal; the tournament for an entry fee, its refund and a prize; the match for a stake, its payout and its refund; otherwise the reference the movement was made under,
  * without the namespace arena keeps references apart with (`credit:`,
  * `adjustment:`), so an operator credit shows the operator's reference.
  */
@@ -46,6 +46,9 @@ export function historyReference(transaction: LedgerTransaction): string | null 
   // A fee, its refund and a prize: the tournament they were for.
   const tournamentId = (transaction.memo as { tournamentId?: unknown } | null)?.tournamentId
   if ((transaction.kind === 'entry_fee' || transaction.kind === 'entry_fee_refund' || transaction.kind === 'prize') && typeof tournamentId === 'string') return tournamentId
+  // A stake, its payout and its refund: the match they were for.
+  const matchId = (transaction.memo as { matchId?: unknown } | null)?.matchId
+  if ((transaction.kind === 'stake' || transaction.kind === 'stake_payout' || transaction.kind === 'stake_refund') && typeof matchId === 'string') return matchId
   if (transaction.reference === null) return null
   const colon = transaction.reference.indexOf(':')
   return colon === -1 ? transaction.reference : transaction.reference.slice(colon + 1)

@@ -16,11 +16,11 @@ export interface Holdings {
   pendingWithdrawals: number
 }
 
-/** The kinds of movement that post to a wallet: all but a prize pool's funding and an escrow's release (system accounts only). */
-export type WalletMovementKind = Exclude<LedgerTransactionKind, 'prize_funding' | 'escrow_release'>
+/** The kinds of movement that post to a wallet: all but a prize pool's funding, an escrow's release and a match's rake (system accounts only). */
+export type WalletMovementKind = Exclude<LedgerTransactionKind, 'prize_funding' | 'escrow_release' | 'rake'>
 
 export function walletMovementKind(kind: LedgerTransactionKind): WalletMovementKind {
-  if (kind === 'prize_funding' || kind === 'escrow_release') throw new Error(`a ${kind} movement never posts to a wallet`)
+  if (kind === 'prize_funding' || kind === 'escrow_release' || kind === 'rake') throw new Error(`a ${kind} movement never posts to a wallet`)
   return kind
 }
 

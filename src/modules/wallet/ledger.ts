@@ -46,13 +46,15 @@ export function systemAccountId(name: SystemAccount, asset: string): string {
 const ESCROW_PREFIX = 'escrow:'
 
 /**
- * A tournament's escrow: its entry fees and the operators' funding, until
- * prizes, refunds and the house's remainder empty it. A system account (no
- * running balance: its balance is the sum of its postings), one per
- * tournament and asset.
+ * An escrow: a tournament's (its entry fees and the operators' funding, until
+ * prizes, refunds and the house's remainder empty it) or a staked match's
+ * (both stakes, until the pot is paid or the stakes refunded). A system
+ * account (no running balance: its balance is the sum of its postings), one
+ * per tournament or match and asset; `ownerId` is the tournament's or the
+ * match's id.
  */
-export function escrowAccountId(tournamentId: string, asset: string): string {
-  return `${ESCROW_PREFIX}${tournamentId}:${asset}`
+export function escrowAccountId(ownerId: string, asset: string): string {
+  return `${ESCROW_PREFIX}${ownerId}:${asset}`
 }
 
 /** An account money moves from or to: its id, its user (null: a system account), its asset. */
@@ -67,7 +69,7 @@ export interface AccountRef {
 export const accounts = {
   user: (userId: string, asset: string): AccountRef => ({ id: userAccountId(userId, asset), userId, asset }),
   system: (name: SystemAccount, asset: string): AccountRef => ({ id: systemAccountId(name, asset), userId: null, asset }),
-  escrow: (tournamentId: string, asset: string): AccountRef => ({ id: escrowAccountId(tournamentId, asset), userId: null, asset }),
+  escrow: (ownerId: string, asset: string): AccountRef => ({ id: escrowAccountId(ownerId, asset), userId: null, asset }),
 }
 
 /** One movement of `amount` (minor units, positive) from `from` to `to`, in their one asset. */
@@ -336,19 +338,23 @@ function checkDeletedAccounts({ accounts, deletedAccountHolders }: Pick<LedgerSn
 }
 
 /**
- * A tournament's escrow never holds less than nothing, and holds nothing once
- * the tournament is over (completed: prizes and the house's remainder paid;
- * cancelled: every fee refunded, the funding returned).
+ * An escrow never holds less than nothing, and holds nothing once what it
+ * was for is over: a tournament (completed: prizes and the house's remainder
+ * paid; cancelled: every fee refunded, the funding returned) or a staked
+ * match (decided: the pot paid, or both stakes refunded after a draw;
+ * cancelled: both refunded).
  */
-function checkEscrows({ accounts, settledTournaments }: Pick<LedgerSnapshot, 'accounts' | 'settledTournaments'>, byAccount: Map<string, bigint>): string[] {
+function checkEscrows({ accounts, settledTournaments, settledMatches }: Pick<LedgerSnapshot, 'accounts' | 'settledTournaments' | 'settledMatches'>, byAccount: Map<string, bigint>): string[] {
   const problems: string[] = []
-  const settled = new Set(settledTournaments)
+  const tournaments = new Set(settledTournaments)
+  const matches = new Set(settledMatches)
   for (const a of accounts) {
     if (!a.id.startsWith(ESCROW_PREFIX)) continue
     const sum = byAccount.get(a.id) ?? 0n
-    const tournamentId = a.id.slice(ESCROW_PREFIX.length, a.id.lastIndexOf(':'))
+    const owner = a.id.slice(ESCROW_PREFIX.length, a.id.lastIndexOf(':'))
     if (sum < 0n) problems.push(`escrow ${a.id} is negative: ${sum}`)
-    else if (sum !== 0n && settled.has(tournamentId)) problems.push(`escrow ${a.id} of finished tournament ${tournamentId} still holds ${sum}`)
+    else if (sum !== 0n && tournaments.has(owner)) problems.push(`escrow ${a.id} of finished tournament ${owner} still holds ${sum}`)
+    else if (sum !== 0n && matches.has(owner)) problems.push(`escrow ${a.id} of settled match ${owner} still holds ${sum}`)
   }
   return problems
 }

@@ -18,6 +18,9 @@ export const TransactionKind = t.Union(
     t.Literal('entry_fee'),
     t.Literal('entry_fee_refund'),
     t.Literal('prize'),
+    t.Literal('stake'),
+    t.Literal('stake_payout'),
+    t.Literal('stake_refund'),
   ],
   { $id: 'TransactionKind' },
 )

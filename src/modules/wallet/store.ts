@@ -39,6 +39,11 @@ export type LedgerTransactionKind =
   // and, never on a wallet, an operator's funding of a prize pool and what is left of an escrow leaving it (to the house, or back to funding).
   | 'prize_funding'
   | 'escrow_release'
+  // Stakes (src/modules/matchmaking/stakes.ts): a player's stake into a match's escrow, the pot to its winner, the house's rake, a stake back.
+  | 'stake'
+  | 'stake_payout'
+  | 'rake'
+  | 'stake_refund'
 
 /** A movement of money: its postings sum to zero per asset. */
 export interface LedgerTransaction {
@@ -107,6 +112,8 @@ export interface LedgerSnapshot {
   withdrawals: Withdrawal[]
   /** The ids of the tournaments that are over (`completed` or `cancelled`): their escrow must be empty. */
   settledTournaments: string[]
+  /** The ids of the staked matches that are over (`decided` or `cancelled`): their escrow must be empty (contract §16). */
+  settledMatches: string[]
   /** The ids of the deleted users that have a ledger account: those accounts must hold nothing. */
   deletedAccountHolders: string[]
 }

@@ -32,8 +32,8 @@ export class PostgresMatchesStore extends MatchesQueries {
   /**
    * In a write: FOR NO KEY UPDATE, of the table `of` when the query joins
    * others. What a claim or a resolve decides on (the session, then its
-   * match): claims of one match take turns. A session issue's match
-   * (withGame): a correction that deletes it (a Swiss round paired again)
+   * match): claims of one match take turns. A session issue's match:
+   * a correction that deletes it (a Swiss round paired again)
    * holds the same lock, so the issue either waits and finds no match, or
    * commits first and its session is deleted with the match. The foreign
    * key's KEY SHARE alone does not order them.

@@ -14,7 +14,7 @@
 // as a serialization failure; the rerun then finds the row. The unique
 // indexes stay the backstop, mapped to UniqueViolationError.
 import { and, asc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm'
-import { ledgerAccounts, ledgerPostings, ledgerTransactions, tournaments, users, withdrawals } from '../schema'
+import { ledgerAccounts, ledgerPostings, ledgerTransactions, matches, tournaments, users, withdrawals } from '../schema'
 import { mapEngineError, UniqueViolationError } from '../../errors'
 import type { LedgerAccount, LedgerSnapshot } from '../../../modules/wallet/store'
 import type { PgDb } from '../connection'
@@ -28,12 +28,13 @@ import { WalletQueries } from '../../stores/wallet'
  * their identity, which is insertion order).
  */
 async function readLedger(db: PgDb): Promise<LedgerSnapshot> {
-  const [accounts, transactions, postings, rows, settled, deleted] = await Promise.all([
+  const [accounts, transactions, postings, rows, settled, settledMatches, deleted] = await Promise.all([
     db.select().from(ledgerAccounts).orderBy(asc(ledgerAccounts.createdAt), asc(ledgerAccounts.id)),
     db.select().from(ledgerTransactions).orderBy(asc(ledgerTransactions.createdAt), asc(ledgerTransactions.id)),
     db.select().from(ledgerPostings).orderBy(asc(ledgerPostings.id)),
     db.select().from(withdrawals).orderBy(asc(withdrawals.createdAt), asc(withdrawals.id)),
     db.select({ id: tournaments.id }).from(tournaments).where(inArray(tournaments.status, ['completed', 'cancelled'])).orderBy(asc(tournaments.id)),
+    db.select({ id: matches.id }).from(matches).where(and(isNotNull(matches.stake), inArray(matches.status, ['decided', 'cancelled']))).orderBy(asc(matches.id)),
     db
       .selectDistinct({ id: users.id })
       .from(users)
@@ -47,6 +48,7 @@ async function readLedger(db: PgDb): Promise<LedgerSnapshot> {
     postings: postings.map(toPosting),
     withdrawals: rows.map(toWithdrawal),
     settledTournaments: settled.map((row) => row.id),
+    settledMatches: settledMatches.map((row) => row.id),
     deletedAccountHolders: deleted.map((row) => row.id),
   }
 }

@@ -8,7 +8,7 @@
 // once per row type: timestamp_ms columns are epoch-ms integers, JSON columns
 // JSON text, as Drizzle writes them.
 import { getTableColumns } from 'drizzle-orm'
-import { games, gameSessions, matchClaims, matches, tournaments, users } from '../../schema'
+import { games, gameSessions, matchClaims, matches, users } from '../../schema'
 import { CLAIM_FIELDS, MatchesQueries, SESSION_FIELDS } from '../../stores/matches'
 import type { MatchRecord } from '../../../modules/games/store'
 import type { UserStanding } from '../../../modules/auth/store'
@@ -19,6 +19,8 @@ import type { SqliteScope } from '../storage'
 const MATCH_FIELDS = [
   'id',
   'tournamentId',
+  'gameId',
+  'kind',
   'bracket',
   'round',
   'position',
@@ -35,17 +37,35 @@ const MATCH_FIELDS = [
   'claimRound',
   'decidedAt',
   'deadline',
+  'createdAt',
+  'stake',
+  'terms',
+  'readyBy',
+  'slot1ReadyAt',
+  'slot2ReadyAt',
 ] as const satisfies readonly (keyof MatchRecord)[]
 
-export type RawMatch = Omit<MatchRecord, 'decidedAt' | 'deadline'> & { decidedAt: number | null; deadline: number | null }
+type MatchInstant = 'decidedAt' | 'deadline' | 'createdAt' | 'readyBy' | 'slot1ReadyAt' | 'slot2ReadyAt'
+export type RawMatch = Omit<MatchRecord, MatchInstant | 'terms'> & { [K in MatchInstant]: number | null } & { terms: string | null }
 
 /** The SELECT list of a match row, for hand-written SQL (games.ts reads brackets with it too). */
 export function matchColumns(alias?: string): string {
   return selectList(getTableColumns(matches), MATCH_FIELDS, alias)
 }
 
+const dateOf = (ms: number | null) => (ms === null ? null : new Date(ms))
+
 export function toMatchRecord(raw: RawMatch): MatchRecord {
-  return { ...raw, decidedAt: raw.decidedAt === null ? null : new Date(raw.decidedAt), deadline: raw.deadline === null ? null : new Date(raw.deadline) }
+  return {
+    ...raw,
+    decidedAt: dateOf(raw.decidedAt),
+    deadline: dateOf(raw.deadline),
+    createdAt: dateOf(raw.createdAt),
+    readyBy: dateOf(raw.readyBy),
+    slot1ReadyAt: dateOf(raw.slot1ReadyAt),
+    slot2ReadyAt: dateOf(raw.slot2ReadyAt),
+    terms: raw.terms === null ? null : JSON.parse(raw.terms),
+  }
 }
 
 type RawSession = Omit<GameSession, 'expiresAt' | 'consumedAt'> & { expiresAt: number; consumedAt: number | null }
@@ -98,16 +118,11 @@ const statements = perConnection((sqlite) => ({
      ) AS "claims" FROM matches m WHERE m.id = $id`,
   ),
   byId: sqlite.prepare<RawMatch, Id>(`SELECT ${matchColumns()} FROM matches WHERE id = $id`),
-  // A match with its tournament's game: a scalar subquery, not a JOIN (see standingScalars).
-  withGame: sqlite.prepare<RawMatch & { gameId: string }, Id>(
-    `SELECT ${matchColumns('m')}, (SELECT t."${getTableColumns(tournaments).gameId.name}" FROM tournaments t WHERE t.id = m.tournament_id) AS "gameId"
-     FROM matches m WHERE m.id = $id`,
-  ),
   // A session issue's reads: the match, its game, the user's seat in it and
   // the participants who claimed in its round, with the game's key; the key
   // alone when there is no such match.
-  issueContext: sqlite.prepare<RawMatch & { gameId: string; keyHash: string | null; seat: string | null; claimants: string }, { gameId: string; id: string; userId: string }>(
-    `SELECT ${matchColumns('m')}, (SELECT t."${getTableColumns(tournaments).gameId.name}" FROM tournaments t WHERE t.id = m.tournament_id) AS "gameId",
+  issueContext: sqlite.prepare<RawMatch & { keyHash: string | null; seat: string | null; claimants: string }, { gameId: string; id: string; userId: string }>(
+    `SELECT ${matchColumns('m')},
        (SELECT "${getTableColumns(games).keyHash.name}" FROM games WHERE id = $gameId) AS "keyHash",
        (SELECT id FROM participants p WHERE p.id IN (m.slot1_participant_id, m.slot2_participant_id) AND p.user_id = $userId) AS "seat",
        (SELECT json_group_array(c.participant_id) FROM match_claims c WHERE c.match_id = m.id AND c.claim_round = m.claim_round) AS "claimants"
@@ -179,15 +194,8 @@ export class SqliteMatchesStore extends MatchesQueries {
   override async issueContext(gameId: string, matchId: string, userId: string): Promise<IssueContext> {
     const raw = this.statements.issueContext.get({ gameId, id: matchId, userId })
     if (!raw) return { keyHash: this.statements.keyAlone.get({ gameId })!.keyHash, match: null, gameId: null, seat: null, claimed: false }
-    const { gameId: playedIn, keyHash, seat, claimants, ...match } = raw
-    return { keyHash, match: toMatchRecord(match), gameId: playedIn, seat, claimed: seat !== null && (JSON.parse(claimants) as string[]).includes(seat) }
-  }
-
-  override async withGame(matchId: string): Promise<{ match: MatchRecord; gameId: string } | null> {
-    const raw = this.statements.withGame.get({ id: matchId })
-    if (!raw) return null
-    const { gameId, ...match } = raw
-    return { match: toMatchRecord(match), gameId }
+    const { keyHash, seat, claimants, ...match } = raw
+    return { keyHash, match: toMatchRecord(match), gameId: match.gameId, seat, claimed: seat !== null && (JSON.parse(claimants) as string[]).includes(seat) }
   }
 
   override async seatOf(participantIds: readonly string[], userId: string): Promise<string | null> {

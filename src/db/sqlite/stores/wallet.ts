@@ -8,8 +8,8 @@
 // query builder on every call was ~1.5 ms of a purchase's CPU
 // (bench/purchase-profile.ts). Columns are written as Drizzle writes them:
 // timestamp_ms as epoch-ms integers, JSON as JSON text.
-import { eq, getTableColumns, inArray, isNotNull } from 'drizzle-orm'
-import { ledgerAccounts, ledgerPostings, ledgerTransactions, tournaments, users, wallets, withdrawals } from '../../schema'
+import { and, eq, getTableColumns, inArray, isNotNull } from 'drizzle-orm'
+import { ledgerAccounts, ledgerPostings, ledgerTransactions, matches, tournaments, users, wallets, withdrawals } from '../../schema'
 import type { LedgerAccount, LedgerPosting, LedgerSnapshot, LedgerTransaction, Wallet, Withdrawal } from '../../../modules/wallet/store'
 import type { SqliteScope } from '../storage'
 import { insertInto, perConnection, selectList } from '../connection'
@@ -141,6 +141,12 @@ export class SqliteWalletStore extends WalletQueries {
           .select({ id: tournaments.id })
           .from(tournaments)
           .where(inArray(tournaments.status, ['completed', 'cancelled']))
+          .all()
+          .map((row) => row.id),
+        settledMatches: db
+          .select({ id: matches.id })
+          .from(matches)
+          .where(and(isNotNull(matches.stake), inArray(matches.status, ['decided', 'cancelled'])))
           .all()
           .map((row) => row.id),
         deletedAccountHolders: db
