@@ -8,6 +8,7 @@ import { identitiesModule } from './modules/auth/identity-routes'
 import { oidcModule } from './modules/auth/oidc'
 import { gamesModule } from './modules/games'
 import { ratingsModule } from './modules/ratings'
+import { matchmakingModule } from './modules/matchmaking'
 import { healthModule } from './modules/health'
 import { matchesModule } from './modules/matches'
 import { pinVerifyModule, walletModule } from './modules/wallet'
@@ -74,6 +75,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(deviceCodeModule(services.deviceCodes, { trustProxy: config.trustProxy, serverUrl: config.serverUrl }))
       .use(gamesModule(auth, games, services.tournamentRegistration))
       .use(ratingsModule(auth, services.ratings))
+      .use(matchmakingModule(auth, services.matchmaking, services.challenges))
       .use(matchesModule(auth, matchService))
       .use(walletModule(auth, wallet, withdrawals))
       .use(securityModule(auth, pins, securityLog))
@@ -103,6 +105,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
+    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, matchmaking: services.matchmaking, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
 }
 

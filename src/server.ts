@@ -35,6 +35,8 @@ export const HOUSEKEEPING_MS = 3_600_000
 
 /** How often the leaderboards move players whose inactivity period ended (docs/ratings.md). */
 export const RATING_BOARD_SWEEP_MS = 60_000
+/** How often the matcher pairs the queues' tickets (contract §16), and marks challenges past their expiry. */
+export const MATCHMAKER_MS = 1_000
 
 /** How often the job worker looks for due jobs. */
 export const JOB_POLL_MS = 200
@@ -123,6 +125,18 @@ async function startLocked(config: Readonly<Config>, logger: Logger, lock: DataD
       tick: async () => {
         const removed = await housekeeping(storage, systemClock, config.eventRetentionDays, services.securityLog)
         if (Object.values(removed).some((n) => n > 0)) logger.info('housekeeping', { ...removed })
+      },
+    }),
+    // The matcher: one runner among every instance pairs every queue's tickets (each pair its own unit of work).
+    startLoop({
+      name: 'matchmaker',
+      everyMs: MATCHMAKER_MS,
+      leases,
+      logger,
+      tick: async () => {
+        const made = await services.matchmaking.matchTick()
+        if (made > 0) logger.info('matches found', { made })
+        await services.challenges.expireDue()
       },
     }),
     // Leaderboards: a player idle for another whole inactivity period moves down (their rating view computes it on read anyway).

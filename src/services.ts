@@ -36,6 +36,8 @@ import { TournamentRegistration } from './modules/games/registration'
 import { GamesService } from './modules/games/service'
 import { TournamentOperations } from './modules/games/tournament-operations'
 import { RatingsService } from './modules/ratings/service'
+import { MatchmakingService } from './modules/matchmaking/service'
+import { ChallengesService } from './modules/matchmaking/challenges'
 import { Mailer } from './modules/mail/mailer'
 import type { Lifecycle } from './modules/health/service'
 import { MatchesService } from './modules/matches/service'
@@ -198,6 +200,9 @@ export function createServices(deps: ServiceDeps) {
   const passwordReset = new PasswordReset({ storage, clock, mailer, hashGate, onSecurityEvent: (e) => securityLog.record(e) })
   // Ratings, leaderboards and seasons (contract §15): the updates happen in the decisions themselves (ratings/rate.ts).
   const ratings = new RatingsService({ storage, clock })
+  // Queues, the matcher, the ready check and challenges (contract §16); their matches are decided as any other (applyDecision).
+  const matchmaking = new MatchmakingService({ storage, clock, ratings })
+  const challenges = new ChallengesService({ storage, clock })
   const games = new GamesService({ storage, clock, ratings, onSecurityEvent: (e) => securityLog.record(e) })
   const tournamentRegistration = new TournamentRegistration({ storage, clock })
   const gameKeys = new GameKeys({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
@@ -231,7 +236,7 @@ export function createServices(deps: ServiceDeps) {
   // The event plane over WebSockets (contract §14): tickets, and this instance's sockets.
   const socketTickets = new SocketTickets({ storage, clock })
   const sockets = new SocketHub({ storage, events, tickets: socketTickets, wakeups: deps.wakeups, logger, perUser: config.socketsPerUser, max: config.socketsMax, slowS: config.socketSlowS, ...deps.socketTimings })
-  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, ratings, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, ratings, matchmaking, challenges, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

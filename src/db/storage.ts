@@ -24,6 +24,7 @@ import type { MatchesStore } from '../modules/matches/store'
 import type { OperatorsStore } from '../modules/operators/store'
 import type { OperationsStore } from '../modules/operations/store'
 import type { RatingChangeKind, RatingsStore } from '../modules/ratings/store'
+import type { MatchmakingStore } from '../modules/matchmaking/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
 import type { JobsStore } from '../jobs/store'
@@ -48,6 +49,8 @@ export interface Stores {
   operations: OperationsStore
   /** Ratings, their history and seasons (contract §15). */
   ratings: RatingsStore
+  /** Queues, tickets, challenges and the matches they make (contract §16). */
+  matchmaking: MatchmakingStore
   security: SecurityStore
   wallet: WalletStore
   /** Sealed secrets shared by every instance (PostgreSQL); SQLite keeps its secrets in the data dir and refuses. */

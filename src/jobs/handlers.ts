@@ -4,6 +4,7 @@ import { finalizeTournament } from '../modules/games/finalize'
 import { startRegistered } from '../modules/games/start'
 import { settleMatchDeadline } from '../modules/matches/deadlines'
 import { startSeason } from '../modules/ratings/seasons'
+import { expireReadyCheck } from '../modules/matchmaking/service'
 import type { WithdrawalService } from '../modules/wallet/withdrawals'
 import type { JobHandler } from './worker'
 import { JOB_KINDS, type JobKind } from './queue'
@@ -21,5 +22,7 @@ export function jobHandlers(clock: Clock, services: { withdrawals: WithdrawalSer
     [JOB_KINDS.releaseWithdrawal]: (tx, payload) => services.withdrawals.release(tx, String(payload.withdrawalId)),
     // Due at the season's startsAt: ends the current season (its final board written), resets every rating; nothing once started.
     [JOB_KINDS.startSeason]: (tx, payload) => startSeason(tx, String(payload.seasonId), clock.now()),
+    // Due at a found match's readyBy: cancels it unless both players confirmed (contract §16).
+    [JOB_KINDS.readyCheck]: (tx, payload) => expireReadyCheck(tx, clock, String(payload.matchId)),
   }
 }

@@ -50,6 +50,13 @@ export const ERROR_CODES = {
   correction_too_late: 409,
   /** A correction naming a disqualified participant as the winner. */
   winner_disqualified: 409,
+  // Matchmaking (contract §16).
+  ticket_open: 409,
+  queue_exists: 409,
+  ready_check_over: 409,
+  match_not_waiting: 409,
+  challenge_closed: 409,
+  challenge_unfunded: 409,
   /** An early start of a registration tournament while its check-in window has not ended. */
   check_in_open: 409,
   idempotency_key_reused: 409,

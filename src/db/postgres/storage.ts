@@ -15,6 +15,7 @@
 // state. Wake-ups cross instances by LISTEN/NOTIFY: the events store sends a
 // NOTIFY inside the transaction, PostgreSQL delivers it on commit, and every
 // instance's listener wakes its own waiting polls.
+import { PostgresMatchmakingStore } from './stores/matchmaking'
 import { postgresRateLimitStore, type PostgresRateLimitStore } from './rate-limits'
 import type postgres from 'postgres'
 import type { Counted, Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
@@ -58,6 +59,7 @@ class PostgresStores implements Stores {
   private _security?: PostgresSecurityStore
   private _audit?: PostgresAuditStore
   private _operators?: OperatorsQueries
+  private _matchmaking?: PostgresMatchmakingStore
   private _ratings?: PostgresRatingsStore
   private _operations?: PostgresOperationsStore
   private _wallet?: PostgresWalletStore
@@ -75,6 +77,10 @@ class PostgresStores implements Stores {
   get operators() {
     this.check()
     return (this._operators ??= new OperatorsQueries(this.scope))
+  }
+  get matchmaking() {
+    this.check()
+    return (this._matchmaking ??= new PostgresMatchmakingStore(this.scope))
   }
   get ratings() {
     this.check()

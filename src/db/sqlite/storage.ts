@@ -8,6 +8,7 @@
 // so nothing outside a batch sees a batch's uncommitted rows. It is
 // query_only: a write sent there by mistake fails instead of escaping the
 // committer.
+import { MatchmakingQueries } from '../stores/matchmaking'
 import { statSync } from 'node:fs'
 import type { Counted, Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
 import { StorageObservers } from '../observers'
@@ -59,6 +60,7 @@ class SqliteStores implements Stores {
   private _security?: SqliteSecurityStore
   private _audit?: AuditQueries
   private _operators?: OperatorsQueries
+  private _matchmaking?: MatchmakingQueries
   private _ratings?: SqliteRatingsStore
   private _operations?: SqliteOperationsStore
   private _wallet?: SqliteWalletStore
@@ -75,6 +77,10 @@ class SqliteStores implements Stores {
   get operators() {
     this.check()
     return (this._operators ??= new OperatorsQueries(this.scope))
+  }
+  get matchmaking() {
+    this.check()
+    return (this._matchmaking ??= new MatchmakingQueries(this.scope))
   }
   get ratings() {
     this.check()

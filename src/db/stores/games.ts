@@ -73,10 +73,15 @@ export class GamesQueries extends Queries implements GamesStore {
   async game(gameId: string): Promise<GameSummary | null> {
     const { games } = this.t
     const [row] = await this.db
-      .select({ id: games.id, name: games.name, createdAt: games.createdAt, tau: games.ratingTau, inactivityPeriodS: games.ratingInactivityPeriodS })
+      .select({ id: games.id, name: games.name, createdAt: games.createdAt, tau: games.ratingTau, inactivityPeriodS: games.ratingInactivityPeriodS, challengeRake: games.challengeRake })
       .from(games)
       .where(eq(games.id, gameId))
-    return row ? { id: row.id, name: row.name, createdAt: row.createdAt, rating: { tau: row.tau, inactivityPeriodS: row.inactivityPeriodS } } : null
+    return row ? { id: row.id, name: row.name, createdAt: row.createdAt, rating: { tau: row.tau, inactivityPeriodS: row.inactivityPeriodS }, challengeRake: row.challengeRake } : null
+  }
+
+  async setChallengeRake(gameId: string, rake: string): Promise<void> {
+    const { games } = this.t
+    await this.db.update(games).set({ challengeRake: rake }).where(eq(games.id, gameId))
   }
 
   async renameGame(gameId: string, name: string): Promise<boolean> {

@@ -2,6 +2,8 @@
 // Mounted only when there is an operator token (ARENA_ADMIN_TOKEN, or in
 // `local` the generated one); otherwise the whole tree is a 404 that says why,
 // so nothing is open by accident and nobody hunts for a wrong URL.
+import type { MatchmakingService } from '../matchmaking/service'
+import { adminMatchmakingRoutes } from '../matchmaking/admin-routes'
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
@@ -93,6 +95,8 @@ export function adminModule(
     devMailbox: boolean
     /** Ratings and seasons (contract §15). */
     ratings: RatingsService
+    /** Queues and matches without a tournament (contract §16). */
+    matchmaking: MatchmakingService
     withdrawals: WithdrawalService
     /** The withdrawal history (GET /admin/withdrawals), the console's own read. */
     operations: OperationsOverview
@@ -144,7 +148,7 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
         '/games',
         async ({ body, set, request }) => {
           set.status = 201
-          return await games.createGame(body.name, actorOf(request), body.rating)
+          return await games.createGame(body.name, actorOf(request), body.rating, body.challengeRake)
         },
         { body: CreateGameBody, response: { 201: CreateGameResponse, ...errors(JSON_BODY, OPERATOR, STORAGE) }, ...operatorRoute('admin', 'Create a game, with its rating settings (defaults τ 0.5, a week); its key is shown once') },
       )
@@ -319,6 +323,8 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
       // Users: search, one user in full, bans, deletion (contract §8). Added to
       // this instance (a function plugin), so the token check above guards them.
       .use(adminUserRoutes(options))
+      // Queues and matches without a tournament (contract §16).
+      .use(adminMatchmakingRoutes(options.matchmaking))
       // Sign-out and operator accounts (contract §11).
       .use(adminOperatorRoutes(options.operators, options.operatorSessions, options.operatorTotp))
   )

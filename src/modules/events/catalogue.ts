@@ -76,16 +76,34 @@ export interface EventCatalogue {
   'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
   /** To the disqualified player: their current match goes (or will go, once the opponent is known) to the opponent. */
   'tournament.disqualified': { topic: 'status'; data: { tournamentId: string; participantId: string; reason: string } }
-  'match.ready': { topic: 'status'; data: { tournamentId: string; matchId: string; round: number } }
+  /** The match can be played now (a queue's: once both players confirmed the ready check). `tournamentId` null without a tournament. */
+  'match.ready': { topic: 'status'; data: { tournamentId: string | null; matchId: string; round: number } }
   /**
    * `outcome` `DRAW` (round robin and Swiss) has no winner. `reason` absent when both players agreed (or an operator resolved it):
    * `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was).
    */
-  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string | null; outcome: 'WIN' | 'DRAW'; reason?: 'bye' | 'no_show' | 'disqualified' } }
-  'match.replay': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'mutual_draw' } }
-  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
+  'match.decided': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string | null; outcome: 'WIN' | 'DRAW'; reason?: 'bye' | 'no_show' | 'disqualified' } }
+  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' } }
+  'match.disputed': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
   /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId` (null: it was a draw). */
-  'match.corrected': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }
+  'match.corrected': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }
+  /**
+   * A queue paired the recipient (contract §16): confirm with POST /matches/{matchId}/ready before `readyBy`, or the match is
+   * cancelled and the ticket of whoever did not confirm is closed (the other keeps their place in line).
+   */
+  'match.found': { topic: 'status'; data: { matchId: string; gameId: string; queue: string; readyBy: string; stake: string | null } }
+  /** A match without a tournament was cancelled (its stakes refunded): `ready_timeout` (someone did not confirm in time) or `operator` (with its reason). */
+  'match.cancelled': { topic: 'status'; data: { matchId: string; gameId: string; reason: 'ready_timeout' | 'operator'; detail?: string } }
+  /** The recipient's ticket was closed without a match: they did not confirm a ready check, could not pay the stake when paired, or the queue closed. */
+  'ticket.cancelled': { topic: 'status'; data: { ticketId: string; gameId: string; queue: string; reason: 'ready_timeout' | 'insufficient_funds' | 'queue_closed' } }
+  /** To the opponent: a player challenged them (contract §16). */
+  'challenge.received': { topic: 'status'; data: { challengeId: string; gameId: string; challengerId: string; challengerUsername: string; stake: string | null; expiresAt: string } }
+  /** To the challenger: the opponent accepted; the match runs now. */
+  'challenge.accepted': { topic: 'status'; data: { challengeId: string; gameId: string; matchId: string } }
+  /** To the challenger (declined, expired) or the opponent (cancelled by the challenger, expired): the challenge is over without a match. */
+  'challenge.declined': { topic: 'status'; data: { challengeId: string; gameId: string } }
+  'challenge.expired': { topic: 'status'; data: { challengeId: string; gameId: string } }
+  'challenge.cancelled': { topic: 'status'; data: { challengeId: string; gameId: string; reason: 'withdrawn' | 'challenger_unfunded' } }
   /**
    * The recipient's rating in a game moved (contract §15): a rated match was decided (`match`) or its result corrected (`correction`).
    * `change`: the rating's move (2 decimals); `rating`: the rating as it is now, as GET /games/{gameId}/ratings/me shows it.
@@ -148,4 +166,12 @@ export const EVENT_TYPES = {
   'match.disputed': 'status',
   'match.corrected': 'status',
   'rating.updated': 'status',
+  'match.found': 'status',
+  'match.cancelled': 'status',
+  'ticket.cancelled': 'status',
+  'challenge.received': 'status',
+  'challenge.accepted': 'status',
+  'challenge.declined': 'status',
+  'challenge.expired': 'status',
+  'challenge.cancelled': 'status',
 } as const satisfies { [K in EventType]: EventCatalogue[K]['topic'] }

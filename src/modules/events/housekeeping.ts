@@ -42,6 +42,10 @@ export interface HousekeepingReport {
   deviceCodes: number
   /** Event-socket tickets (contract §14) never spent, past their 30 s. */
   socketTickets: number
+  /** Queue tickets (contract §16) closed (matched, left, cancelled) longer ago than the event retention. */
+  tickets: number
+  /** Challenges (contract §16) closed (accepted, declined, expired, cancelled) longer ago than the event retention. */
+  challenges: number
 }
 
 export async function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number, securityLog?: SecurityEventLog): Promise<HousekeepingReport> {
@@ -50,6 +54,7 @@ export async function housekeeping(storage: Storage, clock: Clock, eventRetentio
   const windowCutoff = new Date(now.getTime() - LONGEST_THROTTLE_WINDOW_MS)
   const retention = retentionCutoff(now, eventRetentionDays)
   const removed = await storage.write(async (tx) => ({
+    ...(await tx.matchmaking.pruneClosed(retention)),
     events: await tx.events.pruneCreatedBefore(retention),
     gameSessions: await tx.matches.pruneGameSessionsExpiredBefore(sessionCutoff),
     pinSessions: await tx.security.prunePinSessionsExpiredBefore(sessionCutoff),

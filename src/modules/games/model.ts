@@ -3,7 +3,8 @@ import type { TLiteral, TUnion } from '@sinclair/typebox'
 import { GameRatingSettings } from '../ratings/model'
 import { BRACKETS, FORMAT_NAMES, FORMAT_OPTIONS, type BracketTuple, type FormatNameTuple } from './formats/engines'
 
-export const Game = t.Object({ id: t.String(), name: t.String(), createdAt: t.String(), rating: GameRatingSettings }, { $id: 'Game' })
+const ChallengeRake = t.String({ minLength: 1, maxLength: 10, description: 'the house\'s share of a challenge\'s pot (contract §16), a decimal fraction 0–0.5 (`"0.05"`); default `"0"`' })
+export const Game = t.Object({ id: t.String(), name: t.String(), createdAt: t.String(), rating: GameRatingSettings, challengeRake: ChallengeRake }, { $id: 'Game' })
 export type Game = Static<typeof Game>
 
 /** Rating settings to set (contract §15): each field optional, within GameRatingSettings' bounds; one left out keeps its value (its default on creation). */
@@ -14,10 +15,10 @@ export const GameRatingPatch = t.Object(
 export type GameRatingPatch = Static<typeof GameRatingPatch>
 
 const GameName = t.String({ minLength: 1, maxLength: 100 })
-export const CreateGameBody = t.Object({ name: GameName, rating: t.Optional(GameRatingPatch) }, { $id: 'CreateGameBody' })
+export const CreateGameBody = t.Object({ name: GameName, rating: t.Optional(GameRatingPatch), challengeRake: t.Optional(ChallengeRake) }, { $id: 'CreateGameBody' })
 export type CreateGameBody = Static<typeof CreateGameBody>
 export const UpdateGameBody = t.Object(
-  { name: t.Optional(GameName), rating: t.Optional(GameRatingPatch) },
+  { name: t.Optional(GameName), rating: t.Optional(GameRatingPatch), challengeRake: t.Optional(ChallengeRake) },
   { $id: 'UpdateGameBody', description: 'at least one field; a field left out keeps its value' },
 )
 export type UpdateGameBody = Static<typeof UpdateGameBody>

@@ -24,6 +24,7 @@ import { newSeedingSeed } from './seeding'
 import { openBracket, startRegistered } from './start'
 import type { GameSummary, TournamentRecord, TournamentStatus } from './store'
 import { isoOrNull, loadTournament, purseView, registrationOf } from './tournament-view'
+import { canonicalRake } from '../matchmaking/stakes'
 
 /** A new tournament's stored options: the format's, and its fee and prizes; null for none. */
 function storedOptions(input: CreateTournamentBody, purse: ReturnType<typeof planPurse>): TournamentRecord['options'] {
@@ -86,7 +87,14 @@ function definedOf(patch: GameRatingPatch): Partial<GameRatingSettings> {
 }
 
 function gameView(game: GameSummary): Game {
-  return { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: { tau: game.rating.tau, inactivityPeriodS: game.rating.inactivityPeriodS } }
+  return { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: { tau: game.rating.tau, inactivityPeriodS: game.rating.inactivityPeriodS }, challengeRake: game.challengeRake }
+}
+
+/** A challenge rake as given, canonical; 422 validation_failed otherwise. */
+function challengeRakeOf(input: string): string {
+  const rake = canonicalRake(input)
+  if (rake === null) throw invalid([{ path: 'body/challengeRake', message: 'A decimal fraction from 0 to 0.5, at most 6 decimals ("0.05")' }])
+  return rake
 }
 
 /** The longest funding reference (the route's schema says the same). */
@@ -108,19 +116,19 @@ export class GamesService {
    * never the key), with its rating settings (contract §15): the defaults
    * (τ 0.5, a week) where `rating` leaves one out.
    */
-  async createGame(name: string, by: Actor, rating: GameRatingPatch = {}): Promise<{ game: Game; gameKey: string }> {
+  async createGame(name: string, by: Actor, rating: GameRatingPatch = {}, challengeRake = '0'): Promise<{ game: Game; gameKey: string }> {
     const now = this.deps.clock.now()
     const { gameKey, keyHash } = issueGameKey()
-    const game = { id: newId('game'), name, keyHash, keyRotatedAt: now, createdAt: now }
+    const game = { id: newId('game'), name, keyHash, keyRotatedAt: now, createdAt: now, challengeRake: challengeRakeOf(challengeRake) }
     const settings: GameRatingSettings = { ...DEFAULT_RATING_SETTINGS, ...definedOf(rating) }
     await this.deps.storage.write(async (tx) => {
       await tx.games.insertGame(game)
       await tx.ratings.setRatingConfig(game.id, settings)
       // Rated from its first match: a game has a current season from its creation (docs/ratings.md).
       await tx.ratings.insertSeason(firstSeason(game.id, now))
-      await by.record(tx, { action: 'game.create', target: game.id, details: { name, rating: settings } })
+      await by.record(tx, { action: 'game.create', target: game.id, details: { name, rating: settings, challengeRake: game.challengeRake } })
     })
-    return { game: { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: settings }, gameKey }
+    return { game: { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: settings, challengeRake: game.challengeRake }, gameKey }
   }
 
   /** A game as operators see it (never its key). */
@@ -138,15 +146,20 @@ export class GamesService {
    */
   async updateGame(gameId: string, patch: UpdateGameBody, by: Actor): Promise<Game> {
     const rating = definedOf(patch.rating ?? {})
-    if (patch.name === undefined && Object.keys(rating).length === 0) {
-      throw invalid([{ path: 'body', message: 'Give at least one of name, rating.tau, rating.inactivityPeriodS' }])
+    if (patch.name === undefined && patch.challengeRake === undefined && Object.keys(rating).length === 0) {
+      throw invalid([{ path: 'body', message: 'Give at least one of name, rating.tau, rating.inactivityPeriodS, challengeRake' }])
     }
+    const challengeRake = patch.challengeRake === undefined ? undefined : challengeRakeOf(patch.challengeRake)
     return this.deps.storage.write(async (tx) => {
       const before = await tx.games.game(gameId)
       if (!before) throw new AppError('not_found', 'No such game')
-      const after = { ...before, name: patch.name ?? before.name, rating: { ...before.rating, ...rating } }
+      const after = { ...before, name: patch.name ?? before.name, rating: { ...before.rating, ...rating }, challengeRake: challengeRake ?? before.challengeRake }
       const changed: Record<string, { from: unknown; to: unknown }> = {}
       if (after.name !== before.name) changed.name = { from: before.name, to: after.name }
+      if (after.challengeRake !== before.challengeRake) {
+        changed.challengeRake = { from: before.challengeRake, to: after.challengeRake }
+        await tx.games.setChallengeRake(gameId, after.challengeRake)
+      }
       for (const key of ['tau', 'inactivityPeriodS'] as const) {
         if (after.rating[key] !== before.rating[key]) changed[key] = { from: before.rating[key], to: after.rating[key] }
       }

@@ -54,6 +54,7 @@ export interface GameRecord {
   keyHash: string
   keyRotatedAt: Date
   createdAt: Date
+  challengeRake?: string
 }
 
 export interface TournamentRecord {
@@ -148,6 +149,8 @@ export interface GameSummary {
   name: string
   createdAt: Date
   rating: { tau: number; inactivityPeriodS: number }
+  /** The house's share of a challenge's pot, a canonical decimal fraction. */
+  challengeRake: string
 }
 
 export interface GamesStore {
@@ -156,6 +159,7 @@ export interface GamesStore {
   game(gameId: string): Promise<GameSummary | null>
   /** Renames a game; false when there is no such game. */
   renameGame(gameId: string, name: string): Promise<boolean>
+  setChallengeRake(gameId: string, rake: string): Promise<void>
   /** Replaces a game's key; false when there is no such game. */
   replaceKeyHash(gameId: string, keyHash: string, rotatedAt: Date): Promise<boolean>
   /** The hash of a game's current key, null when there is no such game. Every game-SDK call asks. */
