@@ -42,6 +42,11 @@ export function fromSchema(schema: Json, components: Record<string, Json> = {}):
     }
     return literals(anyOf.map(at))
   }
+  // The OpenAPI document writes a nullable scalar as `type: [scalar, 'null']`.
+  if (Array.isArray(schema.type)) {
+    const rest = (schema.type as string[]).filter((type) => type !== 'null')
+    if (rest.length === 1 && rest.length < schema.type.length) return { kind: 'nullable', of: at({ ...schema, type: rest[0] }) }
+  }
   switch (schema.type) {
     case 'string':
       return { kind: 'string' }

@@ -22,6 +22,10 @@ export type EventTypes = [
   Same<Equal<Sdk.EventType, Catalogue.EventType>>,
   Same<Equal<Sdk.EventData<'match.decided'>, Catalogue.EventData<'match.decided'>>>,
   Same<Equal<Sdk.EventData<'rating.updated'>, Catalogue.EventData<'rating.updated'>>>,
+  Same<Equal<Sdk.EventData<'match.found'>, Catalogue.EventData<'match.found'>>>,
+  Same<Equal<Sdk.EventData<'match.cancelled'>, Catalogue.EventData<'match.cancelled'>>>,
+  Same<Equal<Sdk.EventData<'challenge.received'>, Catalogue.EventData<'challenge.received'>>>,
+  Same<Equal<Wire<Sdk.KnownEvent<'match.ready' | 'ticket.cancelled' | 'challenge.cancelled'>>, Wire<OutboxEvent<'match.ready' | 'ticket.cancelled' | 'challenge.cancelled'>>>>,
   // A known event is what the outbox stores, plus its id and time.
   Same<Equal<Wire<Sdk.KnownEvent>, Wire<OutboxEvent>>>,
   Same<Equal<Wire<Sdk.KnownEvent<'wallet.credited' | 'session.login'>>, Wire<OutboxEvent<'wallet.credited' | 'session.login'>>>>,

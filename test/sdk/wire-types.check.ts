@@ -15,6 +15,7 @@ import type * as WalletModel from '../../src/modules/wallet/model'
 import type * as EventsModel from '../../src/modules/events/model'
 import type * as RatingsModel from '../../src/modules/ratings/model'
 import type * as RatingsRoutes from '../../src/modules/ratings/index'
+import type * as MatchmakingModel from '../../src/modules/matchmaking/model'
 import type * as Realtime from '../../src/modules/realtime/protocol'
 import type * as SharedModels from '../../src/shared/models'
 import type { EventTopic as ServerEventTopic } from '../../src/db/schema/events'
@@ -69,6 +70,14 @@ export type WireTypes = [
   Same<Equal<Sdk.RatingChange, Model<typeof RatingsModel.RatingChange>>>,
   Same<Equal<Sdk.RatingHistoryPage, Model<typeof RatingsModel.RatingHistoryPage>>>,
   Same<Equal<Sdk.MyRating, Model<typeof RatingsRoutes.MyRatingResponse>>>,
+  Same<Equal<Sdk.QueueWindow, Model<typeof MatchmakingModel.QueueWindowSchema>>>,
+  Same<Equal<Sdk.DrawRule, Model<typeof MatchmakingModel.DrawRuleSchema>>>,
+  Same<Equal<Sdk.Queue, Model<typeof MatchmakingModel.Queue>>>,
+  Same<Equal<Sdk.TicketCloseReason, Model<typeof MatchmakingModel.QueueCloseReason>>>,
+  Same<Equal<Sdk.Ticket, Model<typeof MatchmakingModel.Ticket>>>,
+  Same<Equal<Sdk.MatchPlayer, Model<typeof MatchmakingModel.MatchPlayer>>>,
+  Same<Equal<Sdk.MatchView, Model<typeof MatchmakingModel.MatchView>>>,
+  Same<Equal<Sdk.Challenge, Model<typeof MatchmakingModel.Challenge>>>,
   Same<Equal<Sdk.PlaneEvent, Model<typeof EventsModel.PlaneEvent>>>,
   Same<Equal<Sdk.EventsPage, Model<typeof EventsModel.EventsPage>>>,
   Same<Equal<Sdk.EventTopic, ServerEventTopic>>,
@@ -94,6 +103,7 @@ export type WireTypes = [
   Same<Equal<SdkRequests.ExchangeBody, Model<typeof OidcModel.ExchangeBody>>>,
   Same<Equal<SdkRequests.DeviceTokenBody, Model<typeof AuthModel.DeviceTokenBody>>>,
   Same<Equal<SdkRequests.SessionBody, Model<typeof MatchesModel.SessionBody>>>,
+  Same<Equal<SdkRequests.CreateChallengeBody, Model<typeof MatchmakingModel.CreateChallengeBody>>>,
   Same<Equal<SdkRequests.VerifyBody, Model<typeof WalletModel.VerifyBody>>>,
   Same<Equal<SdkRequests.SetPinBody, Model<typeof SecurityModel.SetPinBody>>>,
   Same<Equal<SdkRequests.SecurityEventBody, Model<typeof SecurityModel.SecurityEventBody>>>,

@@ -20,6 +20,7 @@ import * as WalletModel from '../../src/modules/wallet/model'
 import * as EventsModel from '../../src/modules/events/model'
 import * as RatingsModel from '../../src/modules/ratings/model'
 import { MyRatingResponse } from '../../src/modules/ratings/index'
+import * as MatchmakingModel from '../../src/modules/matchmaking/model'
 import * as Realtime from '../../src/modules/realtime/protocol'
 import * as SharedModels from '../../src/shared/models'
 import { EVENT_TOPICS } from '../../src/db/schema/events'
@@ -79,6 +80,14 @@ const ANSWERS: Record<string, TSchema> = {
   RatingChange: RatingsModel.RatingChange,
   RatingHistoryPage: RatingsModel.RatingHistoryPage,
   MyRating: MyRatingResponse,
+  QueueWindow: MatchmakingModel.QueueWindowSchema,
+  DrawRule: MatchmakingModel.DrawRuleSchema,
+  Queue: MatchmakingModel.Queue,
+  TicketCloseReason: MatchmakingModel.QueueCloseReason,
+  Ticket: MatchmakingModel.Ticket,
+  MatchPlayer: MatchmakingModel.MatchPlayer,
+  MatchView: MatchmakingModel.MatchView,
+  Challenge: MatchmakingModel.Challenge,
   PlaneEvent: EventsModel.PlaneEvent,
   EventsPage: EventsModel.EventsPage,
   SocketTicketResponse: Realtime.SocketTicketResponse,
@@ -102,6 +111,7 @@ const REQUESTS: Record<string, TSchema> = {
   ExchangeBody: OidcModel.ExchangeBody,
   DeviceTokenBody: AuthModel.DeviceTokenBody,
   SessionBody: MatchesModel.SessionBody,
+  CreateChallengeBody: MatchmakingModel.CreateChallengeBody,
   VerifyBody: WalletModel.VerifyBody,
   SetPinBody: SecurityModel.SetPinBody,
   SecurityEventBody: SecurityModel.SecurityEventBody,
@@ -132,6 +142,7 @@ const SENT: Record<string, { route: string; component: string }> = {
   ExchangeBody: { route: 'POST /api/v1/user/login/exchange', component: 'ExchangeBody' },
   DeviceTokenBody: { route: 'POST /api/v1/auth/device-code/token', component: 'DeviceTokenBody' },
   SessionBody: { route: 'POST /api/v1/game-sdk/{gameId}/sessions', component: 'SessionBody' },
+  CreateChallengeBody: { route: 'POST /api/v1/games/{gameId}/challenges', component: 'CreateChallengeBody' },
   Claim: { route: 'POST /api/v1/game-sdk/{gameId}/results', component: 'ClaimBody' },
   VerifyBody: { route: 'POST /api/v1/security/pin-session/{id}/verify', component: 'VerifyBody' },
   SetPinBody: { route: 'PUT /api/v1/security/pin', component: 'SetPinBody' },

@@ -8,10 +8,13 @@
 //   const game = arena.game(gameId, gameKey)
 //   const session = await game.openSession(matchId)
 //   const decision = await game.submitResult(session, { outcome: 'WIN', winnerParticipantId })
+//   // or, one match at a time: await arena.queues.join(gameId, 'ranked'), then on match.found:
+//   await arena.matches.ready(matchId)
 import { Auth, type AuthOptions } from './auth.js'
 import { EventsClient } from './events.js'
 import { GameClient } from './game.js'
 import { identitiesClient, type IdentitiesClient } from './identities.js'
+import { challengesClient, matchesClient, queuesClient, type ChallengesClient, type MatchesClient, type QueuesClient } from './matchmaking.js'
 import { PurchaseClient, type IntegrityCheck } from './purchases.js'
 import { ratingsClient, type RatingsClient } from './ratings.js'
 import { TournamentsClient } from './tournaments.js'
@@ -33,6 +36,7 @@ export type { GameClient } from './game.js'
 export type { IdentitiesClient, LinkBody, LinkProvider } from './identities.js'
 export type { PurchaseClient } from './purchases.js'
 export type { LeaderboardOptions, RatingsClient } from './ratings.js'
+export type { ChallengeOptions, ChallengesClient, MatchesClient, QueuesClient } from './matchmaking.js'
 export type { ListTournamentsOptions, TournamentsClient } from './tournaments.js'
 export type { PageOptions, WalletClient } from './wallet.js'
 
@@ -72,6 +76,12 @@ export interface ArenaClient {
   readonly tournaments: TournamentsClient
   /** Ratings in a game: `me(gameId)`, `history(gameId)`, `leaderboard(gameId, { season? })`, `seasons(gameId)`. */
   readonly ratings: RatingsClient
+  /** A game's queues: `list(gameId)`, `join(gameId, name)`, `current(gameId, name)`, `leave(gameId, name)`. */
+  readonly queues: QueuesClient
+  /** A match the player plays in: `get(matchId)`, and `ready(matchId)` to confirm one a queue found. */
+  readonly matches: MatchesClient
+  /** Challenges to a named player: `create(gameId, { opponent, stake?, expiresInS? })`, `get`, `mine`, `accept`, `decline`, `cancel`. */
+  readonly challenges: ChallengesClient
   /** The client of one game, with the key the studio got from the operator. */
   game(gameId: string, gameKey: string): GameClient
   me(): Promise<User>
@@ -109,6 +119,9 @@ export function createClient(options: ClientOptions = {}): ArenaClient {
     events: new EventsClient(auth, transport.baseUrl),
     tournaments: new TournamentsClient(auth),
     ratings: ratingsClient(auth),
+    queues: queuesClient(auth),
+    matches: matchesClient(auth),
+    challenges: challengesClient(auth),
     game: (gameId, gameKey) => new GameClient(auth, gameId, gameKey),
     me: async () => (await get<{ user: User }>('/api/v1/me')).user,
     updateProfile: async (changes) => (await readJson<{ user: User }>(await auth.send({ method: 'PATCH', path: '/api/v1/me', body: changes satisfies UpdateProfileBody }))).user,

@@ -139,3 +139,13 @@ export interface SecurityEventBody {
 export interface SecurityEventAccepted {
   accepted: boolean
 }
+
+/** POST /games/{gameId}/challenges. */
+export interface CreateChallengeBody {
+  /** A username or a user id. */
+  opponent: string
+  /** What each player puts in (a decimal amount); null or absent: none. */
+  stake?: string | null
+  /** 30 to 86 400; default 300. */
+  expiresInS?: number
+}

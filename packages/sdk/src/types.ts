@@ -443,6 +443,127 @@ export interface MyRating {
   seasonId: string
 }
 
+/** A queue's rating window (contract §16): two tickets are paired when their displays are within both windows. */
+export interface QueueWindow {
+  /** Half-width of a new ticket's window, in display points. */
+  initial: number
+  /** How much the half-width grows each second waited. */
+  widenPerSecond: number
+  /** The largest half-width; at least `initial`. */
+  max: number
+}
+
+/** What an agreed draw does in a queue: `replay` (default) plays it again; `result` decides the match (stakes refunded). */
+export type DrawRule = 'replay' | 'result'
+
+/** A game's queue (`queues.list()`): players join it and are paired by rating. */
+export interface Queue {
+  id: string
+  gameId: string
+  /** Unique among the game's open queues: what `join`, `current` and `leave` name. */
+  name: string
+  /** Its matches update ratings. */
+  rated: boolean
+  /** What each player puts in (a decimal string); null: no stake. */
+  stake: string | null
+  /** The house's share of the pot, a decimal fraction (`"0.05"`). */
+  rake: string
+  window: QueueWindow
+  /** Seconds both players have to confirm a match found (`matches.ready()`). */
+  readyCheckS: number
+  /** Seconds to play once ready; null: no deadline. */
+  matchDeadlineS: number | null
+  /** Two players are not paired again within this many seconds of their last match. */
+  rematchCooldownS: number
+  draws: DrawRule
+  createdAt: string
+  updatedAt: string
+  /** When an operator closed it; null while open. */
+  closedAt: string | null
+}
+
+/** Why a ticket was closed. */
+export type TicketCloseReason = 'left' | 'matched' | 'ready_timeout' | 'insufficient_funds' | 'queue_closed' | 'account_closed'
+
+/** The signed-in player's place in a queue (`queues.join()`, `current()`, `leave()`): one open ticket per player and game. */
+export interface Ticket {
+  id: string
+  gameId: string
+  /** The queue's name. */
+  queue: string
+  status: 'open' | 'matched' | 'cancelled'
+  /** The rating display the window is centred on (the player's when they joined). */
+  display: number
+  /** The window's half-width now. */
+  window: number
+  /** The place in line (kept when the other player failed a ready check). */
+  waitingSince: string
+  /** The match it made. */
+  matchId: string | null
+  createdAt: string
+  closedAt: string | null
+  closeReason: TicketCloseReason | null
+}
+
+/** A seat of a match (`MatchView.players`). */
+export interface MatchPlayer {
+  /** The seat: what claims and sessions name. */
+  participantId: string
+  userId: string
+  username: string
+  slot: 1 | 2
+  /** Confirmed the ready check (true once the match runs). */
+  ready: boolean
+}
+
+/** A match the signed-in player plays in (`matches.get()`, `matches.ready()`): a tournament's, a queue's or a challenge's. */
+export interface MatchView {
+  id: string
+  kind: MatchKind
+  gameId: string
+  /** Null for a queue's or a challenge's match. */
+  tournamentId: string | null
+  /** The queue that made it. */
+  queue: string | null
+  /** The challenge that made it. */
+  challengeId: string | null
+  /** `waiting`: a queue's match in its ready check; `cancelled`: the ready check failed, or an operator cancelled it (stakes refunded). */
+  status: 'waiting' | 'running' | 'disputed' | 'decided' | 'cancelled'
+  rated: boolean
+  /** What each player put in; null: none. */
+  stake: string | null
+  /** The house's share of the pot. */
+  rake: string
+  players: MatchPlayer[]
+  /** The ready check ends then (a match found, waiting for both players); null otherwise. */
+  readyBy: string | null
+  deadline: string | null
+  createdAt: string | null
+  decision: {
+    outcome: 'WIN' | 'DRAW'
+    winnerParticipantId: string | null
+    decidedBy: 'played' | 'bye' | 'walkover'
+    decidedAt: string
+  } | null
+}
+
+/** A challenge to a named player (`challenges.*`), made or received by the signed-in player. */
+export interface Challenge {
+  id: string
+  gameId: string
+  challenger: { userId: string; username: string }
+  opponent: { userId: string; username: string }
+  /** What each player puts in once accepted; null: none. */
+  stake: string | null
+  /** Read as `expired` once past `expiresAt`. */
+  status: 'open' | 'accepted' | 'declined' | 'expired' | 'cancelled'
+  expiresAt: string
+  /** The match its acceptance made. */
+  matchId: string | null
+  createdAt: string
+  closedAt: string | null
+}
+
 /** A single-use match session (`game.openSession()`). */
 export interface GameSession {
   sessionId: string
@@ -670,16 +791,34 @@ export interface EventCatalogue {
   'tournament.cancelled': { topic: 'status'; data: { tournamentId: string; reason: string } }
   /** To the disqualified player: their current match goes (or will go, once the opponent is known) to the opponent. */
   'tournament.disqualified': { topic: 'status'; data: { tournamentId: string; participantId: string; reason: string } }
-  'match.ready': { topic: 'status'; data: { tournamentId: string; matchId: string; round: number } }
+  /** The match can be played now (a queue's: once both players confirmed the ready check). `tournamentId` null without a tournament. */
+  'match.ready': { topic: 'status'; data: { tournamentId: string | null; matchId: string; round: number } }
   /**
    * `outcome` `DRAW` (round robin and Swiss) has no winner. `reason` absent when both players agreed (or an operator resolved it):
    * `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was).
    */
-  'match.decided': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string | null; outcome: 'WIN' | 'DRAW'; reason?: 'bye' | 'no_show' | 'disqualified' } }
-  'match.replay': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'mutual_draw' } }
-  'match.disputed': { topic: 'status'; data: { tournamentId: string; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
+  'match.decided': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string | null; outcome: 'WIN' | 'DRAW'; reason?: 'bye' | 'no_show' | 'disqualified' } }
+  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' } }
+  'match.disputed': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
   /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId` (null: it was a draw). */
-  'match.corrected': { topic: 'status'; data: { tournamentId: string; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }
+  'match.corrected': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }
+  /**
+   * A queue paired the recipient: confirm with `matches.ready(matchId)` before `readyBy`, or the match is
+   * cancelled and the ticket of whoever did not confirm is closed (the other keeps their place in line).
+   */
+  'match.found': { topic: 'status'; data: { matchId: string; gameId: string; queue: string; readyBy: string; stake: string | null } }
+  /** A match without a tournament was cancelled (its stakes refunded): `ready_timeout` (someone did not confirm in time) or `operator` (with its reason). */
+  'match.cancelled': { topic: 'status'; data: { matchId: string; gameId: string; reason: 'ready_timeout' | 'operator'; detail?: string } }
+  /** The recipient's ticket was closed without a match: they did not confirm a ready check, could not pay the stake when paired, or the queue closed. */
+  'ticket.cancelled': { topic: 'status'; data: { ticketId: string; gameId: string; queue: string; reason: 'ready_timeout' | 'insufficient_funds' | 'queue_closed' } }
+  /** To the opponent: a player challenged them. */
+  'challenge.received': { topic: 'status'; data: { challengeId: string; gameId: string; challengerId: string; challengerUsername: string; stake: string | null; expiresAt: string } }
+  /** To the challenger: the opponent accepted; the match runs now. */
+  'challenge.accepted': { topic: 'status'; data: { challengeId: string; gameId: string; matchId: string } }
+  /** To the challenger (declined, expired) or the opponent (cancelled by the challenger, expired): the challenge is over without a match. */
+  'challenge.declined': { topic: 'status'; data: { challengeId: string; gameId: string } }
+  'challenge.expired': { topic: 'status'; data: { challengeId: string; gameId: string } }
+  'challenge.cancelled': { topic: 'status'; data: { challengeId: string; gameId: string; reason: 'withdrawn' | 'challenger_unfunded' } }
   /**
    * The recipient's rating in a game moved: a rated match was decided (`match`) or its result corrected (`correction`).
    * `change`: the rating's move (2 decimals); `rating`: the rating as it is now, as `ratings.me()` answers it.
