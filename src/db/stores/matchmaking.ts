@@ -12,10 +12,11 @@ import type {
   NewStandaloneMatch,
   QueuePatch,
   QueueRecord,
-  SeatView,
+  MatchSeat,
   TicketCloseReason,
   TicketRecord,
 } from '../../modules/matchmaking/store'
+import type { WaitingTicket } from '../../modules/matchmaking/matcher'
 import { matchRecordColumns } from './games'
 import { Queries, type Tables } from './scope'
 
@@ -110,6 +111,15 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
       .orderBy(asc(tickets.waitingSince), asc(tickets.id))
   }
 
+  async waitingTickets(queueId: string): Promise<WaitingTicket[]> {
+    const { tickets } = this.t
+    return this.db
+      .select({ id: tickets.id, userId: tickets.userId, display: tickets.display, waitingSince: tickets.waitingSince })
+      .from(tickets)
+      .where(and(eq(tickets.queueId, queueId), eq(tickets.status, 'open')))
+      .orderBy(asc(tickets.waitingSince), asc(tickets.id))
+  }
+
   async ticketsByIds(ids: readonly string[]): Promise<TicketRecord[]> {
     if (ids.length === 0) return []
     const { tickets } = this.t
@@ -186,7 +196,7 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
     return rows.map((r) => [r.a, r.b])
   }
 
-  async seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<SeatView[]> {
+  async seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<MatchSeat[]> {
     const ids = [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null)
     if (ids.length === 0) return []
     const { participants, users } = this.t
