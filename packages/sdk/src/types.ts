@@ -339,10 +339,10 @@ export interface RegistrationView {
   checkedInAt: string | null
 }
 
-/** One of the signed-in player's open matches (`myMatches()`). */
-/** What made a match (contract §16). */
+/** What made a match: a tournament's bracket, a queue's matcher, a challenge accepted. */
 export type MatchKind = 'tournament' | 'queue' | 'challenge'
 
+/** One of the signed-in player's open matches (`myMatches()`). */
 export interface MyMatch {
   matchId: string
   /** What made it: a tournament's bracket, a queue's matcher, a challenge accepted. */
@@ -443,7 +443,7 @@ export interface MyRating {
   seasonId: string
 }
 
-/** A queue's rating window (contract §16): two tickets are paired when their displays are within both windows. */
+/** A queue's rating window: two tickets are paired when their displays are within both windows. */
 export interface QueueWindow {
   /** Half-width of a new ticket's window, in display points. */
   initial: number
