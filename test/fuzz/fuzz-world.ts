@@ -61,6 +61,15 @@ export interface TemplateValues {
   addresses: string[]
   /** User 1's withdrawal above ARENA_WITHDRAWAL_APPROVAL_ABOVE: an operator's approve or reject of it succeeds. */
   awaitingWithdrawalId: string
+  /**
+   * Matchmaking (contract §16): a queue QUEUE in each game; user 0 waits in the first game's (GET and
+   * DELETE …/tickets/current find the ticket; joining succeeds in the other game's). Challenges
+   * (unstaked but the first): 0 received by user 0 from user 1, staked (accepting it escrows both),
+   * 1 made by user 0 to user 1 (user 0 withdraws it); a challenge's match between users 2 and 3,
+   * running (an operator cancels it).
+   */
+  challengeIds: string[]
+  standaloneMatchId: string
   /** Named operators, password PASSWORD: 0 enabled (moderator), 1 disabled, 2 with TOTP enabled. */
   operators: { id: string; name: string }[]
   /** The console (/console): a signed-in session of one operator of each of CONSOLE_ROLES, in that order, and credentials it must refuse. */
@@ -103,6 +112,7 @@ const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_WITHDRAWAL_APPROVAL_ABOVE: '
 /** The guest device secret pool user `i` links (users 0 and 2): known, so a known-good guest sign-in and a repeated link can name it. */
 const deviceSecretOf = (i: number) => `fuzz-pool-user-${i}-device-secret-0123456789`
 const FIXTURE_ADDRESS = 'fuzz-fixture'
+const QUEUE = 'fuzz'
 
 async function call(t: TestApp, request: Request, expected: number): Promise<Record<string, unknown>> {
   const res = await t.handle(request)
@@ -214,6 +224,15 @@ export async function buildTemplate(): Promise<Template> {
     )) as { withdrawal: { id: string; status: string } }
     if (awaiting.withdrawal.status !== 'awaiting_approval') throw new Error(`fuzz template: the withdrawal is ${awaiting.withdrawal.status}, not awaiting_approval`)
 
+    // Matchmaking (contract §16): see TemplateValues.challengeIds.
+    const queueBody = { name: QUEUE, rated: false, window: { initial: 100, widenPerSecond: 10, max: 400 }, readyCheckS: 30 }
+    for (const gameId of [first.game.id, other.game.id]) await call(t, postJson(`/api/v1/admin/games/${gameId}/queues`, queueBody, admin), 201)
+    await call(t, postJson(`/api/v1/games/${first.game.id}/queues/${QUEUE}/tickets`, {}, bearerOf(users[0]!.accessToken)), 201)
+    const challenge = async (from: number, to: number, stake?: string) =>
+      ((await call(t, postJson(`/api/v1/games/${first.game.id}/challenges`, { opponent: users[to]!.username, expiresInS: 86_400, ...(stake ? { stake } : {}) }, bearerOf(users[from]!.accessToken)), 201)) as { challenge: { id: string } }).challenge.id
+    const challengeIds = [await challenge(1, 0, '1'), await challenge(0, 1)]
+    const accepted = (await call(t, postJson(`/api/v1/challenges/${await challenge(2, 3)}/accept`, {}, bearerOf(users[3]!.accessToken)), 200)) as { challenge: { matchId: string } }
+
     // Operators (contract §11): 0 a moderator, 1 disabled, 2 with TOTP: the operator routes each have one to act on.
     const operators: { id: string; name: string }[] = []
     for (const [i, role] of (['moderator', 'viewer', 'finance'] as const).entries()) {
@@ -263,6 +282,8 @@ export async function buildTemplate(): Promise<Template> {
       eventsCursor: cursor,
       addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
       awaitingWithdrawalId: awaiting.withdrawal.id,
+      challengeIds,
+      standaloneMatchId: accepted.challenge.matchId,
       operators,
       console: { sessions: consoleSessions, endedToken: ended.token, apiToken: api.token, bannedUserId: banned.id, correctableTournamentId: fix.tournament.id },
     }
@@ -728,6 +749,10 @@ export class World {
         return this.authSessionId(ref.arg === 0 ? s : other)
       case 'correctable:matchId':
         return this.v.correctable.matchId
+      case 'challengeId':
+        return this.v.challengeIds[ref.arg % this.v.challengeIds.length]!
+      case 'standalone:matchId':
+        return this.v.standaloneMatchId
       case 'withdrawalId':
         return this.v.awaitingWithdrawalId
       case 'operatorId':
@@ -1137,6 +1162,11 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('withdrawalId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'operators':
       return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 2 }).map((n) => new Ref('operatorId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'queues':
+      // A queue's name: the one there is, ones there are not (a key of every object among them).
+      return fc.constantFrom(QUEUE, QUEUE, QUEUE, 'none', 'FUZZ', '__proto__', 'constructor').map((name) => new Ref(`literal:${name}`))
+    case 'challenges':
+      return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 1 }).map((n) => new Ref('challengeId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'identities':
       // A provider's name: ones a user has, ones nobody has, and names no provider has (a key of every object among them).
       return fc.constantFrom('device', 'device', 'password', 'steam', 'oidc:google', 'oidc:', 'OIDC:Google', '__proto__', 'constructor', 'nonsense').map((p) => new Ref(`literal:${p}`))
@@ -1191,6 +1221,18 @@ const GOOD_FIELDS: Record<string, JVal> = {
   role: 'finance',
   rating: new JObj([['tau', 0.6], ['inactivityPeriodS', 86400]]),
   reset: 'soft',
+  challengeRake: '0.05',
+  // Matchmaking (contract §16): a queue's settings, a challenge to user 1.
+  rated: true,
+  stake: '1',
+  rake: '0.05',
+  window: new JObj([['initial', 100], ['widenPerSecond', 10], ['max', 400]]),
+  readyCheckS: 30,
+  matchDeadlineS: 600,
+  rematchCooldownS: 60,
+  draws: 'result',
+  opponent: new Ref('username', 1),
+  expiresInS: 600,
 }
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
@@ -1199,6 +1241,8 @@ const GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /api/v1/user/password/reset': { email: new Ref('email', 0), code: new Ref('code:reset_password') },
   'POST /api/v1/admin/matches/:id/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /api/v1/admin/operators': { name: 'known-good-op' },
+  // A queue's name takes no space.
+  'POST /api/v1/admin/games/:id/queues': { name: 'known-good' },
   // A season an hour ahead: after the game's first (current) one, within the year.
   'POST /api/v1/admin/games/:id/seasons': { startsAt: new Ref('isoTime', 60) },
   'POST /api/v1/admin/sessions': { name: new Ref('operator:name') },
@@ -1248,7 +1292,13 @@ function goodParam(param: string, path: string, method: string): Ref {
   switch (before) {
     case 'game-sdk':
     case 'games':
-      return new Ref('gameId', 0)
+      // User 0 waits in the first game's queue already: joining succeeds in the other game's.
+      return new Ref('gameId', path.endsWith('/queues/:name/tickets') ? 1 : 0)
+    case 'queues':
+      return new Ref(`literal:${QUEUE}`)
+    case 'challenges':
+      // Accepting and declining the one user 0 received; withdrawing the one they made.
+      return new Ref('challengeId', path.endsWith('/cancel') ? 1 : 0)
     case 'tournaments':
       // Starting needs the draft tournament; joining an open registration; leaving and
       // checking in one user 0 is registered for; reading takes the running one.
@@ -1257,6 +1307,8 @@ function goodParam(param: string, path: string, method: string): Ref {
       if (path.endsWith('/registration') || path.endsWith('/check-in')) return new Ref('tournamentId', 4)
       return new Ref('tournamentId', 0)
     case 'matches':
+      // An operator cancels a challenge's match (a tournament's is cancelled only with its tournament).
+      if (path === '/api/v1/admin/matches/:id/cancel') return new Ref('standalone:matchId')
       return path.endsWith('/correct') ? new Ref('correctable:matchId') : new Ref('matchId', 0)
     case 'wallets':
       return new Ref('userId', 0)
