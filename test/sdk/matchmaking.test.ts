@@ -160,3 +160,32 @@ describe('arena.challenges', () => {
     await expectLedgerSound(ctx)
   })
 })
+
+test('every player route of matchmaking has its SDK call, and every call of the SDK’s matchmaking clients is a route the server serves', async () => {
+  const { client, sent } = await signedIn()
+  const calls = [
+    client.queues.list('gam_x'),
+    client.queues.join('gam_x', 'q'),
+    client.queues.current('gam_x', 'q'),
+    client.queues.leave('gam_x', 'q'),
+    client.matches.get('mat_x'),
+    client.matches.ready('mat_x'),
+    client.challenges.create('gam_x', { opponent: 'nobody_by_that_name' }),
+    client.challenges.get('chl_x'),
+    client.challenges.mine(),
+    client.challenges.accept('chl_x'),
+    client.challenges.decline('chl_x'),
+    client.challenges.cancel('chl_x'),
+  ]
+  await Promise.allSettled(calls)
+  const pattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z]+/g, '[^/]+')}$`)
+  const routes = ctx.app.routes
+    .filter((r) => (r.hooks as { detail?: { tags?: string[] } }).detail?.tags?.includes('matchmaking') && !r.path.startsWith('/api/v1/admin/'))
+    .map((r) => ({ route: `${r.method} ${r.path}`, method: r.method, matches: pattern(r.path) }))
+  expect(routes.length).toBe(12)
+  const requests = sent.slice(1).map((r) => ({ method: r.method, path: r.path.split('?')[0]! }))
+  expect(requests).toHaveLength(calls.length)
+  const called = (route: (typeof routes)[number]) => requests.some((r) => r.method === route.method && route.matches.test(r.path))
+  expect(routes.filter((route) => !called(route)).map((r) => r.route)).toEqual([])
+  expect(requests.filter((r) => !routes.some((route) => route.method === r.method && route.matches.test(r.path)))).toEqual([])
+})
