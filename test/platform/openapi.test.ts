@@ -363,6 +363,10 @@ describe('docs/api.md', () => {
     expect(markdownProblems(await documentOf(ctx), API_MD)).toEqual([])
   })
 
+  test('its table of every error code lists each code of src/shared/errors.ts under its status, and no other', () => {
+    expect(errorTableProblems(API_MD)).toEqual([])
+  })
+
   test('README and docs/ stand alone: nothing points outside the repository', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
     expect(readme.includes('(docs/api.md)')).toBe(true)
@@ -371,6 +375,28 @@ describe('docs/api.md', () => {
     }
   })
 })
+
+/** The "Every code, by status" table of docs/api.md's conventions: codes by status, as written. */
+function errorTable(markdown: string): Map<number, Set<string>> {
+  const start = markdown.indexOf('Every code, by status:')
+  if (start === -1) return new Map()
+  const end = markdown.indexOf('\n\n', markdown.indexOf('| status |', start))
+  return documentedCodes(markdown.slice(start, end === -1 ? undefined : end))
+}
+
+/** Where that table and ERROR_CODES disagree: a code missing, or listed under a status it is never answered with (a route's STATUS_OVERRIDES aside). */
+function errorTableProblems(markdown: string): string[] {
+  const table = errorTable(markdown)
+  const problems: string[] = []
+  for (const [code, status] of Object.entries(ERROR_CODES)) if (!table.get(status)?.has(code)) problems.push(`${code}: not listed under ${status}`)
+  const overridden = Object.values(STATUS_OVERRIDES).flatMap((o) => Object.entries(o).map(([code, status]) => `${status} ${code}`))
+  for (const [status, codes] of table) {
+    for (const code of codes) {
+      if (ERROR_CODES[code as ErrorCode] !== status && !overridden.includes(`${status} ${code}`)) problems.push(`${code}: listed under ${status}, answered with ${ERROR_CODES[code as ErrorCode] ?? 'no status (no such code)'}`)
+    }
+  }
+  return problems
+}
 
 function docsFiles(): [string, string][] {
   const dir = join(ROOT, 'docs')
