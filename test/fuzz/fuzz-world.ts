@@ -1064,6 +1064,11 @@ export const FIELD_HINTS: Hints = {
     fc.record({ tau: fc.constantFrom(0.1, 0.5, 2, 0.09, 2.01, -1), inactivityPeriodS: fc.constantFrom(3600, 604800, 31_536_000, 3599, 1.5, 0) }, { requiredKeys: [] }).map((r) => new JObj(Object.entries(r) as [string, JVal][])),
   ),
   reset: fc.constantFrom('soft', 'hard', 'SOFT', ''),
+  // Matchmaking (contract §16): a challenge's opponent (the pool's, by name or id, the caller among them), stakes and rakes at and past their bounds.
+  opponent: fc.oneof(fc.nat({ max: USERS }).map((n) => new Ref('username', n)), fc.nat({ max: USERS }).map((n) => new Ref('userId', n)), fc.constantFrom('nobody', 'usr_', '%')),
+  stake: fc.oneof({ weight: 4, arbitrary: amount }, { weight: 1, arbitrary: fc.constantFrom(null, '0', '-1', '1e3', '') }),
+  rake: fc.constantFrom('0', '0.05', '0.5', '0.000001', '0.51', '-0.1', '0.0000001', '1', 'x'),
+  challengeRake: fc.constantFrom('0', '0.05', '0.5', '0.51', '-0.1', 'x'),
 }
 
 /** A datetime-local value (read as UTC) minutes from now, a full ISO time, or text that is no time. */
@@ -1146,7 +1151,12 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
     case 'tournaments':
       return fc.nat({ max: 4 }).map((n) => new Ref('tournamentId', n))
     case 'matches':
-      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('matchId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('matchId', n + 1)) })
+      // A tournament's match, and the challenge's (a match without a tournament, contract §16).
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.constant(new Ref('matchId', 0)) },
+        { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('matchId', n + 1)) },
+        { weight: 1, arbitrary: fc.constant(new Ref('standalone:matchId')) },
+      )
     case 'wallets':
       return fc.nat({ max: USERS }).map((n) => new Ref('userId', n))
     case 'pin-session':
