@@ -116,7 +116,14 @@ function settingsOf(body: UpdateQueueBody, current: QueueRecord | null): QueuePa
 const noSuchQueue = () => new AppError('not_found', 'No such queue')
 
 export class MatchmakingService {
+  private readonly waitObservers = new Set<(seconds: number) => void>()
+
   constructor(private readonly deps: MatchmakingServiceDeps) {}
+
+  /** Registers for each paired ticket's wait, in seconds from its place in line (waitingSince) to its pairing, told once the pairing commits (/metrics). */
+  observeWaits(observe: (seconds: number) => void): void {
+    this.waitObservers.add(observe)
+  }
 
   // ---- Queues (operators) ----
 
@@ -336,6 +343,10 @@ export class MatchmakingService {
         match.id,
       )
       await tx.jobs.enqueue(JOB_KINDS.readyCheck, { matchId: match.id }, now, readyBy)
+      const waits = tickets.map((t) => Math.max(0, (now.getTime() - t.waitingSince.getTime()) / 1000))
+      tx.afterCommit(() => {
+        for (const seconds of waits) for (const observe of this.waitObservers) observe(seconds)
+      })
       for (const ticket of tickets) {
         await tx.events.append(
           { userId: ticket.userId, topic: 'status', type: 'match.found', data: { matchId: match.id, gameId: queue.gameId, queue: queue.name, readyBy: toIso(readyBy), stake: queue.stake === null ? null : formatStake(queue.stake) } },
@@ -460,6 +471,7 @@ export async function createStandaloneMatch(
     slot2ReadyAt: null,
   }
   await tx.matchmaking.insertStandaloneMatch({ match, seats })
+  tx.count('matchmakingMatches', input.kind, 1)
   if (input.stake !== null) await escrowStakes(tx, now, match.id, input.stake, input.userIds)
   if (running) {
     await notifyReady(tx, now, match)
