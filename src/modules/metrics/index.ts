@@ -222,7 +222,7 @@ export class AppMetrics {
     const waits = new Histogram({
       name: 'arena_matchmaking_wait_seconds',
       help: 'A paired ticket\'s wait, from its place in line (waitingSince; kept through a ready check the other player failed) to its pairing, observed once the pairing committed',
-      buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800],
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800],
       registers,
     })
     sources.observeMatchmakingWaits((seconds) => waits.observe(seconds))
