@@ -511,6 +511,30 @@ export async function expireReadyCheck(tx: Transaction, clock: Clock, matchId: s
   }
 }
 
+/**
+ * A deleted account's matchmaking, in the deletion's unit of work: its open
+ * tickets closed (`account_closed`), its open challenges, made or received,
+ * cancelled (the other player told). Its matches go on (decided as any, its
+ * winnings to the house: a deleted account holds no money).
+ */
+export async function closeMatchmaking(tx: Transaction, userId: string, now: Date): Promise<void> {
+  await tx.matchmaking.closeTickets(
+    (await tx.matchmaking.openTicketsOfUser(userId)).map((t) => t.id),
+    'cancelled',
+    'account_closed',
+    now,
+  )
+  for (;;) {
+    const open = await tx.matchmaking.challengesOf(userId, true, 100)
+    if (open.length === 0) return
+    for (const challenge of open) {
+      await tx.matchmaking.closeChallenge(challenge.id, 'cancelled', now)
+      const other = challenge.challengerId === userId ? challenge.opponentId : challenge.challengerId
+      await tx.events.append({ userId: other, topic: 'status', type: 'challenge.cancelled', data: { challengeId: challenge.id, gameId: challenge.gameId, reason: 'account_closed' } }, now)
+    }
+  }
+}
+
 /** The match view (GET /matches/{id}) of a stored match, through `stores` (a unit of work or the read connection). */
 export async function matchView(stores: Pick<Transaction, 'matchmaking' | 'games'>, match: MatchRecord): Promise<MatchView> {
   const seats = await stores.matchmaking.seatsOfMatch(match)
