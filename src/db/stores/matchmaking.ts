@@ -2,7 +2,7 @@
 // (src/modules/matchmaking/store.ts says what each does). Written once; the
 // PostgreSQL subclass (src/db/postgres/stores/matchmaking.ts) locks the rows
 // a unit of work decides on (lockedInWrite).
-import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm'
+import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, or } from 'drizzle-orm'
 import { mapEngineError } from '../errors'
 import type { MatchRecord } from '../../modules/games/store'
 import type {
@@ -273,7 +273,7 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
     return this.db
       .select()
       .from(challenges)
-      .where(and(eq(challenges.status, 'open'), lt(challenges.expiresAt, now)))
+      .where(and(eq(challenges.status, 'open'), lte(challenges.expiresAt, now)))
       .orderBy(asc(challenges.expiresAt), asc(challenges.id))
       .limit(limit)
   }
