@@ -244,11 +244,16 @@ describe('matches without a tournament: who sees them, an operator cancelling th
     const waiting = await matched(game.id, 'ranked', [w1, w2])
     expect(waiting.status).toBe('waiting')
     expect(await balanceOf(ctx, w1)).toBe('0')
+    expect((await ready(ctx, waiting.id, w1)).status).toBe(200)
     const noReason = await ctx.handle(postJson(`/api/v1/admin/matches/${waiting.id}/cancel`, {}, admin))
     expect(noReason.status).toBe(422)
     const cancelled = await cancelMatch(waiting.id, 'server trouble')
     expect(cancelled.status).toBe(200)
-    expect(((await cancelled.json()) as { match: MatchView }).match.status).toBe('cancelled')
+    const after = ((await cancelled.json()) as { match: MatchView }).match
+    expect(after.status).toBe('cancelled')
+    // The view still says who had confirmed (w1 only), cancelled or not.
+    expect(after.players.map((p) => [p.userId, p.ready])).toEqual(waiting.players.map((p) => [p.userId, p.userId === w1.userId]))
+    expect(after.readyBy).toBeNull()
     for (const p of [w1, w2]) {
       expect(await balanceOf(ctx, p)).toBe('3')
       expect(((await eventsOf(ctx, p.userId, 'match.cancelled')) as { data: { matchId: string; reason: string } }[]).map((e) => e.data)).toEqual([expect.objectContaining({ matchId: waiting.id, reason: 'operator' })])
