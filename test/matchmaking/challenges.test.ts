@@ -261,6 +261,9 @@ describe('challenges', () => {
     ctx.clock.advance(300_000)
     expect(await mine(c, 'open')).toEqual([])
     expect((await mine(c, 'all')).every((x) => x.status === 'expired')).toBe(true)
+    // Expired challenges are not open ones: a's bound is free again before any sweep marks them.
+    expect(await mine(a, 'open')).toEqual([])
+    await made(game.id, a, { opponent: b.username })
     const bad = await ctx.handle(req('/api/v1/me/challenges?status=closed', { headers: bearer(a) }))
     expect(bad.status).toBe(422)
   })
