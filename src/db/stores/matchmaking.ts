@@ -16,6 +16,7 @@ import type {
   TicketCloseReason,
   TicketRecord,
 } from '../../modules/matchmaking/store'
+import type { WaitingTicket } from '../../modules/matchmaking/matcher'
 import { matchRecordColumns } from './games'
 import { Queries, type Tables } from './scope'
 
@@ -105,6 +106,15 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
     const { tickets } = this.t
     return this.db
       .select()
+      .from(tickets)
+      .where(and(eq(tickets.queueId, queueId), eq(tickets.status, 'open')))
+      .orderBy(asc(tickets.waitingSince), asc(tickets.id))
+  }
+
+  async waitingTickets(queueId: string): Promise<WaitingTicket[]> {
+    const { tickets } = this.t
+    return this.db
+      .select({ id: tickets.id, userId: tickets.userId, display: tickets.display, waitingSince: tickets.waitingSince })
       .from(tickets)
       .where(and(eq(tickets.queueId, queueId), eq(tickets.status, 'open')))
       .orderBy(asc(tickets.waitingSince), asc(tickets.id))

@@ -271,7 +271,7 @@ export class MatchmakingService {
     const read = this.deps.storage.read
     let made = 0
     for (const queue of await read.matchmaking.openQueues()) {
-      const tickets = await read.matchmaking.openTicketsOf(queue.id)
+      const tickets = await read.matchmaking.waitingTickets(queue.id)
       if (tickets.length < 2) continue
       const now = this.deps.clock.now()
       const recent = new Set<string>()

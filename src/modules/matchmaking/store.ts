@@ -2,7 +2,7 @@
 // tickets players wait in them with, challenges, and the matches they make
 // (rows of `matches` without a tournament, with their two seats).
 import type { MatchRecord } from '../games/store'
-import type { QueueWindow } from './matcher'
+import type { QueueWindow, WaitingTicket } from './matcher'
 
 export type TicketStatus = 'open' | 'matched' | 'cancelled'
 export type TicketCloseReason = 'left' | 'matched' | 'ready_timeout' | 'insufficient_funds' | 'queue_closed' | 'account_closed'
@@ -96,6 +96,8 @@ export interface MatchmakingStore {
   openTicketOf(userId: string, gameId: string): Promise<TicketRecord | null>
   /** A queue's open tickets, oldest first (waitingSince, then id). */
   openTicketsOf(queueId: string): Promise<TicketRecord[]>
+  /** A queue's open tickets as the matcher reads them (only what pairing needs), oldest first: a tick reads every one. */
+  waitingTickets(queueId: string): Promise<WaitingTicket[]>
   /** These tickets as they are now (locked in a write on PostgreSQL), in id order. */
   ticketsByIds(ids: readonly string[]): Promise<TicketRecord[]>
   /** Closes open tickets: `matched` (with the match) or `cancelled` with a reason. Answers how many it closed. */
