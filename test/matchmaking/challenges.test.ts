@@ -84,7 +84,8 @@ describe('challenges', () => {
 
   test('accepted with a stake and a 10 % challenge rake: runs at once, both escrowed, a draw replayed, the winner paid the pot less the rake', async () => {
     const { game, gameKey } = await createGame(ctx, 'Staked challenge')
-    const patched = await adminPatch(ctx, `/api/v1/admin/games/${game.id}`, { challengeRake: '0.1' })
+    for (const challengeRake of ['0.6', 'abc', '-0.1']) expect((await adminPatch(ctx, `/api/v1/admin/games/${game.id}`, { challengeRake })).status).toBe(422)
+    const patched = await adminPatch(ctx, `/api/v1/admin/games/${game.id}`, { challengeRake: '0.10' })
     expect(patched.status).toBe(200)
     expect(((await patched.json()) as { game: { challengeRake: string } }).game.challengeRake).toBe('0.1')
     const [a, b] = await pair()
@@ -106,6 +107,8 @@ describe('challenges', () => {
     expect(match).toMatchObject({ kind: 'challenge', tournamentId: null, queue: null, challengeId: c.id, status: 'running', rated: false, stake: '5', rake: '0.1', readyBy: null, decision: null })
     expect(match.players.map((p) => p.ready)).toEqual([true, true])
     expect(match.players.map((p) => p.userId).sort()).toEqual([a.userId, b.userId].sort())
+    const listed = await ctx.handle(req('/api/v1/me/matches', { headers: bearer(a) }))
+    expect(((await listed.json()) as { matches: unknown[] }).matches).toEqual([expect.objectContaining({ matchId, kind: 'challenge', tournamentId: null, gameId: game.id, status: 'running' })])
 
     // Challenges are not drawsAreResults: an agreed draw is played again.
     const draw = await agree(ctx, game.id, gameKey, match, [a, b], null)

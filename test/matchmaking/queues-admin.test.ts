@@ -6,7 +6,7 @@
 // match in /me/matches and refused a game session during its ready check.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { postJson, req } from '../helpers/app'
-import { admin, createArenaApp, createGame, openSession, players, startedTournament, type Player } from '../helpers/arena'
+import { admin, claim, createArenaApp, createGame, openSession, players, startedTournament, type Player } from '../helpers/arena'
 import { eventsOf } from '../helpers/account'
 import {
   adminDelete,
@@ -234,12 +234,12 @@ describe('matches without a tournament: who sees them, an operator cancelling th
     expect((await matchOf(ctx, final.id)).status).toBe('running')
   })
 
-  test('an operator cancels a waiting and a running staked match: both stakes back, both told (reason operator); a decided one 409', async () => {
+  test('an operator cancels a waiting, a running and a disputed staked match: both stakes back, both told (reason operator); a decided one 409', async () => {
     const { game, gameKey } = await createGame(ctx, 'Cancelled')
-    await createQueue(ctx, game.id, { stake: '3', rake: '0.1' })
-    const people = await players(ctx, 6)
+    await createQueue(ctx, game.id, { stake: '3', rake: '0.1', matchDeadlineS: 60 })
+    const people = await players(ctx, 8)
     await fund(ctx, people, '3')
-    const [w1, w2, r1, r2, d1, d2] = people as [Player, Player, Player, Player, Player, Player]
+    const [w1, w2, r1, r2, d1, d2, x1, x2] = people as [Player, Player, Player, Player, Player, Player, Player, Player]
 
     const waiting = await matched(game.id, 'ranked', [w1, w2])
     expect(waiting.status).toBe('waiting')
@@ -278,6 +278,23 @@ describe('matches without a tournament: who sees them, an operator cancelling th
     // A claim on a cancelled match is refused.
     const session = await openSession(ctx, game.id, gameKey, r1, running.id)
     expect(session.status).toBe(409)
+    // Its deadline, passing, settles nothing.
+    ctx.clock.advance(61_000)
+    await ctx.runJobs()
+    expect((await matchOf(ctx, running.id)).status).toBe('cancelled')
+    for (const p of [r1, r2]) expect(await balanceOf(ctx, p)).toBe('3')
+    await expectLedgerSound(ctx)
+
+    const disputed = await matched(game.id, 'ranked', [x1, x2])
+    for (const p of [x1, x2]) expect((await ready(ctx, disputed.id, p)).status).toBe(200)
+    const seat = (p: Player) => disputed.players.find((s) => s.userId === p.userId)!.participantId
+    expect((await claim(ctx, game.id, gameKey, x1, disputed.id, { outcome: 'WIN', winnerParticipantId: seat(x1) })).decision).toBe('pending')
+    expect((await claim(ctx, game.id, gameKey, x2, disputed.id, { outcome: 'WIN', winnerParticipantId: seat(x2) })).decision).toBe('dispute')
+    expect((await cancelMatch(disputed.id)).status).toBe(200)
+    for (const p of [x1, x2]) expect(await balanceOf(ctx, p)).toBe('3')
+    // Nothing left to resolve.
+    expect((await ctx.handle(postJson(`/api/v1/admin/matches/${disputed.id}/resolve`, { winnerParticipantId: seat(x1) }, admin))).status).toBe(409)
+    expect(await balanceOf(ctx, x1)).toBe('3')
     await expectLedgerSound(ctx)
 
     const decided = await matched(game.id, 'ranked', [d1, d2])
