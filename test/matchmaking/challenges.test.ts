@@ -166,7 +166,7 @@ describe('challenges', () => {
     expect(unfunded.status).toBe(409)
     expect(await codeOf(unfunded)).toBe('challenge_unfunded')
     expect((await answered(await challengeOf(c.id, b))).status).toBe('cancelled')
-    for (const p of [a, b]) expect(((await eventsOf(ctx, p.userId, 'challenge.cancelled')) as { data: { challengeId: string } }[]).map((e) => e.data.challengeId)).toEqual([c.id])
+    for (const p of [a, b]) expect(((await eventsOf(ctx, p.userId, 'challenge.cancelled')) as { data: { challengeId: string; reason: string } }[]).map((e) => e.data)).toEqual([expect.objectContaining({ challengeId: c.id, reason: 'challenger_unfunded' })])
     expect(await balanceOf(ctx, a)).toBe('4')
     expect(await balanceOf(ctx, b)).toBe('5')
     expect(await eventsOf(ctx, b.userId, 'match.ready')).toHaveLength(0)
