@@ -12,7 +12,7 @@ import type {
   NewStandaloneMatch,
   QueuePatch,
   QueueRecord,
-  SeatView,
+  MatchSeat,
   TicketCloseReason,
   TicketRecord,
 } from '../../modules/matchmaking/store'
@@ -196,7 +196,7 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
     return rows.map((r) => [r.a, r.b])
   }
 
-  async seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<SeatView[]> {
+  async seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<MatchSeat[]> {
     const ids = [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null)
     if (ids.length === 0) return []
     const { participants, users } = this.t

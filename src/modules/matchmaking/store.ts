@@ -67,8 +67,8 @@ export interface NewStandaloneMatch {
   seats: readonly { participantId: string; userId: string }[]
 }
 
-/** A match's seat as the match view shows it. */
-export interface SeatView {
+/** A match's seat with its player's name (the match view's `players` add `ready`). */
+export interface MatchSeat {
   participantId: string
   userId: string
   username: string
@@ -122,7 +122,7 @@ export interface MatchmakingStore {
    */
   recentPairs(gameId: string, since: Date): Promise<[string, string][]>
   /** A match's two seats with their usernames, in slot order. */
-  seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<SeatView[]>
+  seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<MatchSeat[]>
   /** Records a player's ready (slot 1 or 2) at `now`. */
   markReady(matchId: string, slot: 1 | 2, now: Date): Promise<void>
   /** Both are ready: the ready check is over, the match runs (until `deadline`, when it has one). */
