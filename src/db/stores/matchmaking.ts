@@ -2,7 +2,7 @@
 // (src/modules/matchmaking/store.ts says what each does). Written once; the
 // PostgreSQL subclass (src/db/postgres/stores/matchmaking.ts) locks the rows
 // a unit of work decides on (lockedInWrite).
-import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm'
+import { aliasedTable, and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, ne, or } from 'drizzle-orm'
 import { mapEngineError } from '../errors'
 import type { MatchRecord } from '../../modules/games/store'
 import type {
@@ -248,12 +248,12 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
     return row ?? null
   }
 
-  async countOpenChallenges(challengerId: string): Promise<number> {
+  async countOpenChallenges(challengerId: string, now: Date): Promise<number> {
     const { challenges } = this.t
     const [row] = await this.db
       .select({ n: count() })
       .from(challenges)
-      .where(and(eq(challenges.challengerId, challengerId), eq(challenges.status, 'open')))
+      .where(and(eq(challenges.challengerId, challengerId), eq(challenges.status, 'open'), gt(challenges.expiresAt, now)))
     return row?.n ?? 0
   }
 
@@ -283,7 +283,7 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
     return this.db
       .select()
       .from(challenges)
-      .where(and(eq(challenges.status, 'open'), lt(challenges.expiresAt, now)))
+      .where(and(eq(challenges.status, 'open'), lte(challenges.expiresAt, now)))
       .orderBy(asc(challenges.expiresAt), asc(challenges.id))
       .limit(limit)
   }

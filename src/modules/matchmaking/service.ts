@@ -540,7 +540,8 @@ export async function matchView(stores: Pick<Transaction, 'matchmaking' | 'games
   const seats = await stores.matchmaking.seatsOfMatch(match)
   const queue = match.terms?.queueId ? await stores.matchmaking.queueById(match.terms.queueId) : null
   const tournament = match.tournamentId === null ? null : await stores.games.tournament(match.tournamentId)
-  const running = match.status !== 'waiting'
+  // A queue match runs only once both confirmed (both stamps set), so its stamps tell, cancelled too; other matches have no ready check.
+  const confirmed = (s: { slot: 1 | 2 }) => (match.kind === 'queue' ? (s.slot === 1 ? match.slot1ReadyAt : match.slot2ReadyAt) != null : match.status !== 'waiting')
   return {
     id: match.id,
     kind: match.kind,
@@ -552,7 +553,7 @@ export async function matchView(stores: Pick<Transaction, 'matchmaking' | 'games
     rated: tournament === null ? match.terms?.rated === true : tournament.options?.rated !== false,
     stake: match.stake == null ? null : formatStake(match.stake),
     rake: match.terms?.rake ?? '0',
-    players: seats.map((s) => ({ ...s, ready: running || (s.slot === 1 ? match.slot1ReadyAt : match.slot2ReadyAt) != null })),
+    players: seats.map((s) => ({ ...s, ready: confirmed(s) })),
     readyBy: match.readyBy == null ? null : toIso(match.readyBy),
     deadline: match.deadline == null ? null : toIso(match.deadline),
     createdAt: match.createdAt == null ? null : toIso(match.createdAt),
