@@ -272,11 +272,16 @@ export class MatchmakingService {
 
   /**
    * One tick of the matcher over every open queue: the pairs each makes (see
-   * the top of this file). Answers how many matches it made.
+   * the top of this file). Answers how many matches it made. A pair whose
+   * unit of work fails (the storage away, a balance spent between its check
+   * and its escrow) makes nothing and is tried again next tick; the others
+   * go on, and the first failure is thrown once the tick is over (the loop
+   * logs it).
    */
   async matchTick(): Promise<number> {
     const read = this.deps.storage.read
     let made = 0
+    let failure: { reason: unknown } | undefined
     for (const queue of await read.matchmaking.openQueues()) {
       const tickets = await read.matchmaking.waitingTickets(queue.id)
       if (tickets.length < 2) continue
@@ -287,10 +292,13 @@ export class MatchmakingService {
       }
       const pairs = pairTickets({ now, window: queue.window, tickets, recentlyPlayed: (a, b) => recent.has(pairKey(a, b)) })
       for (let i = 0; i < pairs.length; i += PAIRS_AT_ONCE) {
-        const made_ = await Promise.all(pairs.slice(i, i + PAIRS_AT_ONCE).map(([a, b]) => this.pair(queue.id, a.id, b.id)))
-        made += made_.filter(Boolean).length
+        for (const result of await Promise.allSettled(pairs.slice(i, i + PAIRS_AT_ONCE).map(([a, b]) => this.pair(queue.id, a.id, b.id)))) {
+          if (result.status === 'fulfilled') made += result.value ? 1 : 0
+          else failure ??= { reason: result.reason }
+        }
       }
     }
+    if (failure) throw failure.reason
     return made
   }
 
