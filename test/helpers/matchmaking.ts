@@ -85,3 +85,18 @@ export async function challenge(ctx: Handler, gameId: string, from: Player, body
 export function answerChallenge(ctx: Handler, id: string, how: 'accept' | 'decline' | 'cancel', player: Player): Promise<Response> {
   return ctx.handle(postJson(`/api/v1/challenges/${id}/${how}`, {}, bearer(player)))
 }
+
+/** An operator's PATCH of `path` (a game's or a queue's settings): the raw answer. */
+export function adminPatch(ctx: Handler, path: string, body: unknown): Promise<Response> {
+  return ctx.handle(req(path, { method: 'PATCH', headers: { 'content-type': 'application/json', ...admin }, body: JSON.stringify(body) }))
+}
+
+/** An operator's DELETE of `path` (closing a queue): the raw answer. */
+export function adminDelete(ctx: Handler, path: string): Promise<Response> {
+  return ctx.handle(req(path, { method: 'DELETE', headers: admin }))
+}
+
+/** The error code of a refusal. */
+export async function errorCode(res: Response): Promise<string> {
+  return ((await res.json()) as { error: { code: string } }).error.code
+}

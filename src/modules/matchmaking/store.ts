@@ -110,8 +110,8 @@ export interface MatchmakingStore {
   ticketsOfMatch(matchId: string): Promise<TicketRecord[]>
   /** The open tickets of a user (an account closing). */
   openTicketsOfUser(userId: string): Promise<TicketRecord[]>
-  /** Open tickets per queue id, for the console and the metrics. */
-  countOpenTickets(): Promise<{ queueId: string; open: number }[]>
+  /** Open tickets of every open queue (0 for one nobody waits in), with its game and name: for the console and the metrics. */
+  countOpenTickets(): Promise<{ queueId: string; gameId: string; queue: string; open: number }[]>
 
   // Matches without a tournament.
   insertStandaloneMatch(match: NewStandaloneMatch): Promise<void>
@@ -136,8 +136,8 @@ export interface MatchmakingStore {
   insertChallenge(challenge: ChallengeRecord): Promise<void>
   /** A challenge (locked in a write on PostgreSQL: an accept, a decline and the expiry take turns). */
   challengeById(id: string): Promise<ChallengeRecord | null>
-  /** How many challenges `challengerId` has open (the bound on them). */
-  countOpenChallenges(challengerId: string): Promise<number>
+  /** How many challenges `challengerId` has open at `now` (the bound on them): an expired one is not, swept or not. */
+  countOpenChallenges(challengerId: string, now: Date): Promise<number>
   /** Closes an open challenge; false when it was not open any more. */
   closeChallenge(id: string, status: Exclude<ChallengeStatus, 'open'>, now: Date, matchId?: string): Promise<boolean>
   /** A user's challenges, made or received, newest first, at most `limit`; `openOnly` narrows to open ones. */
