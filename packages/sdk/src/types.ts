@@ -648,7 +648,7 @@ export interface WalletTransaction {
   amount: string
   /** Decimal string: the balance right after this movement. */
   balanceAfter: string
-  /** The operator's reference of a credit or adjustment; the withdrawal id of a withdrawal and its reversal; the tournament id of an entry fee, its refund and a prize. */
+  /** The operator's reference of a credit or adjustment; the withdrawal id of a withdrawal and its reversal; the tournament id of an entry fee, its refund and a prize; the match id of a stake, its payout and its refund. */
   reference: string | null
   createdAt: string
 }
