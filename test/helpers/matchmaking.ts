@@ -87,6 +87,21 @@ export function answerChallenge(ctx: Handler, id: string, how: 'accept' | 'decli
   return ctx.handle(postJson(`/api/v1/challenges/${id}/${how}`, {}, bearer(player)))
 }
 
+/** An operator's PATCH of `path` (a game's or a queue's settings): the raw answer. */
+export function adminPatch(ctx: Handler, path: string, body: unknown): Promise<Response> {
+  return ctx.handle(req(path, { method: 'PATCH', headers: { 'content-type': 'application/json', ...admin }, body: JSON.stringify(body) }))
+}
+
+/** An operator's DELETE of `path` (closing a queue): the raw answer. */
+export function adminDelete(ctx: Handler, path: string): Promise<Response> {
+  return ctx.handle(req(path, { method: 'DELETE', headers: admin }))
+}
+
+/** The error code of a refusal. */
+export async function errorCode(res: Response): Promise<string> {
+  return ((await res.json()) as { error: { code: string } }).error.code
+}
+
 /** Both players join the queue and one matcher tick pairs them: the match found (waiting for the ready check), or running once both confirmed it (`readied`). */
 export async function pairedMatch(ctx: TestApp, gameId: string, queue: string, pair: readonly [Player, Player], readied = false): Promise<MatchView> {
   for (const p of pair) await joined(ctx, gameId, queue, p)

@@ -103,7 +103,7 @@ export interface EventCatalogue {
   /** To the challenger (declined, expired) or the opponent (cancelled by the challenger, expired): the challenge is over without a match. */
   'challenge.declined': { topic: 'status'; data: { challengeId: string; gameId: string } }
   'challenge.expired': { topic: 'status'; data: { challengeId: string; gameId: string } }
-  'challenge.cancelled': { topic: 'status'; data: { challengeId: string; gameId: string; reason: 'withdrawn' | 'challenger_unfunded' } }
+  'challenge.cancelled': { topic: 'status'; data: { challengeId: string; gameId: string; reason: 'withdrawn' | 'challenger_unfunded' | 'account_closed' } }
   /**
    * The recipient's rating in a game moved (contract §15): a rated match was decided (`match`) or its result corrected (`correction`).
    * `change`: the rating's move (2 decimals); `rating`: the rating as it is now, as GET /games/{gameId}/ratings/me shows it.

@@ -271,7 +271,7 @@ export class MatchmakingService {
     const read = this.deps.storage.read
     let made = 0
     for (const queue of await read.matchmaking.openQueues()) {
-      const tickets = await read.matchmaking.openTicketsOf(queue.id)
+      const tickets = await read.matchmaking.waitingTickets(queue.id)
       if (tickets.length < 2) continue
       const now = this.deps.clock.now()
       const recent = new Set<string>()
@@ -511,12 +511,37 @@ export async function expireReadyCheck(tx: Transaction, clock: Clock, matchId: s
   }
 }
 
+/**
+ * A deleted account's matchmaking, in the deletion's unit of work: its open
+ * tickets closed (`account_closed`), its open challenges, made or received,
+ * cancelled (the other player told). Its matches go on (decided as any, its
+ * winnings to the house: a deleted account holds no money).
+ */
+export async function closeMatchmaking(tx: Transaction, userId: string, now: Date): Promise<void> {
+  await tx.matchmaking.closeTickets(
+    (await tx.matchmaking.openTicketsOfUser(userId)).map((t) => t.id),
+    'cancelled',
+    'account_closed',
+    now,
+  )
+  for (;;) {
+    const open = await tx.matchmaking.challengesOf(userId, true, 100)
+    if (open.length === 0) return
+    for (const challenge of open) {
+      await tx.matchmaking.closeChallenge(challenge.id, 'cancelled', now)
+      const other = challenge.challengerId === userId ? challenge.opponentId : challenge.challengerId
+      await tx.events.append({ userId: other, topic: 'status', type: 'challenge.cancelled', data: { challengeId: challenge.id, gameId: challenge.gameId, reason: 'account_closed' } }, now)
+    }
+  }
+}
+
 /** The match view (GET /matches/{id}) of a stored match, through `stores` (a unit of work or the read connection). */
 export async function matchView(stores: Pick<Transaction, 'matchmaking' | 'games'>, match: MatchRecord): Promise<MatchView> {
   const seats = await stores.matchmaking.seatsOfMatch(match)
   const queue = match.terms?.queueId ? await stores.matchmaking.queueById(match.terms.queueId) : null
   const tournament = match.tournamentId === null ? null : await stores.games.tournament(match.tournamentId)
-  const running = match.status !== 'waiting'
+  // A queue match runs only once both confirmed (both stamps set), so its stamps tell, cancelled too; other matches have no ready check.
+  const confirmed = (s: { slot: 1 | 2 }) => (match.kind === 'queue' ? (s.slot === 1 ? match.slot1ReadyAt : match.slot2ReadyAt) != null : match.status !== 'waiting')
   return {
     id: match.id,
     kind: match.kind,
@@ -528,7 +553,7 @@ export async function matchView(stores: Pick<Transaction, 'matchmaking' | 'games
     rated: tournament === null ? match.terms?.rated === true : tournament.options?.rated !== false,
     stake: match.stake == null ? null : formatStake(match.stake),
     rake: match.terms?.rake ?? '0',
-    players: seats.map((s) => ({ ...s, ready: running || (s.slot === 1 ? match.slot1ReadyAt : match.slot2ReadyAt) != null })),
+    players: seats.map((s) => ({ ...s, ready: confirmed(s) })),
     readyBy: match.readyBy == null ? null : toIso(match.readyBy),
     deadline: match.deadline == null ? null : toIso(match.deadline),
     createdAt: match.createdAt == null ? null : toIso(match.createdAt),
