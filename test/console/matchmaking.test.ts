@@ -172,7 +172,14 @@ describe('the Matchmaking page', () => {
     const { challenge: open } = (await offered.json()) as { challenge: { id: string } }
 
     const viewer = await consoleAs(app, 'viewer')
-    expect((await viewer.get('/console')).html).toContain('href="/console/matchmaking"')
+    const dashboard = await viewer.get('/console')
+    expect(dashboard.html).toContain('href="/console/matchmaking"')
+    // The dashboard counts the matches holding stakes and the tickets waiting (across the file's games: read off the store).
+    const held = (await app.storage.read.matchmaking.stakesHeld(500)).length
+    const waiting = (await app.storage.read.matchmaking.countOpenTickets()).reduce((sum, q) => sum + q.open, 0)
+    expect(held).toBeGreaterThanOrEqual(1)
+    expect(textOf(dashboard.html)).toContain(`${held} matches holding stakes`)
+    expect(textOf(dashboard.html)).toContain(`${waiting} tickets waiting in queues`)
     const page = await viewer.get('/console/matchmaking')
     expect(page.status).toBe(200)
     const text = textOf(page.html)
