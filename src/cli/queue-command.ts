@@ -34,7 +34,7 @@ function byFlag(error: unknown): unknown {
 }
 
 const SETTINGS_USAGE =
-  '[--rated|--unrated] [--stake <decimal>|none] [--rake <fraction>] --window-initial <points> --window-widen <points a second> --window-max <points>\n' +
+  '[--rated|--unrated (the default)] [--stake <decimal>|none] [--rake <fraction>] --window-initial <points> --window-widen <points a second> --window-max <points>\n' +
   '         --ready-check <seconds> [--match-deadline <seconds>|none] [--rematch-cooldown <seconds>] [--draws replay|result]'
 
 /** The settings the flags give, as the admin API's body (only those given: an update changes just them). */
@@ -117,7 +117,6 @@ export function queueCommand(withServices: <T>(fn: (services: Services) => Promi
       if (action === 'create') {
         if (name !== undefined) throw new UsageError(`unexpected "${[name, ...rest].join(' ')}" (the name is --name)`)
         if (values.name === undefined) throw new UsageError('missing --name')
-        if (values.unrated === true) throw new UsageError('a new queue is unrated unless --rated')
         const body: Record<string, unknown> = { rated: false, ...settings(), name: (values.name as string).trim() }
         for (const [flag, field] of [['--window-initial/--window-widen/--window-max', 'window'], ['--ready-check', 'readyCheckS']] as const) {
           if (body[field] === undefined) throw new UsageError(`missing ${flag}`)
