@@ -5,7 +5,7 @@
 // moves both ratings exactly as the reference computation says (contract
 // §15), an unrated one moves nothing.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { createArenaApp, createGame, players, type Player } from '../helpers/arena'
+import { admin, createArenaApp, createGame, players, type Player } from '../helpers/arena'
 import { eventsOf } from '../helpers/account'
 import { agree, createQueue, joined, matchOf, ready } from '../helpers/matchmaking'
 import { expectRatings, RatingReference, seedRatings, storedRating } from '../helpers/ratings'
@@ -102,5 +102,33 @@ describe('pairing by rating', () => {
       ctx.clock.advance(1_000)
     }
     expect((await storedRating(ctx, game.id, a.userId))!.matches).toBe(2)
+  })
+})
+
+describe('a correction of a queue match', () => {
+  test('an unstaked rated match is corrected as a tournament\'s: the result changes, the ratings move again (a staked one is refused: queue-flow.test.ts)', async () => {
+    const { game, gameKey } = await createGame(ctx, 'Corrected')
+    await createQueue(ctx, game.id, { name: 'rated', rated: true })
+    const people = (await players(ctx, 2)) as [Player, Player]
+    const [a, b] = people
+    for (const p of people) await joined(ctx, game.id, 'rated', p)
+    expect(await ctx.services.matchmaking.matchTick()).toBe(1)
+    const id = (await foundFor(a))!
+    for (const p of people) expect((await ready(ctx, id, p)).status).toBe(200)
+    const match = await matchOf(ctx, id)
+    await agree(ctx, game.id, gameKey, match, people, a)
+    const reference = new RatingReference()
+    const [first, second] = match.players.map((p) => p.userId) as [string, string]
+    reference.match(id, first, second, first === a.userId ? 1 : 0, ctx.clock.now())
+    await expectRatings(ctx, game.id, reference, [a.userId, b.userId])
+
+    ctx.clock.advance(5_000)
+    const bSeat = match.players.find((p) => p.userId === b.userId)!.participantId
+    const res = await ctx.handle(new Request(`http://localhost/api/v1/admin/matches/${id}/correct`, { method: 'POST', headers: { 'content-type': 'application/json', ...admin }, body: JSON.stringify({ winnerParticipantId: bSeat, reason: 'misreported' }) }))
+    expect(res.status).toBe(200)
+    reference.correct(id, b.userId, ctx.clock.now())
+    await expectRatings(ctx, game.id, reference, [a.userId, b.userId])
+    expect((await matchOf(ctx, id)).decision?.winnerParticipantId).toBe(bSeat)
+    expect(await eventsOf(ctx, a.userId, 'match.corrected')).toHaveLength(1)
   })
 })

@@ -167,14 +167,15 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
       .orderBy(asc(tickets.id))
   }
 
-  async countOpenTickets(): Promise<{ queueId: string; open: number }[]> {
-    const { tickets } = this.t
+  async countOpenTickets(): Promise<{ queueId: string; gameId: string; queue: string; open: number }[]> {
+    const { queues, tickets } = this.t
     return this.db
-      .select({ queueId: tickets.queueId, open: count() })
-      .from(tickets)
-      .where(eq(tickets.status, 'open'))
-      .groupBy(tickets.queueId)
-      .orderBy(asc(tickets.queueId))
+      .select({ queueId: queues.id, gameId: queues.gameId, queue: queues.name, open: count(tickets.id) })
+      .from(queues)
+      .leftJoin(tickets, and(eq(tickets.queueId, queues.id), eq(tickets.status, 'open')))
+      .where(isNull(queues.closedAt))
+      .groupBy(queues.id, queues.gameId, queues.name)
+      .orderBy(asc(queues.id))
   }
 
   async insertStandaloneMatch({ match, seats }: NewStandaloneMatch): Promise<void> {

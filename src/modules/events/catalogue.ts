@@ -165,7 +165,6 @@ export const EVENT_TYPES = {
   'match.replay': 'status',
   'match.disputed': 'status',
   'match.corrected': 'status',
-  'rating.updated': 'status',
   'match.found': 'status',
   'match.cancelled': 'status',
   'ticket.cancelled': 'status',
@@ -174,4 +173,5 @@ export const EVENT_TYPES = {
   'challenge.declined': 'status',
   'challenge.expired': 'status',
   'challenge.cancelled': 'status',
+  'rating.updated': 'status',
 } as const satisfies { [K in EventType]: EventCatalogue[K]['topic'] }

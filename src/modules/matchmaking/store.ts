@@ -110,8 +110,8 @@ export interface MatchmakingStore {
   ticketsOfMatch(matchId: string): Promise<TicketRecord[]>
   /** The open tickets of a user (an account closing). */
   openTicketsOfUser(userId: string): Promise<TicketRecord[]>
-  /** Open tickets per queue id, for the console and the metrics. */
-  countOpenTickets(): Promise<{ queueId: string; open: number }[]>
+  /** Open tickets of every open queue (0 for one nobody waits in), with its game and name: for the console and the metrics. */
+  countOpenTickets(): Promise<{ queueId: string; gameId: string; queue: string; open: number }[]>
 
   // Matches without a tournament.
   insertStandaloneMatch(match: NewStandaloneMatch): Promise<void>
