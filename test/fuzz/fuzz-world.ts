@@ -62,14 +62,13 @@ export interface TemplateValues {
   /** User 1's withdrawal above ARENA_WITHDRAWAL_APPROVAL_ABOVE: an operator's approve or reject of it succeeds. */
   awaitingWithdrawalId: string
   /**
-   * Matchmaking (contract §16): a queue QUEUE in each game; user 0 waits in the first game's (GET and
-   * DELETE …/tickets/current find the ticket; joining succeeds in the other game's). Challenges
+   * Matchmaking (contract §16): the queue QUEUE in each game (the first game's is `matchmaking`'s);
+   * user 0 waits in the first game's (GET and DELETE …/tickets/current find the ticket; joining
+   * succeeds in the other game's). Challenges
    * (unstaked but the first): 0 received by user 0 from user 1, staked (accepting it escrows both),
-   * 1 made by user 0 to user 1 (user 0 withdraws it); a challenge's match between users 2 and 3,
-   * running (an operator cancels it).
+   * 1 made by user 0 to user 1 (user 0 withdraws it).
    */
   challengeIds: string[]
-  standaloneMatchId: string
   /** Named operators, password PASSWORD: 0 enabled (moderator), 1 disabled, 2 with TOTP enabled. */
   operators: { id: string; name: string }[]
   /** The console (/console): a signed-in session of one operator of each of CONSOLE_ROLES, in that order, and credentials it must refuse. */
@@ -114,7 +113,8 @@ const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_WITHDRAWAL_APPROVAL_ABOVE: '
 /** The guest device secret pool user `i` links (users 0 and 2): known, so a known-good guest sign-in and a repeated link can name it. */
 const deviceSecretOf = (i: number) => `fuzz-pool-user-${i}-device-secret-0123456789`
 const FIXTURE_ADDRESS = 'fuzz-fixture'
-const QUEUE = 'fuzz'
+/** The name of the queue the template opens in each game (TemplateValues.challengeIds, .matchmaking). */
+const QUEUE = 'fuzz-queue'
 
 async function call(t: TestApp, request: Request, expected: number): Promise<Record<string, unknown>> {
   const res = await t.handle(request)
@@ -212,7 +212,7 @@ export async function buildTemplate(): Promise<Template> {
     await call(t, postJson(`/api/v1/admin/matches/${fixFinal.id}/resolve`, { winnerParticipantId: fixFinal.slot1ParticipantId }, admin), 200)
 
     // An open queue of the game, and a match it made: users 2 and 3 paired, waiting for the ready check.
-    const queueName = 'fuzz-queue'
+    const queueName = QUEUE
     await call(t, postJson(`/api/v1/admin/games/${first.game.id}/queues`, { name: queueName, rated: false, window: { initial: 400, widenPerSecond: 0, max: 400 }, readyCheckS: 600 }, admin), 201)
     const paired = [] as string[]
     for (const u of [users[2]!, users[3]!]) paired.push(((await call(t, postJson(`/api/v1/games/${first.game.id}/queues/${queueName}/tickets`, {}, bearerOf(u.accessToken)), 201)) as { ticket: { id: string } }).ticket.id)
@@ -235,13 +235,11 @@ export async function buildTemplate(): Promise<Template> {
     if (awaiting.withdrawal.status !== 'awaiting_approval') throw new Error(`fuzz template: the withdrawal is ${awaiting.withdrawal.status}, not awaiting_approval`)
 
     // Matchmaking (contract §16): see TemplateValues.challengeIds.
-    const queueBody = { name: QUEUE, rated: false, window: { initial: 100, widenPerSecond: 10, max: 400 }, readyCheckS: 30 }
-    for (const gameId of [first.game.id, other.game.id]) await call(t, postJson(`/api/v1/admin/games/${gameId}/queues`, queueBody, admin), 201)
+    await call(t, postJson(`/api/v1/admin/games/${other.game.id}/queues`, { name: QUEUE, rated: false, window: { initial: 100, widenPerSecond: 10, max: 400 }, readyCheckS: 30 }, admin), 201)
     await call(t, postJson(`/api/v1/games/${first.game.id}/queues/${QUEUE}/tickets`, {}, bearerOf(users[0]!.accessToken)), 201)
     const challenge = async (from: number, to: number, stake?: string) =>
       ((await call(t, postJson(`/api/v1/games/${first.game.id}/challenges`, { opponent: users[to]!.username, expiresInS: 86_400, ...(stake ? { stake } : {}) }, bearerOf(users[from]!.accessToken)), 201)) as { challenge: { id: string } }).challenge.id
     const challengeIds = [await challenge(1, 0, '1'), await challenge(0, 1)]
-    const accepted = (await call(t, postJson(`/api/v1/challenges/${await challenge(2, 3)}/accept`, {}, bearerOf(users[3]!.accessToken)), 200)) as { challenge: { matchId: string } }
 
     // Operators (contract §11): 0 a moderator, 1 disabled, 2 with TOTP: the operator routes each have one to act on.
     const operators: { id: string; name: string }[] = []
@@ -293,7 +291,6 @@ export async function buildTemplate(): Promise<Template> {
       addresses: [0, 1, 2].map(() => addressOf(ed25519.getPublicKey(ed25519.utils.randomSecretKey()))),
       awaitingWithdrawalId: awaiting.withdrawal.id,
       challengeIds,
-      standaloneMatchId: accepted.challenge.matchId,
       operators,
       console: { sessions: consoleSessions, endedToken: ended.token, apiToken: api.token, bannedUserId: banned.id, correctableTournamentId: fix.tournament.id },
       matchmaking: { queueName, standaloneMatchId },
@@ -762,8 +759,6 @@ export class World {
         return this.v.correctable.matchId
       case 'challengeId':
         return this.v.challengeIds[ref.arg % this.v.challengeIds.length]!
-      case 'standalone:matchId':
-        return this.v.standaloneMatchId
       case 'withdrawalId':
         return this.v.awaitingWithdrawalId
       case 'operatorId':
@@ -1166,7 +1161,7 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
     case 'tournaments':
       return fc.nat({ max: 4 }).map((n) => new Ref('tournamentId', n))
     case 'matches':
-      // A tournament's match, and the challenge's (a match without a tournament, contract §16).
+      // A tournament's match, and the queue's (a match without a tournament, contract §16).
       return fc.oneof(
         { weight: 3, arbitrary: fc.constant(new Ref('matchId', 0)) },
         { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('matchId', n + 1)) },
@@ -1332,7 +1327,7 @@ function goodParam(param: string, path: string, method: string): Ref {
       if (path.endsWith('/registration') || path.endsWith('/check-in')) return new Ref('tournamentId', 4)
       return new Ref('tournamentId', 0)
     case 'matches':
-      // An operator cancels a challenge's match (a tournament's is cancelled only with its tournament).
+      // An operator cancels a queue's match (a tournament's is cancelled only with its tournament).
       if (path === '/api/v1/admin/matches/:id/cancel') return new Ref('standalone:matchId')
       return path.endsWith('/correct') ? new Ref('correctable:matchId') : new Ref('matchId', 0)
     case 'wallets':
