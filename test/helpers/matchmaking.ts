@@ -118,7 +118,8 @@ const MONEY_KINDS = new Set(['stake', 'stake_payout', 'stake_refund', 'rake'])
  *   draw or cancellation;
  * - tickets: at most one open per player and game; an open ticket points at
  *   no match or at a cancelled one (the ready check put it back in line);
- *   each queue match has its two players' tickets and no other;
+ *   each queue match has its two players' tickets and no other (a cancelled
+ *   one may have lost a ticket put back in line and paired again);
  * - challenges: one accepted has exactly its match (and that match names
  *   it); no other challenge has a match.
  */
@@ -210,7 +211,10 @@ export async function stakeProblems(sql: RawSql): Promise<string[]> {
   for (const [key, n] of open) if (n > 1) problems.push(`${n} open tickets of ${key}`)
   for (const m of matches.filter((x) => x.kind === 'queue')) {
     const users = tickets.filter((t) => t.matchId === m.id).map((t) => t.userId).sort()
-    if (JSON.stringify(users) !== JSON.stringify(m.seats.map((s) => s.userId).sort())) problems.push(`queue match ${m.id}: tickets of ${users.join(', ')}`)
+    const seated = m.seats.map((s) => s.userId).sort()
+    // A cancelled match's confirmed player went back in line: their ticket may since be in a newer match.
+    const whole = m.status === 'cancelled' ? users.every((u) => seated.includes(u)) && new Set(users).size === users.length : JSON.stringify(users) === JSON.stringify(seated)
+    if (!whole) problems.push(`queue match ${m.id} (${m.status}): tickets of ${users.join(', ')}`)
   }
 
   const challenges = await sql('SELECT id, status, match_id FROM challenges')
