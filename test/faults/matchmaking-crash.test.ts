@@ -79,7 +79,7 @@ interface MatchRow {
 test(`${KILLS} SIGKILLs while pairing a staked queue and while paying out its matches (${TEST_ENGINE}): every stake in escrow or paid, exactly once`, async () => {
   await buildBinary()
   const dataDir = tempDir('arena-mm-crash-')
-  const env = { ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...(await testDatabaseEnv()) }
+  const env: Record<string, string> = { ARENA_DATA_DIR: dataDir, ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...(await testDatabaseEnv()) }
   let server!: ServerProcess
   const serve = async () => {
     server = await startServe([BINARY, 'serve'], env, { timeoutMs: 30_000 })
