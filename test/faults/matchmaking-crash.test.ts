@@ -32,13 +32,12 @@
 // test:faults` sets 200). The kill moments, the winners and the disputes
 // come from the seed printed at the start (ARENA_TEST_SEED replays it, as
 // far as the timing of a real process allows).
-import { Database } from 'bun:sqlite'
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { postJson, remote, req, tempDir, testDatabaseEnv, TEST_ENGINE } from '../helpers/app'
 import { admin, ADMIN_TOKEN, createGame, openSession, players, submit, type Player } from '../helpers/arena'
-import { createQueue, fund, joinQueue, ready, stakeProblems, type RawSql } from '../helpers/matchmaking'
+import { createQueue, fund, joinQueue, postgresSnapshot, ready, sqliteFileSnapshot, stakeProblems, type RawSql, type Snapshot } from '../helpers/matchmaking'
 import { postgresConnectOptions } from '../helpers/postgres'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 import { chooseSeed, seededRandom } from '../helpers/seed'
@@ -89,21 +88,16 @@ test(`${KILLS} SIGKILLs while pairing a staked queue and while paying out its ma
   const ctx = remote(() => server.url)
 
   // The rows, read beside the running server: SQLite's file read-only, or the PostgreSQL database.
-  let sql: RawSql
+  let snapshot: Snapshot
   if (env.ARENA_DATABASE_URL !== undefined) {
     const { url, path } = postgresConnectOptions(env.ARENA_DATABASE_URL)
-    client = postgres(url, { path, max: 2, onnotice: () => {} })
-    sql = async (text) => [...(await client!.unsafe(text))] as Record<string, unknown>[]
+    const pg = postgres(url, { path, max: 2, onnotice: () => {} })
+    client = pg
+    snapshot = (read) => postgresSnapshot(pg, read)
   } else {
-    sql = async (text) => {
-      const db = new Database(join(dataDir, 'arena.sqlite'), { readonly: true })
-      try {
-        return db.query(text).all() as Record<string, unknown>[]
-      } finally {
-        db.close()
-      }
-    }
+    snapshot = sqliteFileSnapshot(join(dataDir, 'arena.sqlite'))
   }
+  const sql: RawSql = (text) => snapshot((s) => s(text))
   const count = async (text: string) => Number((await sql(text))[0]!.n)
 
   const { game, gameKey } = await createGame(ctx, 'Staked crash')
@@ -131,6 +125,22 @@ test(`${KILLS} SIGKILLs while pairing a staked queue and while paying out its ma
     await server.proc.exited
   }
 
+  /**
+   * Kills the server either at a random moment within `spanMs`, or (half the
+   * time) a few milliseconds after `begun` first answers true: when the
+   * first unit of work of a burst has committed and the rest are in flight.
+   */
+  const killWhen = async (random: () => number, spanMs: number, begun: () => Promise<boolean>) => {
+    if (random() < 0.5) {
+      await Bun.sleep(Math.floor(random() * spanMs))
+    } else {
+      const deadline = performance.now() + 2000
+      while (performance.now() < deadline && !(await begun())) await Bun.sleep(2)
+      await Bun.sleep(Math.floor(random() * 10))
+    }
+    await kill()
+  }
+
   const queueMatches = async (where: string): Promise<MatchRow[]> =>
     (
       await sql(
@@ -151,7 +161,7 @@ test(`${KILLS} SIGKILLs while pairing a staked queue and while paying out its ma
   const check = async (label: string) => {
     const ledger = await run([BINARY, 'ledger', 'check', '--json'], env)
     expect({ label, code: ledger.code, report: JSON.parse(ledger.stdout || '{}') }).toMatchObject({ label, code: 0, report: { ok: true } })
-    expect({ label, problems: await stakeProblems(sql) }).toEqual({ label, problems: [] })
+    expect({ label, problems: await stakeProblems(snapshot) }).toEqual({ label, problems: [] })
     const tickets = new Set((await sql('SELECT id FROM tickets')).map((r) => String(r.id)))
     expect({ label, lost: [...ack.tickets].filter((id) => !tickets.has(id)) }).toEqual({ label, lost: [] })
     const confirmed = new Set(
@@ -198,14 +208,8 @@ test(`${KILLS} SIGKILLs while pairing a staked queue and while paying out its ma
         if (res?.status === 201) ack.tickets.add(((await res.json()) as { ticket: { id: string } }).ticket.id)
       }),
     )
-    if (random() < 0.5) {
-      await Bun.sleep(Math.floor(random() * 1200))
-    } else {
-      // Just after the tick's first match commits, with the rest of its pairs in flight.
-      for (let i = 0; i < 1000 && (await queueMatches('1 = 1')).length === before; i++) await Bun.sleep(3)
-      await Bun.sleep(Math.floor(random() * 15))
-    }
-    await kill()
+    // Just after the tick's first match commits, with the rest of its pairs in flight; or anywhere in the next second or so.
+    await killWhen(random, 1200, async () => (await queueMatches('1 = 1')).length > before)
     await joins
     await serve()
     const madeBeforeKill = (await queueMatches('1 = 1')).length - before
@@ -253,13 +257,13 @@ test(`${KILLS} SIGKILLs while pairing a staked queue and while paying out its ma
     )
     const resolves = disputed.map((m) => ({ matchId: m.id, winner: m.seats[random() < 0.5 ? 0 : 1].participantId }))
     const burst = Promise.all([...pending.map(secondClaim), ...resolves.map((r) => resolve(r.matchId, r.winner))])
-    await Bun.sleep(Math.floor(random() * 60))
-    await kill()
+    const burstIds = [...pending.map((c) => c.matchId), ...resolves.map((r) => r.matchId)]
+    const inBurst = (status: string) => queueMatches(`m.status IN (${status}) AND m.id IN (${burstIds.map((id) => `'${id}'`).join(', ') || "''"})`)
+    await killWhen(random, 300, async () => (await inBurst("'decided', 'disputed'")).length > disputed.length)
     await burst
     await serve()
-    const burstIds = [...pending.map((c) => c.matchId), ...resolves.map((r) => r.matchId)]
     totals.burst += burstIds.length
-    totals.settledInBurst += (await queueMatches(`m.status = 'decided' AND m.id IN (${burstIds.map((id) => `'${id}'`).join(', ') || "''"})`)).length
+    totals.settledInBurst += (await inBurst("'decided'")).length
     await check(`round ${round}: killed while paying out (${pending.length} claims and ${resolves.length} resolves in the burst)`)
     // What the kill cut, sent again: a claim that committed before the kill has spent its session (401), so it is not counted twice.
     for (const c of pending) {

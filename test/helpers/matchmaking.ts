@@ -1,7 +1,9 @@
 // Matchmaking through HTTP (contract §16): queues, tickets, the matcher, the
 // ready check, challenges, and the money they move. Shared by the tests in
 // test/matchmaking.
+import { Database } from 'bun:sqlite'
 import { expect } from 'bun:test'
+import type postgres from 'postgres'
 import { rakeShare } from '../../src/modules/matchmaking/stakes'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import type { Challenge, MatchView, Queue, Ticket } from '../../src/modules/matchmaking/model'
@@ -94,17 +96,53 @@ export function answerChallenge(ctx: Handler, id: string, how: 'accept' | 'decli
  */
 export type RawSql = (text: string) => Promise<Record<string, unknown>[]>
 
+/**
+ * Runs `read` on one consistent view of the database (a read transaction),
+ * so that a check of several tables is not misled by a server committing
+ * between its queries.
+ */
+export type Snapshot = <T>(read: (sql: RawSql) => Promise<T>) => Promise<T>
+
 /** RawSql on a test app's own database. */
 export function rawSqlOf(ctx: TestApp): RawSql {
   if (ctx.config.databaseUrl !== undefined) return async (text) => [...(await ctx.postgres.sql.unsafe(text))] as Record<string, unknown>[]
   return async (text) => ctx.db.sqlite.query(text).all() as Record<string, unknown>[]
 }
 
+/** A Snapshot of a test app's database (on SQLite the app's own connection: call it while nothing is being written). */
+export function snapshotOf(ctx: TestApp): Snapshot {
+  if (ctx.config.databaseUrl !== undefined) return (read) => postgresSnapshot(ctx.postgres.sql, read)
+  return (read) => read(rawSqlOf(ctx))
+}
+
+/** A Snapshot through a postgres.js client: one REPEATABLE READ, read-only transaction. */
+export async function postgresSnapshot<T>(client: postgres.Sql, read: (sql: RawSql) => Promise<T>): Promise<T> {
+  let out!: T
+  await client.begin('isolation level repeatable read read only', async (tx) => {
+    out = await read(async (text) => [...(await tx.unsafe(text))] as Record<string, unknown>[])
+  })
+  return out
+}
+
+/** A Snapshot of a SQLite file another process writes: a read-only connection, one read transaction (WAL keeps its view). */
+export function sqliteFileSnapshot(path: string): Snapshot {
+  return async (read) => {
+    const db = new Database(path, { readonly: true })
+    try {
+      db.run('BEGIN')
+      return await read(async (text) => db.query(text).all() as Record<string, unknown>[])
+    } finally {
+      if (db.inTransaction) db.run('COMMIT')
+      db.close()
+    }
+  }
+}
+
 const MONEY_KINDS = new Set(['stake', 'stake_payout', 'stake_refund', 'rake'])
 
 /**
  * Every stake escrowed exactly once and paid or refunded exactly once, read
- * from the rows (answers the problems found, none when all hold):
+ * from the rows of one snapshot (answers the problems found, none when all hold):
  * - no ledger reference twice;
  * - each staked match of a queue or a challenge has one `stake` movement per
  *   player and nothing else of its players; while it waits, runs or is
@@ -123,7 +161,11 @@ const MONEY_KINDS = new Set(['stake', 'stake_payout', 'stake_refund', 'rake'])
  * - challenges: one accepted has exactly its match (and that match names
  *   it); no other challenge has a match.
  */
-export async function stakeProblems(sql: RawSql): Promise<string[]> {
+export async function stakeProblems(snapshot: Snapshot): Promise<string[]> {
+  return snapshot(problemsIn)
+}
+
+async function problemsIn(sql: RawSql): Promise<string[]> {
   const problems: string[] = []
   const dup = await sql('SELECT reference, count(*) AS n FROM ledger_transactions WHERE reference IS NOT NULL GROUP BY reference HAVING count(*) > 1')
   for (const row of dup) problems.push(`reference ${row.reference} ${row.n} times`)

@@ -19,7 +19,7 @@ import type { TestApp } from '../helpers/app'
 import { createGame, players, twoInstances, type Player } from '../helpers/arena'
 import { eventsOf } from '../helpers/account'
 import { describeOnEngine } from '../helpers/engine'
-import { answerChallenge, challenge, createQueue, expectLedgerSound, fund, joinQueue, rawSqlOf, ready, stakeProblems, type Challenge } from '../helpers/matchmaking'
+import { answerChallenge, challenge, createQueue, expectLedgerSound, fund, joinQueue, rawSqlOf, ready, snapshotOf, stakeProblems, type Challenge } from '../helpers/matchmaking'
 
 const { one, two } = await twoInstances()
 /** The instance the i-th request of a race goes to: they alternate. */
@@ -47,7 +47,7 @@ async function stakeMovements(matchIds: string[]): Promise<number[]> {
 }
 
 async function expectSound(): Promise<void> {
-  expect(await stakeProblems(sql)).toEqual([])
+  expect(await stakeProblems(snapshotOf(one))).toEqual([])
   await expectLedgerSound(one)
 }
 
