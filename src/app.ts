@@ -49,6 +49,8 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     backups: options.backupStatus ?? (() => ({})),
     observeSteam: (observe) => services.steam.observe(observe),
     sockets: services.sockets,
+    openTickets: () => storage.read.matchmaking.countOpenTickets(),
+    observeMatchmakingWaits: (observe) => services.matchmaking.observeWaits(observe),
   })
   const addressOf = (request: Request, server: Parameters<typeof clientAddress>[1]) => clientAddress(request, server, { trustProxy: config.trustProxy })
   const app = (

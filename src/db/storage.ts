@@ -86,6 +86,8 @@ export interface Transaction extends Stores {
 export interface Counted {
   /** Players' ratings updated, one per player and update, by the update's kind (contract §15). */
   ratingUpdates: RatingChangeKind
+  /** Matches a queue paired or a challenge's acceptance made (contract §16), by kind. */
+  matchmakingMatches: 'queue' | 'challenge'
 }
 
 /** How a unit of work may be ordered against the others. */

@@ -63,6 +63,7 @@ describe('GET /me/export', () => {
     expect(doc.matches).toEqual([
       {
         matchId: final.id,
+        kind: 'tournament',
         tournamentId: cup.id,
         tournamentName: 'Cup',
         gameId: game.id,

@@ -269,3 +269,18 @@ async function problemsIn(sql: RawSql): Promise<string[]> {
   }
   return problems
 }
+
+/** An operator's PATCH of `path` (a game's or a queue's settings): the raw answer. */
+export function adminPatch(ctx: Handler, path: string, body: unknown): Promise<Response> {
+  return ctx.handle(req(path, { method: 'PATCH', headers: { 'content-type': 'application/json', ...admin }, body: JSON.stringify(body) }))
+}
+
+/** An operator's DELETE of `path` (closing a queue): the raw answer. */
+export function adminDelete(ctx: Handler, path: string): Promise<Response> {
+  return ctx.handle(req(path, { method: 'DELETE', headers: admin }))
+}
+
+/** The error code of a refusal. */
+export async function errorCode(res: Response): Promise<string> {
+  return ((await res.json()) as { error: { code: string } }).error.code
+}

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { postJson } from '../helpers/app'
 import { admin, claim, createArenaApp, createGame, players } from '../helpers/arena'
 import { eventsOf } from '../helpers/account'
-import { agree, balanceOf, createQueue, expectLedgerSound, fund, joined, joinQueue, leaveQueue, matchOf, ready, seatOf } from '../helpers/matchmaking'
+import { agree, balanceOf, challenge, createQueue, expectLedgerSound, fund, joined, joinQueue, leaveQueue, matchOf, ready, seatOf } from '../helpers/matchmaking'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
@@ -153,5 +153,29 @@ describe('a staked queue', () => {
     expect((await matchOf(ctx, found[0]!.data.matchId)).players.map((p) => p.userId).sort()).toEqual([b.userId, c.userId].sort())
     expect(ticketB.status).toBe('open')
     await expectLedgerSound(ctx)
+  })
+})
+
+describe('an account deleted', () => {
+  test('its open ticket closes (account_closed) and its open challenges are cancelled, the other player told', async () => {
+    const { game } = await createGame(ctx, 'Farewell')
+    await createQueue(ctx, game.id)
+    const people = await players(ctx, 3)
+    const [leaver, challenger, opponent] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0]]
+    const ticket = await joined(ctx, game.id, 'ranked', leaver)
+    const made = await challenge(ctx, game.id, leaver, { opponent: opponent.username })
+    const received = await challenge(ctx, game.id, challenger, { opponent: leaver.userId })
+    expect([made.status, received.status]).toEqual([201, 201])
+    const deleted = await ctx.handle(postJson(`/api/v1/admin/users/${leaver.userId}/delete`, { reason: 'asked to' }, admin))
+    expect(deleted.status).toBe(200)
+    const [stored] = await ctx.storage.read.matchmaking.ticketsByIds([ticket.id])
+    expect(stored).toMatchObject({ status: 'cancelled', closeReason: 'account_closed' })
+    for (const other of [challenger, opponent]) {
+      const told = (await eventsOf(ctx, other.userId, 'challenge.cancelled')) as { data: { reason: string } }[]
+      expect(told.map((e) => e.data.reason)).toEqual(['account_closed'])
+    }
+    // Nothing left for the matcher: a second player alone is not paired with a deleted one.
+    await joined(ctx, game.id, 'ranked', opponent)
+    expect(await ctx.services.matchmaking.matchTick()).toBe(0)
   })
 })

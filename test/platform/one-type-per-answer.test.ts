@@ -34,6 +34,8 @@ const SAME_FIELDS_AS_A_MODEL: Record<string, string> = {
   'src/modules/games/formats/engine.ts: StandingRow': "a format engine's pure result (src/modules/games/formats imports nothing of the models)",
   'src/modules/games/store.ts: GameSummary': 'a stored row: its createdAt is a Date (games/service.ts gameView writes the model Game)',
   'src/modules/ratings/store.ts: SeasonRecord': 'a stored row: its instants are Dates (service.ts toSeason writes the model Season)',
+  'src/modules/matchmaking/matcher.ts: QueueWindow': "the matcher is pure (it imports nothing of the models), as a format engine's StandingRow",
+  'src/modules/matchmaking/store.ts: QueueRecord': 'a stored row: its instants are Dates, its stake minor units (service.ts toQueue writes the model Queue)',
   'test/helpers/purchases.ts: VerifyBody': 'a body a test sends, every field `unknown` so that a hostile one can be sent',
 }
 

@@ -8,7 +8,7 @@
 // so nothing outside a batch sees a batch's uncommitted rows. It is
 // query_only: a write sent there by mistake fails instead of escaping the
 // committer.
-import { MatchmakingQueries } from '../stores/matchmaking'
+import { SqliteMatchmakingStore } from './stores/matchmaking'
 import { statSync } from 'node:fs'
 import type { Counted, Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
 import { StorageObservers } from '../observers'
@@ -60,7 +60,7 @@ class SqliteStores implements Stores {
   private _security?: SqliteSecurityStore
   private _audit?: AuditQueries
   private _operators?: OperatorsQueries
-  private _matchmaking?: MatchmakingQueries
+  private _matchmaking?: SqliteMatchmakingStore
   private _ratings?: SqliteRatingsStore
   private _operations?: SqliteOperationsStore
   private _wallet?: SqliteWalletStore
@@ -80,7 +80,7 @@ class SqliteStores implements Stores {
   }
   get matchmaking() {
     this.check()
-    return (this._matchmaking ??= new MatchmakingQueries(this.scope))
+    return (this._matchmaking ??= new SqliteMatchmakingStore(this.scope))
   }
   get ratings() {
     this.check()

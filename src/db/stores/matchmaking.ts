@@ -2,7 +2,7 @@
 // (src/modules/matchmaking/store.ts says what each does). Written once; the
 // PostgreSQL subclass (src/db/postgres/stores/matchmaking.ts) locks the rows
 // a unit of work decides on (lockedInWrite).
-import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm'
+import { aliasedTable, and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, ne, or } from 'drizzle-orm'
 import { mapEngineError } from '../errors'
 import type { MatchRecord } from '../../modules/games/store'
 import type {
@@ -12,10 +12,11 @@ import type {
   NewStandaloneMatch,
   QueuePatch,
   QueueRecord,
-  SeatView,
+  MatchSeat,
   TicketCloseReason,
   TicketRecord,
 } from '../../modules/matchmaking/store'
+import type { WaitingTicket } from '../../modules/matchmaking/matcher'
 import { matchRecordColumns } from './games'
 import { Queries, type Tables } from './scope'
 
@@ -110,6 +111,15 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
       .orderBy(asc(tickets.waitingSince), asc(tickets.id))
   }
 
+  async waitingTickets(queueId: string): Promise<WaitingTicket[]> {
+    const { tickets } = this.t
+    return this.db
+      .select({ id: tickets.id, userId: tickets.userId, display: tickets.display, waitingSince: tickets.waitingSince })
+      .from(tickets)
+      .where(and(eq(tickets.queueId, queueId), eq(tickets.status, 'open')))
+      .orderBy(asc(tickets.waitingSince), asc(tickets.id))
+  }
+
   async ticketsByIds(ids: readonly string[]): Promise<TicketRecord[]> {
     if (ids.length === 0) return []
     const { tickets } = this.t
@@ -157,14 +167,15 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
       .orderBy(asc(tickets.id))
   }
 
-  async countOpenTickets(): Promise<{ queueId: string; open: number }[]> {
-    const { tickets } = this.t
+  async countOpenTickets(): Promise<{ queueId: string; gameId: string; queue: string; open: number }[]> {
+    const { queues, tickets } = this.t
     return this.db
-      .select({ queueId: tickets.queueId, open: count() })
-      .from(tickets)
-      .where(eq(tickets.status, 'open'))
-      .groupBy(tickets.queueId)
-      .orderBy(asc(tickets.queueId))
+      .select({ queueId: queues.id, gameId: queues.gameId, queue: queues.name, open: count(tickets.id) })
+      .from(queues)
+      .leftJoin(tickets, and(eq(tickets.queueId, queues.id), eq(tickets.status, 'open')))
+      .where(isNull(queues.closedAt))
+      .groupBy(queues.id, queues.gameId, queues.name)
+      .orderBy(asc(queues.id))
   }
 
   async insertStandaloneMatch({ match, seats }: NewStandaloneMatch): Promise<void> {
@@ -186,7 +197,7 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
     return rows.map((r) => [r.a, r.b])
   }
 
-  async seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<SeatView[]> {
+  async seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<MatchSeat[]> {
     const ids = [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null)
     if (ids.length === 0) return []
     const { participants, users } = this.t
@@ -238,12 +249,12 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
     return row ?? null
   }
 
-  async countOpenChallenges(challengerId: string): Promise<number> {
+  async countOpenChallenges(challengerId: string, now: Date): Promise<number> {
     const { challenges } = this.t
     const [row] = await this.db
       .select({ n: count() })
       .from(challenges)
-      .where(and(eq(challenges.challengerId, challengerId), eq(challenges.status, 'open')))
+      .where(and(eq(challenges.challengerId, challengerId), eq(challenges.status, 'open'), gt(challenges.expiresAt, now)))
     return row?.n ?? 0
   }
 
@@ -273,7 +284,7 @@ export class MatchmakingQueries extends Queries implements MatchmakingStore {
     return this.db
       .select()
       .from(challenges)
-      .where(and(eq(challenges.status, 'open'), lt(challenges.expiresAt, now)))
+      .where(and(eq(challenges.status, 'open'), lte(challenges.expiresAt, now)))
       .orderBy(asc(challenges.expiresAt), asc(challenges.id))
       .limit(limit)
   }

@@ -9,6 +9,7 @@
 // the old email or username. Money cannot be deleted: while the wallet holds
 // any balance or a withdrawal is still being signed, the answer is 409
 // balance_not_empty and nothing changes.
+import { closeMatchmaking } from '../matchmaking/service'
 import type { Storage, Transaction, WriteOptions } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { toIso } from '../../shared/clock'
@@ -94,6 +95,8 @@ export class AccountDeletion {
       await forgetThrottleCounters(tx, userId, account.email === null ? [account.username] : [account.email, account.username])
       // Where it signed in from (hashes of addresses and device tokens): personal data, and of no use now.
       await tx.auth.forgetPlaces(userSubject(userId))
+      // Waiting in no queue, challenging and challenged by no one (contract §16): an open ticket closes, an open challenge is cancelled.
+      await closeMatchmaking(tx, userId, now)
       const deletedAt = toIso(now)
       await tx.events.append({ userId, topic: 'account', type: 'account.deleted', data: { deletedAt } }, now)
       // The record names the account by id only: its email and username are what this erases.

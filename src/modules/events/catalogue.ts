@@ -103,7 +103,7 @@ export interface EventCatalogue {
   /** To the challenger (declined, expired) or the opponent (cancelled by the challenger, expired): the challenge is over without a match. */
   'challenge.declined': { topic: 'status'; data: { challengeId: string; gameId: string } }
   'challenge.expired': { topic: 'status'; data: { challengeId: string; gameId: string } }
-  'challenge.cancelled': { topic: 'status'; data: { challengeId: string; gameId: string; reason: 'withdrawn' | 'challenger_unfunded' } }
+  'challenge.cancelled': { topic: 'status'; data: { challengeId: string; gameId: string; reason: 'withdrawn' | 'challenger_unfunded' | 'account_closed' } }
   /**
    * The recipient's rating in a game moved (contract §15): a rated match was decided (`match`) or its result corrected (`correction`).
    * `change`: the rating's move (2 decimals); `rating`: the rating as it is now, as GET /games/{gameId}/ratings/me shows it.
@@ -165,7 +165,6 @@ export const EVENT_TYPES = {
   'match.replay': 'status',
   'match.disputed': 'status',
   'match.corrected': 'status',
-  'rating.updated': 'status',
   'match.found': 'status',
   'match.cancelled': 'status',
   'ticket.cancelled': 'status',
@@ -174,4 +173,5 @@ export const EVENT_TYPES = {
   'challenge.declined': 'status',
   'challenge.expired': 'status',
   'challenge.cancelled': 'status',
+  'rating.updated': 'status',
 } as const satisfies { [K in EventType]: EventCatalogue[K]['topic'] }

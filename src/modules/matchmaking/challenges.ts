@@ -42,11 +42,12 @@ export class ChallengesService {
       if (!(await tx.games.gameExists(gameId))) throw new AppError('not_found', 'No such game')
       const opponent = await tx.auth.userById(opponentId)
       if (!opponent || opponent.deletedAt !== null) throw new AppError('not_found', 'No such opponent')
-      if ((await tx.matchmaking.countOpenChallenges(userId)) >= MAX_OPEN_CHALLENGES) {
+      const now = this.deps.clock.now()
+      // Expired ones are not open, swept or not.
+      if ((await tx.matchmaking.countOpenChallenges(userId, now)) >= MAX_OPEN_CHALLENGES) {
         throw new AppError('conflict', `A player has at most ${MAX_OPEN_CHALLENGES} challenges open at once`)
       }
       if (stake !== null) await assertCanPay(tx, userId, stake)
-      const now = this.deps.clock.now()
       const challenge: ChallengeRecord = {
         id: newId('challenge'),
         gameId,

@@ -39,7 +39,7 @@ export function matchmakingModule(auth: AuthService, matchmaking: MatchmakingSer
       {
         auth: true,
         params: QueueParams,
-        response: { 201: TicketResponse, ...errors(BEARER, INVALID, NOT_FOUND, { 409: ['ticket_open'], 422: ['insufficient_funds'] }, STORAGE) },
+        response: { 201: TicketResponse, ...errors(BEARER, JSON_BODY, NOT_FOUND, { 409: ['ticket_open'], 422: ['insufficient_funds'] }, STORAGE) },
         detail: { tags, summary: 'Join a queue: one open ticket per player and game; a staked queue needs the stake in the wallet', security: BEARER_SECURITY },
       },
     )
@@ -64,7 +64,7 @@ export function matchmakingModule(auth: AuthService, matchmaking: MatchmakingSer
     .post('/matches/:id/ready', async ({ params, auth: { user } }) => await matchmaking.ready(params.id, user.id), {
       auth: true,
       params: IdParams,
-      response: { 200: MatchViewResponse, ...errors(BEARER, INVALID, NOT_FOUND, { 409: ['ready_check_over', 'match_not_waiting'] }, STORAGE) },
+      response: { 200: MatchViewResponse, ...errors(BEARER, JSON_BODY, NOT_FOUND, { 409: ['ready_check_over', 'match_not_waiting'] }, STORAGE) },
       detail: { tags, summary: 'Confirm a match a queue found; once both players have, it runs', security: BEARER_SECURITY },
     })
     .post(
@@ -96,19 +96,19 @@ export function matchmakingModule(auth: AuthService, matchmaking: MatchmakingSer
     .post('/challenges/:id/accept', async ({ params, auth: { user } }) => await challenges.accept(params.id, user.id), {
       auth: true,
       params: IdParams,
-      response: { 200: ChallengeResponse, ...errors(BEARER, INVALID, NOT_FOUND, { 403: ['forbidden'], 409: ['challenge_closed', 'challenge_unfunded'], 422: ['insufficient_funds'] }, STORAGE) },
+      response: { 200: ChallengeResponse, ...errors(BEARER, JSON_BODY, NOT_FOUND, { 403: ['forbidden'], 409: ['challenge_closed', 'challenge_unfunded'], 422: ['insufficient_funds'] }, STORAGE) },
       detail: { tags, summary: 'Accept a challenge (the opponent): the match is made at once and runs, both stakes in escrow', security: BEARER_SECURITY },
     })
     .post('/challenges/:id/decline', async ({ params, auth: { user } }) => await challenges.decline(params.id, user.id), {
       auth: true,
       params: IdParams,
-      response: { 200: ChallengeResponse, ...errors(BEARER, INVALID, NOT_FOUND, { 403: ['forbidden'], 409: ['challenge_closed'] }, STORAGE) },
+      response: { 200: ChallengeResponse, ...errors(BEARER, JSON_BODY, NOT_FOUND, { 403: ['forbidden'], 409: ['challenge_closed'] }, STORAGE) },
       detail: { tags, summary: 'Decline a challenge (the opponent)', security: BEARER_SECURITY },
     })
     .post('/challenges/:id/cancel', async ({ params, auth: { user } }) => await challenges.cancel(params.id, user.id), {
       auth: true,
       params: IdParams,
-      response: { 200: ChallengeResponse, ...errors(BEARER, INVALID, NOT_FOUND, { 403: ['forbidden'], 409: ['challenge_closed'] }, STORAGE) },
+      response: { 200: ChallengeResponse, ...errors(BEARER, JSON_BODY, NOT_FOUND, { 403: ['forbidden'], 409: ['challenge_closed'] }, STORAGE) },
       detail: { tags, summary: 'Withdraw a challenge (the challenger) while it is open', security: BEARER_SECURITY },
     })
 }

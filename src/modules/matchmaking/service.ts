@@ -31,18 +31,8 @@ import type { QueuePatch, QueueRecord, TicketRecord } from './store'
 
 /** The most open queues a game may have. */
 export const MAX_QUEUES_PER_GAME = 50
-/**
- * How many pairs of one tick are made at once (each its own unit of work).
- * SQLite: many, which its group committer commits together (20 pairs: 23 ms;
- * one at a time, 83 ms). PostgreSQL: one. Every pair appends its events
- * under the outbox lock and writes the same ledger and ticket index pages,
- * so pairs made at once lose SERIALIZABLE races to each other and run again:
- * 20 pairs 32 at once ran 99 units of work again in 634 ms, and a tick
- * after a restart, under load, ran a pair out of its retry budget (a
- * "matchmaker error", the tick's other pairs left to the next); one at a
- * time, none again, in 380 ms.
- */
-const PAIRS_AT_ONCE = { sqlite: 32, postgres: 1 } as const
+/** How many pairs of one tick are made at once (each its own unit of work; SQLite commits them together). */
+const PAIRS_AT_ONCE = 32
 
 export interface MatchmakingServiceDeps {
   storage: Storage
@@ -126,7 +116,14 @@ function settingsOf(body: UpdateQueueBody, current: QueueRecord | null): QueuePa
 const noSuchQueue = () => new AppError('not_found', 'No such queue')
 
 export class MatchmakingService {
+  private readonly waitObservers = new Set<(seconds: number) => void>()
+
   constructor(private readonly deps: MatchmakingServiceDeps) {}
+
+  /** Registers for each paired ticket's wait, in seconds from its place in line (waitingSince) to its pairing, told once the pairing commits (/metrics). */
+  observeWaits(observe: (seconds: number) => void): void {
+    this.waitObservers.add(observe)
+  }
 
   // ---- Queues (operators) ----
 
@@ -275,13 +272,18 @@ export class MatchmakingService {
 
   /**
    * One tick of the matcher over every open queue: the pairs each makes (see
-   * the top of this file). Answers how many matches it made.
+   * the top of this file). Answers how many matches it made. A pair whose
+   * unit of work fails (the storage away, a balance spent between its check
+   * and its escrow) makes nothing and is tried again next tick; the others
+   * go on, and the first failure is thrown once the tick is over (the loop
+   * logs it).
    */
   async matchTick(): Promise<number> {
     const read = this.deps.storage.read
     let made = 0
+    let failure: { reason: unknown } | undefined
     for (const queue of await read.matchmaking.openQueues()) {
-      const tickets = await read.matchmaking.openTicketsOf(queue.id)
+      const tickets = await read.matchmaking.waitingTickets(queue.id)
       if (tickets.length < 2) continue
       const now = this.deps.clock.now()
       const recent = new Set<string>()
@@ -289,12 +291,14 @@ export class MatchmakingService {
         for (const [a, b] of await read.matchmaking.recentPairs(queue.gameId, new Date(now.getTime() - queue.rematchCooldownS * 1000))) recent.add(pairKey(a, b))
       }
       const pairs = pairTickets({ now, window: queue.window, tickets, recentlyPlayed: (a, b) => recent.has(pairKey(a, b)) })
-      const atOnce = PAIRS_AT_ONCE[this.deps.storage.engine]
-      for (let i = 0; i < pairs.length; i += atOnce) {
-        const made_ = await Promise.all(pairs.slice(i, i + atOnce).map(([a, b]) => this.pair(queue.id, a.id, b.id)))
-        made += made_.filter(Boolean).length
+      for (let i = 0; i < pairs.length; i += PAIRS_AT_ONCE) {
+        for (const result of await Promise.allSettled(pairs.slice(i, i + PAIRS_AT_ONCE).map(([a, b]) => this.pair(queue.id, a.id, b.id)))) {
+          if (result.status === 'fulfilled') made += result.value ? 1 : 0
+          else failure ??= { reason: result.reason }
+        }
       }
     }
+    if (failure) throw failure.reason
     return made
   }
 
@@ -305,6 +309,13 @@ export class MatchmakingService {
    * other keeps their place), the match and its seats, both stakes into its
    * escrow, the tickets `matched`, the ready check's job, `match.found` to
    * both. Answers whether it made the match.
+   *
+   * `rowLocks`: every read it decides on is locked as read on PostgreSQL (the
+   * two tickets FOR UPDATE, each player's account by the ledger's balance
+   * read), so it runs READ COMMITTED. Under SERIALIZABLE the 32 pairs made at
+   * once, sharing index pages (matches, participants, tickets, the ledger),
+   * aborted each other: 1 000 players joining over 10 s took about 6 reruns a
+   * match and a p50 of 17 s from join to `match.found` (docs/performance.md).
    */
   private pair(queueId: string, a: string, b: string): Promise<boolean> {
     return this.deps.storage.write(async (tx) => {
@@ -347,6 +358,10 @@ export class MatchmakingService {
         match.id,
       )
       await tx.jobs.enqueue(JOB_KINDS.readyCheck, { matchId: match.id }, now, readyBy)
+      const waits = tickets.map((t) => Math.max(0, (now.getTime() - t.waitingSince.getTime()) / 1000))
+      tx.afterCommit(() => {
+        for (const seconds of waits) for (const observe of this.waitObservers) observe(seconds)
+      })
       for (const ticket of tickets) {
         await tx.events.append(
           { userId: ticket.userId, topic: 'status', type: 'match.found', data: { matchId: match.id, gameId: queue.gameId, queue: queue.name, readyBy: toIso(readyBy), stake: queue.stake === null ? null : formatStake(queue.stake) } },
@@ -354,7 +369,7 @@ export class MatchmakingService {
         )
       }
       return true
-    })
+    }, { rowLocks: true })
   }
 
   // ---- The match ----
@@ -471,6 +486,7 @@ export async function createStandaloneMatch(
     slot2ReadyAt: null,
   }
   await tx.matchmaking.insertStandaloneMatch({ match, seats })
+  tx.count('matchmakingMatches', input.kind, 1)
   if (input.stake !== null) await escrowStakes(tx, now, match.id, input.stake, input.userIds)
   if (running) {
     await notifyReady(tx, now, match)
@@ -522,12 +538,37 @@ export async function expireReadyCheck(tx: Transaction, clock: Clock, matchId: s
   }
 }
 
+/**
+ * A deleted account's matchmaking, in the deletion's unit of work: its open
+ * tickets closed (`account_closed`), its open challenges, made or received,
+ * cancelled (the other player told). Its matches go on (decided as any, its
+ * winnings to the house: a deleted account holds no money).
+ */
+export async function closeMatchmaking(tx: Transaction, userId: string, now: Date): Promise<void> {
+  await tx.matchmaking.closeTickets(
+    (await tx.matchmaking.openTicketsOfUser(userId)).map((t) => t.id),
+    'cancelled',
+    'account_closed',
+    now,
+  )
+  for (;;) {
+    const open = await tx.matchmaking.challengesOf(userId, true, 100)
+    if (open.length === 0) return
+    for (const challenge of open) {
+      await tx.matchmaking.closeChallenge(challenge.id, 'cancelled', now)
+      const other = challenge.challengerId === userId ? challenge.opponentId : challenge.challengerId
+      await tx.events.append({ userId: other, topic: 'status', type: 'challenge.cancelled', data: { challengeId: challenge.id, gameId: challenge.gameId, reason: 'account_closed' } }, now)
+    }
+  }
+}
+
 /** The match view (GET /matches/{id}) of a stored match, through `stores` (a unit of work or the read connection). */
 export async function matchView(stores: Pick<Transaction, 'matchmaking' | 'games'>, match: MatchRecord): Promise<MatchView> {
   const seats = await stores.matchmaking.seatsOfMatch(match)
   const queue = match.terms?.queueId ? await stores.matchmaking.queueById(match.terms.queueId) : null
   const tournament = match.tournamentId === null ? null : await stores.games.tournament(match.tournamentId)
-  const running = match.status !== 'waiting'
+  // A queue match runs only once both confirmed (both stamps set), so its stamps tell, cancelled too; other matches have no ready check.
+  const confirmed = (s: { slot: 1 | 2 }) => (match.kind === 'queue' ? (s.slot === 1 ? match.slot1ReadyAt : match.slot2ReadyAt) != null : match.status !== 'waiting')
   return {
     id: match.id,
     kind: match.kind,
@@ -539,7 +580,7 @@ export async function matchView(stores: Pick<Transaction, 'matchmaking' | 'games
     rated: tournament === null ? match.terms?.rated === true : tournament.options?.rated !== false,
     stake: match.stake == null ? null : formatStake(match.stake),
     rake: match.terms?.rake ?? '0',
-    players: seats.map((s) => ({ ...s, ready: running || (s.slot === 1 ? match.slot1ReadyAt : match.slot2ReadyAt) != null })),
+    players: seats.map((s) => ({ ...s, ready: confirmed(s) })),
     readyBy: match.readyBy == null ? null : toIso(match.readyBy),
     deadline: match.deadline == null ? null : toIso(match.deadline),
     createdAt: match.createdAt == null ? null : toIso(match.createdAt),

@@ -2,7 +2,7 @@
 // tickets players wait in them with, challenges, and the matches they make
 // (rows of `matches` without a tournament, with their two seats).
 import type { MatchRecord } from '../games/store'
-import type { QueueWindow } from './matcher'
+import type { QueueWindow, WaitingTicket } from './matcher'
 
 export type TicketStatus = 'open' | 'matched' | 'cancelled'
 export type TicketCloseReason = 'left' | 'matched' | 'ready_timeout' | 'insufficient_funds' | 'queue_closed' | 'account_closed'
@@ -67,8 +67,8 @@ export interface NewStandaloneMatch {
   seats: readonly { participantId: string; userId: string }[]
 }
 
-/** A match's seat as the match view shows it. */
-export interface SeatView {
+/** A match's seat with its player's name (the match view's `players` add `ready`). */
+export interface MatchSeat {
   participantId: string
   userId: string
   username: string
@@ -96,6 +96,8 @@ export interface MatchmakingStore {
   openTicketOf(userId: string, gameId: string): Promise<TicketRecord | null>
   /** A queue's open tickets, oldest first (waitingSince, then id). */
   openTicketsOf(queueId: string): Promise<TicketRecord[]>
+  /** A queue's open tickets as the matcher reads them (only what pairing needs), oldest first: a tick reads every one. */
+  waitingTickets(queueId: string): Promise<WaitingTicket[]>
   /** These tickets as they are now (locked in a write on PostgreSQL), in id order. */
   ticketsByIds(ids: readonly string[]): Promise<TicketRecord[]>
   /** Closes open tickets: `matched` (with the match) or `cancelled` with a reason. Answers how many it closed. */
@@ -108,8 +110,8 @@ export interface MatchmakingStore {
   ticketsOfMatch(matchId: string): Promise<TicketRecord[]>
   /** The open tickets of a user (an account closing). */
   openTicketsOfUser(userId: string): Promise<TicketRecord[]>
-  /** Open tickets per queue id, for the console and the metrics. */
-  countOpenTickets(): Promise<{ queueId: string; open: number }[]>
+  /** Open tickets of every open queue (0 for one nobody waits in), with its game and name: for the console and the metrics. */
+  countOpenTickets(): Promise<{ queueId: string; gameId: string; queue: string; open: number }[]>
 
   // Matches without a tournament.
   insertStandaloneMatch(match: NewStandaloneMatch): Promise<void>
@@ -120,7 +122,7 @@ export interface MatchmakingStore {
    */
   recentPairs(gameId: string, since: Date): Promise<[string, string][]>
   /** A match's two seats with their usernames, in slot order. */
-  seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<SeatView[]>
+  seatsOfMatch(match: Pick<MatchRecord, 'slot1ParticipantId' | 'slot2ParticipantId'>): Promise<MatchSeat[]>
   /** Records a player's ready (slot 1 or 2) at `now`. */
   markReady(matchId: string, slot: 1 | 2, now: Date): Promise<void>
   /** Both are ready: the ready check is over, the match runs (until `deadline`, when it has one). */
@@ -134,8 +136,8 @@ export interface MatchmakingStore {
   insertChallenge(challenge: ChallengeRecord): Promise<void>
   /** A challenge (locked in a write on PostgreSQL: an accept, a decline and the expiry take turns). */
   challengeById(id: string): Promise<ChallengeRecord | null>
-  /** How many challenges `challengerId` has open (the bound on them). */
-  countOpenChallenges(challengerId: string): Promise<number>
+  /** How many challenges `challengerId` has open at `now` (the bound on them): an expired one is not, swept or not. */
+  countOpenChallenges(challengerId: string, now: Date): Promise<number>
   /** Closes an open challenge; false when it was not open any more. */
   closeChallenge(id: string, status: Exclude<ChallengeStatus, 'open'>, now: Date, matchId?: string): Promise<boolean>
   /** A user's challenges, made or received, newest first, at most `limit`; `openOnly` narrows to open ones. */

@@ -8,7 +8,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { AppError } from '../../shared/errors'
 import { constantTimeEqual } from '../../shared/crypto'
 import { errors } from '../../plugins/openapi'
-import type { Storage } from '../../db/storage'
+import type { Counted, Storage } from '../../db/storage'
 import type { JobQueueStats } from '../../jobs/store'
 import type { Clock } from '../../shared/clock'
 import type { BackupStatus } from '../../backup/schedule'
@@ -37,11 +37,16 @@ export interface MetricsSources {
   sockets: Pick<SocketHub, 'openSockets' | 'observe'>
   /** Registers for the outcome of every Steam ticket check (contract §13). */
   observeSteam: (observe: (outcome: SteamOutcome) => void) => void
+  /** Open tickets of every open queue, with its game and name (one grouped query at scrape time). */
+  openTickets: () => Promise<{ gameId: string; queue: string; open: number }[]>
+  /** Registers for each paired ticket's wait in seconds (waitingSince to its pairing), told once the pairing commits. */
+  observeMatchmakingWaits: (observe: (seconds: number) => void) => void
 }
 
 const UNFINISHED_WITHDRAWALS = ['awaiting_approval', 'held', 'pending_signature'] as const
 const JOB_STATES = ['due', 'later', 'failed'] as const
 const RATING_UPDATE_KINDS = ['match', 'correction', 'season_reset'] as const satisfies readonly RatingChangeKind[]
+const MATCHMAKING_KINDS = ['queue', 'challenge'] as const satisfies readonly Counted['matchmakingMatches'][]
 
 export class AppMetrics {
   readonly registry = new Registry()
@@ -81,6 +86,13 @@ export class AppMetrics {
       registers,
     })
     for (const kind of RATING_UPDATE_KINDS) ratingUpdates.inc({ kind }, 0)
+    const matchmakingMatches = new Counter({
+      name: 'arena_matchmaking_matches_total',
+      help: 'Matches made by matchmaking, counted once committed: by a queue\'s pairing (queue) or a challenge\'s acceptance (challenge)',
+      labelNames: ['kind'],
+      registers,
+    })
+    for (const kind of MATCHMAKING_KINDS) matchmakingMatches.inc({ kind }, 0)
     sources.storage.observe({
       committed(units, seconds) {
         batches.observe(units)
@@ -89,6 +101,7 @@ export class AppMetrics {
       retried: () => retries.inc(),
       counted(counter, label, n) {
         if (counter === 'ratingUpdates') ratingUpdates.inc({ kind: label }, n)
+        else if (counter === 'matchmakingMatches') matchmakingMatches.inc({ kind: label }, n)
       },
     })
 
@@ -190,6 +203,29 @@ export class AppMetrics {
       const { oldestDueAt } = await sources.jobs()
       return oldestDueAt === null ? 0 : Math.max(0, (sources.clock.now().getTime() - oldestDueAt.getTime()) / 1000)
     })
+    // Matchmaking (contract §16): who waits in each open queue now, and how long the paired waited.
+    new Gauge({
+      name: 'arena_matchmaking_tickets_open',
+      help: 'Open tickets (players waiting) in each open queue, by game id and queue name',
+      labelNames: ['game', 'queue'],
+      registers,
+      async collect() {
+        try {
+          const counts = await sources.openTickets()
+          this.reset() // a closed queue's series goes
+          for (const c of counts) this.set({ game: c.gameId, queue: c.queue }, c.open)
+        } catch {
+          this.reset()
+        }
+      },
+    })
+    const waits = new Histogram({
+      name: 'arena_matchmaking_wait_seconds',
+      help: 'A paired ticket\'s wait, from its place in line (waitingSince; kept through a ready check the other player failed) to its pairing, observed once the pairing committed',
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800],
+      registers,
+    })
+    sources.observeMatchmakingWaits((seconds) => waits.observe(seconds))
     // Left out until there is something to say (no scheduled backups, or none tried yet): a 0 would read as "last backup in 1970".
     const backupGauge = (name: string, help: string, read: (status: BackupStatus) => number | undefined) =>
       new Gauge({
