@@ -91,8 +91,8 @@ export function answerChallenge(ctx: Handler, id: string, how: 'accept' | 'decli
 
 /**
  * Raw SQL on a test's database, whichever the engine (the tables and columns
- * have the same names on both): rows as plain objects. For a compiled
- * server's database see sqliteFileSql and test/helpers/postgres.ts.
+ * have the same names on both): rows as plain objects. A compiled server's
+ * database is read through sqliteFileSnapshot or postgresSnapshot.
  */
 export type RawSql = (text: string) => Promise<Record<string, unknown>[]>
 
