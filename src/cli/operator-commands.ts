@@ -9,6 +9,7 @@ import { AppError } from '../shared/errors'
 import { loadConfig } from '../config'
 import { tournamentCommand } from './tournament-command'
 import { operatorCommand } from './operator-accounts-command'
+import { queueCommand } from './queue-command'
 import { checkLedger } from '../modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from '../modules/security/event-log'
 import { startCosigner } from '../cosigner'
@@ -101,6 +102,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
   },
 
   tournament: tournamentCommand(withServices),
+  queue: queueCommand(withServices),
   operator: operatorCommand(withServices),
 
   match: {

@@ -10,6 +10,7 @@ export const SECTIONS: { path: string; label: string; role: OperatorRole }[] = [
   { path: '/console/users', label: 'Users', role: 'viewer' },
   { path: '/console/tournaments', label: 'Tournaments', role: 'viewer' },
   { path: '/console/disputes', label: 'Disputes', role: 'viewer' },
+  { path: '/console/matchmaking', label: 'Matchmaking', role: 'viewer' },
   { path: '/console/withdrawals', label: 'Withdrawals', role: 'viewer' },
   { path: '/console/security', label: 'Security events', role: 'viewer' },
   { path: '/console/games', label: 'Games & keys', role: 'viewer' },

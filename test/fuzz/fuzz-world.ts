@@ -75,6 +75,8 @@ export interface TemplateValues {
     /** The tournament of `correctable` (the console corrects a match under its tournament's path). */
     correctableTournamentId: string
   }
+  /** Matchmaking (contract §16): an open queue of the game, and a match it made (users 2 and 3, waiting for its ready check) that an operator may cancel. */
+  matchmaking: { queueName: string; standaloneMatchId: string }
 }
 
 interface ConsoleSession {
@@ -199,6 +201,14 @@ export async function buildTemplate(): Promise<Template> {
     const fixFinal = fixStarted.tournament.matches[0]!
     await call(t, postJson(`/api/v1/admin/matches/${fixFinal.id}/resolve`, { winnerParticipantId: fixFinal.slot1ParticipantId }, admin), 200)
 
+    // An open queue of the game, and a match it made: users 2 and 3 paired, waiting for the ready check.
+    const queueName = 'fuzz-queue'
+    await call(t, postJson(`/api/v1/admin/games/${first.game.id}/queues`, { name: queueName, rated: false, window: { initial: 400, widenPerSecond: 0, max: 400 }, readyCheckS: 600 }, admin), 201)
+    const paired = [] as string[]
+    for (const u of [users[2]!, users[3]!]) paired.push(((await call(t, postJson(`/api/v1/games/${first.game.id}/queues/${queueName}/tickets`, {}, bearerOf(u.accessToken)), 201)) as { ticket: { id: string } }).ticket.id)
+    if ((await t.services.matchmaking.matchTick()) !== 1) throw new Error('fuzz template: the queue made no match')
+    const standaloneMatchId = (await t.storage.read.matchmaking.ticketsByIds(paired))[0]!.matchId!
+
     // User 1's withdrawal awaiting approval, funded apart so its balance stays 1000.
     const u1 = users[1]!
     await call(t, postJson(`/api/v1/admin/wallets/${u1.id}/credit`, { amount: '100001', reference: `fund-approval-${u1.id}` }, admin), 200)
@@ -265,6 +275,7 @@ export async function buildTemplate(): Promise<Template> {
       awaitingWithdrawalId: awaiting.withdrawal.id,
       operators,
       console: { sessions: consoleSessions, endedToken: ended.token, apiToken: api.token, bannedUserId: banned.id, correctableTournamentId: fix.tournament.id },
+      matchmaking: { queueName, standaloneMatchId },
     }
     return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
@@ -749,6 +760,10 @@ export class World {
         return this.v.console.correctableTournamentId
       case 'bannedUserId':
         return this.v.console.bannedUserId
+      case 'queue:name':
+        return this.v.matchmaking.queueName
+      case 'standalone:matchId':
+        return this.v.matchmaking.standaloneMatchId
       // The console (/console).
       case 'console:cookie': {
         const i = ref.arg % this.consoleSessions.length
@@ -1350,12 +1365,19 @@ const CONSOLE_GOOD_FIELDS: Record<string, JVal> = {
   code: new Ref('console:totp'),
 }
 
+/** The console's queue form with every setting valid (matchDeadlineS left empty, as CONSOLE_OMITTED_FIELDS leaves it). */
+const CONSOLE_QUEUE_FORM: Record<string, JVal> = { rated: 'on', stake: '1', rake: '0.05', windowInitial: '100', windowWiden: '5', windowMax: '400', readyCheckS: '30', rematchCooldownS: '0', draws: 'replay' }
+
 const CONSOLE_GOOD_FIELDS_OF_ROUTE: Record<string, Record<string, JVal>> = {
   'POST /console/login': { name: new Ref('console:operatorName', consoleRoleIndex('viewer')), next: '/console/users' },
   'POST /console/login/password': { newPassword: PASSWORD, confirmPassword: PASSWORD, next: '/console/users' },
   'POST /console/tournaments/:id/matches/:matchId/correct': { winnerParticipantId: new Ref('correctable:loser') },
   'POST /console/operators': { name: 'known-good-op' },
   'POST /console/games/:id/seasons': { name: 'Fuzz Season', startsAt: new Ref('isoTime', 60 * 24 * 30), reset: 'soft' },
+  // A queue's form as the page fills it (the name free in the game).
+  'POST /console/games/:id/queues': { name: 'known-good-queue', ...CONSOLE_QUEUE_FORM },
+  'POST /console/games/:id/queues/:name': CONSOLE_QUEUE_FORM,
+  'POST /console/games/:id/challenge-rake': { challengeRake: '0.05' },
   // Turning off an authenticator needs one: the session's operator sets one up just before.
   // (The code's Ref sets it up; the fields of a request resolve at once, so the CSRF token's must not enrol as well.)
   'POST /console/account/totp/disable': { code: new Ref('console:totp:enabled') },
@@ -1385,7 +1407,11 @@ function consoleGoodParam(param: string, path: string): Ref {
       if (path.endsWith('/correct')) return new Ref('correctable:tournamentId')
       return new Ref('tournamentId', 0)
     case 'matches':
+      // Cancelling needs a queue's match not yet decided; a tournament's is shown on its page too.
+      if (path.endsWith('/cancel')) return new Ref('standalone:matchId')
       return path.endsWith('/correct') ? new Ref('correctable:matchId') : new Ref('matchId', 0)
+    case 'queues':
+      return new Ref('queue:name')
     case 'disputes':
       return new Ref('matchId', 0)
     case 'sessions':

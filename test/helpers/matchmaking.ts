@@ -11,6 +11,7 @@ import type { DecisionResponse } from '../../src/modules/matches/model'
 import { postJson, req, type Handler, type TestApp } from './app'
 import { admin, claim, type Player } from './arena'
 import { creditSurely } from './accounts'
+import { eventsOf } from './account'
 
 export type { Challenge, MatchView, Queue, Ticket }
 
@@ -283,4 +284,13 @@ export function adminDelete(ctx: Handler, path: string): Promise<Response> {
 /** The error code of a refusal. */
 export async function errorCode(res: Response): Promise<string> {
   return ((await res.json()) as { error: { code: string } }).error.code
+}
+
+/** Both players join the queue and one matcher tick pairs them: the match found (waiting for the ready check), or running once both confirmed it (`readied`). */
+export async function pairedMatch(ctx: TestApp, gameId: string, queue: string, pair: readonly [Player, Player], readied = false): Promise<MatchView> {
+  for (const p of pair) await joined(ctx, gameId, queue, p)
+  expect(await ctx.services.matchmaking.matchTick()).toBe(1)
+  const found = (await eventsOf(ctx, pair[0].userId, 'match.found')).at(-1) as { data: { matchId: string } }
+  if (readied) for (const p of pair) expect((await ready(ctx, found.data.matchId, p)).status).toBe(200)
+  return matchOf(ctx, found.data.matchId)
 }

@@ -6,7 +6,7 @@
 // many are open and why the others closed since it started (the hub's own
 // counts, src/modules/realtime/hub.ts: no query).
 import type { Services } from '../../services'
-import type { ChainState, Dashboard } from '../../modules/operations/service'
+import { QUEUE_LIMIT, type ChainState, type Dashboard } from '../../modules/operations/service'
 import type { ChainCheck, ChainName } from '../../modules/operations/chain-checks'
 import type { SocketStats } from '../../modules/realtime/hub'
 import type { CloseReason } from '../../modules/realtime/socket'
@@ -101,7 +101,13 @@ function SocketsCard({ stats }: { stats: SocketStats }) {
   )
 }
 
-export function DashboardCards({ d, sockets }: { d: Dashboard; sockets: SocketStats }) {
+/** Matchmaking now: tickets waiting in every open queue, and matches holding stakes (counted up to QUEUE_LIMIT + 1: "200+"). */
+export interface MatchmakingNow {
+  ticketsWaiting: number
+  stakesHeld: number
+}
+
+export function DashboardCards({ d, sockets, matchmaking }: { d: Dashboard; sockets: SocketStats; matchmaking: MatchmakingNow }) {
   return (
     <>
       <h2 id="now">Now</h2>
@@ -112,6 +118,8 @@ export function DashboardCards({ d, sockets }: { d: Dashboard; sockets: SocketSt
         <Card href="/console/disputes" value={d.disputedMatches} label="disputes waiting" alert={d.disputedMatches > 0} />
         <Card href="/console/withdrawals" value={d.withdrawalsAwaitingApproval} label="withdrawals awaiting approval" alert={d.withdrawalsAwaitingApproval > 0} />
         <Card href="/console/withdrawals" value={d.withdrawalsHeld} label="withdrawals held (new address)" />
+        <Card href="/console/games" value={matchmaking.ticketsWaiting} label="tickets waiting in queues" />
+        <Card href="/console/matchmaking#stakes-held" value={matchmaking.stakesHeld > QUEUE_LIMIT ? `${QUEUE_LIMIT}+` : matchmaking.stakesHeld} label="matches holding stakes" />
       </ul>
       <h2 id="system">System</h2>
       <ul class="cards" aria-labelledby="system">
@@ -129,8 +137,10 @@ export function dashboardPage(services: Services) {
     app.get(
       '',
       async ({ request, query }) => {
-        const dashboard = await services.operations.dashboard()
-        return opsPage(request, { title: 'Dashboard', section: '/console', notice: query.notice, children: <DashboardCards d={dashboard} sockets={services.sockets.stats()} /> })
+        const read = services.storage.read.matchmaking
+        const [dashboard, waiting, held] = await Promise.all([services.operations.dashboard(), read.countOpenTickets(), read.stakesHeld(QUEUE_LIMIT + 1)])
+        const matchmaking = { ticketsWaiting: waiting.reduce((sum, q) => sum + q.open, 0), stakesHeld: held.length }
+        return opsPage(request, { title: 'Dashboard', section: '/console', notice: query.notice, children: <DashboardCards d={dashboard} sockets={services.sockets.stats()} matchmaking={matchmaking} /> })
       },
       { query: NoticeQuery, ...consoleRoute('viewer') },
     )

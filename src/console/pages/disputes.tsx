@@ -1,4 +1,5 @@
-// /console/disputes: every disputed match of every running tournament, with
+// /console/disputes: every disputed match of every running tournament and
+// those of a queue or a challenge (first, linked to their match page), with
 // both players and what each claimed, and (for a moderator) the form that
 // decides it: the same TournamentOperations.resolve the admin API calls, so the
 // bracket advances exactly as after an agreed claim.
@@ -11,6 +12,7 @@ import { Csrf } from '../layout'
 import { redirect } from '../http'
 import { consoleRoute, consoleSession } from '../session'
 import { matchLabel } from './bracket-svg'
+import { matchPath } from './matchmaking'
 import { actorOf, attempt, can, errorText, IdParams, NoticeQuery, opsPage, type ConsoleApp } from './ops-kit'
 
 const SECTION = '/console/disputes'
@@ -53,7 +55,7 @@ function DisputesTable({ disputes, csrf, mayAct }: { disputes: DisputedMatch[]; 
   return (
     <table>
       <caption class="muted">
-        Oldest tournament first{disputes.length === QUEUE_LIMIT ? ` (the first ${QUEUE_LIMIT}: resolve some to see the rest)` : ''}. {mayAct ? 'Choose the winner to resolve a match: the bracket advances as after an agreed result.' : 'Resolving needs the moderator role.'}</caption>
+        Matches of a queue or a challenge first, then by tournament, oldest first{disputes.length === QUEUE_LIMIT ? ` (the first ${QUEUE_LIMIT}: resolve some to see the rest)` : ''}. {mayAct ? 'Choose the winner to resolve a match: the bracket advances (or the stakes are paid) as after an agreed result.' : 'Resolving needs the moderator role.'}</caption>
       <thead>
         <tr>
           <th scope="col">Tournament</th>
@@ -69,10 +71,10 @@ function DisputesTable({ disputes, csrf, mayAct }: { disputes: DisputedMatch[]; 
           return (
             <tr>
               <td>
-                <a href={`/console/tournaments/${d.tournamentId}`}>{d.tournamentName}</a>
+                {d.tournamentId === null ? <span class="muted">{`none (a ${d.match.kind}'s match)`}</span> : <a href={`/console/tournaments/${d.tournamentId}`}>{d.tournamentName}</a>}
               </td>
               <th scope="row">
-                {matchLabel(d.match)} <span class="muted mono">{d.match.id}</span>
+                {d.tournamentId === null ? <a href={matchPath(d.match.id)}>{`${d.match.kind} match`}</a> : matchLabel(d.match)} <span class="muted mono">{d.match.id}</span>
               </th>
               <td>
                 {seatName(d.slot1)}

@@ -6,7 +6,8 @@
 // schedules it through RatingsService.createSeason, as POST
 // /api/v1/admin/games/{gameId}/seasons does (role admin, audited
 // `season.create`). Also the user page's "Ratings" section: the player's
-// rating in each game and its latest changes.
+// rating in each game and its latest changes. Its Matchmaking section (the
+// challenge rake, a link to the queues) is ./matchmaking.tsx's.
 import { t } from 'elysia'
 import type { Services } from '../../services'
 import { AppError } from '../../shared/errors'
@@ -17,6 +18,8 @@ import { confirmPage } from '../confirm'
 import { consoleRoute, consoleSession } from '../session'
 import { utcInstant } from '../tournament-form'
 import { can, IdParams, type ConsoleApp } from './ops-kit'
+import { queuesPath } from './matchmaking'
+import { Csrf } from '../layout'
 
 const SECTION = '/console/games'
 /** Leaderboard rows a page. */
@@ -91,6 +94,34 @@ function SeasonsTable({ gameId, seasons, shown }: { gameId: string; seasons: Sea
         ))}
       </tbody>
     </table>
+  )
+}
+
+/** The game's matchmaking: its queues' page, and its rake on staked challenges (an admin changes it here). */
+function MatchmakingSettings({ gameId, challengeRake, csrf }: { gameId: string; challengeRake: string; csrf: string | null }) {
+  return (
+    <section aria-labelledby="matchmaking">
+      <h2 id="matchmaking">Matchmaking</h2>
+      <p>
+        <a href={queuesPath(gameId)}>Queues</a>: their settings, the tickets waiting, opening and closing them.
+      </p>
+      <dl class="facts">
+        <dt>Challenge rake</dt>
+        <dd>{`${challengeRake}: the house's share of the pot of a staked challenge accepted from now on`}</dd>
+      </dl>
+      {csrf === null ? (
+        <p class="muted">Changing the challenge rake needs the admin role.</p>
+      ) : (
+        <form method="post" action={`${gamePath(gameId)}/challenge-rake`} class="row" aria-label="Change the challenge rake">
+          <Csrf token={csrf} />
+          <label>
+            Challenge rake (0 to 0.5)
+            <input name="challengeRake" inputmode="decimal" required minlength={1} maxlength={10} value={challengeRake} />
+          </label>
+          <button type="submit">Set the rake</button>
+        </form>
+      )}
+    </section>
   )
 }
 
@@ -211,7 +242,7 @@ export function gameRatingPages(services: Services) {
         '/games/:id',
         async ({ request, params, query }) => {
           const name = await nameOf(params.id)
-          const [settings, { seasons }, { board, after }] = await Promise.all([ratings.settings(params.id), ratings.seasons(params.id), boardOf(params.id, query.season, query.after)])
+          const [settings, { seasons }, { board, after }, game] = await Promise.all([ratings.settings(params.id), ratings.seasons(params.id), boardOf(params.id, query.season, query.after), services.games.getGame(params.id)])
           return consolePage(request, { title: name, section: SECTION, query }, (
             <>
               <p>
@@ -229,6 +260,7 @@ export function gameRatingPages(services: Services) {
                   Changed through the admin API: <code>PATCH /api/v1/admin/games/{'{id}'}</code> (admin).
                 </p>
               </section>
+              <MatchmakingSettings gameId={params.id} challengeRake={game.challengeRake} csrf={can(request, 'admin') ? consoleSession(request).csrf : null} />
               <section aria-labelledby="seasons">
                 <h2 id="seasons">Seasons</h2>
                 <SeasonsTable gameId={params.id} seasons={seasons} shown={board.season.id} />
