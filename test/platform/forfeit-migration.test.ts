@@ -12,8 +12,12 @@ const all = engineMigrations()
 /** The migrations up to and including the one that added forfeit_participant_id. */
 const upToDeadlines = migrationsBefore(all, 'forfeit_participant_id', true)
 
-// Rows without their parents: the mark is what this test is about (foreign keys off for the seeding only).
-const SEED = [
+// The users are left out: the mark is what this test is about (foreign keys
+// off for the seeding only). The game and the tournament stay: a later
+// migration (0025 / pg 0018) gives each match its tournament's game.
+const seed = (now: string) => [
+  `INSERT INTO games (id, name, key_hash, key_rotated_at, created_at) VALUES ('gam_1', 'Game', 'hash', ${now}, ${now})`,
+  `INSERT INTO tournaments (id, game_id, name, format, status, created_at) VALUES ('trn_1', 'gam_1', 'Cup', 'single_elimination', 'running', ${now})`,
   `INSERT INTO participants (id, tournament_id, user_id, seed) VALUES ('par_out', 'trn_1', 'usr_1', 1), ('par_in', 'trn_1', 'usr_2', 2)`,
   `INSERT INTO matches (id, tournament_id, round, position, status, slot1_participant_id, forfeit_participant_id) VALUES ('mat_1', 'trn_1', 2, 1, 'waiting', 'par_out', 'par_out')`,
 ]
@@ -22,9 +26,9 @@ test(`${TEST_ENGINE}: a forfeit mark on a match becomes the participant's disqua
   expect(upToDeadlines.length).toBeGreaterThan(0)
   expect(upToDeadlines.length).toBeLessThan(all.length)
   let before = 0
-  const seeded = () => {
+  const seeded = (now: string) => {
     before = Date.now()
-    return SEED
+    return seed(now)
   }
   await upgradeSeeded(upToDeadlines, all, seeded, {
     sqlite(db) {
