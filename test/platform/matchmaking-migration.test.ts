@@ -38,13 +38,14 @@ test(`${TEST_ENGINE}: every match stored before matchmaking gets its tournament'
       expect(db.query("SELECT \"notnull\" AS nn FROM pragma_table_info('matches') WHERE name = 'game_id'").get()).toEqual({ nn: 1 })
     },
     async postgres(sql) {
-      expect([...(await sql.unsafe(MATCHES))].map((r) => ({ ...r, stake: r.stake ?? null }))).toEqual(EXPECTED)
-      expect([...(await sql.unsafe(PARTICIPANTS))]).toEqual([
+      expect([...(await sql.unsafe<Record<string, unknown>[]>(MATCHES))].map((r) => ({ ...r }))).toEqual(EXPECTED)
+      expect([...(await sql.unsafe<{ id: string; tournament_id: string }[]>(PARTICIPANTS))].map((r) => ({ id: r.id, tournament_id: r.tournament_id }))).toEqual([
         { id: 'par_1', tournament_id: 'trn_a' },
         { id: 'par_2', tournament_id: 'trn_a' },
         { id: 'par_3', tournament_id: 'trn_b' },
       ])
-      expect([...(await sql`SELECT is_nullable FROM information_schema.columns WHERE table_name = 'matches' AND column_name = 'game_id'`)]).toEqual([{ is_nullable: 'NO' }])
+      const [column] = await sql<{ is_nullable: string }[]>`SELECT is_nullable FROM information_schema.columns WHERE table_name = 'matches' AND column_name = 'game_id'`
+      expect(column?.is_nullable).toBe('NO')
     },
   })
 })
