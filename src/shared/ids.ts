@@ -25,6 +25,10 @@ export const ID_PREFIXES = {
   queue: 'que',
   ticket: 'tkt',
   challenge: 'chl',
+  gameServer: 'gsv',
+  evidence: 'evd',
+  integrityFlag: 'ifl',
+  payoutHold: 'hld',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -14,6 +14,7 @@
 //   json        TEXT                            json (never jsonb: see below)
 //   amount      TEXT (decimal)                  numeric, read as a string
 //   real        REAL                            double precision (a rating)
+//   bytes       BLOB                            bytea, read as a Buffer
 //
 // Each gives the same JavaScript value on both engines (Date for an instant,
 // string for an amount, the object for JSON), so one row type serves both.
@@ -23,7 +24,7 @@
 // security chain hashes details as written) and refuses \u0000, which a
 // client's claim score or security event may carry. Nothing queries inside
 // these values.
-import { integer, text } from 'drizzle-orm/sqlite-core'
+import { blob, integer, text } from 'drizzle-orm/sqlite-core'
 
 /** What PostgreSQL makes of a column SQLite alone would leave ambiguous (see above). */
 export type MarkedKind = 'int64' | 'amount'
@@ -73,4 +74,9 @@ export function serial(name: string) {
  */
 export function amount(name: string) {
   return mark(text(name), 'amount')
+}
+
+/** Bytes (an evidence file): a BLOB on SQLite, bytea on PostgreSQL, a Buffer on both. */
+export function bytes(name: string) {
+  return blob(name, { mode: 'buffer' })
 }

@@ -5,6 +5,8 @@ import { users } from './auth'
 import { MATCH_KINDS, type MatchTerms, type TournamentOptions } from '../../modules/games/store'
 import { BRACKETS, FORMAT_NAMES } from '../../modules/games/formats/engines'
 
+export const GAME_RESULT_MODES = ['claims', 'server', 'either'] as const
+
 export const games = sqliteTable('games', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -18,6 +20,8 @@ export const games = sqliteTable('games', {
   ratingInactivityPeriodS: integer('rating_inactivity_period_s').notNull().default(604800),
   /** The house's share of a challenge's pot (contract §16), a decimal fraction 0 ≤ r ≤ 0.5 as written (`"0.05"`). */
   challengeRake: text('challenge_rake').notNull().default('0'),
+  /** Who reports results (contract §17): `claims` (the players), `server` (a signed game server only) or `either`. */
+  results: text('results', { enum: GAME_RESULT_MODES }).notNull().default('claims'),
 })
 
 export const TOURNAMENT_STATUSES = ['draft', 'registration', 'running', 'finalizing', 'completed', 'cancelled'] as const

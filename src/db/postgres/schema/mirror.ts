@@ -12,6 +12,7 @@ import { Column, getTableColumns, is, SQL, type ColumnBaseConfig, type ColumnDat
 import {
   bigint,
   boolean,
+  customType,
   doublePrecision,
   foreignKey,
   index,
@@ -71,6 +72,9 @@ export function timestampMs(name: string) {
   return timestamp(name, { withTimezone: true, mode: 'date', precision: 3 })
 }
 
+/** Bytes: what a `bytes` column (a SQLite BLOB) is on PostgreSQL; postgres.js reads bytea as a Buffer. */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
+
 function columnFor(column: SQLiteColumn): PgColumnBuilderBase {
   const name = column.name
   const kind = markedKind(column)
@@ -93,6 +97,9 @@ function columnFor(column: SQLiteColumn): PgColumnBuilderBase {
       break
     case 'SQLiteReal':
       built = doublePrecision(name)
+      break
+    case 'SQLiteBlobBuffer':
+      built = bytea(name) as unknown as typeof built
       break
     default:
       throw new Error(`column ${name}: no PostgreSQL type for ${column.columnType} (src/db/postgres/schema/mirror.ts)`)
