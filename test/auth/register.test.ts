@@ -3,7 +3,8 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { createTestApp, postJson } from '../helpers/app'
 
-const ctx = await createTestApp()
+// The real argon2id cost (hashGate given): the stored parameters are what this file checks.
+const ctx = await createTestApp({ hashGate: {} })
 afterAll(() => ctx.close())
 const { users } = ctx.peek.tables
 

@@ -126,6 +126,12 @@ export interface TestApp {
   logs: Record<string, unknown>[]
   /** Raw log text, for "this secret never appears" checks. */
   logText(): string
+  /**
+   * The raw log lines from index `from` on: what a test that checks the log
+   * after every request reads (joining the whole text each time grows with
+   * the log, thousands of requests make it quadratic).
+   */
+  logLinesFrom(from: number): string[]
   /** Runs the background jobs that are due, as the server's worker would; returns how many succeeded. */
   runJobs(): Promise<number>
   services: Services
@@ -146,7 +152,13 @@ export interface TestAppOptions {
   probes?: AnyElysia
   /** The engine whatever the run's (`arena db copy` reads a SQLite data dir in the PostgreSQL run too). */
   engine?: 'sqlite' | 'postgres'
-  /** Sizes of this app's own argon2id gate (default sizes otherwise; never the process-wide gate, so apps stay independent). */
+  /**
+   * Sizes of this app's own argon2id gate (default sizes otherwise; never the
+   * process-wide gate, so apps stay independent). Without it the app hashes
+   * passwords and PINs at TEST_HASH_COST; with it (`{}` for the default
+   * sizes) at the real cost: what the tests of the hashing itself, of the
+   * gate and of timing pass.
+   */
   hashGate?: HashGateOptions
   /**
    * 'defaults': the rate limits a server runs with (the rate-limit tests).
@@ -159,6 +171,17 @@ export interface TestAppOptions {
   rateLimits?: 'defaults' | 'raised'
 }
 
+
+/**
+ * The argon2id cost of an app's hashes unless the test passes `hashGate`:
+ * the same code path (argon2id through the gate, verified from the stored
+ * hash) at a token cost. At the real cost (19 MiB, 2 passes: 30-140 ms a hash
+ * here) the suite's thousands of sign-ups, logins and PINs were minutes of
+ * each run; the hashing itself is tested at the real cost (test/auth/register,
+ * test/auth/hash-gate, test/security/hash-gate, the enumeration timing tests,
+ * and every child server and binary, which run the production defaults).
+ */
+export const TEST_HASH_COST = { memoryCost: 256, timeCost: 1 } as const
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDir()
@@ -180,7 +203,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const clock = new ManualClock('2026-11-22T10:00:00.000Z')
   const lifecycle: Lifecycle = { draining: false }
   const secrets = await loadSecrets(config, storage, { generateOperatorToken: true })
-  const deps = { config, storage, wakeups, secrets, logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate), ...(options.socketTimings ? { socketTimings: options.socketTimings } : {}) }
+  const deps = { config, storage, wakeups, secrets, logger, clock, lifecycle, ...(options.custody ? { custody: options.custody } : {}), ...(options.securityLogOptions ? { securityLogOptions: options.securityLogOptions } : {}), hashGate: new HashGate(options.hashGate ?? { hashCost: TEST_HASH_COST }), ...(options.socketTimings ? { socketTimings: options.socketTimings } : {}) }
   const services = createServices(deps)
   // As the server does: keys rotated in the database reach this app within a second.
   const keyringRefresh = secrets.signingKeysFrom === 'database' ? startKeyringRefresh(services.signingKeys, logger) : undefined
@@ -214,6 +237,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>)
     },
     logText: () => lines.join('\n'),
+    logLinesFrom: (from) => lines.slice(from),
     services,
     runJobs: () => createJobWorker({ storage, clock, logger, handlers: jobHandlers(clock, services) }).runDue(),
     async close() {

@@ -55,6 +55,20 @@ export interface HashGateOptions {
   collectGarbage?: () => void
   /** Milliseconds of a monotonic clock (default performance.now). */
   now?: () => number
+  /**
+   * The argon2id cost of the hashes made through this gate. Tests only, and
+   * only in code (no setting reaches it): the in-process test apps hash at a
+   * token cost so that thousands of sign-ups and logins do not spend minutes
+   * of the suite (test/helpers/app.ts); the tests of the hashing itself, of
+   * the gate and of timing keep the real cost. Default: PASSWORD_HASH_PARAMS.
+   */
+  hashCost?: HashCost
+}
+
+/** argon2id's memory (KiB) and passes. */
+export interface HashCost {
+  memoryCost: number
+  timeCost: number
 }
 
 export interface HashGateStats {
@@ -69,6 +83,8 @@ export interface HashGateStats {
 /** Something hashing work can be run through: a gate (admits, then runs) or an admitted ticket. */
 export interface HashRunner {
   run<T>(work: () => Promise<T>): Promise<T>
+  /** The cost of hashes made through this runner, when not the default (HashGateOptions.hashCost). */
+  readonly hashCost?: HashCost
 }
 
 export function defaultHashConcurrency(): number {
@@ -83,6 +99,7 @@ function positiveInteger(value: number, name: string, min: number): number {
 export class HashGate implements HashRunner {
   readonly concurrency: number
   readonly queue: number
+  readonly hashCost: HashCost | undefined
   private running = 0
   private refused = 0
   /** FIFO of admitted tickets waiting for a slot (short: at most `queue`). */
@@ -97,6 +114,7 @@ export class HashGate implements HashRunner {
     this.queue = positiveInteger(options.queue ?? QUEUE_PER_SLOT * this.concurrency, 'queue', 0)
     this.collectGarbage = options.collectGarbage ?? (() => Bun.gc(true))
     this.now = options.now ?? (() => performance.now())
+    this.hashCost = options.hashCost
   }
 
   /**
@@ -178,6 +196,10 @@ export class HashTicket implements HashRunner {
   ) {
     this.state = holding ? 'holding' : 'waiting'
     this.granted = holding ? Promise.resolve() : new Promise<void>((resolve) => (this.onGrant = resolve))
+  }
+
+  get hashCost(): HashCost | undefined {
+    return this.gate.hashCost
   }
 
   /** @internal Called by the gate when a slot is handed to this ticket. */

@@ -5,7 +5,7 @@
 // with 503 + Retry-After: pass the services' gate, or an admitted ticket;
 // without one, the process's default gate applies, so no path is ungated.
 import { AppError } from '../../shared/errors'
-import { defaultHashGate, type HashRunner } from './hash-gate'
+import { defaultHashGate, type HashCost, type HashRunner } from './hash-gate'
 
 export const PASSWORD_HASH_PARAMS = { algorithm: 'argon2id', memoryCost: 19_456, timeCost: 2 } as const
 
@@ -24,23 +24,35 @@ export function assertPasswordLength(password: string, path: string): void {
 /** The rule of every new password, in code points (what assertPasswordLength holds; pages that explain it quote these). */
 export const PASSWORD_LENGTH = { min: 8, max: 128 } as const
 
+/** The parameters of a new hash made through `via`: PASSWORD_HASH_PARAMS unless its gate says otherwise (tests only). */
+function paramsOf(via: HashRunner): { algorithm: 'argon2id' } & HashCost {
+  return via.hashCost === undefined ? PASSWORD_HASH_PARAMS : { algorithm: 'argon2id', ...via.hashCost }
+}
+
 export function hashPassword(password: string, via: HashRunner = defaultHashGate()): Promise<string> {
-  return via.run(() => Bun.password.hash(password, PASSWORD_HASH_PARAMS))
+  return via.run(() => Bun.password.hash(password, paramsOf(via)))
 }
 
 export function verifyPassword(password: string, hash: string, via: HashRunner = defaultHashGate()): Promise<boolean> {
   return via.run(() => Bun.password.verify(password, hash))
 }
 
-let dummyHash: Promise<string> | undefined
+/** One per cost (the process's is PASSWORD_HASH_PARAMS'; a test gate's own is as cheap as its hashes). */
+const dummyHashes = new Map<string, Promise<string>>()
 
-/** Made once, inside the first caller's slot; a failure is not cached. */
-function theDummyHash(): Promise<string> {
-  dummyHash ??= Bun.password.hash(`dummy:${crypto.randomUUID()}`, PASSWORD_HASH_PARAMS).catch((error: unknown) => {
-    dummyHash = undefined
-    throw error
-  })
-  return dummyHash
+/** Made once per cost, inside the first caller's slot; a failure is not cached. */
+function theDummyHash(via: HashRunner): Promise<string> {
+  const params = paramsOf(via)
+  const key = `${params.memoryCost}/${params.timeCost}`
+  let dummy = dummyHashes.get(key)
+  if (dummy === undefined) {
+    dummy = Bun.password.hash(`dummy:${crypto.randomUUID()}`, params).catch((error: unknown) => {
+      dummyHashes.delete(key)
+      throw error
+    })
+    dummyHashes.set(key, dummy)
+  }
+  return dummy
 }
 
 /**
@@ -51,7 +63,7 @@ function theDummyHash(): Promise<string> {
  */
 export function verifyAgainstDummy(password: string, via: HashRunner = defaultHashGate()): Promise<false> {
   return via.run(async () => {
-    await Bun.password.verify(password, await theDummyHash())
+    await Bun.password.verify(password, await theDummyHash(via))
     return false as const
   })
 }
