@@ -149,9 +149,9 @@ async function check(request: Request, res: Response): Promise<void> {
     if (!asset && !type.startsWith('text/html')) throw new Error(`${where} answered ${res.status} as ${type}: ${body.slice(0, 200)}`)
     if (!asset && !body.startsWith('<!doctype html>')) throw new Error(`${where} answered ${res.status} without a page: ${body.slice(0, 200)}`)
   }
-  const fresh = ctx.logText().slice(logSeen)
-  logSeen = ctx.logText().length
-  const errors = fresh.split('\n').filter((line) => line.includes('"level":"error"'))
+  const fresh = ctx.logLinesFrom(logSeen)
+  logSeen += fresh.length
+  const errors = fresh.filter((line) => line.includes('"level":"error"'))
   if (errors.length > 0) throw new Error(`error in the log after ${where}:\n${errors.join('\n').slice(0, 2000)}`)
 }
 
@@ -179,7 +179,7 @@ describe('fuzz: every console route', () => {
     test(
       `${route.method} ${route.path}`,
       async () => {
-        logSeen = ctx.logText().length
+        logSeen += ctx.logLinesFrom(logSeen).length
         if (!signsOut) {
           // The console's own request, fields empty, gets past the session, CSRF and role checks to the route itself
           // (its page, its validation, or its service's refusal), whatever the seed.
