@@ -5,7 +5,8 @@
 import { describe, expect, test } from 'bun:test'
 import { availableParallelism } from 'node:os'
 import { defaultHashConcurrency, HashGate, MAX_DEFAULT_CONCURRENCY, OVERLOAD_COLLECT_EVERY_MS, QUEUE_PER_SLOT } from '../../src/modules/auth/hash-gate'
-import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../src/modules/auth/passwords'
+import { hashPassword, PASSWORD_HASH_PARAMS, verifyAgainstDummy, verifyPassword } from '../../src/modules/auth/passwords'
+import { TEST_HASH_COST } from '../helpers/app'
 import { AppError } from '../../src/shared/errors'
 
 /** A promise the test resolves by hand. */
@@ -165,6 +166,22 @@ describe('HashGate', () => {
 })
 
 describe('argon2id through the gate', () => {
+  test('a gate hashes at PASSWORD_HASH_PARAMS unless given a hashCost (test apps, test/helpers/app.ts), which its tickets and dummy use too', async () => {
+    const real = new HashGate({ concurrency: 1 })
+    expect(real.hashCost).toBeUndefined()
+    expect(await hashPassword('correct horse battery', real)).toStartWith(`$argon2id$v=19$m=${PASSWORD_HASH_PARAMS.memoryCost},t=${PASSWORD_HASH_PARAMS.timeCost},`)
+    expect(await hashPassword('correct horse battery')).toStartWith(`$argon2id$v=19$m=${PASSWORD_HASH_PARAMS.memoryCost},t=${PASSWORD_HASH_PARAMS.timeCost},`)
+    const cheap = new HashGate({ concurrency: 1, hashCost: TEST_HASH_COST })
+    const hash = await hashPassword('correct horse battery', cheap)
+    expect(hash).toStartWith(`$argon2id$v=19$m=${TEST_HASH_COST.memoryCost},t=${TEST_HASH_COST.timeCost},`)
+    expect(await hashPassword('correct horse battery', cheap.admit())).toStartWith(`$argon2id$v=19$m=${TEST_HASH_COST.memoryCost},`)
+    // Verified from the stored parameters, through any gate.
+    expect(await verifyPassword('correct horse battery', hash, real)).toBe(true)
+    expect(await verifyPassword('wrong horse battery', hash, cheap)).toBe(false)
+    expect(await verifyAgainstDummy('correct horse battery', cheap)).toBe(false)
+    expect(await verifyAgainstDummy('correct horse battery', cheap.admit())).toBe(false)
+  })
+
   test('hashPassword, verifyPassword and verifyAgainstDummy each take a slot and are refused alike when it is full', async () => {
     const gate = new HashGate({ concurrency: 1, queue: 0 })
     const hash = await hashPassword('correct horse battery', gate)
