@@ -14,7 +14,8 @@ import { hashAccountCode } from '../../src/modules/auth/codes'
 
 // Every request names its client address (X-Forwarded-For), so the per-client
 // throttles bite only where a test means them to.
-const ctx = await createTestApp({ env: { ARENA_TRUST_PROXY: 'true' } })
+// The real argon2id cost (hashGate given): the races here span the hash, whose time is their window.
+const ctx = await createTestApp({ env: { ARENA_TRUST_PROXY: 'true' }, hashGate: {} })
 afterAll(() => ctx.close())
 
 const MINUTE = 60_000

@@ -179,7 +179,9 @@ export interface TestAppOptions {
  * here) the suite's thousands of sign-ups, logins and PINs were minutes of
  * each run; the hashing itself is tested at the real cost (test/auth/register,
  * test/auth/hash-gate, test/security/hash-gate, the enumeration timing tests,
- * and every child server and binary, which run the production defaults).
+ * and every child server and binary, which run the production defaults), and
+ * so are the races whose window is a hash (parallel guesses, concurrent PIN
+ * verifies, two password changes at once): those pass `hashGate: {}`.
  */
 export const TEST_HASH_COST = { memoryCost: 256, timeCost: 1 } as const
 

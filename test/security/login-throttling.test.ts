@@ -11,8 +11,9 @@ const env = { ARENA_TRUST_PROXY: 'true' }
 const apps: TestApp[] = []
 afterAll(() => apps.forEach((a) => a.close()))
 
-async function app(dataDir?: string) {
-  const created = await createTestApp({ env, ...(dataDir ? { dataDir } : {}) })
+/** `realHashCost`: argon2id at its real cost (hashGate given), for the races that span the hash, whose time is their window. */
+async function app(dataDir?: string, realHashCost = false) {
+  const created = await createTestApp({ env, ...(dataDir ? { dataDir } : {}), ...(realHashCost ? { hashGate: {} } : {}) })
   apps.push(created)
   return created
 }
@@ -75,7 +76,7 @@ describe('per identifier', () => {
 
 describe('races and bypasses', () => {
   test('parallel guesses: at most 5 are evaluated, the rest are 429, and the block holds', async () => {
-    const ctx = await app()
+    const ctx = await app(undefined, true)
     const user = await registerUser(ctx)
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) => attempt(ctx, user.username, `wrong-${i}`, `100.64.0.${i}`)),

@@ -11,7 +11,8 @@ import { createArenaApp, players } from '../helpers/arena'
 import { login, PASSWORD } from '../helpers/auth'
 import { balance, funded, mint, mintRaw, PIN, someAddress, verify } from '../helpers/purchases'
 
-const ctx = await createArenaApp({ ARENA_PIN_SESSION_TTL_S: '30' })
+// The real argon2id cost (hashGate given): the concurrent verifies here race across the PIN's hash, whose time is their window.
+const ctx = await createArenaApp({ ARENA_PIN_SESSION_TTL_S: '30' }, { hashGate: {} })
 afterAll(() => ctx.close())
 const { userPins } = ctx.peek.tables
 
