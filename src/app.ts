@@ -50,6 +50,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     observeSteam: (observe) => services.steam.observe(observe),
     sockets: services.sockets,
     openTickets: () => storage.read.matchmaking.countOpenTickets(),
+    payoutsHeld: () => storage.read.payouts.heldCount(),
     observeMatchmakingWaits: (observe) => services.matchmaking.observeWaits(observe),
   })
   const addressOf = (request: Request, server: Parameters<typeof clientAddress>[1]) => clientAddress(request, server, { trustProxy: config.trustProxy })

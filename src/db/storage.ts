@@ -27,6 +27,8 @@ import type { RatingChangeKind, RatingsStore } from '../modules/ratings/store'
 import type { MatchmakingStore } from '../modules/matchmaking/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
+import type { PayoutsStore } from '../modules/integrity/store'
+import type { IntegritySignal } from './schema/integrity'
 import type { JobsStore } from '../jobs/store'
 import type { LoopLeases } from '../background/loops'
 import type { VaultStore } from '../vault/store'
@@ -53,6 +55,8 @@ export interface Stores {
   matchmaking: MatchmakingStore
   security: SecurityStore
   wallet: WalletStore
+  /** Integrity signals' reads, their flags and the payouts held for an operator's review (contract §17). */
+  payouts: PayoutsStore
   /** Sealed secrets shared by every instance (PostgreSQL); SQLite keeps its secrets in the data dir and refuses. */
   vault: VaultStore
 }
@@ -88,6 +92,8 @@ export interface Counted {
   ratingUpdates: RatingChangeKind
   /** Matches a queue paired or a challenge's acceptance made (contract §16), by kind. */
   matchmakingMatches: 'queue' | 'challenge'
+  /** Integrity signals raised by decided staked or prize matches, by signal (docs/integrity.md). */
+  integritySignals: IntegritySignal
 }
 
 /** How a unit of work may be ordered against the others. */

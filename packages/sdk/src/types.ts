@@ -778,6 +778,12 @@ export interface EventCatalogue {
   'wallet.withdrawal_approved': { topic: 'wallet'; data: { withdrawalId: string; status: 'pending_signature' | 'held'; releasesAt?: string } }
   'wallet.withdrawal_released': { topic: 'wallet'; data: { withdrawalId: string } }
   'wallet.withdrawal_rejected': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
+  /** A payout kept in escrow for an operator's review (integrity signals): stake winnings or a prize; `amount` is what a release pays. */
+  'wallet.payout_held': { topic: 'wallet'; data: { holdId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null } }
+  /** An operator released a held payout: it is paid as decided. */
+  'wallet.payout_released': { topic: 'wallet'; data: { holdId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null } }
+  /** An operator voided a held payout: stake winnings go back as both players' stakes, a prize to the house. */
+  'wallet.payout_voided': { topic: 'wallet'; data: { holdId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null; reason: string } }
 
   // Topic `status`: tournament events go to every participant, match events
   // to the match's players only.

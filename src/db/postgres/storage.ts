@@ -36,6 +36,7 @@ import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
+import { PayoutsQueries } from '../stores/payouts'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { PostgresSecurityStore } from './stores/security'
@@ -53,6 +54,7 @@ class PostgresStores implements Stores {
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
   private _mail?: MailQueries
+  private _payouts?: PayoutsQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: PostgresMatchesStore
@@ -125,6 +127,10 @@ class PostgresStores implements Stores {
   get security() {
     this.check()
     return (this._security ??= new PostgresSecurityStore(this.scope))
+  }
+  get payouts() {
+    this.check()
+    return (this._payouts ??= new PayoutsQueries(this.scope))
   }
   get wallet() {
     this.check()

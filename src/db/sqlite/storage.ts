@@ -27,6 +27,7 @@ import { SqliteGamesStore } from './stores/games'
 import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
+import { PayoutsQueries } from '../stores/payouts'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { SqliteSecurityStore } from './stores/security'
@@ -54,6 +55,7 @@ class SqliteStores implements Stores {
   private _games?: SqliteGamesStore
   private _jobs?: SqliteJobsStore
   private _mail?: MailQueries
+  private _payouts?: PayoutsQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: SqliteMatchesStore
@@ -125,6 +127,10 @@ class SqliteStores implements Stores {
   get security() {
     this.check()
     return (this._security ??= new SqliteSecurityStore(this.scope))
+  }
+  get payouts() {
+    this.check()
+    return (this._payouts ??= new PayoutsQueries(this.scope))
   }
   get wallet() {
     this.check()

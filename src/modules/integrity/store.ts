@@ -1,0 +1,51 @@
+// What the integrity signals and the held payouts (docs/integrity.md) need
+// from a database: the pair's past matches and shared sign-in places the
+// signals read, the flags they raise, and the holds an operator decides.
+import type { integrityFlags, payoutHolds } from '../../db/schema/integrity'
+
+export type IntegrityFlagRecord = typeof integrityFlags.$inferSelect
+export type NewIntegrityFlag = typeof integrityFlags.$inferInsert
+export type PayoutHoldRecord = typeof payoutHolds.$inferSelect
+export type NewPayoutHold = typeof payoutHolds.$inferInsert
+export type PayoutHoldStatus = PayoutHoldRecord['status']
+
+/** A decided match both players of a pair were seated in, and whom it went to (null: a draw). */
+export interface PairMatch {
+  id: string
+  decidedAt: Date
+  outcome: 'WIN' | 'DRAW'
+  winnerUserId: string | null
+}
+
+/** A hold as an operator lists it: with its winner's username. */
+export type PayoutHoldRow = PayoutHoldRecord & { username: string }
+
+export interface PayoutsStore {
+  /** How many decided matches (any game, any kind) seated both `a` and `b`, decided at `since` or later. */
+  pairMatchCount(a: string, b: string, since: Date): Promise<number>
+  /** The pair's `limit` latest decided staked matches, newest first. */
+  latestStakedPairMatches(a: string, b: string, limit: number): Promise<PairMatch[]>
+  /** The sign-in places (`known_sign_in_places` hashes) `userId` was seen at since `since`: bounded per kind (KNOWN_PLACES). */
+  placesOf(userId: string, since: Date): Promise<{ kind: 'address' | 'device'; placeHash: string }[]>
+
+  insertFlag(flag: NewIntegrityFlag): Promise<void>
+  /** The flags raised in a tournament's matches. */
+  flagsIn(tournamentId: string): Promise<IntegrityFlagRecord[]>
+
+  insertHold(hold: NewPayoutHold): Promise<void>
+  hold(id: string): Promise<PayoutHoldRow | null>
+  /**
+   * Decides a hold that is still `held` (release or void) and answers it as
+   * decided; null when it is not held any more. One conditional UPDATE: on
+   * PostgreSQL the row lock orders two instances deciding one hold, and the
+   * second finds it decided (READ COMMITTED re-reads it; SERIALIZABLE runs
+   * the unit of work again).
+   */
+  decideHold(id: string, change: { status: 'released' | 'voided'; decidedAt: Date; decidedBy: string; reason: string }): Promise<PayoutHoldRecord | null>
+  /** A page of holds in `status`, oldest first, after `after` (a `createdAt`, `id` place). */
+  holdsPage(status: PayoutHoldStatus, after: { createdAt: Date; id: string } | null, limit: number): Promise<PayoutHoldRow[]>
+  /** The user's holds still held, oldest first (the wallet history's `held`). */
+  heldOf(userId: string): Promise<PayoutHoldRecord[]>
+  /** How many holds are held now (the `arena_payouts_held` gauge, the console's dashboard). */
+  heldCount(): Promise<number>
+}
