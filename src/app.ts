@@ -108,6 +108,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, matchmaking: services.matchmaking, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
+    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, matchmaking: services.matchmaking, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf, payouts: services.payouts }))
 }
 

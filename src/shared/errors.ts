@@ -68,6 +68,8 @@ export const ERROR_CODES = {
   withdrawal_signing_started: 409,
   /** Approving a withdrawal whose owner is banned (or deleted): lift the ban first, or reject it. */
   withdrawal_owner_banned: 409,
+  /** Releasing or voiding a held payout that an operator decided already (contract §17). */
+  payout_not_held: 409,
   registration_closed: 409,
   registration_open: 409,
   tournament_full: 409,

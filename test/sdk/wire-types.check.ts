@@ -12,6 +12,7 @@ import type * as GamesModel from '../../src/modules/games/model'
 import type * as MatchesModel from '../../src/modules/matches/model'
 import type * as SecurityModel from '../../src/modules/security/model'
 import type * as WalletModel from '../../src/modules/wallet/model'
+import type * as IntegrityModel from '../../src/modules/integrity/model'
 import type * as EventsModel from '../../src/modules/events/model'
 import type * as RatingsModel from '../../src/modules/ratings/model'
 import type * as RatingsRoutes from '../../src/modules/ratings/index'
@@ -62,6 +63,7 @@ export type WireTypes = [
   Same<Equal<Sdk.TransactionKind, Model<typeof WalletModel.TransactionKind>>>,
   Same<Equal<Sdk.WalletTransaction, Model<typeof WalletModel.WalletTransaction>>>,
   Same<Equal<Sdk.TransactionsPage, Model<typeof WalletModel.TransactionsPage>>>,
+  Same<Equal<Sdk.HeldPayout, Model<typeof IntegrityModel.HeldPayout>>>,
   Same<Equal<Sdk.WithdrawalsPage, Model<typeof WalletModel.WithdrawalsPage>>>,
   Same<Equal<Sdk.RatingView, Model<typeof RatingsModel.RatingView>>>,
   Same<Equal<Sdk.Season, Model<typeof RatingsModel.Season>>>,

@@ -658,6 +658,20 @@ export interface TransactionsPage {
   transactions: WalletTransaction[]
   /** Pass as `after` to read on; with no movements it stays where you were. */
   cursor: string
+  /** Your payouts held for an operator's review (integrity signals), oldest first, on every page: not movements; one released shows up as a movement. */
+  held: HeldPayout[]
+}
+
+/** A payout of yours held for an operator's review: released, it is paid as a movement (`stake_payout` or `prize`); voided, it is not. */
+export interface HeldPayout {
+  holdId: string
+  kind: 'stake_payout' | 'prize'
+  /** What you are paid if it is released (decimal string). */
+  amount: string
+  asset: string
+  matchId: string
+  tournamentId: string | null
+  heldAt: string
 }
 
 export interface PinSessionResponse {

@@ -81,16 +81,11 @@ export class PayoutsQueries extends Queries implements PayoutsStore {
     return row ?? null
   }
 
-  async holdsPage(status: PayoutHoldStatus, after: { createdAt: Date; id: string } | null, limit: number): Promise<PayoutHoldRow[]> {
+  async holdsPage(status: PayoutHoldStatus, afterId: string | null, limit: number): Promise<PayoutHoldRow[]> {
     const { payoutHolds } = this.t
     const rows = await this.withUsername()
-      .where(
-        and(
-          eq(payoutHolds.status, status),
-          after === null ? undefined : or(gt(payoutHolds.createdAt, after.createdAt), and(eq(payoutHolds.createdAt, after.createdAt), gt(payoutHolds.id, after.id))),
-        ),
-      )
-      .orderBy(asc(payoutHolds.createdAt), asc(payoutHolds.id))
+      .where(and(eq(payoutHolds.status, status), afterId === null ? undefined : gt(payoutHolds.id, afterId)))
+      .orderBy(asc(payoutHolds.id))
       .limit(limit)
     return rows.map((row) => ({ ...row.hold, username: row.username }))
   }

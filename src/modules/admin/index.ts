@@ -4,6 +4,8 @@
 // so nothing is open by accident and nobody hunts for a wrong URL.
 import type { MatchmakingService } from '../matchmaking/service'
 import { adminMatchmakingRoutes } from '../matchmaking/admin-routes'
+import { adminPayoutRoutes } from '../integrity/admin-routes'
+import type { PayoutService } from '../integrity/service'
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
@@ -108,6 +110,8 @@ export function adminModule(
     operatorTotp: OperatorTotp
     /** The client's address, for the sign-in throttle. */
     addressOf: AddressOf
+    /** Payouts held for review by integrity signals (contract §17). */
+    payouts: PayoutService
   } & AdminUserServices,
 ) {
   // Signing in (POST /admin/sessions) needs no credential: it is its own
@@ -325,6 +329,8 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
       .use(adminUserRoutes(options))
       // Queues and matches without a tournament (contract §16).
       .use(adminMatchmakingRoutes(options.matchmaking))
+      // Payouts held for review by integrity signals (contract §17).
+      .use(adminPayoutRoutes(options.payouts))
       // Sign-out and operator accounts (contract §11).
       .use(adminOperatorRoutes(options.operators, options.operatorSessions, options.operatorTotp))
   )

@@ -42,8 +42,8 @@ export interface PayoutsStore {
    * the unit of work again).
    */
   decideHold(id: string, change: { status: 'released' | 'voided'; decidedAt: Date; decidedBy: string; reason: string }): Promise<PayoutHoldRecord | null>
-  /** A page of holds in `status`, oldest first, after `after` (a `createdAt`, `id` place). */
-  holdsPage(status: PayoutHoldStatus, after: { createdAt: Date; id: string } | null, limit: number): Promise<PayoutHoldRow[]>
+  /** A page of holds in `status`, oldest first (by id: ids are time-ordered), after the hold `afterId`. */
+  holdsPage(status: PayoutHoldStatus, afterId: string | null, limit: number): Promise<PayoutHoldRow[]>
   /** The user's holds still held, oldest first (the wallet history's `held`). */
   heldOf(userId: string): Promise<PayoutHoldRecord[]>
   /** How many holds are held now (the `arena_payouts_held` gauge, the console's dashboard). */

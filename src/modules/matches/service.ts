@@ -18,6 +18,7 @@ import { newId } from '../../shared/ids'
 import { engineOf, type FormatName } from '../games/formats/engines'
 import type { GameKeys } from '../games/game-keys'
 import { applyDecision } from '../games/tournament-operations'
+import type { IntegrityPolicy } from '../integrity/signals'
 import type { MatchRecord } from '../games/store'
 import { decide, type Claim } from './arbiter'
 import type { DecisionResponse } from './model'
@@ -42,6 +43,8 @@ export interface MatchesServiceDeps {
   /** The x-game-key check, on the key hash each unit of work reads with the rest. */
   gameKeys: GameKeys
   gameSessionTtlS: number
+  /** The integrity signals a decided staked or prize win is reviewed by (docs/integrity.md). */
+  integrity: IntegrityPolicy
 }
 
 function sessionTokenInvalid(): AppError {
@@ -168,7 +171,7 @@ export class MatchesService {
         { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, drawIsResult: await this.drawIsResult(tx, match) },
         claims,
       )
-      return applyDecision(tx, now, match, decision)
+      return applyDecision(tx, now, match, decision, this.deps)
       // The session and the match are read locked (claims of one match take
       // turns on the match's row); everything the decision writes is that match,
       // its tournament and the next match, each by an UPDATE that locks its row.
