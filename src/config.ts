@@ -12,7 +12,7 @@
 import { LOG_LEVELS } from './shared/logger'
 import { MasterKey } from './shared/sealed'
 import { MoneyFormatError, parseAmount, parsePositiveAmount, USDC } from './shared/money'
-import { INTEGRITY_SIGNALS, type IntegritySignal } from './db/schema/integrity'
+import { INTEGRITY_SIGNALS, type IntegritySignal } from './modules/integrity/store'
 import { Secret } from './shared/secret'
 import { parseRateLimits } from './shared/rate-limit'
 import { parseOidcProviders, parseOidcRedirects } from './modules/auth/oidc/settings'

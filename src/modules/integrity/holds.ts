@@ -18,13 +18,12 @@
 //   to the house (`escrow_release`, `prize_void:<t>:<rank>`).
 // A deleted winner's money goes to the house, as the decision's would.
 import type { Transaction } from '../../db/storage'
-import type { RaisedSignal } from '../../db/schema/integrity'
 import { newId } from '../../shared/ids'
 import { formatAmount, USDC } from '../../shared/money'
 import type { MatchRecord } from '../games/store'
 import { payWinnings, refundStakes, winningsOf } from '../matchmaking/stakes'
 import { accounts, ledger, mayCredit } from '../wallet/ledger'
-import type { PayoutHoldRecord } from './store'
+import type { PayoutHoldRecord, RaisedSignal } from './store'
 
 const ASSET = USDC.code
 

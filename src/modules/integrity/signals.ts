@@ -17,7 +17,7 @@
 // arena_integrity_signals_total; the caller holds the payout (./holds.ts).
 // Signals, never proof: an operator looks and releases or voids.
 import type { Transaction } from '../../db/storage'
-import type { IntegritySignal, RaisedSignal } from '../../db/schema/integrity'
+import type { IntegritySignal, RaisedSignal } from './store'
 import { newId } from '../../shared/ids'
 import { formatAmount, USDC } from '../../shared/money'
 import { KNOWN_PLACES } from '../auth/known-places'

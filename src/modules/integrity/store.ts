@@ -1,13 +1,51 @@
 // What the integrity signals and the held payouts (docs/integrity.md) need
 // from a database: the pair's past matches and shared sign-in places the
 // signals read, the flags they raise, and the holds an operator decides.
-import type { integrityFlags, payoutHolds } from '../../db/schema/integrity'
+export const INTEGRITY_SIGNALS = ['pair_limit', 'shared_address', 'shared_device', 'alternating', 'upset'] as const
+export type IntegritySignal = (typeof INTEGRITY_SIGNALS)[number]
+/** A signal as it was raised: which, and the figures it was raised on (counts, ratings; never an address or a device token). */
+export interface RaisedSignal {
+  signal: IntegritySignal
+  detail: Record<string, string | number | boolean>
+}
 
-export type IntegrityFlagRecord = typeof integrityFlags.$inferSelect
-export type NewIntegrityFlag = typeof integrityFlags.$inferInsert
-export type PayoutHoldRecord = typeof payoutHolds.$inferSelect
-export type NewPayoutHold = typeof payoutHolds.$inferInsert
-export type PayoutHoldStatus = PayoutHoldRecord['status']
+export const PAYOUT_HOLD_KINDS = ['stake', 'prize'] as const
+export const PAYOUT_HOLD_STATUSES = ['held', 'released', 'voided'] as const
+export type PayoutHoldStatus = (typeof PAYOUT_HOLD_STATUSES)[number]
+
+/** The signals a decided staked or prize match raised against its winner (integrity_flags). */
+export interface IntegrityFlagRecord {
+  id: string
+  matchId: string
+  gameId: string
+  tournamentId: string | null
+  userId: string
+  participantId: string
+  opponentUserId: string
+  signals: RaisedSignal[]
+  createdAt: Date
+}
+export type NewIntegrityFlag = IntegrityFlagRecord
+
+/** A payout kept in escrow until an operator releases or voids it (payout_holds); `amount` in minor units. */
+export interface PayoutHoldRecord {
+  id: string
+  kind: (typeof PAYOUT_HOLD_KINDS)[number]
+  matchId: string
+  tournamentId: string | null
+  rank: number | null
+  userId: string
+  participantId: string
+  amount: string
+  asset: string
+  signals: RaisedSignal[]
+  status: PayoutHoldStatus
+  createdAt: Date
+  decidedAt: Date | null
+  decidedBy: string | null
+  reason: string | null
+}
+export type NewPayoutHold = PayoutHoldRecord
 
 /** A decided match both players of a pair were seated in, and whom it went to (null: a draw). */
 export interface PairMatch {

@@ -16,7 +16,7 @@ import { STEAM_OUTCOMES, type SteamOutcome } from '../auth/steam'
 import type { SocketHub } from '../realtime/hub'
 import type { RatingChangeKind } from '../ratings/store'
 import { SOCKET_CLOSE_REASONS } from '../realtime/socket'
-import { INTEGRITY_SIGNALS } from '../../db/schema/integrity'
+import { INTEGRITY_SIGNALS } from '../integrity/store'
 
 export interface MetricsSources {
   securityEvents: () => { buffered: number; shed: number; capacity: number }
