@@ -609,15 +609,15 @@ export const SETTINGS = {
     bounds: { help: `a ${USDC.code} amount, 0 or more`, doc: `a ${USDC.code} amount, \`0\` or more, at most ${USDC.decimals} decimals` },
     help: 'upset: only when more than this USDC amount is at stake (a stake; a prize tournament\'s largest prize)',
     doc: 'the `upset` signal is raised only when more than this is at stake: a staked match\'s stake, a prize tournament\'s largest prize',
-    /** In minor units. */
-    read(raw: string | undefined, { name, problems }: ReadContext): bigint {
-      if (raw === undefined) return 0n
+    /** In minor units; unset (undefined) is 0, kept out of the config as printed like the other amounts. */
+    read(raw: string | undefined, { name, problems }: ReadContext): bigint | undefined {
+      if (raw === undefined) return undefined
       try {
         return parseAmount(raw.trim(), USDC)
       } catch (error) {
         if (!(error instanceof MoneyFormatError)) throw error
         problems.push(`${name} must be a ${USDC.code} amount such as "0" or "25.5" (at most ${USDC.decimals} decimals, no sign or exponent), got "${raw}"`)
-        return 0n
+        return undefined
       }
     },
   },

@@ -85,6 +85,8 @@ export interface TemplateValues {
   }
   /** Matchmaking (contract §16): an open queue of the game, and a match it made (users 2 and 3, waiting for its ready check) that an operator may cancel. */
   matchmaking: { queueName: string; standaloneMatchId: string }
+  /** A payout held for review (user 0's winnings of a staked challenge, flagged shared_device): an operator's release or void of it succeeds. */
+  heldPayoutId: string
 }
 
 interface ConsoleSession {
@@ -241,6 +243,22 @@ export async function buildTemplate(): Promise<Template> {
       ((await call(t, postJson(`/api/v1/games/${first.game.id}/challenges`, { opponent: users[to]!.username, expiresInS: 86_400, ...(stake ? { stake } : {}) }, bearerOf(users[from]!.accessToken)), 201)) as { challenge: { id: string } }).challenge.id
     const challengeIds = [await challenge(1, 0, '1'), await challenge(0, 1)]
 
+    // A payout held for review (contract §17): users 0 and 1 share a device token, user 0 wins a staked challenge of user 1's; release and void of it succeed.
+    await t.storage.write(async (tx) => {
+      for (const u of users.slice(0, 2)) await tx.auth.rememberPlace({ subject: `user:${u.id}`, kind: 'device', placeHash: 'f'.repeat(64), lastSeenAt: t.clock.now() }, 10)
+    })
+    const heldChallenge = await challenge(0, 1, '1')
+    const { challenge: accepted } = (await call(t, postJson(`/api/v1/challenges/${heldChallenge}/accept`, {}, bearerOf(users[1]!.accessToken)), 200)) as { challenge: { matchId: string } }
+    const { match: heldMatch } = (await call(t, req(`/api/v1/matches/${accepted.matchId}`, { headers: bearerOf(users[0]!.accessToken) }), 200)) as { match: { players: { userId: string; participantId: string }[] } }
+    const winnerSeat = heldMatch.players.find((p) => p.userId === users[0]!.id)!.participantId
+    for (const u of users.slice(0, 2)) {
+      const gameHeaders = { ...bearerOf(u.accessToken), 'x-game-key': gameKey }
+      const { token } = (await call(t, postJson(`/api/v1/game-sdk/${first.game.id}/sessions`, { matchId: accepted.matchId }, gameHeaders), 201)) as { token: string }
+      await call(t, postJson(`/api/v1/game-sdk/${first.game.id}/results`, { outcome: 'WIN', winnerParticipantId: winnerSeat }, { ...gameHeaders, 'x-session-token': token }), 200)
+    }
+    const [heldPayout] = (await t.storage.read.payouts.holdsPage('held', null, 1))
+    if (!heldPayout) throw new Error('fuzz template: the shared device held no payout')
+
     // Operators (contract §11): 0 a moderator, 1 disabled, 2 with TOTP: the operator routes each have one to act on.
     const operators: { id: string; name: string }[] = []
     for (const [i, role] of (['moderator', 'viewer', 'finance'] as const).entries()) {
@@ -294,6 +312,7 @@ export async function buildTemplate(): Promise<Template> {
       operators,
       console: { sessions: consoleSessions, endedToken: ended.token, apiToken: api.token, bannedUserId: banned.id, correctableTournamentId: fix.tournament.id },
       matchmaking: { queueName, standaloneMatchId },
+      heldPayoutId: heldPayout.id,
     }
     return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
@@ -761,6 +780,8 @@ export class World {
         return this.v.challengeIds[ref.arg % this.v.challengeIds.length]!
       case 'withdrawalId':
         return this.v.awaitingWithdrawalId
+      case 'heldPayoutId':
+        return this.v.heldPayoutId
       case 'operatorId':
         return this.v.operators[ref.arg % this.v.operators.length]!.id
       case 'operator:name':
@@ -1180,6 +1201,8 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('participantId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('participantId', n + 1)) })
     case 'withdrawals':
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('withdrawalId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'payouts':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('heldPayoutId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'operators':
       return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 2 }).map((n) => new Ref('operatorId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'queues':
@@ -1344,6 +1367,8 @@ function goodParam(param: string, path: string, method: string): Ref {
       return new Ref('userId', 2)
     case 'withdrawals':
       return new Ref('withdrawalId', 0)
+    case 'payouts':
+      return new Ref('heldPayoutId')
     case 'identities':
       // The guest device users 0 and 2 have beside their password.
       return new Ref('literal:device')

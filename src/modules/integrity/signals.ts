@@ -46,7 +46,7 @@ export function integrityPolicy(
   config: Pick<Config, 'integritySignals' | 'integrityPairLimit' | 'integrityUpsetGap' | 'integrityStakeReview'>,
   onSecurityEvent?: (event: SecurityEventInput) => void,
 ): IntegrityPolicy {
-  return { signals: config.integritySignals, pairLimit: config.integrityPairLimit, upsetGap: config.integrityUpsetGap, stakeReview: config.integrityStakeReview, onSecurityEvent }
+  return { signals: config.integritySignals, pairLimit: config.integrityPairLimit, upsetGap: config.integrityUpsetGap, stakeReview: config.integrityStakeReview ?? 0n, onSecurityEvent }
 }
 
 /** How far back pair_limit counts. */
