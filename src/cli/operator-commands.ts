@@ -17,6 +17,7 @@ import { custodySharesFor, openServices, withSecretStore, type Services } from '
 import { createLogger } from '../shared/logger'
 import { withdrawalPage } from '../modules/admin/withdrawals'
 import type { IdentityView } from '../modules/auth/model'
+import type { PayoutHold } from '../modules/integrity/model'
 
 /** Runs `fn` on the services of the data dir's database; closes them once it settled. */
 export async function withServices<T>(fn: (services: Services) => Promise<T> | T): Promise<T> {
@@ -211,6 +212,40 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
           `cursor ${page.cursor ?? '- (the last page)'}`,
         ].join('\n'),
       )
+    },
+  },
+
+  payout: {
+    summary: 'List payouts held for review by integrity signals, or release or void one (finance; audited with a reason)',
+    usage:
+      'arena payout list [--status held|released|voided] [--limit N] [--after <cursor>] [--json]\n' +
+      '       arena payout release <holdId> --reason <text> [--json]\n' +
+      '       arena payout void <holdId> --reason <text> [--json]',
+    options: { status: { type: 'string' }, limit: { type: 'string' }, after: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, id] = positionals
+      const json = values.json === true
+      const line = (h: PayoutHold) =>
+        `${h.createdAt}  ${h.status.padEnd(8)}  ${h.kind.padEnd(5)}  ${`${h.amount} ${h.asset}`.padStart(16)}  ${h.username} (${h.userId})  ${h.signals.map((s) => s.signal).join(',')}  ${h.id}`
+      if (action === 'list') {
+        const status = values.status as string | undefined
+        if (status !== undefined && !['held', 'released', 'voided'].includes(status)) throw new UsageError('--status is held, released or voided')
+        const limit = values.limit as string | undefined
+        if (limit !== undefined && !/^[1-9][0-9]*$/.test(limit)) throw new UsageError('--limit is a whole number from 1 to 100')
+        const page = await withServices(({ payouts }) =>
+          payouts.list({ ...(status === undefined ? {} : { status: status as 'held' }), after: values.after as string | undefined, ...(limit === undefined ? {} : { limit: Math.min(100, Number(limit)) }) }),
+        )
+        return print(io, json, page, () => [...page.payouts.map(line), `cursor ${page.cursor ?? '- (the last page)'}`].join('\n'))
+      }
+      if (action === 'release' || action === 'void') {
+        const holdId = need(id, '<holdId>')
+        const reason = need((values.reason as string | undefined)?.trim(), '--reason')
+        if (reason.length > 500) throw new UsageError('--reason is at most 500 characters')
+        const payout = await withServices((services) => services.payouts[action](holdId, reason, cliActor(services)))
+        return print(io, json, { payout }, () => line(payout))
+      }
+      throw new UsageError(`unknown action "${action ?? ''}"`)
     },
   },
 

@@ -12,7 +12,8 @@ import { eq } from 'drizzle-orm'
 import { postJson, req, type Handler, type TestApp } from '../helpers/app'
 import { admin, createArenaApp, createGame, players, playOut, tournament, twoInstances, type Player, type TournamentView } from '../helpers/arena'
 import { login } from '../helpers/auth'
-import { adminPatch, agree, answerChallenge, balanceOf, challenge, errorCode, expectLedgerSound, fund, matchOf, rawSqlOf, snapshotOf, stakeProblems, type Challenge } from '../helpers/matchmaking'
+import { balanceOf, errorCode, expectLedgerSound, fund, rawSqlOf, snapshotOf, stakeProblems } from '../helpers/matchmaking'
+import { decide, holdOfMatch, holdsOf, rakedGame, references, stakedWin } from '../helpers/integrity'
 import { bearer as operatorBearer, signedInOperator } from '../helpers/operators'
 import { eventsOf, securityEventsOf } from '../helpers/accounts'
 import { INITIAL_ROW } from '../../src/modules/ratings/view'
@@ -21,51 +22,6 @@ import type { PayoutHold } from '../../src/modules/integrity/model'
 
 const HOUR = 3_600_000
 const bearer = (p: Player) => ({ authorization: `Bearer ${p.tokens.accessToken}` })
-
-/** A game whose challenges take a 10 % rake. */
-async function rakedGame(ctx: Handler, name: string) {
-  const made = await createGame(ctx, name)
-  expect((await adminPatch(ctx, `/api/v1/admin/games/${made.game.id}`, { challengeRake: '0.1' })).status).toBe(200)
-  return made
-}
-
-/** `winner` challenges `loser` for `stake`, `loser` accepts, both claim `winner` won: the match id and the decision. */
-async function stakedWin(ctx: Handler, game: { id: string }, gameKey: string, winner: Player, loser: Player, stake: string) {
-  const res = await challenge(ctx, game.id, winner, { opponent: loser.username, stake })
-  expect(res.status).toBe(201)
-  const { challenge: made } = (await res.json()) as { challenge: Challenge }
-  const accepted = await answerChallenge(ctx, made.id, 'accept', loser)
-  expect(accepted.status).toBe(200)
-  const matchId = ((await accepted.json()) as { challenge: Challenge }).challenge.matchId!
-  const match = await matchOf(ctx, matchId, winner)
-  const decision = await agree(ctx, game.id, gameKey, match, [winner, loser], winner)
-  expect(decision.decision).toBe('game_advance')
-  return matchId
-}
-
-async function holdsOf(ctx: Handler, status = 'held', headers: Record<string, string> = admin): Promise<PayoutHold[]> {
-  const res = await ctx.handle(req(`/api/v1/admin/payouts?status=${status}&limit=100`, { headers }))
-  expect(res.status).toBe(200)
-  return ((await res.json()) as { payouts: PayoutHold[] }).payouts
-}
-
-async function holdOfMatch(ctx: Handler, matchId: string): Promise<PayoutHold | undefined> {
-  for (const status of ['held', 'released', 'voided']) {
-    const found = (await holdsOf(ctx, status)).find((h) => h.matchId === matchId)
-    if (found) return found
-  }
-  return undefined
-}
-
-function decide(ctx: Handler, id: string, how: 'release' | 'void', headers: Record<string, string> = admin, reason = 'reviewed the replays') {
-  return ctx.handle(postJson(`/api/v1/admin/payouts/${id}/${how}`, { reason }, headers))
-}
-
-/** The ledger references written under `prefix` (one row each). */
-async function references(ctx: TestApp, prefix: string): Promise<string[]> {
-  const rows = await rawSqlOf(ctx)(`SELECT reference FROM ledger_transactions WHERE reference LIKE '${prefix}%' ORDER BY reference`)
-  return rows.map((r) => String(r.reference))
-}
 
 async function flagSignals(ctx: TestApp, matchId: string): Promise<string[] | null> {
   const { integrityFlags } = ctx.peek.tables
