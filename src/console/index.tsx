@@ -32,6 +32,7 @@ import { gameRatingPages } from './pages/game-ratings'
 import { matchmakingPages } from './pages/matchmaking'
 import { tournamentsPages } from './pages/tournaments'
 import { withdrawalsPages } from './pages/withdrawals'
+import { payoutsPages } from './pages/payouts'
 import { auditPages } from './pages/audit'
 import { securityPages } from './pages/security'
 import { operatorPages } from './pages/operators'
@@ -227,6 +228,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
     .use(tournamentsPages(services))
     .use(disputesPages(services))
     .use(withdrawalsPages(services))
+    .use(payoutsPages(services))
     .use(gamesPages(services))
     .use(gameRatingPages(services))
     .use(matchmakingPages(services))

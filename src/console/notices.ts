@@ -27,6 +27,8 @@ export const NOTICES = {
   withdrawal_approved: 'Approved the withdrawal: it is being sent',
   withdrawal_approved_held: 'Approved the withdrawal: held until its hold ends',
   withdrawal_rejected: 'Rejected the withdrawal: the amount is back in the wallet',
+  payout_released: 'Released the payout: the winner is paid',
+  payout_voided: 'Voided the payout: the stakes are back with both players, or the prize with the house',
   dispute_resolved: 'Resolved the dispute: the winner moves on',
   game_created: 'Created the game: copy its key below now',
   game_key_rotated: 'Rotated the key: the old key no longer works',
