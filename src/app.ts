@@ -10,6 +10,7 @@ import { gamesModule } from './modules/games'
 import { ratingsModule } from './modules/ratings'
 import { matchmakingModule } from './modules/matchmaking'
 import { healthModule } from './modules/health'
+import { serverResultsModule } from './modules/matches/server-results'
 import { matchesModule } from './modules/matches'
 import { pinVerifyModule, walletModule } from './modules/wallet'
 import { securityModule } from './modules/security'
@@ -79,6 +80,8 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(ratingsModule(auth, services.ratings))
       .use(matchmakingModule(auth, services.matchmaking, services.challenges))
       .use(matchesModule(auth, matchService))
+      // Results signed by a game's servers (contract §17): the signature is the credential.
+      .use(serverResultsModule(matchService))
       .use(walletModule(auth, wallet, withdrawals))
       .use(securityModule(auth, pins, securityLog))
       .use(pinVerifyModule(auth, withdrawals))
@@ -107,6 +110,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, matchmaking: services.matchmaking, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
+    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, matchmaking: services.matchmaking, gameServers: services.gameServers, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
 }
 

@@ -32,6 +32,7 @@ import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
 import { SocketHub } from './modules/realtime/hub'
 import { SocketTickets } from './modules/realtime/tickets'
 import { GameKeys } from './modules/games/game-keys'
+import { GameServers } from './modules/games/game-servers'
 import { TournamentRegistration } from './modules/games/registration'
 import { GamesService } from './modules/games/service'
 import { TournamentOperations } from './modules/games/tournament-operations'
@@ -207,6 +208,7 @@ export function createServices(deps: ServiceDeps) {
   const tournamentRegistration = new TournamentRegistration({ storage, clock })
   const gameKeys = new GameKeys({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const matches = new MatchesService({ storage, clock, gameKeys, gameSessionTtlS: config.gameSessionTtlS })
+  const gameServers = new GameServers({ storage, clock })
   const tournamentOperations = new TournamentOperations({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
@@ -236,7 +238,7 @@ export function createServices(deps: ServiceDeps) {
   // The event plane over WebSockets (contract §14): tickets, and this instance's sockets.
   const socketTickets = new SocketTickets({ storage, clock })
   const sockets = new SocketHub({ storage, events, tickets: socketTickets, wakeups: deps.wakeups, logger, perUser: config.socketsPerUser, max: config.socketsMax, slowS: config.socketSlowS, ...deps.socketTimings })
-  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, ratings, matchmaking, challenges, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, gameServers, tournamentRegistration, tournamentOperations, ratings, matchmaking, challenges, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -39,6 +39,19 @@ const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS'])
 const POLLUTING_KEYS = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf'])
 const MAY_POLLUTE = /__proto__|constructor|prototype|toString|valueOf|\\u/
 
+/**
+ * The bytes each request's body arrived as, before parsing: a signed request
+ * (POST /game-servers/{gameId}/results, contract §17) is verified over the
+ * exact bytes sent, which no re-serialization of the parsed value reproduces.
+ * Kept for the request's lifetime only (a WeakMap keyed by the Request).
+ */
+const rawBodies = new WeakMap<Request, Uint8Array>()
+
+/** The body bytes of `request` as read by this plugin (empty when it had none); undefined when no body was read (GET, HEAD, OPTIONS). */
+export function rawBody(request: Request): Uint8Array | undefined {
+  return rawBodies.get(request)
+}
+
 function tooLarge(): AppError {
   return new AppError('payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
 }
@@ -160,6 +173,7 @@ export const jsonBody = new Elysia({ name: 'arena/json-body' })
     // (text, arrayBuffer, formData), which read a body of any size.
     if (METHODS_WITHOUT_BODY.has(request.method)) return null
     const bytes = await readCapped(request)
+    rawBodies.set(request, bytes)
     // null (not undefined) tells Elysia the body was handled: an empty body is
     // "no body", which a route that requires one reports as a 422.
     if (bytes.byteLength === 0) return null

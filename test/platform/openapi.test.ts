@@ -29,6 +29,7 @@ const NEEDS: Record<SpecialHeader, (path: string) => boolean> = {
   'x-secure-session': (path) => path === '/api/v1/security/pin-session/{id}/verify',
   // Every operator route but signing in, which is how an operator without a credential gets one.
   'x-admin-token': (path) => path.startsWith('/api/v1/admin/') && path !== '/api/v1/admin/sessions',
+  'x-arena-signature': (path) => path === '/api/v1/game-servers/{gameId}/results',
 }
 /** What a request without that header is answered (the route's own answer, not a validation 422). */
 const MISSING: Record<SpecialHeader, [number, ErrorCode]> = {
@@ -36,6 +37,7 @@ const MISSING: Record<SpecialHeader, [number, ErrorCode]> = {
   'x-session-token': [401, 'session_token_invalid'],
   'x-secure-session': [401, 'unauthorized'],
   'x-admin-token': [401, 'unauthorized'],
+  'x-arena-signature': [401, 'invalid_signature'],
 }
 /**
  * A code answered under another status than its usual one, where the
@@ -324,11 +326,12 @@ describe('the OpenAPI document', () => {
     const player = await registerUser(ctx)
     const { accessToken } = await login(ctx, player.username)
     const { game, gameKey } = await createGame(ctx)
-    const sent: Record<SpecialHeader, string> = { 'x-game-key': gameKey, 'x-session-token': 'gst_unknown', 'x-secure-session': 'unknown', 'x-admin-token': ADMIN_TOKEN }
+    const sent: Record<SpecialHeader, string> = { 'x-game-key': gameKey, 'x-session-token': 'gst_unknown', 'x-secure-session': 'unknown', 'x-admin-token': ADMIN_TOKEN, 'x-arena-signature': 'unknown' }
     // Bodies that pass each route's schema, so only the header is missing.
     const bodies: Record<string, unknown> = {
       '/api/v1/game-sdk/{gameId}/sessions': { matchId: 'mat_unknown' },
       '/api/v1/game-sdk/{gameId}/results': { outcome: 'DRAW' },
+      '/api/v1/game-servers/{gameId}/results': { matchId: 'mat_unknown', outcome: 'DRAW' },
       '/api/v1/security/pin-session/{id}/verify': { pin: '482916', amount: '1', destinationAddress: 'unknown', idempotencyKey: 'k1' },
     }
     let checked = 0

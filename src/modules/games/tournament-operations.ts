@@ -212,6 +212,7 @@ export type AppliedDecision =
   | Decision
   | { decision: 'game_advance'; reason: 'operator_resolved' | 'no_show'; outcome: 'WIN'; winnerParticipantId: string }
   | { decision: 'dispute'; reason: 'deadline_passed' }
+  | { decision: 'game_advance'; reason: 'server_result'; outcome: 'WIN'; winnerParticipantId: string } | { decision: 'game_advance'; reason: 'server_result'; outcome: 'DRAW' } | { decision: 'replay'; reason: 'server_draw' }
 
 /** A decided match's two seats (participant and account), or null for a match short of a player. */
 async function seatsOf(tx: Transaction, match: MatchRecord): Promise<{ participantId: string; userId: string }[] | null> {
