@@ -24,6 +24,8 @@ import type { AccountExport, Environment, FetchLike, MyMatch, Tokens, Tournament
 import { walletClient, type WalletClient } from './wallet.js'
 
 export * from './errors.js'
+export { serverResultPath, signServerResult } from './game-server.js'
+export type { ServerResultBody, SignServerResultInput } from './game-server.js'
 export { isEvent } from './events.js'
 export type * from './types.js'
 export type { AuthorizeInput, AuthorizeResult, IntegrityCheck, IntegrityReport, IntegrityVerdict } from './purchases.js'
