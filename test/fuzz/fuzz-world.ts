@@ -13,6 +13,7 @@
 // revoked its session) is replaced by logging in again, within a budget, since
 // each login costs an argon2id verify.
 import { eq } from 'drizzle-orm'
+import { createHash, createPrivateKey, generateKeyPairSync, sign } from 'node:crypto'
 import { cpSync, rmSync } from 'node:fs'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { checkLedger } from '../../src/modules/wallet/ledger'
@@ -85,6 +86,8 @@ export interface TemplateValues {
   }
   /** Matchmaking (contract §16): an open queue of the game, and a match it made (users 2 and 3, waiting for its ready check) that an operator may cancel. */
   matchmaking: { queueName: string; standaloneMatchId: string }
+  /** Game servers (contract §17): a server of the first game (whose results are `either`) and its private key (an Ed25519 seed, base64url), which signs a result at build time. */
+  gameServer: { id: string; privateKey: string }
 }
 
 interface ConsoleSession {
@@ -113,6 +116,9 @@ const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_WITHDRAWAL_APPROVAL_ABOVE: '
 /** The guest device secret pool user `i` links (users 0 and 2): known, so a known-good guest sign-in and a repeated link can name it. */
 const deviceSecretOf = (i: number) => `fuzz-pool-user-${i}-device-secret-0123456789`
 const FIXTURE_ADDRESS = 'fuzz-fixture'
+/** What the x-arena-signature Ref resolves to until build signs the request as sent. */
+const SIGN_AT_BUILD = 'sign-at-build'
+
 /** The name of the queue the template opens in each game (TemplateValues.challengeIds, .matchmaking). */
 const QUEUE = 'fuzz-queue'
 
@@ -271,6 +277,11 @@ export async function buildTemplate(): Promise<Template> {
     const banned = await register('banned')
     await call(t, postJson(`/api/v1/admin/users/${banned.id}/ban`, { reason: 'fuzz fixture' }, admin), 200)
 
+    // Game servers (contract §17): the first game takes its server's results and its players' claims.
+    const serverKey = generateKeyPairSync('ed25519')
+    const registered = (await call(t, postJson(`/api/v1/admin/games/${first.game.id}/servers`, { name: 'fuzz-server', publicKey: serverKey.publicKey.export({ format: 'jwk' }).x! }, admin), 201)) as { server: { id: string } }
+    await call(t, new Request(`http://localhost/api/v1/admin/games/${first.game.id}`, { method: 'PATCH', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ results: 'either' }) }), 200)
+
     const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
 
     const values: TemplateValues = {
@@ -294,6 +305,7 @@ export async function buildTemplate(): Promise<Template> {
       operators,
       console: { sessions: consoleSessions, endedToken: ended.token, apiToken: api.token, bannedUserId: banned.id, correctableTournamentId: fix.tournament.id },
       matchmaking: { queueName, standaloneMatchId },
+      gameServer: { id: registered.server.id, privateKey: serverKey.privateKey.export({ format: 'jwk' }).d! },
     }
     return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
@@ -784,6 +796,14 @@ export class World {
         return this.v.matchmaking.queueName
       case 'standalone:matchId':
         return this.v.matchmaking.standaloneMatchId
+      case 'gameServerId':
+        return this.v.gameServer.id
+      case 'x-arena-signature':
+        // Signed once the request's path and body bytes are known (build).
+        return SIGN_AT_BUILD
+      case 'x-arena-signature:stale':
+        // Well formed, of the real server, but no signature of anything.
+        return `${this.v.gameServer.id}.${Math.floor(this.t.clock.now().getTime() / 1000)}.${'A'.repeat(86)}`
       // The console (/console).
       case 'console:cookie': {
         const i = ref.arg % this.consoleSessions.length
@@ -967,7 +987,18 @@ export class World {
         }
       }
     }
+    if (headers.get('x-arena-signature') === SIGN_AT_BUILD) headers.set('x-arena-signature', this.serverSignature(spec.method, path, init.body))
     return { request: new Request(`http://localhost${path.startsWith('/') ? '' : '/'}${path}`, init), resolution: r, hangUp: () => client.abort() }
+  }
+
+  /** The template's game server's x-arena-signature over this request as sent (a streamed body signs as empty: it is refused anyway). */
+  private serverSignature(method: string, path: string, body: RequestInit['body']): string {
+    const bytes = body instanceof Uint8Array ? body : new Uint8Array(0)
+    const seconds = Math.floor(this.t.clock.now().getTime() / 1000)
+    const text = `${seconds}\n${method.toUpperCase()}\n${path.startsWith('/') ? path : `/${path}`}\n${createHash('sha256').update(bytes).digest('hex')}`
+    const seed = Buffer.from(this.v.gameServer.privateKey, 'base64url')
+    const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' })
+    return `${this.v.gameServer.id}.${seconds}.${sign(null, Buffer.from(text, 'utf8'), key).toString('base64url')}`
   }
 
   /** Learns from a response: rotated tokens and keys replace the old ones, a refused live bearer is checked before reuse. */
@@ -1182,6 +1213,10 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('withdrawalId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'operators':
       return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 2 }).map((n) => new Ref('operatorId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'game-servers':
+      // A game's result route (:gameId), or an operator's route of one server (:id).
+      if (param === 'gameId') return fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('gameId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('gameId', 1)) })
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('gameServerId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'queues':
       // A queue's name: the one there is, ones there are not (a key of every object among them).
       return fc.constantFrom(QUEUE, QUEUE, QUEUE, 'none', 'FUZZ', '__proto__', 'constructor').map((name) => new Ref(`literal:${name}`))
@@ -1238,6 +1273,10 @@ const GOOD_FIELDS: Record<string, JVal> = {
   until: new Ref('isoTime', 60),
   options: new JObj([['matchDeadlineS', 600]]),
   prizes: ['1'],
+  // Who reports a game's results (contract §17): both, as the template's first game.
+  results: 'either',
+  // A game server's Ed25519 public key (contract §17): registering another succeeds.
+  publicKey: 'qQlOfHvy6pbgM_dcR0euVSiiRaBLfreHFadBYFPTMnU',
   role: 'finance',
   rating: new JObj([['tau', 0.6], ['inactivityPeriodS', 86400]]),
   reset: 'soft',
@@ -1344,6 +1383,8 @@ function goodParam(param: string, path: string, method: string): Ref {
       return new Ref('userId', 2)
     case 'withdrawals':
       return new Ref('withdrawalId', 0)
+    case 'game-servers':
+      return param === 'gameId' ? new Ref('gameId', 0) : new Ref('gameServerId')
     case 'identities':
       // The guest device users 0 and 2 have beside their password.
       return new Ref('literal:device')
