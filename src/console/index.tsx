@@ -29,6 +29,7 @@ import { dashboardPage } from './pages/dashboard'
 import { disputesPages } from './pages/disputes'
 import { gamesPages } from './pages/games'
 import { gameRatingPages } from './pages/game-ratings'
+import { gameServerPages } from './pages/game-servers'
 import { matchmakingPages } from './pages/matchmaking'
 import { tournamentsPages } from './pages/tournaments'
 import { withdrawalsPages } from './pages/withdrawals'
@@ -229,6 +230,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
     .use(withdrawalsPages(services))
     .use(gamesPages(services))
     .use(gameRatingPages(services))
+    .use(gameServerPages(services))
     .use(matchmakingPages(services))
     .use(securityPages(services))
     .use(auditPages(services))

@@ -1217,6 +1217,8 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       // A game's result route (:gameId), or an operator's route of one server (:id).
       if (param === 'gameId') return fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('gameId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('gameId', 1)) })
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('gameServerId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'servers':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('gameServerId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'queues':
       // A queue's name: the one there is, ones there are not (a key of every object among them).
       return fc.constantFrom(QUEUE, QUEUE, QUEUE, 'none', 'FUZZ', '__proto__', 'constructor').map((name) => new Ref(`literal:${name}`))
@@ -1385,6 +1387,9 @@ function goodParam(param: string, path: string, method: string): Ref {
       return new Ref('withdrawalId', 0)
     case 'game-servers':
       return param === 'gameId' ? new Ref('gameId', 0) : new Ref('gameServerId')
+    case 'servers':
+      // A server of the game, under the console's game page.
+      return new Ref('gameServerId')
     case 'identities':
       // The guest device users 0 and 2 have beside their password.
       return new Ref('literal:device')
