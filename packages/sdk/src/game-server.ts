@@ -1,4 +1,4 @@
-// A game server's signed result (contract §17): what a dedicated server sends
+// A game server's signed result: what a dedicated server sends
 // to POST /api/v1/game-servers/{gameId}/results, signed with its Ed25519 key.
 // WebCrypto only (Ed25519 in crypto.subtle: Node 20+, Bun, current browsers),
 // so the SDK keeps no dependency. It runs on the game SERVER, never in a
