@@ -4,6 +4,8 @@
 // so nothing is open by accident and nobody hunts for a wrong URL.
 import type { MatchmakingService } from '../matchmaking/service'
 import { adminMatchmakingRoutes } from '../matchmaking/admin-routes'
+import { adminEvidenceRoutes } from '../evidence'
+import type { EvidenceService } from '../evidence/service'
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
@@ -97,6 +99,8 @@ export function adminModule(
     ratings: RatingsService
     /** Queues and matches without a tournament (contract §16). */
     matchmaking: MatchmakingService
+    /** Evidence attached to disputes: listed with the admin match view, downloaded at /admin/evidence/{id}. */
+    evidence: EvidenceService
     withdrawals: WithdrawalService
     /** The withdrawal history (GET /admin/withdrawals), the console's own read. */
     operations: OperationsOverview
@@ -324,7 +328,8 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
       // this instance (a function plugin), so the token check above guards them.
       .use(adminUserRoutes(options))
       // Queues and matches without a tournament (contract §16).
-      .use(adminMatchmakingRoutes(options.matchmaking))
+      .use(adminMatchmakingRoutes(options.matchmaking, options.evidence))
+      .use(adminEvidenceRoutes(options.evidence))
       // Sign-out and operator accounts (contract §11).
       .use(adminOperatorRoutes(options.operators, options.operatorSessions, options.operatorTotp))
   )
