@@ -19,8 +19,8 @@ export const MAX_EVIDENCE_BYTES = 1024 * 1024
  * as a Uint8Array (null when empty) whatever the content-type: the route
  * checks the type itself.
  */
-const RAW_BODY_ROUTES: readonly { method: string; path: RegExp; maxBytes: number }[] = [
-  { method: 'POST', path: /^\/api\/v1\/matches\/[^/]+\/evidence$/, maxBytes: MAX_EVIDENCE_BYTES },
+export const RAW_BODY_ROUTES: readonly { method: string; route: string; path: RegExp; maxBytes: number }[] = [
+  { method: 'POST', route: '/api/v1/matches/:id/evidence', path: /^\/api\/v1\/matches\/[^/]+\/evidence$/, maxBytes: MAX_EVIDENCE_BYTES },
 ]
 
 /** The body limit of a raw-bytes route, or null for every other route (JSON, 64 KiB). */

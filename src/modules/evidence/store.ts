@@ -1,8 +1,7 @@
 // What the evidence module needs from the database (contract §17): the files
 // players attach to a disputed match, stored once per content (SHA-256).
-import type { EVIDENCE_TYPES } from '../../db/schema/integrity'
-
-export type EvidenceType = (typeof EVIDENCE_TYPES)[number]
+/** The types a file may be (the schema's match_evidence.type). */
+export type EvidenceType = 'image/png' | 'image/jpeg' | 'video/webm' | 'text/plain' | 'application/json'
 
 /** One file attached to a match, without its bytes. */
 export interface EvidenceRecord {
