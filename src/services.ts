@@ -39,6 +39,7 @@ import { TournamentOperations } from './modules/games/tournament-operations'
 import { RatingsService } from './modules/ratings/service'
 import { MatchmakingService } from './modules/matchmaking/service'
 import { ChallengesService } from './modules/matchmaking/challenges'
+import { EvidenceService } from './modules/evidence/service'
 import { Mailer } from './modules/mail/mailer'
 import type { Lifecycle } from './modules/health/service'
 import { MatchesService } from './modules/matches/service'
@@ -207,6 +208,7 @@ export function createServices(deps: ServiceDeps) {
   const games = new GamesService({ storage, clock, ratings, onSecurityEvent: (e) => securityLog.record(e) })
   const tournamentRegistration = new TournamentRegistration({ storage, clock })
   const gameKeys = new GameKeys({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
+  const evidence = new EvidenceService({ storage, clock })
   const matches = new MatchesService({ storage, clock, gameKeys, gameSessionTtlS: config.gameSessionTtlS })
   const gameServers = new GameServers({ storage, clock })
   const tournamentOperations = new TournamentOperations({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
@@ -238,7 +240,7 @@ export function createServices(deps: ServiceDeps) {
   // The event plane over WebSockets (contract §14): tickets, and this instance's sockets.
   const socketTickets = new SocketTickets({ storage, clock })
   const sockets = new SocketHub({ storage, events, tickets: socketTickets, wakeups: deps.wakeups, logger, perUser: config.socketsPerUser, max: config.socketsMax, slowS: config.socketSlowS, ...deps.socketTimings })
-  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, gameServers, tournamentRegistration, tournamentOperations, ratings, matchmaking, challenges, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, gameServers, tournamentRegistration, tournamentOperations, ratings, matchmaking, challenges, matches, evidence, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

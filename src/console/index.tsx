@@ -27,6 +27,7 @@ import type { SignedIn } from '../modules/operators/sessions'
 import { userPages } from './pages/users'
 import { dashboardPage } from './pages/dashboard'
 import { disputesPages } from './pages/disputes'
+import { evidencePages } from './pages/evidence'
 import { gamesPages } from './pages/games'
 import { gameRatingPages } from './pages/game-ratings'
 import { gameServerPages } from './pages/game-servers'
@@ -227,6 +228,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
     .use(dashboardPage(services))
     .use(tournamentsPages(services))
     .use(disputesPages(services))
+    .use(evidencePages(services))
     .use(withdrawalsPages(services))
     .use(gamesPages(services))
     .use(gameRatingPages(services))

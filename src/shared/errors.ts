@@ -69,6 +69,10 @@ export const ERROR_CODES = {
   challenge_unfunded: 409,
   /** An early start of a registration tournament while its check-in window has not ended. */
   check_in_open: 409,
+  /** Evidence attached to a match that is not disputed (contract §17). */
+  match_not_disputed: 409,
+  /** A participant's sixth file on one match (contract §17: at most 5). */
+  evidence_limit: 409,
   idempotency_key_reused: 409,
   balance_not_empty: 409,
   /** Disabling the last enabled admin operator. */
@@ -90,6 +94,8 @@ export const ERROR_CODES = {
   request_header_fields_too_large: 431,
   unsupported_media_type: 415,
   validation_failed: 422,
+  /** An evidence file whose bytes are not of the type its content-type names. */
+  evidence_type_mismatch: 422,
   insufficient_funds: 422,
   invalid_destination: 422,
   withdrawal_limit: 422,

@@ -19,6 +19,7 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { addressOf } from '../../src/modules/wallet/frost'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
+import { RAW_BODY_ROUTES } from '../../src/plugins/json-body'
 import { copyDatabaseEnv, createTestApp, postJson, req, tempDir, type TestApp } from '../helpers/app'
 import { ADMIN_TOKEN, admin } from '../helpers/arena'
 import { PASSWORD } from '../helpers/auth'
@@ -88,6 +89,8 @@ export interface TemplateValues {
   matchmaking: { queueName: string; standaloneMatchId: string }
   /** Game servers (contract §17): a server of the first game (whose results are `either`) and its private key (an Ed25519 seed, base64url), which signs a result at build time. */
   gameServer: { id: string; privateKey: string }
+  /** Evidence (contract §17): a match of users 0 and 1 they both claimed to have won (disputed: user 0 attaches to it), and a file user 0 attached (an operator downloads it). */
+  evidence: { disputedMatchId: string; evidenceId: string }
 }
 
 interface ConsoleSession {
@@ -217,6 +220,19 @@ export async function buildTemplate(): Promise<Template> {
     const fixFinal = fixStarted.tournament.matches[0]!
     await call(t, postJson(`/api/v1/admin/matches/${fixFinal.id}/resolve`, { winnerParticipantId: fixFinal.slot1ParticipantId }, admin), 200)
 
+    // Evidence (contract §17): users 0 and 1 both claim the final of a cup of two (disputed), and user 0 attaches a file.
+    const disputeCup = (await call(t, postJson('/api/v1/admin/tournaments', { gameId: first.game.id, name: 'Dispute Cup', format: 'single_elimination', participants: [users[0]!.id, users[1]!.id] }, admin), 201)) as { tournament: { id: string } }
+    const disputeStarted = (await call(t, postJson(`/api/v1/admin/tournaments/${disputeCup.tournament.id}/start`, {}, admin), 200)) as {
+      tournament: { matches: { id: string; slot1ParticipantId: string; slot2ParticipantId: string }[]; participants: { id: string; userId: string }[] }
+    }
+    const disputed = disputeStarted.tournament.matches[0]!
+    for (const u of [users[0]!, users[1]!]) {
+      const mine = disputeStarted.tournament.participants.find((p) => p.userId === u.id)!.id
+      const session = (await call(t, postJson(`/api/v1/game-sdk/${first.game.id}/sessions`, { matchId: disputed.id }, { ...bearerOf(u.accessToken), 'x-game-key': gameKey }), 201)) as { token: string }
+      await call(t, postJson(`/api/v1/game-sdk/${first.game.id}/results`, { outcome: 'WIN', winnerParticipantId: mine }, { ...bearerOf(u.accessToken), 'x-game-key': gameKey, 'x-session-token': session.token }), 200)
+    }
+    const attached = (await call(t, new Request(`http://localhost/api/v1/matches/${disputed.id}/evidence`, { method: 'POST', headers: { ...bearerOf(users[0]!.accessToken), 'content-type': 'text/plain' }, body: 'fuzz evidence' }), 201)) as { evidence: { id: string } }
+
     // An open queue of the game, and a match it made: users 2 and 3 paired, waiting for the ready check.
     const queueName = QUEUE
     await call(t, postJson(`/api/v1/admin/games/${first.game.id}/queues`, { name: queueName, rated: false, window: { initial: 400, widenPerSecond: 0, max: 400 }, readyCheckS: 600 }, admin), 201)
@@ -306,6 +322,7 @@ export async function buildTemplate(): Promise<Template> {
       console: { sessions: consoleSessions, endedToken: ended.token, apiToken: api.token, bannedUserId: banned.id, correctableTournamentId: fix.tournament.id },
       matchmaking: { queueName, standaloneMatchId },
       gameServer: { id: registered.server.id, privateKey: serverKey.privateKey.export({ format: 'jwk' }).d! },
+      evidence: { disputedMatchId: disputed.id, evidenceId: attached.evidence.id },
     }
     return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
@@ -804,6 +821,10 @@ export class World {
       case 'x-arena-signature:stale':
         // Well formed, of the real server, but no signature of anything.
         return `${this.v.gameServer.id}.${Math.floor(this.t.clock.now().getTime() / 1000)}.${'A'.repeat(86)}`
+      case 'evidence:matchId':
+        return this.v.evidence.disputedMatchId
+      case 'evidence:id':
+        return this.v.evidence.evidenceId
       // The console (/console).
       case 'console:cookie': {
         const i = ref.arg % this.consoleSessions.length
@@ -1346,6 +1367,9 @@ const GOOD_QUERY_OF_ROUTE: Record<string, NonNullable<RequestSpec['query']>> = {
  */
 export const UPGRADE_ROUTES: ReadonlySet<string> = new Set(['GET /api/v1/events/socket'])
 
+/** Routes whose body is a file's raw bytes (src/plugins/json-body.ts): a known-good one sends text. */
+const RAW_BODY_KEYS: ReadonlySet<string> = new Set(RAW_BODY_ROUTES.map((r) => `${r.method} ${r.route}`))
+
 /** The real id a path parameter names in a known-good request. */
 function goodParam(param: string, path: string, method: string): Ref {
   const segments = path.split('/')
@@ -1370,9 +1394,13 @@ function goodParam(param: string, path: string, method: string): Ref {
     case 'matches':
       // An operator cancels a queue's match (a tournament's is cancelled only with its tournament).
       if (path === '/api/v1/admin/matches/:id/cancel') return new Ref('standalone:matchId')
+      // Evidence is attached to a disputed match only.
+      if (path === '/api/v1/matches/:id/evidence') return new Ref('evidence:matchId')
       return path.endsWith('/correct') ? new Ref('correctable:matchId') : new Ref('matchId', 0)
     case 'wallets':
       return new Ref('userId', 0)
+    case 'evidence':
+      return new Ref('evidence:id')
     case 'participants':
       // The seat's own: disqualified from the running tournament (tournamentId 0).
       return new Ref('participantId', 0)
@@ -1425,7 +1453,9 @@ export function knownGoodRequest(route: RouteShape): RequestSpec {
   const body: RequestSpec['body'] =
     route.method === 'GET' || route.method === 'HEAD'
       ? { kind: 'none', contentType: null }
-      : { kind: 'json', value: new JObj(fields.map((f) => [f, good[f]!])), contentType: 'application/json' }
+      : RAW_BODY_KEYS.has(`${route.method} ${route.path}`)
+        ? { kind: 'text', text: 'a note for the operator', contentType: 'text/plain' }
+        : { kind: 'json', value: new JObj(fields.map((f) => [f, good[f]!])), contentType: 'application/json' }
   return {
     method: route.method,
     params: Object.fromEntries(paramNames(route).map((p) => [p, goodParam(p, route.path, route.method)])),

@@ -15,6 +15,7 @@ import { ADMIN_TOKEN, createArenaApp, createGame } from '../helpers/arena'
 import { login, registerUser } from '../helpers/auth'
 import { ERROR_CODES, type ErrorCode } from '../../src/shared/errors'
 import { openApiPath, SPECIAL_HEADERS, type SpecialHeader } from '../../src/plugins/openapi'
+import { RAW_BODY_ROUTES } from '../../src/plugins/json-body'
 
 const ROOT = join(import.meta.dir, '../..')
 const API_MD = readFileSync(join(ROOT, 'docs/api.md'), 'utf8')
@@ -107,6 +108,9 @@ function codesOf(operation: Operation): Map<number, Set<string>> {
   return out
 }
 
+/** The routes whose body is a file's raw bytes (src/plugins/json-body.ts), as the document names them. */
+const RAW = new Set(RAW_BODY_ROUTES.map((r) => `${r.method} ${openApiPath(r.route)}`))
+
 /** What is wrong with the document's description of the app's routes, one line a problem. */
 function routeProblems(doc: Doc, routes: { method: string; path: string }[]): string[] {
   const problems: string[] = []
@@ -143,7 +147,9 @@ function routeProblems(doc: Doc, routes: { method: string; path: string }[]): st
 
     const hasInput = (operation.parameters ?? []).some((p) => p.in === 'path' || p.in === 'query') || operation.requestBody !== undefined
     if (hasInput && !statuses.includes(422)) problems.push(`${key}: takes input but declares no 422`)
-    if ((method === 'POST' || method === 'PUT') && !(statuses.includes(400) && statuses.includes(415))) {
+    // A raw-bytes route (src/plugins/json-body.ts) parses no JSON: no 400, but 415 for a type it does not take.
+    if (RAW.has(key) && !statuses.includes(415)) problems.push(`${key}: takes raw bytes but does not declare 415`)
+    else if (!RAW.has(key) && (method === 'POST' || method === 'PUT') && !(statuses.includes(400) && statuses.includes(415))) {
       problems.push(`${key}: parses a body but does not declare 400 and 415`)
     }
     for (const s of ANY_ROUTE_STATUSES) if (!statuses.includes(s)) problems.push(`${key}: no ${s}`)
@@ -183,7 +189,13 @@ function bodyProblems(doc: Doc, routes: Route[]): string[] {
     routes.filter((r) => typeof (r.hooks as { body?: unknown }).body === 'object').map((r) => `${r.method} ${openApiPath(r.path)}`),
   )
   for (const { key, operation } of operations(doc)) {
-    const body = operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined
+    const body = operation.requestBody as { content?: Record<string, { schema?: { $ref?: string; format?: string } }> } | undefined
+    if (RAW.has(key)) {
+      // Its body is a file: each type it takes, as binary.
+      const content = Object.entries(body?.content ?? {})
+      if (content.length === 0 || content.some(([, media]) => media.schema?.format !== 'binary')) problems.push(`${key}: a raw-bytes body not described as binary`)
+      continue
+    }
     if (!takesBody.has(key)) {
       if (body !== undefined) problems.push(`${key}: documents a body the route does not take`)
       continue

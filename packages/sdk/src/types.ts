@@ -516,6 +516,20 @@ export interface MatchPlayer {
   ready: boolean
 }
 
+/** What a file attached to a disputed match may be (`matches.attachEvidence()`): its bytes must prove it. */
+export type EvidenceType = 'image/png' | 'image/jpeg' | 'video/webm' | 'text/plain' | 'application/json'
+
+/** A file attached to a disputed match, as the server stored it. */
+export interface Evidence {
+  id: string
+  /** Hex SHA-256 of the bytes. */
+  sha256: string
+  type: EvidenceType
+  /** Bytes. */
+  size: number
+  createdAt: string
+}
+
 /** A match the signed-in player plays in (`matches.get()`, `matches.ready()`): a tournament's, a queue's or a challenge's. */
 export interface MatchView {
   id: string

@@ -36,6 +36,7 @@ import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
+import { EvidenceQueries } from '../stores/evidence'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { PostgresSecurityStore } from './stores/security'
@@ -53,6 +54,7 @@ class PostgresStores implements Stores {
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
   private _mail?: MailQueries
+  private _evidence?: EvidenceQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: PostgresMatchesStore
@@ -109,6 +111,10 @@ class PostgresStores implements Stores {
   get mail() {
     this.check()
     return (this._mail ??= new MailQueries(this.scope))
+  }
+  get evidence() {
+    this.check()
+    return (this._evidence ??= new EvidenceQueries(this.scope))
   }
   get deviceCodes() {
     this.check()

@@ -27,6 +27,7 @@ import { SqliteGamesStore } from './stores/games'
 import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
+import { EvidenceQueries } from '../stores/evidence'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { SqliteSecurityStore } from './stores/security'
@@ -54,6 +55,7 @@ class SqliteStores implements Stores {
   private _games?: SqliteGamesStore
   private _jobs?: SqliteJobsStore
   private _mail?: MailQueries
+  private _evidence?: EvidenceQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: SqliteMatchesStore
@@ -109,6 +111,10 @@ class SqliteStores implements Stores {
   get mail() {
     this.check()
     return (this._mail ??= new MailQueries(this.scope))
+  }
+  get evidence() {
+    this.check()
+    return (this._evidence ??= new EvidenceQueries(this.scope))
   }
   get deviceCodes() {
     this.check()

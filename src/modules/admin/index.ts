@@ -6,6 +6,8 @@ import type { MatchmakingService } from '../matchmaking/service'
 import { adminMatchmakingRoutes } from '../matchmaking/admin-routes'
 import { adminGameServerRoutes } from './game-servers'
 import type { GameServers } from '../games/game-servers'
+import { adminEvidenceRoutes } from '../evidence'
+import type { EvidenceService } from '../evidence/service'
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
@@ -101,6 +103,8 @@ export function adminModule(
     matchmaking: MatchmakingService
     /** Game servers (contract §17). */
     gameServers: GameServers
+    /** Evidence attached to disputes: listed with the admin match view, downloaded at /admin/evidence/{id}. */
+    evidence: EvidenceService
     withdrawals: WithdrawalService
     /** The withdrawal history (GET /admin/withdrawals), the console's own read. */
     operations: OperationsOverview
@@ -328,7 +332,8 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
       // this instance (a function plugin), so the token check above guards them.
       .use(adminUserRoutes(options))
       // Queues and matches without a tournament (contract §16).
-      .use(adminMatchmakingRoutes(options.matchmaking))
+      .use(adminMatchmakingRoutes(options.matchmaking, options.evidence))
+      .use(adminEvidenceRoutes(options.evidence))
       // Game servers and their keys (contract §17).
       .use(adminGameServerRoutes(options.gameServers))
       // Sign-out and operator accounts (contract §11).
