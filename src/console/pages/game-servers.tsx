@@ -106,7 +106,7 @@ export function GameServersSection({ gameId, results, servers, csrf }: { gameId:
         <form method="post" action={`${gamePath(gameId)}/servers`} class="row" aria-label="Add a game server">
           <Csrf token={csrf} />
           <label>
-            Name
+            Label (eu-1, say)
             <input name="name" required minlength={1} maxlength={64} />
           </label>
           <label>
