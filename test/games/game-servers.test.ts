@@ -324,7 +324,8 @@ describe('a signature is accepted once, on any instance', () => {
     expect(await stored()).toHaveLength(1)
     // Kept a window past its own (an instance whose clock runs behind still refuses the replay), then deleted.
     advance(60_000 + 60_000)
-    expect((await housekeeping(ctx.services.storage, ctx.clock, 30)).serverSignatures).toBe(0)
+    await housekeeping(ctx.services.storage, ctx.clock, 30)
+    expect(await stored()).toHaveLength(1)
     advance(1_000)
     expect((await housekeeping(ctx.services.storage, ctx.clock, 30)).serverSignatures).toBeGreaterThanOrEqual(1)
     expect(await stored()).toHaveLength(0)
