@@ -376,6 +376,14 @@ export const SETTINGS = {
     help: 'days the event plane keeps events',
     doc: 'how many days the event plane keeps events',
   }),
+  ARENA_EVIDENCE_RETENTION_DAYS: int({
+    key: 'evidenceRetentionDays',
+    default: 180,
+    min: 1,
+    max: 3650,
+    help: 'days evidence files of a match no longer disputed are kept',
+    doc: 'how many days the files players attached to a dispute (contract §17) are kept once their match is no longer disputed (counted from each upload); hourly housekeeping then deletes them, and the stored bytes no file references',
+  }),
   ARENA_SECURITY_LOG_RETENTION_DAYS: int({
     key: 'securityLogRetentionDays',
     default: 90,

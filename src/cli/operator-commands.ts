@@ -10,6 +10,7 @@ import { loadConfig } from '../config'
 import { tournamentCommand } from './tournament-command'
 import { operatorCommand } from './operator-accounts-command'
 import { queueCommand } from './queue-command'
+import { gameServerCommand } from './game-server-command'
 import { checkLedger } from '../modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from '../modules/security/event-log'
 import { startCosigner } from '../cosigner'
@@ -54,9 +55,9 @@ function need(value: string | undefined, what: string): string {
 
 export const OPERATOR_COMMANDS: Record<string, Command> = {
   game: {
-    summary: 'Create a game (prints its key once) or rotate its key',
-    usage: 'arena game create --name <name> [--json] | arena game rotate-key <gameId> [--json]',
-    options: { name: { type: 'string' }, json: { type: 'boolean' } },
+    summary: 'Create a game (prints its key once), rotate its key, or set who reports its results',
+    usage: 'arena game create --name <name> [--json] | arena game rotate-key <gameId> [--json] | arena game update <gameId> --results claims|server|either [--json]',
+    options: { name: { type: 'string' }, results: { type: 'string' }, json: { type: 'boolean' } },
     positionals: true,
     async run({ values, positionals }, io) {
       const [action, id] = positionals
@@ -68,6 +69,13 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       if (action === 'rotate-key') {
         const rotated = await withServices((services) => services.games.rotateKey(need(id, '<gameId>'), cliActor(services)))
         return print(io, json, rotated, () => `new key ${rotated.gameKey}  (the old key no longer works)`)
+      }
+      if (action === 'update') {
+        // Who reports the game's results (contract §17); the API's PATCH /admin/games/{id} changes the rest.
+        const results = values.results
+        if (results !== 'claims' && results !== 'server' && results !== 'either') throw new UsageError('--results is claims, server or either')
+        const game = await withServices((services) => services.games.updateGame(need(id, '<gameId>'), { results }, cliActor(services)))
+        return print(io, json, { game }, () => `game ${game.id} "${game.name}": results ${game.results}`)
       }
       throw new UsageError(`unknown action "${action ?? ''}"`)
     },
@@ -104,6 +112,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
 
   tournament: tournamentCommand(withServices),
   queue: queueCommand(withServices),
+  'game-server': gameServerCommand(withServices),
   operator: operatorCommand(withServices),
 
   match: {

@@ -17,6 +17,7 @@ import type { AuditStore } from '../modules/audit/store'
 import type { AuthStore } from '../modules/auth/store'
 import type { DeviceCodesStore } from '../modules/auth/device-code-store'
 import type { EventsStore } from '../modules/events/store'
+import type { EvidenceStore } from '../modules/evidence/store'
 import type { GamesStore } from '../modules/games/store'
 import type { MailStore } from '../modules/mail/store'
 import type { OidcStore } from '../modules/auth/oidc/store'
@@ -39,6 +40,8 @@ export interface Stores {
   /** Device codes (RFC 8628, contract §13): a device's sign-in waiting for the player's approval. */
   deviceCodes: DeviceCodesStore
   events: EventsStore
+  /** Files players attached to disputed matches, stored once per content (contract §17). */
+  evidence: EvidenceStore
   games: GamesStore
   jobs: JobsStore
   mail: MailStore

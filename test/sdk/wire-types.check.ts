@@ -17,6 +17,7 @@ import type * as EventsModel from '../../src/modules/events/model'
 import type * as RatingsModel from '../../src/modules/ratings/model'
 import type * as RatingsRoutes from '../../src/modules/ratings/index'
 import type * as MatchmakingModel from '../../src/modules/matchmaking/model'
+import type * as EvidenceModel from '../../src/modules/evidence/model'
 import type * as Realtime from '../../src/modules/realtime/protocol'
 import type * as SharedModels from '../../src/shared/models'
 import type { EventTopic as ServerEventTopic } from '../../src/db/schema/events'
@@ -79,6 +80,7 @@ export type WireTypes = [
   Same<Equal<Sdk.Ticket, Model<typeof MatchmakingModel.Ticket>>>,
   Same<Equal<Sdk.MatchPlayer, Model<typeof MatchmakingModel.MatchPlayer>>>,
   Same<Equal<Sdk.MatchView, Model<typeof MatchmakingModel.MatchView>>>,
+  Same<Equal<Sdk.Evidence, Model<typeof EvidenceModel.Evidence>>>,
   Same<Equal<Sdk.Challenge, Model<typeof MatchmakingModel.Challenge>>>,
   Same<Equal<Sdk.PlaneEvent, Model<typeof EventsModel.PlaneEvent>>>,
   Same<Equal<Sdk.EventsPage, Model<typeof EventsModel.EventsPage>>>,

@@ -516,6 +516,20 @@ export interface MatchPlayer {
   ready: boolean
 }
 
+/** What a file attached to a disputed match may be (`matches.attachEvidence()`): its bytes must prove it. */
+export type EvidenceType = 'image/png' | 'image/jpeg' | 'video/webm' | 'text/plain' | 'application/json'
+
+/** A file attached to a disputed match, as the server stored it. */
+export interface Evidence {
+  id: string
+  /** Hex SHA-256 of the bytes. */
+  sha256: string
+  type: EvidenceType
+  /** Bytes. */
+  size: number
+  createdAt: string
+}
+
 /** A match the signed-in player plays in (`matches.get()`, `matches.ready()`): a tournament's, a queue's or a challenge's. */
 export interface MatchView {
   id: string
@@ -818,7 +832,7 @@ export interface EventCatalogue {
    * `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was).
    */
   'match.decided': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string | null; outcome: 'WIN' | 'DRAW'; reason?: 'bye' | 'no_show' | 'disqualified' } }
-  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' } }
+  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' | 'server_draw' } }
   'match.disputed': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
   /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId` (null: it was a draw). */
   'match.corrected': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }

@@ -37,6 +37,7 @@ import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
 import { PayoutsQueries } from '../stores/payouts'
+import { EvidenceQueries } from '../stores/evidence'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { PostgresSecurityStore } from './stores/security'
@@ -55,6 +56,7 @@ class PostgresStores implements Stores {
   private _jobs?: PostgresJobsStore
   private _mail?: MailQueries
   private _payouts?: PayoutsQueries
+  private _evidence?: EvidenceQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: PostgresMatchesStore
@@ -111,6 +113,10 @@ class PostgresStores implements Stores {
   get mail() {
     this.check()
     return (this._mail ??= new MailQueries(this.scope))
+  }
+  get evidence() {
+    this.check()
+    return (this._evidence ??= new EvidenceQueries(this.scope))
   }
   get deviceCodes() {
     this.check()

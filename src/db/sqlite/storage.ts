@@ -28,6 +28,7 @@ import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
 import { PayoutsQueries } from '../stores/payouts'
+import { EvidenceQueries } from '../stores/evidence'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { SqliteSecurityStore } from './stores/security'
@@ -56,6 +57,7 @@ class SqliteStores implements Stores {
   private _jobs?: SqliteJobsStore
   private _mail?: MailQueries
   private _payouts?: PayoutsQueries
+  private _evidence?: EvidenceQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: SqliteMatchesStore
@@ -111,6 +113,10 @@ class SqliteStores implements Stores {
   get mail() {
     this.check()
     return (this._mail ??= new MailQueries(this.scope))
+  }
+  get evidence() {
+    this.check()
+    return (this._evidence ??= new EvidenceQueries(this.scope))
   }
   get deviceCodes() {
     this.check()

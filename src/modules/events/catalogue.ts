@@ -89,7 +89,7 @@ export interface EventCatalogue {
    * `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was).
    */
   'match.decided': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string | null; outcome: 'WIN' | 'DRAW'; reason?: 'bye' | 'no_show' | 'disqualified' } }
-  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' } }
+  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' | 'server_draw' } }
   'match.disputed': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
   /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId` (null: it was a draw). */
   'match.corrected': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }

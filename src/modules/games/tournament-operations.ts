@@ -219,6 +219,7 @@ export type AppliedDecision =
   | Decision
   | { decision: 'game_advance'; reason: 'operator_resolved' | 'no_show'; outcome: 'WIN'; winnerParticipantId: string }
   | { decision: 'dispute'; reason: 'deadline_passed' }
+  | { decision: 'game_advance'; reason: 'server_result'; outcome: 'WIN'; winnerParticipantId: string } | { decision: 'game_advance'; reason: 'server_result'; outcome: 'DRAW' } | { decision: 'replay'; reason: 'server_draw' }
 
 /** Evaluates a decided staked or prize win's integrity signals (integrity/signals.ts): the raised ones, the match flagged when there are any. */
 function review(tx: Transaction, now: Date, match: MatchRecord, seats: readonly { participantId: string; userId: string }[], winner: string, atStake: bigint, staked: boolean, ctx: DecisionContext) {
