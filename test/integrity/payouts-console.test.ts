@@ -25,6 +25,7 @@ test('viewers see the held payouts and their signals; finance releases one and v
   expect([one!.matchId, two!.matchId]).toEqual([first, second])
 
   const viewer = await consoleAs(ctx, 'viewer')
+  expect(textOf((await viewer.get('/console')).html)).toContain('2 payouts held for review')
   const list = await viewer.get('/console/payouts')
   expect(list.status).toBe(200)
   const text = textOf(list.html)
@@ -65,5 +66,6 @@ test('viewers see the held payouts and their signals; finance releases one and v
   const history = textOf((await viewer.get('/console/payouts?status=voided')).html)
   expect(history).toContain('one person, two accounts')
   expect(textOf((await viewer.get('/console/payouts')).html)).toContain('No payout is held.')
+  expect(textOf((await viewer.get('/console')).html)).toContain('0 payouts held for review')
   await expectLedgerSound(ctx)
 })
