@@ -14,18 +14,23 @@ export async function rakedGame(ctx: Handler, name: string) {
   return made
 }
 
-/** `winner` challenges `loser` for `stake`, `loser` accepts, both claim `winner` won: the match id and the decision. */
-export async function stakedWin(ctx: Handler, game: { id: string }, gameKey: string, winner: Player, loser: Player, stake: string) {
-  const res = await challenge(ctx, game.id, winner, { opponent: loser.username, stake })
+/** `from` challenges `to` for `stake` and `to` accepts: the running match. */
+export async function stakedMatch(ctx: Handler, game: { id: string }, from: Player, to: Player, stake: string) {
+  const res = await challenge(ctx, game.id, from, { opponent: to.username, stake })
   expect(res.status).toBe(201)
   const { challenge: made } = (await res.json()) as { challenge: Challenge }
-  const accepted = await answerChallenge(ctx, made.id, 'accept', loser)
+  const accepted = await answerChallenge(ctx, made.id, 'accept', to)
   expect(accepted.status).toBe(200)
   const matchId = ((await accepted.json()) as { challenge: Challenge }).challenge.matchId!
-  const match = await matchOf(ctx, matchId, winner)
+  return matchOf(ctx, matchId, from)
+}
+
+/** `winner` challenges `loser` for `stake`, `loser` accepts, both claim `winner` won: the match id. */
+export async function stakedWin(ctx: Handler, game: { id: string }, gameKey: string, winner: Player, loser: Player, stake: string) {
+  const match = await stakedMatch(ctx, game, winner, loser, stake)
   const decision = await agree(ctx, game.id, gameKey, match, [winner, loser], winner)
   expect(decision.decision).toBe('game_advance')
-  return matchId
+  return match.id
 }
 
 export async function holdsOf(ctx: Handler, status = 'held', headers: Record<string, string> = admin): Promise<PayoutHold[]> {

@@ -12,8 +12,9 @@ import { eq } from 'drizzle-orm'
 import { postJson, req, type Handler, type TestApp } from '../helpers/app'
 import { admin, createArenaApp, createGame, players, playOut, tournament, twoInstances, type Player, type TournamentView } from '../helpers/arena'
 import { login } from '../helpers/auth'
-import { balanceOf, errorCode, expectLedgerSound, fund, rawSqlOf, snapshotOf, stakeProblems } from '../helpers/matchmaking'
-import { decide, holdOfMatch, holdsOf, rakedGame, references, stakedWin } from '../helpers/integrity'
+import { balanceOf, errorCode, expectLedgerSound, fund, rawSqlOf, seatOf, snapshotOf, stakeProblems } from '../helpers/matchmaking'
+import { decide, holdOfMatch, holdsOf, rakedGame, references, stakedMatch, stakedWin } from '../helpers/integrity'
+import { registerServer, setResults, signedResult } from '../helpers/game-servers'
 import { bearer as operatorBearer, signedInOperator } from '../helpers/operators'
 import { eventsOf, securityEventsOf } from '../helpers/accounts'
 import { INITIAL_ROW } from '../../src/modules/ratings/view'
@@ -196,7 +197,7 @@ describe('signals on staked matches', () => {
   })
 })
 
-describe('signals switched off, and prize tournaments', () => {
+describe('prize tournaments, game servers, signals switched off', () => {
   let ctx: TestApp
   const setup = (async () => {
     ctx = await createArenaApp({ ARENA_INTEGRITY_PAIR_LIMIT: '1' })
@@ -268,6 +269,29 @@ describe('signals switched off, and prize tournaments', () => {
     expect(await balanceOf(ctx, p!)).toBe('10')
     expect(await escrowOf(third.t.id)).toBe(0n)
     await expectLedgerSound(ctx)
+  })
+
+  test('a game server\'s signed result of a flagged staked match holds the winnings as agreed claims do', async () => {
+    await setup
+    const { game } = await rakedGame(ctx, 'Server results held')
+    await setResults(ctx, game.id, 'either')
+    const signer = await registerServer(ctx, game.id)
+    const [a, b] = await players(ctx, 2)
+    await fund(ctx, [a!, b!], '10')
+    const report = async (winner: Player, loser: Player) => {
+      const match = await stakedMatch(ctx, game, winner, loser, '1')
+      const res = await ctx.handle(await signedResult(game.id, signer, { matchId: match.id, outcome: 'WIN', winnerParticipantId: seatOf(match, winner) }, ctx.clock.now()))
+      expect(res.status).toBe(200)
+      return match.id
+    }
+    const first = await report(a!, b!)
+    expect(await flagSignals(ctx, first)).toBeNull()
+    expect(await references(ctx, `stake_payout:${first}`)).toEqual([`stake_payout:${first}`])
+    const second = await report(a!, b!)
+    expect(await flagSignals(ctx, second)).toEqual(['pair_limit'])
+    expect(await references(ctx, `stake_payout:${second}`)).toEqual([])
+    expect(await holdOfMatch(ctx, second)).toMatchObject({ kind: 'stake', status: 'held', userId: a!.userId, amount: '1.8' })
+    await soundEverywhere(ctx)
   })
 
   test('ARENA_INTEGRITY_SIGNALS=none: the same pattern raises nothing, the pot is paid at once', async () => {
