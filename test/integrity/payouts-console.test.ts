@@ -3,18 +3,36 @@
 // admins) get the release and void buttons, their confirmation pages and
 // forms (403 for a moderator); a form without its CSRF token changes
 // nothing; a release pays, a void refunds, each once; a decided hold's
-// confirmation page says so (409).
+// confirmation page says so (409); the dashboard and /metrics count the
+// holds (arena_payouts_held) and the signals (arena_integrity_signals_total).
 import { afterAll, expect, test } from 'bun:test'
 import { createArenaApp, players } from '../helpers/arena'
 import { holdsOf, rakedGame, references, stakedWin } from '../helpers/integrity'
 import { expectLedgerSound, fund } from '../helpers/matchmaking'
 import { consoleAs, textOf } from '../helpers/operators'
 import { NOTICES } from '../../src/console/notices'
+import { req } from '../helpers/app'
+import { parseMetrics } from '../helpers/metrics'
 
-const ctx = await createArenaApp({ ARENA_INTEGRITY_PAIR_LIMIT: '1' })
+const TOKEN = 'metrics-token-0123456789abcdef0123456789'
+const ctx = await createArenaApp({ ARENA_INTEGRITY_PAIR_LIMIT: '1', ARENA_METRICS_TOKEN: TOKEN })
 afterAll(() => ctx.close())
 
+/** arena_payouts_held and arena_integrity_signals_total by signal, as /metrics reports them now. */
+async function metrics(): Promise<{ held: number | undefined; signals: Record<string, number | undefined> }> {
+  const res = await ctx.handle(req('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }))
+  expect(res.status).toBe(200)
+  const samples = parseMetrics(await res.text())
+  const value = (name: string, labels: Record<string, string> = {}) => samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value
+  return {
+    held: value('arena_payouts_held'),
+    signals: Object.fromEntries(['pair_limit', 'shared_address', 'shared_device', 'alternating', 'upset'].map((signal) => [signal, value('arena_integrity_signals_total', { signal })])),
+  }
+}
+
 test('viewers see the held payouts and their signals; finance releases one and voids another through confirmation pages; a moderator is refused', async () => {
+  // Every signal is reported from 0.
+  expect(await metrics()).toEqual({ held: 0, signals: { pair_limit: 0, shared_address: 0, shared_device: 0, alternating: 0, upset: 0 } })
   const { game, gameKey } = await rakedGame(ctx, 'Console holds')
   const [a, b] = await players(ctx, 2)
   await fund(ctx, [a!, b!], '10')
@@ -23,6 +41,7 @@ test('viewers see the held payouts and their signals; finance releases one and v
   const second = await stakedWin(ctx, game, gameKey, b!, a!, '1')
   const [one, two] = await holdsOf(ctx)
   expect([one!.matchId, two!.matchId]).toEqual([first, second])
+  expect(await metrics()).toEqual({ held: 2, signals: { pair_limit: 2, shared_address: 0, shared_device: 0, alternating: 0, upset: 0 } })
 
   const viewer = await consoleAs(ctx, 'viewer')
   expect(textOf((await viewer.get('/console')).html)).toContain('2 payouts held for review')
@@ -67,5 +86,6 @@ test('viewers see the held payouts and their signals; finance releases one and v
   expect(history).toContain('one person, two accounts')
   expect(textOf((await viewer.get('/console/payouts')).html)).toContain('No payout is held.')
   expect(textOf((await viewer.get('/console')).html)).toContain('0 payouts held for review')
+  expect((await metrics()).held).toBe(0)
   await expectLedgerSound(ctx)
 })
