@@ -40,14 +40,6 @@ export class PayoutsQueries extends Queries implements PayoutsStore {
     return rows.map((row) => ({ id: row.id, decidedAt: row.decidedAt!, outcome: row.outcome === 'DRAW' ? 'DRAW' : 'WIN', winnerUserId: row.winnerUserId ?? null }))
   }
 
-  async placesOf(userId: string, since: Date): Promise<{ kind: 'address' | 'device'; placeHash: string }[]> {
-    const { knownSignInPlaces: places } = this.t
-    return this.db
-      .select({ kind: places.kind, placeHash: places.placeHash })
-      .from(places)
-      .where(and(eq(places.subject, `user:${userId}`), gte(places.lastSeenAt, since)))
-  }
-
   async insertFlag(flag: NewIntegrityFlag): Promise<void> {
     await this.db.insert(this.t.integrityFlags).values(flag)
   }

@@ -20,7 +20,7 @@ import type { Transaction } from '../../db/storage'
 import type { IntegritySignal, RaisedSignal } from './store'
 import { newId } from '../../shared/ids'
 import { formatAmount, USDC } from '../../shared/money'
-import { KNOWN_PLACES } from '../auth/known-places'
+import { KNOWN_PLACES, userSubject } from '../auth/known-places'
 import { effectiveGlicko, unratedView, viewOf } from '../ratings/view'
 import type { SecurityEventInput } from '../security/event-log'
 import type { Config } from '../../config'
@@ -78,14 +78,11 @@ export async function evaluateSignals(tx: Transaction, now: Date, win: ReviewedW
     if (matches > policy.pairLimit) raised.push({ signal: 'pair_limit', detail: { matches, limit: policy.pairLimit, windowHours: 24 } })
   }
   if (on.has('shared_address') || on.has('shared_device')) {
-    const since = new Date(now.getTime() - KNOWN_PLACES.ttlMs)
-    const [mine, theirs] = [await tx.payouts.placesOf(w, since), await tx.payouts.placesOf(l, since)]
-    const theirKeys = new Set(theirs.map((p) => `${p.kind}:${p.placeHash}`))
+    const shared = await tx.auth.sharedPlaces(userSubject(w), userSubject(l), new Date(now.getTime() - KNOWN_PLACES.ttlMs))
     for (const kind of ['address', 'device'] as const) {
       const signal = kind === 'address' ? 'shared_address' : 'shared_device'
-      if (!on.has(signal)) continue
-      const shared = mine.filter((p) => p.kind === kind && theirKeys.has(`${kind}:${p.placeHash}`)).length
-      if (shared > 0) raised.push({ signal, detail: { places: shared } })
+      const places = shared.filter((p) => p.kind === kind).length
+      if (on.has(signal) && places > 0) raised.push({ signal, detail: { places } })
     }
   }
   if (on.has('alternating') && win.staked) {

@@ -1,6 +1,6 @@
 // What the integrity signals and the held payouts (docs/integrity.md) need
-// from a database: the pair's past matches and shared sign-in places the
-// signals read, the flags they raise, and the holds an operator decides.
+// from a database: the pair's past matches the signals read (their shared
+// sign-in places are the auth store's sharedPlaces), the flags they raise, and the holds an operator decides.
 export const INTEGRITY_SIGNALS = ['pair_limit', 'shared_address', 'shared_device', 'alternating', 'upset'] as const
 export type IntegritySignal = (typeof INTEGRITY_SIGNALS)[number]
 /** A signal as it was raised: which, and the figures it was raised on (counts, ratings; never an address or a device token). */
@@ -63,8 +63,6 @@ export interface PayoutsStore {
   pairMatchCount(a: string, b: string, since: Date): Promise<number>
   /** The pair's `limit` latest decided staked matches, newest first. */
   latestStakedPairMatches(a: string, b: string, limit: number): Promise<PairMatch[]>
-  /** The sign-in places (`known_sign_in_places` hashes) `userId` was seen at since `since`: bounded per kind (KNOWN_PLACES). */
-  placesOf(userId: string, since: Date): Promise<{ kind: 'address' | 'device'; placeHash: string }[]>
 
   insertFlag(flag: NewIntegrityFlag): Promise<void>
   /** The flags raised in a tournament's matches. */
