@@ -9,7 +9,9 @@ import { oidcModule } from './modules/auth/oidc'
 import { gamesModule } from './modules/games'
 import { ratingsModule } from './modules/ratings'
 import { matchmakingModule } from './modules/matchmaking'
+import { evidenceModule } from './modules/evidence'
 import { healthModule } from './modules/health'
+import { serverResultsModule } from './modules/matches/server-results'
 import { matchesModule } from './modules/matches'
 import { pinVerifyModule, walletModule } from './modules/wallet'
 import { securityModule } from './modules/security'
@@ -50,6 +52,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     observeSteam: (observe) => services.steam.observe(observe),
     sockets: services.sockets,
     openTickets: () => storage.read.matchmaking.countOpenTickets(),
+    payoutsHeld: () => storage.read.payouts.heldCount(),
     observeMatchmakingWaits: (observe) => services.matchmaking.observeWaits(observe),
   })
   const addressOf = (request: Request, server: Parameters<typeof clientAddress>[1]) => clientAddress(request, server, { trustProxy: config.trustProxy })
@@ -79,6 +82,9 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
       .use(ratingsModule(auth, services.ratings))
       .use(matchmakingModule(auth, services.matchmaking, services.challenges))
       .use(matchesModule(auth, matchService))
+      // Results signed by a game's servers (contract §17): the signature is the credential.
+      .use(serverResultsModule(matchService))
+      .use(evidenceModule(auth, services.evidence))
       .use(walletModule(auth, wallet, withdrawals))
       .use(securityModule(auth, pins, securityLog))
       .use(pinVerifyModule(auth, withdrawals))
@@ -107,6 +113,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, matchmaking: services.matchmaking, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf }))
+    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, matchmaking: services.matchmaking, evidence: services.evidence, gameServers: services.gameServers, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf, payouts: services.payouts }))
 }
 

@@ -11,7 +11,8 @@
 // loadConfig, as rules over the values read.
 import { LOG_LEVELS } from './shared/logger'
 import { MasterKey } from './shared/sealed'
-import { MoneyFormatError, parsePositiveAmount, USDC } from './shared/money'
+import { MoneyFormatError, parseAmount, parsePositiveAmount, USDC } from './shared/money'
+import { INTEGRITY_SIGNALS, type IntegritySignal } from './modules/integrity/store'
 import { Secret } from './shared/secret'
 import { parseRateLimits } from './shared/rate-limit'
 import { parseOidcProviders, parseOidcRedirects } from './modules/auth/oidc/settings'
@@ -375,6 +376,14 @@ export const SETTINGS = {
     help: 'days the event plane keeps events',
     doc: 'how many days the event plane keeps events',
   }),
+  ARENA_EVIDENCE_RETENTION_DAYS: int({
+    key: 'evidenceRetentionDays',
+    default: 180,
+    min: 1,
+    max: 3650,
+    help: 'days evidence files of a match no longer disputed are kept',
+    doc: 'how many days the files players attached to a dispute (contract §17) are kept once their match is no longer disputed (counted from each upload); hourly housekeeping then deletes them, and the stored bytes no file references',
+  }),
   ARENA_SECURITY_LOG_RETENTION_DAYS: int({
     key: 'securityLogRetentionDays',
     default: 90,
@@ -570,6 +579,56 @@ export const SETTINGS = {
     help: 'seconds the first withdrawal to a new address is held before it is signed',
     doc: 'seconds the first withdrawal of a user to an address they have no signed withdrawal to is `held` before it is signed by a job (up to 30 days; see [docs/decisions.md](docs/decisions.md#withdrawal-approval-and-the-new-destination-hold-issue-20))',
   }),
+  ARENA_INTEGRITY_SIGNALS: {
+    key: 'integritySignals',
+    defaultText: 'every signal',
+    bounds: { help: `a comma list of ${INTEGRITY_SIGNALS.join(', ')}, or none`, doc: `a comma list of ${INTEGRITY_SIGNALS.map((s) => `\`${s}\``).join(', ')}; \`none\` for none` },
+    help: 'the integrity signals evaluated when a staked or prize match is decided with a win',
+    doc: 'the integrity signals evaluated when a staked match or a match of a prize tournament is decided with a win; a raised one flags the match and holds the winner\'s payout for an operator (see [docs/integrity.md](docs/integrity.md#signals))',
+    /** The signals switched on, in INTEGRITY_SIGNALS order. */
+    read(raw: string | undefined, { name, problems }: ReadContext): readonly IntegritySignal[] {
+      if (raw === undefined) return INTEGRITY_SIGNALS
+      if (raw.trim() === 'none') return []
+      const words = raw.split(',').map((word) => word.trim())
+      const unknown = words.filter((word) => !(INTEGRITY_SIGNALS as readonly string[]).includes(word))
+      if (unknown.length > 0) problems.push(`${name} must be a comma list of ${INTEGRITY_SIGNALS.join(', ')} (or none), got "${raw}"`)
+      return INTEGRITY_SIGNALS.filter((signal) => words.includes(signal))
+    },
+  },
+  ARENA_INTEGRITY_PAIR_LIMIT: int({
+    key: 'integrityPairLimit',
+    default: 5,
+    min: 1,
+    max: 1000,
+    help: 'pair_limit: more decided matches than this between two players in 24 hours raises it',
+    doc: 'the `pair_limit` signal: the winner and the loser met (decided matches, any game) more times than this in the last 24 hours, this one included',
+  }),
+  ARENA_INTEGRITY_UPSET_GAP: int({
+    key: 'integrityUpsetGap',
+    default: 400,
+    min: 0,
+    max: 10_000,
+    help: 'upset: a provisional winner whose loser\'s rating exceeds theirs by more than this',
+    doc: 'the `upset` signal: the winner was provisional and the loser\'s displayed rating exceeded the winner\'s by more than this, with more than `ARENA_INTEGRITY_STAKE_REVIEW` at stake',
+  }),
+  ARENA_INTEGRITY_STAKE_REVIEW: {
+    key: 'integrityStakeReview',
+    defaultText: '`0`',
+    bounds: { help: `a ${USDC.code} amount, 0 or more`, doc: `a ${USDC.code} amount, \`0\` or more, at most ${USDC.decimals} decimals` },
+    help: 'upset: only when more than this USDC amount is at stake (a stake; a prize tournament\'s largest prize)',
+    doc: 'the `upset` signal is raised only when more than this is at stake: a staked match\'s stake, a prize tournament\'s largest prize',
+    /** In minor units; unset (undefined) is 0, kept out of the config as printed like the other amounts. */
+    read(raw: string | undefined, { name, problems }: ReadContext): bigint | undefined {
+      if (raw === undefined) return undefined
+      try {
+        return parseAmount(raw.trim(), USDC)
+      } catch (error) {
+        if (!(error instanceof MoneyFormatError)) throw error
+        problems.push(`${name} must be a ${USDC.code} amount such as "0" or "25.5" (at most ${USDC.decimals} decimals, no sign or exponent), got "${raw}"`)
+        return undefined
+      }
+    },
+  },
   ARENA_BACKUP_PASSPHRASE: secret({
     key: 'backupPassphrase',
     help: 'passphrase `arena backup` and scheduled backups encrypt with and `arena restore` decrypts with (age, scrypt); without it they refuse',

@@ -123,7 +123,7 @@ async function startLocked(config: Readonly<Config>, logger: Logger, lock: DataD
       leases,
       logger,
       tick: async () => {
-        const removed = await housekeeping(storage, systemClock, config.eventRetentionDays, services.securityLog)
+        const removed = await housekeeping(storage, systemClock, config.eventRetentionDays, services.securityLog, config.evidenceRetentionDays)
         if (Object.values(removed).some((n) => n > 0)) logger.info('housekeeping', { ...removed })
       },
     }),

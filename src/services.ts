@@ -32,15 +32,19 @@ import { inProcessWakeups, type EventWakeups } from './modules/events/wakeups'
 import { SocketHub } from './modules/realtime/hub'
 import { SocketTickets } from './modules/realtime/tickets'
 import { GameKeys } from './modules/games/game-keys'
+import { GameServers } from './modules/games/game-servers'
 import { TournamentRegistration } from './modules/games/registration'
 import { GamesService } from './modules/games/service'
 import { TournamentOperations } from './modules/games/tournament-operations'
 import { RatingsService } from './modules/ratings/service'
 import { MatchmakingService } from './modules/matchmaking/service'
 import { ChallengesService } from './modules/matchmaking/challenges'
+import { EvidenceService } from './modules/evidence/service'
 import { Mailer } from './modules/mail/mailer'
 import type { Lifecycle } from './modules/health/service'
 import { MatchesService } from './modules/matches/service'
+import { integrityPolicy } from './modules/integrity/signals'
+import { PayoutService } from './modules/integrity/service'
 import { OperationsOverview } from './modules/operations/service'
 import { ChainChecks } from './modules/operations/chain-checks'
 import { SecurityEventLog, type SecurityLogOptions } from './modules/security/event-log'
@@ -206,8 +210,13 @@ export function createServices(deps: ServiceDeps) {
   const games = new GamesService({ storage, clock, ratings, onSecurityEvent: (e) => securityLog.record(e) })
   const tournamentRegistration = new TournamentRegistration({ storage, clock })
   const gameKeys = new GameKeys({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
-  const matches = new MatchesService({ storage, clock, gameKeys, gameSessionTtlS: config.gameSessionTtlS })
-  const tournamentOperations = new TournamentOperations({ storage, clock, onSecurityEvent: (e) => securityLog.record(e) })
+  // The integrity signals every decision of a staked or prize win is reviewed by (contract §17, docs/integrity.md).
+  const integrity = integrityPolicy(config, (e) => securityLog.record(e))
+  const evidence = new EvidenceService({ storage, clock })
+  const matches = new MatchesService({ storage, clock, gameKeys, gameSessionTtlS: config.gameSessionTtlS, integrity })
+  const gameServers = new GameServers({ storage, clock })
+  const tournamentOperations = new TournamentOperations({ storage, clock, onSecurityEvent: (e) => securityLog.record(e), integrity })
+  const payouts = new PayoutService({ storage, clock })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords, securityLog, hashGate })
@@ -236,7 +245,7 @@ export function createServices(deps: ServiceDeps) {
   // The event plane over WebSockets (contract §14): tickets, and this instance's sockets.
   const socketTickets = new SocketTickets({ storage, clock })
   const sockets = new SocketHub({ storage, events, tickets: socketTickets, wakeups: deps.wakeups, logger, perUser: config.socketsPerUser, max: config.socketsMax, slowS: config.socketSlowS, ...deps.socketTimings })
-  return { socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, tournamentRegistration, tournamentOperations, ratings, matchmaking, challenges, matches, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  return { integrity, payouts, socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, gameServers, tournamentRegistration, tournamentOperations, ratings, matchmaking, challenges, matches, evidence, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -10,6 +10,7 @@ import { loadConfig } from '../config'
 import { tournamentCommand } from './tournament-command'
 import { operatorCommand } from './operator-accounts-command'
 import { queueCommand } from './queue-command'
+import { gameServerCommand } from './game-server-command'
 import { checkLedger } from '../modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from '../modules/security/event-log'
 import { startCosigner } from '../cosigner'
@@ -17,6 +18,7 @@ import { custodySharesFor, openServices, withSecretStore, type Services } from '
 import { createLogger } from '../shared/logger'
 import { withdrawalPage } from '../modules/admin/withdrawals'
 import type { IdentityView } from '../modules/auth/model'
+import type { PayoutHold } from '../modules/integrity/model'
 
 /** Runs `fn` on the services of the data dir's database; closes them once it settled. */
 export async function withServices<T>(fn: (services: Services) => Promise<T> | T): Promise<T> {
@@ -53,9 +55,9 @@ function need(value: string | undefined, what: string): string {
 
 export const OPERATOR_COMMANDS: Record<string, Command> = {
   game: {
-    summary: 'Create a game (prints its key once) or rotate its key',
-    usage: 'arena game create --name <name> [--json] | arena game rotate-key <gameId> [--json]',
-    options: { name: { type: 'string' }, json: { type: 'boolean' } },
+    summary: 'Create a game (prints its key once), rotate its key, or set who reports its results',
+    usage: 'arena game create --name <name> [--json] | arena game rotate-key <gameId> [--json] | arena game update <gameId> --results claims|server|either [--json]',
+    options: { name: { type: 'string' }, results: { type: 'string' }, json: { type: 'boolean' } },
     positionals: true,
     async run({ values, positionals }, io) {
       const [action, id] = positionals
@@ -67,6 +69,13 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
       if (action === 'rotate-key') {
         const rotated = await withServices((services) => services.games.rotateKey(need(id, '<gameId>'), cliActor(services)))
         return print(io, json, rotated, () => `new key ${rotated.gameKey}  (the old key no longer works)`)
+      }
+      if (action === 'update') {
+        // Who reports the game's results (contract §17); the API's PATCH /admin/games/{id} changes the rest.
+        const results = values.results
+        if (results !== 'claims' && results !== 'server' && results !== 'either') throw new UsageError('--results is claims, server or either')
+        const game = await withServices((services) => services.games.updateGame(need(id, '<gameId>'), { results }, cliActor(services)))
+        return print(io, json, { game }, () => `game ${game.id} "${game.name}": results ${game.results}`)
       }
       throw new UsageError(`unknown action "${action ?? ''}"`)
     },
@@ -103,6 +112,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
 
   tournament: tournamentCommand(withServices),
   queue: queueCommand(withServices),
+  'game-server': gameServerCommand(withServices),
   operator: operatorCommand(withServices),
 
   match: {
@@ -211,6 +221,40 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
           `cursor ${page.cursor ?? '- (the last page)'}`,
         ].join('\n'),
       )
+    },
+  },
+
+  payout: {
+    summary: 'List payouts held for review by integrity signals, or release or void one (finance; audited with a reason)',
+    usage:
+      'arena payout list [--status held|released|voided] [--limit N] [--after <cursor>] [--json]\n' +
+      '       arena payout release <holdId> --reason <text> [--json]\n' +
+      '       arena payout void <holdId> --reason <text> [--json]',
+    options: { status: { type: 'string' }, limit: { type: 'string' }, after: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: true,
+    async run({ values, positionals }, io) {
+      const [action, id] = positionals
+      const json = values.json === true
+      const line = (h: PayoutHold) =>
+        `${h.createdAt}  ${h.status.padEnd(8)}  ${h.kind.padEnd(5)}  ${`${h.amount} ${h.asset}`.padStart(16)}  ${h.username} (${h.userId})  ${h.signals.map((s) => s.signal).join(',')}  ${h.id}`
+      if (action === 'list') {
+        const status = values.status as string | undefined
+        if (status !== undefined && !['held', 'released', 'voided'].includes(status)) throw new UsageError('--status is held, released or voided')
+        const limit = values.limit as string | undefined
+        if (limit !== undefined && !/^[1-9][0-9]*$/.test(limit)) throw new UsageError('--limit is a whole number from 1 to 100')
+        const page = await withServices(({ payouts }) =>
+          payouts.list({ ...(status === undefined ? {} : { status: status as 'held' }), after: values.after as string | undefined, ...(limit === undefined ? {} : { limit: Math.min(100, Number(limit)) }) }),
+        )
+        return print(io, json, page, () => [...page.payouts.map(line), `cursor ${page.cursor ?? '- (the last page)'}`].join('\n'))
+      }
+      if (action === 'release' || action === 'void') {
+        const holdId = need(id, '<holdId>')
+        const reason = need((values.reason as string | undefined)?.trim(), '--reason')
+        if (reason.length > 500) throw new UsageError('--reason is at most 500 characters')
+        const payout = await withServices((services) => services.payouts[action](holdId, reason, cliActor(services)))
+        return print(io, json, { payout }, () => line(payout))
+      }
+      throw new UsageError(`unknown action "${action ?? ''}"`)
     },
   },
 

@@ -27,11 +27,14 @@ import type { SignedIn } from '../modules/operators/sessions'
 import { userPages } from './pages/users'
 import { dashboardPage } from './pages/dashboard'
 import { disputesPages } from './pages/disputes'
+import { evidencePages } from './pages/evidence'
 import { gamesPages } from './pages/games'
 import { gameRatingPages } from './pages/game-ratings'
+import { gameServerPages } from './pages/game-servers'
 import { matchmakingPages } from './pages/matchmaking'
 import { tournamentsPages } from './pages/tournaments'
 import { withdrawalsPages } from './pages/withdrawals'
+import { payoutsPages } from './pages/payouts'
 import { auditPages } from './pages/audit'
 import { securityPages } from './pages/security'
 import { operatorPages } from './pages/operators'
@@ -226,9 +229,12 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
     .use(dashboardPage(services))
     .use(tournamentsPages(services))
     .use(disputesPages(services))
+    .use(evidencePages(services))
     .use(withdrawalsPages(services))
+    .use(payoutsPages(services))
     .use(gamesPages(services))
     .use(gameRatingPages(services))
+    .use(gameServerPages(services))
     .use(matchmakingPages(services))
     .use(securityPages(services))
     .use(auditPages(services))

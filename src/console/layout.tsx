@@ -12,6 +12,7 @@ export const SECTIONS: { path: string; label: string; role: OperatorRole }[] = [
   { path: '/console/disputes', label: 'Disputes', role: 'viewer' },
   { path: '/console/matchmaking', label: 'Matchmaking', role: 'viewer' },
   { path: '/console/withdrawals', label: 'Withdrawals', role: 'viewer' },
+  { path: '/console/payouts', label: 'Held payouts', role: 'viewer' },
   { path: '/console/security', label: 'Security events', role: 'viewer' },
   { path: '/console/games', label: 'Games & keys', role: 'viewer' },
   { path: '/console/audit', label: 'Audit log', role: 'viewer' },

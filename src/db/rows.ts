@@ -7,7 +7,7 @@ import type { accountCodes, authSessions, ledgerAccounts, ledgerPostings, ledger
 import { USER_PROFILE_FIELDS, type AccountCode, type AuthSession, type RefreshToken, type ThrottleCounter, type UserAccount, type UserBan, type UserProfile } from '../modules/auth/store'
 import { pick } from '../shared/pick'
 import type { PinSession } from '../modules/security/store'
-import type { LedgerAccount, LedgerPosting, LedgerTransaction, Wallet, Withdrawal } from '../modules/wallet/store'
+import type { LedgerAccount, LedgerPosting, LedgerSnapshot, LedgerTransaction, Wallet, Withdrawal } from '../modules/wallet/store'
 
 /** A user row, as both engines read it. */
 type UserRow = typeof users.$inferSelect
@@ -114,6 +114,11 @@ export function toTransaction(row: typeof ledgerTransactions.$inferSelect): Ledg
 
 export function toPosting(row: typeof ledgerPostings.$inferSelect): LedgerPosting {
   return { id: row.id, transactionId: row.transactionId, accountId: row.accountId, asset: row.asset, amount: BigInt(row.amount), balanceAfter: row.balanceAfter === null ? null : BigInt(row.balanceAfter) }
+}
+
+/** A held payout as the ledger check reads it (LedgerSnapshot.heldPayouts). */
+export function toHeldPayout(row: { kind: 'stake' | 'prize'; matchId: string; tournamentId: string | null; amount: string; stake: string | null }): LedgerSnapshot['heldPayouts'][number] {
+  return { kind: row.kind, matchId: row.matchId, tournamentId: row.tournamentId, amount: BigInt(row.amount), stake: row.stake === null ? null : BigInt(row.stake) }
 }
 
 export function toWithdrawal(row: typeof withdrawals.$inferSelect): Withdrawal {

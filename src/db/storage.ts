@@ -17,6 +17,7 @@ import type { AuditStore } from '../modules/audit/store'
 import type { AuthStore } from '../modules/auth/store'
 import type { DeviceCodesStore } from '../modules/auth/device-code-store'
 import type { EventsStore } from '../modules/events/store'
+import type { EvidenceStore } from '../modules/evidence/store'
 import type { GamesStore } from '../modules/games/store'
 import type { MailStore } from '../modules/mail/store'
 import type { OidcStore } from '../modules/auth/oidc/store'
@@ -27,6 +28,7 @@ import type { RatingChangeKind, RatingsStore } from '../modules/ratings/store'
 import type { MatchmakingStore } from '../modules/matchmaking/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
+import type { IntegritySignal, PayoutsStore } from '../modules/integrity/store'
 import type { JobsStore } from '../jobs/store'
 import type { LoopLeases } from '../background/loops'
 import type { VaultStore } from '../vault/store'
@@ -38,6 +40,8 @@ export interface Stores {
   /** Device codes (RFC 8628, contract §13): a device's sign-in waiting for the player's approval. */
   deviceCodes: DeviceCodesStore
   events: EventsStore
+  /** Files players attached to disputed matches, stored once per content (contract §17). */
+  evidence: EvidenceStore
   games: GamesStore
   jobs: JobsStore
   mail: MailStore
@@ -53,6 +57,8 @@ export interface Stores {
   matchmaking: MatchmakingStore
   security: SecurityStore
   wallet: WalletStore
+  /** Integrity signals' reads, their flags and the payouts held for an operator's review (contract §17). */
+  payouts: PayoutsStore
   /** Sealed secrets shared by every instance (PostgreSQL); SQLite keeps its secrets in the data dir and refuses. */
   vault: VaultStore
 }
@@ -88,6 +94,8 @@ export interface Counted {
   ratingUpdates: RatingChangeKind
   /** Matches a queue paired or a challenge's acceptance made (contract §16), by kind. */
   matchmakingMatches: 'queue' | 'challenge'
+  /** Integrity signals raised by decided staked or prize matches, by signal (docs/integrity.md). */
+  integritySignals: IntegritySignal
 }
 
 /** How a unit of work may be ordered against the others. */

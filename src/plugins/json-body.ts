@@ -10,6 +10,29 @@ import { AppError } from '../shared/errors'
 
 export const MAX_BODY_BYTES = 64 * 1024
 
+/** A file attached to a dispute (contract §17): its bytes are the body, up to this. */
+export const MAX_EVIDENCE_BYTES = 1024 * 1024
+
+/**
+ * Routes whose body is a file's raw bytes, not JSON, with their own limit
+ * (declared and streamed, as JSON's). The parser hands such a route the bytes
+ * as a Uint8Array (null when empty) whatever the content-type: the route
+ * checks the type itself.
+ */
+export const RAW_BODY_ROUTES: readonly { method: string; route: string; path: RegExp; maxBytes: number }[] = [
+  { method: 'POST', route: '/api/v1/matches/:id/evidence', path: /^\/api\/v1\/matches\/[^/]+\/evidence$/, maxBytes: MAX_EVIDENCE_BYTES },
+]
+
+/** The body limit of a raw-bytes route, or null for every other route (JSON, 64 KiB). */
+function rawBodyLimit(request: Request): number | null {
+  const url = request.url
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const query = url.indexOf('?', start)
+  const path = url.slice(start, query === -1 ? undefined : query)
+  for (const route of RAW_BODY_ROUTES) if (route.method === request.method && route.path.test(path)) return route.maxBytes
+  return null
+}
+
 /** Request headers (names, values and their separators) above this answer 431 with the envelope. */
 export const MAX_HEADER_BYTES = 16 * 1024
 /**
@@ -39,8 +62,21 @@ const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS'])
 const POLLUTING_KEYS = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf'])
 const MAY_POLLUTE = /__proto__|constructor|prototype|toString|valueOf|\\u/
 
-function tooLarge(): AppError {
-  return new AppError('payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)
+/**
+ * The bytes each request's body arrived as, before parsing: a signed request
+ * (POST /game-servers/{gameId}/results, contract §17) is verified over the
+ * exact bytes sent, which no re-serialization of the parsed value reproduces.
+ * Kept for the request's lifetime only (a WeakMap keyed by the Request).
+ */
+const rawBodies = new WeakMap<Request, Uint8Array>()
+
+/** The body bytes of `request` as read by this plugin for a JSON route (empty when it had none); undefined when no body was read (GET, HEAD, OPTIONS, a raw-bytes route). */
+export function rawBody(request: Request): Uint8Array | undefined {
+  return rawBodies.get(request)
+}
+
+function tooLarge(maxBytes = MAX_BODY_BYTES): AppError {
+  return new AppError('payload_too_large', `Request body exceeds ${maxBytes} bytes`)
 }
 
 function headerBytes(headers: Headers): number {
@@ -57,7 +93,7 @@ function isJsonContentType(contentType: string): boolean {
   return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'))
 }
 
-async function readCapped(request: Request): Promise<Uint8Array> {
+async function readCapped(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0)
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
@@ -66,9 +102,9 @@ async function readCapped(request: Request): Promise<Uint8Array> {
     const { done, value } = await reader.read()
     if (done) break
     total += value.byteLength
-    if (total > MAX_BODY_BYTES) {
+    if (total > maxBytes) {
       await reader.cancel().catch(() => {})
-      throw tooLarge()
+      throw tooLarge(maxBytes)
     }
     chunks.push(value)
   }
@@ -153,13 +189,20 @@ export const jsonBody = new Elysia({ name: 'arena/json-body' })
     }
     // Refused from the declared length alone, before a byte of the body is read.
     const declared = request.headers.get('content-length')
-    if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
+    const maxBytes = rawBodyLimit(request) ?? MAX_BODY_BYTES
+    if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes)
   })
   .onParse({ as: 'global' }, async ({ request, contentType }) => {
     // null, never undefined: on undefined Elysia falls back to its own parsers
     // (text, arrayBuffer, formData), which read a body of any size.
     if (METHODS_WITHOUT_BODY.has(request.method)) return null
+    const rawLimit = rawBodyLimit(request)
+    if (rawLimit !== null) {
+      const raw = await readCapped(request, rawLimit)
+      return raw.byteLength === 0 ? null : raw
+    }
     const bytes = await readCapped(request)
+    rawBodies.set(request, bytes)
     // null (not undefined) tells Elysia the body was handled: an empty body is
     // "no body", which a route that requires one reports as a 422.
     if (bytes.byteLength === 0) return null

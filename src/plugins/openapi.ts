@@ -39,6 +39,7 @@ export const SPECIAL_HEADERS = {
   'x-session-token': 'The single-use `token` of a game session issued to the caller for this match. Missing, used, expired or not the caller\'s: 401 session_token_invalid.',
   'x-secure-session': 'The `sessionToken` of the PIN session being verified. Missing, wrong or another user\'s: 401 unauthorized.',
   'x-admin-token': 'The operator token (ARENA_ADMIN_TOKEN). Missing or wrong: 401 unauthorized.',
+  'x-arena-signature': '`<serverId>.<unix seconds>.<signature>`: the game server\'s Ed25519 signature (base64url, no padding) over `<unix seconds>\\n<METHOD>\\n<path as sent, /api/v1 and query included>\\n<hex SHA-256 of the body bytes>`, within ±60 s, accepted once. Otherwise: 401 invalid_signature (409 signature_reused once accepted).',
 } as const
 
 export type SpecialHeader = keyof typeof SPECIAL_HEADERS

@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   invalid_reset_code: 400,
   refresh_token_reused: 401,
   session_token_invalid: 401,
+  /** A game server's result (contract §17): no, a malformed, an unknown server's, a disabled one's, another game's, a wrong or a stale (±60 s) x-arena-signature. */
+  invalid_signature: 401,
   /** An operator enrolled in TOTP signed in without a code (contract §11). */
   totp_required: 401,
   /** An operator's TOTP code is wrong, or its time step was used already. */
@@ -28,6 +30,10 @@ export const ERROR_CODES = {
   /** An operator's one-time password: the sign-in must set a new one (contract §11). */
   password_change_required: 403,
   invalid_game_key: 403,
+  /** A game server's result for a game whose `results` is `claims` (contract §17). */
+  server_results_disabled: 403,
+  /** A player's claim for a game whose `results` is `server`: its game servers report results (contract §17). */
+  server_results_only: 403,
   not_a_participant: 403,
   email_not_verified: 403,
   account_banned: 403,
@@ -47,6 +53,10 @@ export const ERROR_CODES = {
   account_exists: 409,
   already_claimed: 409,
   match_not_running: 409,
+  /** A game server's signature accepted already (contract §17): each is accepted once. */
+  signature_reused: 409,
+  /** A game's 21st game server (contract §17): at most GAME_SERVER_LIMIT per game. */
+  server_limit: 409,
   correction_too_late: 409,
   /** A correction naming a disqualified participant as the winner. */
   winner_disqualified: 409,
@@ -59,6 +69,10 @@ export const ERROR_CODES = {
   challenge_unfunded: 409,
   /** An early start of a registration tournament while its check-in window has not ended. */
   check_in_open: 409,
+  /** Evidence attached to a match that is not disputed (contract §17). */
+  match_not_disputed: 409,
+  /** A participant's sixth file on one match (contract §17: at most 5). */
+  evidence_limit: 409,
   idempotency_key_reused: 409,
   balance_not_empty: 409,
   /** Disabling the last enabled admin operator. */
@@ -68,6 +82,8 @@ export const ERROR_CODES = {
   withdrawal_signing_started: 409,
   /** Approving a withdrawal whose owner is banned (or deleted): lift the ban first, or reject it. */
   withdrawal_owner_banned: 409,
+  /** Releasing or voiding a held payout that an operator decided already (contract §17). */
+  payout_not_held: 409,
   registration_closed: 409,
   registration_open: 409,
   tournament_full: 409,
@@ -80,6 +96,8 @@ export const ERROR_CODES = {
   request_header_fields_too_large: 431,
   unsupported_media_type: 415,
   validation_failed: 422,
+  /** An evidence file whose bytes are not of the type its content-type names. */
+  evidence_type_mismatch: 422,
   insufficient_funds: 422,
   invalid_destination: 422,
   withdrawal_limit: 422,

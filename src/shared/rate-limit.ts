@@ -117,6 +117,15 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     defaults: { address: perMinute(300), account: perMinute(60), game: perMinute(6000) },
   },
   {
+    // A game server reports for many matches from one address: no account, and the game counts
+    // only behind an accepted credential, so per address alone. Each accepted call stores its
+    // signature for its 60 s window; a refused one stores nothing.
+    name: 'server-result',
+    describe: 'POST /game-servers/{gameId}/results (a game server\'s signed result)',
+    takes: (method, route) => method === 'POST' && route === `${API}/game-servers/:gameId/results`,
+    defaults: { address: perMinute(1200) },
+  },
+  {
     name: 'operator',
     describe: 'the operator API, /admin/… (account: the operator)',
     takes: (_method, route) => route.startsWith(`${API}/admin/`),

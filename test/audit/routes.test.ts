@@ -36,7 +36,7 @@ describe('every admin route that acts records one entry', () => {
   test('games: create and rotate-key, never the key itself', async () => {
     const created = await acting(ctx, post('/games', { name: 'Audit Duel' }), 201)
     const gameId = created.body.game.id as string
-    const record = one(created, { action: 'game.create', target: gameId, details: { name: 'Audit Duel', rating: { tau: 0.5, inactivityPeriodS: 604800 }, challengeRake: '0' } })
+    const record = one(created, { action: 'game.create', target: gameId, details: { name: 'Audit Duel', rating: { tau: 0.5, inactivityPeriodS: 604800 }, challengeRake: '0', results: 'claims' } })
     expect(JSON.stringify(record)).not.toContain(created.body.gameKey)
 
     const rotated = await acting(ctx, post(`/games/${gameId}/rotate-key`), 200)

@@ -173,6 +173,13 @@ async function checkConsoleResponse(request: Request, res: Response, where: stri
     if (!/^text\/css\b/.test(type) || (text.length === 0 && request.method.toUpperCase() !== 'HEAD')) throw new Error(`${where} answered 200 as ${JSON.stringify(type)} with ${text.length} characters`)
     return { body: undefined, location: null }
   }
+  const download = res.status === 200 && /^\/console\/evidence\//.test(new URL(request.url).pathname)
+  if (download) {
+    // An evidence file a player uploaded (contract §17): saved, never rendered as a page of the console.
+    const safe = (res.headers.get('content-disposition') ?? '').startsWith('attachment;') && res.headers.get('x-content-type-options') === 'nosniff' && res.headers.get('content-security-policy') === 'sandbox'
+    if (!safe) throw new Error(`${where} answered an evidence file as ${JSON.stringify(type)} without attachment, nosniff and sandbox`)
+    return { body: undefined, location: null }
+  }
   if (!type.startsWith('text/html')) throw new Error(`${where} answered ${res.status} as ${type}: ${text.slice(0, 200)}`)
   if (request.method.toUpperCase() === 'HEAD') return { body: undefined, location: null }
   if (!text.startsWith('<!doctype html>')) throw new Error(`${where} answered ${res.status} without a page: ${text.slice(0, 200)}`)

@@ -13,11 +13,13 @@
 // revoked its session) is replaced by logging in again, within a budget, since
 // each login costs an argon2id verify.
 import { eq } from 'drizzle-orm'
+import { createHash, createPrivateKey, generateKeyPairSync, sign } from 'node:crypto'
 import { cpSync, rmSync } from 'node:fs'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { checkLedger } from '../../src/modules/wallet/ledger'
 import { addressOf } from '../../src/modules/wallet/frost'
 import { verifySecurityLog } from '../../src/modules/security/event-log'
+import { RAW_BODY_ROUTES } from '../../src/plugins/json-body'
 import { copyDatabaseEnv, createTestApp, postJson, req, tempDir, type TestApp } from '../helpers/app'
 import { ADMIN_TOKEN, admin } from '../helpers/arena'
 import { PASSWORD } from '../helpers/auth'
@@ -85,6 +87,12 @@ export interface TemplateValues {
   }
   /** Matchmaking (contract §16): an open queue of the game, and a match it made (users 2 and 3, waiting for its ready check) that an operator may cancel. */
   matchmaking: { queueName: string; standaloneMatchId: string }
+  /** Game servers (contract §17): a server of the first game (whose results are `either`) and its private key (an Ed25519 seed, base64url), which signs a result at build time. */
+  gameServer: { id: string; privateKey: string }
+  /** Evidence (contract §17): a match of users 0 and 1 they both claimed to have won (disputed: user 0 attaches to it), and a file user 0 attached (an operator downloads it). */
+  evidence: { disputedMatchId: string; evidenceId: string }
+  /** A payout held for review (user 0's winnings of a staked challenge, flagged shared_device): an operator's release or void of it succeeds. */
+  heldPayoutId: string
 }
 
 interface ConsoleSession {
@@ -113,6 +121,9 @@ const env = { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_WITHDRAWAL_APPROVAL_ABOVE: '
 /** The guest device secret pool user `i` links (users 0 and 2): known, so a known-good guest sign-in and a repeated link can name it. */
 const deviceSecretOf = (i: number) => `fuzz-pool-user-${i}-device-secret-0123456789`
 const FIXTURE_ADDRESS = 'fuzz-fixture'
+/** What the x-arena-signature Ref resolves to until build signs the request as sent. */
+const SIGN_AT_BUILD = 'sign-at-build'
+
 /** The name of the queue the template opens in each game (TemplateValues.challengeIds, .matchmaking). */
 const QUEUE = 'fuzz-queue'
 
@@ -211,6 +222,19 @@ export async function buildTemplate(): Promise<Template> {
     const fixFinal = fixStarted.tournament.matches[0]!
     await call(t, postJson(`/api/v1/admin/matches/${fixFinal.id}/resolve`, { winnerParticipantId: fixFinal.slot1ParticipantId }, admin), 200)
 
+    // Evidence (contract §17): users 0 and 1 both claim the final of a cup of two (disputed), and user 0 attaches a file.
+    const disputeCup = (await call(t, postJson('/api/v1/admin/tournaments', { gameId: first.game.id, name: 'Dispute Cup', format: 'single_elimination', participants: [users[0]!.id, users[1]!.id] }, admin), 201)) as { tournament: { id: string } }
+    const disputeStarted = (await call(t, postJson(`/api/v1/admin/tournaments/${disputeCup.tournament.id}/start`, {}, admin), 200)) as {
+      tournament: { matches: { id: string; slot1ParticipantId: string; slot2ParticipantId: string }[]; participants: { id: string; userId: string }[] }
+    }
+    const disputed = disputeStarted.tournament.matches[0]!
+    for (const u of [users[0]!, users[1]!]) {
+      const mine = disputeStarted.tournament.participants.find((p) => p.userId === u.id)!.id
+      const session = (await call(t, postJson(`/api/v1/game-sdk/${first.game.id}/sessions`, { matchId: disputed.id }, { ...bearerOf(u.accessToken), 'x-game-key': gameKey }), 201)) as { token: string }
+      await call(t, postJson(`/api/v1/game-sdk/${first.game.id}/results`, { outcome: 'WIN', winnerParticipantId: mine }, { ...bearerOf(u.accessToken), 'x-game-key': gameKey, 'x-session-token': session.token }), 200)
+    }
+    const attached = (await call(t, new Request(`http://localhost/api/v1/matches/${disputed.id}/evidence`, { method: 'POST', headers: { ...bearerOf(users[0]!.accessToken), 'content-type': 'text/plain' }, body: 'fuzz evidence' }), 201)) as { evidence: { id: string } }
+
     // An open queue of the game, and a match it made: users 2 and 3 paired, waiting for the ready check.
     const queueName = QUEUE
     await call(t, postJson(`/api/v1/admin/games/${first.game.id}/queues`, { name: queueName, rated: false, window: { initial: 400, widenPerSecond: 0, max: 400 }, readyCheckS: 600 }, admin), 201)
@@ -240,6 +264,22 @@ export async function buildTemplate(): Promise<Template> {
     const challenge = async (from: number, to: number, stake?: string) =>
       ((await call(t, postJson(`/api/v1/games/${first.game.id}/challenges`, { opponent: users[to]!.username, expiresInS: 86_400, ...(stake ? { stake } : {}) }, bearerOf(users[from]!.accessToken)), 201)) as { challenge: { id: string } }).challenge.id
     const challengeIds = [await challenge(1, 0, '1'), await challenge(0, 1)]
+
+    // A payout held for review (contract §17): users 0 and 1 share a device token, user 0 wins a staked challenge of user 1's; release and void of it succeed.
+    await t.storage.write(async (tx) => {
+      for (const u of users.slice(0, 2)) await tx.auth.rememberPlace({ subject: `user:${u.id}`, kind: 'device', placeHash: 'f'.repeat(64), lastSeenAt: t.clock.now() }, 10)
+    })
+    const heldChallenge = await challenge(0, 1, '1')
+    const { challenge: accepted } = (await call(t, postJson(`/api/v1/challenges/${heldChallenge}/accept`, {}, bearerOf(users[1]!.accessToken)), 200)) as { challenge: { matchId: string } }
+    const { match: heldMatch } = (await call(t, req(`/api/v1/matches/${accepted.matchId}`, { headers: bearerOf(users[0]!.accessToken) }), 200)) as { match: { players: { userId: string; participantId: string }[] } }
+    const winnerSeat = heldMatch.players.find((p) => p.userId === users[0]!.id)!.participantId
+    for (const u of users.slice(0, 2)) {
+      const gameHeaders = { ...bearerOf(u.accessToken), 'x-game-key': gameKey }
+      const { token } = (await call(t, postJson(`/api/v1/game-sdk/${first.game.id}/sessions`, { matchId: accepted.matchId }, gameHeaders), 201)) as { token: string }
+      await call(t, postJson(`/api/v1/game-sdk/${first.game.id}/results`, { outcome: 'WIN', winnerParticipantId: winnerSeat }, { ...gameHeaders, 'x-session-token': token }), 200)
+    }
+    const [heldPayout] = (await t.storage.read.payouts.holdsPage('held', null, 1))
+    if (!heldPayout) throw new Error('fuzz template: the shared device held no payout')
 
     // Operators (contract §11): 0 a moderator, 1 disabled, 2 with TOTP: the operator routes each have one to act on.
     const operators: { id: string; name: string }[] = []
@@ -271,6 +311,11 @@ export async function buildTemplate(): Promise<Template> {
     const banned = await register('banned')
     await call(t, postJson(`/api/v1/admin/users/${banned.id}/ban`, { reason: 'fuzz fixture' }, admin), 200)
 
+    // Game servers (contract §17): the first game takes its server's results and its players' claims.
+    const serverKey = generateKeyPairSync('ed25519')
+    const registered = (await call(t, postJson(`/api/v1/admin/games/${first.game.id}/servers`, { name: 'fuzz-server', publicKey: serverKey.publicKey.export({ format: 'jwk' }).x! }, admin), 201)) as { server: { id: string } }
+    await call(t, new Request(`http://localhost/api/v1/admin/games/${first.game.id}`, { method: 'PATCH', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ results: 'either' }) }), 200)
+
     const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
 
     const values: TemplateValues = {
@@ -294,6 +339,9 @@ export async function buildTemplate(): Promise<Template> {
       operators,
       console: { sessions: consoleSessions, endedToken: ended.token, apiToken: api.token, bannedUserId: banned.id, correctableTournamentId: fix.tournament.id },
       matchmaking: { queueName, standaloneMatchId },
+      gameServer: { id: registered.server.id, privateKey: serverKey.privateKey.export({ format: 'jwk' }).d! },
+      evidence: { disputedMatchId: disputed.id, evidenceId: attached.evidence.id },
+      heldPayoutId: heldPayout.id,
     }
     return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
@@ -761,6 +809,8 @@ export class World {
         return this.v.challengeIds[ref.arg % this.v.challengeIds.length]!
       case 'withdrawalId':
         return this.v.awaitingWithdrawalId
+      case 'heldPayoutId':
+        return this.v.heldPayoutId
       case 'operatorId':
         return this.v.operators[ref.arg % this.v.operators.length]!.id
       case 'operator:name':
@@ -784,6 +834,18 @@ export class World {
         return this.v.matchmaking.queueName
       case 'standalone:matchId':
         return this.v.matchmaking.standaloneMatchId
+      case 'gameServerId':
+        return this.v.gameServer.id
+      case 'x-arena-signature':
+        // Signed once the request's path and body bytes are known (build).
+        return SIGN_AT_BUILD
+      case 'x-arena-signature:stale':
+        // Well formed, of the real server, but no signature of anything.
+        return `${this.v.gameServer.id}.${Math.floor(this.t.clock.now().getTime() / 1000)}.${'A'.repeat(86)}`
+      case 'evidence:matchId':
+        return this.v.evidence.disputedMatchId
+      case 'evidence:id':
+        return this.v.evidence.evidenceId
       // The console (/console).
       case 'console:cookie': {
         const i = ref.arg % this.consoleSessions.length
@@ -967,7 +1029,18 @@ export class World {
         }
       }
     }
+    if (headers.get('x-arena-signature') === SIGN_AT_BUILD) headers.set('x-arena-signature', this.serverSignature(spec.method, path, init.body))
     return { request: new Request(`http://localhost${path.startsWith('/') ? '' : '/'}${path}`, init), resolution: r, hangUp: () => client.abort() }
+  }
+
+  /** The template's game server's x-arena-signature over this request as sent (a streamed body signs as empty: it is refused anyway). */
+  private serverSignature(method: string, path: string, body: RequestInit['body']): string {
+    const bytes = body instanceof Uint8Array ? body : new Uint8Array(0)
+    const seconds = Math.floor(this.t.clock.now().getTime() / 1000)
+    const text = `${seconds}\n${method.toUpperCase()}\n${path.startsWith('/') ? path : `/${path}`}\n${createHash('sha256').update(bytes).digest('hex')}`
+    const seed = Buffer.from(this.v.gameServer.privateKey, 'base64url')
+    const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' })
+    return `${this.v.gameServer.id}.${seconds}.${sign(null, Buffer.from(text, 'utf8'), key).toString('base64url')}`
   }
 
   /** Learns from a response: rotated tokens and keys replace the old ones, a refused live bearer is checked before reuse. */
@@ -1180,8 +1253,16 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('participantId', 0)) }, { weight: 1, arbitrary: fc.nat({ max: 20 }).map((n) => new Ref('participantId', n + 1)) })
     case 'withdrawals':
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('withdrawalId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'payouts':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('heldPayoutId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'operators':
       return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 2 }).map((n) => new Ref('operatorId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'game-servers':
+      // A game's result route (:gameId), or an operator's route of one server (:id).
+      if (param === 'gameId') return fc.oneof({ weight: 4, arbitrary: fc.constant(new Ref('gameId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('gameId', 1)) })
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('gameServerId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'servers':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('gameServerId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'queues':
       // A queue's name: the one there is, ones there are not (a key of every object among them).
       return fc.constantFrom(QUEUE, QUEUE, QUEUE, 'none', 'FUZZ', '__proto__', 'constructor').map((name) => new Ref(`literal:${name}`))
@@ -1238,6 +1319,10 @@ const GOOD_FIELDS: Record<string, JVal> = {
   until: new Ref('isoTime', 60),
   options: new JObj([['matchDeadlineS', 600]]),
   prizes: ['1'],
+  // Who reports a game's results (contract §17): both, as the template's first game.
+  results: 'either',
+  // A game server's Ed25519 public key (contract §17): registering another succeeds.
+  publicKey: 'qQlOfHvy6pbgM_dcR0euVSiiRaBLfreHFadBYFPTMnU',
   role: 'finance',
   rating: new JObj([['tau', 0.6], ['inactivityPeriodS', 86400]]),
   reset: 'soft',
@@ -1305,6 +1390,9 @@ const GOOD_QUERY_OF_ROUTE: Record<string, NonNullable<RequestSpec['query']>> = {
  */
 export const UPGRADE_ROUTES: ReadonlySet<string> = new Set(['GET /api/v1/events/socket'])
 
+/** Routes whose body is a file's raw bytes (src/plugins/json-body.ts): a known-good one sends text. */
+const RAW_BODY_KEYS: ReadonlySet<string> = new Set(RAW_BODY_ROUTES.map((r) => `${r.method} ${r.route}`))
+
 /** The real id a path parameter names in a known-good request. */
 function goodParam(param: string, path: string, method: string): Ref {
   const segments = path.split('/')
@@ -1329,9 +1417,13 @@ function goodParam(param: string, path: string, method: string): Ref {
     case 'matches':
       // An operator cancels a queue's match (a tournament's is cancelled only with its tournament).
       if (path === '/api/v1/admin/matches/:id/cancel') return new Ref('standalone:matchId')
+      // Evidence is attached to a disputed match only.
+      if (path === '/api/v1/matches/:id/evidence') return new Ref('evidence:matchId')
       return path.endsWith('/correct') ? new Ref('correctable:matchId') : new Ref('matchId', 0)
     case 'wallets':
       return new Ref('userId', 0)
+    case 'evidence':
+      return new Ref('evidence:id')
     case 'participants':
       // The seat's own: disqualified from the running tournament (tournamentId 0).
       return new Ref('participantId', 0)
@@ -1344,6 +1436,13 @@ function goodParam(param: string, path: string, method: string): Ref {
       return new Ref('userId', 2)
     case 'withdrawals':
       return new Ref('withdrawalId', 0)
+    case 'game-servers':
+      return param === 'gameId' ? new Ref('gameId', 0) : new Ref('gameServerId')
+    case 'servers':
+      // A server of the game, under the console's game page.
+      return new Ref('gameServerId')
+    case 'payouts':
+      return new Ref('heldPayoutId')
     case 'identities':
       // The guest device users 0 and 2 have beside their password.
       return new Ref('literal:device')
@@ -1379,7 +1478,9 @@ export function knownGoodRequest(route: RouteShape): RequestSpec {
   const body: RequestSpec['body'] =
     route.method === 'GET' || route.method === 'HEAD'
       ? { kind: 'none', contentType: null }
-      : { kind: 'json', value: new JObj(fields.map((f) => [f, good[f]!])), contentType: 'application/json' }
+      : RAW_BODY_KEYS.has(`${route.method} ${route.path}`)
+        ? { kind: 'text', text: 'a note for the operator', contentType: 'text/plain' }
+        : { kind: 'json', value: new JObj(fields.map((f) => [f, good[f]!])), contentType: 'application/json' }
   return {
     method: route.method,
     params: Object.fromEntries(paramNames(route).map((p) => [p, goodParam(p, route.path, route.method)])),

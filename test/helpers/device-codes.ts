@@ -12,8 +12,8 @@ export async function startDevice(ctx: Handler, headers: Record<string, string> 
   return (await res.json()) as DeviceCodeResponse
 }
 
-export function pollDevice(ctx: Handler, deviceCode: string): Promise<Response> {
-  return ctx.handle(postJson('/api/v1/auth/device-code/token', { deviceCode }))
+export function pollDevice(ctx: Handler, deviceCode: string, headers: Record<string, string> = {}): Promise<Response> {
+  return ctx.handle(postJson('/api/v1/auth/device-code/token', { deviceCode }, headers))
 }
 
 /** Answers with `status` and the envelope's `code`. */

@@ -150,7 +150,8 @@ const MONEY_KINDS = new Set(['stake', 'stake_payout', 'stake_refund', 'rake'])
  *   disputed its escrow holds both stakes and nothing has left it; decided
  *   with a winner, the pot less the rake paid once (and the rake once);
  *   decided as a draw or cancelled, each stake refunded once; its escrow then
- *   zero;
+ *   zero; a win whose winnings are held for review keeps the pot in escrow
+ *   (paid once released, refunded once voided);
  * - each player's balance is what their other movements (credits, ...) and
  *   their matches say: minus the stake of every match they are in, plus the
  *   pot less the rake of each they won, plus their stake back from each
@@ -205,11 +206,14 @@ async function problemsIn(sql: RawSql): Promise<string[]> {
   }
   const stakeRefs = postings.filter((p) => MONEY_KINDS.has(p.kind)).map((p) => p.reference)
   const known = new Set<string>()
+  // Winnings held for review (docs/integrity.md): held, the escrow keeps the pot; released, paid as a win; voided, both stakes back.
+  const holds = new Map((await sql("SELECT match_id, status FROM payout_holds WHERE kind = 'stake'")).map((r) => [String(r.match_id), String(r.status)]))
   for (const m of matches) {
     if (m.stake === null) continue
-    const live = ['waiting', 'running', 'disputed'].includes(m.status)
-    const won = m.status === 'decided' && m.winner !== null
-    const refunded = m.status === 'cancelled' || (m.status === 'decided' && m.winner === null)
+    const hold = holds.get(m.id)
+    const live = ['waiting', 'running', 'disputed'].includes(m.status) || hold === 'held'
+    const won = m.status === 'decided' && m.winner !== null && (hold === undefined || hold === 'released')
+    const refunded = m.status === 'cancelled' || (m.status === 'decided' && m.winner === null) || hold === 'voided'
     const pot = m.stake * 2n
     const rake = rakeShare(pot, m.terms.rake ?? '0')
     const want = [

@@ -16,9 +16,17 @@ const OUT_OF_REACH = { limit: 10_000_000, windowS: 60 }
  */
 export const TEST_RATE_LIMITS = JSON.stringify({ '*': { address: OUT_OF_REACH, account: OUT_OF_REACH, game: OUT_OF_REACH } })
 
-/** The environment a child gets: ours without ARENA_* settings, the raised rate limits, plus what the test says. */
+/**
+ * ARENA_INTEGRITY_SIGNALS of child servers: every signal but shared_address.
+ * Every player of a test reaches a child from 127.0.0.1, so that signal would
+ * hold every staked win and prize; the integrity tests (test/integrity/*)
+ * raise it on purpose in-process.
+ */
+export const TEST_INTEGRITY_SIGNALS = 'pair_limit,shared_device,alternating,upset'
+
+/** The environment a child gets: ours without ARENA_* settings, the raised rate limits, the signals above, plus what the test says. */
 export function childEnv(env: Record<string, string>): Record<string, string> {
-  const base: Record<string, string> = { ARENA_RATE_LIMITS: TEST_RATE_LIMITS }
+  const base: Record<string, string> = { ARENA_RATE_LIMITS: TEST_RATE_LIMITS, ARENA_INTEGRITY_SIGNALS: TEST_INTEGRITY_SIGNALS }
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('ARENA_') && value !== undefined) base[key] = value
   }

@@ -133,7 +133,7 @@ describeOnEngine('postgres', 'a settle job against a claim that committed after 
       await tx.games.formatOf(t.id) // the unit of work's first statement
       began()
       await gate
-      await settleMatchDeadline(tx, one.clock, m.id, new Date(m.deadline).getTime())
+      await settleMatchDeadline(tx, one.clock, m.id, new Date(m.deadline).getTime(), one.services)
     }, JOB_WRITE_OPTIONS)
     await snapshotTaken
     const claimed = await claim(two, gameId, gameKey, claimant, m.id, { outcome: 'WIN', winnerParticipantId: m.slot2ParticipantId })

@@ -30,6 +30,7 @@ import { bearer, login, me } from '../helpers/auth'
 import { findPostgresBinaries, startPostgres } from '../helpers/postgres'
 import { run, SOURCE_COMMAND } from '../helpers/process'
 import { balance, funded, mint, PIN, someAddress, verify } from '../helpers/purchases'
+import { attached, disputedMatch, download, evidenceOf, samples, sha256 } from '../helpers/evidence'
 
 const skip = TEST_ENGINE !== 'postgres' && findPostgresBinaries() === null
 if (skip) console.log('db copy skipped: no PostgreSQL >= 15 under /usr/lib/postgresql (Debian package postgresql)')
@@ -87,6 +88,8 @@ function reportSecurityEvent(ctx: Handler, p: Player, kind: string) {
 /** A value with every object's keys sorted (jsonb keeps its own key order) and Dates as ISO text, for comparing rows across engines. */
 function canonical(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString()
+  // A bytes column (BLOB / bytea): a Buffer on both engines, compared byte for byte.
+  if (value instanceof Uint8Array) return `bytes:${Buffer.from(value).toString('base64')}`
   if (Array.isArray(value)) return value.map(canonical)
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]))
@@ -171,6 +174,10 @@ describe.skipIf(skip)('arena db copy', async () => {
   expect((await playOut(source, game.id, gameKey, duoCup, duo, duoCup.matches[0]!, duoCup.matches[0]!.slot1ParticipantId!)).decision).toBe('game_advance_pending_finalization')
   expect((await reportSecurityEvent(source, people[0]!, 'ENV_ROOTED')).status).toBe(202)
   await source.services.securityLog.flush()
+  // Evidence on a disputed match (contract §17): a file holding every byte value, which must come across unchanged.
+  const dispute = await disputedMatch(source)
+  const everyByte = new Uint8Array([...samples.png(), ...Array.from({ length: 256 }, (_, i) => i), 0, 0, 0xff])
+  const evidence = await attached(source, dispute.matchId, dispute.p1, everyByte, 'image/png')
   const before = {
     tournament: await tournament(source, cup.id),
     finalizing: await tournament(source, duoCup.id),
@@ -206,7 +213,7 @@ describe.skipIf(skip)('arena db copy', async () => {
       server_secrets: 2 + shares.length,
     })
     // Something of every kind came across (the scenario above is not silently empty).
-    for (const table of ['users', 'auth_sessions', 'refresh_tokens', 'games', 'tournaments', 'participants', 'matches', 'game_sessions', 'match_claims', 'user_pins', 'pin_locks', 'pin_sessions', 'withdrawals', 'ledger_accounts', 'ledger_transactions', 'ledger_postings', 'wallets', 'outbox_events', 'security_events', 'security_log_head', 'login_throttle', 'jobs']) {
+    for (const table of ['users', 'auth_sessions', 'refresh_tokens', 'games', 'tournaments', 'participants', 'matches', 'game_sessions', 'match_claims', 'user_pins', 'pin_locks', 'pin_sessions', 'withdrawals', 'ledger_accounts', 'ledger_transactions', 'ledger_postings', 'wallets', 'outbox_events', 'security_events', 'security_log_head', 'login_throttle', 'jobs', 'evidence_blobs', 'match_evidence']) {
       expect(`${table}: ${sqliteRows[table]!.length > 0}`).toBe(`${table}: true`)
     }
     expect(report.target).toBe(target)
@@ -232,6 +239,11 @@ describe.skipIf(skip)('arena db copy', async () => {
     expect(await tournament(pg, duoCup.id)).toEqual(before.finalizing)
     expect(await poll(pg, payer)).toEqual(before.events)
     expect((await poll(pg, payer, `?after=${before.events.cursor}`)).events).toEqual([])
+    // The evidence file, byte for byte, as an operator downloads it from the copy.
+    const downloaded = await download(pg, evidence.id)
+    expect(downloaded.status).toBe(200)
+    expect(Buffer.from(await downloaded.arrayBuffer()).equals(Buffer.from(everyByte))).toBe(true)
+    expect(await evidenceOf(pg, dispute.matchId)).toEqual([expect.objectContaining({ id: evidence.id, sha256: sha256(everyByte), size: everyByte.byteLength })])
     // Tokens issued on SQLite still work (their sessions and signing keys came along), and every password.
     expect((await me(pg, people[0]!.tokens.accessToken)).status).toBe(200)
     for (const p of [...people, payer, ...duo]) await login(pg, p.username)

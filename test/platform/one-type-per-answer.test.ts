@@ -36,6 +36,7 @@ const SAME_FIELDS_AS_A_MODEL: Record<string, string> = {
   'src/modules/ratings/store.ts: SeasonRecord': 'a stored row: its instants are Dates (service.ts toSeason writes the model Season)',
   'src/modules/matchmaking/matcher.ts: QueueWindow': "the matcher is pure (it imports nothing of the models), as a format engine's StandingRow",
   'src/modules/matchmaking/store.ts: QueueRecord': 'a stored row: its instants are Dates, its stake minor units (service.ts toQueue writes the model Queue)',
+  'src/modules/integrity/store.ts: RaisedSignal': 'a stored JSON value (integrity_flags, payout_holds) the schema types its column with; the model RaisedSignalModel is how the API shows it, field for field',
   'test/helpers/purchases.ts: VerifyBody': 'a body a test sends, every field `unknown` so that a hostile one can be sent',
 }
 

@@ -12,6 +12,8 @@ import { createArenaApp, ADMIN_TOKEN } from '../helpers/arena'
 import { tempDir, type TestApp } from '../helpers/app'
 import { run, ROOT } from '../helpers/process'
 import { someAddress } from '../helpers/purchases'
+import { RAW_BODY_ROUTES } from '../../src/plugins/json-body'
+import { openApiPath } from '../../src/plugins/openapi'
 
 const FIXTURE = join(import.meta.dir, 'openapi-client', 'journey.ts')
 
@@ -117,7 +119,11 @@ describe('a client generated from /openapi/json', () => {
   test('types every body: a journey written against it, with no cast and no any, passes tsc --strict', async () => {
     // Every operation with a body, not only the journey's, gets its model's type.
     const doc = (await (await fetch(`${baseUrl}/openapi/json`)).json()) as { paths: Record<string, Record<string, { requestBody?: unknown }>> }
-    const withBody = Object.values(doc.paths).flatMap((item) => Object.values(item)).filter((operation) => operation.requestBody !== undefined)
+    // A raw-bytes route's body is a file (src/plugins/json-body.ts), not a model: typed as binary, left out here.
+    const raw = new Set(RAW_BODY_ROUTES.map((r) => `${r.method.toLowerCase()} ${openApiPath(r.route)}`))
+    const withBody = Object.entries(doc.paths)
+      .flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ key: `${method} ${path}`, operation })))
+      .filter(({ key, operation }) => operation.requestBody !== undefined && !raw.has(key))
     const generated = readFileSync(join(dir, 'api.d.ts'), 'utf8')
     const typed = [...generated.matchAll(/requestBody\??: \{\s*content: \{\s*"application\/json": components\["schemas"\]\["(\w+)"\];/g)]
     expect(withBody.length).toBeGreaterThanOrEqual(32)

@@ -15,6 +15,7 @@ import { ADMIN_TOKEN, createArenaApp, createGame } from '../helpers/arena'
 import { login, registerUser } from '../helpers/auth'
 import { ERROR_CODES, type ErrorCode } from '../../src/shared/errors'
 import { openApiPath, SPECIAL_HEADERS, type SpecialHeader } from '../../src/plugins/openapi'
+import { RAW_BODY_ROUTES } from '../../src/plugins/json-body'
 
 const ROOT = join(import.meta.dir, '../..')
 const API_MD = readFileSync(join(ROOT, 'docs/api.md'), 'utf8')
@@ -29,6 +30,7 @@ const NEEDS: Record<SpecialHeader, (path: string) => boolean> = {
   'x-secure-session': (path) => path === '/api/v1/security/pin-session/{id}/verify',
   // Every operator route but signing in, which is how an operator without a credential gets one.
   'x-admin-token': (path) => path.startsWith('/api/v1/admin/') && path !== '/api/v1/admin/sessions',
+  'x-arena-signature': (path) => path === '/api/v1/game-servers/{gameId}/results',
 }
 /** What a request without that header is answered (the route's own answer, not a validation 422). */
 const MISSING: Record<SpecialHeader, [number, ErrorCode]> = {
@@ -36,6 +38,7 @@ const MISSING: Record<SpecialHeader, [number, ErrorCode]> = {
   'x-session-token': [401, 'session_token_invalid'],
   'x-secure-session': [401, 'unauthorized'],
   'x-admin-token': [401, 'unauthorized'],
+  'x-arena-signature': [401, 'invalid_signature'],
 }
 /**
  * A code answered under another status than its usual one, where the
@@ -105,6 +108,9 @@ function codesOf(operation: Operation): Map<number, Set<string>> {
   return out
 }
 
+/** The routes whose body is a file's raw bytes (src/plugins/json-body.ts), as the document names them. */
+const RAW = new Set(RAW_BODY_ROUTES.map((r) => `${r.method} ${openApiPath(r.route)}`))
+
 /** What is wrong with the document's description of the app's routes, one line a problem. */
 function routeProblems(doc: Doc, routes: { method: string; path: string }[]): string[] {
   const problems: string[] = []
@@ -141,7 +147,9 @@ function routeProblems(doc: Doc, routes: { method: string; path: string }[]): st
 
     const hasInput = (operation.parameters ?? []).some((p) => p.in === 'path' || p.in === 'query') || operation.requestBody !== undefined
     if (hasInput && !statuses.includes(422)) problems.push(`${key}: takes input but declares no 422`)
-    if ((method === 'POST' || method === 'PUT') && !(statuses.includes(400) && statuses.includes(415))) {
+    // A raw-bytes route (src/plugins/json-body.ts) parses no JSON: no 400, but 415 for a type it does not take.
+    if (RAW.has(key) && !statuses.includes(415)) problems.push(`${key}: takes raw bytes but does not declare 415`)
+    else if (!RAW.has(key) && (method === 'POST' || method === 'PUT') && !(statuses.includes(400) && statuses.includes(415))) {
       problems.push(`${key}: parses a body but does not declare 400 and 415`)
     }
     for (const s of ANY_ROUTE_STATUSES) if (!statuses.includes(s)) problems.push(`${key}: no ${s}`)
@@ -181,7 +189,13 @@ function bodyProblems(doc: Doc, routes: Route[]): string[] {
     routes.filter((r) => typeof (r.hooks as { body?: unknown }).body === 'object').map((r) => `${r.method} ${openApiPath(r.path)}`),
   )
   for (const { key, operation } of operations(doc)) {
-    const body = operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined
+    const body = operation.requestBody as { content?: Record<string, { schema?: { $ref?: string; format?: string } }> } | undefined
+    if (RAW.has(key)) {
+      // Its body is a file: each type it takes, as binary.
+      const content = Object.entries(body?.content ?? {})
+      if (content.length === 0 || content.some(([, media]) => media.schema?.format !== 'binary')) problems.push(`${key}: a raw-bytes body not described as binary`)
+      continue
+    }
     if (!takesBody.has(key)) {
       if (body !== undefined) problems.push(`${key}: documents a body the route does not take`)
       continue
@@ -324,11 +338,12 @@ describe('the OpenAPI document', () => {
     const player = await registerUser(ctx)
     const { accessToken } = await login(ctx, player.username)
     const { game, gameKey } = await createGame(ctx)
-    const sent: Record<SpecialHeader, string> = { 'x-game-key': gameKey, 'x-session-token': 'gst_unknown', 'x-secure-session': 'unknown', 'x-admin-token': ADMIN_TOKEN }
+    const sent: Record<SpecialHeader, string> = { 'x-game-key': gameKey, 'x-session-token': 'gst_unknown', 'x-secure-session': 'unknown', 'x-admin-token': ADMIN_TOKEN, 'x-arena-signature': 'unknown' }
     // Bodies that pass each route's schema, so only the header is missing.
     const bodies: Record<string, unknown> = {
       '/api/v1/game-sdk/{gameId}/sessions': { matchId: 'mat_unknown' },
       '/api/v1/game-sdk/{gameId}/results': { outcome: 'DRAW' },
+      '/api/v1/game-servers/{gameId}/results': { matchId: 'mat_unknown', outcome: 'DRAW' },
       '/api/v1/security/pin-session/{id}/verify': { pin: '482916', amount: '1', destinationAddress: 'unknown', idempotencyKey: 'k1' },
     }
     let checked = 0

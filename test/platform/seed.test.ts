@@ -45,7 +45,7 @@ describe('arena seed', () => {
     expect(Object.keys(seeded).sort()).toEqual(['game', 'gameKey', 'password', 'pin', 'players', 'tournaments'])
     const prefix = seeded.players[0]!.username.replace(/_1$/, '')
     expect(prefix).toMatch(/^[a-z0-9]{4}$/)
-    expect(seeded.game).toEqual({ id: expect.stringMatching(/^gam_/), name: `Local game ${prefix}`, createdAt: expect.any(String), rating: { tau: 0.5, inactivityPeriodS: 604800 }, challengeRake: '0' })
+    expect(seeded.game).toEqual({ id: expect.stringMatching(/^gam_/), name: `Local game ${prefix}`, createdAt: expect.any(String), rating: { tau: 0.5, inactivityPeriodS: 604800 }, challengeRake: '0', results: 'claims' })
     expect(seeded.gameKey).toMatch(/^agk_/)
     expect(seeded.password).toMatch(/^[A-Za-z0-9_-]{12,}$/)
     expect(seeded.pin).toMatch(/^[0-9]{6}$/)

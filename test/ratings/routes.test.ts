@@ -167,7 +167,7 @@ describe('operator routes: games', () => {
   test('PATCH /admin/games/{id}: a name, τ, the inactivity period; each change audited with what it was', async () => {
     const { game } = await createGame(ctx, 'Before')
     const renamed = await acting(ctx, patch(`/admin/games/${game.id}`, { name: 'After' }), 200)
-    expect(renamed.body.game).toEqual({ id: game.id, name: 'After', createdAt: expect.any(String), rating: { tau: 0.5, inactivityPeriodS: 604800 }, challengeRake: '0' })
+    expect(renamed.body.game).toEqual({ id: game.id, name: 'After', createdAt: expect.any(String), rating: { tau: 0.5, inactivityPeriodS: 604800 }, challengeRake: '0', results: 'claims' })
     expect(renamed.records).toHaveLength(1)
     expect(renamed.records[0]).toMatchObject({ action: 'game.update', target: game.id, operatorName: 'token', details: { name: { from: 'Before', to: 'After' } } })
 

@@ -12,10 +12,12 @@ import type * as GamesModel from '../../src/modules/games/model'
 import type * as MatchesModel from '../../src/modules/matches/model'
 import type * as SecurityModel from '../../src/modules/security/model'
 import type * as WalletModel from '../../src/modules/wallet/model'
+import type * as IntegrityModel from '../../src/modules/integrity/model'
 import type * as EventsModel from '../../src/modules/events/model'
 import type * as RatingsModel from '../../src/modules/ratings/model'
 import type * as RatingsRoutes from '../../src/modules/ratings/index'
 import type * as MatchmakingModel from '../../src/modules/matchmaking/model'
+import type * as EvidenceModel from '../../src/modules/evidence/model'
 import type * as Realtime from '../../src/modules/realtime/protocol'
 import type * as SharedModels from '../../src/shared/models'
 import type { EventTopic as ServerEventTopic } from '../../src/db/schema/events'
@@ -62,6 +64,7 @@ export type WireTypes = [
   Same<Equal<Sdk.TransactionKind, Model<typeof WalletModel.TransactionKind>>>,
   Same<Equal<Sdk.WalletTransaction, Model<typeof WalletModel.WalletTransaction>>>,
   Same<Equal<Sdk.TransactionsPage, Model<typeof WalletModel.TransactionsPage>>>,
+  Same<Equal<Sdk.HeldPayout, Model<typeof IntegrityModel.HeldPayout>>>,
   Same<Equal<Sdk.WithdrawalsPage, Model<typeof WalletModel.WithdrawalsPage>>>,
   Same<Equal<Sdk.RatingView, Model<typeof RatingsModel.RatingView>>>,
   Same<Equal<Sdk.Season, Model<typeof RatingsModel.Season>>>,
@@ -77,6 +80,7 @@ export type WireTypes = [
   Same<Equal<Sdk.Ticket, Model<typeof MatchmakingModel.Ticket>>>,
   Same<Equal<Sdk.MatchPlayer, Model<typeof MatchmakingModel.MatchPlayer>>>,
   Same<Equal<Sdk.MatchView, Model<typeof MatchmakingModel.MatchView>>>,
+  Same<Equal<Sdk.Evidence, Model<typeof EvidenceModel.Evidence>>>,
   Same<Equal<Sdk.Challenge, Model<typeof MatchmakingModel.Challenge>>>,
   Same<Equal<Sdk.PlaneEvent, Model<typeof EventsModel.PlaneEvent>>>,
   Same<Equal<Sdk.EventsPage, Model<typeof EventsModel.EventsPage>>>,

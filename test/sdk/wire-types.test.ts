@@ -21,6 +21,7 @@ import * as EventsModel from '../../src/modules/events/model'
 import * as RatingsModel from '../../src/modules/ratings/model'
 import { MyRatingResponse } from '../../src/modules/ratings/index'
 import * as MatchmakingModel from '../../src/modules/matchmaking/model'
+import * as EvidenceModel from '../../src/modules/evidence/model'
 import * as Realtime from '../../src/modules/realtime/protocol'
 import * as SharedModels from '../../src/shared/models'
 import { EVENT_TOPICS } from '../../src/db/schema/events'
@@ -87,6 +88,7 @@ const ANSWERS: Record<string, TSchema> = {
   Ticket: MatchmakingModel.Ticket,
   MatchPlayer: MatchmakingModel.MatchPlayer,
   MatchView: MatchmakingModel.MatchView,
+  Evidence: EvidenceModel.Evidence,
   Challenge: MatchmakingModel.Challenge,
   PlaneEvent: EventsModel.PlaneEvent,
   EventsPage: EventsModel.EventsPage,

@@ -64,6 +64,7 @@ describe('route groups', () => {
     ['POST', '/api/v1/security/events', 'security-report'],
     ['POST', '/api/v1/game-sdk/:gameId/sessions', 'game-session'],
     ['POST', '/api/v1/game-sdk/:gameId/results', 'game-result'],
+    ['POST', '/api/v1/game-servers/:gameId/results', 'server-result'],
     ['GET', '/api/v1/events', 'events'],
     ['GET', '/api/v1/me', 'player-read'],
     ['DELETE', '/api/v1/me/sessions/:id', 'player-write'],

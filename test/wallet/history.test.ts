@@ -144,7 +144,7 @@ describe('GET /api/v1/wallet/transactions', () => {
     const { cursor } = await readAll(p, 5)
     // At the end: an empty page keeps the cursor where it was.
     const empty = await transactions(p, { after: cursor })
-    expect(empty).toEqual({ transactions: [], cursor })
+    expect(empty).toEqual({ transactions: [], cursor, held: [] })
     // New movements after it are exactly what the kept cursor reads next.
     await credit(p, '2', 'later-1')
     await withdraw(p, '3', 'later-w')

@@ -11,7 +11,7 @@
 // and a call is replayed after a rotation only within its own lineage: a call
 // sent as one player is never replayed as another.
 import { ApiError, NetworkError, NotSignedIn } from './errors.js'
-import { newDeviceSecret } from './ids.js'
+import { newDeviceSecret, newDeviceToken } from './ids.js'
 import { readJson, type Call, type Transport } from './transport.js'
 import type {
   ChangePasswordBody,
@@ -36,16 +36,19 @@ export interface AuthOptions {
   /** The client's clock, epoch ms (tests move it). */
   now?: () => number
   /**
-   * The device token this device was given at an earlier login (kept in the
-   * app's storage). Sent with every login: from a device that signed in
-   * before, strangers' failed logins on the same name do not block it.
+   * This device's token, kept in the app's storage from an earlier run (see
+   * `onDeviceToken`). Without one the SDK makes one (32 random bytes,
+   * base64url). Sent with every sign-in of every kind as `x-arena-device`:
+   * from a device that signed in before, strangers' failed logins on the
+   * same name do not block it, and the server's integrity checks see which
+   * accounts share a device (a signal, never proof).
    */
   deviceToken?: string
-  /** Called with the device token after every login, to keep it for the next run (it is a secret: store it like the refresh token). */
+  /** Called with the device token after every sign-in, to keep it for the next run (it is a secret: store it like the refresh token). */
   onDeviceToken?: (token: string) => void
 }
 
-/** The login's request and response header carrying the device token. */
+/** The sign-ins' request and response header carrying the device token. */
 const DEVICE_HEADER = 'x-arena-device'
 
 /** Rotate this long before the known expiry (at most a quarter of the lifetime), so a request does not race the clock. */
@@ -58,14 +61,14 @@ export class Auth {
   private lineage = 0
   private rotation: { lineage: number; promise: Promise<void> } | null = null
   private readonly now: () => number
-  private deviceToken: string | undefined
+  private deviceToken: string
 
   constructor(
     private readonly transport: Transport,
     private readonly options: AuthOptions = {},
   ) {
     this.now = options.now ?? Date.now
-    this.deviceToken = options.deviceToken
+    this.deviceToken = options.deviceToken ?? newDeviceToken()
   }
 
   /** Exchanges an identifier (username or e-mail) and password for tokens. */
@@ -74,15 +77,10 @@ export class Auth {
       method: 'POST',
       path: '/api/v1/user/login',
       body: { identifier, password } satisfies LoginBody,
-      ...(this.deviceToken !== undefined ? { headers: { [DEVICE_HEADER]: this.deviceToken } } : {}),
+      headers: this.deviceHeaders(),
     })
     const body = await readJson<TokenResponse>(response)
-    // Kept across sign-outs and accounts: it names the device, not the session (the server ignores one it does not know for this account).
-    const device = response.headers.get(DEVICE_HEADER)
-    if (device !== null) {
-      this.deviceToken = device
-      this.options.onDeviceToken?.(device)
-    }
+    this.keepDevice(response)
     this.lineage++
     this.store(body)
     return body.user
@@ -149,13 +147,14 @@ export class Auth {
    * `access_denied` (the player said no). `pollDeviceCode` runs the loop.
    */
   async checkDeviceCode(deviceCode: string): Promise<User | null> {
-    const response = await this.transport.send({ method: 'POST', path: '/api/v1/auth/device-code/token', body: { deviceCode } satisfies DeviceTokenBody })
+    const response = await this.transport.send({ method: 'POST', path: '/api/v1/auth/device-code/token', body: { deviceCode } satisfies DeviceTokenBody, headers: this.deviceHeaders() })
     if (response.status === 400) {
       const error = await ApiError.from(response)
       if (error.code === 'authorization_pending') return null
       throw error
     }
     const body = await readJson<TokenResponse>(response)
+    this.keepDevice(response)
     this.lineage++
     this.store(body)
     return body.user
@@ -425,10 +424,29 @@ export class Auth {
 
   /** A sign-in that needs no bearer and answers the login shape plus `created`: its tokens kept like login's. */
   private async signIn(path: string, body: object): Promise<SignInResult> {
-    const answer = await readJson<SignInResponse>(await this.transport.send({ method: 'POST', path, body }))
+    const response = await this.transport.send({ method: 'POST', path, body, headers: this.deviceHeaders() })
+    const answer = await readJson<SignInResponse>(response)
+    this.keepDevice(response)
     this.lineage++
     this.store(answer)
     return { user: answer.user, created: answer.created }
+  }
+
+  /** The device token, sent with every sign-in. */
+  private deviceHeaders(): Record<string, string> {
+    return { [DEVICE_HEADER]: this.deviceToken }
+  }
+
+  /**
+   * Keeps the token a sign-in answered (the one sent, unless the server found
+   * it malformed and answered a new one) and reports it. Kept across
+   * sign-outs and accounts: it names the device, not the session.
+   */
+  private keepDevice(response: Response): void {
+    const device = response.headers.get(DEVICE_HEADER)
+    if (device === null) return
+    this.deviceToken = device
+    this.options.onDeviceToken?.(device)
   }
 
   private store(body: TokenResponse): void {

@@ -24,6 +24,8 @@ import type { AccountExport, Environment, FetchLike, MyMatch, Tokens, Tournament
 import { walletClient, type WalletClient } from './wallet.js'
 
 export * from './errors.js'
+export { serverResultPath, signServerResult } from './game-server.js'
+export type { ServerResultBody, SignServerResultInput } from './game-server.js'
 export { isEvent } from './events.js'
 export type * from './types.js'
 export type { AuthorizeInput, AuthorizeResult, IntegrityCheck, IntegrityReport, IntegrityVerdict } from './purchases.js'
@@ -60,9 +62,14 @@ export interface ClientOptions {
   integrityChecks?: IntegrityCheck[]
   /** The client's clock in epoch ms (for tests). */
   now?: () => number
-  /** The device token kept from an earlier login (see `onDeviceToken`): with it, strangers' failed logins on the same name do not block this device. */
+  /**
+   * This device's token, kept from an earlier run (see `onDeviceToken`);
+   * without one the SDK makes one (32 random bytes). Sent with every sign-in:
+   * strangers' failed logins on the same name do not block this device, and
+   * the server's integrity checks see which accounts share a device.
+   */
   deviceToken?: string
-  /** Called with the device token after every login: keep it (like the refresh token) and pass it back as `deviceToken` next time. */
+  /** Called with the device token after every sign-in: keep it (like the refresh token) and pass it back as `deviceToken` next time. */
   onDeviceToken?: (token: string) => void
 }
 

@@ -13,7 +13,7 @@ import type { Auth } from './auth.js'
 import type { CreateChallengeBody } from './requests.js'
 import { readJson } from './transport.js'
 import type { Call } from './transport.js'
-import type { Challenge, MatchView, Queue, Ticket } from './types.js'
+import type { Challenge, Evidence, EvidenceType, MatchView, Queue, Ticket } from './types.js'
 
 export interface QueuesClient {
   /** The game's open queues. */
@@ -31,6 +31,15 @@ export interface MatchesClient {
   get(matchId: string): Promise<MatchView>
   /** Confirms a match a queue found (`match.found`) before its `readyBy`; once both players have, it runs (`match.ready`). Again answers the same. */
   ready(matchId: string): Promise<MatchView>
+  /**
+   * Attaches a file to a disputed match the signed-in player plays in, for
+   * the operator who resolves it: at most 1 MiB, its bytes of `type`; at most
+   * 5 per player and match, 30 per account a day. Refusals: 409
+   * `match_not_disputed`, `evidence_limit`; 403 `not_a_participant`; 413
+   * `payload_too_large`; 415 `unsupported_media_type`; 422
+   * `evidence_type_mismatch` (the bytes are not `type`); 429 `rate_limited`.
+   */
+  attachEvidence(matchId: string, bytes: Uint8Array, type: EvidenceType): Promise<Evidence>
 }
 
 export interface ChallengeOptions {
@@ -83,6 +92,7 @@ export function matchesClient(auth: Auth): MatchesClient {
   return {
     get: async (id) => (await send<{ match: MatchView }>({ method: 'GET', path: path(id) })).match,
     ready: async (id) => (await send<{ match: MatchView }>({ method: 'POST', path: `${path(id)}/ready` })).match,
+    attachEvidence: async (id, bytes, type) => (await send<{ evidence: Evidence }>({ method: 'POST', path: `${path(id)}/evidence`, raw: { bytes, contentType: type } })).evidence,
   }
 }
 

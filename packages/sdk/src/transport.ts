@@ -17,6 +17,8 @@ export interface Call {
   path: string
   query?: Record<string, string | undefined>
   body?: unknown
+  /** A body that is not JSON: a file's bytes and their type (an evidence upload). Not with `body`. */
+  raw?: { bytes: Uint8Array; contentType: string }
   headers?: Record<string, string>
   signal?: AbortSignal
   /** Added to the client's timeout (a long poll's wait). */
@@ -44,12 +46,13 @@ export class Transport {
     for (const [key, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(key, value)
     const headers: Record<string, string> = { accept: 'application/json', ...this.headers, ...call.headers }
     if (call.body !== undefined) headers['content-type'] = 'application/json'
+    if (call.raw !== undefined) headers['content-type'] = call.raw.contentType
     const { signal, dispose } = deadline(this.timeoutMs + (call.extraTimeoutMs ?? 0), call.signal)
     try {
       const response = await this.fetchImpl(url.toString(), {
         method: call.method,
         headers,
-        ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+        ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : call.raw !== undefined ? { body: call.raw.bytes as Uint8Array<ArrayBuffer> } : {}),
         signal,
       })
       // The body is read under the same deadline: headers followed by a stall

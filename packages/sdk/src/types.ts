@@ -516,6 +516,20 @@ export interface MatchPlayer {
   ready: boolean
 }
 
+/** What a file attached to a disputed match may be (`matches.attachEvidence()`): its bytes must prove it. */
+export type EvidenceType = 'image/png' | 'image/jpeg' | 'video/webm' | 'text/plain' | 'application/json'
+
+/** A file attached to a disputed match, as the server stored it. */
+export interface Evidence {
+  id: string
+  /** Hex SHA-256 of the bytes. */
+  sha256: string
+  type: EvidenceType
+  /** Bytes. */
+  size: number
+  createdAt: string
+}
+
 /** A match the signed-in player plays in (`matches.get()`, `matches.ready()`): a tournament's, a queue's or a challenge's. */
 export interface MatchView {
   id: string
@@ -658,6 +672,20 @@ export interface TransactionsPage {
   transactions: WalletTransaction[]
   /** Pass as `after` to read on; with no movements it stays where you were. */
   cursor: string
+  /** Your payouts held for an operator's review (integrity signals), oldest first, on every page: not movements; one released shows up as a movement. */
+  held: HeldPayout[]
+}
+
+/** A payout of yours held for an operator's review: released, it is paid as a movement (`stake_payout` or `prize`); voided, it is not. */
+export interface HeldPayout {
+  holdId: string
+  kind: 'stake_payout' | 'prize'
+  /** What you are paid if it is released (decimal string). */
+  amount: string
+  asset: string
+  matchId: string
+  tournamentId: string | null
+  heldAt: string
 }
 
 export interface PinSessionResponse {
@@ -778,6 +806,12 @@ export interface EventCatalogue {
   'wallet.withdrawal_approved': { topic: 'wallet'; data: { withdrawalId: string; status: 'pending_signature' | 'held'; releasesAt?: string } }
   'wallet.withdrawal_released': { topic: 'wallet'; data: { withdrawalId: string } }
   'wallet.withdrawal_rejected': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
+  /** A payout kept in escrow for an operator's review (integrity signals): stake winnings or a prize; `amount` is what a release pays. */
+  'wallet.payout_held': { topic: 'wallet'; data: { holdId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null } }
+  /** An operator released a held payout: it is paid as decided. */
+  'wallet.payout_released': { topic: 'wallet'; data: { holdId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null } }
+  /** An operator voided a held payout: stake winnings go back as both players' stakes, a prize to the house. */
+  'wallet.payout_voided': { topic: 'wallet'; data: { holdId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null; reason: string } }
 
   // Topic `status`: tournament events go to every participant, match events
   // to the match's players only.
@@ -798,7 +832,7 @@ export interface EventCatalogue {
    * `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was).
    */
   'match.decided': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string | null; outcome: 'WIN' | 'DRAW'; reason?: 'bye' | 'no_show' | 'disqualified' } }
-  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' } }
+  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' | 'server_draw' } }
   'match.disputed': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
   /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId` (null: it was a draw). */
   'match.corrected': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }

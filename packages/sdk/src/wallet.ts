@@ -45,7 +45,7 @@ export function walletClient(auth: Auth): WalletClient {
         const page = await transactions({ limit: PAGE, ...(cursor !== undefined ? { after: cursor } : {}) })
         all.push(...page.transactions)
         cursor = page.cursor
-        if (page.transactions.length < PAGE) return { transactions: all, cursor }
+        if (page.transactions.length < PAGE) return { transactions: all, cursor, held: page.held }
       }
     },
     withdrawals: (options: PageOptions = {}) => get<WithdrawalsPage>('/api/v1/wallet/withdrawals', options),

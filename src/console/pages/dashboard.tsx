@@ -105,6 +105,8 @@ function SocketsCard({ stats }: { stats: SocketStats }) {
 export interface MatchmakingNow {
   ticketsWaiting: number
   stakesHeld: number
+  /** Payouts held for review by integrity signals (docs/integrity.md). */
+  payoutsHeld: number
 }
 
 export function DashboardCards({ d, sockets, matchmaking }: { d: Dashboard; sockets: SocketStats; matchmaking: MatchmakingNow }) {
@@ -118,6 +120,7 @@ export function DashboardCards({ d, sockets, matchmaking }: { d: Dashboard; sock
         <Card href="/console/disputes" value={d.disputedMatches} label="disputes waiting" alert={d.disputedMatches > 0} />
         <Card href="/console/withdrawals" value={d.withdrawalsAwaitingApproval} label="withdrawals awaiting approval" alert={d.withdrawalsAwaitingApproval > 0} />
         <Card href="/console/withdrawals" value={d.withdrawalsHeld} label="withdrawals held (new address)" />
+        <Card href="/console/payouts" value={matchmaking.payoutsHeld} label="payouts held for review" alert={matchmaking.payoutsHeld > 0} />
         <Card href="/console/games" value={matchmaking.ticketsWaiting} label="tickets waiting in queues" />
         <Card href="/console/matchmaking#stakes-held" value={matchmaking.stakesHeld > QUEUE_LIMIT ? `${QUEUE_LIMIT}+` : matchmaking.stakesHeld} label="matches holding stakes" />
       </ul>
@@ -138,8 +141,8 @@ export function dashboardPage(services: Services) {
       '',
       async ({ request, query }) => {
         const read = services.storage.read.matchmaking
-        const [dashboard, waiting, held] = await Promise.all([services.operations.dashboard(), read.countOpenTickets(), read.stakesHeld(QUEUE_LIMIT + 1)])
-        const matchmaking = { ticketsWaiting: waiting.reduce((sum, q) => sum + q.open, 0), stakesHeld: held.length }
+        const [dashboard, waiting, held, payoutsHeld] = await Promise.all([services.operations.dashboard(), read.countOpenTickets(), read.stakesHeld(QUEUE_LIMIT + 1), services.storage.read.payouts.heldCount()])
+        const matchmaking = { ticketsWaiting: waiting.reduce((sum, q) => sum + q.open, 0), stakesHeld: held.length, payoutsHeld }
         return opsPage(request, { title: 'Dashboard', section: '/console', notice: query.notice, children: <DashboardCards d={dashboard} sockets={services.sockets.stats()} matchmaking={matchmaking} /> })
       },
       { query: NoticeQuery, ...consoleRoute('viewer') },

@@ -2,7 +2,8 @@
 // those of a queue or a challenge (first, linked to their match page), with
 // both players and what each claimed, and (for a moderator) the form that
 // decides it: the same TournamentOperations.resolve the admin API calls, so the
-// bracket advances exactly as after an agreed claim.
+// bracket advances exactly as after an agreed claim. Each row counts the
+// evidence its players attached, linked to the match page that lists it.
 import { t } from 'elysia'
 import type { Services } from '../../services'
 import { QUEUE_LIMIT } from '../../modules/operations/service'
@@ -50,7 +51,11 @@ function ResolveForm({ dispute, csrf }: { dispute: DisputedMatch; csrf: string }
   )
 }
 
-function DisputesTable({ disputes, csrf, mayAct }: { disputes: DisputedMatch[]; csrf: string; mayAct: boolean }) {
+function evidenceCount(n: number): string {
+  return n === 0 ? 'none: the match page' : n === 1 ? '1 file' : `${n} files`
+}
+
+function DisputesTable({ disputes, evidence, csrf, mayAct }: { disputes: DisputedMatch[]; evidence: Map<string, number>; csrf: string; mayAct: boolean }) {
   if (disputes.length === 0) return <p>No match is disputed.</p>
   return (
     <table>
@@ -62,6 +67,7 @@ function DisputesTable({ disputes, csrf, mayAct }: { disputes: DisputedMatch[]; 
           <th scope="col">Match</th>
           <th scope="col">Player 1 and their claim</th>
           <th scope="col">Player 2 and their claim</th>
+          <th scope="col">Evidence</th>
           {mayAct && <th scope="col">Resolve</th>}
         </tr>
       </thead>
@@ -86,6 +92,9 @@ function DisputesTable({ disputes, csrf, mayAct }: { disputes: DisputedMatch[]; 
                 <br />
                 <span class="muted">claims: {claimText(claimOf(d.slot2), d)}</span>
               </td>
+              <td>
+                <a href={matchPath(d.match.id)}>{evidenceCount(evidence.get(d.match.id) ?? 0)}</a>
+              </td>
               {mayAct && (
                 <td>
                   <ResolveForm dispute={d} csrf={csrf} />
@@ -100,15 +109,13 @@ function DisputesTable({ disputes, csrf, mayAct }: { disputes: DisputedMatch[]; 
 }
 
 export function disputesPages(services: Services) {
+  const table = async (request: Request) => {
+    const disputes = await services.operations.disputes()
+    const evidence = await services.evidence.countsOf(disputes.map((d) => d.match.id))
+    return <DisputesTable disputes={disputes} evidence={evidence} csrf={consoleSession(request).csrf} mayAct={can(request, 'moderator')} />
+  }
   const page = async (request: Request, notice: string | null | undefined, error?: string, status?: number) =>
-    opsPage(request, {
-      title: 'Disputes',
-      section: SECTION,
-      notice,
-      error,
-      status,
-      children: <DisputesTable disputes={await services.operations.disputes()} csrf={consoleSession(request).csrf} mayAct={can(request, 'moderator')} />,
-    })
+    opsPage(request, { title: 'Disputes', section: SECTION, notice, error, status, children: await table(request) })
   return (app: ConsoleApp) =>
     app
       .get('/disputes', ({ request, query }) => page(request, query.notice), { query: NoticeQuery, ...consoleRoute('viewer') })

@@ -20,6 +20,7 @@ import { utcInstant } from '../tournament-form'
 import { can, IdParams, type ConsoleApp } from './ops-kit'
 import { queuesPath } from './matchmaking'
 import { Csrf } from '../layout'
+import { GameServersSection } from './game-servers'
 
 const SECTION = '/console/games'
 /** Leaderboard rows a page. */
@@ -242,7 +243,7 @@ export function gameRatingPages(services: Services) {
         '/games/:id',
         async ({ request, params, query }) => {
           const name = await nameOf(params.id)
-          const [settings, { seasons }, { board, after }, game] = await Promise.all([ratings.settings(params.id), ratings.seasons(params.id), boardOf(params.id, query.season, query.after), services.games.getGame(params.id)])
+          const [settings, { seasons }, { board, after }, game, servers] = await Promise.all([ratings.settings(params.id), ratings.seasons(params.id), boardOf(params.id, query.season, query.after), services.games.getGame(params.id), services.gameServers.list(params.id)])
           return consolePage(request, { title: name, section: SECTION, query }, (
             <>
               <p>
@@ -261,6 +262,7 @@ export function gameRatingPages(services: Services) {
                 </p>
               </section>
               <MatchmakingSettings gameId={params.id} challengeRake={game.challengeRake} csrf={can(request, 'admin') ? consoleSession(request).csrf : null} />
+              <GameServersSection gameId={params.id} results={game.results} servers={servers} csrf={can(request, 'admin') ? consoleSession(request).csrf : null} />
               <section aria-labelledby="seasons">
                 <h2 id="seasons">Seasons</h2>
                 <SeasonsTable gameId={params.id} seasons={seasons} shown={board.season.id} />

@@ -26,6 +26,7 @@ import { attempt, consolePage, NOTICE_FIELDS, Time } from '../page'
 import { ConfirmButton, confirmPage } from '../confirm'
 import { consoleRoute, consoleSession } from '../session'
 import { can, IdParams, Reason, type ConsoleApp } from './ops-kit'
+import { EvidenceList } from './evidence'
 
 const SECTION = '/console/matchmaking'
 const GAMES = '/console/games'
@@ -450,6 +451,7 @@ export function matchmakingPages(services: Services) {
         async ({ request, params, query }) => {
           const { match } = await matchmaking.match(params.id, null)
           const game = (await operations.gameName(match.gameId)) ?? match.gameId
+          const evidence = await services.evidence.ofMatch(match.id)
           const csrf = consoleSession(request).csrf
           const seat = (participantId: string | null) => match.players.find((p) => p.participantId === participantId)?.username ?? '—'
           return consolePage(request, { title: `A ${match.kind} match of ${game}`, section: SECTION, query }, (
@@ -531,6 +533,10 @@ export function matchmakingPages(services: Services) {
                 </form>
               )}
               {can(request, 'moderator') && cancellable(match) && <ConfirmButton href={`${matchPath(match.id)}/cancel`} label="Cancel the match" />}
+              <section aria-labelledby="evidence">
+                <h2 id="evidence">Evidence</h2>
+                <EvidenceList evidence={evidence} players={match.players} />
+              </section>
             </>
           ))
         },

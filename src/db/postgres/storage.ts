@@ -36,6 +36,8 @@ import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
+import { PayoutsQueries } from '../stores/payouts'
+import { EvidenceQueries } from '../stores/evidence'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { PostgresSecurityStore } from './stores/security'
@@ -53,6 +55,8 @@ class PostgresStores implements Stores {
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
   private _mail?: MailQueries
+  private _payouts?: PayoutsQueries
+  private _evidence?: EvidenceQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: PostgresMatchesStore
@@ -110,6 +114,10 @@ class PostgresStores implements Stores {
     this.check()
     return (this._mail ??= new MailQueries(this.scope))
   }
+  get evidence() {
+    this.check()
+    return (this._evidence ??= new EvidenceQueries(this.scope))
+  }
   get deviceCodes() {
     this.check()
     return (this._deviceCodes ??= new DeviceCodeQueries(this.scope))
@@ -125,6 +133,10 @@ class PostgresStores implements Stores {
   get security() {
     this.check()
     return (this._security ??= new PostgresSecurityStore(this.scope))
+  }
+  get payouts() {
+    this.check()
+    return (this._payouts ??= new PayoutsQueries(this.scope))
   }
   get wallet() {
     this.check()

@@ -7,6 +7,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 import { amount, bytes, instant, json } from './columns'
 import { users } from './auth'
 import { games, matches, tournaments } from './games'
+import { PAYOUT_HOLD_KINDS, PAYOUT_HOLD_STATUSES, type RaisedSignal } from '../../modules/integrity/store'
 
 export const gameServers = sqliteTable(
   'game_servers',
@@ -79,13 +80,8 @@ export const matchEvidence = sqliteTable(
   ],
 )
 
-export const INTEGRITY_SIGNALS = ['pair_limit', 'shared_address', 'shared_device', 'alternating', 'upset'] as const
-export type IntegritySignal = (typeof INTEGRITY_SIGNALS)[number]
-/** A signal as it was raised: which, and the figures it was raised on (counts, ratings; never an address or a device token). */
-export interface RaisedSignal {
-  signal: IntegritySignal
-  detail: Record<string, string | number | boolean>
-}
+// The signals and the holds' kinds and statuses are the integrity module's (modules reach no schema file: docs/architecture.md).
+export { INTEGRITY_SIGNALS, PAYOUT_HOLD_KINDS, PAYOUT_HOLD_STATUSES, type IntegritySignal, type RaisedSignal } from '../../modules/integrity/store'
 
 /** The signals a decided staked or prize match raised against its winner: one row per such match. */
 export const integrityFlags = sqliteTable(
@@ -109,8 +105,6 @@ export const integrityFlags = sqliteTable(
   (table) => [uniqueIndex('integrity_flags_match').on(table.matchId), index('integrity_flags_tournament').on(table.tournamentId, table.participantId)],
 )
 
-export const PAYOUT_HOLD_KINDS = ['stake', 'prize'] as const
-export const PAYOUT_HOLD_STATUSES = ['held', 'released', 'voided'] as const
 
 /**
  * A payout kept in escrow until an operator (finance) releases it (paid as

@@ -27,6 +27,8 @@ import { SqliteGamesStore } from './stores/games'
 import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
+import { PayoutsQueries } from '../stores/payouts'
+import { EvidenceQueries } from '../stores/evidence'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
 import { SqliteSecurityStore } from './stores/security'
@@ -54,6 +56,8 @@ class SqliteStores implements Stores {
   private _games?: SqliteGamesStore
   private _jobs?: SqliteJobsStore
   private _mail?: MailQueries
+  private _payouts?: PayoutsQueries
+  private _evidence?: EvidenceQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
   private _matches?: SqliteMatchesStore
@@ -110,6 +114,10 @@ class SqliteStores implements Stores {
     this.check()
     return (this._mail ??= new MailQueries(this.scope))
   }
+  get evidence() {
+    this.check()
+    return (this._evidence ??= new EvidenceQueries(this.scope))
+  }
   get deviceCodes() {
     this.check()
     return (this._deviceCodes ??= new DeviceCodeQueries(this.scope))
@@ -125,6 +133,10 @@ class SqliteStores implements Stores {
   get security() {
     this.check()
     return (this._security ??= new SqliteSecurityStore(this.scope))
+  }
+  get payouts() {
+    this.check()
+    return (this._payouts ??= new PayoutsQueries(this.scope))
   }
   get wallet() {
     this.check()

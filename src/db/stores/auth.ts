@@ -241,6 +241,20 @@ export class AuthQueries extends Queries implements AuthStore {
     return rows.map((row) => row.placeHash)
   }
 
+  async sharedPlaces(subjectA: string, subjectB: string, since: Date): Promise<Array<Pick<KnownPlace, 'kind' | 'placeHash'>>> {
+    const { knownSignInPlaces } = this.t
+    // A place hash names its kind (known-places.ts hashes `address:…` and `device:…`), so one hash in both subjects' rows is one place.
+    const ofB = this.db
+      .select({ placeHash: knownSignInPlaces.placeHash })
+      .from(knownSignInPlaces)
+      .where(and(eq(knownSignInPlaces.subject, subjectB), gte(knownSignInPlaces.lastSeenAt, since)))
+    return this.db
+      .select({ kind: knownSignInPlaces.kind, placeHash: knownSignInPlaces.placeHash })
+      .from(knownSignInPlaces)
+      .where(and(eq(knownSignInPlaces.subject, subjectA), gte(knownSignInPlaces.lastSeenAt, since), inArray(knownSignInPlaces.placeHash, ofB)))
+      .orderBy(asc(knownSignInPlaces.kind), asc(knownSignInPlaces.placeHash))
+  }
+
   async rememberPlace(place: KnownPlace, keep: number): Promise<void> {
     const { knownSignInPlaces } = this.t
     await this.db

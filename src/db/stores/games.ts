@@ -11,8 +11,9 @@
 // (src/db/sqlite/stores/games.ts); PostgreSQL locks the tournament a write
 // decides from, seeds a bracket in one statement and inserts larger chunks
 // (src/db/postgres/stores/games.ts).
-import { and, asc, count, eq, gt, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm'
-import type { GameRecord, GameSummary, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord, TournamentStatus, TournamentSummary } from '../../modules/games/store'
+import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import type { GameRecord, GameResultMode, GameServerRecord, GameSummary, GamesStore, MatchRecord, Participant, TournamentFormatName, TournamentRecord, TournamentStatus, TournamentSummary } from '../../modules/games/store'
+import { mapEngineError } from '../errors'
 import { Queries, type Tables } from './scope'
 
 /** The columns of a match row that make a MatchRecord (all of them, named and ordered as the domain names them). */
@@ -73,10 +74,63 @@ export class GamesQueries extends Queries implements GamesStore {
   async game(gameId: string): Promise<GameSummary | null> {
     const { games } = this.t
     const [row] = await this.db
-      .select({ id: games.id, name: games.name, createdAt: games.createdAt, tau: games.ratingTau, inactivityPeriodS: games.ratingInactivityPeriodS, challengeRake: games.challengeRake })
+      .select({ id: games.id, name: games.name, createdAt: games.createdAt, tau: games.ratingTau, inactivityPeriodS: games.ratingInactivityPeriodS, challengeRake: games.challengeRake, results: games.results })
       .from(games)
       .where(eq(games.id, gameId))
-    return row ? { id: row.id, name: row.name, createdAt: row.createdAt, rating: { tau: row.tau, inactivityPeriodS: row.inactivityPeriodS }, challengeRake: row.challengeRake } : null
+    return row ? { id: row.id, name: row.name, createdAt: row.createdAt, rating: { tau: row.tau, inactivityPeriodS: row.inactivityPeriodS }, challengeRake: row.challengeRake, results: row.results } : null
+  }
+
+  async setResultMode(gameId: string, results: GameResultMode): Promise<void> {
+    const { games } = this.t
+    await this.db.update(games).set({ results }).where(eq(games.id, gameId))
+  }
+
+  async insertGameServer(server: GameServerRecord): Promise<void> {
+    await this.db.insert(this.t.gameServers).values(server)
+  }
+
+  async gameServersOf(gameId: string): Promise<GameServerRecord[]> {
+    const { gameServers } = this.t
+    return this.db.select().from(gameServers).where(eq(gameServers.gameId, gameId)).orderBy(asc(gameServers.createdAt), asc(gameServers.id))
+  }
+
+  async countGameServers(gameId: string): Promise<number> {
+    const { gameServers } = this.t
+    const [row] = await this.db.select({ n: count() }).from(gameServers).where(eq(gameServers.gameId, gameId))
+    return Number(row?.n ?? 0)
+  }
+
+  async gameServer(id: string): Promise<GameServerRecord | null> {
+    const { gameServers } = this.t
+    const [row] = await this.db.select().from(gameServers).where(eq(gameServers.id, id))
+    return row ?? null
+  }
+
+  async disableGameServer(id: string, at: Date): Promise<boolean> {
+    const { gameServers } = this.t
+    const changed = await this.db.update(gameServers).set({ disabledAt: at }).where(and(eq(gameServers.id, id), isNull(gameServers.disabledAt))).returning({ id: gameServers.id })
+    return changed.length > 0
+  }
+
+  async rotateGameServer(id: string, publicKey: string, at: Date): Promise<boolean> {
+    const { gameServers } = this.t
+    const changed = await this.db.update(gameServers).set({ publicKey, rotatedAt: at }).where(and(eq(gameServers.id, id), isNull(gameServers.disabledAt))).returning({ id: gameServers.id })
+    return changed.length > 0
+  }
+
+  async insertServerSignature(signature: { signatureHash: string; serverId: string; expiresAt: Date }): Promise<void> {
+    try {
+      await this.db.insert(this.t.gameServerSignatures).values(signature)
+    } catch (error) {
+      // Accepted already: the primary key, on any instance (a racing one's insert waits for its commit, then fails here).
+      throw mapEngineError(error)
+    }
+  }
+
+  async pruneServerSignatures(now: Date): Promise<number> {
+    const { gameServerSignatures } = this.t
+    const removed = await this.db.delete(gameServerSignatures).where(lt(gameServerSignatures.expiresAt, now)).returning({ hash: gameServerSignatures.signatureHash })
+    return removed.length
   }
 
   async setChallengeRake(gameId: string, rake: string): Promise<void> {

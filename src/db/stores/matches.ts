@@ -48,7 +48,7 @@ export class MatchesQueries extends Queries implements MatchesStore {
     // match is read (on PostgreSQL, locked: they then include those of a
     // claim this one waited for).
     const { games, users } = this.t
-    const [game] = await this.db.select({ keyHash: games.keyHash }).from(games).where(eq(games.id, gameId))
+    const [game] = await this.db.select({ keyHash: games.keyHash, results: games.results }).from(games).where(eq(games.id, gameId))
     const [user] = await this.db
       .select({ bannedAt: users.bannedAt, bannedUntil: users.bannedUntil, banReason: users.banReason, deletedAt: users.deletedAt })
       .from(users)
@@ -57,6 +57,7 @@ export class MatchesQueries extends Queries implements MatchesStore {
     const match = session ? await this.byId(session.matchId) : null
     return {
       keyHash: game?.keyHash ?? null,
+      results: game?.results ?? 'claims',
       standing: user ? { ban: toUserBan(user), deletedAt: user.deletedAt } : null,
       session,
       match,

@@ -4,6 +4,12 @@
 // so nothing is open by accident and nobody hunts for a wrong URL.
 import type { MatchmakingService } from '../matchmaking/service'
 import { adminMatchmakingRoutes } from '../matchmaking/admin-routes'
+import { adminGameServerRoutes } from './game-servers'
+import type { GameServers } from '../games/game-servers'
+import { adminEvidenceRoutes } from '../evidence'
+import type { EvidenceService } from '../evidence/service'
+import { adminPayoutRoutes } from '../integrity/admin-routes'
+import type { PayoutService } from '../integrity/service'
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
@@ -97,6 +103,10 @@ export function adminModule(
     ratings: RatingsService
     /** Queues and matches without a tournament (contract §16). */
     matchmaking: MatchmakingService
+    /** Game servers (contract §17). */
+    gameServers: GameServers
+    /** Evidence attached to disputes: listed with the admin match view, downloaded at /admin/evidence/{id}. */
+    evidence: EvidenceService
     withdrawals: WithdrawalService
     /** The withdrawal history (GET /admin/withdrawals), the console's own read. */
     operations: OperationsOverview
@@ -108,6 +118,8 @@ export function adminModule(
     operatorTotp: OperatorTotp
     /** The client's address, for the sign-in throttle. */
     addressOf: AddressOf
+    /** Payouts held for review by integrity signals (contract §17). */
+    payouts: PayoutService
   } & AdminUserServices,
 ) {
   // Signing in (POST /admin/sessions) needs no credential: it is its own
@@ -148,7 +160,7 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
         '/games',
         async ({ body, set, request }) => {
           set.status = 201
-          return await games.createGame(body.name, actorOf(request), body.rating, body.challengeRake)
+          return await games.createGame(body.name, actorOf(request), body.rating, body.challengeRake, body.results)
         },
         { body: CreateGameBody, response: { 201: CreateGameResponse, ...errors(JSON_BODY, OPERATOR, STORAGE) }, ...operatorRoute('admin', 'Create a game, with its rating settings (defaults τ 0.5, a week); its key is shown once') },
       )
@@ -156,7 +168,7 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
         params: IdParams,
         body: UpdateGameBody,
         response: { 200: GameResponse, ...errors(JSON_BODY, OPERATOR, { 404: ['not_found'] }, STORAGE) },
-        ...operatorRoute('admin', 'Rename a game or change its rating settings: τ from the next rated match, a new inactivity period on the board at once'),
+        ...operatorRoute('admin', 'Rename a game, change its rating settings (τ from the next rated match, a new inactivity period on the board at once) or who reports its results (`results`)'),
       })
       .post(
         '/games/:id/seasons',
@@ -324,7 +336,12 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
       // this instance (a function plugin), so the token check above guards them.
       .use(adminUserRoutes(options))
       // Queues and matches without a tournament (contract §16).
-      .use(adminMatchmakingRoutes(options.matchmaking))
+      .use(adminMatchmakingRoutes(options.matchmaking, options.evidence))
+      .use(adminEvidenceRoutes(options.evidence))
+      // Game servers and their keys (contract §17).
+      .use(adminGameServerRoutes(options.gameServers))
+      // Payouts held for review by integrity signals (contract §17).
+      .use(adminPayoutRoutes(options.payouts))
       // Sign-out and operator accounts (contract §11).
       .use(adminOperatorRoutes(options.operators, options.operatorSessions, options.operatorTotp))
   )

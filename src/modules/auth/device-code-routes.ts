@@ -4,7 +4,7 @@ import { Elysia } from 'elysia'
 import { errors, JSON_BODY, optionalBody, STORAGE } from '../../plugins/openapi'
 import { EmptyBody } from '../../shared/models'
 import { requestOrigin } from '../../shared/request-origin'
-import { clientAddress, type ClientAddressOptions } from './index'
+import { answerSignIn, DEVICE_DESCRIPTION, signInFrom, type ClientAddressOptions } from './index'
 import type { DeviceCodes } from './device-codes'
 import { DeviceCodeResponse, DeviceTokenBody, TokenResponse } from './model'
 
@@ -35,7 +35,7 @@ export function deviceCodeModule(deviceCodes: DeviceCodes, options: DeviceCodeRo
         },
       },
     )
-    .post('/auth/device-code/token', ({ body, request, server }) => deviceCodes.poll(body.deviceCode, { address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent') }), {
+    .post('/auth/device-code/token', async ({ body, request, server, set }) => answerSignIn(set, await deviceCodes.poll(body.deviceCode, signInFrom(request, server, options))), {
       body: DeviceTokenBody,
       response: {
         200: TokenResponse,
@@ -45,7 +45,8 @@ export function deviceCodeModule(deviceCodes: DeviceCodes, options: DeviceCodeRo
         tags: ['auth'],
         summary: "The device's poll: tokens once the player approved, else why not (RFC 8628)",
         description:
-          '400 `authorization_pending` (poll again after `interval`), 400 `slow_down` (polled sooner than the interval: it grows by 5 s), 400 `expired_token` (past its lifetime, unknown, or its tokens already handed out: start again), 400 `access_denied` (the player denied it), or 200 the login shape, once.',
+          '400 `authorization_pending` (poll again after `interval`), 400 `slow_down` (polled sooner than the interval: it grows by 5 s), 400 `expired_token` (past its lifetime, unknown, or its tokens already handed out: start again), 400 `access_denied` (the player denied it), or 200 the login shape, once. ' +
+          DEVICE_DESCRIPTION,
       },
     })
 }

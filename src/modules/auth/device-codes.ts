@@ -130,7 +130,7 @@ export class DeviceCodes {
    * The device's poll (POST /auth/device-code/token): the tokens once the
    * player approved, else the RFC 8628 error that says why not yet or never.
    */
-  async poll(deviceCode: string, place: SignInPlace): Promise<TokenResponse> {
+  async poll(deviceCode: string, place: SignInPlace): Promise<TokenResponse & { deviceToken: string }> {
     const { storage, clock } = this.deps
     const hash = sha256Hex(deviceCode)
     const verdict = await storage.write(async (tx): Promise<PollVerdict> => {

@@ -43,10 +43,11 @@ export interface ProvenIdentity {
   emailVerified?: boolean
 }
 
-/** Where a sign-in comes from: the client address (throttles) and its user agent (new-device detection). */
+/** Where a sign-in comes from: the client address (throttles), its user agent (new-device detection) and the device token it sent (`x-arena-device`: known-places.ts). */
 export interface SignInPlace {
   address: string
   userAgent: string | null
+  deviceToken?: string | null
 }
 
 /** The password identity a caller adds (POST /me/identities/password). */
@@ -99,9 +100,10 @@ export class Identities {
 
   /**
    * Finds the account of the identity, or creates one when `create`, and
-   * opens a session: the login shape plus `created`.
+   * opens a session: the login shape plus `created`, and the device token
+   * to keep (the route answers it as a header).
    */
-  async signIn(proven: ProvenIdentity, options: { create: boolean } & SignInPlace): Promise<SignInResponse> {
+  async signIn(proven: ProvenIdentity, options: { create: boolean } & SignInPlace): Promise<SignInResponse & { deviceToken: string }> {
     const { userId, created } = await this.resolve(proven, options)
     return { ...(await this.openSession(userId, options)), created }
   }
@@ -125,8 +127,8 @@ export class Identities {
     }
   }
 
-  /** Opens a session for an account resolved earlier: the login shape (403 account_banned, 401 if deleted since). */
-  async openSession(userId: string, place: SignInPlace): Promise<TokenResponse> {
+  /** Opens a session for an account resolved earlier: the login shape (403 account_banned, 401 if deleted since), and the device token to keep. */
+  async openSession(userId: string, place: SignInPlace): Promise<TokenResponse & { deviceToken: string }> {
     const user = await this.deps.storage.read.auth.userById(userId)
     if (!user || user.deletedAt !== null) throw invalidCredentials()
     return this.deps.signIn.openFor(user, place)

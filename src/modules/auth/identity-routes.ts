@@ -8,7 +8,7 @@ import { BEARER, BEARER_SECURITY, errors, INVALID, JSON_BODY, STORAGE } from '..
 import { AppError } from '../../shared/errors'
 import { COUNTRY_CODES } from './countries'
 import { deviceIdentity, isProviderName, type Identities, type ProvenIdentity } from './identities'
-import { clientAddress, type ClientAddressOptions } from './index'
+import { answerSignIn, DEVICE_DESCRIPTION, signInFrom, type ClientAddressOptions } from './index'
 import { DeviceLoginBody, IdentitiesResponse, LinkIdentityBody, ProviderParams, SignInResponse, UpdateProfileBody, UserResponse } from './model'
 import type { AuthService } from './service'
 
@@ -26,19 +26,17 @@ export function identitiesModule(auth: AuthService, options: ClientAddressOption
     .use(authGuard(auth))
     .post(
       '/user/login/device',
-      ({ body, request, server }) =>
-        identities.signIn(deviceIdentity(body.deviceSecret), {
-          create: body.create === true,
-          address: clientAddress(request, server, options),
-          userAgent: request.headers.get('user-agent'),
-        }),
+      async ({ body, request, server, set }) =>
+        answerSignIn(set, await identities.signIn(deviceIdentity(body.deviceSecret), { create: body.create === true, ...signInFrom(request, server, options) })),
       {
         body: DeviceLoginBody,
         response: { 200: SignInResponse, ...errors(JSON_BODY, { 401: ['invalid_credentials'], 403: ['account_banned'], 429: ['rate_limited'] }, STORAGE) },
         detail: {
           tags: ['auth'],
           summary: 'Sign in as a guest with the secret the device keeps; with `create`, an unknown secret creates the account',
-          description: 'The secret (at least 128 random bits) is stored only as a hash. Account creation is throttled per client address (ARENA_GUEST_CREATE_PER_HOUR).',
+          description:
+            'The secret (at least 128 random bits) is stored only as a hash. Account creation is throttled per client address (ARENA_GUEST_CREATE_PER_HOUR). The device secret is the credential; the `x-arena-device` token is not: ' +
+            DEVICE_DESCRIPTION,
         },
       },
     )

@@ -59,6 +59,30 @@ export function clientAddress(request: Request, server: { requestIP(request: Req
   return forwarded || server?.requestIP(request)?.address || 'unknown'
 }
 
+/** What every player sign-in route says of the device token (docs/api.md, "Device identity"). */
+export const DEVICE_DESCRIPTION =
+  'Send the device\'s own token as the `x-arena-device` request header (43 base64url characters: 32 random bytes); the answer\'s `x-arena-device` header is the token to keep: the one sent when well-formed, else a new one. It names the device to the login throttle and to the integrity signals: a signal, never proof.'
+
+/** Where a player's sign-in comes from: the client address, its user agent, and the device token it sent (`x-arena-device`, known-places.ts). */
+export function signInFrom(
+  request: Request,
+  server: { requestIP(request: Request): { address: string } | null } | null,
+  options: ClientAddressOptions,
+): { address: string; userAgent: string | null; deviceToken: string | null } {
+  return { address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent'), deviceToken: request.headers.get(DEVICE_HEADER) }
+}
+
+/**
+ * A player's sign-in answered: the device token in the `x-arena-device`
+ * header, beside the contract's body (every sign-in route answers it, so a
+ * client that keeps it and sends it back is one device: known-places.ts).
+ */
+export function answerSignIn<T extends { deviceToken: string }>(set: { headers: Record<string, unknown> }, signedIn: T): Omit<T, 'deviceToken'> {
+  const { deviceToken, ...answer } = signedIn
+  set.headers[DEVICE_HEADER] = deviceToken
+  return answer
+}
+
 export function authModule(auth: AuthService, options: ClientAddressOptions, account: AccountServices) {
   const { registration, signIn, emailVerification, passwordChange, passwordReset } = account
   return new Elysia({ name: 'arena/auth', prefix: '/api/v1' })
@@ -78,17 +102,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions, acc
     )
     .post(
       '/user/login',
-      async ({ body, request, server, set }) => {
-        const { deviceToken, ...tokens } = await signIn.login({
-          ...body,
-          address: clientAddress(request, server, options),
-          userAgent: request.headers.get('user-agent'),
-          deviceToken: request.headers.get(DEVICE_HEADER),
-        })
-        // The device token goes in a header, beside the contract's body: a client that keeps it and sends it back is not locked out by strangers' failures (known-places.ts).
-        set.headers[DEVICE_HEADER] = deviceToken
-        return tokens
-      },
+      async ({ body, request, server, set }) => answerSignIn(set, await signIn.login({ ...body, ...signInFrom(request, server, options) })),
       {
         body: LoginBody,
         // 403 account_banned (with `error.until`) only after the right password: a wrong one while banned is 401 as ever.
@@ -97,7 +111,7 @@ export function authModule(auth: AuthService, options: ClientAddressOptions, acc
           tags: ['auth'],
           summary: 'Exchange an email or username and a password for tokens',
           description:
-            'Answers an `x-arena-device` header: a device token to keep and send back as the `x-arena-device` request header on later logins. A login from a device or address that signed in before counts on its own throttle, so failures elsewhere do not block it.',
+            DEVICE_DESCRIPTION + ' A login from a device or address that signed in before counts on its own throttle, so failures elsewhere do not block it.',
         },
       },
     )
@@ -259,9 +273,9 @@ export function accountModule(auth: AuthService, deletion: AccountDeletion, expo
 export function steamModule(steam: SteamTickets, identities: Pick<Identities, 'signIn'>, options: ClientAddressOptions) {
   return new Elysia({ name: 'arena/steam', prefix: '/api/v1' }).post(
     '/user/login/steam',
-    async ({ body, request, server }) => {
+    async ({ body, request, server, set }) => {
       const proven = await steam.prove({ ticket: body.ticket })
-      return identities.signIn(proven, { create: body.create === true, address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent') })
+      return answerSignIn(set, await identities.signIn(proven, { create: body.create === true, ...signInFrom(request, server, options) }))
     },
     {
       body: SteamLoginBody,
@@ -277,7 +291,8 @@ export function steamModule(steam: SteamTickets, identities: Pick<Identities, 's
         tags: ['auth'],
         summary: 'Sign in with a Steam session ticket (GetAuthTicketForWebApi), checked with the Steam Web API; with { create: true } a new Steam player gets an account',
         description:
-          'No bearer: the ticket is the credential. 404 not_found when the server has no Steam app configured (ARENA_STEAM_APP_ID, ARENA_STEAM_WEB_API_KEY). A ticket Steam refuses is 401 invalid_credentials, a VAC- or publisher-banned Steam account 403 platform_banned, Steam not answering in time or failing 503 service_unavailable; none of these writes anything.',
+          'No bearer: the ticket is the credential. 404 not_found when the server has no Steam app configured (ARENA_STEAM_APP_ID, ARENA_STEAM_WEB_API_KEY). A ticket Steam refuses is 401 invalid_credentials, a VAC- or publisher-banned Steam account 403 platform_banned, Steam not answering in time or failing 503 service_unavailable; none of these writes anything. ' +
+          DEVICE_DESCRIPTION,
       },
     },
   )

@@ -3,9 +3,19 @@
 // (issue 33; docs/decisions.md, "Known sign-in places").
 //
 // A place is the client's address (as ARENA_TRUST_PROXY decides it) or a
-// device token: a random token handed out on a successful sign-in (the API's
-// `x-arena-device` header, the console's `arena_device` cookie) that the
-// client sends back on its next sign-ins. Both are stored only as SHA-256.
+// device token the client sends back on its sign-ins (the API's
+// `x-arena-device` header, the console's `arena_device` cookie). Both are
+// stored only as SHA-256.
+//
+// A player's device token is the client's own (issue 40; docs/decisions.md,
+// "Device identity"): a well-formed one (43 base64url characters, what the SDK
+// makes from 32 random bytes) is adopted at that player's successful sign-in,
+// on every sign-in route, and answered back; a malformed one, or none, gets a
+// new random token. So one device keeps one token across accounts, which the
+// integrity signals read (`sharedPlaces`: two players signing in from one
+// device). It is a signal, never proof: a client can send anything, or a new
+// token each time. An operator's token stays the server's: one the operator
+// sent is kept only when it is already that operator's, else replaced.
 //
 // What must stay true:
 // - An attempt from a known place counts on its own counter (the name and
@@ -16,7 +26,11 @@
 // - An attempt from anywhere else counts on the name's counter, as before: a
 //   brute force from any number of addresses stays capped per name.
 // - Only a successful sign-in makes a place known, so nobody can make their
-//   own place known for someone else's name.
+//   own place known for someone else's name. A token the client chose is no
+//   exception: it becomes known for a subject only at that subject's own
+//   successful sign-in, so choosing one gains a stranger nothing on a name
+//   whose password they lack (and a token someone else's client uses is as
+//   secret as a token the server would have handed out).
 // - The place is looked up for an unknown name too (under a subject that has
 //   none), so a known and an unknown name take the same steps.
 // - Rows are bounded: KNOWN_PLACES.perKind per subject and kind (the oldest
@@ -35,7 +49,7 @@ export const KNOWN_PLACES = {
 /** The request and response header of the API's device token. */
 export const DEVICE_HEADER = 'x-arena-device'
 
-/** A device token as handed out (randomToken(32)): anything else a client sends is ignored. */
+/** A device token: 43 base64url characters (32 random bytes, as the SDK and randomToken(32) make them). Anything else a client sends is ignored. */
 const DEVICE_TOKEN = /^[A-Za-z0-9_-]{43}$/
 
 /** Where a sign-in comes from: the client address (null when unknown) and the device token it sent, if a well-formed one. */
@@ -85,17 +99,30 @@ export async function signInCounter(store: AuthStore, nameKey: string, subject: 
 }
 
 /**
- * Remembers a successful sign-in's places, inside its unit of work, and
- * answers the device token the client should keep: the one it sent when that
- * one is already this subject's, else a new one.
+ * Whose device token a sign-in keeps: a player's client chooses its own (a
+ * well-formed token it sent is adopted); an operator's is the server's (a
+ * sent token is kept only when already that operator's).
  */
-export async function rememberSignInPlace(store: AuthStore, subject: string, place: SignInPlace, now: Date): Promise<string> {
+export type DeviceTokenPolicy = 'adopt' | 'known-only'
+
+/**
+ * Remembers a successful sign-in's places, inside its unit of work, and
+ * answers the device token the client should keep: the one it sent when the
+ * policy keeps it (see DeviceTokenPolicy), else a new one.
+ */
+export async function rememberSignInPlace(store: AuthStore, subject: string, place: SignInPlace, now: Date, policy: DeviceTokenPolicy): Promise<string> {
   const sent = place.deviceToken
-  const known = sent !== null && (await store.knownPlaces(subject, [deviceHash(sent)], new Date(now.getTime() - KNOWN_PLACES.ttlMs))).length === 1
-  const token = known ? sent : randomToken(32)
+  const kept =
+    sent !== null && (policy === 'adopt' || (await store.knownPlaces(subject, [deviceHash(sent)], new Date(now.getTime() - KNOWN_PLACES.ttlMs))).length === 1)
+  const token = kept ? sent : randomToken(32)
   await store.rememberPlace({ subject, kind: 'device', placeHash: deviceHash(token), lastSeenAt: now }, KNOWN_PLACES.perKind)
   if (place.address !== null) await store.rememberPlace({ subject, kind: 'address', placeHash: addressHash(place.address), lastSeenAt: now }, KNOWN_PLACES.perKind)
   return token
+}
+
+/** The places two subjects both signed in from within KNOWN_PLACES.ttlMs of `now` (hashes only): the integrity signals' read. */
+export function sharedPlaces(store: AuthStore, subjectA: string, subjectB: string, now: Date): Promise<Array<{ kind: 'address' | 'device'; placeHash: string }>> {
+  return store.sharedPlaces(subjectA, subjectB, new Date(now.getTime() - KNOWN_PLACES.ttlMs))
 }
 
 export function userSubject(userId: string): string {

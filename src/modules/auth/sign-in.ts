@@ -58,8 +58,9 @@ export class SignIn {
   /**
    * Checks an identifier and a password and opens a session. Answers, beside
    * the tokens, the device token the client should keep and send back as
-   * `deviceToken` on its next logins (known-places.ts): from a place the
-   * account signed in from before, failures elsewhere do not block it.
+   * `deviceToken` on its next sign-ins (known-places.ts): the one it sent,
+   * when well-formed, else a new one. From a place the account signed in
+   * from before, failures elsewhere do not block it.
    */
   async login(input: PasswordSignInInput): Promise<TokenResponse & { deviceToken: string }> {
     const { user, counted, place } = await this.prove(input)
@@ -181,15 +182,17 @@ export class SignIn {
   /**
    * Opens a session for an account another credential proved (contract §13:
    * a guest secret, a provider's identity, an exchange or device code): the
-   * same session, bans, new-device detection and events as a password login,
-   * without the password's throttle.
+   * same session, bans, new-device detection, events and remembered places
+   * (the device token it sent, adopted as a login's is) as a password login,
+   * without the password's throttle. Answers the device token to keep beside
+   * the tokens.
    */
-  async openFor(user: UserAccount, place: { address: string; userAgent: string | null }): Promise<TokenResponse> {
+  async openFor(user: UserAccount, place: { address: string; userAgent: string | null; deviceToken?: string | null }): Promise<TokenResponse & { deviceToken: string }> {
     const sessionId = newId('authSession')
     const refreshToken = randomToken(32)
-    const opened = await this.openSession(user, sessionId, refreshToken, null, signInPlace(place.address, null), this.deps.clock.now(), place.userAgent)
+    const opened = await this.openSession(user, sessionId, refreshToken, null, signInPlace(place.address, place.deviceToken), this.deps.clock.now(), place.userAgent)
     this.reportNewDevice(user.id, sessionId, opened.newDevice, place)
-    return issueTokens(this.deps.accessTokens, user, sessionId, refreshToken)
+    return { ...(await issueTokens(this.deps.accessTokens, user, sessionId, refreshToken)), deviceToken: opened.deviceToken }
   }
 
   private reportNewDevice(userId: string, sessionId: string, newDevice: boolean, place: { address: string; userAgent: string | null }): void {
@@ -245,7 +248,8 @@ export class SignIn {
       if (banInForce(standing.ban, now)) throw bannedError(standing.ban!)
       // The counter this login counted on (the account's, or its known place's): the owner's success forgets its own failures.
       if (counterKey !== null) await clearAttempts(tx.auth, counterKey)
-      const deviceToken = await rememberSignInPlace(tx.auth, userSubject(user.id), place, now)
+      // A player's client chooses its device token: the one it sent is adopted (known-places.ts).
+      const deviceToken = await rememberSignInPlace(tx.auth, userSubject(user.id), place, now, 'adopt')
       // The first login of an account is not a new device: there is no old one.
       const earlier = await tx.auth.earlierSessions(user.id, agent)
       const newDevice = earlier.any && !earlier.sameAgent

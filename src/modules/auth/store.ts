@@ -190,6 +190,12 @@ export interface AuthStore {
 
   /** Which of `placeHashes` the subject signed in from at or after `since`. */
   knownPlaces(subject: string, placeHashes: readonly string[], since: Date): Promise<string[]>
+  /**
+   * The places both subjects signed in from at or after `since` (an address
+   * or a device token, as hashes), by kind then hash: what the integrity
+   * signals `shared_address` and `shared_device` read (docs/integrity.md).
+   */
+  sharedPlaces(subjectA: string, subjectB: string, since: Date): Promise<Array<Pick<KnownPlace, 'kind' | 'placeHash'>>>
   /** Records (or refreshes) a place, then forgets the subject's places of that kind beyond the `keep` most recently seen. */
   rememberPlace(place: KnownPlace, keep: number): Promise<void>
   /** Forgets every place of the subject (its account is deleted). */

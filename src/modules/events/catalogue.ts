@@ -63,6 +63,12 @@ export interface EventCatalogue {
   'wallet.withdrawal_approved': { topic: 'wallet'; data: { withdrawalId: string; status: 'pending_signature' | 'held'; releasesAt?: string } }
   'wallet.withdrawal_released': { topic: 'wallet'; data: { withdrawalId: string } }
   'wallet.withdrawal_rejected': { topic: 'wallet'; data: { withdrawalId: string; reason: string } }
+  /** A payout kept in escrow for an operator's review (integrity signals, docs/integrity.md): stake winnings (`stake`) or a prize (`prize`); `amount` is what release pays. */
+  'wallet.payout_held': { topic: 'wallet'; data: { holdId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null } }
+  /** An operator released a held payout: it is paid as decided (a movement on the wallet). */
+  'wallet.payout_released': { topic: 'wallet'; data: { holdId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null } }
+  /** An operator voided a held payout: stake winnings go back as both players' stakes, a prize to the house. */
+  'wallet.payout_voided': { topic: 'wallet'; data: { holdId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null; reason: string } }
 
   // Topic `status`: tournament events go to every participant, match events
   // to the match's players only.
@@ -83,7 +89,7 @@ export interface EventCatalogue {
    * `bye`, `no_show` (the deadline passed with only the winner's claim), `disqualified` (the opponent was).
    */
   'match.decided': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string | null; outcome: 'WIN' | 'DRAW'; reason?: 'bye' | 'no_show' | 'disqualified' } }
-  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' } }
+  'match.replay': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'mutual_draw' | 'server_draw' } }
   'match.disputed': { topic: 'status'; data: { tournamentId: string | null; matchId: string; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' } }
   /** An operator changed the decided result: `winnerParticipantId` moves on in place of `previousWinnerParticipantId` (null: it was a draw). */
   'match.corrected': { topic: 'status'; data: { tournamentId: string | null; matchId: string; winnerParticipantId: string; previousWinnerParticipantId: string | null; reason: string } }
@@ -154,6 +160,9 @@ export const EVENT_TYPES = {
   'wallet.withdrawal_approved': 'wallet',
   'wallet.withdrawal_released': 'wallet',
   'wallet.withdrawal_rejected': 'wallet',
+  'wallet.payout_held': 'wallet',
+  'wallet.payout_released': 'wallet',
+  'wallet.payout_voided': 'wallet',
   'tournament.started': 'status',
   'tournament.dropped': 'status',
   'tournament.finalizing': 'status',

@@ -8,7 +8,9 @@
 // sign-in places not used for KNOWN_PLACES.ttlMs; OpenID Connect web
 // sign-ins and their one-time exchange codes past their expiry; device codes
 // past their expiry (a device polling one later hears expired_token either way); event-socket
-// tickets never spent, past their 30 s; the
+// tickets never spent, past their 30 s; evidence files of matches not
+// disputed any more past their retention, and the bytes no file references; game servers'
+// accepted signatures a window after theirs ended; the
 // security-event log's old end past its retention (the chain keeps an
 // authenticated anchor where it was cut). One unit of work: a
 // failure deletes nothing, and the next run tries again.
@@ -18,6 +20,7 @@ import { KNOWN_PLACES } from '../auth/known-places'
 import type { SecurityEventLog } from '../security/event-log'
 import { LONGEST_THROTTLE_WINDOW_MS } from '../auth/throttle'
 import { retentionCutoff } from './service'
+import { SIGNATURE_WINDOW_S } from '../games/game-servers'
 
 const DAY_MS = 86_400_000
 
@@ -46,9 +49,24 @@ export interface HousekeepingReport {
   tickets: number
   /** Challenges (contract §16) closed (accepted, declined, expired, cancelled) longer ago than the event retention. */
   challenges: number
+  /** Evidence files (contract §17) of matches not disputed any more, attached longer ago than the evidence retention. */
+  evidence: number
+  /** Evidence bytes (one per SHA-256) no file references any more. */
+  evidenceBlobs: number
+  /** Game servers' accepted signatures (contract §17) whose ±60 s window ended a window ago (a replay fails on the clock by then). */
+  serverSignatures: number
 }
 
-export async function housekeeping(storage: Storage, clock: Clock, eventRetentionDays: number, securityLog?: SecurityEventLog): Promise<HousekeepingReport> {
+/** ARENA_EVIDENCE_RETENTION_DAYS's default. */
+export const DEFAULT_EVIDENCE_RETENTION_DAYS = 180
+
+export async function housekeeping(
+  storage: Storage,
+  clock: Clock,
+  eventRetentionDays: number,
+  securityLog?: SecurityEventLog,
+  evidenceRetentionDays = DEFAULT_EVIDENCE_RETENTION_DAYS,
+): Promise<HousekeepingReport> {
   const now = clock.now()
   const sessionCutoff = new Date(now.getTime() - DAY_MS)
   const windowCutoff = new Date(now.getTime() - LONGEST_THROTTLE_WINDOW_MS)
@@ -67,6 +85,9 @@ export async function housekeeping(storage: Storage, clock: Clock, eventRetentio
     securityEvents: securityLog ? await securityLog.prune(tx) : 0,
     deviceCodes: await tx.deviceCodes.pruneExpired(now),
     socketTickets: await tx.events.pruneSocketTickets(now),
+    // A window past their end: an instance whose clock runs behind still finds them.
+    serverSignatures: await tx.games.pruneServerSignatures(new Date(now.getTime() - SIGNATURE_WINDOW_S * 1000)),
+    ...(await tx.evidence.prune(new Date(now.getTime() - evidenceRetentionDays * DAY_MS))),
   }))
   // Outside the unit of work: the counters are written in autocommit, never in a transaction.
   return { ...removed, rateLimitCounters: (await storage.rateLimits?.prune(now.getTime())) ?? 0 }

@@ -4,7 +4,11 @@ import { GameRatingSettings } from '../ratings/model'
 import { BRACKETS, FORMAT_NAMES, FORMAT_OPTIONS, type BracketTuple, type FormatNameTuple } from './formats/engines'
 
 const ChallengeRake = t.String({ minLength: 1, maxLength: 10, description: 'the house\'s share of a challenge\'s pot (contract §16), a decimal fraction 0–0.5 (`"0.05"`); default `"0"`' })
-export const Game = t.Object({ id: t.String(), name: t.String(), createdAt: t.String(), rating: GameRatingSettings, challengeRake: ChallengeRake }, { $id: 'Game' })
+/** Who reports a game's results (contract §17). */
+export const GameResults = t.Union([t.Literal('claims'), t.Literal('server'), t.Literal('either')], {
+  description: '`claims` (the default): the players\' claims; `server`: its signed game servers only (claims are refused, 403 server_results_only); `either`: both',
+})
+export const Game = t.Object({ id: t.String(), name: t.String(), createdAt: t.String(), rating: GameRatingSettings, challengeRake: ChallengeRake, results: GameResults }, { $id: 'Game' })
 export type Game = Static<typeof Game>
 
 /** Rating settings to set (contract §15): each field optional, within GameRatingSettings' bounds; one left out keeps its value (its default on creation). */
@@ -15,16 +19,37 @@ export const GameRatingPatch = t.Object(
 export type GameRatingPatch = Static<typeof GameRatingPatch>
 
 const GameName = t.String({ minLength: 1, maxLength: 100 })
-export const CreateGameBody = t.Object({ name: GameName, rating: t.Optional(GameRatingPatch), challengeRake: t.Optional(ChallengeRake) }, { $id: 'CreateGameBody' })
+export const CreateGameBody = t.Object({ name: GameName, rating: t.Optional(GameRatingPatch), challengeRake: t.Optional(ChallengeRake), results: t.Optional(GameResults) }, { $id: 'CreateGameBody' })
 export type CreateGameBody = Static<typeof CreateGameBody>
 export const UpdateGameBody = t.Object(
-  { name: t.Optional(GameName), rating: t.Optional(GameRatingPatch), challengeRake: t.Optional(ChallengeRake) },
+  { name: t.Optional(GameName), rating: t.Optional(GameRatingPatch), challengeRake: t.Optional(ChallengeRake), results: t.Optional(GameResults) },
   { $id: 'UpdateGameBody', description: 'at least one field; a field left out keeps its value' },
 )
 export type UpdateGameBody = Static<typeof UpdateGameBody>
 export const GameResponse = t.Object({ game: Game })
 export const CreateGameResponse = t.Object({ game: Game, gameKey: t.String({ description: 'shown once; store it' }) })
 export const GameKeyResponse = t.Object({ gameKey: t.String() })
+
+/** A game's dedicated server (contract §17): its Ed25519 public key, never a secret. */
+export const GameServer = t.Object(
+  {
+    id: t.String(),
+    gameId: t.String(),
+    name: t.String(),
+    publicKey: t.String({ description: 'the Ed25519 public key, raw 32 bytes as base64url without padding' }),
+    createdAt: t.String(),
+    rotatedAt: t.Nullable(t.String({ description: 'when the key was last replaced; null: never' })),
+    disabledAt: t.Nullable(t.String({ description: 'when an operator disabled it; null: active' })),
+    status: t.Union([t.Literal('active'), t.Literal('disabled')]),
+  },
+  { $id: 'GameServer' },
+)
+export type GameServer = Static<typeof GameServer>
+const ServerPublicKey = t.String({ minLength: 1, maxLength: 100, description: 'an Ed25519 public key: its raw 32 bytes as base64url without padding (43 characters)' })
+export const CreateGameServerBody = t.Object({ name: t.String({ minLength: 1, maxLength: 64 }), publicKey: ServerPublicKey }, { $id: 'CreateGameServerBody' })
+export const RotateGameServerBody = t.Object({ publicKey: ServerPublicKey }, { $id: 'RotateGameServerBody' })
+export const GameServerResponse = t.Object({ server: GameServer })
+export const GameServersResponse = t.Object({ servers: t.Array(GameServer, { description: 'oldest first, active and disabled' }) })
 
 /** A union of the literals `names` (lists of the formats' registry), typed by their tuple `T` (the static types need one). */
 function literals<T extends string[]>(names: readonly T[number][], options: { description: string }): TUnion<{ [K in keyof T]: TLiteral<T[K]> }> {

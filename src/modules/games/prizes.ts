@@ -17,7 +17,10 @@
 // - finalization pays each prize by rank (`prize`), then what is left (fees
 //   beyond the prizes, prizes nobody may take) goes to the house account
 //   (`escrow_release`): the escrow ends at zero, which `arena ledger check`
-//   proves for every completed or cancelled tournament.
+//   proves for every completed or cancelled tournament. A prize held for
+//   review (an integrity signal against its winner: src/modules/integrity/
+//   holds.ts) stays in escrow until an operator releases or voids it; the
+//   check then expects exactly the held prizes there.
 //
 // Every movement carries a unique reference: a fee and its refund by
 // participant (`entry_fee:<participantId>`, `entry_fee_refund:<participantId>`),
@@ -38,6 +41,7 @@ import type { WalletStore } from '../wallet/store'
 import type { StandingRow } from './formats/engines'
 import type { Participant, TournamentOptions, TournamentRecord } from './store'
 import type { PrizePoolResponse } from './model'
+import { holdPrize, prizeFlagOf } from '../integrity/holds'
 
 /** Tournament money is in the wallet's asset. */
 export const PRIZE_ASSET = USDC
@@ -167,9 +171,13 @@ export async function refundEntryFee(tx: Transaction, tournamentId: string, part
   })
 }
 
-/** Empties the escrow into `to` (once per tournament): the house after the prizes, the funding account on cancel. */
-async function releaseEscrow(tx: Transaction, tournamentId: string, to: 'house' | 'funding', now: Date, memo: Record<string, unknown> = {}): Promise<void> {
-  const left = await escrowOf(tx.wallet, tournamentId)
+/**
+ * Empties the escrow into `to` (once per tournament): the house after the
+ * prizes, the funding account on cancel. `keep`: the prizes held for review
+ * (src/modules/integrity/holds.ts), which stay in escrow until decided.
+ */
+async function releaseEscrow(tx: Transaction, tournamentId: string, to: 'house' | 'funding', now: Date, memo: Record<string, unknown> = {}, keep = 0n): Promise<void> {
+  const left = (await escrowOf(tx.wallet, tournamentId)) - keep
   if (left === 0n) return
   await ledger(tx.wallet, now).transfer({
     kind: 'escrow_release',
@@ -255,7 +263,9 @@ export async function fundPrizePool(
  * to the house: the escrow ends at zero. A rank nobody holds (fewer players
  * than prizes), held by a disqualified participant or by a deleted account
  * pays nobody: its prize stays in escrow and goes to the house with the rest
- * (ranks are not moved up). Each prize is paid at most once: one already
+ * (ranks are not moved up). A winner flagged in the tournament (an
+ * integrity signal in a match they still won) is not paid: the prize is
+ * held in escrow for an operator. Each prize is paid at most once: one already
  * recorded under its reference is not paid again. In the finalization's unit
  * of work.
  */
@@ -266,6 +276,7 @@ export async function payPrizes(tx: Transaction, tournament: TournamentRecord, s
   if (held < prizesTotal({ entryFee: null, prizes })) throw new Error(`escrow of ${tournament.id} holds ${held}, less than its prizes`)
   const byId = new Map(participants.map((p) => [p.id, p]))
   const forfeited: { rank: number; why: string }[] = []
+  let kept = 0n
   for (const [index, prize] of prizes.entries()) {
     const rank = index + 1
     const standing = standings.find((s) => s.rank === rank)
@@ -285,6 +296,13 @@ export async function payPrizes(tx: Transaction, tournament: TournamentRecord, s
     }
     const reference = prizeReference(tournament.id, rank)
     if (await tx.wallet.transactionByReference(reference)) continue
+    // Flagged by an integrity signal in a match they still won: held for an operator, kept in escrow.
+    const flag = await prizeFlagOf(tx, tournament.id, winner.id)
+    if (flag !== null) {
+      await holdPrize(tx, now, { tournamentId: tournament.id, rank, amount: prize, participantId: winner.id, userId: winner.userId }, flag)
+      kept += prize
+      continue
+    }
     await ledger(tx.wallet, now).transfer({
       kind: 'prize',
       from: accounts.escrow(tournament.id, ASSET),
@@ -294,5 +312,5 @@ export async function payPrizes(tx: Transaction, tournament: TournamentRecord, s
       memo: { tournamentId: tournament.id, rank, participantId: winner.id, userId: winner.userId, amount: prize.toString() },
     })
   }
-  await releaseEscrow(tx, tournament.id, 'house', now, forfeited.length > 0 ? { forfeited } : {})
+  await releaseEscrow(tx, tournament.id, 'house', now, forfeited.length > 0 ? { forfeited } : {}, kept)
 }

@@ -22,7 +22,7 @@ import { fundPrizePool, planPurse, settleCancelled, underfunded, PRIZE_ASSET, ty
 import { invalid, planRegistration } from './registration'
 import { newSeedingSeed } from './seeding'
 import { openBracket, startRegistered } from './start'
-import type { GameSummary, TournamentRecord, TournamentStatus } from './store'
+import type { GameResultMode, GameSummary, TournamentRecord, TournamentStatus } from './store'
 import { isoOrNull, loadTournament, purseView, registrationOf } from './tournament-view'
 import { canonicalRake } from '../matchmaking/stakes'
 
@@ -87,7 +87,7 @@ function definedOf(patch: GameRatingPatch): Partial<GameRatingSettings> {
 }
 
 function gameView(game: GameSummary): Game {
-  return { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: { tau: game.rating.tau, inactivityPeriodS: game.rating.inactivityPeriodS }, challengeRake: game.challengeRake }
+  return { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: { tau: game.rating.tau, inactivityPeriodS: game.rating.inactivityPeriodS }, challengeRake: game.challengeRake, results: game.results }
 }
 
 /** A challenge rake as given, canonical; 422 validation_failed otherwise. */
@@ -116,19 +116,19 @@ export class GamesService {
    * never the key), with its rating settings (contract §15): the defaults
    * (τ 0.5, a week) where `rating` leaves one out.
    */
-  async createGame(name: string, by: Actor, rating: GameRatingPatch = {}, challengeRake = '0'): Promise<{ game: Game; gameKey: string }> {
+  async createGame(name: string, by: Actor, rating: GameRatingPatch = {}, challengeRake = '0', results: GameResultMode = 'claims'): Promise<{ game: Game; gameKey: string }> {
     const now = this.deps.clock.now()
     const { gameKey, keyHash } = issueGameKey()
-    const game = { id: newId('game'), name, keyHash, keyRotatedAt: now, createdAt: now, challengeRake: challengeRakeOf(challengeRake) }
+    const game = { id: newId('game'), name, keyHash, keyRotatedAt: now, createdAt: now, challengeRake: challengeRakeOf(challengeRake), results }
     const settings: GameRatingSettings = { ...DEFAULT_RATING_SETTINGS, ...definedOf(rating) }
     await this.deps.storage.write(async (tx) => {
       await tx.games.insertGame(game)
       await tx.ratings.setRatingConfig(game.id, settings)
       // Rated from its first match: a game has a current season from its creation (docs/ratings.md).
       await tx.ratings.insertSeason(firstSeason(game.id, now))
-      await by.record(tx, { action: 'game.create', target: game.id, details: { name, rating: settings, challengeRake: game.challengeRake } })
+      await by.record(tx, { action: 'game.create', target: game.id, details: { name, rating: settings, challengeRake: game.challengeRake, results } })
     })
-    return { game: { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: settings, challengeRake: game.challengeRake }, gameKey }
+    return { game: { id: game.id, name: game.name, createdAt: toIso(game.createdAt), rating: settings, challengeRake: game.challengeRake, results }, gameKey }
   }
 
   /** A game as operators see it (never its key). */
@@ -146,14 +146,14 @@ export class GamesService {
    */
   async updateGame(gameId: string, patch: UpdateGameBody, by: Actor): Promise<Game> {
     const rating = definedOf(patch.rating ?? {})
-    if (patch.name === undefined && patch.challengeRake === undefined && Object.keys(rating).length === 0) {
-      throw invalid([{ path: 'body', message: 'Give at least one of name, rating.tau, rating.inactivityPeriodS, challengeRake' }])
+    if (patch.name === undefined && patch.challengeRake === undefined && patch.results === undefined && Object.keys(rating).length === 0) {
+      throw invalid([{ path: 'body', message: 'Give at least one of name, rating.tau, rating.inactivityPeriodS, challengeRake, results' }])
     }
     const challengeRake = patch.challengeRake === undefined ? undefined : challengeRakeOf(patch.challengeRake)
     return this.deps.storage.write(async (tx) => {
       const before = await tx.games.game(gameId)
       if (!before) throw new AppError('not_found', 'No such game')
-      const after = { ...before, name: patch.name ?? before.name, rating: { ...before.rating, ...rating }, challengeRake: challengeRake ?? before.challengeRake }
+      const after = { ...before, name: patch.name ?? before.name, rating: { ...before.rating, ...rating }, challengeRake: challengeRake ?? before.challengeRake, results: patch.results ?? before.results }
       const changed: Record<string, { from: unknown; to: unknown }> = {}
       if (after.name !== before.name) changed.name = { from: before.name, to: after.name }
       if (after.challengeRake !== before.challengeRake) {
@@ -162,6 +162,10 @@ export class GamesService {
       }
       for (const key of ['tau', 'inactivityPeriodS'] as const) {
         if (after.rating[key] !== before.rating[key]) changed[key] = { from: before.rating[key], to: after.rating[key] }
+      }
+      if (after.results !== before.results) {
+        changed.results = { from: before.results, to: after.results }
+        await tx.games.setResultMode(gameId, after.results)
       }
       if (changed.name) await tx.games.renameGame(gameId, after.name)
       if (changed.tau || changed.inactivityPeriodS) await this.deps.ratings.applySettings(tx, gameId, after.rating)

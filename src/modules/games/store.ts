@@ -47,6 +47,21 @@ export interface TournamentOptions {
   prizes?: string[]
 }
 
+/** Who reports a game's results (contract §17): its players' claims, its signed game servers only, or either. */
+export type GameResultMode = 'claims' | 'server' | 'either'
+
+/** A game's dedicated server (contract §17): an Ed25519 public key registered by an operator. */
+export interface GameServerRecord {
+  id: string
+  gameId: string
+  name: string
+  /** Raw 32 bytes, base64url without padding. */
+  publicKey: string
+  createdAt: Date
+  rotatedAt: Date | null
+  disabledAt: Date | null
+}
+
 export interface GameRecord {
   id: string
   name: string
@@ -55,6 +70,8 @@ export interface GameRecord {
   keyRotatedAt: Date
   createdAt: Date
   challengeRake?: string
+  /** Absent: `claims`. */
+  results?: GameResultMode
 }
 
 export interface TournamentRecord {
@@ -151,6 +168,7 @@ export interface GameSummary {
   rating: { tau: number; inactivityPeriodS: number }
   /** The house's share of a challenge's pot, a canonical decimal fraction. */
   challengeRake: string
+  results: GameResultMode
 }
 
 export interface GamesStore {
@@ -160,6 +178,22 @@ export interface GamesStore {
   /** Renames a game; false when there is no such game. */
   renameGame(gameId: string, name: string): Promise<boolean>
   setChallengeRake(gameId: string, rake: string): Promise<void>
+  setResultMode(gameId: string, results: GameResultMode): Promise<void>
+
+  // Game servers (contract §17).
+  insertGameServer(server: GameServerRecord): Promise<void>
+  /** A game's servers, oldest first. */
+  gameServersOf(gameId: string): Promise<GameServerRecord[]>
+  countGameServers(gameId: string): Promise<number>
+  gameServer(id: string): Promise<GameServerRecord | null>
+  /** Disables a server not disabled yet; false when it was (or there is none). */
+  disableGameServer(id: string, at: Date): Promise<boolean>
+  /** Replaces an enabled server's key; false when it is disabled (or there is none). */
+  rotateGameServer(id: string, publicKey: string, at: Date): Promise<boolean>
+  /** Records an accepted signature. Throws UniqueViolationError when it was accepted already (on any instance). */
+  insertServerSignature(signature: { signatureHash: string; serverId: string; expiresAt: Date }): Promise<void>
+  /** Housekeeping: deletes the accepted signatures whose window ended before `now`; returns how many. */
+  pruneServerSignatures(now: Date): Promise<number>
   /** Replaces a game's key; false when there is no such game. */
   replaceKeyHash(gameId: string, keyHash: string, rotatedAt: Date): Promise<boolean>
   /** The hash of a game's current key, null when there is no such game. Every game-SDK call asks. */

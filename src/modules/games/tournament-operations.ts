@@ -19,12 +19,17 @@ import type { MatchRecord } from './store'
 import { toMatch } from './tournament-view'
 import { rateCorrection, rateDecision } from '../ratings/rate'
 import { settleStakes } from '../matchmaking/stakes'
+import { reviewWin, type DecisionContext, type IntegrityPolicy } from '../integrity/signals'
+import { holdStakeWinnings } from '../integrity/holds'
+import { purseOf } from './prizes'
 
 export interface TournamentOperationsDeps {
   storage: Storage
   clock: Clock
   /** The operator's audit trail (the security log): corrections and disqualifications, recorded once committed. */
   onSecurityEvent?: (event: SecurityEventInput) => void
+  /** The integrity signals a resolved staked or prize win is reviewed by (docs/integrity.md). */
+  integrity: IntegrityPolicy
 }
 
 export class TournamentOperations {
@@ -43,7 +48,7 @@ export class TournamentOperations {
           details: [{ path: 'body/winnerParticipantId', message: 'Not a participant of this match' }],
         })
       }
-      const decision = await applyDecision(tx, this.deps.clock.now(), match, { decision: 'game_advance', reason: 'operator_resolved', outcome: 'WIN', winnerParticipantId })
+      const decision = await applyDecision(tx, this.deps.clock.now(), match, { decision: 'game_advance', reason: 'operator_resolved', outcome: 'WIN', winnerParticipantId }, this.deps)
       await by.record(tx, { action: 'match.resolve', target: matchId, details: { tournamentId: match.tournamentId, winnerParticipantId, previousStatus: match.status } })
       return { match: toMatch((await tx.matches.byId(matchId))!), decision }
       // Row locks, as a claim: the match and then the tournament are read locked, and what follows is read fresh.
@@ -94,6 +99,8 @@ export class TournamentOperations {
       // an event append takes the outbox lock (held to the commit) and every
       // rated decision takes it before its players' rows, so a correction
       // locking the rows first would deadlock with a decision of one of them.
+      // The integrity signals are not evaluated again (docs/integrity.md): a flag against the old winner stays on record, and
+      // holds no prize of theirs once the match is not theirs any more (integrity/holds.ts prizeFlagOf).
       await rateCorrection(tx, now, { gameId: match.gameId, match, outcome: 'WIN', winnerParticipantId })
       await by.record(tx, { action: 'match.correct', target: matchId, reason, details: { tournamentId: match.tournamentId, winnerParticipantId, previousWinnerParticipantId: previous } })
       tx.afterCommit(() =>
@@ -212,6 +219,14 @@ export type AppliedDecision =
   | Decision
   | { decision: 'game_advance'; reason: 'operator_resolved' | 'no_show'; outcome: 'WIN'; winnerParticipantId: string }
   | { decision: 'dispute'; reason: 'deadline_passed' }
+  | { decision: 'game_advance'; reason: 'server_result'; outcome: 'WIN'; winnerParticipantId: string } | { decision: 'game_advance'; reason: 'server_result'; outcome: 'DRAW' } | { decision: 'replay'; reason: 'server_draw' }
+
+/** Evaluates a decided staked or prize win's integrity signals (integrity/signals.ts): the raised ones, the match flagged when there are any. */
+function review(tx: Transaction, now: Date, match: MatchRecord, seats: readonly { participantId: string; userId: string }[], winner: string, atStake: bigint, staked: boolean, ctx: DecisionContext) {
+  const won = seats.find((seat) => seat.participantId === winner)!
+  const lost = seats.find((seat) => seat.participantId !== winner)!
+  return reviewWin(tx, now, { matchId: match.id, gameId: match.gameId, tournamentId: match.tournamentId, winner: won, loser: lost, staked, atStake }, ctx.integrity)
+}
 
 /** A decided match's two seats (participant and account), or null for a match short of a player. */
 async function seatsOf(tx: Transaction, match: MatchRecord): Promise<{ participantId: string; userId: string }[] | null> {
@@ -225,7 +240,7 @@ async function seatsOf(tx: Transaction, match: MatchRecord): Promise<{ participa
  * status events. The result that leaves nothing to play is answered
  * `game_advance_pending_finalization`. Pending changes nothing.
  */
-export async function applyDecision(tx: Transaction, now: Date, match: MatchRecord, decision: AppliedDecision): Promise<DecisionResponse> {
+export async function applyDecision(tx: Transaction, now: Date, match: MatchRecord, decision: AppliedDecision, ctx: DecisionContext): Promise<DecisionResponse> {
   const base = { decision: decision.decision, reason: decision.reason, matchId: match.id, tournamentId: match.tournamentId }
   const notify = <K extends MatchEventType>(type: K, data: MatchEventData<K>) => notifyMatchPlayers(tx, now, match, type, data)
 
@@ -251,13 +266,19 @@ export async function applyDecision(tx: Transaction, now: Date, match: MatchReco
       await notifyMatchPlayers(tx, now, match, 'match.decided', decided, seats?.map((seat) => seat.userId))
       const answer = { ...base, outcome: decision.outcome, ...(winner === null ? {} : { winnerParticipantId: winner }) }
       if (match.tournamentId === null) {
-        // A queue's or a challenge's match (contract §16): no bracket to move; rated as its terms say, its stakes settled with the decision.
+        // A queue's or a challenge's match (contract §16): no bracket to move; rated as its terms say, its stakes settled with the decision,
+        // unless a staked win raised an integrity signal (read before the rating moves): then its winnings are held for an operator.
+        const signals = winner !== null && match.stake != null ? await review(tx, now, match, seats!, winner, BigInt(match.stake), true, ctx) : []
         if (match.terms?.rated === true) await rateDecision(tx, now, { gameId: match.gameId, match, outcome: decision.outcome, winnerParticipantId: winner, seats })
-        await settleStakes(tx, now, match, { winnerParticipantId: winner }, seats!)
+        if (signals.length > 0) await holdStakeWinnings(tx, now, match, seats!.find((seat) => seat.participantId === winner)!, signals)
+        else await settleStakes(tx, now, match, { winnerParticipantId: winner }, seats!)
         return { ...answer, decision: 'game_advance' }
       }
       // After the decision, in the same unit of work: the engine sees it.
       const { step, tournament } = await advanceAfter(tx, match, now)
+      // A prize tournament's win is reviewed now (flagged only: the prize is held at finalization, games/prizes.ts).
+      const { prizes } = purseOf(tournament)
+      if (winner !== null && seats !== null && prizes.length > 0) await review(tx, now, match, seats, winner, prizes.reduce((a, b) => (b > a ? b : a), 0n), false, ctx)
       // Rated once, here, whatever decided it (claims, an operator, the deadline job): byes and walkovers never come this way.
       if (tournament.options?.rated !== false) await rateDecision(tx, now, { gameId: tournament.gameId, match, outcome: decision.outcome, winnerParticipantId: winner, seats })
       return {

@@ -11,8 +11,9 @@
 import type { Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { applyDecision } from '../games/tournament-operations'
+import type { DecisionContext } from '../integrity/signals'
 
-export async function settleMatchDeadline(tx: Transaction, clock: Clock, matchId: string, deadlineMs: number): Promise<void> {
+export async function settleMatchDeadline(tx: Transaction, clock: Clock, matchId: string, deadlineMs: number, ctx: DecisionContext): Promise<void> {
   const match = await tx.matches.byId(matchId)
   if (!match || match.status !== 'running') return
   if (match.deadline?.getTime() !== deadlineMs) return
@@ -20,8 +21,8 @@ export async function settleMatchDeadline(tx: Transaction, clock: Clock, matchId
   const claims = await tx.matches.claimsOf(match.id, match.claimRound)
   if (claims.length === 1) {
     // Whatever the one claim said (even a draw): the one who showed up wins.
-    await applyDecision(tx, now, match, { decision: 'game_advance', reason: 'no_show', outcome: 'WIN', winnerParticipantId: claims[0]!.participantId })
+    await applyDecision(tx, now, match, { decision: 'game_advance', reason: 'no_show', outcome: 'WIN', winnerParticipantId: claims[0]!.participantId }, ctx)
     return
   }
-  await applyDecision(tx, now, match, { decision: 'dispute', reason: 'deadline_passed' })
+  await applyDecision(tx, now, match, { decision: 'dispute', reason: 'deadline_passed' }, ctx)
 }

@@ -75,7 +75,7 @@ export function matchesModule(auth: AuthService, matchService: MatchesService) {
         body: ClaimBody,
         response: {
           200: DecisionResponse,
-          ...errors(JSON_BODY, BEARER, { 401: ['session_token_invalid'], 403: ['invalid_game_key', 'account_banned'], 409: ['match_not_running', 'already_claimed'] }, STORAGE),
+          ...errors(JSON_BODY, BEARER, { 401: ['session_token_invalid'], 403: ['invalid_game_key', 'account_banned', 'server_results_only'], 409: ['match_not_running', 'already_claimed'] }, STORAGE),
         },
         detail: {
           tags: ['game-sdk'],

@@ -17,7 +17,9 @@ import { assertStandingMayAct } from '../auth/standing'
 import { newId } from '../../shared/ids'
 import { engineOf, type FormatName } from '../games/formats/engines'
 import type { GameKeys } from '../games/game-keys'
+import { invalidSignature, parseSignatureHeader, SIGNATURE_WINDOW_S, signatureValid, signedText } from '../games/game-servers'
 import { applyDecision } from '../games/tournament-operations'
+import type { IntegrityPolicy } from '../integrity/signals'
 import type { MatchRecord } from '../games/store'
 import { decide, type Claim } from './arbiter'
 import type { DecisionResponse } from './model'
@@ -36,12 +38,17 @@ export type ClaimInput =
   | { outcome: 'WIN'; winnerParticipantId: string; score?: Record<string, unknown> }
   | { outcome: 'DRAW'; score?: Record<string, unknown> }
 
+/** What a game server reports (POST /game-servers/{gameId}/results). */
+export type ServerResultInput = { matchId: string; score?: Record<string, unknown> } & ({ outcome: 'WIN'; winnerParticipantId: string } | { outcome: 'DRAW' })
+
 export interface MatchesServiceDeps {
   storage: Storage
   clock: Clock
   /** The x-game-key check, on the key hash each unit of work reads with the rest. */
   gameKeys: GameKeys
   gameSessionTtlS: number
+  /** The integrity signals a decided staked or prize win is reviewed by (docs/integrity.md). */
+  integrity: IntegrityPolicy
 }
 
 function sessionTokenInvalid(): AppError {
@@ -128,6 +135,8 @@ export class MatchesService {
       // Every read the checks below need, at once (one statement on SQLite).
       const context = await tx.matches.claimContext(input.gameId, input.userId, input.sessionToken ? sha256Hex(input.sessionToken) : '')
       this.deps.gameKeys.check(input.gameId, input.gameKey, context.keyHash)
+      // The game's servers report its results (contract §17): a player's claim is refused before anything is spent.
+      if (context.results === 'server') throw new AppError('server_results_only', 'This game\'s results are reported by its game servers; player claims are refused')
       if (!input.sessionToken) throw sessionTokenInvalid()
       // A game session outlives nothing: a user banned (or deleted) since the
       // bearer was checked claims nothing, and the token is not spent.
@@ -168,10 +177,59 @@ export class MatchesService {
         { slot1ParticipantId: match.slot1ParticipantId!, slot2ParticipantId: match.slot2ParticipantId!, drawIsResult: await this.drawIsResult(tx, match) },
         claims,
       )
-      return applyDecision(tx, now, match, decision)
+      return applyDecision(tx, now, match, decision, this.deps)
       // The session and the match are read locked (claims of one match take
       // turns on the match's row); everything the decision writes is that match,
       // its tournament and the next match, each by an UPDATE that locks its row.
+    }, { rowLocks: true })
+  }
+
+  /**
+   * A game server's result (contract §17), its x-arena-signature verified
+   * over the exact request (`signed`: the header, the method, the path as
+   * sent and the body's bytes) and decided at once: one unit of work that
+   * first records the signature (its primary key refuses a second use, on
+   * any instance: of two racing, one decides and the other is refused), then
+   * reads the server, the game and the match (locked on PostgreSQL, as a
+   * claim reads it) and applies the decision as a claim's would be
+   * (reason `server_result`). A WIN decides; a DRAW decides where a draw is a
+   * result, and is played again elsewhere (`replay`, reason `server_draw`).
+   * A disputed match is decided too: the server knows better than the two
+   * claims that disagreed (docs/decisions.md).
+   */
+  async submitServerResult(input: { gameId: string; signature: string | null; method: string; path: string; body: Uint8Array; result: ServerResultInput }): Promise<DecisionResponse> {
+    const header = parseSignatureHeader(input.signature)
+    if (header === null) throw invalidSignature()
+    const now = this.deps.clock.now()
+    if (Math.abs(now.getTime() / 1000 - header.timestamp) > SIGNATURE_WINDOW_S) throw invalidSignature(`x-arena-signature timestamp outside ±${SIGNATURE_WINDOW_S} s of the server's clock`)
+    const text = signedText(header.timestamp, input.method, input.path, input.body)
+    return this.deps.storage.write(async (tx) => {
+      const server = await tx.games.gameServer(header.serverId)
+      // One answer for every way it fails: nothing tells which server ids exist.
+      if (!server || server.disabledAt !== null || server.gameId !== input.gameId || !signatureValid(server.publicKey, text, header.signature)) throw invalidSignature()
+      try {
+        // Kept past its window (housekeeping deletes it then): a replay inside the window is refused here, one after it by the clock.
+        await tx.games.insertServerSignature({ signatureHash: sha256Hex(header.signature), serverId: server.id, expiresAt: new Date((header.timestamp + SIGNATURE_WINDOW_S) * 1000) })
+      } catch (error) {
+        if (error instanceof UniqueViolationError) throw new AppError('signature_reused', 'This x-arena-signature was accepted already; sign each request anew')
+        throw error
+      }
+      const game = await tx.games.game(input.gameId)
+      if (game?.results === 'claims') throw new AppError('server_results_disabled', 'This game takes its players\' claims only; set its results to server or either')
+      const match = await tx.matches.byId(input.result.matchId)
+      if (!match || match.gameId !== input.gameId) throw new AppError('not_found', 'No such match in this game')
+      if (match.status !== 'running' && match.status !== 'disputed') throw new AppError('match_not_running', `Match is ${match.status}`)
+      const { result } = input
+      if (result.outcome === 'WIN') {
+        if (result.winnerParticipantId !== match.slot1ParticipantId && result.winnerParticipantId !== match.slot2ParticipantId) {
+          throw new AppError('validation_failed', 'Request failed validation', { details: [{ path: 'body/winnerParticipantId', message: 'Not a participant of this match' }] })
+        }
+        return applyDecision(tx, now, match, { decision: 'game_advance', reason: 'server_result', outcome: 'WIN', winnerParticipantId: result.winnerParticipantId }, this.deps)
+      }
+      if (await this.drawIsResult(tx, match)) return applyDecision(tx, now, match, { decision: 'game_advance', reason: 'server_result', outcome: 'DRAW' }, this.deps)
+      // A replay opens a new round of claims of a running match; a disputed one waits for an operator.
+      if (match.status === 'disputed') throw new AppError('match_not_running', 'Match is disputed: a draw to be played again cannot reopen it; an operator resolves it')
+      return applyDecision(tx, now, match, { decision: 'replay', reason: 'server_draw' }, this.deps)
     }, { rowLocks: true })
   }
 

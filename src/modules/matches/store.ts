@@ -3,7 +3,7 @@
 // makes on a match. The session-issue and result-claim paths are the hottest
 // in the system; the SQLite store runs them on statements compiled once.
 import type { DecidedBy } from '../games/formats/engine'
-import type { MatchRecord } from '../games/store'
+import type { GameResultMode, MatchRecord } from '../games/store'
 import type { UserStanding } from '../auth/store'
 
 /** A single-use match session; the token itself is never stored, only its hash. */
@@ -49,6 +49,8 @@ export interface NewClaim extends ClaimRecord {
 export interface ClaimContext {
   /** The game's key hash; null when there is no such game. */
   keyHash: string | null
+  /** Who reports the game's results (contract §17); `claims` when there is no such game. */
+  results: GameResultMode
   /** The claimant's standing; null when there is no such user. */
   standing: UserStanding | null
   session: GameSession | null

@@ -5,14 +5,16 @@ import { Elysia, t } from 'elysia'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../plugins/openapi'
 import { actorOf, OPERATOR, operatorRoute } from '../admin/operator'
 import type { MatchmakingService } from './service'
+import type { EvidenceService } from '../evidence/service'
+import { AdminMatchViewResponse } from '../evidence/model'
 import { CancelMatchBody, CreateQueueBody, MatchView, Queue, UpdateQueueBody } from './model'
-import { QueuesResponse, MatchViewResponse } from './index'
+import { QueuesResponse } from './index'
 
 const GameParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
 const QueueParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), name: t.String({ minLength: 1, maxLength: 64 }) })
 const QueueResponse = t.Object({ queue: Queue })
 
-export function adminMatchmakingRoutes(matchmaking: MatchmakingService) {
+export function adminMatchmakingRoutes(matchmaking: MatchmakingService, evidence: EvidenceService) {
   return (app: Elysia<'/api/v1/admin'>) =>
     app
       .post(
@@ -45,10 +47,10 @@ export function adminMatchmakingRoutes(matchmaking: MatchmakingService) {
         response: { 200: QueueResponse, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
         ...operatorRoute('admin', 'Close a queue: its waiting tickets are cancelled (players told); its matches go on'),
       })
-      .get('/matches/:id', async ({ params }) => await matchmaking.match(params.id, null), {
+      .get('/matches/:id', async ({ params }) => ({ ...(await matchmaking.match(params.id, null)), evidence: await evidence.ofMatch(params.id) }), {
         params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
-        response: { 200: MatchViewResponse, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
-        ...operatorRoute('viewer', 'Any match: its kind, stake, players, status and decision'),
+        response: { 200: AdminMatchViewResponse, ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
+        ...operatorRoute('viewer', 'Any match: its kind, stake, players, status and decision, and the evidence its players attached (contract §17)'),
       })
       .post('/matches/:id/cancel', async ({ params, body, request }) => await matchmaking.cancel(params.id, body.reason, actorOf(request)), {
         params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),

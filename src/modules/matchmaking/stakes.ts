@@ -7,7 +7,10 @@
 //   rake to the house (`rake`);
 // - a decided draw, a cancelled match (a failed ready check, an operator):
 //   each stake back (`stake_refund`);
-// - a dispute: nothing moves until an operator decides.
+// - a dispute: nothing moves until an operator decides;
+// - a decided win that raised an integrity signal (docs/integrity.md): nothing
+//   moves, the escrow keeps the pot until an operator releases it (paid as
+//   above) or voids it (each stake back): src/modules/integrity/holds.ts.
 // Each movement has a reference unique per match (and player), the ledger's
 // unique index being the backstop: a second settlement of one match cannot
 // commit. `arena ledger check` proves the escrow of every settled match is
@@ -104,30 +107,45 @@ export async function settleStakes(
   seats: readonly { participantId: string; userId: string }[],
 ): Promise<void> {
   if (match.stake == null) return
-  const stake = BigInt(match.stake)
   if (result.winnerParticipantId === null) return refundStakes(tx, now, match, seats.map((s) => s.userId), 'draw')
   const winner = seats.find((s) => s.participantId === result.winnerParticipantId)
   if (!winner) throw new Error(`match ${match.id}: the winner ${result.winnerParticipantId} holds no seat`)
-  const pot = stake * BigInt(seats.length)
-  const rake = rakeShare(pot, match.terms?.rake ?? '0')
+  await payWinnings(tx, now, match, winner.userId)
+}
+
+/** A staked match's pot (both stakes) and the house's rake of it, minor units: the winner is paid pot − rake. */
+export function winningsOf(match: Pick<MatchRecord, 'stake' | 'terms'>): { pot: bigint; rake: bigint } {
+  const pot = BigInt(match.stake!) * 2n
+  return { pot, rake: rakeShare(pot, match.terms?.rake ?? '0') }
+}
+
+/**
+ * Pays a staked match's winnings out of its escrow: the rake to the house,
+ * the pot less the rake to `winnerUserId` (the house for a deleted account).
+ * With the decision (settleStakes), or when an operator releases winnings
+ * held for review (src/modules/integrity/holds.ts): the same references
+ * either way, so they can never be paid twice.
+ */
+export async function payWinnings(tx: Transaction, now: Date, match: Pick<MatchRecord, 'id' | 'stake' | 'terms'>, winnerUserId: string): Promise<void> {
+  const { pot, rake } = winningsOf(match)
   const money = ledger(tx.wallet, now)
-  const memo = { matchId: match.id, userId: winner.userId, pot: pot.toString(), rake: rake.toString() }
+  const memo = { matchId: match.id, userId: winnerUserId, pot: pot.toString(), rake: rake.toString() }
   if (rake > 0n) {
     await money.transfer({ kind: 'rake', from: accounts.escrow(match.id, ASSET), to: accounts.system('house', ASSET), amount: rake, reference: `rake:${match.id}`, memo })
   }
-  const deleted = !(await mayCredit(tx.wallet, winner.userId))
+  const deleted = !(await mayCredit(tx.wallet, winnerUserId))
   await money.transfer({
     kind: 'stake_payout',
     from: accounts.escrow(match.id, ASSET),
-    to: deleted ? accounts.system('house', ASSET) : accounts.user(winner.userId, ASSET),
+    to: deleted ? accounts.system('house', ASSET) : accounts.user(winnerUserId, ASSET),
     amount: pot - rake,
     reference: `stake_payout:${match.id}`,
     memo: deleted ? { ...memo, to: 'house', forfeited: 'account_deleted' } : memo,
   })
 }
 
-/** Gives each player their stake back (a draw, a cancelled match); nothing for an unstaked match. */
-export async function refundStakes(tx: Transaction, now: Date, match: Pick<MatchRecord, 'id' | 'stake'>, userIds: readonly string[], why: 'draw' | 'cancelled'): Promise<void> {
+/** Gives each player their stake back (a draw, a cancelled match, held winnings an operator voided); nothing for an unstaked match. */
+export async function refundStakes(tx: Transaction, now: Date, match: Pick<MatchRecord, 'id' | 'stake'>, userIds: readonly string[], why: 'draw' | 'cancelled' | 'voided'): Promise<void> {
   if (match.stake == null) return
   const stake = BigInt(match.stake)
   const money = ledger(tx.wallet, now)

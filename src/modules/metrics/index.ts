@@ -16,6 +16,7 @@ import { STEAM_OUTCOMES, type SteamOutcome } from '../auth/steam'
 import type { SocketHub } from '../realtime/hub'
 import type { RatingChangeKind } from '../ratings/store'
 import { SOCKET_CLOSE_REASONS } from '../realtime/socket'
+import { INTEGRITY_SIGNALS } from '../integrity/store'
 
 export interface MetricsSources {
   securityEvents: () => { buffered: number; shed: number; capacity: number }
@@ -41,6 +42,8 @@ export interface MetricsSources {
   openTickets: () => Promise<{ gameId: string; queue: string; open: number }[]>
   /** Registers for each paired ticket's wait in seconds (waitingSince to its pairing), told once the pairing commits. */
   observeMatchmakingWaits: (observe: (seconds: number) => void) => void
+  /** Payouts held for an operator's review now (one indexed count at scrape time). */
+  payoutsHeld: () => Promise<number>
 }
 
 const UNFINISHED_WITHDRAWALS = ['awaiting_approval', 'held', 'pending_signature'] as const
@@ -93,6 +96,13 @@ export class AppMetrics {
       registers,
     })
     for (const kind of MATCHMAKING_KINDS) matchmakingMatches.inc({ kind }, 0)
+    const integritySignals = new Counter({
+      name: 'arena_integrity_signals_total',
+      help: 'Integrity signals raised by decided staked or prize matches, counted once committed, by signal (docs/integrity.md)',
+      labelNames: ['signal'],
+      registers,
+    })
+    for (const signal of INTEGRITY_SIGNALS) integritySignals.inc({ signal }, 0)
     sources.storage.observe({
       committed(units, seconds) {
         batches.observe(units)
@@ -102,6 +112,7 @@ export class AppMetrics {
       counted(counter, label, n) {
         if (counter === 'ratingUpdates') ratingUpdates.inc({ kind: label }, n)
         else if (counter === 'matchmakingMatches') matchmakingMatches.inc({ kind: label }, n)
+        else if (counter === 'integritySignals') integritySignals.inc({ signal: label }, n)
       },
     })
 
@@ -156,6 +167,7 @@ export class AppMetrics {
     })
     sources.observeWakeups((seconds) => woken.observe(seconds))
     // The event plane over WebSockets (contract §14).
+    gauge('arena_payouts_held', 'Payouts held for an operator\'s review (status held): release or void them (docs/integrity.md)', () => sources.payoutsHeld())
     gauge('arena_sockets_open', 'Event-plane WebSockets open on this instance', () => sources.sockets.openSockets())
     const frames = new Counter({ name: 'arena_socket_frames_sent_total', help: 'Frames sent on event-plane WebSockets (events, pings, errors)', registers })
     const closes = countedBy(

@@ -319,7 +319,7 @@ export class OperatorSessions {
       })
       await tx.operators.createOperatorSession(session)
       if (counter !== null) await clearAttempts(tx.auth, counter.key)
-      return rememberSignInPlace(tx.auth, operatorSubject(found.id), place, now)
+      return rememberSignInPlace(tx.auth, operatorSubject(found.id), place, now, 'known-only')
     })
     return { token, deviceToken, session, operator: identityOf(found) }
   }

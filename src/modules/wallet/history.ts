@@ -107,7 +107,7 @@ export async function balancesAfter(store: WalletStore, accountId: string, rows:
 }
 
 /** One page of the user's history in `asset`, oldest first, after `query.after`. */
-export async function historyPage(store: WalletStore, userId: string, asset: Asset, query: { after?: string; limit?: number }): Promise<TransactionsPage> {
+export async function historyPage(store: WalletStore, userId: string, asset: Asset, query: { after?: string; limit?: number }): Promise<Omit<TransactionsPage, 'held'>> {
   const accountId = userAccountId(userId, asset.code)
   const limit = pageLimit(query.limit, HISTORY_PAGE_DEFAULT)
   const after = await decodeCursor(store, accountId, query.after)

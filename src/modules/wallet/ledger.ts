@@ -342,20 +342,35 @@ function checkDeletedAccounts({ accounts, deletedAccountHolders }: Pick<LedgerSn
  * was for is over: a tournament (completed: prizes and the house's remainder
  * paid; cancelled: every fee refunded, the funding returned) or a staked
  * match (decided: the pot paid, or both stakes refunded after a draw;
- * cancelled: both refunded).
+ * cancelled: both refunded), except what payouts held for review keep there
+ * until an operator decides them: exactly that.
  */
-function checkEscrows({ accounts, settledTournaments, settledMatches }: Pick<LedgerSnapshot, 'accounts' | 'settledTournaments' | 'settledMatches'>, byAccount: Map<string, bigint>): string[] {
+function checkEscrows(
+  { accounts, settledTournaments, settledMatches, heldPayouts }: Pick<LedgerSnapshot, 'accounts' | 'settledTournaments' | 'settledMatches' | 'heldPayouts'>,
+  byAccount: Map<string, bigint>,
+): string[] {
   const problems: string[] = []
   const tournaments = new Set(settledTournaments)
   const matches = new Set(settledMatches)
+  // What a payout held for review keeps in escrow until an operator decides it (docs/integrity.md):
+  // a staked match's whole pot (nothing settled), a tournament's held prizes.
+  const held = new Map<string, bigint>()
+  for (const h of heldPayouts) {
+    if (h.kind === 'stake') held.set(h.matchId, (h.stake ?? 0n) * 2n)
+    else held.set(h.tournamentId!, (held.get(h.tournamentId!) ?? 0n) + h.amount)
+  }
   for (const a of accounts) {
     if (!a.id.startsWith(ESCROW_PREFIX)) continue
     const sum = byAccount.get(a.id) ?? 0n
     const owner = a.id.slice(ESCROW_PREFIX.length, a.id.lastIndexOf(':'))
+    const keeps = held.get(owner) ?? 0n
+    const what = tournaments.has(owner) ? 'finished tournament' : matches.has(owner) ? 'settled match' : null
     if (sum < 0n) problems.push(`escrow ${a.id} is negative: ${sum}`)
-    else if (sum !== 0n && tournaments.has(owner)) problems.push(`escrow ${a.id} of finished tournament ${owner} still holds ${sum}`)
-    else if (sum !== 0n && matches.has(owner)) problems.push(`escrow ${a.id} of settled match ${owner} still holds ${sum}`)
+    else if (what !== null && sum !== keeps) problems.push(`escrow ${a.id} of ${what} ${owner} ${keeps === 0n ? `still holds ${sum}` : `holds ${sum}, not the ${keeps} held for review`}`)
   }
+  // A held payout whose escrow account was never opened holds nothing: its money is missing.
+  const opened = new Set(accounts.filter((a) => a.id.startsWith(ESCROW_PREFIX)).map((a) => a.id.slice(ESCROW_PREFIX.length, a.id.lastIndexOf(':'))))
+  for (const [owner, keeps] of held) if (!opened.has(owner) && keeps !== 0n) problems.push(`escrow of ${owner} holds nothing, not the ${keeps} held for review`)
   return problems
 }
 

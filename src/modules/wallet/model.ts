@@ -1,5 +1,6 @@
 // TypeBox models of the wallet routes, the PIN verify that makes a withdrawal
 // among them (mirrored by the client SDK, checked by test/sdk/wire-types.*).
+import { HeldPayout } from '../integrity/model'
 import { t, type Static } from 'elysia'
 
 export const WalletResponse = t.Object({
@@ -47,6 +48,7 @@ export const TransactionsQuery = t.Object({
 export const TransactionsPage = t.Object({
   transactions: t.Array(WalletTransaction),
   cursor: t.String({ description: 'pass as `after` to read on; with no movements it stays where you were' }),
+  held: t.Array(HeldPayout, { description: 'your payouts held for an operator\'s review (integrity signals), oldest first, on every page: not movements; one released shows up as a movement, one voided goes' }),
 })
 export type TransactionsPage = Static<typeof TransactionsPage>
 

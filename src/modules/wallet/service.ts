@@ -7,6 +7,7 @@ import type { SecurityEventInput } from '../security/event-log'
 import type { Actor } from '../audit/log'
 import type { CustodyClient } from './custody'
 import { historyPage } from './history'
+import { heldPayoutsOf } from '../integrity/service'
 import { formatSigned, holdingsOf, statementOf, type Holdings, type StatementEntry } from './holdings'
 import { accounts, balanceOf, ledger } from './ledger'
 import type { TransactionsPage, WalletResponse } from './model'
@@ -103,9 +104,10 @@ export class WalletService {
     return statementOf(this.deps.storage.read.wallet, userId)
   }
 
-  /** GET /wallet/transactions: the user's movements in the wallet's asset, oldest first, a page after the cursor. */
-  transactions(userId: string, query: { after?: string; limit?: number }): Promise<TransactionsPage> {
-    return historyPage(this.deps.storage.read.wallet, userId, DEFAULT_ASSET, query)
+  /** GET /wallet/transactions: the user's movements in the wallet's asset, oldest first, a page after the cursor, and their payouts held for review. */
+  async transactions(userId: string, query: { after?: string; limit?: number }): Promise<TransactionsPage> {
+    const page = await historyPage(this.deps.storage.read.wallet, userId, DEFAULT_ASSET, query)
+    return { ...page, held: await heldPayoutsOf(this.deps.storage.read.payouts, userId) }
   }
 
   async balance(userId: string): Promise<string> {

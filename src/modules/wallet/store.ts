@@ -116,6 +116,12 @@ export interface LedgerSnapshot {
   settledMatches: string[]
   /** The ids of the deleted users that have a ledger account: those accounts must hold nothing. */
   deletedAccountHolders: string[]
+  /**
+   * The payouts held for review (status held, docs/integrity.md), with the
+   * staked match's stake: a settled match's escrow keeps its whole pot, a
+   * finished tournament's the sum of its held prizes.
+   */
+  heldPayouts: { kind: 'stake' | 'prize'; matchId: string; tournamentId: string | null; amount: bigint; stake: bigint | null }[]
 }
 
 export interface WalletStore {

@@ -14,12 +14,12 @@
 // as a serialization failure; the rerun then finds the row. The unique
 // indexes stay the backstop, mapped to UniqueViolationError.
 import { and, asc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm'
-import { ledgerAccounts, ledgerPostings, ledgerTransactions, matches, tournaments, users, withdrawals } from '../schema'
+import { ledgerAccounts, ledgerPostings, ledgerTransactions, matches, payoutHolds, tournaments, users, withdrawals } from '../schema'
 import { mapEngineError, UniqueViolationError } from '../../errors'
 import type { LedgerAccount, LedgerSnapshot } from '../../../modules/wallet/store'
 import type { PgDb } from '../connection'
 import type { PostgresScope } from '../scope'
-import { toAccount, toTransaction, toPosting, toWithdrawal } from '../../rows'
+import { toAccount, toHeldPayout, toTransaction, toPosting, toWithdrawal } from '../../rows'
 import { WalletQueries } from '../../stores/wallet'
 
 /**
@@ -28,7 +28,7 @@ import { WalletQueries } from '../../stores/wallet'
  * their identity, which is insertion order).
  */
 async function readLedger(db: PgDb): Promise<LedgerSnapshot> {
-  const [accounts, transactions, postings, rows, settled, settledMatches, deleted] = await Promise.all([
+  const [accounts, transactions, postings, rows, settled, settledMatches, deleted, held] = await Promise.all([
     db.select().from(ledgerAccounts).orderBy(asc(ledgerAccounts.createdAt), asc(ledgerAccounts.id)),
     db.select().from(ledgerTransactions).orderBy(asc(ledgerTransactions.createdAt), asc(ledgerTransactions.id)),
     db.select().from(ledgerPostings).orderBy(asc(ledgerPostings.id)),
@@ -41,6 +41,11 @@ async function readLedger(db: PgDb): Promise<LedgerSnapshot> {
       .innerJoin(ledgerAccounts, eq(ledgerAccounts.userId, users.id))
       .where(isNotNull(users.deletedAt))
       .orderBy(asc(users.id)),
+    db
+      .select({ kind: payoutHolds.kind, matchId: payoutHolds.matchId, tournamentId: payoutHolds.tournamentId, amount: payoutHolds.amount, stake: matches.stake })
+      .from(payoutHolds)
+      .innerJoin(matches, eq(matches.id, payoutHolds.matchId))
+      .where(eq(payoutHolds.status, 'held')),
   ])
   return {
     accounts: accounts.map(toAccount),
@@ -50,6 +55,7 @@ async function readLedger(db: PgDb): Promise<LedgerSnapshot> {
     settledTournaments: settled.map((row) => row.id),
     settledMatches: settledMatches.map((row) => row.id),
     deletedAccountHolders: deleted.map((row) => row.id),
+    heldPayouts: held.map(toHeldPayout),
   }
 }
 

@@ -10,7 +10,7 @@
 import { getTableColumns } from 'drizzle-orm'
 import { games, gameSessions, matchClaims, matches, users } from '../../schema'
 import { CLAIM_FIELDS, MatchesQueries, SESSION_FIELDS } from '../../stores/matches'
-import type { MatchRecord } from '../../../modules/games/store'
+import type { GameResultMode, MatchRecord } from '../../../modules/games/store'
 import type { UserStanding } from '../../../modules/auth/store'
 import type { ClaimContext, ClaimRecord, IssueContext, GameSession, MatchResult, NewClaim, NewGameSession } from '../../../modules/matches/store'
 import { insertInto, perConnection, selectList } from '../connection'
@@ -85,9 +85,11 @@ const STANDING_COLUMNS = (['bannedAt', 'bannedUntil', 'banReason', 'deletedAt'] 
 /** The game's key hash and, as a JSON array of the ban columns and deleted_at, the user's standing (null: no such user). */
 interface RawStanding {
   keyHash: string | null
+  results: GameResultMode | null
   standing: string | null
 }
 const standingScalars = `(SELECT "${getTableColumns(games).keyHash.name}" FROM games WHERE id = $gameId) AS "keyHash",
+  (SELECT "${getTableColumns(games).results.name}" FROM games WHERE id = $gameId) AS "results",
   (SELECT json_array(${STANDING_COLUMNS}) FROM users WHERE id = $userId) AS "standing"`
 type KeyParams = { gameId: string; userId: string }
 
@@ -177,9 +179,9 @@ export class SqliteMatchesStore extends MatchesQueries {
     const raw = this.statements.sessionInContext.get({ gameId, userId, tokenHash })
     if (!raw) {
       const alone = this.statements.standingAlone.get({ gameId, userId })!
-      return { keyHash: alone.keyHash, standing: toStanding(alone.standing), session: null, match: null, claims: [] }
+      return { keyHash: alone.keyHash, results: alone.results ?? 'claims', standing: toStanding(alone.standing), session: null, match: null, claims: [] }
     }
-    const { keyHash, standing, ...session } = raw
+    const { keyHash, results, standing, ...session } = raw
     const found = this.statements.matchWithClaims.get({ id: session.matchId })
     let match: MatchRecord | null = null
     let claims: ClaimRecord[] = []
@@ -188,7 +190,7 @@ export class SqliteMatchesStore extends MatchesQueries {
       match = toMatchRecord(row)
       claims = (JSON.parse(json) as [string, 'WIN' | 'DRAW', string | null][]).map(([participantId, outcome, winnerParticipantId]) => ({ participantId, outcome, winnerParticipantId }))
     }
-    return { keyHash, standing: toStanding(standing), session: toGameSession(session), match, claims }
+    return { keyHash, results: results ?? 'claims', standing: toStanding(standing), session: toGameSession(session), match, claims }
   }
 
   override async issueContext(gameId: string, matchId: string, userId: string): Promise<IssueContext> {

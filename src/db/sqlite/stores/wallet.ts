@@ -9,11 +9,11 @@
 // (bench/purchase-profile.ts). Columns are written as Drizzle writes them:
 // timestamp_ms as epoch-ms integers, JSON as JSON text.
 import { and, eq, getTableColumns, inArray, isNotNull } from 'drizzle-orm'
-import { ledgerAccounts, ledgerPostings, ledgerTransactions, matches, tournaments, users, wallets, withdrawals } from '../../schema'
+import { ledgerAccounts, ledgerPostings, ledgerTransactions, matches, payoutHolds, tournaments, users, wallets, withdrawals } from '../../schema'
 import type { LedgerAccount, LedgerPosting, LedgerSnapshot, LedgerTransaction, Wallet, Withdrawal } from '../../../modules/wallet/store'
 import type { SqliteScope } from '../storage'
 import { insertInto, perConnection, selectList } from '../connection'
-import { toAccount, toTransaction, toPosting, toWithdrawal } from '../../rows'
+import { toAccount, toHeldPayout, toTransaction, toPosting, toWithdrawal } from '../../rows'
 import { WalletQueries } from '../../stores/wallet'
 
 const WITHDRAWAL_FIELDS = [
@@ -156,6 +156,13 @@ export class SqliteWalletStore extends WalletQueries {
           .where(isNotNull(users.deletedAt))
           .all()
           .map((row) => row.id),
+        heldPayouts: db
+          .select({ kind: payoutHolds.kind, matchId: payoutHolds.matchId, tournamentId: payoutHolds.tournamentId, amount: payoutHolds.amount, stake: matches.stake })
+          .from(payoutHolds)
+          .innerJoin(matches, eq(matches.id, payoutHolds.matchId))
+          .where(eq(payoutHolds.status, 'held'))
+          .all()
+          .map(toHeldPayout),
       }))
       .deferred()
   }

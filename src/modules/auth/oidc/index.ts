@@ -3,7 +3,7 @@
 // of the callback's one-time code.
 import { Elysia } from 'elysia'
 import { errors, INVALID, JSON_BODY, STORAGE } from '../../../plugins/openapi'
-import { clientAddress, type ClientAddressOptions } from '../index'
+import { answerSignIn, clientAddress, DEVICE_DESCRIPTION, signInFrom, type ClientAddressOptions } from '../index'
 import { requestOrigin } from '../../../shared/request-origin'
 import { SignInResponse } from '../model'
 import { CallbackQuery, ExchangeBody, IdTokenLoginBody, ProviderParams, Redirect, StartQuery } from './model'
@@ -18,8 +18,7 @@ export function oidcModule(oidc: OidcService, options: ClientAddressOptions) {
   return new Elysia({ name: 'arena/oidc', prefix: '/api/v1' })
     .post(
       '/user/login/oidc/:provider',
-      ({ params, body, request, server }) =>
-        oidc.signInWithIdToken(params.provider, body, { address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent') }),
+      async ({ params, body, request, server, set }) => answerSignIn(set, await oidc.signInWithIdToken(params.provider, body, signInFrom(request, server, options))),
       {
         params: ProviderParams,
         body: IdTokenLoginBody,
@@ -30,7 +29,7 @@ export function oidcModule(oidc: OidcService, options: ClientAddressOptions) {
         detail: {
           tags: ['auth'],
           summary: "Sign in with an OpenID Connect provider's ID token (native and mobile apps); with create, a first sign-in creates the account",
-          description: '503 also when the provider cannot be reached for its keys.',
+          description: '503 also when the provider cannot be reached for its keys. ' + DEVICE_DESCRIPTION,
         },
       },
     )
@@ -68,11 +67,11 @@ export function oidcModule(oidc: OidcService, options: ClientAddressOptions) {
     )
     .post(
       '/user/login/exchange',
-      ({ body, request, server }) => oidc.exchange(body.code, { address: clientAddress(request, server, options), userAgent: request.headers.get('user-agent') }),
+      async ({ body, request, server, set }) => answerSignIn(set, await oidc.exchange(body.code, signInFrom(request, server, options))),
       {
         body: ExchangeBody,
         response: { 200: SignInResponse, ...errors(JSON_BODY, { 401: ['invalid_credentials'], 403: ['account_banned'] }, STORAGE) },
-        detail: { tags: ['auth'], summary: "Trade a web sign-in's one-time code (the redirect's #code) for tokens: once, within 60 s" },
+        detail: { tags: ['auth'], summary: "Trade a web sign-in's one-time code (the redirect's #code) for tokens: once, within 60 s", description: DEVICE_DESCRIPTION },
       },
     )
 }

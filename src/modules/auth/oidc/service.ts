@@ -99,7 +99,7 @@ export class OidcService {
   }
 
   /** POST /user/login/oidc/{provider}: the ID token's account (created with `create`), and a session. */
-  async signInWithIdToken(name: string, body: { idToken: string; nonce?: string; create?: boolean }, place: SignInPlace): Promise<SignInResponse> {
+  async signInWithIdToken(name: string, body: { idToken: string; nonce?: string; create?: boolean }, place: SignInPlace): Promise<SignInResponse & { deviceToken: string }> {
     const proven = await this.proveIdToken(name, body)
     return this.deps.identities.signIn(proven, { create: body.create === true, ...place })
   }
@@ -217,7 +217,7 @@ export class OidcService {
   }
 
   /** POST /user/login/exchange: the code the callback handed out, traded once within 60 s for a session. */
-  async exchange(code: string, place: SignInPlace): Promise<SignInResponse> {
+  async exchange(code: string, place: SignInPlace): Promise<SignInResponse & { deviceToken: string }> {
     const { userId, created } = await this.redeemExchange(code)
     return { ...(await this.deps.identities.openSession(userId, place)), created }
   }
