@@ -29,6 +29,7 @@ import type { MatchmakingStore } from '../modules/matchmaking/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
 import type { IntegritySignal, PayoutsStore } from '../modules/integrity/store'
+import type { WebhooksStore } from '../modules/webhooks/store'
 import type { JobsStore } from '../jobs/store'
 import type { LoopLeases } from '../background/loops'
 import type { VaultStore } from '../vault/store'
@@ -59,6 +60,8 @@ export interface Stores {
   wallet: WalletStore
   /** Integrity signals' reads, their flags and the payouts held for an operator's review (contract §17). */
   payouts: PayoutsStore
+  /** Webhook endpoints, their deliveries and attempts (contract §18). */
+  webhooks: WebhooksStore
   /** Sealed secrets shared by every instance (PostgreSQL); SQLite keeps its secrets in the data dir and refuses. */
   vault: VaultStore
 }

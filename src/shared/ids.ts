@@ -29,6 +29,9 @@ export const ID_PREFIXES = {
   evidence: 'evd',
   integrityFlag: 'ifl',
   payoutHold: 'hld',
+  webhook: 'whk',
+  webhookDelivery: 'whd',
+  webhookMessage: 'msg',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -43,6 +43,16 @@ export class MasterKey {
     return bytes && bytes.length === KEY_BYTES ? new MasterKey(bytes) : null
   }
 
+  /**
+   * A key of its own for one kind of secret, derived from the chain key
+   * (HMAC-SHA256 under it, over `label`): every deployment has a chain key,
+   * while a master key exists only with PostgreSQL. The chain key never
+   * rotates, so what is sealed under a derived key stays readable.
+   */
+  static derivedFrom(chainKey: string, label: string): MasterKey {
+    return MasterKey.decode(new Bun.CryptoHasher('sha256', chainKey).update(label).digest('hex'))!
+  }
+
   /** A new random key, in hex (what an operator puts in ARENA_MASTER_KEY; tests). */
   static generateHex(): string {
     return Buffer.from(crypto.getRandomValues(new Uint8Array(KEY_BYTES))).toString('hex')

@@ -37,6 +37,7 @@ import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
 import { PayoutsQueries } from '../stores/payouts'
+import { WebhooksQueries } from '../stores/webhooks'
 import { EvidenceQueries } from '../stores/evidence'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
@@ -56,6 +57,7 @@ class PostgresStores implements Stores {
   private _jobs?: PostgresJobsStore
   private _mail?: MailQueries
   private _payouts?: PayoutsQueries
+  private _webhooks?: WebhooksQueries
   private _evidence?: EvidenceQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
@@ -137,6 +139,10 @@ class PostgresStores implements Stores {
   get payouts() {
     this.check()
     return (this._payouts ??= new PayoutsQueries(this.scope))
+  }
+  get webhooks() {
+    this.check()
+    return (this._webhooks ??= new WebhooksQueries(this.scope))
   }
   get wallet() {
     this.check()

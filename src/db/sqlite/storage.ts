@@ -28,6 +28,7 @@ import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
 import { PayoutsQueries } from '../stores/payouts'
+import { WebhooksQueries } from '../stores/webhooks'
 import { EvidenceQueries } from '../stores/evidence'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
@@ -57,6 +58,7 @@ class SqliteStores implements Stores {
   private _jobs?: SqliteJobsStore
   private _mail?: MailQueries
   private _payouts?: PayoutsQueries
+  private _webhooks?: WebhooksQueries
   private _evidence?: EvidenceQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
@@ -137,6 +139,10 @@ class SqliteStores implements Stores {
   get payouts() {
     this.check()
     return (this._payouts ??= new PayoutsQueries(this.scope))
+  }
+  get webhooks() {
+    this.check()
+    return (this._webhooks ??= new WebhooksQueries(this.scope))
   }
   get wallet() {
     this.check()

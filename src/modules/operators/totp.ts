@@ -19,8 +19,7 @@ const SEAL_LABEL = 'arena operator TOTP seal v1'
 
 /** The sealing key for TOTP secrets, derived from the chain key. */
 export function totpSealKey(chainKey: string): MasterKey {
-  const bytes = new Bun.CryptoHasher('sha256', chainKey).update(SEAL_LABEL).digest('hex')
-  return MasterKey.decode(bytes)!
+  return MasterKey.derivedFrom(chainKey, SEAL_LABEL)
 }
 
 /** The additional data of an operator's sealed secret: it opens only as this operator's. */

@@ -7,6 +7,6 @@
 import * as schema from '../../schema'
 import { mirrorSchema } from './mirror'
 
-export const { users, authSessions, refreshTokens, loginThrottle, knownSignInPlaces, accountCodes, outboxEvents, securityEvents, securityLogHead, games, tournaments, participants, matches, gameSessions, matchClaims, jobs, mailOutbox, operators, operatorSessions, auditLog, auditHead, userPins, pinLocks, pinSessions, withdrawals, ledgerAccounts, ledgerTransactions, ledgerPostings, wallets, identities, deviceCodes, oidcLoginFlows, loginExchangeCodes, socketTickets, seasons, ratings, ratingHistory, seasonStandings, queues, tickets, challenges, gameServers, gameServerSignatures, evidenceBlobs, matchEvidence, integrityFlags, payoutHolds } = mirrorSchema(schema)
+export const { users, authSessions, refreshTokens, loginThrottle, knownSignInPlaces, accountCodes, outboxEvents, securityEvents, securityLogHead, games, tournaments, participants, matches, gameSessions, matchClaims, jobs, mailOutbox, operators, operatorSessions, auditLog, auditHead, userPins, pinLocks, pinSessions, withdrawals, ledgerAccounts, ledgerTransactions, ledgerPostings, wallets, identities, deviceCodes, oidcLoginFlows, loginExchangeCodes, socketTickets, seasons, ratings, ratingHistory, seasonStandings, queues, tickets, challenges, gameServers, gameServerSignatures, evidenceBlobs, matchEvidence, integrityFlags, payoutHolds, webhooks, webhookTypes, webhookDeliveries, webhookAttempts } = mirrorSchema(schema)
 export * from './rate-limits'
 export * from './secrets'
