@@ -2,13 +2,21 @@
 // writes them (one row, its types, the secret sealed under the key derived
 // from the chain key), and a rotation as rotate-secret does it: the tests of
 // the loop need endpoints, not the admin routes.
-import type { TestApp } from './app'
+import type { Storage } from '../../src/db/storage'
+import type { Clock } from '../../src/shared/clock'
 import { newId } from '../../src/shared/ids'
 import { newWebhookSecret, sealedSecretName, webhookSealKey } from '../../src/modules/webhooks/secret'
 import { WEBHOOK_TYPES } from '../../src/modules/webhooks/catalogue'
 
+/** A test app, or a server's database, clock and secrets. */
+export interface Where {
+  storage: Storage
+  clock: Clock
+  secrets: { chainKey: string }
+}
+
 /** Creates an enabled endpoint at `url` subscribed to `types` (every type by default); its id and its secret in the clear. */
-export async function createEndpoint(ctx: Pick<TestApp, 'storage' | 'clock' | 'secrets'>, url: string, types: readonly string[] = WEBHOOK_TYPES): Promise<{ id: string; secret: string }> {
+export async function createEndpoint(ctx: Where, url: string, types: readonly string[] = WEBHOOK_TYPES): Promise<{ id: string; secret: string }> {
   const id = newId('webhook')
   const secret = newWebhookSecret()
   const secretSealed = await webhookSealKey(ctx.secrets.chainKey).seal(secret, sealedSecretName(id))
@@ -20,7 +28,7 @@ export async function createEndpoint(ctx: Pick<TestApp, 'storage' | 'clock' | 's
 }
 
 /** Rotates an endpoint's secret as rotate-secret does: a new one, the current one kept as previous for 24 h; the new secret. */
-export async function rotateEndpointSecret(ctx: Pick<TestApp, 'storage' | 'clock' | 'secrets'>, id: string): Promise<string> {
+export async function rotateEndpointSecret(ctx: Where, id: string): Promise<string> {
   const secret = newWebhookSecret()
   const secretSealed = await webhookSealKey(ctx.secrets.chainKey).seal(secret, sealedSecretName(id))
   const now = ctx.clock.now()
@@ -32,7 +40,7 @@ export async function rotateEndpointSecret(ctx: Pick<TestApp, 'storage' | 'clock
 }
 
 /** Deletes every endpoint (their deliveries and attempts go with them): a test leaves no queue behind. */
-export async function deleteEndpoints(ctx: Pick<TestApp, 'storage'>): Promise<void> {
+export async function deleteEndpoints(ctx: Pick<Where, 'storage'>): Promise<void> {
   await ctx.storage.write(async (tx) => {
     for (const webhook of await tx.webhooks.list()) await tx.webhooks.delete(webhook.id)
   })
