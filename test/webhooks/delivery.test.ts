@@ -238,6 +238,13 @@ describe('delivery', () => {
     expect(await attemptsOf(row.id)).toMatchObject([{ statusCode: 302, error: 'redirect_not_followed' }])
   })
 
+  test('a stored URL that is not http(s) fails its attempts (invalid_url), never the sender', async () => {
+    const endpoint = await createEndpoint(ctx, 'ftp://files.example.com/hook')
+    await publish(banned('usr_ftp'))
+    expect(await sender().deliverDue()).toEqual({ delivered: 0, failed: 0 })
+    expect(await onlyDelivery(endpoint.id)).toMatchObject({ status: 'pending', attempts: 1, lastError: 'invalid_url' })
+  })
+
   test('a delivery whose next attempt would fall after its 3 days is given up: failed, counted failed', async () => {
     const hook = receiver(() => 503)
     const endpoint = await createEndpoint(ctx, hook.url)

@@ -210,7 +210,9 @@ export class WebhookDelivery {
   /** Checks the destination, signs and posts; what came back, or 'stopped' when `stop` cut it short. */
   async #send(webhook: WebhookRow, delivery: WebhookDeliveryRecord, at: Date): Promise<AttemptResult | 'stopped'> {
     const failed = (error: string, statusCode: number | null = null): AttemptResult => ({ statusCode, error, gone: false })
-    const url = new URL(webhook.url)
+    // The operators' API accepts only http(s) URLs; a row that is not one fails its attempts instead of its sender.
+    const url = URL.parse(webhook.url)
+    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) return failed('invalid_url')
     const check = await checkDestination(url, this.deps.config.webhooksAllowPrivate)
     if (!check.ok) return failed(check.reason)
     let secrets: string[]
