@@ -54,6 +54,7 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
     openTickets: () => storage.read.matchmaking.countOpenTickets(),
     payoutsHeld: () => storage.read.payouts.heldCount(),
     observeMatchmakingWaits: (observe) => services.matchmaking.observeWaits(observe),
+    webhookQueue: () => storage.read.webhooks.queueStats(),
   })
   const addressOf = (request: Request, server: Parameters<typeof clientAddress>[1]) => clientAddress(request, server, { trustProxy: config.trustProxy })
   const app = (

@@ -552,6 +552,12 @@ export const SETTINGS = {
     help: 'how long a Steam sign-in waits for the Steam Web API before answering 503, in milliseconds',
     doc: 'how long a Steam sign-in waits for the Steam Web API, in milliseconds; past it the sign-in answers 503 `service_unavailable` and writes nothing',
   }),
+  ARENA_WEBHOOKS_ALLOW_PRIVATE: flag({
+    key: 'webhooksAllowPrivate',
+    default: false,
+    help: 'true: webhooks may go to private, loopback and link-local addresses',
+    doc: 'let webhook endpoints resolve to private, loopback, link-local or other non-public addresses (a studio backend on premises, tests); off, such a destination is refused when an endpoint is created and again at every delivery attempt (docs/webhooks.md)',
+  }),
   ARENA_WITHDRAWAL_MAX: amount({
     key: 'withdrawalMax',
     defaultText: 'unset (no limit)',

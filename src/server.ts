@@ -22,6 +22,7 @@ import type { Logger } from './shared/logger'
 import { VERSION } from './shared/version'
 import { MAX_CLIENT_MESSAGE_BYTES } from './modules/realtime/protocol'
 import { startKeyringRefresh } from './vault/secrets'
+import { WebhookDelivery } from './modules/webhooks/delivery'
 import { startScheduledBackups, type BackupStatus, type ScheduledBackups } from './backup/schedule'
 import { ensureDataDir } from './shared/data-dir'
 import { lockDataDir, type DataDirLock } from './shared/data-dir-lock'
@@ -43,6 +44,9 @@ export const JOB_POLL_MS = 200
 
 /** How often queued mail is looked for (a code should arrive while the player still waits for it). */
 export const MAIL_DELIVERY_MS = 1000
+
+/** How often the webhook deliveries due are looked for (a tick then serves while there is work). */
+export const WEBHOOK_DELIVERY_MS = 1000
 
 export interface RunningServer {
   url: string
@@ -172,6 +176,24 @@ async function startLocked(config: Readonly<Config>, logger: Logger, lock: DataD
       async stop() {
         // A send in progress is abandoned (its mail stays queued), not waited for.
         delivery.stop()
+        await loop.stop()
+      },
+    })
+  }
+  {
+    // Webhooks (contract §18): one runner among every instance, so each endpoint has one sender at a time.
+    const delivery = new WebhookDelivery({ storage, clock: systemClock, logger, config, chainKey: secrets.chainKey })
+    const loop = startLoop({
+      name: 'webhook delivery',
+      everyMs: WEBHOOK_DELIVERY_MS,
+      leases,
+      logger,
+      tick: async () => void (await delivery.deliverDue()),
+    })
+    loops.push({
+      async stop() {
+        // Attempts in flight are aborted (their deliveries stay pending, sent again with the same webhook-id) and waited for.
+        await delivery.stop()
         await loop.stop()
       },
     })

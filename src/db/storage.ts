@@ -29,7 +29,7 @@ import type { MatchmakingStore } from '../modules/matchmaking/store'
 import type { SecurityStore } from '../modules/security/store'
 import type { WalletStore } from '../modules/wallet/store'
 import type { IntegritySignal, PayoutsStore } from '../modules/integrity/store'
-import type { WebhooksStore } from '../modules/webhooks/store'
+import type { WebhookDeliveryOutcome, WebhooksStore } from '../modules/webhooks/store'
 import type { JobsStore } from '../jobs/store'
 import type { LoopLeases } from '../background/loops'
 import type { VaultStore } from '../vault/store'
@@ -99,6 +99,8 @@ export interface Counted {
   matchmakingMatches: 'queue' | 'challenge'
   /** Integrity signals raised by decided staked or prize matches, by signal (docs/integrity.md). */
   integritySignals: IntegritySignal
+  /** Webhook delivery attempts by outcome (contract §18; src/modules/webhooks/delivery.ts), and deliveries housekeeping expired as failed. */
+  webhookDeliveries: WebhookDeliveryOutcome
 }
 
 /** How a unit of work may be ordered against the others. */

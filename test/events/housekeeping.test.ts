@@ -35,7 +35,7 @@ test('expired sessions and stale throttle rows go; live ones stay', async () => 
   expect(before.throttle).toBeGreaterThan(0)
   expect(before.codes).toBeGreaterThan(0) // the verification codes register mailed
 
-  expect(await housekeeping(ctx.services.storage, ctx.clock, 30)).toEqual({ events: 0, gameSessions: 0, pinSessions: 0, throttleRows: 0, accountCodes: 0, mail: 0, knownPlaces: 0, oidcFlows: 0, exchangeCodes: 0, rateLimitCounters: 0, securityEvents: 0, deviceCodes: 0, socketTickets: 0, tickets: 0, challenges: 0, evidence: 0, evidenceBlobs: 0, serverSignatures: 0 })
+  expect(await housekeeping(ctx.services.storage, ctx.clock, 30)).toEqual({ events: 0, gameSessions: 0, pinSessions: 0, throttleRows: 0, accountCodes: 0, mail: 0, knownPlaces: 0, oidcFlows: 0, exchangeCodes: 0, rateLimitCounters: 0, securityEvents: 0, deviceCodes: 0, socketTickets: 0, tickets: 0, challenges: 0, evidence: 0, evidenceBlobs: 0, serverSignatures: 0, webhookDeliveries: 0, webhookExpired: 0 })
   expect(await counts()).toEqual(before)
 
   ctx.clock.advance(2 * 86_400_000)

@@ -229,9 +229,10 @@ test('a source that fails at scrape time leaves its metric out (never a 0, never
     openTickets: async () => failing(),
     observeMatchmakingWaits: () => {},
     payoutsHeld: async () => failing(),
+    webhookQueue: async () => failing(),
   })
   const names = new Set(parseMetrics(await metrics.registry.metrics()).map((s) => s.name))
-  for (const name of ['arena_db_size_bytes', 'arena_security_events_buffered', 'arena_security_events_shed_total', 'arena_hash_gate_refused_total', 'arena_event_polls_waiting', 'arena_sockets_open', 'arena_withdrawals', 'arena_jobs', 'arena_job_lag_seconds', 'arena_matchmaking_tickets_open', 'arena_payouts_held', 'arena_backup_last_success_timestamp_seconds', 'arena_backup_last_size_bytes']) {
+  for (const name of ['arena_db_size_bytes', 'arena_security_events_buffered', 'arena_security_events_shed_total', 'arena_hash_gate_refused_total', 'arena_event_polls_waiting', 'arena_sockets_open', 'arena_withdrawals', 'arena_jobs', 'arena_job_lag_seconds', 'arena_matchmaking_tickets_open', 'arena_payouts_held', 'arena_webhook_queue_depth', 'arena_webhook_oldest_pending_seconds', 'arena_backup_last_success_timestamp_seconds', 'arena_backup_last_size_bytes']) {
     expect(names.has(name)).toBe(false)
   }
   expect(names.has('arena_process_resident_memory_bytes')).toBe(true)

@@ -211,4 +211,15 @@ export class WebhooksQueries extends Queries implements WebhooksStore {
     const removed = await this.db.delete(webhookDeliveries).where(condition).returning({ id: webhookDeliveries.id })
     return removed.length
   }
+
+  async expireDisabled(createdBefore: Date): Promise<number> {
+    const { webhooks, webhookDeliveries } = this.t
+    const disabled = this.db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.enabled, false))
+    const expired = await this.db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', lastError: 'expired' })
+      .where(and(eq(webhookDeliveries.status, 'pending'), lt(webhookDeliveries.createdAt, createdBefore), inArray(webhookDeliveries.webhookId, disabled)))
+      .returning({ id: webhookDeliveries.id })
+    return expired.length
+  }
 }

@@ -12,15 +12,19 @@
 // disputed any more past their retention, and the bytes no file references; game servers'
 // accepted signatures a window after theirs ended; the
 // security-event log's old end past its retention (the chain keeps an
-// authenticated anchor where it was cut). One unit of work: a
+// authenticated anchor where it was cut); webhook deliveries delivered 3 days
+// ago, failed ones 30 days after they were created, and the pending ones of a
+// disabled endpoint given up (failed, `expired`) after the 3 days a delivery
+// is retried for. One unit of work: a
 // failure deletes nothing, and the next run tries again.
-import type { Storage } from '../../db/storage'
+import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { KNOWN_PLACES } from '../auth/known-places'
 import type { SecurityEventLog } from '../security/event-log'
 import { LONGEST_THROTTLE_WINDOW_MS } from '../auth/throttle'
 import { retentionCutoff } from './service'
 import { SIGNATURE_WINDOW_S } from '../games/game-servers'
+import { WEBHOOK_GIVE_UP_MS } from '../webhooks/delivery'
 
 const DAY_MS = 86_400_000
 
@@ -55,10 +59,18 @@ export interface HousekeepingReport {
   evidenceBlobs: number
   /** Game servers' accepted signatures (contract §17) whose ±60 s window ended a window ago (a replay fails on the clock by then). */
   serverSignatures: number
+  /** Webhook deliveries delivered 3 days ago or more, and failed ones created 30 days ago or more. */
+  webhookDeliveries: number
+  /** Pending webhook deliveries of disabled endpoints, older than 3 days, given up (failed, `expired`). */
+  webhookExpired: number
 }
 
 /** ARENA_EVIDENCE_RETENTION_DAYS's default. */
 export const DEFAULT_EVIDENCE_RETENTION_DAYS = 180
+
+/** How long a delivered webhook delivery is kept (its attempts with it), and a failed one (an operator may still resend it). */
+export const WEBHOOK_DELIVERED_KEPT_MS = 3 * DAY_MS
+export const WEBHOOK_FAILED_KEPT_MS = 30 * DAY_MS
 
 export async function housekeeping(
   storage: Storage,
@@ -88,7 +100,16 @@ export async function housekeeping(
     // A window past their end: an instance whose clock runs behind still finds them.
     serverSignatures: await tx.games.pruneServerSignatures(new Date(now.getTime() - SIGNATURE_WINDOW_S * 1000)),
     ...(await tx.evidence.prune(new Date(now.getTime() - evidenceRetentionDays * DAY_MS))),
+    ...(await pruneWebhookDeliveries(tx, now)),
   }))
   // Outside the unit of work: the counters are written in autocommit, never in a transaction.
   return { ...removed, rateLimitCounters: (await storage.rateLimits?.prune(now.getTime())) ?? 0 }
+}
+
+/** Webhook deliveries: the old delivered and failed ones deleted, the stale pending ones of disabled endpoints given up (counted as failed). */
+async function pruneWebhookDeliveries(tx: Transaction, now: Date): Promise<Pick<HousekeepingReport, 'webhookDeliveries' | 'webhookExpired'>> {
+  const webhookExpired = await tx.webhooks.expireDisabled(new Date(now.getTime() - WEBHOOK_GIVE_UP_MS))
+  if (webhookExpired > 0) tx.count('webhookDeliveries', 'failed', webhookExpired)
+  const webhookDeliveries = await tx.webhooks.prune(new Date(now.getTime() - WEBHOOK_DELIVERED_KEPT_MS), new Date(now.getTime() - WEBHOOK_FAILED_KEPT_MS))
+  return { webhookDeliveries, webhookExpired }
 }

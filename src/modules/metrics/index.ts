@@ -17,6 +17,7 @@ import type { SocketHub } from '../realtime/hub'
 import type { RatingChangeKind } from '../ratings/store'
 import { SOCKET_CLOSE_REASONS } from '../realtime/socket'
 import { INTEGRITY_SIGNALS } from '../integrity/store'
+import { WEBHOOK_DELIVERY_OUTCOMES } from '../webhooks/store'
 
 export interface MetricsSources {
   securityEvents: () => { buffered: number; shed: number; capacity: number }
@@ -44,6 +45,8 @@ export interface MetricsSources {
   observeMatchmakingWaits: (observe: (seconds: number) => void) => void
   /** Payouts held for an operator's review now (one indexed count at scrape time). */
   payoutsHeld: () => Promise<number>
+  /** Pending webhook deliveries and the creation time of the oldest (one indexed query at scrape time). */
+  webhookQueue: () => Promise<{ pending: number; oldestCreatedAt: Date | null }>
 }
 
 const UNFINISHED_WITHDRAWALS = ['awaiting_approval', 'held', 'pending_signature'] as const
@@ -103,6 +106,13 @@ export class AppMetrics {
       registers,
     })
     for (const signal of INTEGRITY_SIGNALS) integritySignals.inc({ signal }, 0)
+    const webhookDeliveries = new Counter({
+      name: 'arena_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, counted once recorded, by outcome: delivered (a 2xx), refused (the destination resolved to a private, loopback or link-local address), retried (another failure, tried again later), failed (another failure, given up; also a disabled endpoint\'s delivery expired after 3 days)',
+      labelNames: ['outcome'],
+      registers,
+    })
+    for (const outcome of WEBHOOK_DELIVERY_OUTCOMES) webhookDeliveries.inc({ outcome }, 0)
     sources.storage.observe({
       committed(units, seconds) {
         batches.observe(units)
@@ -113,6 +123,7 @@ export class AppMetrics {
         if (counter === 'ratingUpdates') ratingUpdates.inc({ kind: label }, n)
         else if (counter === 'matchmakingMatches') matchmakingMatches.inc({ kind: label }, n)
         else if (counter === 'integritySignals') integritySignals.inc({ signal: label }, n)
+        else if (counter === 'webhookDeliveries') webhookDeliveries.inc({ outcome: label }, n)
       },
     })
 
@@ -238,6 +249,12 @@ export class AppMetrics {
       registers,
     })
     sources.observeMatchmakingWaits((seconds) => waits.observe(seconds))
+    // Webhooks (contract §18): what waits to be delivered, and for how long the oldest has.
+    gauge('arena_webhook_queue_depth', 'Webhook deliveries pending (waiting for their first attempt or a retry), of enabled endpoints or not', async () => (await sources.webhookQueue()).pending)
+    gauge('arena_webhook_oldest_pending_seconds', 'Age of the oldest pending webhook delivery, from its creation (0 when none is pending)', async () => {
+      const { oldestCreatedAt } = await sources.webhookQueue()
+      return oldestCreatedAt === null ? 0 : Math.max(0, (sources.clock.now().getTime() - oldestCreatedAt.getTime()) / 1000)
+    })
     // Left out until there is something to say (no scheduled backups, or none tried yet): a 0 would read as "last backup in 1970".
     const backupGauge = (name: string, help: string, read: (status: BackupStatus) => number | undefined) =>
       new Gauge({

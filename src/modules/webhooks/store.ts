@@ -5,6 +5,15 @@
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number]
 
+/**
+ * What an attempt counts as on `arena_webhook_deliveries_total`, exactly one
+ * per attempt: delivered (a 2xx), refused (the destination check refused it),
+ * retried (another failure, another attempt scheduled), failed (another
+ * failure, given up); housekeeping counts a delivery it expires as failed.
+ */
+export const WEBHOOK_DELIVERY_OUTCOMES = ['delivered', 'retried', 'failed', 'refused'] as const
+export type WebhookDeliveryOutcome = (typeof WEBHOOK_DELIVERY_OUTCOMES)[number]
+
 /** Why an endpoint is disabled: an operator did it, or it answered 410 Gone. */
 export const WEBHOOK_DISABLED_REASONS = ['operator', 'gone'] as const
 export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number]
@@ -109,4 +118,6 @@ export interface WebhooksStore {
   queueStats(): Promise<{ pending: number; oldestCreatedAt: Date | null }>
   /** Deletes delivered deliveries delivered before `deliveredBefore` and failed ones created before `failedBefore`; how many. */
   prune(deliveredBefore: Date, failedBefore: Date): Promise<number>
+  /** Gives up (failed, last error `expired`) the pending deliveries of disabled endpoints created before `createdBefore`; how many. */
+  expireDisabled(createdBefore: Date): Promise<number>
 }
