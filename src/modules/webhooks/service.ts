@@ -212,6 +212,14 @@ export class WebhooksService {
     return { deliveries: page.map((d) => deliveryView(d, attempts)), next: rows.length > limit ? page[page.length - 1]!.id : null }
   }
 
+  /** One delivery with its attempts. */
+  async delivery(id: string): Promise<WebhookDelivery> {
+    const store = this.deps.storage.read.webhooks
+    const delivery = await store.delivery(id)
+    if (!delivery) throw new AppError('not_found', 'No such webhook delivery')
+    return deliveryView(delivery, await store.attemptsOf([id]))
+  }
+
   /** Puts a delivery back in the queue, due now (its attempts kept, the same webhook-id); refused while its endpoint is disabled. */
   async resend(deliveryId: string, by: Actor): Promise<WebhookDelivery> {
     return this.deps.storage.write(async (tx) => {
