@@ -28,6 +28,9 @@ import type { MasterKey } from '../../shared/sealed'
 export const PREVIOUS_SECRET_TTL_MS = 24 * 3600_000
 export const DELIVERIES_PAGE = 50
 
+/** A change to an endpoint: the PATCH body, its types any strings (checked against the catalogue here, for the CLI's sake). */
+export type WebhookChange = Omit<UpdateWebhookBody, 'types'> & { types?: readonly string[] | undefined }
+
 function invalid(details: ErrorDetail[]): AppError {
   return new AppError('validation_failed', 'Request failed validation', { details })
 }
@@ -152,7 +155,7 @@ export class WebhooksService {
     return webhookView(await WebhooksService.found(this.deps.storage.read.webhooks, id))
   }
 
-  async update(id: string, input: UpdateWebhookBody, by: Actor): Promise<Webhook> {
+  async update(id: string, input: WebhookChange, by: Actor): Promise<Webhook> {
     if (input.url === undefined && input.types === undefined && input.description === undefined && input.enabled === undefined) {
       throw invalid([{ path: 'body', message: 'Give at least one of url, types, description, enabled' }])
     }
