@@ -45,7 +45,7 @@ export function adminWebhookRoutes(webhooks: WebhooksService) {
         },
         {
           params: IdParams,
-          response: { 204: t.Void({ description: 'deleted, with its deliveries and their attempts' }), ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
+          response: { 204: t.Void({ description: 'deleted, with its deliveries and their attempts; no body' }), ...errors(OPERATOR, INVALID, { 404: ['not_found'] }, STORAGE) },
           ...operatorRoute('admin', 'Delete a webhook endpoint with its deliveries and their attempts'),
         },
       )
