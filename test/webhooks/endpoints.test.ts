@@ -273,6 +273,7 @@ describe('deliveries', () => {
     expect(view(failed)).toMatchObject({ status: 'failed', nextAttemptAt: null, lastError: 'http_503', attempts: [{ attempt: 1, statusCode: 503, error: 'http_503' }] })
     expect(view(ids[4]!)).toMatchObject({ status: 'pending', attempts: [] })
     expect(refusal(await get(app, `/webhooks/${webhook.id}/deliveries?limit=0`))).toEqual([422, 'validation_failed', 422])
+    expect(refusal(await get(app, `/webhooks/${webhook.id}/deliveries?limit=1.5`))).toEqual([422, 'validation_failed', 422])
     expect(refusal(await get(app, '/webhooks/whk_00000000000000000000000000000000/deliveries'))).toEqual([404, 'not_found', 404])
 
     app.clock.advance(1000)

@@ -206,6 +206,7 @@ export class WebhooksService {
 
   /** An endpoint's deliveries with their attempts, newest first, paged by `before`. */
   async deliveries(id: string, query: { limit?: number | undefined; before?: string | undefined }): Promise<DeliveriesPage> {
+    if (query.limit !== undefined && !Number.isInteger(query.limit)) throw invalid([{ path: 'query/limit', message: 'Expected a whole number' }])
     const store = this.deps.storage.read.webhooks
     await WebhooksService.found(store, id)
     const limit = query.limit ?? DELIVERIES_PAGE
