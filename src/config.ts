@@ -635,12 +635,6 @@ export const SETTINGS = {
       }
     },
   },
-  ARENA_WEBHOOKS_ALLOW_PRIVATE: flag({
-    key: 'webhooksAllowPrivate',
-    default: false,
-    help: 'true lets webhook endpoints be in private, loopback or link-local ranges (tests, a backend on premises)',
-    doc: '`true` lets a webhook endpoint resolve to a private, loopback or link-local address (tests, a backend on the same network); otherwise such a URL is refused when an endpoint is created or changed (422 `destination_not_allowed`) and at every attempt (see [docs/webhooks.md](docs/webhooks.md))',
-  }),
   ARENA_BACKUP_PASSPHRASE: secret({
     key: 'backupPassphrase',
     help: 'passphrase `arena backup` and scheduled backups encrypt with and `arena restore` decrypts with (age, scrypt); without it they refuse',
