@@ -114,6 +114,6 @@ export function createApp(deps: Pick<ServiceDeps, 'config' | 'secrets' | 'logger
   const adminToken = deps.secrets.adminToken
   return adminToken === undefined
     ? app.use(operatorApiDisabled)
-    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, matchmaking: services.matchmaking, evidence: services.evidence, gameServers: services.gameServers, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf, payouts: services.payouts }))
+    : app.use(adminModule(adminToken, games, services.tournamentOperations, wallet, storage, { devMailbox: config.env === 'local', ratings: services.ratings, matchmaking: services.matchmaking, evidence: services.evidence, gameServers: services.gameServers, bans, users, deletion, pins, identities: services.identities, withdrawals, operations: services.operations, audit: services.audit, operatorSession: async (token) => (await services.operatorSessions.session(token, 'api'))?.operator ?? null, operators: services.operators, operatorSessions: services.operatorSessions, operatorTotp: services.operatorTotp, addressOf, payouts: services.payouts, webhooks: services.webhooks }))
 }
 

@@ -33,6 +33,7 @@ import { SocketHub } from './modules/realtime/hub'
 import { SocketTickets } from './modules/realtime/tickets'
 import { GameKeys } from './modules/games/game-keys'
 import { GameServers } from './modules/games/game-servers'
+import { WebhooksService } from './modules/webhooks/service'
 import { TournamentRegistration } from './modules/games/registration'
 import { GamesService } from './modules/games/service'
 import { TournamentOperations } from './modules/games/tournament-operations'
@@ -217,6 +218,7 @@ export function createServices(deps: ServiceDeps) {
   const gameServers = new GameServers({ storage, clock })
   const tournamentOperations = new TournamentOperations({ storage, clock, onSecurityEvent: (e) => securityLog.record(e), integrity })
   const payouts = new PayoutService({ storage, clock })
+  const webhooks = new WebhooksService({ storage, clock, chainKey: deps.secrets.chainKey, allowPrivate: config.webhooksAllowPrivate })
   const custody = deps.custody ?? custodyFor(config, storage)
   const wallet = new WalletService({ storage, clock, custody, onSecurityEvent: (e) => securityLog.record(e) })
   const pins = new PinService({ storage, clock, pinSessionTtlS: config.pinSessionTtlS, passwords, securityLog, hashGate })
@@ -245,7 +247,7 @@ export function createServices(deps: ServiceDeps) {
   // The event plane over WebSockets (contract §14): tickets, and this instance's sockets.
   const socketTickets = new SocketTickets({ storage, clock })
   const sockets = new SocketHub({ storage, events, tickets: socketTickets, wakeups: deps.wakeups, logger, perUser: config.socketsPerUser, max: config.socketsMax, slowS: config.socketSlowS, ...deps.socketTimings })
-  return { integrity, payouts, socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, gameServers, tournamentRegistration, tournamentOperations, ratings, matchmaking, challenges, matches, evidence, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
+  return { integrity, payouts, webhooks, socketTickets, sockets, storage, deviceCodes, audit, operators, operatorSessions, operatorTotp, operations, chainChecks, auth, signIn, registration, identities, oidc, games, gameKeys, gameServers, tournamentRegistration, tournamentOperations, ratings, matchmaking, challenges, matches, evidence, wallet, pins, withdrawals, securityLog, events, signingKeys, mailer, emailVerification, passwordChange, passwordReset, hashGate, bans, users, deletion, exports, steam }
 }
 
 export type Services = ReturnType<typeof createServices>

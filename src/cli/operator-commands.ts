@@ -11,6 +11,7 @@ import { tournamentCommand } from './tournament-command'
 import { operatorCommand } from './operator-accounts-command'
 import { queueCommand } from './queue-command'
 import { gameServerCommand } from './game-server-command'
+import { webhookCommand } from './webhook-command'
 import { checkLedger } from '../modules/wallet/ledger'
 import { listSecurityEvents, verifySecurityLog } from '../modules/security/event-log'
 import { startCosigner } from '../cosigner'
@@ -113,6 +114,7 @@ export const OPERATOR_COMMANDS: Record<string, Command> = {
   tournament: tournamentCommand(withServices),
   queue: queueCommand(withServices),
   'game-server': gameServerCommand(withServices),
+  webhook: webhookCommand(withServices),
   operator: operatorCommand(withServices),
 
   match: {

@@ -35,6 +35,7 @@ import { matchmakingPages } from './pages/matchmaking'
 import { tournamentsPages } from './pages/tournaments'
 import { withdrawalsPages } from './pages/withdrawals'
 import { payoutsPages } from './pages/payouts'
+import { webhookPages } from './pages/webhooks'
 import { auditPages } from './pages/audit'
 import { securityPages } from './pages/security'
 import { operatorPages } from './pages/operators'
@@ -238,6 +239,7 @@ export function consoleModule({ services, secureCookie, sessionTtlS, clock, addr
     .use(matchmakingPages(services))
     .use(securityPages(services))
     .use(auditPages(services))
+    .use(webhookPages(services))
     .use(operatorPages(services))
     .use(accountPages(services, { secureFor, clock }))
 }

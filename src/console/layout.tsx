@@ -16,6 +16,7 @@ export const SECTIONS: { path: string; label: string; role: OperatorRole }[] = [
   { path: '/console/security', label: 'Security events', role: 'viewer' },
   { path: '/console/games', label: 'Games & keys', role: 'viewer' },
   { path: '/console/audit', label: 'Audit log', role: 'viewer' },
+  { path: '/console/webhooks', label: 'Webhooks', role: 'admin' },
   { path: '/console/operators', label: 'Operators', role: 'admin' },
 ]
 

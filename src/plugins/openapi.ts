@@ -215,7 +215,7 @@ function describeBodies(doc: Json, routes: InternalRoute[]): void {
  * A redirect's answer (the OpenID Connect web flow, `response: { 302:
  * Redirect }`): the generator writes its Void schema where the content map
  * belongs. A redirect has no body; it is its Location header. A WebSocket
- * upgrade's 101 (Void too) has none either.
+ * upgrade's 101 (Void too) has none either, nor a 204 (a deletion's answer).
  */
 function describeRedirects(doc: Json): void {
   for (const path of Object.values(doc.paths as Json)) {
@@ -225,6 +225,11 @@ function describeRedirects(doc: Json): void {
         if (status === '101') {
           // A WebSocket upgrade (the event socket, contract §14): no body, the connection switches protocol.
           responses![status] = { description: ((response as Json).description as string | undefined) ?? 'Switching Protocols' }
+          continue
+        }
+        if (status === '204') {
+          // No Content (DELETE /admin/webhooks/{id}): the status is the whole answer.
+          responses![status] = { description: ((response as Json).description as string | undefined) ?? 'No Content' }
           continue
         }
         if (!/^3\d\d$/.test(status)) continue

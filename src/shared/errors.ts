@@ -84,6 +84,10 @@ export const ERROR_CODES = {
   withdrawal_owner_banned: 409,
   /** Releasing or voiding a held payout that an operator decided already (contract §17). */
   payout_not_held: 409,
+  /** A 21st webhook endpoint (contract §18): at most WEBHOOK_LIMIT. */
+  webhook_limit: 409,
+  /** Resending a delivery of a disabled webhook endpoint: enable it first. */
+  webhook_disabled: 409,
   registration_closed: 409,
   registration_open: 409,
   tournament_full: 409,
@@ -101,6 +105,8 @@ export const ERROR_CODES = {
   insufficient_funds: 422,
   invalid_destination: 422,
   withdrawal_limit: 422,
+  /** A webhook URL whose host resolves to a private, loopback or link-local address, or does not resolve (contract §18). */
+  destination_not_allowed: 422,
   rate_limited: 429,
   pin_locked: 429,
   internal: 500,

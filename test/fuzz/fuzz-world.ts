@@ -29,6 +29,8 @@ import { totpCode } from '../../src/modules/operators/totp'
 import { PageSessions } from '../../src/device-page/session'
 import { CONSOLE_ROLES, consoleRoleIndex, isConsoleRoute, isDevicePageRoute, JObj, Raw, Ref, toJson, USERS, type Hints, type JVal, type RequestSpec, type RouteShape } from './hostile-requests'
 import { cliActor } from '../helpers/operators'
+import { publishMatchDecided } from '../helpers/webhook-deliveries'
+import { WEBHOOK_TYPES } from '../../src/modules/webhooks/catalogue'
 import { startSteamStub } from '../helpers/steam-stub'
 
 interface PoolUser {
@@ -93,6 +95,8 @@ export interface TemplateValues {
   evidence: { disputedMatchId: string; evidenceId: string }
   /** A payout held for review (user 0's winnings of a staked challenge, flagged shared_device): an operator's release or void of it succeeds. */
   heldPayoutId: string
+  /** Webhooks (contract §18): an enabled endpoint (a public address: checked without a resolver) and a delivery queued for it (resending it succeeds). */
+  webhook: { id: string; deliveryId: string }
 }
 
 interface ConsoleSession {
@@ -126,6 +130,8 @@ const SIGN_AT_BUILD = 'sign-at-build'
 
 /** The name of the queue the template opens in each game (TemplateValues.challengeIds, .matchmaking). */
 const QUEUE = 'fuzz-queue'
+/** A webhook endpoint's URL at a public address: a literal, so no resolver is asked. */
+const KNOWN_GOOD_WEBHOOK_URL = 'https://93.184.215.14/arena-webhooks'
 
 async function call(t: TestApp, request: Request, expected: number): Promise<Record<string, unknown>> {
   const res = await t.handle(request)
@@ -316,6 +322,11 @@ export async function buildTemplate(): Promise<Template> {
     const registered = (await call(t, postJson(`/api/v1/admin/games/${first.game.id}/servers`, { name: 'fuzz-server', publicKey: serverKey.publicKey.export({ format: 'jwk' }).x! }, admin), 201)) as { server: { id: string } }
     await call(t, new Request(`http://localhost/api/v1/admin/games/${first.game.id}`, { method: 'PATCH', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ results: 'either' }) }), 200)
 
+    // Webhooks (contract §18): an endpoint of every type, and a delivery queued for it.
+    const hook = (await call(t, postJson('/api/v1/admin/webhooks', { url: KNOWN_GOOD_WEBHOOK_URL, types: [...WEBHOOK_TYPES] }, admin), 201)) as { webhook: { id: string } }
+    const [hookDeliveryId] = await publishMatchDecided(t)
+    if (hookDeliveryId === undefined) throw new Error('fuzz template: no webhook delivery queued')
+
     const { cursor } = (await call(t, req('/api/v1/events', { headers: bearerOf(users[0]!.accessToken) }), 200)) as { cursor: string }
 
     const values: TemplateValues = {
@@ -342,6 +353,7 @@ export async function buildTemplate(): Promise<Template> {
       gameServer: { id: registered.server.id, privateKey: serverKey.privateKey.export({ format: 'jwk' }).d! },
       evidence: { disputedMatchId: disputed.id, evidenceId: attached.evidence.id },
       heldPayoutId: heldPayout.id,
+      webhook: { id: hook.webhook.id, deliveryId: hookDeliveryId },
     }
     return { dir, databaseEnv: t.databaseEnv, values, remove: () => rmSync(dir, { recursive: true, force: true }) }
   } finally {
@@ -811,6 +823,10 @@ export class World {
         return this.v.awaitingWithdrawalId
       case 'heldPayoutId':
         return this.v.heldPayoutId
+      case 'webhookId':
+        return this.v.webhook.id
+      case 'webhookDeliveryId':
+        return this.v.webhook.deliveryId
       case 'operatorId':
         return this.v.operators[ref.arg % this.v.operators.length]!.id
       case 'operator:name':
@@ -1255,6 +1271,10 @@ export function paramHints(param: string, path: string): fc.Arbitrary<Ref> {
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('withdrawalId', 0)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'payouts':
       return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('heldPayoutId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'webhooks':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('webhookId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
+    case 'webhook-deliveries':
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(new Ref('webhookDeliveryId')) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'operators':
       return fc.oneof({ weight: 3, arbitrary: fc.nat({ max: 2 }).map((n) => new Ref('operatorId', n)) }, { weight: 1, arbitrary: fc.constant(new Ref('anyId')) })
     case 'game-servers':
@@ -1338,6 +1358,11 @@ const GOOD_FIELDS: Record<string, JVal> = {
   draws: 'result',
   opponent: new Ref('username', 1),
   expiresInS: 600,
+  // Webhooks (contract §18): an endpoint at a public address, of one type.
+  url: KNOWN_GOOD_WEBHOOK_URL,
+  types: ['match.decided'],
+  description: 'known good endpoint',
+  enabled: true,
 }
 
 /** Known-good values that differ by route: a reset names the subject's own address and the code mailed to it. */
@@ -1443,6 +1468,10 @@ function goodParam(param: string, path: string, method: string): Ref {
       return new Ref('gameServerId')
     case 'payouts':
       return new Ref('heldPayoutId')
+    case 'webhooks':
+      return new Ref('webhookId')
+    case 'webhook-deliveries':
+      return new Ref('webhookDeliveryId')
     case 'identities':
       // The guest device users 0 and 2 have beside their password.
       return new Ref('literal:device')
@@ -1521,6 +1550,9 @@ const CONSOLE_GOOD_FIELDS: Record<string, JVal> = {
   mode: 'players',
   participants: new Ref('console:participants', 0),
   code: new Ref('console:totp'),
+  // The webhook form: a checkbox a type, `enabled` a hidden field.
+  ...Object.fromEntries(WEBHOOK_TYPES.map((type) => [`type:${type}`, 'on'])),
+  enabled: 'false',
 }
 
 /** The console's queue form with every setting valid (matchDeadlineS left empty, as CONSOLE_OMITTED_FIELDS leaves it). */

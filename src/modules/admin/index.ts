@@ -10,6 +10,8 @@ import { adminEvidenceRoutes } from '../evidence'
 import type { EvidenceService } from '../evidence/service'
 import { adminPayoutRoutes } from '../integrity/admin-routes'
 import type { PayoutService } from '../integrity/service'
+import { adminWebhookRoutes } from '../webhooks'
+import type { WebhooksService } from '../webhooks/service'
 import { Elysia, t } from 'elysia'
 import { constantTimeEqual } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
@@ -120,6 +122,8 @@ export function adminModule(
     addressOf: AddressOf
     /** Payouts held for review by integrity signals (contract §17). */
     payouts: PayoutService
+    /** Webhook endpoints and their deliveries (contract §18). */
+    webhooks: WebhooksService
   } & AdminUserServices,
 ) {
   // Signing in (POST /admin/sessions) needs no credential: it is its own
@@ -342,6 +346,8 @@ function guardedAdminRoutes(...[adminToken, games, tournamentOperations, wallet,
       .use(adminGameServerRoutes(options.gameServers))
       // Payouts held for review by integrity signals (contract §17).
       .use(adminPayoutRoutes(options.payouts))
+      // Webhook endpoints and their deliveries (contract §18).
+      .use(adminWebhookRoutes(options.webhooks))
       // Sign-out and operator accounts (contract §11).
       .use(adminOperatorRoutes(options.operators, options.operatorSessions, options.operatorTotp))
   )
