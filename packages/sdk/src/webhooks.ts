@@ -1,4 +1,4 @@
-// The webhooks arena sends the studio's own backend (contract §18): each
+// The webhooks arena sends the studio's own backend: each
 // type's `data`, and the body every delivery carries. Written out here, as
 // the server declares it, so that the package needs nothing of the server;
 // the arena repository's tests fail when the two disagree. A backend that
@@ -13,7 +13,7 @@
  * as everywhere on the wire.
  */
 export interface WebhookCatalogue {
-  /** An account was created, by any sign-in of contract §13: `provider` the identity it was created with (`password`, `device` for a guest, `steam`, `oidc:<name>`). */
+  /** An account was created, by any way of signing in: `provider` the identity it was created with (`password`, `device` for a guest, `steam`, `oidc:<name>`). */
   'user.created': { userId: string; username: string; provider: string }
   /** An operator banned an account (a ban in force replaced counts again); `until` null: until an operator lifts it. */
   'user.banned': { userId: string; reason: string; until: string | null }
@@ -36,7 +36,7 @@ export interface WebhookCatalogue {
   'match.disputed': { matchId: string; gameId: string; tournamentId: string | null; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' }
   /** A tournament completed: its standings are final and its prizes paid (or held, see `payout.held`). */
   'tournament.completed': { tournamentId: string; gameId: string; winnerParticipantId: string | null; winnerUserId: string | null }
-  /** An integrity signal held a winner's payout for an operator's review (contract §17): stake winnings (`stake`) or a prize (`prize`). */
+  /** An integrity signal held a winner's payout for an operator's review: stake winnings (`stake`) or a prize (`prize`). */
   'payout.held': { holdId: string; userId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null; signals: string[] }
   /** A player asked to withdraw (the debit is made); `status` what the withdrawal became. */
   'withdrawal.requested': { withdrawalId: string; userId: string; amount: string; asset: string; destinationAddress: string; status: 'pending_signature' | 'awaiting_approval' | 'held' }
@@ -46,7 +46,7 @@ export interface WebhookCatalogue {
   'withdrawal.failed': { withdrawalId: string; userId: string; amount: string; asset: string; reason: string }
   /** An operator rejected a withdrawal and its amount went back to the player. */
   'withdrawal.rejected': { withdrawalId: string; userId: string; amount: string; asset: string; reason: string }
-  /** A player's rating in a game moved (contract §15), one per player: a rated match was decided (`match`) or its result corrected (`correction`). `change` the rating's move (2 decimals). */
+  /** A player's rating in a game moved, one per player: a rated match was decided (`match`) or its result corrected (`correction`). `change` the rating's move (2 decimals). */
   'rating.updated': { userId: string; gameId: string; seasonId: string; matchId: string; reason: 'match' | 'correction'; change: number; rating: number; deviation: number; display: number; provisional: boolean }
 }
 
