@@ -2,21 +2,24 @@
 // outbox events, its security events), for the tests of contract §8.
 import { join } from 'node:path'
 import { and, eq } from 'drizzle-orm'
-import { LocalFrostCustody, type CustodyClient } from '../../src/modules/wallet/custody'
+import { CustodyRefusedError, LocalFrostCustody, type CustodyClient } from '../../src/modules/wallet/custody'
 import { postJson, req, tempDir, type Handler, type TestApp } from './app'
 import { admin } from './arena'
 
 /**
  * Local custody that can be made unreachable for signing, so a withdrawal
- * stays `pending_signature` (debited, unsigned): a remote provider being away.
+ * stays `pending_signature` (debited, unsigned): a remote provider being away;
+ * or made to refuse (the withdrawal fails and its amount goes back).
  */
 export class AwayCustody implements CustodyClient {
   away = false
+  refusing = false
   private readonly real = new LocalFrostCustody(join(tempDir('arena-custody-'), 'custody'))
   createWallet() {
     return this.real.createWallet()
   }
   signWithdrawal(keyRef: string, message: Uint8Array) {
+    if (this.refusing) return Promise.reject(new CustodyRefusedError('provider refused: destination blocked'))
     return this.away ? Promise.reject(new Error('ECONNREFUSED custody provider')) : this.real.signWithdrawal(keyRef, message)
   }
   health() {

@@ -10,7 +10,7 @@ import type { WebhookAttemptOutcome, WebhookDeliveryRecord } from '../../src/mod
 export async function publishMatchDecided(ctx: Pick<TestApp, 'storage' | 'clock'>, matchId = `mat_${crypto.randomUUID().replaceAll('-', '')}`): Promise<string[]> {
   const now = ctx.clock.now()
   await ctx.storage.write((tx) =>
-    publishWebhook(tx, { type: 'match.decided', data: { matchId, gameId: 'gam_test', tournamentId: null, outcome: 'DRAW', winnerParticipantId: null, winnerUserId: null, reason: 'claims' } }, now),
+    publishWebhook(tx, { type: 'match.decided', data: { matchId, gameId: 'gam_test', tournamentId: null, outcome: 'DRAW', winnerParticipantId: null, winnerUserId: null, players: [], reason: 'claims_agree' } }, now),
   )
   const all = await ctx.storage.read.webhooks.list()
   const ids: string[] = []

@@ -41,6 +41,7 @@ export type { LeaderboardOptions, RatingsClient } from './ratings.js'
 export type { ChallengeOptions, ChallengesClient, MatchesClient, QueuesClient } from './matchmaking.js'
 export type { ListTournamentsOptions, TournamentsClient } from './tournaments.js'
 export type { PageOptions, WalletClient } from './wallet.js'
+export type { WebhookCatalogue, WebhookPayload, WebhookType } from './webhooks.js'
 
 /** The one environment with a known address: `arena serve` on this machine. */
 export const LOCAL_BASE_URL = 'http://127.0.0.1:8080'

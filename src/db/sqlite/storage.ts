@@ -24,11 +24,11 @@ import { runMigrations, type MigrationReport } from './migrate'
 import { SqliteAuthStore } from './stores/auth'
 import { SqliteEventsStore } from './stores/events'
 import { SqliteGamesStore } from './stores/games'
+import { SqliteWebhooksStore } from './stores/webhooks'
 import { SqliteJobsStore } from './stores/jobs'
 import { SqliteMatchesStore } from './stores/matches'
 import { MailQueries } from '../stores/mail'
 import { PayoutsQueries } from '../stores/payouts'
-import { WebhooksQueries } from '../stores/webhooks'
 import { EvidenceQueries } from '../stores/evidence'
 import { DeviceCodeQueries } from '../stores/device-codes'
 import { OidcQueries } from '../stores/oidc'
@@ -58,7 +58,7 @@ class SqliteStores implements Stores {
   private _jobs?: SqliteJobsStore
   private _mail?: MailQueries
   private _payouts?: PayoutsQueries
-  private _webhooks?: WebhooksQueries
+  private _webhooks?: SqliteWebhooksStore
   private _evidence?: EvidenceQueries
   private _deviceCodes?: DeviceCodeQueries
   private _oidc?: OidcQueries
@@ -142,7 +142,7 @@ class SqliteStores implements Stores {
   }
   get webhooks() {
     this.check()
-    return (this._webhooks ??= new WebhooksQueries(this.scope))
+    return (this._webhooks ??= new SqliteWebhooksStore(this.scope))
   }
   get wallet() {
     this.check()

@@ -12,6 +12,7 @@ import { toIso } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import type { SecurityEventInput } from '../security/event-log'
 import type { Actor } from '../audit/log'
+import { publishWebhook } from '../webhooks/publish'
 import { revokeSessions } from './service'
 import { banInForce, type UserAccount, type UserBan } from './store'
 
@@ -52,6 +53,7 @@ export class BanService {
       const revoked = await revokeSessions(tx, clock, userId, live.map((session) => session.id), 'banned')
       const until = input.until === null ? null : toIso(input.until)
       await tx.events.append({ userId, topic: 'account', type: 'account.banned', data: { reason: input.reason, until } }, now)
+      await publishWebhook(tx, { type: 'user.banned', data: { userId, reason: input.reason, until } }, now)
       // `replaced`: a ban in force was replaced by this one (a new reason or end), not a new ban.
       await by.record(tx, { action: 'user.ban', target: userId, reason: input.reason, details: { until, revokedSessions: revoked, replaced: account.ban !== null && banInForce(account.ban, now) } })
       tx.afterCommit(() =>

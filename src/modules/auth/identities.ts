@@ -21,6 +21,7 @@ import { randomToken, sha256Hex } from '../../shared/crypto'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
 import type { Actor } from '../audit/log'
+import { publishWebhook } from '../webhooks/publish'
 import type { SecurityEventInput } from '../security/event-log'
 import type { IdentityView, SignInResponse, TokenResponse } from './model'
 import { defaultHashGate, type HashGate } from './hash-gate'
@@ -167,6 +168,7 @@ export class Identities {
           })
           await tx.auth.addIdentity({ provider: proven.provider, subject: proven.subject, userId, email: proven.email?.trim() || null, linkedAt: now })
           await tx.events.append({ userId, topic: 'account', type: 'account.identity_linked', data: { provider: proven.provider } }, now)
+          await publishWebhook(tx, { type: 'user.created', data: { userId, username, provider: proven.provider } }, now)
           return { userId }
         })
         .catch((error: unknown) => {

@@ -6,6 +6,7 @@ import type { Storage, Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { AppError } from '../../shared/errors'
 import { newId } from '../../shared/ids'
+import { publishWebhook } from '../webhooks/publish'
 import { COUNTRY_CODES } from './countries'
 import type { RegisterBody, User } from './model'
 import { defaultHashGate, type HashGate } from './hash-gate'
@@ -65,7 +66,9 @@ export class Registration {
         if (error instanceof UniqueViolationError && error.involves('email_key')) throw new AppError('email_taken', 'That email is already registered')
         throw error
       }
-      await this.deps.onRegister?.(tx, user, this.deps.clock.now())
+      const now = this.deps.clock.now()
+      await publishWebhook(tx, { type: 'user.created', data: { userId: user.id, username: user.username, provider: 'password' } }, now)
+      await this.deps.onRegister?.(tx, user, now)
     })
     return toUser(user)
   }

@@ -7,6 +7,7 @@ import type { Transaction } from '../../db/storage'
 import type { Clock } from '../../shared/clock'
 import { loadState, standingsOf } from './progress'
 import { payPrizes } from './prizes'
+import { publishWebhook } from '../webhooks/publish'
 
 /** Idempotent: a tournament that is no longer finalizing is left alone. */
 export async function finalizeTournament(tx: Transaction, clock: Clock, tournamentId: string): Promise<void> {
@@ -32,4 +33,6 @@ export async function finalizeTournament(tx: Transaction, clock: Clock, tourname
       now,
     )
   }
+  const winnerUserId = state.participants.find((p) => p.id === winner)?.userId ?? null
+  await publishWebhook(tx, { type: 'tournament.completed', data: { tournamentId, gameId: tournament.gameId, winnerParticipantId: winner, winnerUserId } }, now)
 }

@@ -11,7 +11,7 @@ import { newId } from '../../shared/ids'
 import { deadlineFrom, scheduleSettle } from './deadlines'
 import { emptyStep } from './formats/engine'
 import { engineOf, matchKey, type BracketKind, type EngineMatch, type FormatContext, type FormatEngine, type StandingRow, type Step } from './formats/engines'
-import { notifyMatchPlayers, notifyReady } from './match-events'
+import { announceDecided, notifyReady } from './match-events'
 import type { GamesStore, MatchRecord, Participant, TournamentRecord } from './store'
 
 /** Everything an engine call needs, read in one unit of work. */
@@ -164,7 +164,7 @@ async function insertMatches(tx: Transaction, state: TournamentState, created: r
       await notifyReady(tx, now, row)
       await scheduleSettle(tx, row.id, deadline, now)
     } else if (row.status === 'decided' && row.winnerParticipantId !== null) {
-      await notifyMatchPlayers(tx, now, row, 'match.decided', { winnerParticipantId: row.winnerParticipantId, outcome: 'WIN', reason: 'bye' })
+      await announceDecided(tx, now, row, { winnerParticipantId: row.winnerParticipantId, outcome: 'WIN', reason: 'bye' })
     }
   }
   return rows
@@ -212,7 +212,7 @@ export async function applyStep(tx: Transaction, state: TournamentState, step: S
     await tx.matches.markDecided(match.id, { winnerParticipantId: d.winner, outcome: 'WIN', decidedBy: d.decidedBy }, now)
     state.rows.set(d.key, { ...match, status: 'decided', winnerParticipantId: d.winner, outcome: 'WIN', decidedBy: d.decidedBy, decidedAt: now })
     // A walkover is a disqualified opponent's (a no-show is decided by the deadline job itself, not in a step).
-    await notifyMatchPlayers(tx, now, match, 'match.decided', { winnerParticipantId: d.winner, outcome: 'WIN', reason: d.decidedBy === 'bye' ? 'bye' : 'disqualified' })
+    await announceDecided(tx, now, match, { winnerParticipantId: d.winner, outcome: 'WIN', reason: d.decidedBy === 'bye' ? 'bye' : 'disqualified' })
   }
   for (const key of step.opened) {
     const opened = await tx.matches.openMatch(row(key).id, deadline)

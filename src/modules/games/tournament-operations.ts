@@ -12,7 +12,7 @@ import type { Decision } from '../matches/arbiter'
 import type { DecisionResponse } from '../matches/model'
 import type { SecurityEventInput } from '../security/event-log'
 import { CorrectionTooLate } from './formats/engines'
-import { notifyMatchPlayers, type MatchEventData, type MatchEventType } from './match-events'
+import { announceDecided, announceDisputed, notifyMatchPlayers, type MatchEventData, type MatchEventType } from './match-events'
 import type { Match } from './model'
 import { advanceAfter, applyStep, engineMatches, keyOf, loadState, standingsOf } from './progress'
 import type { MatchRecord } from './store'
@@ -254,16 +254,15 @@ export async function applyDecision(tx: Transaction, now: Date, match: MatchReco
       return base
     case 'dispute':
       await tx.matches.markDisputed(match.id)
-      await notify('match.disputed', { reason: decision.reason })
+      await announceDisputed(tx, now, match, decision.reason)
       return base
     case 'game_advance': {
       const winner = decision.outcome === 'WIN' ? decision.winnerParticipantId : null
       const result = { winnerParticipantId: winner, outcome: decision.outcome, decidedBy: decision.reason === 'no_show' ? ('walkover' as const) : ('played' as const) }
       await tx.matches.markDecided(match.id, result, now)
-      // The two seats, read once: the event goes to their accounts, and the rating moves theirs.
+      // The two seats, read once: the event goes to their accounts, the webhook names them, and the rating moves theirs.
       const seats = await seatsOf(tx, match)
-      const decided = decision.reason === 'no_show' ? { winnerParticipantId: winner, outcome: decision.outcome, reason: 'no_show' as const } : { winnerParticipantId: winner, outcome: decision.outcome }
-      await notifyMatchPlayers(tx, now, match, 'match.decided', decided, seats?.map((seat) => seat.userId))
+      await announceDecided(tx, now, match, { winnerParticipantId: winner, outcome: decision.outcome, reason: decision.reason }, seats)
       const answer = { ...base, outcome: decision.outcome, ...(winner === null ? {} : { winnerParticipantId: winner }) }
       if (match.tournamentId === null) {
         // A queue's or a challenge's match (contract §16): no bracket to move; rated as its terms say, its stakes settled with the decision,

@@ -23,6 +23,7 @@ import { formatAmount, USDC } from '../../shared/money'
 import type { MatchRecord } from '../games/store'
 import { payWinnings, refundStakes, winningsOf } from '../matchmaking/stakes'
 import { accounts, ledger, mayCredit } from '../wallet/ledger'
+import { publishWebhook } from '../webhooks/publish'
 import type { PayoutHoldRecord, RaisedSignal } from './store'
 
 const ASSET = USDC.code
@@ -36,6 +37,7 @@ async function recordHold(tx: Transaction, now: Date, hold: Omit<PayoutHoldRecor
   const row = { ...hold, id: newId('payoutHold'), asset: ASSET, status: 'held' as const, createdAt: now, decidedAt: null, decidedBy: null, reason: null }
   await tx.payouts.insertHold(row)
   await tx.events.append({ userId: hold.userId, topic: 'wallet', type: 'wallet.payout_held', data: eventData(row) }, now)
+  await publishWebhook(tx, { type: 'payout.held', data: { ...eventData(row), userId: hold.userId, signals: hold.signals.map((raised) => raised.signal) } }, now)
 }
 
 /** A flagged staked win: its winnings stay in the match's escrow, held (in the decision's unit of work, instead of settleStakes). */

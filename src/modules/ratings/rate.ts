@@ -11,6 +11,8 @@
 // history is one unbroken chain per player and game.
 import type { Transaction } from '../../db/storage'
 import type { MatchRecord } from '../games/store'
+import type { WebhookEvent } from '../webhooks/catalogue'
+import { publishWebhooks } from '../webhooks/publish'
 import { MAX_DEVIATION, rateMatch, type Glicko, type Score } from './glicko2'
 import type { NewRatingChange, RatedOutcome, RatingConfig, RatingRecord } from './store'
 import { boardPlace, effectiveGlicko, INITIAL_ROW, viewOf } from './view'
@@ -88,16 +90,17 @@ function historyRow(row: RatingRecord, kind: NewRatingChange['kind'], matchId: s
   }
 }
 
-async function tell(tx: Transaction, now: Date, row: RatingRecord, matchId: string, reason: 'match' | 'correction', before: Glicko, after: Glicko): Promise<void> {
-  await tx.events.append(
-    {
-      userId: row.userId,
-      topic: 'status',
-      type: 'rating.updated',
-      data: { gameId: row.gameId, seasonId: row.seasonId, matchId, reason, change: Number((after.rating - before.rating).toFixed(2)), rating: viewOf(after, row.matches) },
-    },
-    now,
-  )
+/**
+ * A player's rating moved: `rating.updated` to them, and the studio's
+ * webhook fact of it (what `publishWebhooks` is handed, once for the change's
+ * players: one read of the subscribers).
+ */
+async function tell(tx: Transaction, now: Date, row: RatingRecord, matchId: string, reason: 'match' | 'correction', before: Glicko, after: Glicko): Promise<WebhookEvent<'rating.updated'>> {
+  const change = Number((after.rating - before.rating).toFixed(2))
+  const rating = viewOf(after, row.matches)
+  await tx.events.append({ userId: row.userId, topic: 'status', type: 'rating.updated', data: { gameId: row.gameId, seasonId: row.seasonId, matchId, reason, change, rating } }, now)
+  const { rating: value, deviation, display, provisional } = rating
+  return { type: 'rating.updated', data: { userId: row.userId, gameId: row.gameId, seasonId: row.seasonId, matchId, reason, change, rating: value, deviation, display, provisional } }
 }
 
 /** Rates a decided match (a result both players get): both rows, two history rows, two events. */
@@ -116,8 +119,8 @@ export async function rateDecision(tx: Transaction, now: Date, decision: RatedDe
     { rating: nextA, change: historyRow(rowA, 'match', decision.match.id, b, outcomeOf(scoreA), beforeA, afterA, now) },
     { rating: nextB, change: historyRow(rowB, 'match', decision.match.id, a, outcomeOf((1 - scoreA) as Score), beforeB, afterB, now) },
   ])
-  await tell(tx, now, nextA, decision.match.id, 'match', beforeA, afterA)
-  await tell(tx, now, nextB, decision.match.id, 'match', beforeB, afterB)
+  const facts = [await tell(tx, now, nextA, decision.match.id, 'match', beforeA, afterA), await tell(tx, now, nextB, decision.match.id, 'match', beforeB, afterB)]
+  await publishWebhooks(tx, facts, now)
   tx.count('ratingUpdates', 'match', 2)
 }
 
@@ -161,9 +164,9 @@ export async function rateCorrection(tx: Transaction, now: Date, decision: Rated
     const before = effectiveGlicko(row, config, now)
     const after = effectiveGlicko(next, config, now)
     await tx.ratings.recordUpdates([{ rating: next, change: historyRow(row, 'correction', decision.match.id, opponent, outcomeOf(score), before, after, now) }])
-    await tell(tx, now, next, decision.match.id, 'correction', before, after)
     tx.count('ratingUpdates', 'correction', 1)
+    return tell(tx, now, next, decision.match.id, 'correction', before, after)
   }
-  await correct(rowA, preA, resultA, b, scoreA)
-  await correct(rowB, preB, resultB, a, (1 - scoreA) as Score)
+  const facts = [await correct(rowA, preA, resultA, b, scoreA), await correct(rowB, preB, resultB, a, (1 - scoreA) as Score)]
+  await publishWebhooks(tx, facts, now)
 }

@@ -16,7 +16,8 @@ import { accounts, balanceOf, ledger } from './ledger'
 import type { Withdrawal as WithdrawalModel } from './model'
 import { amountFrom, DEFAULT_ASSET } from './service'
 import type { WalletStore, Withdrawal, WithdrawalStatus } from './store'
-import { toWithdrawal } from './withdrawal-view'
+import { toWithdrawal, withdrawalFact } from './withdrawal-view'
+import { publishWebhook } from '../webhooks/publish'
 import type { WithdrawalSigning } from './withdrawal-signing'
 import type { WithdrawalDeps } from './withdrawals'
 
@@ -139,7 +140,7 @@ export class WithdrawalRequests {
         newDestinationHoldS > 0 && !(await tx.wallet.hasSignedWithdrawalTo(input.userId, input.destinationAddress))
           ? new Date(now.getTime() + newDestinationHoldS * 1000)
           : null
-      const status: WithdrawalStatus = needsApproval ? 'awaiting_approval' : holdUntil ? 'held' : 'pending_signature'
+      const status = needsApproval ? 'awaiting_approval' : holdUntil ? 'held' : 'pending_signature'
       const row: Withdrawal = {
         id,
         userId: input.userId,
@@ -170,6 +171,7 @@ export class WithdrawalRequests {
       } else if (status === 'held') {
         await tx.events.append({ userId: input.userId, topic: 'wallet', type: 'wallet.withdrawal_held', data: { withdrawalId: id, releasesAt: toIso(holdUntil!) } }, now)
       }
+      await publishWebhook(tx, { type: 'withdrawal.requested', data: { ...withdrawalFact(row), destinationAddress: row.destinationAddress, status } }, now)
       return { row, fresh: true }
     })
     if ('valid' in outcome) return outcome

@@ -21,7 +21,8 @@ import { ledger } from './ledger'
 import type { Withdrawal as WithdrawalModel } from './model'
 import { DEFAULT_ASSET } from './service'
 import type { WalletStore, Withdrawal } from './store'
-import { toWithdrawal } from './withdrawal-view'
+import { toWithdrawal, withdrawalFact } from './withdrawal-view'
+import { publishWebhook } from '../webhooks/publish'
 import { giveBack, ownerMayWithdraw, type WithdrawalSigning } from './withdrawal-signing'
 import type { WithdrawalDeps } from './withdrawals'
 
@@ -94,6 +95,7 @@ export class WithdrawalReview {
       if (!rejected) return (await tx.wallet.withdrawal(withdrawalId))!
       await ledger(tx.wallet, now).transfer(giveBack(current, { withdrawalId, reason, rejected: true }))
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_rejected', data: { withdrawalId, reason } }, now)
+      await publishWebhook(tx, { type: 'withdrawal.rejected', data: { ...withdrawalFact(current), reason } }, now)
       await by.record(tx, { action: 'withdrawal.reject', target: withdrawalId, reason, details: { ...withdrawalFacts(current), was: current.status } })
       return rejected
     })

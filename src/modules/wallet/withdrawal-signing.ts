@@ -17,6 +17,8 @@ import { CustodyRefusedError } from './custody'
 import { verifyEd25519, withdrawalMessage } from './frost'
 import { accounts, ledger, type Transfer } from './ledger'
 import type { Withdrawal } from './store'
+import { withdrawalFact } from './withdrawal-view'
+import { publishWebhook } from '../webhooks/publish'
 import type { WithdrawalDeps } from './withdrawals'
 
 export type SigningDeps = Pick<WithdrawalDeps, 'storage' | 'clock' | 'logger' | 'custody' | 'wallet'>
@@ -74,6 +76,7 @@ export class WithdrawalSigning {
       }
       const signed = await tx.wallet.markWithdrawalSigned(withdrawalId, signature, now)
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_signed', data: { withdrawalId, signature } }, now)
+      await publishWebhook(tx, { type: 'withdrawal.signed', data: { ...withdrawalFact(current), destinationAddress: current.destinationAddress, signature } }, now)
       return signed
     })
   }
@@ -113,6 +116,7 @@ export class WithdrawalSigning {
       await ledger(tx.wallet, now).transfer(giveBack(current, { withdrawalId, reason }))
       const failed = await tx.wallet.markWithdrawalFailed(withdrawalId, reason, now)
       await tx.events.append({ userId: current.userId, topic: 'wallet', type: 'wallet.withdrawal_failed', data: { withdrawalId, reason } }, now)
+      await publishWebhook(tx, { type: 'withdrawal.failed', data: { ...withdrawalFact(current), reason } }, now)
       return failed
     })
   }

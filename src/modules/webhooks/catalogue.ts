@@ -18,11 +18,15 @@
  * read this declaration as it is written).
  */
 export interface WebhookCatalogue {
-  /** An account was created, by any sign-in of contract §13 (`method`). */
-  'user.created': { userId: string; username: string; method: 'password' | 'guest' | 'oidc' | 'steam' }
-  /** An operator banned an account; `until` null: for good. */
+  /** An account was created, by any sign-in of contract §13: `provider` the identity it was created with (`password`, `device` for a guest, `steam`, `oidc:<name>`). */
+  'user.created': { userId: string; username: string; provider: string }
+  /** An operator banned an account (a ban in force replaced counts again); `until` null: until an operator lifts it. */
   'user.banned': { userId: string; reason: string; until: string | null }
-  /** A match was decided. `winnerUserId` null on a DRAW; `reason`: how it was decided (claims, server_result, operator, deadline, bye, no_show, disqualified). */
+  /**
+   * A match was decided, once per match (a correction publishes nothing here). `winnerParticipantId` and `winnerUserId` null on a DRAW;
+   * `players` the match's seats (one for a bye); `reason` how it was decided: both players' claims agreed, a game server's signed result,
+   * an operator's resolve, a no-show at the deadline, a bye, or the opponent's disqualification.
+   */
   'match.decided': {
     matchId: string
     gameId: string
@@ -30,23 +34,24 @@ export interface WebhookCatalogue {
     outcome: 'WIN' | 'DRAW'
     winnerParticipantId: string | null
     winnerUserId: string | null
-    reason: string
+    players: { participantId: string; userId: string }[]
+    reason: 'claims_agree' | 'server_result' | 'operator_resolved' | 'no_show' | 'bye' | 'disqualified'
   }
   /** A match went to dispute: an operator must resolve it. */
-  'match.disputed': { matchId: string; gameId: string; tournamentId: string | null; reason: string }
-  /** A tournament finished and its prizes (if any) were paid or held. */
+  'match.disputed': { matchId: string; gameId: string; tournamentId: string | null; reason: 'claims_conflict' | 'winner_not_in_match' | 'deadline_passed' }
+  /** A tournament completed: its standings are final and its prizes paid (or held, see `payout.held`). */
   'tournament.completed': { tournamentId: string; gameId: string; winnerParticipantId: string | null; winnerUserId: string | null }
-  /** An integrity signal held a winner's payout for an operator's review (contract §17). */
+  /** An integrity signal held a winner's payout for an operator's review (contract §17): stake winnings (`stake`) or a prize (`prize`). */
   'payout.held': { holdId: string; userId: string; kind: 'stake' | 'prize'; amount: string; asset: string; matchId: string; tournamentId: string | null; signals: string[] }
-  /** A player asked to withdraw; `status` what the withdrawal became (pending_signature, awaiting_approval or held). */
-  'withdrawal.requested': { withdrawalId: string; userId: string; amount: string; asset: string; status: string }
-  /** Custody signed a withdrawal. */
-  'withdrawal.signed': { withdrawalId: string; userId: string; amount: string; asset: string }
-  /** A withdrawal failed for good and its amount went back to the player. */
-  'withdrawal.failed': { withdrawalId: string; userId: string; reason: string }
+  /** A player asked to withdraw (the debit is made); `status` what the withdrawal became. */
+  'withdrawal.requested': { withdrawalId: string; userId: string; amount: string; asset: string; destinationAddress: string; status: 'pending_signature' | 'awaiting_approval' | 'held' }
+  /** Custody signed a withdrawal: `signature` (base58 Ed25519) is what the chain is sent. */
+  'withdrawal.signed': { withdrawalId: string; userId: string; amount: string; asset: string; destinationAddress: string; signature: string }
+  /** Custody refused a withdrawal: it failed for good and its amount went back to the player. */
+  'withdrawal.failed': { withdrawalId: string; userId: string; amount: string; asset: string; reason: string }
   /** An operator rejected a withdrawal and its amount went back to the player. */
-  'withdrawal.rejected': { withdrawalId: string; userId: string; reason: string }
-  /** A player's rating in a game moved (contract §15). */
+  'withdrawal.rejected': { withdrawalId: string; userId: string; amount: string; asset: string; reason: string }
+  /** A player's rating in a game moved (contract §15), one per player: a rated match was decided (`match`) or its result corrected (`correction`). `change` the rating's move (2 decimals). */
   'rating.updated': { userId: string; gameId: string; seasonId: string; matchId: string; reason: 'match' | 'correction'; change: number; rating: number; deviation: number; display: number; provisional: boolean }
 }
 
