@@ -115,6 +115,34 @@ describe('webhook facts', () => {
     expect(await factsOf(hook)).toEqual([])
   })
 
+  test('the subscriptions are read once per unit of work: a change after an endpoint is created, disabled or deleted in that unit of work sees it', async () => {
+    const [p] = await players(ctx, 1)
+    const fact = { type: 'user.banned' as const, data: { userId: p!.userId, reason: 'r', until: null } }
+    const now = ctx.clock.now()
+    const before = await subscribe(['user.banned'])
+    const made = newId('webhook')
+    const queued = await ctx.storage.write(async (tx) => {
+      const counts = [await publishWebhook(tx, fact, now)]
+      await tx.webhooks.insert(
+        { id: made, url: 'https://hooks.example.com/new', description: null, enabled: true, disabledReason: null, secretSealed: 'sealed', previousSecretSealed: null, previousExpiresAt: null, createdAt: now, updatedAt: now },
+        ['user.banned'],
+      )
+      counts.push(await publishWebhook(tx, fact, now))
+      await tx.webhooks.update(before, { enabled: false, disabledReason: 'operator', updatedAt: now })
+      counts.push(await publishWebhook(tx, fact, now))
+      await tx.webhooks.delete(made)
+      counts.push(await publishWebhook(tx, fact, now))
+      return counts
+    })
+    // Each count includes the earlier tests' endpoints subscribed to every type: compare with the first.
+    expect(queued.map((n) => n - queued[0]!)).toEqual([0, 1, 0, -1])
+    expect((await factsOf(before)).length).toBe(2)
+    // The next unit of work reads again: the endpoint the last one disabled gets nothing.
+    await ctx.storage.write((tx) => publishWebhook(tx, fact, now))
+    expect((await factsOf(before)).length).toBe(2)
+    await ctx.storage.write((tx) => tx.webhooks.update(before, { enabled: true, disabledReason: null, updatedAt: now }))
+  })
+
   test('user.banned; an endpoint subscribed to one type gets only that one; a disabled endpoint gets nothing', async () => {
     const [p] = await players(ctx, 1)
     const every = await subscribe()

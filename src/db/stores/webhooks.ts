@@ -1,7 +1,7 @@
 // Webhook endpoints, their deliveries and attempts (src/modules/webhooks/store.ts),
-// the same queries on both engines. The one read on the path of a change that
-// reports a fact (`subscribers`) goes through the primary key of
-// webhook_types, (type, webhook_id): nothing is written when nobody subscribes.
+// the same queries on both engines. A change that reports a fact reads the
+// enabled subscriptions once per unit of work (`subscribers`); nothing is
+// written when nobody subscribes.
 import { and, asc, count, desc, eq, inArray, lt, lte, min, or } from 'drizzle-orm'
 import type {
   NewWebhookDelivery,
@@ -37,6 +37,7 @@ export class WebhooksQueries extends Queries implements WebhooksStore {
   }
 
   async insert(webhook: WebhookRecord, types: readonly string[]): Promise<void> {
+    this.#subscriptions = undefined
     await this.db.insert(this.t.webhooks).values(webhook)
     await this.replaceTypes(webhook.id, types)
   }
@@ -65,6 +66,7 @@ export class WebhooksQueries extends Queries implements WebhooksStore {
   }
 
   async update(id: string, change: Parameters<WebhooksStore['update']>[1], types?: readonly string[]): Promise<WebhookRow | null> {
+    this.#subscriptions = undefined
     const { webhooks } = this.t
     const set = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined))
     const rows =
@@ -78,6 +80,7 @@ export class WebhooksQueries extends Queries implements WebhooksStore {
   }
 
   async delete(id: string): Promise<boolean> {
+    this.#subscriptions = undefined
     // Its types, deliveries and their attempts go with it (ON DELETE CASCADE).
     const { webhooks } = this.t
     const removed = await this.db.delete(webhooks).where(eq(webhooks.id, id)).returning({ id: webhooks.id })
@@ -85,6 +88,7 @@ export class WebhooksQueries extends Queries implements WebhooksStore {
   }
 
   async disableGone(id: string, now: Date): Promise<boolean> {
+    this.#subscriptions = undefined
     const { webhooks } = this.t
     const rows = await this.db
       .update(webhooks)
@@ -94,14 +98,34 @@ export class WebhooksQueries extends Queries implements WebhooksStore {
     return rows.length > 0
   }
 
+  /**
+   * Inside a unit of work, every enabled subscription, read at its first
+   * publish and kept for the rest of it: a rated decision publishes
+   * `match.decided` and `rating.updated`, one read between them. A store
+   * lives for one unit of work (one attempt of it on PostgreSQL), so nothing
+   * is kept across transactions, and a write to the endpoints in this one
+   * forgets it.
+   */
+  #subscriptions: Map<string, string[]> | undefined
+
   async subscribers(type: string): Promise<string[]> {
+    if (this.scope.afterCommit === undefined) return (await this.enabledSubscriptions()).filter((row) => row.type === type).map((row) => row.webhookId)
+    if (this.#subscriptions === undefined) {
+      const byType = new Map<string, string[]>()
+      for (const row of await this.enabledSubscriptions()) byType.set(row.type, [...(byType.get(row.type) ?? []), row.webhookId])
+      this.#subscriptions = byType
+    }
+    return this.#subscriptions.get(type) ?? []
+  }
+
+  /** Every (type, endpoint) of the enabled endpoints: at most 20 endpoints of the catalogue's types. */
+  protected async enabledSubscriptions(): Promise<{ type: string; webhookId: string }[]> {
     const { webhooks, webhookTypes } = this.t
-    const rows = await this.db
-      .select({ id: webhookTypes.webhookId })
+    return this.db
+      .select({ type: webhookTypes.type, webhookId: webhookTypes.webhookId })
       .from(webhookTypes)
       .innerJoin(webhooks, eq(webhooks.id, webhookTypes.webhookId))
-      .where(and(eq(webhookTypes.type, type), eq(webhooks.enabled, true)))
-    return rows.map((row) => row.id)
+      .where(eq(webhooks.enabled, true))
   }
 
   async enqueue(deliveries: readonly NewWebhookDelivery[]): Promise<void> {

@@ -1,9 +1,9 @@
-// Webhooks on SQLite: the queries of src/db/stores/webhooks.ts, but
-// `subscribers`, the read every change that reports a fact makes (a claim's
-// decision and its rating updates among them, whether anyone subscribes or
-// not), is compiled once per connection: building it cost more than running
-// it. It reads the tables on every call: an endpoint created by another
-// process on the same data dir gets the next fact.
+// Webhooks on SQLite: the queries of src/db/stores/webhooks.ts, but the
+// subscriptions' read, which every unit of work that reports a fact makes
+// once (a claim's decision among them, whether anyone subscribes or not), is
+// compiled once per connection: building it cost more than running it. It
+// reads the tables in every unit of work: an endpoint created by another
+// process on the same data dir (`arena webhook add`) gets the next fact.
 import { getTableColumns } from 'drizzle-orm'
 import { webhooks, webhookTypes } from '../../schema'
 import { WebhooksQueries } from '../../stores/webhooks'
@@ -14,9 +14,9 @@ const statements = perConnection((sqlite) => {
   const type = getTableColumns(webhookTypes)
   const hook = getTableColumns(webhooks)
   return {
-    // As the query builder's: through webhook_types' primary key (type, webhook_id), enabled endpoints only.
-    subscribers: sqlite.prepare<{ id: string }, { type: string }>(
-      `SELECT t."${type.webhookId.name}" AS id FROM webhook_types t INNER JOIN webhooks w ON w."${hook.id.name}" = t."${type.webhookId.name}" WHERE t."${type.type.name}" = $type AND w."${hook.enabled.name}" = 1`,
+    // As the query builder's: every subscription of the enabled endpoints.
+    enabledSubscriptions: sqlite.prepare<{ type: string; webhookId: string }, []>(
+      `SELECT t."${type.type.name}" AS type, t."${type.webhookId.name}" AS webhookId FROM webhook_types t INNER JOIN webhooks w ON w."${hook.id.name}" = t."${type.webhookId.name}" WHERE w."${hook.enabled.name}" = 1`,
     ),
   }
 })
@@ -29,7 +29,7 @@ export class SqliteWebhooksStore extends WebhooksQueries {
     this.statements = statements(scope.handle.sqlite)
   }
 
-  override async subscribers(type: string): Promise<string[]> {
-    return this.statements.subscribers.all({ type }).map((row) => row.id)
+  protected override async enabledSubscriptions(): Promise<{ type: string; webhookId: string }[]> {
+    return this.statements.enabledSubscriptions.all()
   }
 }
