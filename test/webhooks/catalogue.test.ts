@@ -56,11 +56,11 @@ interface Documented {
 
 /** docs/webhooks.md "Event types": each `### \`type\`` with its prose and the JSON block after it. */
 function documented(markdown: string): Documented[] {
-  const start = markdown.indexOf('<!-- section: event types')
-  if (start < 0) throw new Error('docs/webhooks.md has no event types section')
+  const start = markdown.search(/^## Event types$/m)
+  if (start < 0) throw new Error('docs/webhooks.md has no "## Event types" section')
   const rest = markdown.slice(start)
-  const next = rest.indexOf('<!-- section:', 1)
-  const section = next < 0 ? rest : rest.slice(0, next)
+  const next = rest.slice(1).search(/^## /m)
+  const section = next < 0 ? rest : rest.slice(0, next + 1)
   return [...section.matchAll(/^### `([^`]+)`\n([\s\S]*?)```json\n([\s\S]*?)```/gm)].map((m) => ({ type: m[1]!, sentence: m[2]!.trim(), body: JSON.parse(m[3]!) as unknown }))
 }
 
