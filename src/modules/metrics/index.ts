@@ -84,47 +84,36 @@ export class AppMetrics {
       registers,
     })
     const retries = new Counter({ name: 'arena_db_retries_total', help: 'Units of work run again after losing a race (PostgreSQL 40001/40P01; always 0 on SQLite)', registers })
-    // What committed units of work counted (Transaction.count), every label value from 0.
-    const ratingUpdates = new Counter({
-      name: 'arena_rating_updates_total',
-      help: 'Players\' ratings updated, one per player and update, counted once committed: by a rated match (2 a match), a correction (2 a corrected match), a season start (1 a player of the game)',
-      labelNames: ['kind'],
-      registers,
-    })
-    for (const kind of RATING_UPDATE_KINDS) ratingUpdates.inc({ kind }, 0)
-    const matchmakingMatches = new Counter({
-      name: 'arena_matchmaking_matches_total',
-      help: 'Matches made by matchmaking, counted once committed: by a queue\'s pairing (queue) or a challenge\'s acceptance (challenge)',
-      labelNames: ['kind'],
-      registers,
-    })
-    for (const kind of MATCHMAKING_KINDS) matchmakingMatches.inc({ kind }, 0)
-    const integritySignals = new Counter({
-      name: 'arena_integrity_signals_total',
-      help: 'Integrity signals raised by decided staked or prize matches, counted once committed, by signal (docs/integrity.md)',
-      labelNames: ['signal'],
-      registers,
-    })
-    for (const signal of INTEGRITY_SIGNALS) integritySignals.inc({ signal }, 0)
-    const webhookDeliveries = new Counter({
-      name: 'arena_webhook_deliveries_total',
-      help: 'Webhook delivery attempts, counted once recorded, by outcome: delivered (a 2xx), refused (the destination resolved to a private, loopback or link-local address), retried (another failure, tried again later), failed (another failure, given up; also a disabled endpoint\'s delivery expired after 3 days)',
-      labelNames: ['outcome'],
-      registers,
-    })
-    for (const outcome of WEBHOOK_DELIVERY_OUTCOMES) webhookDeliveries.inc({ outcome }, 0)
+    /** A counter by one label whose every value is there from 0, so a rate over any of them is defined from the start. */
+    const countedBy = <L extends string>(name: string, help: string, label: L, values: readonly string[]) => {
+      const counter = new Counter<L>({ name, help, labelNames: [label], registers })
+      for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0)
+      return counter
+    }
+    // What committed units of work counted (Transaction.count): a counter per kind of Counted.
+    const counted: { [K in keyof Counted]: Counter<string> } = {
+      ratingUpdates: countedBy(
+        'arena_rating_updates_total',
+        'Players\' ratings updated, one per player and update, counted once committed: by a rated match (2 a match), a correction (2 a corrected match), a season start (1 a player of the game)',
+        'kind',
+        RATING_UPDATE_KINDS,
+      ),
+      matchmakingMatches: countedBy('arena_matchmaking_matches_total', 'Matches made by matchmaking, counted once committed: by a queue\'s pairing (queue) or a challenge\'s acceptance (challenge)', 'kind', MATCHMAKING_KINDS),
+      integritySignals: countedBy('arena_integrity_signals_total', 'Integrity signals raised by decided staked or prize matches, counted once committed, by signal (docs/integrity.md)', 'signal', INTEGRITY_SIGNALS),
+      webhookDeliveries: countedBy(
+        'arena_webhook_deliveries_total',
+        'Webhook delivery attempts, counted once recorded, by outcome: delivered (a 2xx), refused (the destination resolved to a private, loopback or link-local address), retried (another failure, tried again later), failed (another failure, given up; also a disabled endpoint\'s delivery expired after 3 days)',
+        'outcome',
+        WEBHOOK_DELIVERY_OUTCOMES,
+      ),
+    }
     sources.storage.observe({
       committed(units, seconds) {
         batches.observe(units)
         commitTime.observe(seconds)
       },
       retried: () => retries.inc(),
-      counted(counter, label, n) {
-        if (counter === 'ratingUpdates') ratingUpdates.inc({ kind: label }, n)
-        else if (counter === 'matchmakingMatches') matchmakingMatches.inc({ kind: label }, n)
-        else if (counter === 'integritySignals') integritySignals.inc({ signal: label }, n)
-        else if (counter === 'webhookDeliveries') webhookDeliveries.inc({ outcome: label }, n)
-      },
+      counted: (counter, label, n) => counted[counter].labels(label).inc(n),
     })
 
     // Read at scrape time. A failing source skips its metric for this scrape (never a 500).
@@ -142,12 +131,6 @@ export class AppMetrics {
         },
       })
     // A running total kept by its source: the counter is set to it at each scrape.
-    /** A counter by one label whose every value is there from 0, so a rate over any of them is defined from the start. */
-    const countedBy = <L extends string>(name: string, help: string, label: L, values: readonly string[]) => {
-      const counter = new Counter<L>({ name, help, labelNames: [label], registers })
-      for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0)
-      return counter
-    }
     const total = (name: string, help: string, read: () => number) =>
       new Counter({
         name,
