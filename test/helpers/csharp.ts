@@ -100,7 +100,7 @@ export function compileSdk(): Promise<string> {
 
 /** The SDK and the unit tests of Tests~ (and `extra` sources) as one exe: internals are visible to the tests. */
 export function compileUnitTests(extra: string[] = []): Promise<string> {
-  const tests = csharpSources('Tests~').filter((path) => !path.includes('/Journey/'))
+  const tests = csharpSources('Tests~').filter((path) => !path.includes('/Journey/') && !path.includes('/Live/'))
   return compileCsharp({ name: 'Arena.Sdk.Tests', sources: [...csharpSources('Runtime'), ...tests, ...extra], target: 'exe' })
 }
 
