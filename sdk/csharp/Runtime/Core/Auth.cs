@@ -343,12 +343,14 @@ namespace Arena.Sdk
         private static readonly Task Done = Task.FromResult(true);
     }
 
+    [Wire("POST /api/v1/user/login body")]
     internal sealed class LoginBody
     {
         [JsonProperty("identifier")] public string Identifier { get; set; }
         [JsonProperty("password")] public string Password { get; set; }
     }
 
+    [Wire("POST /api/v1/auth/validate body")]
     internal sealed class RefreshBody
     {
         [JsonProperty("refreshToken")] public string RefreshToken { get; set; }

@@ -5,6 +5,7 @@ using Newtonsoft.Json;
 
 namespace Arena.Sdk
 {
+    [Wire("GET /api/v1/me 200", "user")]
     public sealed class User
     {
         [JsonProperty("id")] public string Id { get; set; }
@@ -20,6 +21,7 @@ namespace Arena.Sdk
     }
 
     /// <summary>The login shape.</summary>
+    [Wire("POST /api/v1/user/login 200")]
     public class TokenResponse
     {
         [JsonProperty("accessToken")] public string AccessToken { get; set; }
@@ -31,6 +33,7 @@ namespace Arena.Sdk
     }
 
     /// <summary>The login shape plus whether the sign-in created the account.</summary>
+    [Wire("POST /api/v1/user/login/device 200")]
     public sealed class SignInResponse : TokenResponse
     {
         [JsonProperty("created")] public bool Created { get; set; }
