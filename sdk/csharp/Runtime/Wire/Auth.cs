@@ -22,6 +22,7 @@ namespace Arena.Sdk
 
     /// <summary>The login shape.</summary>
     [Wire("POST /api/v1/user/login 200")]
+    [Wire("POST /api/v1/auth/device-code/token 200")]
     public class TokenResponse
     {
         [JsonProperty("accessToken")] public string AccessToken { get; set; }
@@ -34,6 +35,9 @@ namespace Arena.Sdk
 
     /// <summary>The login shape plus whether the sign-in created the account.</summary>
     [Wire("POST /api/v1/user/login/device 200")]
+    [Wire("POST /api/v1/user/login/steam 200")]
+    [Wire("POST /api/v1/user/login/oidc/{provider} 200")]
+    [Wire("POST /api/v1/user/login/exchange 200")]
     public sealed class SignInResponse : TokenResponse
     {
         [JsonProperty("created")] public bool Created { get; set; }
