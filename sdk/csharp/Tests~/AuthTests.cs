@@ -139,8 +139,12 @@ namespace Arena.Sdk.Tests
             Assert.Equal(first.DeviceSecret, (string)resent["deviceSecret"], "and sent");
             Assert.True(resent["create"] == null, "a kept secret does not ask to create");
 
+            await Client(server.Transport, store).Auth.LoginAsGuestAsync(create: true);
+            Assert.Equal(first.DeviceSecret, (string)server.Transport.Requests[2].Json["deviceSecret"], "create: true with the kept secret");
+            Assert.Equal(true, (bool)server.Transport.Requests[2].Json["create"], "asks to create (the kept secret's account was gone)");
+
             await Client(server.Transport, store).Auth.LoginAsGuestAsync("given-secret-of-enough-characters", true);
-            Assert.Equal("given-secret-of-enough-characters", (string)server.Transport.Requests[2].Json["deviceSecret"], "a given secret wins");
+            Assert.Equal("given-secret-of-enough-characters", (string)server.Transport.Requests[3].Json["deviceSecret"], "a given secret wins");
             Assert.Equal("given-secret-of-enough-characters", store.Get(ArenaStoreKeys.DeviceSecret), "and is the one kept after");
         }
 

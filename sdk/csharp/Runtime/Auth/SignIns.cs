@@ -48,6 +48,9 @@ namespace Arena.Sdk
         /// sign-in succeeds, and the result carries it: it is the only way into a guest account that
         /// has no other identity. <paramref name="create"/> defaults to true when a new secret is
         /// made and false otherwise. Account creation is throttled per address (429 <c>rate_limited</c>).
+        /// When the kept secret's account is gone (401 <c>invalid_credentials</c>: deleted from another
+        /// device, say), pass <c>create: true</c> to make a new guest account with it. A failed sign-in
+        /// keeps nothing.
         /// </summary>
         public async Task<GuestSignIn> LoginAsGuestAsync(string deviceSecret = null, bool? create = null, CancellationToken cancellationToken = default(CancellationToken))
         {
@@ -183,10 +186,11 @@ namespace Arena.Sdk
         /// player said no at the provider; <c>account_exists</c>, <c>invalid_credentials</c>,
         /// <c>account_banned</c>, ...). Input with neither is ArgumentException.
         /// </summary>
-        public Task<SignInResult> CompleteWebLoginAsync(string fragmentOrUrlOrCode, CancellationToken cancellationToken = default(CancellationToken))
+        public async Task<SignInResult> CompleteWebLoginAsync(string fragmentOrUrlOrCode, CancellationToken cancellationToken = default(CancellationToken))
         {
+            // Async throughout: an #error= fails the returned task like any answer of the server would.
             var code = WebSignInCode(fragmentOrUrlOrCode ?? "");
-            return SignInAsync("/api/v1/user/login/exchange", new ExchangeBody { Code = code }, cancellationToken);
+            return await SignInAsync("/api/v1/user/login/exchange", new ExchangeBody { Code = code }, cancellationToken).ConfigureAwait(false);
         }
 
         /// <summary>
