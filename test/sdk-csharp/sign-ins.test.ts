@@ -223,6 +223,31 @@ describe('Arena.Sdk sign-ins against the server (mono)', () => {
     expect(await send(`web-complete web ${cancelled}`)).toMatchObject({ ok: false, status: 400, code: 'access_denied' })
   })
 
+  csharpTest('the account: a guest links an ID token, renames itself, exports, unlinks the device; deleting it signs out and forgets the kept secret', async () => {
+    const store = join(dir, 'account.json')
+    await ok(`new acct ${store}`)
+    const guest = await ok('guest acct')
+    const sub = `linked-${crypto.randomUUID()}`
+    const linked = (await ok(`link-idtoken acct oidc:test ${await oidc.mint(sub)}`)).identities as { provider: string; subject?: string; linkedAt: string }[]
+    expect(linked.map((i) => [i.provider, i.subject ?? null])).toEqual([['device', null], ['oidc:test', sub]])
+    expect(linked[1]!.linkedAt).toMatch(/^\d{4}-\d\d-\d\dT/)
+    const name = `cs_${Math.floor(Math.random() * 1e9)}`
+    expect((await ok(`profile acct ${name} FR`)).user).toMatchObject({ id: guest.user.id, username: name, country: 'FR' })
+    expect(await send(`profile acct x`)).toMatchObject({ ok: false, status: 422 })
+    const exported = await ok('export acct')
+    expect(exported.userId).toBe(guest.user.id)
+    expect(exported.keys).toEqual(expect.arrayContaining(['exportedAt', 'identities', 'ledger', 'sessions', 'user']))
+    expect((await ok('unlink acct device')).identities.map((i: { provider: string }) => i.provider)).toEqual(['oidc:test'])
+    expect(await send('unlink acct oidc:test')).toMatchObject({ ok: false, status: 409, code: 'last_identity' })
+
+    const deleted = await ok('delete acct')
+    expect(deleted).toMatchObject({ deleted: true, signedIn: false })
+    const kept = JSON.parse(readFileSync(store, 'utf8')) as Record<string, string>
+    expect(kept['arena.deviceSecret']).toBeUndefined()
+    expect(kept['arena.accessToken']).toBeUndefined()
+    expect(kept['arena.deviceToken']).toBeString()
+  })
+
   csharpTest('a Steam ticket (checked by the Steam stand-in): unknown without create, created with it, the same account next time; a VAC ban is 403 platform_banned', async () => {
     const { ticket, steamid } = steam.player()
     await ok('new steam')

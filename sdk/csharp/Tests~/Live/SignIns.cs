@@ -14,7 +14,8 @@
 //   > web-begin alice <provider> <redirect> [create] | web-complete alice <the URL it came back to>
 //   > adopt bob alice                  bob.UseToken(alice's tokens)
 //   > refresh-both alice bob           both rotate the same refresh token at once
-//   > me alice | sessions alice | identities alice | link-idtoken alice <provider> <token> | logout alice [all]
+//   > me alice | sessions alice | identities alice | link-idtoken alice <provider> <token> | unlink alice <provider>
+//   > profile alice <username or -> [country] | export alice | delete alice [password] | logout alice [all]
 //   > tokens alice                     the tokens held (to compare)
 //
 // Secrets (tokens, the device token and secret) are printed as their SHA-256 only.
@@ -160,6 +161,20 @@ namespace Arena.Sdk.Live
                     return new JObject { { "identities", JArray.FromObject(await Client(name).Identities.ListAsync()) } };
                 case "link-idtoken":
                     return new JObject { { "identities", JArray.FromObject(await Client(name).Identities.LinkAsync(rest[0], LinkIdentityBody.ForIdToken(rest[1]))) } };
+                case "unlink":
+                    return new JObject { { "identities", JArray.FromObject(await Client(name).Identities.UnlinkAsync(rest[0])) } };
+                case "profile":
+                    return new JObject { { "user", UserOf(await Client(name).UpdateProfileAsync(rest[0] == "-" ? null : rest[0], rest.Length > 1 ? rest[1] : null)) } };
+                case "export":
+                {
+                    var export = await Client(name).ExportAccountAsync();
+                    return new JObject { { "userId", export["user"]["id"] }, { "exportedAt", export["exportedAt"] }, { "keys", new JArray(export.Properties().Select(p => p.Name).OrderBy(k => k, StringComparer.Ordinal)) } };
+                }
+                case "delete":
+                {
+                    var deleted = await Client(name).Auth.DeleteAccountAsync(rest.Length > 0 ? rest[0] : null);
+                    return new JObject { { "deleted", deleted.Deleted }, { "deletedAt", deleted.DeletedAt }, { "signedIn", Client(name).Auth.IsSignedIn } };
+                }
                 case "logout":
                 {
                     var result = await Client(name).Auth.LogoutAsync(rest.Length > 0 && rest[0] == "all");
