@@ -29,7 +29,7 @@ namespace Arena.Sdk
         /// The statuses of the codes a web sign-in's <c>#error=</c> may carry (the server answers
         /// them over a redirect, which has no status of its own); any other code is taken as 400.
         /// </summary>
-        public static readonly IReadOnlyDictionary<string, int> WebSignInErrorStatus = new Dictionary<string, int>
+        public static readonly IReadOnlyDictionary<string, int> WebSignInErrorStatus = new System.Collections.ObjectModel.ReadOnlyDictionary<string, int>(new Dictionary<string, int>
         {
             { "access_denied", 400 },
             { "invalid_credentials", 401 },
@@ -38,7 +38,7 @@ namespace Arena.Sdk
             { "account_exists", 409 },
             { "rate_limited", 429 },
             { "service_unavailable", 503 },
-        };
+        });
 
         /// <summary>
         /// Signs in as a guest with a secret this device keeps. Without <paramref name="deviceSecret"/>
