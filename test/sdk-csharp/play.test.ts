@@ -2,7 +2,8 @@
 // listener, and sdk/csharp/Tests~/Live/Play.cs compiled by mcs and run under
 // mono. Two players play a tournament match through sessions and claims to a
 // decision; two play a staked queue match (joined, paired, ready, claimed) and
-// the winner is paid the pot less the rake; a buyer sets a PIN, is blocked by
+// the winner is paid the pot less the rake; two challenge each other (declined,
+// withdrawn, accepted with a stake), dispute the match and attach evidence; a buyer sets a PIN, is blocked by
 // a COMPROMISED integrity check (nothing minted, ENV_COMPROMISED reported),
 // refused for a wrong PIN and then gets a signed withdrawal — with one verify
 // per PIN session, as the server saw the requests.
@@ -13,6 +14,7 @@ import { creditSurely } from '../helpers/accounts'
 import type { TestApp } from '../helpers/app'
 import { PASSWORD, registerUser } from '../helpers/auth'
 import { compileCsharp, csharpMissing, csharpSources, csharpTest, CSHARP_ROOT, runMono, type MonoResult } from '../helpers/csharp'
+import { download, evidenceOf } from '../helpers/evidence'
 import { createQueue, expectLedgerSound } from '../helpers/matchmaking'
 import { PIN, someAddress, storedWithdrawal } from '../helpers/purchases'
 
@@ -44,6 +46,8 @@ describe('Arena.Sdk play and money against a real server (mono)', () => {
     await createQueue(ctx, game.id, { name: 'duel', stake: '4', rake: '0.25' })
     const [alice, bob] = [await registerUser(ctx), await registerUser(ctx)]
     for (const p of [alice, bob]) expect(await creditSurely(ctx, p.id, `fund-${p.id}`, '10')).toBe(200)
+    const [frank, gina] = [await registerUser(ctx), await registerUser(ctx)]
+    for (const p of [frank, gina]) expect(await creditSurely(ctx, p.id, `fund-${p.id}`, '5')).toBe(200)
     const erin = await registerUser(ctx)
     buyerId = erin.id
     expect(await creditSurely(ctx, erin.id, `fund-${erin.id}`, '100')).toBe(200)
@@ -53,6 +57,7 @@ describe('Arena.Sdk play and money against a real server (mono)', () => {
       password: PASSWORD,
       tournament: { id: tournament.id, players: [carol.username, dave.username] },
       queue: { name: 'duel', players: [alice.username, bob.username] },
+      challenge: { players: [frank.username, gina.username] },
       buyer: { username: erin.username, pin: PIN, address: someAddress() },
     }
     const exe = await compileCsharp({ name: 'Arena.Sdk.Live.Play', sources: [...csharpSources('Runtime'), `${CSHARP_ROOT}/Tests~/Live/Play.cs`], target: 'exe' })
@@ -91,10 +96,20 @@ describe('Arena.Sdk play and money against a real server (mono)', () => {
       'ok queue',
       'ok queue',
       'ok queue',
+      'ok challenge',
+      'ok challenge',
       'ok purchase',
       'ok purchase',
       'ok purchase',
     ])
+  })
+
+  csharpTest('the evidence is stored as the program sent it', async () => {
+    expect(result.code).toBe(0)
+    const [, matchId, evidenceId] = result.stdout.split('\n').find((line) => line.startsWith('evidence '))!.split(' ')
+    expect((await evidenceOf(ctx, matchId!)).map((e) => e.id)).toEqual([evidenceId!])
+    expect(await (await download(ctx, evidenceId!)).text()).toBe('frank won 3-1\n')
+    expect(sent.find((r) => r.method === 'POST' && r.path === `/api/v1/matches/${matchId}/evidence`)).toBeDefined()
   })
 
   csharpTest('the server saw one verify per PIN session, none on the blocked attempt, and the ENV_COMPROMISED report', async () => {

@@ -129,6 +129,40 @@ namespace Arena.Sdk.Tests
         }
 
         [Test]
+        public static async Task ACancellationWhileTheVerifyIsInFlightIsOutcomeUnknown()
+        {
+            var cancel = new CancellationTokenSource();
+            var transport = Server(request => { cancel.Cancel(); throw new OperationCanceledException(cancel.Token); });
+            var client = await SignedIn(transport);
+            var error = await Assert.ThrowsAsync<OutcomeUnknownException>(() => client.Purchases.AuthorizeAsync("1234", "1", "Dest111", Key, cancel.Token));
+            Assert.Equal(Key, error.IdempotencyKey, "the key");
+            Assert.Equal(1, transport.Count(Verify), "one verify");
+        }
+
+        [Test]
+        public static async Task NoTokenForTheVerifyIsAnOrdinaryErrorAndNothingIsSent()
+        {
+            // The access token expires between the mint and the verify, and its rotation gets no answer.
+            var now = DateTimeOffset.UtcNow;
+            var transport = new FakeTransport(request =>
+            {
+                if (request.Path == "/api/v1/user/login") return FakeTransport.Tokens("1", 900);
+                if (request.Path == Validate) throw FakeTransport.NoAnswer();
+                if (request.Path == Mint)
+                {
+                    now = now.AddHours(1);
+                    return FakeTransport.Reply(201, new { sessionId = "pns_1", sessionToken = "t", expiresAt = "x", maxAttempts = 5 });
+                }
+                return FakeTransport.Reply(200, Signed(Key));
+            });
+            var client = new ArenaClient(new ArenaClientOptions { BaseUrl = "http://arena.test", Transport = transport, Now = () => now });
+            await client.Auth.LoginAsync("alice", "secret");
+            await Assert.ThrowsAsync<ArenaNetworkException>(() => client.Purchases.AuthorizeAsync("1234", "1", "Dest111", Key));
+            Assert.Equal(1, transport.Count(Validate), "the rotation was tried");
+            Assert.Equal(0, transport.Count(Verify), "no verify without a token");
+        }
+
+        [Test]
         public static async Task PinRefusalsAreTyped()
         {
             var answers = new[]

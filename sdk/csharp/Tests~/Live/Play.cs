@@ -2,7 +2,9 @@
 // sets up the game, the players, a started tournament, a staked queue and a
 // funded buyer; it passes them as JSON in ARENA_PLAY): a tournament match
 // played through sessions and claims to a decision; a queue match with a
-// stake, the winner paid the pot less the rake; a PIN purchase blocked by an
+// stake, the winner paid the pot less the rake; challenges declined, withdrawn
+// and accepted with a stake, the match disputed and evidence attached to it;
+// a PIN purchase blocked by an
 // integrity check, refused for a wrong PIN, then signed. Prints "ok <step>"
 // per step and "withdrawal <id>" at the end; any failure exits non-zero with
 // the reason.
@@ -61,6 +63,7 @@ namespace Arena.Sdk.Live
         {
             await TournamentAsync();
             await QueueAsync();
+            await ChallengeAsync();
             await PurchaseAsync();
         }
 
@@ -194,6 +197,57 @@ namespace Arena.Sdk.Live
             var moves = (await alice.Wallet.TransactionsAsync()).Transactions.Select(t => t.Kind + " " + t.Amount + " " + (t.Kind == TransactionKinds.Credit ? "" : t.Reference));
             Same(TransactionKinds.Credit + " 10 |" + TransactionKinds.Stake + " -4 " + matchId + "|" + TransactionKinds.StakePayout + " 6 " + matchId, string.Join("|", moves), "alice's movements");
             Console.WriteLine("ok queue: the winner paid the pot less the rake");
+        }
+
+        private static async Task ChallengeAsync()
+        {
+            var gameId = (string)setup["gameId"];
+            var gameKey = (string)setup["gameKey"];
+            var names = setup["challenge"]["players"].Select(p => (string)p).ToArray();
+            var frank = await SignIn(names[0]);
+            var gina = await SignIn(names[1]);
+
+            var declined = await frank.Challenges.CreateAsync(gameId, names[1], expiresInS: 600);
+            Same(ChallengeStatuses.Open, declined.Status, "open");
+            Check(declined.Stake == null, "no stake");
+            Same(names[1], declined.Opponent.Username, "the opponent");
+            Check((await gina.Challenges.MineAsync(ChallengeStatuses.Open)).Any(c => c.Id == declined.Id), "received");
+            Same(ChallengeStatuses.Declined, (await gina.Challenges.DeclineAsync(declined.Id)).Status, "declined");
+            var withdrawn = await frank.Challenges.CreateAsync(gameId, names[1]);
+            Same(ChallengeStatuses.Cancelled, (await frank.Challenges.CancelAsync(withdrawn.Id)).Status, "withdrawn");
+            Same(ChallengeStatuses.Cancelled, (await gina.Challenges.GetAsync(withdrawn.Id)).Status, "seen withdrawn");
+            Console.WriteLine("ok challenge: declined and withdrawn");
+
+            var staked = await frank.Challenges.CreateAsync(gameId, names[1], "1");
+            Same("1", staked.Stake, "staked");
+            var accepted = await gina.Challenges.AcceptAsync(staked.Id);
+            Same(ChallengeStatuses.Accepted, accepted.Status, "accepted");
+            Check(accepted.MatchId != null, "a match made");
+            var match = await frank.Matches.GetAsync(accepted.MatchId);
+            Same(MatchKinds.Challenge, match.Kind, "a challenge's match");
+            Same(staked.Id, match.ChallengeId, "its challenge");
+            Same(MatchStatuses.Running, match.Status, "running at once");
+            Same(Amount("4"), Amount((await frank.Wallet.GetAsync()).Balance), "the stake in escrow");
+
+            // Each claims their own win: a dispute, and evidence for the operator.
+            var kinds = new System.Collections.Generic.List<string>();
+            foreach (var side in new[] { frank, gina })
+            {
+                var game = side.Game(gameId, gameKey);
+                var session = await game.OpenSessionAsync(accepted.MatchId);
+                kinds.Add((await game.SubmitResultAsync(session, Claim.Win(session.Context.ParticipantId))).Kind);
+            }
+            Same(Decisions.Pending + " " + Decisions.Dispute, string.Join(" ", kinds), "disputed");
+            Same(MatchStatuses.Disputed, (await gina.Matches.GetAsync(accepted.MatchId)).Status, "the match disputed");
+            var bytes = System.Text.Encoding.UTF8.GetBytes("frank won 3-1\n");
+            var evidence = await frank.Matches.AttachEvidenceAsync(accepted.MatchId, bytes, EvidenceTypes.Text);
+            string hex;
+            using (var sha = System.Security.Cryptography.SHA256.Create()) hex = string.Concat(sha.ComputeHash(bytes).Select(b => b.ToString("x2")));
+            Same(hex, evidence.Sha256, "the bytes as sent");
+            Same(bytes.Length, evidence.Size, "their size");
+            Same(EvidenceTypes.Text, evidence.Type, "their type");
+            Console.WriteLine("ok challenge: staked, accepted, disputed, evidence attached");
+            Console.WriteLine("evidence " + accepted.MatchId + " " + evidence.Id);
         }
 
         private static async Task PurchaseAsync()
