@@ -12,8 +12,11 @@ namespace Arena.Sdk
     /// <summary>What an integrity check can say, from best to worst.</summary>
     public static class IntegrityLevels
     {
+        /// <summary>Nothing found.</summary>
         public const string Safe = "SAFE";
+        /// <summary>Something suspicious: the purchase goes on and ENV_WARN is reported.</summary>
         public const string Warn = "WARN";
+        /// <summary>Not to be trusted: the purchase is blocked and ENV_COMPROMISED is reported.</summary>
         public const string Compromised = "COMPROMISED";
 
         /// <summary>SAFE 0, WARN 1, COMPROMISED 2; -1 for anything else.</summary>
@@ -37,8 +40,10 @@ namespace Arena.Sdk
         /// <summary>Why, for the report; may be null.</summary>
         public string Reason { get; set; }
 
+        /// <summary>A verdict without a level yet (set <see cref="Level"/>).</summary>
         public IntegrityVerdict() { }
 
+        /// <summary>A verdict of <paramref name="level"/> (<see cref="IntegrityLevels"/>), with a reason or none.</summary>
         public IntegrityVerdict(string level, string reason = null)
         {
             Level = level;
@@ -82,6 +87,7 @@ namespace Arena.Sdk
     {
         /// <summary>The worst level any check returned (SAFE with no checks).</summary>
         public string Level { get; set; }
+        /// <summary>Every check's finding, in the order the checks were added.</summary>
         public IList<IntegrityFinding> Findings { get; set; }
     }
 
@@ -112,6 +118,7 @@ namespace Arena.Sdk
         /// <summary>Whether the ENV_COMPROMISED report reached the server (best effort).</summary>
         public bool Reported { get; private set; }
 
+        /// <summary>A purchase blocked on <paramref name="findings"/>; <paramref name="reported"/>: whether the report got through.</summary>
         public IntegrityBlockedException(IList<IntegrityFinding> findings, bool reported)
             : base("Purchase blocked: the device environment is compromised (" + CompromisedChecks(findings) + ")")
         {
@@ -139,6 +146,7 @@ namespace Arena.Sdk
         /// <summary>The PIN session the verify used.</summary>
         public string PinSessionId { get; private set; }
 
+        /// <summary>The verify sent with <paramref name="idempotencyKey"/> in <paramref name="pinSessionId"/> got no answer; <paramref name="cause"/> says why.</summary>
         public OutcomeUnknownException(string idempotencyKey, string pinSessionId, Exception cause)
             : base("The PIN verify got no answer; its outcome is unknown. Authorize again with the same idempotency key to learn it.", cause)
         {
