@@ -1,0 +1,67 @@
+// NOT Unity: a stub of the few UnityEngine members Runtime/Unity/*.cs uses, with
+// the signatures of Unity's scripting reference (2021.3: UnityWebRequest,
+// UnityWebRequest.Result, UnityWebRequestAsyncOperation, AsyncOperation.completed,
+// UploadHandlerRaw, UploadHandler.contentType, DownloadHandlerBuffer,
+// DownloadHandler.data, GetResponseHeaders). test/sdk-csharp/compile.test.ts
+// compiles the SDK with -define:UNITY_WEBGL against it: a compile check of the
+// WebGL transport's syntax and API shape, never a run (every member throws).
+using System;
+using System.Collections.Generic;
+
+namespace UnityEngine
+{
+    public class AsyncOperation
+    {
+        public bool isDone { get { throw new NotSupportedException("stub"); } }
+        public event Action<AsyncOperation> completed { add { throw new NotSupportedException("stub"); } remove { } }
+    }
+}
+
+namespace UnityEngine.Networking
+{
+    public class UnityWebRequestAsyncOperation : AsyncOperation
+    {
+        public UnityWebRequest webRequest { get { throw new NotSupportedException("stub"); } }
+    }
+
+    public class DownloadHandler : IDisposable
+    {
+        public byte[] data { get { throw new NotSupportedException("stub"); } }
+        public string text { get { throw new NotSupportedException("stub"); } }
+        public void Dispose() { }
+    }
+
+    public sealed class DownloadHandlerBuffer : DownloadHandler
+    {
+        public DownloadHandlerBuffer() { }
+    }
+
+    public class UploadHandler : IDisposable
+    {
+        public string contentType { get { throw new NotSupportedException("stub"); } set { throw new NotSupportedException("stub"); } }
+        public void Dispose() { }
+    }
+
+    public sealed class UploadHandlerRaw : UploadHandler
+    {
+        public UploadHandlerRaw(byte[] data) { }
+    }
+
+    public class UnityWebRequest : IDisposable
+    {
+        public enum Result { InProgress, Success, ConnectionError, ProtocolError, DataProcessingError }
+
+        public UnityWebRequest(string url, string method) { }
+        public DownloadHandler downloadHandler { get; set; }
+        public UploadHandler uploadHandler { get; set; }
+        public int timeout { get; set; }
+        public long responseCode { get { throw new NotSupportedException("stub"); } }
+        public Result result { get { throw new NotSupportedException("stub"); } }
+        public string error { get { throw new NotSupportedException("stub"); } }
+        public void SetRequestHeader(string name, string value) { throw new NotSupportedException("stub"); }
+        public Dictionary<string, string> GetResponseHeaders() { throw new NotSupportedException("stub"); }
+        public UnityWebRequestAsyncOperation SendWebRequest() { throw new NotSupportedException("stub"); }
+        public void Abort() { }
+        public void Dispose() { }
+    }
+}
