@@ -2,11 +2,13 @@
 // errors, as the library a game references, and needs nothing beyond
 // netstandard2.0's assemblies and Newtonsoft.Json (what Unity 2021.3 and any
 // .NET have). The WebGL transport (Runtime/Unity/UnityWebRequestTransport.cs,
-// under #if UNITY_WEBGL) is compile-checked with -define:UNITY_WEBGL against a
-// stub of the UnityEngine members it uses (Tests~/Tools/UnityStubs.cs, copied
-// from Unity's scripting reference): that catches a syntax or API-shape slip,
-// and is not a run — the transport runs only in a Unity WebGL player.
-import { beforeAll, describe, expect } from 'bun:test'
+// under #if UNITY_WEBGL), with the rest of the Unity-only code (#if
+// UNITY_5_3_OR_NEWER) and the sample of Samples~, is compile-checked with the
+// symbols a WebGL player build defines against a stub of the UnityEngine
+// members they use (Tests~/Tools/UnityStubs.cs, copied from Unity's scripting
+// reference): that catches a syntax or API-shape slip, and is not a run — they
+// run only in a Unity player.
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers/app'
@@ -47,6 +49,11 @@ interface AssemblyInfo {
 }
 
 const tool = (name: string) => join(CSHARP_ROOT, 'Tests~', 'Tools', name)
+/** What Unity defines for a WebGL player build (among others). */
+const WEBGL = ['UNITY_WEBGL', 'UNITY_5_3_OR_NEWER']
+const SAMPLE = join(CSHARP_ROOT, 'Samples~', 'SignInAndPlay', 'ArenaSample.cs')
+/** What the sample calls that the SDK's auth part brings (until that part is merged, the sample's check waits for it). */
+const SAMPLE_NEEDS = ['Task<GuestSignIn> LoginAsGuestAsync(', 'class PlayerPrefsArenaStore']
 
 describe('Arena.Sdk compiles at C# 7 and needs only netstandard2.0 and Newtonsoft.Json', () => {
   let inspect: (dll: string) => Promise<AssemblyInfo>
@@ -70,9 +77,11 @@ describe('Arena.Sdk compiles at C# 7 and needs only netstandard2.0 and Newtonsof
     expect(info.types).not.toContain('Arena.Sdk.UnityWebRequestTransport')
   })
 
-  csharpTest('the WebGL transport compiles with UNITY_WEBGL against the UnityEngine stub (a compile check, not a run)', async () => {
-    const unity = await compileCsharp({ name: 'UnityEngine', target: 'library', sources: [tool('UnityStubs.cs')] })
-    const dll = await compileCsharp({ name: 'Arena.Sdk', target: 'library', sources: csharpSources('Runtime'), references: [unity], defines: ['UNITY_WEBGL'] })
+  const unityStub = () => compileCsharp({ name: 'UnityEngine', target: 'library', sources: [tool('UnityStubs.cs')] })
+
+  csharpTest('the WebGL transport compiles as a WebGL build would, against the UnityEngine stub (a compile check, not a run)', async () => {
+    const unity = await unityStub()
+    const dll = await compileCsharp({ name: 'Arena.Sdk', target: 'library', sources: csharpSources('Runtime'), references: [unity], defines: WEBGL })
     const info = await inspect(dll)
     expect(info.types).toContain('Arena.Sdk.UnityWebRequestTransport')
     expect(info.references.filter((name) => !ALLOWED.includes(name))).toEqual(['UnityEngine'])
@@ -85,9 +94,22 @@ describe('Arena.Sdk compiles at C# 7 and needs only netstandard2.0 and Newtonsof
       const slip = join(dir, 'UnityWebRequestTransport.cs')
       writeFileSync(slip, source.replace('web.timeout = ', 'web.timeoutSeconds = '))
       const others = csharpSources('Runtime').filter((path) => path !== transport)
-      await expect(compileCsharp({ name: 'Slip', target: 'library', sources: [...others, slip], references: [unity], defines: ['UNITY_WEBGL'] })).rejects.toThrow(/timeoutSeconds/)
+      await expect(compileCsharp({ name: 'Slip', target: 'library', sources: [...others, slip], references: [unity], defines: WEBGL })).rejects.toThrow(/timeoutSeconds/)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  const runtime = csharpSources('Runtime').map((path) => readFileSync(path, 'utf8')).join('\n')
+  const lacking = SAMPLE_NEEDS.filter((needed) => !runtime.includes(needed))
+  const sampleTest = 'the sample (Samples~/SignInAndPlay) compiles with the SDK as a WebGL build would, against the UnityEngine stub'
+  if (lacking.length > 0) {
+    console.warn(`skipping "${sampleTest}": the SDK here lacks ${lacking.join(' and ')} (the auth part of issue 42)`)
+    test.skip(sampleTest, () => {})
+  } else {
+    csharpTest(sampleTest, async () => {
+      const unity = await unityStub()
+      await compileCsharp({ name: 'ArenaSample', target: 'library', sources: [...csharpSources('Runtime'), SAMPLE], references: [unity], defines: WEBGL })
+    })
+  }
 })

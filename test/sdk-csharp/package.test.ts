@@ -45,6 +45,10 @@ describe('sdk/csharp as a Unity package', () => {
       expect(existsSync(join(CSHARP_ROOT, sample.path))).toBe(true)
       expect(sample.displayName.length).toBeGreaterThan(0)
     }
+    // The sample is Unity-only code: outside Unity (mcs, a .NET project including the folder) it is nothing.
+    const sample = readFileSync(join(CSHARP_ROOT, 'Samples~', 'SignInAndPlay', 'ArenaSample.cs'), 'utf8')
+    expect(sample).toMatch(/^#if UNITY_5_3_OR_NEWER$/m)
+    expect(sample.trimEnd().endsWith('#endif')).toBe(true)
   })
 
   test('Runtime/Arena.Sdk.asmdef: the assembly Arena.Sdk, referencing only the precompiled Newtonsoft.Json', () => {

@@ -142,7 +142,7 @@ function recordValues(schema: Schema): Schema | undefined {
 }
 
 /** Where `at` ("METHOD /path STATUS" or "METHOD /path body") and `pointer` lead in the document, or why nowhere. */
-export function resolvePlace(doc: OpenApi, at: string, pointer: string): { schema: Schema; answer: boolean } | string {
+function resolvePlace(doc: OpenApi, at: string, pointer: string): { schema: Schema; answer: boolean } | string {
   const match = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*) (body|\d{3})$/.exec(at)
   if (!match) return `"${at}" is not "METHOD /path STATUS" or "METHOD /path body"`
   const [, method, path, status] = match as unknown as [string, string, string, string]
@@ -170,7 +170,7 @@ export function resolvePlace(doc: OpenApi, at: string, pointer: string): { schem
 }
 
 /** Every difference between the C# wire types and the document, each naming the type, the field and the place. */
-export function drift(types: Record<string, CsType>, doc: OpenApi): string[] {
+function drift(types: Record<string, CsType>, doc: OpenApi): string[] {
   const problems: string[] = []
   for (const [name, type] of Object.entries(types)) {
     if (name in NOT_ON_THE_WIRE) continue

@@ -19,8 +19,8 @@ public sealed class ArenaSample : MonoBehaviour
         arena = new ArenaClient(new ArenaClientOptions { BaseUrl = baseUrl, Store = new PlayerPrefsArenaStore() });
         try
         {
-            var user = await arena.Auth.LoginAsGuestAsync();
-            shown = "signed in as " + (user.Username ?? user.Id);
+            var guest = await arena.Auth.LoginAsGuestAsync();
+            shown = "signed in as " + guest.User.Username + (guest.Created ? " (a new guest)" : "");
         }
         catch (ArenaApiException error)
         {
