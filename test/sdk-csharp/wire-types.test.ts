@@ -22,6 +22,8 @@ import { join } from 'node:path'
 interface CsKind {
   kind: 'string' | 'integer' | 'number' | 'boolean' | 'any' | 'array' | 'dictionary' | 'object' | 'unsupported'
   of?: CsKind
+  /** An array's or dictionary's: whether an item can be null. */
+  ofNullable?: boolean
   type?: string
 }
 interface CsField {
@@ -207,7 +209,7 @@ function compareType(types: Record<string, CsType>, name: string, schema: Schema
     const { schema: inner, nullable } = unwrap(server, doc)
     if (nullable && !cs.nullable) problems.push(`${label}: the server may send null, C# ${cs.property} cannot hold it (use a class or T?)`)
     if (answer && !required.has(field) && !cs.nullable) problems.push(`${label}: optional on the server, C# ${cs.property} cannot tell it missing (use a class or T?)`)
-    compareKind(types, cs.kind, inner, doc, answer, label, `${where}, in ${name}.${field}`, problems, seen)
+    compareKind(types, cs.kind, inner, doc, answer, `${name}.${field}`, where, problems, seen)
   }
   for (const field of required) if (!(field in type.fields)) problems.push(`${name}.${field} ${where}: required on the server, not in C#`)
 }
@@ -218,8 +220,10 @@ function describeKind(cs: CsKind): string {
   return cs.kind
 }
 
-function compareKind(types: Record<string, CsType>, cs: CsKind, schema: Schema, doc: OpenApi, answer: boolean, label: string, where: string, problems: string[], seen: Set<string>): void {
+/** `path` names the field (Type.field, then [] for items, {} for values); `where` the place. */
+function compareKind(types: Record<string, CsType>, cs: CsKind, schema: Schema, doc: OpenApi, answer: boolean, path: string, where: string, problems: string[], seen: Set<string>): void {
   if (cs.kind === 'any') return
+  const label = `${path} ${where}`
   if (cs.kind === 'unsupported') return void problems.push(`${label}: C# type ${cs.type} is no wire kind (dates and literal unions are strings, amounts are strings, no enums)`)
   const kind = kindOf(schema, doc)
   const wrong = () => problems.push(`${label}: the server has ${kind}, C# has ${describeKind(cs)}`)
@@ -235,18 +239,20 @@ function compareKind(types: Record<string, CsType>, cs: CsKind, schema: Schema, 
     case 'array': {
       if (kind !== 'array') return void wrong()
       const items = unwrap(schema.items as Schema, doc)
-      if (items.nullable && cs.of!.kind !== 'any' && !['string', 'object', 'array', 'dictionary'].includes(cs.of!.kind)) problems.push(`${label}[]: the server may send null items, C# items cannot hold null`)
-      return compareKind(types, cs.of!, items.schema, doc, answer, `${label}[]`, where, problems, seen)
+      if (items.nullable && !cs.ofNullable) problems.push(`${path}[] ${where}: the server may send null items, C# items cannot hold null`)
+      return compareKind(types, cs.of!, items.schema, doc, answer, `${path}[]`, where, problems, seen)
     }
     case 'dictionary': {
       if (kind !== 'record') return void wrong()
       const values = recordValues(schema)
-      if (values) compareKind(types, cs.of!, unwrap(values, doc).schema, doc, answer, `${label}{}`, where, problems, seen)
-      return
+      if (!values) return
+      const inner = unwrap(values, doc)
+      if (inner.nullable && !cs.ofNullable) problems.push(`${path}{} ${where}: the server may send null values, C# values cannot hold null`)
+      return compareKind(types, cs.of!, inner.schema, doc, answer, `${path}{}`, where, problems, seen)
     }
     case 'object':
       if (kind !== 'object') return void wrong()
-      return compareType(types, cs.type!, schema, doc, answer, where, problems, seen)
+      return compareType(types, cs.type!, schema, doc, answer, `${where}, in ${path}`, problems, seen)
   }
 }
 
@@ -306,11 +312,11 @@ describe('the C# wire types against the OpenAPI document', () => {
       } } } } } } } },
     } as unknown as OpenApi
     const field = (kind: CsKind, nullable: boolean, property: string): CsField => ({ kind, nullable, property })
-    const x: CsType = { generic: false, wire: [{ at: 'GET /x 200', pointer: '' }], fields: { status: field({ kind: 'string' }, true, 'Status'), count: field({ kind: 'integer' }, false, 'Count'), tags: field({ kind: 'dictionary', of: { kind: 'string' } }, true, 'Tags') } }
+    const x: CsType = { generic: false, wire: [{ at: 'GET /x 200', pointer: '' }], fields: { status: field({ kind: 'string' }, true, 'Status'), count: field({ kind: 'integer' }, false, 'Count'), tags: field({ kind: 'dictionary', of: { kind: 'string' }, ofNullable: true }, true, 'Tags') } }
     expect(drift({ X: x }, small)).toEqual([
       'X.count at [Wire("GET /x 200")]: optional on the server, C# Count cannot tell it missing (use a class or T?)',
-      'X.tags at [Wire("GET /x 200")]{}: the server has number, C# has string',
+      'X.tags{} at [Wire("GET /x 200")]: the server has number, C# has string',
     ])
-    expect(drift({ X: { ...x, fields: { ...x.fields, count: field({ kind: 'integer' }, true, 'Count'), tags: field({ kind: 'dictionary', of: { kind: 'number' } }, true, 'Tags') } } }, small)).toEqual([])
+    expect(drift({ X: { ...x, fields: { ...x.fields, count: field({ kind: 'integer' }, true, 'Count'), tags: field({ kind: 'dictionary', of: { kind: 'number' }, ofNullable: false }, true, 'Tags') } } }, small)).toEqual([])
   })
 })

@@ -1,12 +1,13 @@
 // The C# half of the drift check (test/sdk-csharp/wire-types.test.ts): compiled
 // with the SDK's sources (so its internal *Body types are visible), it prints
-// as JSON every type of namespace Arena.Sdk that has [JsonProperty] properties:
-// its [Wire] places and, per field, the JSON name, the kind of its C# type and
-// whether that type can hold null. The bun test holds them to the server's
-// OpenAPI document. Not a unit test: its own Main, kept out of the unit exe.
+// as JSON every type of namespace Arena.Sdk that has [JsonProperty] properties
+// (or fields): its [Wire] places and, per field, the JSON name, the kind of its
+// C# type and whether that type can hold null. The bun test holds them to the
+// server's OpenAPI document. Not a unit test: its own Main, kept out of the
+// unit exe.
 //
 // A kind is an object: {"kind":"string"|"integer"|"number"|"boolean"|"any"},
-// {"kind":"array","of":kind}, {"kind":"dictionary","of":kind} (string keys),
+// {"kind":"array","of":kind,"ofNullable":bool}, {"kind":"dictionary",...} (string keys),
 // {"kind":"object","type":"Name"} (a wire type, compared by its own fields), or
 // {"kind":"unsupported","type":"..."} (a date, an enum, anything else: the test
 // fails on it, since the SDK keeps dates and literal unions as strings).
@@ -34,11 +35,12 @@ namespace Arena.Sdk.Tools
                 foreach (WireAttribute wire in type.GetCustomAttributes(typeof(WireAttribute), false))
                     places.Add(new JObject { { "at", wire.At }, { "pointer", wire.Pointer } });
                 var fields = new JObject();
-                foreach (var property in PropertiesOf(type))
+                foreach (var member in MembersOf(type))
                 {
-                    var json = (JsonPropertyAttribute)property.GetCustomAttributes(typeof(JsonPropertyAttribute), true).First();
-                    var name = json.PropertyName ?? property.Name;
-                    fields[name] = new JObject { { "kind", KindOf(property.PropertyType) }, { "nullable", CanBeNull(property.PropertyType) }, { "property", property.Name } };
+                    var json = (JsonPropertyAttribute)member.GetCustomAttributes(typeof(JsonPropertyAttribute), true).First();
+                    var name = json.PropertyName ?? member.Name;
+                    var memberType = TypeOf(member);
+                    fields[name] = new JObject { { "kind", KindOf(memberType) }, { "nullable", CanBeNull(memberType) }, { "property", member.Name } };
                 }
                 types[NameOf(type)] = new JObject { { "wire", places }, { "fields", fields }, { "generic", type.IsGenericTypeDefinition } };
             }
@@ -51,16 +53,22 @@ namespace Arena.Sdk.Tools
         {
             if (type.Namespace == null || !(type.Namespace == Namespace || type.Namespace.StartsWith(Namespace + ".", StringComparison.Ordinal))) return false;
             if (type.Namespace.StartsWith(Namespace + ".Tools", StringComparison.Ordinal) || type.Namespace.StartsWith(Namespace + ".Tests", StringComparison.Ordinal)) return false;
-            return type.IsClass && PropertiesOf(type).Any();
+            return type.IsClass && MembersOf(type).Any();
         }
 
-        /// <summary>The [JsonProperty] properties, the inherited ones included, base class first.</summary>
-        private static IEnumerable<PropertyInfo> PropertiesOf(Type type)
+        /// <summary>The [JsonProperty] properties and fields (what Newtonsoft.Json reads and writes), the inherited ones included, base class first.</summary>
+        private static IEnumerable<MemberInfo> MembersOf(Type type)
         {
             var chain = new List<Type>();
             for (var at = type; at != null && at != typeof(object); at = at.BaseType) chain.Insert(0, at);
-            return chain.SelectMany(t => t.GetProperties(Members | BindingFlags.DeclaredOnly))
-                .Where(p => p.GetCustomAttributes(typeof(JsonPropertyAttribute), true).Length > 0);
+            return chain.SelectMany(t => t.GetProperties(Members | BindingFlags.DeclaredOnly).Cast<MemberInfo>().Concat(t.GetFields(Members | BindingFlags.DeclaredOnly)))
+                .Where(m => m.GetCustomAttributes(typeof(JsonPropertyAttribute), true).Length > 0);
+        }
+
+        private static Type TypeOf(MemberInfo member)
+        {
+            var property = member as PropertyInfo;
+            return property != null ? property.PropertyType : ((FieldInfo)member).FieldType;
         }
 
         /// <summary>Outer+Inner for a nested type, without the namespace.</summary>
@@ -86,18 +94,24 @@ namespace Arena.Sdk.Tools
             if (type == typeof(int) || type == typeof(long) || type == typeof(short) || type == typeof(byte) || type == typeof(uint) || type == typeof(ulong) || type == typeof(ushort) || type == typeof(sbyte)) return Kind("integer");
             if (type == typeof(double) || type == typeof(float) || type == typeof(decimal)) return Kind("number");
             if (type == typeof(object) || typeof(JToken).IsAssignableFrom(type)) return Kind("any");
-            if (type.IsArray) return new JObject { { "kind", "array" }, { "of", KindOf(type.GetElementType()) } };
+            if (type.IsArray) return Of("array", type.GetElementType());
             var dictionary = Generic(type, typeof(IDictionary<,>));
             if (dictionary != null)
             {
                 if (dictionary[0] != typeof(string)) return Unsupported(type);
-                return new JObject { { "kind", "dictionary" }, { "of", KindOf(dictionary[1]) } };
+                return Of("dictionary", dictionary[1]);
             }
             var sequence = Generic(type, typeof(IEnumerable<>));
-            if (sequence != null) return new JObject { { "kind", "array" }, { "of", KindOf(sequence[0]) } };
+            if (sequence != null) return Of("array", sequence[0]);
             if (type.IsClass && type.Namespace != null && type.Namespace.StartsWith(Namespace, StringComparison.Ordinal) && !type.IsGenericType)
                 return new JObject { { "kind", "object" }, { "type", NameOf(type) } };
             return Unsupported(type);
+        }
+
+        /// <summary>An array or dictionary of <paramref name="item"/>, and whether an item can be null.</summary>
+        private static JObject Of(string kind, Type item)
+        {
+            return new JObject { { "kind", kind }, { "of", KindOf(item) }, { "ofNullable", CanBeNull(item) } };
         }
 
         private static JObject Unsupported(Type type)
