@@ -98,9 +98,13 @@ export function compileSdk(): Promise<string> {
   return compileCsharp({ name: 'Arena.Sdk', sources: csharpSources('Runtime'), target: 'library' })
 }
 
-/** The SDK and the unit tests of Tests~ (and `extra` sources) as one exe: internals are visible to the tests. */
+/**
+ * The SDK and the unit tests of Tests~ (and `extra` sources) as one exe: internals are visible to the tests.
+ * Tests~/Journey, Tests~/Live and Tests~/Tools hold programs with their own Main (journeys, live runs, the
+ * drift check's dumper, the UnityEngine stub), compiled on their own.
+ */
 export function compileUnitTests(extra: string[] = []): Promise<string> {
-  const tests = csharpSources('Tests~').filter((path) => !path.includes('/Journey/') && !path.includes('/Live/'))
+  const tests = csharpSources('Tests~').filter((path) => !path.includes('/Journey/') && !path.includes('/Live/') && !path.includes('/Tools/'))
   return compileCsharp({ name: 'Arena.Sdk.Tests', sources: [...csharpSources('Runtime'), ...tests, ...extra], target: 'exe' })
 }
 

@@ -18,6 +18,7 @@ namespace Arena.Sdk
     }
 
     /// <summary>One field the server refused (`details` of a 422).</summary>
+    [Wire("POST /api/v1/user/login 422", "error.details[]")]
     public sealed class ErrorDetail
     {
         [JsonProperty("path")] public string Path { get; set; }
