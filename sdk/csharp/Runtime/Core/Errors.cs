@@ -90,9 +90,11 @@ namespace Arena.Sdk
                 if (error["until"] != null && error["until"].Type == JTokenType.Date) until = ((DateTime)error["until"]).ToUniversalTime().ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture);
                 return Make(status, code, (string)error["message"], details, retryAfter, requestId, until);
             }
+            // Without an envelope (a proxy's page, a bare status) the exception is never a subclass:
+            // a bare 429 is not known to be arena's rate limit, nor a bare 410 a spent PIN session.
             if (body != null && body["message"] != null && body["message"].Type == JTokenType.String)
-                return Make(response.Status, fallback, (string)body["message"], null, retryAfter, requestId, null);
-            return Make(response.Status, fallback, "HTTP " + response.Status, null, retryAfter, requestId, null);
+                return new ArenaApiException(response.Status, fallback, (string)body["message"], null, retryAfter, requestId);
+            return new ArenaApiException(response.Status, fallback, "HTTP " + response.Status, null, retryAfter, requestId);
         }
 
         internal static ArenaApiException Make(int status, string code, string message, IList<ErrorDetail> details, int? retryAfter, string requestId, string until)

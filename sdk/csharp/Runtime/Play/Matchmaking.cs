@@ -45,7 +45,7 @@ namespace Arena.Sdk
         internal QueuesApi(ArenaClient client) { this.client = client; }
 
         /// <summary>The game's open queues.</summary>
-        public async Task<IList<Queue>> ListAsync(string gameId, CancellationToken cancellationToken = default(CancellationToken))
+        public async Task<IList<MatchmakingQueue>> ListAsync(string gameId, CancellationToken cancellationToken = default(CancellationToken))
         {
             return (await client.GetAsync<QueuesAnswer>(ArenaClient.GamePath(gameId) + "/queues", cancellationToken).ConfigureAwait(false)).Queues;
         }

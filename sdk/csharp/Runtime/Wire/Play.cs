@@ -18,7 +18,7 @@ namespace Arena.Sdk
         public const string Draw = "DRAW";
     }
 
-    /// <summary>A match's status (<see cref="Match.Status"/>, <see cref="MatchView.Status"/>, <see cref="MyMatch.Status"/>).</summary>
+    /// <summary>A match's status (<see cref="BracketMatch.Status"/>, <see cref="MatchView.Status"/>, <see cref="MyMatch.Status"/>).</summary>
     public static class MatchStatuses
     {
         /// <summary>Not playable yet; for a queue's match, in its ready check.</summary>
@@ -39,7 +39,7 @@ namespace Arena.Sdk
         public const string Challenge = "challenge";
     }
 
-    /// <summary>The part of a tournament a match belongs to (<see cref="Match.Bracket"/>).</summary>
+    /// <summary>The part of a tournament a match belongs to (<see cref="BracketMatch.Bracket"/>).</summary>
     public static class Brackets
     {
         /// <summary>Every single-elimination match but the third-place one; the winners bracket of double elimination.</summary>
@@ -201,9 +201,9 @@ namespace Arena.Sdk
 
     // ---- Tournaments ------------------------------------------------------
 
-    /// <summary>A match of a tournament's bracket.</summary>
+    /// <summary>A match of a tournament's bracket (the TypeScript SDK's <c>Match</c>; named so it does not clash with System.Text.RegularExpressions.Match).</summary>
     [Wire("GET /api/v1/tournaments/{id} 200", "tournament.matches[]")]
-    public sealed class Match
+    public sealed class BracketMatch
     {
         [JsonProperty("id")] public string Id { get; set; }
         /// <summary>One of <see cref="Brackets"/>.</summary>
@@ -311,7 +311,7 @@ namespace Arena.Sdk
         /// <summary>One of <see cref="TournamentStatuses"/>.</summary>
         [JsonProperty("status")] public string Status { get; set; }
         [JsonProperty("participants")] public List<TournamentParticipant> Participants { get; set; }
-        [JsonProperty("matches")] public List<Match> Matches { get; set; }
+        [JsonProperty("matches")] public List<BracketMatch> Matches { get; set; }
         /// <summary>Live for round robin and Swiss; for the elimination formats empty until nothing is left to play (from <c>finalizing</c> on).</summary>
         [JsonProperty("standings")] public List<Standing> Standings { get; set; }
         [JsonProperty("winnerParticipantId")] public string WinnerParticipantId { get; set; }
@@ -556,9 +556,9 @@ namespace Arena.Sdk
         [JsonProperty("max")] public double Max { get; set; }
     }
 
-    /// <summary>A game's queue (<see cref="QueuesApi.ListAsync"/>): players join it and are paired by rating.</summary>
+    /// <summary>A game's queue (<see cref="QueuesApi.ListAsync"/>): players join it and are paired by rating. The TypeScript SDK's <c>Queue</c>, named so it does not clash with System.Collections.Queue, which Unity's script template imports.</summary>
     [Wire("GET /api/v1/games/{gameId}/queues 200", "queues[]")]
-    public sealed class Queue
+    public sealed class MatchmakingQueue
     {
         [JsonProperty("id")] public string Id { get; set; }
         [JsonProperty("gameId")] public string GameId { get; set; }
@@ -588,7 +588,7 @@ namespace Arena.Sdk
     [Wire("GET /api/v1/games/{gameId}/queues 200")]
     internal sealed class QueuesAnswer
     {
-        [JsonProperty("queues")] public List<Queue> Queues { get; set; }
+        [JsonProperty("queues")] public List<MatchmakingQueue> Queues { get; set; }
     }
 
     /// <summary>The signed-in player's place in a queue (<see cref="QueuesApi.JoinAsync"/>, CurrentAsync, LeaveAsync): one open ticket per player and game.</summary>
