@@ -102,7 +102,7 @@ namespace Arena.Sdk.Tests
                     var after = Query(request, "after") ?? "";
                     Func<TransportResponse> answer;
                     if (pages.TryGetValue(after, out answer)) return answer();
-                    await Task.Delay(10);
+                    await Task.Delay(10).ConfigureAwait(false);
                     return Page(after);
                 }
                 if (request.Path == "/api/v1/events/socket-ticket") return FakeTransport.Reply(200, new { ticket = "tkt_" + Guid.NewGuid().ToString("N"), expiresIn = 30 });
@@ -349,6 +349,65 @@ namespace Arena.Sdk.Tests
             Assert.Equal(SubscriptionEndReason.Stopped, end.Reason, "stopped");
             Assert.Equal("evt_1", string.Join(",", heard.Ids), "nothing handed over after the stop");
             Assert.Equal("c1", subscription.Cursor, "the batch the handler finished is behind the cursor");
+        }
+    
+        /// <summary>A context that runs what is posted to it on the thread pool, with itself as the current context, and counts the posts.</summary>
+        private sealed class CountingContext : SynchronizationContext
+        {
+            public int Posts;
+
+            public override void Post(SendOrPostCallback callback, object state)
+            {
+                Interlocked.Increment(ref Posts);
+                ThreadPool.QueueUserWorkItem(_ =>
+                {
+                    SetSynchronizationContext(this);
+                    try { callback(state); } finally { SetSynchronizationContext(null); }
+                });
+            }
+        }
+
+        [Test]
+        public static async Task TheHandlerRunsOnTheSubscribersContextAndAThrowGetsTheBatchAgain()
+        {
+            var transport = new FakeTransport(Poller(new Dictionary<string, Func<TransportResponse>>
+            {
+                { "c0", () => Page("c1", Ev(1)) },
+                { "c1", () => Page("c2", Ev(2)) },
+            }));
+            var client = SignedIn(transport);
+            var heard = new Heard();
+            var context = new CountingContext();
+            var onContext = new List<bool>();
+            var failed = false;
+            EventSubscription subscription;
+            var previous = SynchronizationContext.Current;
+            SynchronizationContext.SetSynchronizationContext(context);
+            try
+            {
+                subscription = client.Events.Subscribe(events =>
+                {
+                    lock (onContext) onContext.Add(SynchronizationContext.Current == context);
+                    if (events[0].Id == "evt_2" && !failed)
+                    {
+                        failed = true;
+                        throw new InvalidOperationException("the game failed");
+                    }
+                    heard.Handle(events);
+                    return Task.FromResult(true);
+                }, heard.Options(EventTransport.LongPoll, "c0"));
+            }
+            finally
+            {
+                SynchronizationContext.SetSynchronizationContext(previous);
+            }
+            await heard.UntilAsync("two events", () => heard.Ids.Count == 2);
+            await subscription.StopAsync();
+            Assert.Equal("evt_1,evt_2", string.Join(",", heard.Ids), "in order; the failed batch again");
+            Assert.Equal(3, context.Posts, "each batch posted to the subscriber's context");
+            Assert.True(onContext.Count == 3 && onContext.All(x => x), "the handler ran on it");
+            Assert.True(heard.Errors.Any(e => e is InvalidOperationException), "the handler's failure told");
+            Assert.Equal("c0,c1,c1,c2", string.Join(",", PollCursors(transport).Take(4)), "the failed batch polled again from its cursor");
         }
     }
 }

@@ -60,8 +60,8 @@ namespace Arena.Sdk
 
         /// <summary>
         /// Hears the caller's events as they commit and hands each batch to <paramref name="handler"/>,
-        /// oldest first, one batch at a time (awaited; on a thread-pool thread: in Unity, hand the
-        /// work to the main thread). A handler that throws gets the same events again. By default
+        /// oldest first, one batch at a time (awaited; on <see cref="SubscribeOptions.HandlerContext"/>,
+        /// by default the SynchronizationContext of the caller: Unity's main thread). A handler that throws gets the same events again. By default
         /// (<see cref="EventTransport.Auto"/>) over the event socket, reconnecting by itself and
         /// resuming after the last batch the handler finished; where sockets cannot be used (no
         /// ClientWebSocket, as on WebGL, or the upgrade keeps failing while HTTP works) it long-polls
@@ -184,6 +184,12 @@ namespace Arena.Sdk
         public TimeSpan? SocketRetry { get; set; }
         /// <summary>Nothing heard on the socket for this long (the server pings every 25 s): it is taken for dead and replaced. Default 60 s.</summary>
         public TimeSpan? Silence { get; set; }
+        /// <summary>
+        /// Where the handler runs. Default: the SynchronizationContext current when Subscribe was
+        /// called (in Unity, the main thread, so the handler may touch the scene), or the thread
+        /// pool when there is none (a console app, a server).
+        /// </summary>
+        public SynchronizationContext HandlerContext { get; set; }
         /// <summary>The long poll's wait in seconds (0–30). Default 25.</summary>
         public int PollWait { get; set; }
         /// <summary>A number in [0, 1) for the jitter (tests make it exact). Default System.Random.</summary>

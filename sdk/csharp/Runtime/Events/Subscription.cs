@@ -34,6 +34,8 @@ namespace Arena.Sdk
         /// <summary>True in the handler's own flow (and what it awaits): StopAsync from there must not wait for the loop.</summary>
         private readonly AsyncLocal<bool> inHandler = new AsyncLocal<bool>();
         private readonly object gate = new object();
+        /// <summary>Where the handler runs; null: the thread pool.</summary>
+        private readonly SynchronizationContext handlerContext;
 
         private volatile string cursor;
         private volatile bool stopRequested;
@@ -65,6 +67,7 @@ namespace Arena.Sdk
             socketAllowed = options.Transport != EventTransport.LongPoll;
             mode = (int)(socketAllowed ? EventTransport.Socket : EventTransport.LongPoll);
             pollBackoff = minBackoff;
+            handlerContext = options.HandlerContext ?? SynchronizationContext.Current;
             Done = Task.Run(() => RunAsync());
         }
 
@@ -502,10 +505,28 @@ namespace Arena.Sdk
             return stopRequested ? new PollOutcome { End = SubscriptionEnd.Stopped } : new PollOutcome { TrySocket = true };
         }
 
-        private async Task HandleAsync(IList<PlaneEvent> events)
+        /// <summary>Hands one batch to the handler (on the handler's context, when there is one) and completes when it has finished.</summary>
+        private Task HandleAsync(IList<PlaneEvent> events)
+        {
+            if (handlerContext == null) return InvokeAsync(events);
+            var finished = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+            handlerContext.Post(_ =>
+            {
+                InvokeAsync(events).ContinueWith(run =>
+                {
+                    if (run.IsFaulted) finished.TrySetException(run.Exception.InnerExceptions);
+                    else if (run.IsCanceled) finished.TrySetCanceled();
+                    else finished.TrySetResult(true);
+                }, TaskContinuationOptions.ExecuteSynchronously);
+            }, null);
+            return finished.Task;
+        }
+
+        /// <summary>The handler, with the mark that it is running in its own flow (an async method keeps the mark to itself).</summary>
+        private async Task InvokeAsync(IList<PlaneEvent> events)
         {
             inHandler.Value = true;
-            await handler(events).ConfigureAwait(false);
+            await handler(events);
         }
 
         /// <summary>Full jitter: a random delay up to min(max, min × 2^attempt); the attempt counts up.</summary>
