@@ -277,6 +277,16 @@ namespace Arena.Sdk.Tests
             Assert.Equal(EventTransport.LongPoll, subscription.Transport, "long polling");
             Assert.Equal("c5", PollCursors(transport)[0], "from the given cursor");
             await subscription.StopAsync();
+            // A socket that says so when it opens: the same, at once.
+            var later = new FakeSockets { UnsupportedOnConnect = true };
+            client.Events.SocketFactory = later.Create;
+            var again = new Heard();
+            var fallback = client.Events.Subscribe(again.Handle, again.Options(EventTransport.Auto, "c5"));
+            await again.UntilAsync("the event", () => again.Ids.Count == 1);
+            Assert.Equal(EventTransport.LongPoll, fallback.Transport, "long polling");
+            Assert.Equal(1, later.Made.Count, "one socket tried, not three");
+            await fallback.StopAsync();
+            client.Events.SocketFactory = sockets.Create;
             // Socket only: no socket is a failure, not a fall back.
             var only = client.Events.Subscribe(heard.Handle, heard.Options(EventTransport.Socket, "c5"));
             var end = await only.Done;

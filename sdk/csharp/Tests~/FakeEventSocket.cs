@@ -56,13 +56,15 @@ namespace Arena.Sdk.Tests
         public int RefuseOpen;
         /// <summary>Sockets cannot be made at all here (as ClientWebSocket on WebGL).</summary>
         public bool Unsupported;
+        /// <summary>Sockets can be made but opening one says the platform has none.</summary>
+        public bool UnsupportedOnConnect;
 
         internal IEventSocket Create()
         {
             if (Unsupported) throw new PlatformNotSupportedException("no sockets here");
             lock (gate)
             {
-                var socket = new FakeEventSocket(RefuseOpen > 0 ? RefuseOpen-- > 0 : false, opened);
+                var socket = new FakeEventSocket(RefuseOpen > 0 ? RefuseOpen-- > 0 : false, opened) { Unsupported = UnsupportedOnConnect };
                 made.Add(socket);
                 return socket;
             }
@@ -93,6 +95,7 @@ namespace Arena.Sdk.Tests
         }
 
         public Uri Url;
+        public bool Unsupported;
         /// <summary>The close code the client sent, if it closed.</summary>
         public int? ClosedByClient;
 
@@ -114,6 +117,7 @@ namespace Arena.Sdk.Tests
         public Task ConnectAsync(Uri url, CancellationToken cancellationToken)
         {
             Url = url;
+            if (Unsupported) throw new PlatformNotSupportedException("no sockets here (test)");
             if (refuse) throw new EventSocketException(SocketCloseCodes.Abnormal, "refused (test)");
             return Task.FromResult(true);
         }

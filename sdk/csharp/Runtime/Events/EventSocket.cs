@@ -107,6 +107,11 @@ namespace Arena.Sdk
             {
                 throw;
             }
+            catch (NotSupportedException)
+            {
+                // No sockets on this platform: the subscription long-polls instead.
+                throw;
+            }
             catch (Exception error)
             {
                 // Not the exception as it is: its message may quote the URL, and the ticket with it.

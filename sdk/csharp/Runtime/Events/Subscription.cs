@@ -83,7 +83,9 @@ namespace Arena.Sdk
         /// <summary>
         /// Closes the socket (or ends the poll, aborting a request in flight and cutting a back-off
         /// short) and completes when the subscription has ended: no handler is called after. Safe to
-        /// call from the handler (it then does not wait for the handler to return).
+        /// call from the handler (it then does not wait for the handler to return). Await it rather
+        /// than block on it (Wait, Result) on the handler's context: a handler waiting for that
+        /// context would never finish.
         /// </summary>
         public Task StopAsync()
         {
