@@ -419,5 +419,35 @@ namespace Arena.Sdk.Tests
             Assert.True(heard.Errors.Any(e => e is InvalidOperationException), "the handler's failure told");
             Assert.Equal("c0,c1,c1,c2", string.Join(",", PollCursors(transport).Take(4)), "the failed batch polled again from its cursor");
         }
+    
+        [Test]
+        public static async Task TooManySocketsBacksOffAndARestartRejoinsPromptlyNeverTheLongPoll()
+        {
+            var transport = new FakeTransport(Poller(new Dictionary<string, Func<TransportResponse>>()));
+            var sockets = new FakeSockets();
+            var client = SignedIn(transport, sockets);
+            var heard = new Heard();
+            var reconnects = new List<string>();
+            var options = heard.Options(EventTransport.Auto, "c0");
+            options.MinBackoff = TimeSpan.FromMilliseconds(2);
+            options.MaxBackoff = TimeSpan.FromMilliseconds(8);
+            options.RestartJitter = TimeSpan.FromMilliseconds(10);
+            options.OnReconnect = info => { lock (reconnects) reconnects.Add(info.Delay.TotalMilliseconds + "ms " + info.Code + " #" + info.Attempt); };
+            var subscription = client.Events.Subscribe(heard.Handle, options);
+            (await sockets.NextAsync()).ServerClose(SocketCloseCodes.TooMany, "too many sockets");
+            (await sockets.NextAsync()).ServerClose(SocketCloseCodes.TooMany, "too many sockets");
+            var third = await sockets.NextAsync();
+            Assert.Equal("c0", (string)third.Subscribe["after"], "still from the given cursor");
+            third.Events("c1", Ev(1));
+            await heard.UntilAsync("the event", () => heard.Ids.Count == 1);
+            third.ServerClose(SocketCloseCodes.Restart, "restarting");
+            var fourth = await sockets.NextAsync();
+            Assert.Equal("c1", (string)fourth.Subscribe["after"], "rejoined after the last cursor");
+            await subscription.StopAsync();
+            // Full jitter doubling from 2 ms (random 0.5): 1 ms, 2 ms; the restart after a delivery: within the restart jitter, the count reset.
+            Assert.Equal("1ms 4029 #1,2ms 4029 #2,5ms 1012 #0", string.Join(",", reconnects), "the waits");
+            Assert.Equal(0, transport.Count("/api/v1/events"), "4029 is not a reason to long-poll");
+            Assert.Equal(4, transport.Count("/api/v1/events/socket-ticket"), "a fresh ticket each time");
+        }
     }
 }

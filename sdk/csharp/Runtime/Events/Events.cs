@@ -168,6 +168,8 @@ namespace Arena.Sdk
         /// with its code), a ticket or poll that failed, a handler that threw. Its own exceptions are ignored.
         /// </summary>
         public Action<Exception> OnError { get; set; }
+        /// <summary>Told before each wait to reconnect the socket: the delay, the close code that led to it (null: no socket was opened), and how many back-offs in a row it is. Its own exceptions are ignored.</summary>
+        public Action<ReconnectInfo> OnReconnect { get; set; }
         /// <summary>Told once when the subscription ends, with why (as <see cref="EventSubscription.Done"/> resolves).</summary>
         public Action<SubscriptionEnd> OnEnded { get; set; }
         /// <summary>Back-off before reconnecting or polling again after a failure: from this, doubling up to <see cref="MaxBackoff"/>, with jitter. Default 250 ms.</summary>
@@ -198,6 +200,24 @@ namespace Arena.Sdk
         public SubscribeOptions()
         {
             PollWait = 25;
+        }
+    }
+
+    /// <summary>A wait before the subscription opens its socket again (<see cref="SubscribeOptions.OnReconnect"/>).</summary>
+    public sealed class ReconnectInfo
+    {
+        /// <summary>How long it waits.</summary>
+        public TimeSpan Delay { get; private set; }
+        /// <summary>The close code that led to it (4008, 4029, 1012, ...), or null when no socket was opened (a ticket that failed, an upgrade refused).</summary>
+        public int? Code { get; private set; }
+        /// <summary>How many back-offs in a row, this one included (0 after a restart's prompt rejoin).</summary>
+        public int Attempt { get; private set; }
+
+        internal ReconnectInfo(TimeSpan delay, int? code, int attempt)
+        {
+            Delay = delay;
+            Code = code;
+            Attempt = attempt;
         }
     }
 

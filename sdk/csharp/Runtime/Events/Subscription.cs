@@ -168,7 +168,7 @@ namespace Arena.Sdk
                         continue;
                     }
                     var retryAfter = refused != null && refused.RetryAfterSeconds.HasValue ? TimeSpan.FromSeconds(refused.RetryAfterSeconds.Value) : TimeSpan.Zero;
-                    await PauseAsync(Max(retryAfter, SocketBackoff()), stop.Token).ConfigureAwait(false);
+                    await ReconnectAfterAsync(Max(retryAfter, SocketBackoff()), null).ConfigureAwait(false);
                     continue;
                 }
                 if (stopRequested) break;
@@ -214,7 +214,7 @@ namespace Arena.Sdk
                     if (run.Delivered || run.Up >= stableAfter) attempt = 0;
                     delay = SocketBackoff();
                 }
-                await PauseAsync(delay, stop.Token).ConfigureAwait(false);
+                await ReconnectAfterAsync(delay, run.Code).ConfigureAwait(false);
             }
             return SubscriptionEnd.Stopped;
         }
@@ -229,7 +229,18 @@ namespace Arena.Sdk
                 mode = (int)EventTransport.LongPoll;
                 return;
             }
-            await PauseAsync(SocketBackoff(), stop.Token).ConfigureAwait(false);
+            await ReconnectAfterAsync(SocketBackoff(), code).ConfigureAwait(false);
+        }
+
+        /// <summary>Tells OnReconnect, then waits before the next socket (cut short by a stop).</summary>
+        private Task ReconnectAfterAsync(TimeSpan delay, int? code)
+        {
+            var onReconnect = options.OnReconnect;
+            if (onReconnect != null && !stopRequested)
+            {
+                try { onReconnect(new ReconnectInfo(delay, code, attempt)); } catch (Exception) { /* the game's callback: ignored */ }
+            }
+            return PauseAsync(delay, stop.Token);
         }
 
         /// <summary>How one socket ended.</summary>
