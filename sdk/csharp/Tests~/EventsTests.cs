@@ -449,5 +449,83 @@ namespace Arena.Sdk.Tests
             Assert.Equal(0, transport.Count("/api/v1/events"), "4029 is not a reason to long-poll");
             Assert.Equal(4, transport.Count("/api/v1/events/socket-ticket"), "a fresh ticket each time");
         }
+    
+        [Test]
+        public static async Task SetTopicsGoesOnTheLiveSocketAndIntoEveryReconnect()
+        {
+            var transport = new FakeTransport(Poller(new Dictionary<string, Func<TransportResponse>>()));
+            var sockets = new FakeSockets();
+            var client = SignedIn(transport, sockets);
+            var heard = new Heard();
+            var subscription = client.Events.Subscribe(heard.Handle, heard.Options(EventTransport.Auto, "c0"));
+            var first = await sockets.NextAsync();
+            first.Events("c1", Ev(1));
+            await heard.UntilAsync("the event", () => heard.Ids.Count == 1);
+            subscription.SetTopics(new[] { EventTopics.Wallet, EventTopics.Wallet });
+            await heard.UntilAsync("the topic change sent", () => first.Sent.Count == 2);
+            var change = first.Sent[1];
+            Assert.Equal("subscribe", (string)change["type"], "a subscribe");
+            Assert.True(change["after"] == null, "from the socket's current position: no cursor");
+            Assert.Equal("[\"wallet\"]", change["topics"].ToString(Newtonsoft.Json.Formatting.None), "the new topics, once each");
+            first.ServerClose(SocketCloseCodes.SlowConsumer);
+            var second = await sockets.NextAsync();
+            Assert.Equal("c1", (string)second.Subscribe["after"], "resumed after the cursor");
+            Assert.Equal("[\"wallet\"]", second.Subscribe["topics"].ToString(Newtonsoft.Json.Formatting.None), "with the new topics");
+            await Assert.ThrowsAsync<ArgumentException>(() =>
+            {
+                subscription.SetTopics(new[] { "nope" });
+                return Task.FromResult(true);
+            }, "an unknown topic");
+            await subscription.StopAsync();
+        }
+
+        /// <summary>Passes requests to a FakeTransport, except those <c>hold</c> picks: they wait until cancelled.</summary>
+        private sealed class HoldingTransport : ITransport
+        {
+            private readonly FakeTransport inner;
+            private readonly Func<TransportRequest, bool> hold;
+            /// <summary>How many requests it held.</summary>
+            public int Held;
+
+            public HoldingTransport(FakeTransport inner, Func<FakeTransport.Sent, bool> hold)
+            {
+                this.inner = inner;
+                this.hold = request => hold(new FakeTransport.Sent { Url = request.Url });
+            }
+
+            public async Task<TransportResponse> SendAsync(TransportRequest request, CancellationToken cancellationToken)
+            {
+                if (!hold(request)) return await inner.SendAsync(request, cancellationToken);
+                Interlocked.Increment(ref Held);
+                await Task.Delay(Timeout.Infinite, cancellationToken);
+                throw new InvalidOperationException("unreachable");
+            }
+        }
+
+        [Test]
+        public static async Task SetTopicsRestartsTheLongPollFromTheCursor()
+        {
+            var transport = new FakeTransport(Poller(new Dictionary<string, Func<TransportResponse>>
+            {
+                { "c0", () => Page("c1", Ev(1)) },
+            }));
+            // The long poll after c1 for every topic is held until the client gives it up (its cancellation).
+            var held = new HoldingTransport(transport, request => Query(request, "after") == "c1" && Query(request, "topics") == null);
+            var client = new ArenaClient(new ArenaClientOptions { BaseUrl = "https://arena.test", Transport = held });
+            client.Auth.UseToken("access-1");
+            var heard = new Heard();
+            var options = heard.Options(EventTransport.LongPoll, "c0");
+            options.PollWait = 30;
+            var subscription = client.Events.Subscribe(heard.Handle, options);
+            await heard.UntilAsync("the event", () => heard.Ids.Count == 1);
+            await heard.UntilAsync("a poll after c1, held", () => held.Held == 1);
+            subscription.SetTopics(new[] { EventTopics.Session });
+            await heard.UntilAsync("a poll for the new topics", () => transport.Requests.Any(r => Query(r, "topics") == "session"));
+            await subscription.StopAsync();
+            var restarted = transport.Requests.First(r => Query(r, "topics") == "session");
+            Assert.Equal("c1", Query(restarted, "after"), "from the cursor");
+            Assert.Equal(EventTransport.LongPoll, subscription.Transport, "still long polling");
+            Assert.Equal("evt_1", string.Join(",", heard.Ids), "nothing twice");
+        }
     }
 }

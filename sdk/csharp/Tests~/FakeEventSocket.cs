@@ -99,6 +99,9 @@ namespace Arena.Sdk.Tests
         /// <summary>The close code the client sent, if it closed.</summary>
         public int? ClosedByClient;
 
+        /// <summary>Every frame the client sent, parsed.</summary>
+        public IList<JObject> Sent { get { lock (sent) return sent.Select(JObject.Parse).ToList(); } }
+
         /// <summary>The subscribe frame the client sent.</summary>
         public JObject Subscribe { get { lock (sent) return JObject.Parse(sent[0]); } }
 

@@ -124,7 +124,7 @@ namespace Arena.Sdk
         }
 
         /// <summary>The topics, distinct, or null for every topic; an unknown one is refused here rather than by the server.</summary>
-        private static IList<string> CheckTopics(IList<string> topics)
+        internal static IList<string> CheckTopics(IList<string> topics)
         {
             if (topics == null || topics.Count == 0) return null;
             foreach (var topic in topics)

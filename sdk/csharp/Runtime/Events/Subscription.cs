@@ -26,7 +26,7 @@ namespace Arena.Sdk
         private readonly EventsApi api;
         private readonly Func<IList<PlaneEvent>, Task> handler;
         private readonly SubscribeOptions options;
-        private readonly IList<string> topics;
+        private volatile IList<string> topics;
         private readonly Func<double> random;
         private readonly TimeSpan minBackoff, maxBackoff, restartJitter, stableAfter, socketRetry, silence;
         private readonly int failuresBeforePoll;
@@ -47,6 +47,13 @@ namespace Arena.Sdk
         private int openFailures;
         private TimeSpan pollBackoff;
         private IEventSocket live;
+        /// <summary>The live socket sent its subscribe: a topic change may go on it.</summary>
+        private bool liveSubscribed;
+        /// <summary>One send at a time on a socket (the subscribe at open, a topic change).</summary>
+        private readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
+        /// <summary>The long poll running now, to restart it when the topics change.</summary>
+        private CancellationTokenSource pollPhase;
+        private volatile bool pollRestart;
 
         internal EventSubscription(EventsApi api, Func<IList<PlaneEvent>, Task> handler, SubscribeOptions options, IList<string> topics)
         {
@@ -92,6 +99,57 @@ namespace Arena.Sdk
             RequestStop();
             if (inHandler.Value) return Task.FromResult(true);
             return Done;
+        }
+
+        /// <summary>
+        /// Changes the topics (<see cref="EventTopics"/> values; null or empty: every topic): on a live
+        /// socket from its current position (nothing skipped or repeated); on the long poll, the poll
+        /// restarts from the cursor. Reconnects use the new topics.
+        /// </summary>
+        public void SetTopics(IList<string> next)
+        {
+            var list = EventsApi.CheckTopics(next);
+            IEventSocket socket = null;
+            CancellationTokenSource phase = null;
+            lock (gate)
+            {
+                if (stopRequested) return;
+                topics = list;
+                if (Transport == EventTransport.LongPoll) phase = pollPhase;
+                else if (liveSubscribed) socket = live;
+                if (phase != null) pollRestart = true;
+            }
+            if (phase != null)
+            {
+                try { phase.Cancel(); } catch (ObjectDisposedException) { /* that poll ended already */ }
+            }
+            if (socket != null)
+            {
+                var subscribe = new JObject { { "type", "subscribe" } };
+                if (list != null) subscribe["topics"] = new JArray(list);
+                Detach(SendAsync(socket, subscribe));
+            }
+        }
+
+        /// <summary>Lets a task run on unobserved: one that never faults (it tells its failures itself).</summary>
+        private static void Detach(Task task) { }
+
+        /// <summary>Sends a frame on the socket, one send at a time; a failure is told (the socket's close follows).</summary>
+        private async Task SendAsync(IEventSocket socket, JObject frame)
+        {
+            await sending.WaitAsync().ConfigureAwait(false);
+            try
+            {
+                await socket.SendAsync(frame.ToString(Formatting.None), stop.Token).ConfigureAwait(false);
+            }
+            catch (Exception error)
+            {
+                Tell(error);
+            }
+            finally
+            {
+                sending.Release();
+            }
         }
 
         /// <summary>Stops the subscription without waiting for it to end.</summary>
@@ -304,13 +362,16 @@ namespace Arena.Sdk
                     }
                     run.Opened = true;
                     clock.Start();
-                    var subscribe = new JObject { { "type", "subscribe" } };
-                    var after = cursor;
-                    if (after != null) subscribe["after"] = after;
-                    if (topics != null) subscribe["topics"] = new JArray(topics);
+                    await sending.WaitAsync().ConfigureAwait(false);
                     try
                     {
+                        var subscribe = new JObject { { "type", "subscribe" } };
+                        var after = cursor;
+                        var now = topics;
+                        if (after != null) subscribe["after"] = after;
+                        if (now != null) subscribe["topics"] = new JArray(now);
                         await socket.SendAsync(subscribe.ToString(Formatting.None), stop.Token).ConfigureAwait(false);
+                        lock (gate) liveSubscribed = true;
                     }
                     catch (Exception)
                     {
@@ -318,6 +379,10 @@ namespace Arena.Sdk
                         run.Code = SocketCloseCodes.Abnormal;
                         run.Reason = "the subscribe could not be sent";
                         return run;
+                    }
+                    finally
+                    {
+                        sending.Release();
                     }
                     while (true)
                     {
@@ -388,7 +453,11 @@ namespace Arena.Sdk
                 finally
                 {
                     run.Up = clock.Elapsed;
-                    lock (gate) live = null;
+                    lock (gate)
+                    {
+                        live = null;
+                        liveSubscribed = false;
+                    }
                 }
             }
         }
@@ -476,6 +545,7 @@ namespace Arena.Sdk
             }
             using (var phase = CancellationTokenSource.CreateLinkedTokenSource(stop.Token))
             {
+                lock (gate) pollPhase = phase;
                 if (socketAllowed) phase.CancelAfter(socketRetry);
                 pollBackoff = minBackoff;
                 while (!stopRequested && !phase.IsCancellationRequested)
@@ -514,8 +584,16 @@ namespace Arena.Sdk
                     cursor = page.Cursor;
                     pollBackoff = minBackoff;
                 }
+                lock (gate) pollPhase = null;
             }
-            return stopRequested ? new PollOutcome { End = SubscriptionEnd.Stopped } : new PollOutcome { TrySocket = true };
+            if (stopRequested) return new PollOutcome { End = SubscriptionEnd.Stopped };
+            // The topics changed: poll again with them, from the cursor.
+            if (pollRestart)
+            {
+                pollRestart = false;
+                return new PollOutcome();
+            }
+            return new PollOutcome { TrySocket = true };
         }
 
         /// <summary>Hands one batch to the handler (on the handler's context, when there is one) and completes when it has finished.</summary>
