@@ -32,7 +32,7 @@ const steps = new Map<string, Record<string, unknown>>()
 const operatorToken = 'journey-operator-token-0123456789abcdef'
 
 async function admin<T>(path: string): Promise<T> {
-  const response = await fetch(`${server.url}/api/v1/admin${path}`, { headers: { authorization: `Bearer ${operatorToken}` } })
+  const response = await fetch(`${server.url}/api/v1/admin${path}`, { headers: { 'x-admin-token': operatorToken } })
   expect(response.status).toBe(200)
   return (await response.json()) as T
 }
@@ -119,7 +119,7 @@ describe('the C# SDK against dist/arena (mono)', () => {
     expect(step.balanceDrop).toBe('25')
   })
 
-  csharpTest('a queue match with a stake: the winner gets the pot less the rake', () => {
+  csharpTest('a queue match with a stake: the winner gets the pot less the rake', async () => {
     const step = steps.get('queue') as { matchId: string; winnerGain: string; loserLoss: string; status: string }
     expect(step.status).toBe('decided')
     const { match } = await admin<{ match: { status: string; kind: string; stake: string } }>(`/matches/${step.matchId}`)

@@ -48,7 +48,7 @@ namespace Arena.Sdk.Journey
             await Guest();
             var players = await Passwords();
             await Rotation();
-            var matchId = await TournamentHeardOnSocket(players);
+            await TournamentHeardOnSocket(players);
             await Purchase(players[0]);
             await StakedQueue(players[2], players[3]);
             foreach (var player in players) player.Dispose();
@@ -66,9 +66,29 @@ namespace Arena.Sdk.Journey
             if (!condition) throw new Exception("check failed: " + what);
         }
 
+        /// <summary>Every request any client of the journey sent, as "METHOD /path" (the SDK's own traffic).</summary>
+        private static readonly RecordingTransport Sent = new RecordingTransport(new HttpClientTransport());
+
         private static ArenaClient NewClient(IArenaStore store = null)
         {
-            return new ArenaClient(new ArenaClientOptions { BaseUrl = baseUrl, Store = store });
+            return new ArenaClient(new ArenaClientOptions { BaseUrl = baseUrl, Store = store, Transport = Sent });
+        }
+
+        /// <summary>A transport that passes every request on and writes down its method and path.</summary>
+        private sealed class RecordingTransport : ITransport
+        {
+            private readonly ITransport inner;
+            private readonly List<string> sent = new List<string>();
+
+            public RecordingTransport(ITransport inner) { this.inner = inner; }
+
+            public int Count(Func<string, bool> which) { lock (sent) return sent.Count(which); }
+
+            public Task<TransportResponse> SendAsync(TransportRequest request, CancellationToken cancellationToken)
+            {
+                lock (sent) sent.Add(request.Method + " " + new Uri(request.Url).AbsolutePath);
+                return inner.SendAsync(request, cancellationToken);
+            }
         }
 
         private static decimal Amount(string value)
@@ -137,12 +157,15 @@ namespace Arena.Sdk.Journey
             var a = NewClient(store);
             var b = NewClient(store);
             Check(a.Auth.Current.RefreshToken == b.Auth.Current.RefreshToken, "both copies hold the same refresh token");
+            Func<string, bool> isRotation = line => line == "POST /api/v1/auth/validate";
+            var rotationsBefore = Sent.Count(isRotation);
             await Task.WhenAll(a.Auth.RefreshAsync(), b.Auth.RefreshAsync());
+            var rotations = Sent.Count(isRotation) - rotationsBefore;
             var tokens = new HashSet<string> { a.Auth.Current.AccessToken, b.Auth.Current.AccessToken };
             var meA = await a.MeAsync();
             var meB = await b.MeAsync();
             Check(meA.Id == userId && meB.Id == userId, "both copies still act as the player");
-            Step("rotation", new { rotations = 2, distinctAccessTokens = tokens.Count, stillSignedIn = a.Auth.IsSignedIn && b.Auth.IsSignedIn, meAfter = meA.Id });
+            Step("rotation", new { rotations, distinctAccessTokens = tokens.Count, stillSignedIn = a.Auth.IsSignedIn && b.Auth.IsSignedIn, meAfter = meA.Id });
             a.Dispose();
             b.Dispose();
         }
@@ -166,10 +189,18 @@ namespace Arena.Sdk.Journey
             Check(sides.Count == 2, "two players in the cup's first match");
             var winner = sides.Single(s => s.Value.Slot == 1);
 
+            // Subscribe from the newest cursor: the decision then arrives on the socket whether it
+            // commits before the socket has subscribed (sent first, as missed) or after (live).
+            var topics = new List<string> { EventTopics.Status };
+            string cursor;
+            while (true)
+            {
+                var page = await winner.Key.Events.PollAsync(topics: topics);
+                if (page.Events.Count == 0) { cursor = page.Cursor; break; }
+            }
             var heard = new List<string>();
             var decided = new TaskCompletionSource<bool>();
-            var connected = new TaskCompletionSource<bool>();
-            var options = new SubscribeOptions { Transport = EventTransport.Socket, Topics = new List<string> { EventTopics.Session } };
+            var options = new SubscribeOptions { Transport = EventTransport.Socket, Topics = topics, After = cursor };
             // Handlers run on the thread pool here (no SynchronizationContext in a console program).
             var subscription = winner.Key.Events.Subscribe(batch =>
             {
@@ -179,13 +210,9 @@ namespace Arena.Sdk.Journey
                         heard.Add(e.Type);
                         if (e.Type == EventTypes.MatchDecided && (string)e.Data["matchId"] == matchId) decided.TrySetResult(true);
                     }
-                connected.TrySetResult(true);
             }, options);
             try
             {
-                // Wait until the socket delivered its first batch (the history since the cup started), so the decision arrives live.
-                await Within(connected.Task, "the socket's first batch");
-                Check(subscription.Transport == EventTransport.Socket, "listening on the socket");
                 var decisions = new List<string>();
                 foreach (var side in new[] { sides.Single(s => s.Value.Slot == 2), winner })
                 {
@@ -211,9 +238,10 @@ namespace Arena.Sdk.Journey
         private static async Task Purchase(ArenaClient player)
         {
             var before = Amount((await player.Wallet.GetAsync()).Balance);
-            var verifies = 0;
+            Func<string, bool> isVerify = line => line.StartsWith("POST /api/v1/security/pin-session/", StringComparison.Ordinal) && line.EndsWith("/verify", StringComparison.Ordinal);
+            var verifiesBefore = Sent.Count(isVerify);
             var result = await player.Purchases.AuthorizeAsync((string)seed["pin"], "25", (string)seed["destination"]);
-            verifies++;
+            var verifies = Sent.Count(isVerify) - verifiesBefore;
             Check(result.Valid, "the PIN accepted");
             // Custody signs within the request or just after: read the withdrawal until it is signed.
             var withdrawal = result.Withdrawal;
