@@ -4,7 +4,7 @@
 // UnityWebRequestAsyncOperation, AsyncOperation.completed, UploadHandlerRaw,
 // UploadHandler.contentType, DownloadHandlerBuffer, DownloadHandler.data,
 // GetResponseHeaders; PlayerPrefs; MonoBehaviour, TooltipAttribute,
-// GUILayout.Label). test/sdk-csharp/compile.test.ts compiles the SDK with
+// GUILayout.Label, Debug.Log). test/sdk-csharp/compile.test.ts and docs.test.ts compiles the SDK with
 // -define:UNITY_WEBGL -define:UNITY_5_3_OR_NEWER against it, as a WebGL player
 // build would: a compile check of syntax and API shape, never a run (the
 // members throw or do nothing).
@@ -21,6 +21,11 @@ namespace UnityEngine
         public static void SetString(string key, string value) { throw new NotSupportedException("stub"); }
         public static void DeleteKey(string key) { throw new NotSupportedException("stub"); }
         public static void Save() { throw new NotSupportedException("stub"); }
+    }
+
+    public class Debug
+    {
+        public static void Log(object message) { }
     }
 
     public class Object { }
