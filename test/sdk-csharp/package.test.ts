@@ -71,6 +71,36 @@ describe('sdk/csharp as a Unity package', () => {
     expect(readme).toContain('](../../docs/sdk-csharp.md)')
   })
 
+  test('the tarball the guide\'s command makes is a Unity package: everything under package/, the tests left out', async () => {
+    const guide = readFileSync(join(ROOT, 'docs', 'sdk-csharp.md'), 'utf8')
+    const command = /`(tar -czf com\.arena\.sdk-[^`]+)`/.exec(guide)?.[1]
+    expect(command).toBeDefined()
+    // The README of the package gives the same command.
+    expect(readFileSync(join(CSHARP_ROOT, 'README.md'), 'utf8')).toContain(command!)
+    const dir = tempDir('arena-csharp-tarball-')
+    const made = Bun.spawnSync(['sh', '-c', command!], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+    expect(made.stderr.toString()).toBe('')
+    expect(made.exitCode).toBe(0)
+    const tarball = join(ROOT, `com.arena.sdk-${manifest.version}.tgz`)
+    try {
+      expect(existsSync(tarball)).toBe(true)
+      const listed = Bun.spawnSync(['tar', '-tzf', tarball], { stdout: 'pipe' }).stdout.toString().trim().split('\n')
+      const files = listed.filter((path) => !path.endsWith('/'))
+      expect(files.every((path) => path.startsWith('package/'))).toBe(true)
+      expect(files).toContain('package/package.json')
+      expect(files).toContain('package/Runtime/Arena.Sdk.asmdef')
+      expect(files).toContain('package/Runtime/Core/ArenaClient.cs')
+      expect(files).toContain('package/Runtime/Core/ArenaClient.cs.meta')
+      expect(files).toContain('package/Samples~/SignInAndPlay/ArenaSample.cs')
+      expect(files.filter((path) => path.includes('Tests~'))).toEqual([])
+      // Unpacked, its manifest is this one.
+      Bun.spawnSync(['tar', '-xzf', tarball, '-C', dir])
+      expect(read(join(dir, 'package', 'package.json'))).toEqual(manifest)
+    } finally {
+      rmSync(tarball, { force: true })
+    }
+  })
+
   test('every file and folder Unity imports has a .meta, and no .meta is stale', () => {
     const plan = planMetas()
     expect(plan.assets).toContain('Runtime')
