@@ -39,5 +39,19 @@ namespace Arena.Sdk.Tests
             Assert.Equal("refresh-1", (string)transport.Requests[2].Json["refreshToken"], "rotated with the refresh token held");
             Assert.Equal("access-2", client.Auth.Current.AccessToken, "the new tokens kept");
         }
+
+        [Test]
+        public static void DeviceTokenMadeOnceAndKeptBeforeAnySignIn()
+        {
+            var store = new MemoryArenaStore();
+            var transport = new FakeTransport(request => FakeTransport.Error(500, "internal"));
+            var first = new ArenaClient(new ArenaClientOptions { BaseUrl = "http://arena.test", Transport = transport, Store = store });
+            Assert.Equal(43, first.Auth.DeviceToken.Length, "32 random bytes as base64url");
+            Assert.Equal(first.Auth.DeviceToken, store.Get(ArenaStoreKeys.DeviceToken), "kept in the store at once");
+            var again = new ArenaClient(new ArenaClientOptions { BaseUrl = "http://arena.test", Transport = transport, Store = store });
+            Assert.Equal(first.Auth.DeviceToken, again.Auth.DeviceToken, "the same device after a restart");
+            var other = new ArenaClient(new ArenaClientOptions { BaseUrl = "http://arena.test", Transport = transport });
+            Assert.True(other.Auth.DeviceToken != first.Auth.DeviceToken, "another device, another token");
+        }
     }
 }

@@ -292,17 +292,6 @@ namespace Arena.Sdk
             return result;
         }
 
-        /// <summary>Keeps the tokens of a sign-in's answer in a new lineage (the device-code poll's approval).</summary>
-        private SignInResponse Adopt(TransportResponse response)
-        {
-            var answer = Json.Read<SignInResponse>(response);
-            KeepDevice(response);
-            int at;
-            lock (gate) at = ++lineage;
-            Keep(answer, at);
-            return answer;
-        }
-
         /// <summary>The configured provider name of <c>google</c> or <c>oidc:google</c> (an identity's provider).</summary>
         private static string OidcName(string provider)
         {

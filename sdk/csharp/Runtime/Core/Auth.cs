@@ -62,7 +62,13 @@ namespace Arena.Sdk
             this.options = options;
             store = options.Store ?? new MemoryArenaStore();
             now = options.Now ?? (() => DateTimeOffset.UtcNow);
-            deviceToken = options.DeviceToken ?? store.Get(ArenaStoreKeys.DeviceToken) ?? Ids.NewDeviceToken();
+            deviceToken = options.DeviceToken ?? store.Get(ArenaStoreKeys.DeviceToken);
+            if (deviceToken == null)
+            {
+                // Made here, kept at once: the device keeps one token across restarts even before a sign-in succeeds.
+                deviceToken = Ids.NewDeviceToken();
+                store.Set(ArenaStoreKeys.DeviceToken, deviceToken);
+            }
             tokens = Restore();
         }
 
@@ -254,12 +260,19 @@ namespace Arena.Sdk
         internal async Task<SignInResult> SignInAsync(string path, object body, CancellationToken cancellationToken)
         {
             var response = await client.SendAsync(new Call("POST", path, body).With(DeviceHeader, DeviceToken), cancellationToken).ConfigureAwait(false);
+            var answer = Adopt(response);
+            return new SignInResult { User = answer.User, Created = answer.Created };
+        }
+
+        /// <summary>Takes a sign-in's answer (or throws its error): keeps the device token it answered and its tokens, as a new lineage.</summary>
+        internal SignInResponse Adopt(TransportResponse response)
+        {
             var answer = Json.Read<SignInResponse>(response);
             KeepDevice(response);
             int at;
             lock (gate) at = ++lineage;
             Keep(answer, at);
-            return new SignInResult { User = answer.User, Created = answer.Created };
+            return answer;
         }
 
         /// <summary>Keeps the device token a sign-in answered (kept across sign-outs: it names the device).</summary>
