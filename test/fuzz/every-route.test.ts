@@ -61,9 +61,11 @@ const FILTERED = process.argv.some((arg) => arg === '-t' || arg.startsWith('-t='
 
 /**
  * Worker threads that fuzz routes beside this one (ARENA_FUZZ_WORKERS
- * overrides; 0 runs every route here). With one, routes alternate: when a
- * route's test starts, the next route is handed to the other thread, so two
- * run at once and the 2-core CI machine uses both cores. Each run is in a
+ * overrides; 0 runs every route here): one on SQLite, two on PostgreSQL.
+ * Routes take turns: route i runs on thread i mod (WORKERS + 1), and when a
+ * route's test starts the next WORKERS routes start on the other threads, so
+ * the 2-core CI machine uses both cores (on PostgreSQL a run waits for the
+ * server about a quarter of its time, which a third thread fills). Each run is in a
  * world of its own (its copy of the template's data dir and database, its
  * own app, log, clock, argon2id gate, rate limiters and Steam stub), so
  * nothing one run does reaches another and every check holds per route as
@@ -72,7 +74,7 @@ const FILTERED = process.argv.some((arg) => arg === '-t' || arg.startsWith('-t='
  * Object.prototype is shared, within a thread, and checked after every route.
  * Replaying (ARENA_FUZZ_PATH, or -t) runs every route on this thread.
  */
-const WORKERS = PATH !== undefined || FILTERED ? 0 : Math.min(1, intEnv('ARENA_FUZZ_WORKERS') ?? 1)
+const WORKERS = PATH !== undefined || FILTERED ? 0 : (intEnv('ARENA_FUZZ_WORKERS') ?? (TEST_ENGINE === 'postgres' ? 2 : 1))
 
 const routes = await listRoutes()
 const tallies: Tally[] = []
@@ -113,9 +115,7 @@ class FuzzWorker {
         if ('error' in outcome) {
           // Its text as the worker sent it, thrown by the route's test as any failure of a run here is.
           const sent = outcome.error as WorkerError
-          const error = new Error(sent.message)
-          error.stack = `${sent.message}\n(on the fuzz worker thread)\n${sent.stack ?? ''}`
-          outcome.error = error
+          outcome.error = new Error(`${sent.message}\n(on fuzz worker thread ${data.index}; its stack: ${sent.stack ?? 'none'})`)
         }
         this.waiting.get(message.route!)?.(outcome)
         this.waiting.delete(message.route!)
@@ -151,32 +151,33 @@ const emptyTally = (route: string): Tally => ({ route, runs: 0, ms: 0, statuses:
 
 describe('fuzz: every route', () => {
   let template: Template
-  let worker: FuzzWorker | undefined
+  const workers: FuzzWorker[] = []
   /** Runs begun, by route index: a test takes its route's, begun by the test before it or now. */
   const begun = new Map<number, Promise<RouteOutcome>>()
-  /** Route i runs on the worker when i is odd (and there is one), here when even: the two alternate. */
+  /** Route i runs on thread i mod (WORKERS + 1): 0 is this one, k the k-th worker. */
   const runOf = (i: number): Promise<RouteOutcome> => {
     let run = begun.get(i)
     if (run === undefined) {
       const route = routes[i]!
       const name = `${route.method} ${route.path}`
-      run = (worker !== undefined && i % 2 === 1 ? worker.run(name) : fuzzRoute(template, route, SEED)).catch((error: unknown) => ({ tally: emptyTally(name), error }))
+      const thread = i % (workers.length + 1)
+      run = (thread === 0 ? fuzzRoute(template, route, SEED) : workers[thread - 1]!.run(name)).catch((error: unknown) => ({ tally: emptyTally(name), error }))
       begun.set(i, run)
     }
     return run
   }
   beforeAll(async () => {
     template = await buildTemplate()
-    if (WORKERS > 0) {
-      const postgresSocketDir = TEST_ENGINE === 'postgres' ? (await startPostgres()).socketDir : undefined
-      worker = new FuzzWorker({ template: { dir: template.dir, databaseEnv: template.databaseEnv, values: template.values }, seed: SEED, ...(postgresSocketDir !== undefined ? { postgresSocketDir } : {}) })
-      await worker.ready
+    const postgresSocketDir = TEST_ENGINE === 'postgres' && WORKERS > 0 ? (await startPostgres()).socketDir : undefined
+    for (let k = 1; k <= WORKERS; k++) {
+      workers.push(new FuzzWorker({ index: k, template: { dir: template.dir, databaseEnv: template.databaseEnv, values: template.values }, seed: SEED, ...(postgresSocketDir !== undefined ? { postgresSocketDir } : {}) }))
     }
+    await Promise.all(workers.map((w) => w.ready))
   }, 60_000)
   afterAll(async () => {
     // A run begun for a test that then did not run (a failure with --bail) still closes its world first.
     await Promise.all(begun.values())
-    await worker?.stop()
+    await Promise.all(workers.map((w) => w.stop()))
     template?.remove()
     if (tallies.length > 0) console.log(`fuzz (${RUNS} runs a route, ${CONSOLE_RUNS} a console route, seed ${SEED}):\n${tallies.map(fmt).join('\n')}`)
   })
@@ -197,8 +198,8 @@ describe('fuzz: every route', () => {
       name,
       async () => {
         const run = runOf(i)
-        // The next route starts now on the other thread.
-        if (worker !== undefined && i + 1 < routes.length) runOf(i + 1)
+        // The next routes start now on the other threads.
+        for (let j = i + 1; j <= i + workers.length && j < routes.length; j++) runOf(j)
         const outcome = await run
         begun.delete(i)
         tallies.push(outcome.tally)

@@ -13,6 +13,8 @@ import { attachPostgres } from '../helpers/postgres'
 import type { Template, TemplateValues } from './fuzz-world'
 
 export interface WorkerData {
+  /** 1, 2, ...: names this worker's databases apart. */
+  index: number
   template: { dir: string; databaseEnv: Record<string, string>; values: TemplateValues }
   seed: number
   /** The main thread's PostgreSQL cluster (PostgreSQL runs). */
@@ -24,9 +26,21 @@ export interface WorkerError {
   stack?: string
 }
 
+/** An error as text, with its causes (fast-check's report carries the failing request's error as its cause). */
+function asText(error: unknown): WorkerError {
+  if (!(error instanceof Error)) return { message: String(error) }
+  let message = error.message
+  let cause = error.cause
+  for (let depth = 0; cause !== undefined && depth < 5; depth++) {
+    message += `\nCaused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`
+    cause = cause instanceof Error ? cause.cause : undefined
+  }
+  return { message, ...(error.stack !== undefined ? { stack: error.stack } : {}) }
+}
+
 const data = workerData as WorkerData
 // Before anything opens a database: this thread's databases are made on the main thread's cluster.
-if (data.postgresSocketDir !== undefined) attachPostgres(data.postgresSocketDir, 'fuzzw')
+if (data.postgresSocketDir !== undefined) attachPostgres(data.postgresSocketDir, `fuzzw${data.index}`)
 // Imported after: fuzz-world starts its Steam stub, and the app helpers read the engine, as they load.
 const { fuzzRoute, listRoutes } = await import('./fuzz-run')
 
@@ -45,10 +59,8 @@ port.on('message', (message: { route: string }) => {
       return
     }
     const outcome = await fuzzRoute(template, route, data.seed)
-    if ('error' in outcome) {
-      const error = outcome.error instanceof Error ? { message: outcome.error.message, stack: outcome.error.stack } : { message: String(outcome.error) }
-      port.postMessage({ route: message.route, outcome: { ...outcome, error } })
-    } else port.postMessage({ route: message.route, outcome })
+    if ('error' in outcome) port.postMessage({ route: message.route, outcome: { ...outcome, error: asText(outcome.error) } })
+    else port.postMessage({ route: message.route, outcome })
   })
 })
 port.postMessage({ ready: true })
