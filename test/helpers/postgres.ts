@@ -152,25 +152,9 @@ async function start(options: StartOptions): Promise<PostgresCluster> {
     throw new Error(`${(error as Error).message}${log}`)
   }
 
-  const url = (database: string) => databaseUrl(dir, database)
-  const connect = (database: string) => {
-    const { url: plain, path } = postgresConnectOptions(url(database))
-    return postgres(plain, { path, max: 2, onnotice: () => {} })
-  }
   const cluster: PostgresCluster = {
-    socketDir: dir,
+    ...databaseOps(dir),
     logFile,
-    url,
-    admin: connect('postgres'),
-    async createDatabase(name, options = {}) {
-      const sql = cluster.admin
-      if (options.template) await sql`CREATE DATABASE ${sql(name)} TEMPLATE ${sql(options.template)}`
-      else await sql`CREATE DATABASE ${sql(name)}`
-    },
-    async dropDatabase(name) {
-      const sql = cluster.admin
-      await sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`
-    },
     async restart(options = {}) {
       await runAsync(asServerUser([pgCtl, 'restart', '-D', dataDir, '-l', logFile, '-w', '-s', '-t', '60', '-m', options.immediate ? 'immediate' : 'fast']))
     },
@@ -190,6 +174,55 @@ async function start(options: StartOptions): Promise<PostgresCluster> {
   return cluster
 }
 
+/** What reaching a running cluster through its socket dir gives: URLs, the superuser's client, creating and dropping databases. */
+function databaseOps(dir: string): Pick<PostgresCluster, 'socketDir' | 'url' | 'admin' | 'createDatabase' | 'dropDatabase'> {
+  const url = (database: string) => databaseUrl(dir, database)
+  const { url: plain, path } = postgresConnectOptions(url('postgres'))
+  const admin = postgres(plain, { path, max: 2, onnotice: () => {} })
+  return {
+    socketDir: dir,
+    url,
+    admin,
+    async createDatabase(name, options = {}) {
+      if (options.template) await admin`CREATE DATABASE ${admin(name)} TEMPLATE ${admin(options.template)}`
+      else await admin`CREATE DATABASE ${admin(name)}`
+    },
+    async dropDatabase(name) {
+      await admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`
+    },
+  }
+}
+
+/**
+ * For a worker thread of the test process (test/fuzz/fuzz-worker.ts): this
+ * thread's startPostgres() is then the cluster its main thread started
+ * (`socketDir`), not a new one, and the databases it makes are named apart
+ * (`arena_test_<prefix>_<n>`), copies of the migrated template the main
+ * thread prepared (prepareTemplate) unless asked empty. The cluster is the
+ * main thread's to stop: stop() here only closes this thread's client. Call
+ * before any startPostgres(), once the main thread's template is ready.
+ */
+export function attachPostgres(socketDir: string, prefix: string): void {
+  if (started !== undefined) throw new Error('attachPostgres: this thread has a cluster already')
+  namePrefix = `arena_test_${prefix}_`
+  const cluster: PostgresCluster = {
+    ...databaseOps(socketDir),
+    logFile: join(socketDir, 'server.log'),
+    async restart() {
+      throw new Error('attachPostgres: the cluster is the main thread\'s to restart')
+    },
+    async stop() {
+      started = undefined
+      current = undefined
+      await cluster.admin.end({ timeout: 1 })
+    },
+  }
+  current = cluster
+  started = Promise.resolve(cluster)
+  template = Promise.resolve()
+}
+
+let namePrefix = 'arena_test_'
 let started: Promise<PostgresCluster> | undefined
 let current: PostgresCluster | undefined
 let template: Promise<void> | undefined
@@ -239,7 +272,7 @@ export function databaseNameOf(url: string): string {
  */
 export async function copyDatabaseUrl(url: string): Promise<string> {
   const cluster = await startPostgres()
-  const name = `arena_test_${++databaseCount}`
+  const name = `${namePrefix}${++databaseCount}`
   await cluster.createDatabase(name, { template: databaseNameOf(url) })
   return cluster.url(name)
 }
@@ -253,7 +286,7 @@ export async function freshDatabaseUrl(options: { empty?: boolean } = {}): Promi
   const cluster = await startPostgres()
   const copy = template !== undefined && !options.empty
   if (copy) await template
-  const name = `arena_test_${++databaseCount}`
+  const name = `${namePrefix}${++databaseCount}`
   await cluster.createDatabase(name, copy ? { template: TEMPLATE_DATABASE } : {})
   return cluster.url(name)
 }
