@@ -456,6 +456,12 @@ export const SETTINGS = {
     doc: '`postgres://user:password@host:5432/db`: keep the data in PostgreSQL 15+ instead of SQLite in the data dir, so several instances can share it',
   }),
   ARENA_DATABASE_POOL: int({ key: 'databasePool', default: 10, min: 1, max: 1000, help: 'connections each instance opens to PostgreSQL', doc: 'connections each instance opens to PostgreSQL' }),
+  ARENA_DATABASE_PREPARE: flag({
+    key: 'databasePrepare',
+    default: true,
+    help: 'named prepared statements on PostgreSQL; false behind a pooler that cannot keep them',
+    doc: 'run statements on PostgreSQL as named prepared statements (one round trip each, planned once per connection). Set `false` behind a connection pooler in transaction mode that does not keep prepared statements (PgBouncer before 1.21, or with `max_prepared_statements` 0); statements then take two round trips each',
+  }),
   ARENA_MASTER_KEY: {
     key: 'masterKey',
     defaultText: 'unset',

@@ -20,12 +20,12 @@ export function holdsDatabase(dataDir: string): boolean {
 export type OpenedStorage = Storage & { readonly migrations: MigrationReport }
 
 /** Opens (creating if needed) the configured database and applies pending migrations. */
-export async function openStorage(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePool'>, deps: { logger: Logger; wakeups: EventWakeups }): Promise<OpenedStorage> {
+export async function openStorage(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePool' | 'databasePrepare'>, deps: { logger: Logger; wakeups: EventWakeups }): Promise<OpenedStorage> {
   // The PostgreSQL engine (postgres.js, its schema and stores) is loaded only
   // when it is used: on SQLite it was a few MiB of the idle process's memory.
   const storage: OpenedStorage =
     config.databaseUrl !== undefined
-      ? await (await import('./postgres/storage')).PostgresStorage.open({ url: config.databaseUrl, pool: config.databasePool, wakeups: deps.wakeups, logger: deps.logger })
+      ? await (await import('./postgres/storage')).PostgresStorage.open({ url: config.databaseUrl, pool: config.databasePool, prepare: config.databasePrepare, wakeups: deps.wakeups, logger: deps.logger })
       : openSqlite(config.dataDir, deps.wakeups)
   deps.logger.info('migrations', { engine: storage.engine, applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.location })
   return storage

@@ -4,7 +4,7 @@
 // bugs delivering one query's rows to another under concurrent load, and a
 // money system does not take that on faith (docs/decisions.md, "PostgreSQL").
 import postgres from 'postgres'
-import { drizzle, type PostgresJsDatabase, type PostgresJsQueryResultHKT } from 'drizzle-orm/postgres-js'
+import { drizzle, PostgresJsDatabase, type PostgresJsQueryResultHKT } from 'drizzle-orm/postgres-js'
 import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js/session'
 import { PgDialect, type PgDatabase } from 'drizzle-orm/pg-core'
 
@@ -16,6 +16,35 @@ export interface PoolOptions {
   max: number
   /** Seconds to wait for a connection before the request is answered 503. */
   connectTimeoutS?: number
+  /** Named prepared statements (ARENA_DATABASE_PREPARE); off behind a pooler that cannot keep them. Default on. */
+  prepare?: boolean
+}
+
+/**
+ * A statement with more parameters than this is sent unnamed: its text varies
+ * with the length of a list (an IN list, a many-row INSERT), and each length
+ * would be one more statement kept by the connection and by its backend.
+ */
+export const MAX_PREPARED_PARAMETERS = 16
+
+/**
+ * Drizzle's postgres.js session, with every statement of up to
+ * MAX_PREPARED_PARAMETERS parameters run as a named prepared statement
+ * (Drizzle prepares only the queries given a name with `.prepare()`).
+ *
+ * Unnamed, postgres.js sends a statement with parameters in two round trips,
+ * a Parse and Describe and then the Bind and Execute, and PostgreSQL parses
+ * and plans it at each run; named, it is described once per connection and
+ * then costs one round trip, with the plan kept by the backend. Measured on
+ * GET /me (bench/request-cpu.ts, docs/performance.md, "The PostgreSQL path"):
+ * 3 763 → 6 764 requests a second, PostgreSQL's CPU 144 → 28 µs a request.
+ * postgres.js keeps a connection's statements until it closes (max_lifetime
+ * bounds that), and runs a statement again unnamed when its plan was
+ * invalidated by a schema change.
+ */
+class PreparingSession extends PostgresJsSession<postgres.Sql, Record<string, never>, never> {
+  override prepareQuery: PostgresJsSession<postgres.Sql, Record<string, never>, never>['prepareQuery'] = (query, fields, name, ...rest) =>
+    super.prepareQuery(query, fields, name ?? (query.params.length <= MAX_PREPARED_PARAMETERS ? '' : undefined), ...rest)
 }
 
 export interface Pool {
@@ -49,6 +78,7 @@ export function openPool(url: string, options: PoolOptions): Pool {
   const sql = postgres(target.url, {
     ...(target.path ? { path: target.path } : {}),
     max: options.max,
+    prepare: options.prepare !== false,
     connect_timeout: options.connectTimeoutS ?? 5,
     // Idle connections close, so an instance that is quiet does not hold its share of max_connections.
     idle_timeout: 60,
@@ -63,16 +93,16 @@ export function openPool(url: string, options: PoolOptions): Pool {
       idle_in_transaction_session_timeout: 10_000,
     },
   })
-  const db = drizzle({ client: sql })
   const dialect = new PgDialect()
+  const session = (client: postgres.Sql) => (options.prepare === false ? new PostgresJsSession(client, dialect, undefined) : new PreparingSession(client, dialect, undefined))
+  // drizzle() sets postgres.js's type parsers as its session expects; the database is then built over a session of ours.
+  drizzle({ client: sql })
+  const db = new PostgresJsDatabase(dialect, session(sql) as never, undefined) as PostgresJsDatabase
   return {
     sql,
     db,
     // A transaction's client is a postgres.js TransactionSql: it queries like the pool's (drizzle calls only `unsafe`).
-    inTransaction: (tx) => {
-      const session = new PostgresJsSession(tx as unknown as postgres.Sql, dialect, undefined)
-      return new PostgresJsTransaction(dialect, session as never, undefined) as unknown as PgDb
-    },
+    inTransaction: (tx) => new PostgresJsTransaction(dialect, session(tx as unknown as postgres.Sql) as never, undefined) as unknown as PgDb,
   }
 }
 

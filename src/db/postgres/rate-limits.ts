@@ -19,11 +19,12 @@ export interface PostgresRateLimitStore extends RateLimitStore {
  * cluster), and a crash that loses the last few counts only forgets requests
  * of a window that is ending anyway. Never used for anything else.
  */
-export function postgresRateLimitStore(url: string, connections: number): PostgresRateLimitStore {
+export function postgresRateLimitStore(url: string, connections: number, prepare = true): PostgresRateLimitStore {
   const target = connectOptions(url)
   const sql = postgres(target.url, {
     ...(target.path ? { path: target.path } : {}),
     max: connections,
+    prepare,
     connect_timeout: 5,
     idle_timeout: 60,
     max_lifetime: 30 * 60,

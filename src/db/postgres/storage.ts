@@ -214,6 +214,8 @@ export interface PostgresStorageOptions {
   url: string
   /** Connections this instance may open (ARENA_DATABASE_POOL). */
   pool: number
+  /** Named prepared statements (ARENA_DATABASE_PREPARE; default true). */
+  prepare?: boolean
   wakeups: EventWakeups
   logger: Logger
 }
@@ -236,21 +238,22 @@ export class PostgresStorage implements Storage {
     url: string,
     private readonly listener: WakeupListener,
     poolSize: number,
+    prepare: boolean,
   ) {
     this.location = redactUrl(url)
     this.read = new PostgresStores({ db: pool.db, t: tables, sql: pool.sql, wakeups })
     this.loopLeases = postgresLeases(url)
     // Half the pool's size again, at least 2: each request holds one for a single short statement.
-    this.rateLimits = postgresRateLimitStore(url, Math.max(2, Math.ceil(poolSize / 2)))
+    this.rateLimits = postgresRateLimitStore(url, Math.max(2, Math.ceil(poolSize / 2)), prepare)
   }
 
   /** Connects, applies pending migrations (once across instances), and starts listening for other instances' wake-ups. */
   static async open(options: PostgresStorageOptions): Promise<PostgresStorage> {
-    const pool = openPool(options.url, { max: options.pool })
+    const pool = openPool(options.url, { max: options.pool, prepare: options.prepare })
     try {
       const migrations = await runMigrations(pool.sql)
       const listener = await listenForWakeups(options.url, options.wakeups, options.logger)
-      return new PostgresStorage(pool, options.wakeups, migrations, options.url, listener, options.pool)
+      return new PostgresStorage(pool, options.wakeups, migrations, options.url, listener, options.pool, options.prepare !== false)
     } catch (error) {
       await pool.sql.end({ timeout: 1 }).catch(() => {})
       throw mapEngineError(error)
