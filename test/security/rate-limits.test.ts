@@ -309,6 +309,47 @@ describeOnEngine('postgres', 'across instances (PostgreSQL)', () => {
     expect(statuses.filter((status) => status === 429).length).toBe(35)
   })
 
+  test('one instance, one turn: concurrent requests over the limit are refused exactly past it, each counted once with its own count', async () => {
+    const limits = JSON.stringify({ general: { address: { limit: 25, windowS: 60 } } })
+    const ctx = await app({ ARENA_RATE_LIMITS: limits })
+    const answers = await Promise.all(Array.from({ length: 60 }, () => ctx.handle(req('/healthz'))))
+    expect(answers.filter((res) => res.status === 200).length).toBe(25)
+    expect(answers.filter((res) => res.status === 429).length).toBe(35)
+    // Each allowed request got its own count: what is left runs 24 … 0, once each.
+    const left = answers.filter((res) => res.status === 200).map((res) => Number(/r=(\d+)/.exec(res.headers.get('ratelimit')!)![1]))
+    expect(left.sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i))
+    const [row] = await ctx.postgres.sql<{ count: number }[]>`SELECT count FROM rate_limit_counters WHERE policy = 'general.address'`
+    expect(row!.count).toBe(60)
+  })
+
+  test("the store: one turn's hits on one key, in one statement, get distinct consecutive counts in call order; a turn over the batch size too", async () => {
+    const ctx = await app()
+    const store = ctx.postgres.rateLimits
+    const policy = `test.${crypto.randomUUID()}`
+    const windowMs = 60_000
+    // 40 requests, each hitting the shared counter and one of three others.
+    const counted = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.hit([
+          { policy, key: 'shared', windowMs },
+          { policy: `${policy}.by3`, key: `k${i % 3}`, windowMs },
+        ]),
+      ),
+    )
+    expect(counted.map((counts) => counts[0]!.count)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+    for (let k = 0; k < 3; k++) {
+      const mine = counted.filter((_, i) => i % 3 === k).map((counts) => counts[1]!.count)
+      expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => i + 1))
+    }
+    // Every count of one statement shares its window and its clock.
+    expect(new Set(counted.map((counts) => counts[0]!.windowStart)).size).toBe(1)
+    // 600 in one turn: more than one batch, run concurrently; still every count from 41 to 640 once.
+    const more = await Promise.all(Array.from({ length: 600 }, () => store.hit([{ policy, key: 'shared', windowMs }])))
+    expect(more.map((counts) => counts[0]!.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 600 }, (_, i) => i + 41))
+    const [row] = await ctx.postgres.sql<{ count: number }[]>`SELECT count FROM rate_limit_counters WHERE policy = ${policy} AND key = 'shared'`
+    expect(row!.count).toBe(640)
+  })
+
   test('with the database gone the limiter lets requests through: /healthz still answers 200, the other routes meet the outage themselves', async () => {
     const ctx = await app()
     expect((await ctx.handle(req('/healthz'))).headers.get('ratelimit')).not.toBeNull()
