@@ -3,6 +3,11 @@
 // characters, with nulls as nulls, on both engines.
 import { afterAll, expect, test } from 'bun:test'
 import { createArenaApp } from '../helpers/arena'
+import { testDatabaseEnv } from '../helpers/app'
+import { testOnEngine } from '../helpers/engine'
+import { openPool } from '../../src/db/postgres/connection'
+import * as postgresTables from '../../src/db/postgres/schema'
+import { batchedSessionLookup } from '../../src/db/postgres/stores/auth'
 
 const ctx = await createArenaApp()
 afterAll(() => ctx.close())
@@ -56,4 +61,58 @@ test("the lookup's user is the account's profile and ban, key for key (both read
   const found = await ctx.storage.read.auth.sessionWithUser(sessionId)
   expect(found?.user).toEqual(profileAndBan)
   expect(Object.keys(found!.user!).sort()).toEqual(Object.keys(profileAndBan).sort())
+})
+
+test('lookups made together (on PostgreSQL one statement for the turn) each get their own answer, a fresh object; a revoke is seen by the next lookup', async () => {
+  const createdAt = new Date('2026-03-04T05:06:07.890Z')
+  const expiresAt = new Date(Date.now() + 86_400_000)
+  const [alice, bob] = ['usr_' + '1a'.repeat(16), 'usr_' + '2b'.repeat(16)]
+  const [aliceSession, bobSession, revoked] = ['ses_' + '3c'.repeat(16), 'ses_' + '4d'.repeat(16), 'ses_' + '5e'.repeat(16)]
+  await ctx.storage.write(async (tx) => {
+    for (const [id, name] of [[alice, 'alice_turn'], [bob, 'bob_turn']] as const) {
+      await tx.auth.createUser({ id, email: `${name}@example.test`, emailKey: `${name}@example.test`, username: name, usernameKey: name, country: 'DE', createdAt, emailVerifiedAt: null, passwordHash: 'x', identityProviders: 'password' })
+    }
+    for (const [id, userId] of [[aliceSession, alice], [bobSession, bob], [revoked, alice]] as const) {
+      await tx.auth.createSession({ id, userId, createdAt, lastUsedAt: createdAt, expiresAt, userAgent: null })
+    }
+    await tx.auth.revokeSession(revoked, alice, 'logout', createdAt)
+  })
+  const { auth } = ctx.storage.read
+  const alone = {
+    alice: await auth.sessionWithUser(aliceSession),
+    bob: await auth.sessionWithUser(bobSession),
+    revoked: await auth.sessionWithUser(revoked),
+  }
+  expect(alone.alice?.user?.username).toBe('alice_turn')
+  expect(alone.bob?.user?.username).toBe('bob_turn')
+  expect(alone.revoked?.revokedAt).toEqual(createdAt)
+
+  const together = await Promise.all([aliceSession, bobSession, aliceSession, 'ses_' + '6f'.repeat(16), revoked].map((id) => auth.sessionWithUser(id)))
+  expect(together).toEqual([alone.alice, alone.bob, alone.alice, null, alone.revoked])
+  // The same session asked twice: two answers, neither the other's object.
+  expect(together[0]).not.toBe(together[2])
+  expect(together[0]!.user).not.toBe(together[2]!.user)
+  // In a unit of work, on its own transaction: the same answer.
+  expect(await ctx.storage.write((tx) => tx.auth.sessionWithUser(bobSession))).toEqual(alone.bob)
+
+  // Revoked between two turns: the next lookup, alone or with others, reads it revoked.
+  await ctx.storage.write((tx) => tx.auth.revokeSession(bobSession, bob, 'logout', createdAt))
+  const after = await Promise.all([bobSession, aliceSession].map((id) => auth.sessionWithUser(id)))
+  expect(after[0]?.revokedAt).toEqual(createdAt)
+  expect(after[1]).toEqual(alone.alice)
+})
+
+testOnEngine('postgres', 'the batched lookup runs as a named prepared statement, and unnamed with ARENA_DATABASE_PREPARE=false (a pooler in transaction mode)', async () => {
+  const { ARENA_DATABASE_URL: url } = await testDatabaseEnv('postgres')
+  for (const prepare of [true, false]) {
+    // One connection: the lookup's statement and the count below see the same session's statements.
+    const pool = openPool(url!, { max: 1, prepare })
+    try {
+      expect(await batchedSessionLookup(pool.db, postgresTables)('ses_' + '00'.repeat(16))).toBeNull()
+      const [row] = await pool.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE '%auth_sessions%' AND statement NOT LIKE '%pg_prepared_statements%'`
+      expect(row!.n).toBe(prepare ? 1 : 0)
+    } finally {
+      await pool.sql.end()
+    }
+  }
 })

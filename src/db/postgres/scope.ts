@@ -2,6 +2,7 @@
 import type postgres from 'postgres'
 import type { QueryScope } from '../stores/scope'
 import type { PgDb } from './connection'
+import type { SessionWithUser } from '../../modules/auth/store'
 
 export interface PostgresScope extends QueryScope {
   /** Drizzle over this unit of work's transaction, or over the pool for reads outside one. */
@@ -13,6 +14,12 @@ export interface PostgresScope extends QueryScope {
    * (it parses them itself); a raw query converts them with `new Date(...)`.
    */
   sql: postgres.Sql | postgres.TransactionSql
+  /**
+   * The statements the pool runs once for all the requests of an event-loop
+   * turn (src/shared/batch.ts): on the scope of reads outside a unit of work
+   * only; a unit of work runs its statements on its own transaction.
+   */
+  batches?: PoolBatches
   /** The unit of work runs READ COMMITTED on row locks (WriteOptions.rowLocks): a read it updates from must lock its row. */
   rowLocks?: boolean
 }
@@ -25,3 +32,8 @@ export const ADVISORY_LOCKS = {
 
 /** The NOTIFY channel of long-poll wake-ups: the payload is the user whose events changed. */
 export const EVENTS_CHANNEL = 'arena_events'
+
+/** The pool's batched reads (PostgresScope.batches). */
+export interface PoolBatches {
+  sessionWithUser(sessionId: string): Promise<SessionWithUser | null>
+}

@@ -30,7 +30,7 @@ import type { MigrationReport } from '../sqlite/migrate'
 import { listenForWakeups, type WakeupListener } from './listener'
 import type { PostgresScope } from './scope'
 import * as tables from './schema'
-import { AuthQueries } from '../stores/auth'
+import { batchedSessionLookup, PostgresAuthStore } from './stores/auth'
 import { PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
@@ -51,7 +51,7 @@ import { PostgresVaultStore } from './stores/vault'
 
 /** Every store on one scope, each built on first use. */
 class PostgresStores implements Stores {
-  private _auth?: AuthQueries
+  private _auth?: PostgresAuthStore
   private _events?: PostgresEventsStore
   private _games?: PostgresGamesStore
   private _jobs?: PostgresJobsStore
@@ -98,7 +98,7 @@ class PostgresStores implements Stores {
   }
   get auth() {
     this.check()
-    return (this._auth ??= new AuthQueries(this.scope))
+    return (this._auth ??= new PostgresAuthStore(this.scope))
   }
   get events() {
     this.check()
@@ -241,7 +241,7 @@ export class PostgresStorage implements Storage {
     prepare: boolean,
   ) {
     this.location = redactUrl(url)
-    this.read = new PostgresStores({ db: pool.db, t: tables, sql: pool.sql, wakeups })
+    this.read = new PostgresStores({ db: pool.db, t: tables, sql: pool.sql, wakeups, batches: { sessionWithUser: batchedSessionLookup(pool.db, tables) } })
     this.loopLeases = postgresLeases(url)
     // Half the pool's size again, at least 2: each request holds one for a single short statement.
     this.rateLimits = postgresRateLimitStore(url, Math.max(2, Math.ceil(poolSize / 2)), prepare)

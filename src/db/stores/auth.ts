@@ -32,7 +32,7 @@ import type {
   UserBan,
   UserStanding,
 } from '../../modules/auth/store'
-import { Queries, type Tables } from './scope'
+import { Queries, type Db, type Tables } from './scope'
 import {
   containsPattern,
   erasedUserColumns,
@@ -110,26 +110,11 @@ export class AuthQueries extends Queries implements AuthStore {
   }
 
   async sessionWithUser(sessionId: string): Promise<SessionWithUser | null> {
-    const { users, authSessions } = this.t
+    const { authSessions } = this.t
     // One round trip on every authenticated request: the session joined to its
     // user by primary key (postgres.js prepares it once per connection).
-    const [row] = await this.db
-      .select({
-        userId: authSessions.userId,
-        lastUsedAt: authSessions.lastUsedAt,
-        expiresAt: authSessions.expiresAt,
-        revokedAt: authSessions.revokedAt,
-        // The id first: Drizzle makes a left-joined object null when its FIRST
-        // field is null, and email is null for an account without a password
-        // identity (contract §13).
-        user: { id: users.id, ...pick(users, SESSION_USER_COLUMNS) },
-      })
-      .from(authSessions)
-      .leftJoin(users, eq(users.id, authSessions.userId))
-      .where(eq(authSessions.id, sessionId))
-    if (!row) return null
-    // Drizzle gives a left-joined object null when the joined row is missing.
-    return { userId: row.userId, lastUsedAt: row.lastUsedAt, expiresAt: row.expiresAt, revokedAt: row.revokedAt, user: row.user && toSessionUser(row.userId, row.user) }
+    const [row] = await sessionWithUserQuery(this.db, this.t).where(eq(authSessions.id, sessionId))
+    return row ? toSessionWithUser(row) : null
   }
 
   async liveSessions(userId: string, now: Date): Promise<AuthSession[]> {
@@ -450,4 +435,37 @@ export class AuthQueries extends Queries implements AuthStore {
 function userMatches(users: Tables['users'], query: string) {
   const pattern = containsPattern(query.toLowerCase())
   return or(eq(users.id, query), sql`${users.usernameKey} LIKE ${pattern} ESCAPE '\\'`, sql`${users.emailKey} LIKE ${pattern} ESCAPE '\\'`)
+}
+
+/**
+ * The session lookup's query without its WHERE: the session's fields (its id
+ * too, for a lookup of several), joined to its user by primary key. Written
+ * once for AuthQueries.sessionWithUser and PostgreSQL's lookup of a turn's
+ * sessions in one statement (src/db/postgres/stores/auth.ts).
+ */
+export function sessionWithUserQuery(db: Db, t: Tables) {
+  const { users, authSessions } = t
+  return db
+    .select({
+      id: authSessions.id,
+      userId: authSessions.userId,
+      lastUsedAt: authSessions.lastUsedAt,
+      expiresAt: authSessions.expiresAt,
+      revokedAt: authSessions.revokedAt,
+      // The id first: Drizzle makes a left-joined object null when its FIRST
+      // field is null, and email is null for an account without a password
+      // identity (contract §13).
+      user: { id: users.id, ...pick(users, SESSION_USER_COLUMNS) },
+    })
+    .from(authSessions)
+    .leftJoin(users, eq(users.id, authSessions.userId))
+}
+
+/** A row of sessionWithUserQuery. */
+export type SessionWithUserRow = Awaited<ReturnType<typeof sessionWithUserQuery>>[number]
+
+/** The lookup's answer from its row: a new object per call (a caller may keep it). */
+export function toSessionWithUser(row: SessionWithUserRow): SessionWithUser {
+  // Drizzle gives a left-joined object null when the joined row is missing.
+  return { userId: row.userId, lastUsedAt: row.lastUsedAt, expiresAt: row.expiresAt, revokedAt: row.revokedAt, user: row.user && toSessionUser(row.userId, row.user) }
 }
