@@ -3,6 +3,8 @@ import type postgres from 'postgres'
 import type { QueryScope } from '../stores/scope'
 import type { PgDb } from './connection'
 import type { SessionWithUser } from '../../modules/auth/store'
+import type { StoredEvent } from '../../modules/events/store'
+import type { PageRequest } from './stores/events'
 
 export interface PostgresScope extends QueryScope {
   /** Drizzle over this unit of work's transaction, or over the pool for reads outside one. */
@@ -36,4 +38,5 @@ export const EVENTS_CHANNEL = 'arena_events'
 /** The pool's batched reads (PostgresScope.batches). */
 export interface PoolBatches {
   sessionWithUser(sessionId: string): Promise<SessionWithUser | null>
+  eventsPage(request: PageRequest): Promise<StoredEvent[]>
 }

@@ -31,7 +31,7 @@ import { listenForWakeups, type WakeupListener } from './listener'
 import type { PostgresScope } from './scope'
 import * as tables from './schema'
 import { batchedSessionLookup, PostgresAuthStore } from './stores/auth'
-import { PostgresEventsStore } from './stores/events'
+import { batchedEventPages, PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
@@ -241,7 +241,7 @@ export class PostgresStorage implements Storage {
     prepare: boolean,
   ) {
     this.location = redactUrl(url)
-    this.read = new PostgresStores({ db: pool.db, t: tables, sql: pool.sql, wakeups, batches: { sessionWithUser: batchedSessionLookup(pool.db, tables) } })
+    this.read = new PostgresStores({ db: pool.db, t: tables, sql: pool.sql, wakeups, batches: { sessionWithUser: batchedSessionLookup(pool.db, tables), eventsPage: batchedEventPages(pool.sql) } })
     this.loopLeases = postgresLeases(url)
     // Half the pool's size again, at least 2: each request holds one for a single short statement.
     this.rateLimits = postgresRateLimitStore(url, Math.max(2, Math.ceil(poolSize / 2)), prepare)

@@ -7,7 +7,9 @@
 // transactions draw and commit one after another, seq order is commit order,
 // and a cursor never skips an event committed later with a lower seq (the
 // per-user ordering the plane promises, as one writer gives it on SQLite).
+import type postgres from 'postgres'
 import type { EventTopic } from '../../../modules/events/catalogue'
+import { batchTurn } from '../../../shared/batch'
 import type { OutboxEvent, StoredEvent } from '../../../modules/events/store'
 import { EventsQueries } from '../../stores/events'
 import { ADVISORY_LOCKS, EVENTS_CHANNEL, type PostgresScope } from '../scope'
@@ -50,13 +52,86 @@ export class PostgresEventsStore extends EventsQueries {
       SELECT pg_notify(${EVENTS_CHANNEL}, user_id) FROM appended WHERE user_id IS NOT NULL`
   }
 
+  // On the pool, batched with the turn's other pages; in a unit of work, its own statement on the transaction.
   async page(userId: string, afterSeq: number, topics: readonly EventTopic[], limit: number): Promise<StoredEvent[]> {
-    // The long poll's hot path: one statement postgres.js prepares once per
-    // connection, without building it through Drizzle on every poll.
+    const pages = this.scope.batches?.eventsPage
+    if (pages) return pages({ userId, afterSeq, topics, limit })
     const rows = await this.scope.sql<RawEvent[]>`
       SELECT seq, id, topic, type, data, created_at FROM outbox_events
       WHERE user_id = ${userId} AND seq > ${afterSeq} AND topic = ANY(${topics as EventTopic[]}::text[])
       ORDER BY seq LIMIT ${limit}`
-    return rows.map((r) => ({ seq: Number(r.seq), id: r.id, topic: r.topic, type: r.type, data: r.data, createdAt: new Date(r.created_at) }))
+    return rows.map(toStoredEvent)
   }
+}
+
+function toStoredEvent(r: RawEvent): StoredEvent {
+  return { seq: Number(r.seq), id: r.id, topic: r.topic, type: r.type, data: r.data, createdAt: new Date(r.created_at) }
+}
+
+/** One page asked for (EventsStore.page's arguments). */
+export interface PageRequest {
+  userId: string
+  afterSeq: number
+  topics: readonly EventTopic[]
+  limit: number
+}
+
+/** Pages one statement reads at most. */
+const MAX_PAGES = 256
+
+/**
+ * The event pages of one event-loop turn (long polls, caught-up polls, event
+ * sockets catching up) in one statement: each distinct request a row of
+ * unnest, its page read by the same index scan as a page alone (user_id,
+ * seq) in a LATERAL subquery, one statement postgres.js prepares once per
+ * connection. A page is what a statement of its own would have read at the
+ * moment the batch's statement ran: nothing is kept after it. Topics are
+ * catalogue names (never a comma), sent as one comma-joined text per page.
+ */
+export function batchedEventPages(sql: postgres.Sql): (request: PageRequest) => Promise<StoredEvent[]> {
+  return batchTurn(
+    async (requests: readonly PageRequest[]) => {
+      // Identical requests (one client's polls in one turn) are read once, each answered with its own rows.
+      const distinct = new Map<string, number>()
+      const users: string[] = []
+      const afters: number[] = []
+      const topics: string[] = []
+      const limits: number[] = []
+      const slots = requests.map((request) => {
+        const joined = request.topics.join(',')
+        const key = `${request.userId} ${request.afterSeq} ${request.limit} ${joined}`
+        let slot = distinct.get(key)
+        if (slot === undefined) {
+          slot = users.length
+          distinct.set(key, slot)
+          users.push(request.userId)
+          afters.push(request.afterSeq)
+          topics.push(joined)
+          limits.push(request.limit)
+        }
+        return slot
+      })
+      const rows = await sql<(RawEvent & { slot: number })[]>`
+        SELECT u.slot::int AS slot, e.seq, e.id, e.topic, e.type, e.data, e.created_at
+        FROM unnest(${users}::text[], ${afters}::bigint[], ${topics}::text[], ${limits}::int[]) WITH ORDINALITY AS u(user_id, after_seq, topics, page_limit, slot)
+        CROSS JOIN LATERAL (
+          SELECT o.seq, o.id, o.topic, o.type, o.data, o.created_at FROM outbox_events o
+          WHERE o.user_id = u.user_id AND o.seq > u.after_seq AND o.topic = ANY(string_to_array(u.topics, ','))
+          ORDER BY o.seq LIMIT u.page_limit
+        ) AS e
+        ORDER BY u.slot, e.seq`
+      const pages: RawEvent[][] = users.map(() => [])
+      // WITH ORDINALITY counts from 1.
+      for (const row of rows) pages[row.slot - 1]!.push(row)
+      // A page asked for twice: the second caller gets its own copy of the events' data.
+      const given = new Set<number>()
+      return slots.map((slot) => {
+        const events = pages[slot]!.map(toStoredEvent)
+        if (given.has(slot)) for (const event of events) event.data = structuredClone(event.data)
+        given.add(slot)
+        return events
+      })
+    },
+    { maxSize: MAX_PAGES },
+  )
 }
