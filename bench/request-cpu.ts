@@ -10,7 +10,12 @@
 // turn; me: GET /api/v1/me, 32 connections; poll: a caught-up GET
 // /api/v1/events, 32 connections), BENCH_ENGINE (postgres or sqlite),
 // BENCH_INSTANCES (1; 2 on PostgreSQL, each on a core of its own),
-// BENCH_SECONDS (10), BENCH_USERS (64), BENCH_BINARY (dist/arena).
+// BENCH_SECONDS (10), BENCH_USERS (64), BENCH_BINARY (dist/arena),
+// BENCH_CONNECTIONS (the scenario's: 8 or 32; 1 measures a lone request's latency),
+// BENCH_REFERENCE=1: each round also loads the bare Bun.serve GET
+// (bench/reference-server.ts, on the first instance's core, the same
+// connections) and prints each side's ratio to it, the figure issue 43's
+// targets are given in, taken minutes apart at most on a shared machine.
 //
 // An interleaved A/B: BENCH_BINARY=<a>,<b> (a binary built from an earlier
 // commit, and dist/arena) and BENCH_ROUNDS (1): each binary gets its data (a
@@ -25,8 +30,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startPostgres } from '../test/helpers/postgres'
-import { BINARY, buildBinary } from '../test/helpers/process'
-import { api, inBatches, instanceCpu, LOAD_CPU, loadAverage, log, PASSWORD, startArena } from './harness'
+import { BINARY, buildBinary, startServe } from '../test/helpers/process'
+import { api, inBatches, instanceCpu, LOAD_CPU, loadAverage, log, onServerCpu, PASSWORD, startArena } from './harness'
 import { ensureWrk, requestFile, wrkAcross } from './wrk'
 
 const SCENARIO = process.env.BENCH_SCENARIO ?? 'login'
@@ -126,16 +131,19 @@ async function setUp(binary: string, n: number): Promise<Side> {
 
 interface Figures {
   perSecond: number
+  p50ms: number
   p99ms: number
   arenaCpuUsPerRequest: number
   postgresCpuUsPerRequest: number
   arenaCores: number
   postgresCores: number
+  /** With BENCH_REFERENCE: perSecond over the round's bare GET. */
+  ratioToBareGet?: number
 }
 
 async function measure(side: Side): Promise<Figures> {
   const pids = side.instances.map((arena) => arena.proc.pid)
-  const connections = SCENARIO === 'login' ? 8 : 32
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? (SCENARIO === 'login' ? 8 : 32))
   const before = { arena: cpuOfPids(pids), postgres: postmaster ? cpuOfCluster(postmaster) : 0 }
   const result = await wrkAcross(side.instances.map((a) => a.url), { script: 'replay', seconds: SECONDS, connections, cpus: LOAD_CPU, env: { BENCH_REQUESTS: side.file } })
   const after = { arena: cpuOfPids(pids), postgres: postmaster ? cpuOfCluster(postmaster) : 0 }
@@ -145,12 +153,23 @@ async function measure(side: Side): Promise<Figures> {
   log(`${side.binary}: ${SCENARIO} on ${ENGINE}, ${INSTANCES} instance(s): ${answered} answered in ${result.seconds} s (${result.rps}/s, ${result.errors} errors, p99 ${result.p99ms} ms)`)
   return {
     perSecond: result.rps,
+    p50ms: result.p50ms,
     p99ms: result.p99ms,
     arenaCpuUsPerRequest: usPer(after.arena - before.arena),
     postgresCpuUsPerRequest: usPer(after.postgres - before.postgres),
     arenaCores: busy(after.arena - before.arena),
     postgresCores: busy(after.postgres - before.postgres),
   }
+}
+
+const reference = process.env.BENCH_REFERENCE === '1' ? await startServe(onServerCpu([process.execPath, join(import.meta.dir, 'reference-server.ts')], instanceCpu(0)), {}) : undefined
+const referenceFile = requestFile('cpu-bare-get.tsv', [{ method: 'GET', path: '/' }])
+/** The bare GET's rate now (0 without BENCH_REFERENCE). */
+async function bareGet(): Promise<number> {
+  if (!reference) return 0
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? (SCENARIO === 'login' ? 8 : 32))
+  const result = await wrkAcross([`${reference.url}/`], { script: 'replay', seconds: SECONDS, connections, cpus: LOAD_CPU, env: { BENCH_REQUESTS: referenceFile } })
+  return result.rps
 }
 
 const sides: Side[] = []
@@ -160,10 +179,12 @@ for (let round = 0; round < ROUNDS; round++) {
   // A B, then B A: neither side always runs first.
   const order = sides.map((_, i) => i)
   if (round % 2 === 1) order.reverse()
+  const bare = await bareGet()
   for (const i of order) {
     const figures = await measure(sides[i]!)
+    if (reference) figures.ratioToBareGet = Math.round((figures.perSecond / bare) * 1000) / 1000
     taken[i]!.push(figures)
-    console.log(JSON.stringify({ round, binary: sides[i]!.binary, scenario: SCENARIO, engine: ENGINE, instances: INSTANCES, load: loadAverage(), ...figures }))
+    console.log(JSON.stringify({ round, binary: sides[i]!.binary, scenario: SCENARIO, engine: ENGINE, instances: INSTANCES, load: loadAverage(), ...(reference ? { bareGet: bare } : {}), ...figures }))
   }
 }
 const median = (values: number[]) => {
@@ -173,9 +194,12 @@ const median = (values: number[]) => {
 }
 if (ROUNDS > 1 || sides.length > 1) {
   for (const [i, side] of sides.entries()) {
-    const medians = Object.fromEntries((Object.keys(taken[i]![0]!) as (keyof Figures)[]).map((key) => [key, median(taken[i]!.map((f) => f[key]))]))
-    console.log(JSON.stringify({ median: true, rounds: ROUNDS, binary: side.binary, scenario: SCENARIO, engine: ENGINE, instances: INSTANCES, load: loadAverage(), ...medians }))
+    // A round whose instance got no core (another run pinned there) answered nothing: left out.
+    const valid = taken[i]!.filter((f) => f.perSecond > 0)
+    const medians = Object.fromEntries((Object.keys(taken[i]![0]!) as (keyof Figures)[]).map((key) => [key, valid.length ? median(valid.map((f) => f[key] ?? 0)) : null]))
+    console.log(JSON.stringify({ median: true, rounds: ROUNDS, counted: valid.length, binary: side.binary, scenario: SCENARIO, engine: ENGINE, instances: INSTANCES, load: loadAverage(), ...medians }))
   }
 }
 for (const side of sides) for (const arena of side.instances) await arena.stop()
+await reference?.signal('SIGTERM')
 process.exit(0)
