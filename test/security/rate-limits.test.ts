@@ -350,6 +350,17 @@ describeOnEngine('postgres', 'across instances (PostgreSQL)', () => {
     expect(row!.count).toBe(640)
   })
 
+  test("a key PostgreSQL text cannot hold (U+0000, a lone surrogate) is counted, and does not fail its batch's other hits", async () => {
+    const ctx = await app()
+    const store = ctx.postgres.rateLimits
+    const policy = `test.${crypto.randomUUID()}`
+    const windowMs = 60_000
+    const keys = ['game\u0000id', 'game\uFFFDid', 'lone\uD800', 'plain']
+    const counted = await Promise.all([...keys, ...keys].map((key) => store.hit([{ policy, key, windowMs }])))
+    // U+0000 and U+FFFD share a counter (the first is stored as the second); each hit its own count.
+    expect(counted.map((counts) => counts[0]!.count)).toEqual([1, 2, 1, 1, 3, 4, 2, 2])
+  })
+
   test('with the database gone the limiter lets requests through: /healthz still answers 200, the other routes meet the outage themselves', async () => {
     const ctx = await app()
     expect((await ctx.handle(req('/healthz'))).headers.get('ratelimit')).not.toBeNull()

@@ -10,6 +10,18 @@ import { batchTurn } from '../../shared/batch'
 import type { RateLimitCount, RateLimitHit, RateLimitStore } from '../../shared/rate-limit'
 import { connectOptions } from './connection'
 
+/**
+ * A key as PostgreSQL text holds it, so that the row's key, read back, is the
+ * one asked for: U+0000, which a client can put in a key (a game id in a URL,
+ * %00), becomes U+FFFD (sent as it is it would fail the statement, and with it
+ * the hits of every other request of the batch), and so does a lone surrogate
+ * (which the UTF-8 encoder would turn into U+FFFD anyway).
+ */
+function storable(key: string): string {
+  const formed = key.toWellFormed()
+  return formed.includes('\0') ? formed.replaceAll('\0', '\uFFFD') : formed
+}
+
 /** Requests whose hits one statement counts at most (a turn's further requests go in the next). */
 const MAX_BATCH = 256
 
@@ -57,12 +69,13 @@ export function postgresRateLimitStore(url: string, connections: number, prepare
       hits.map((hit) => {
         let byKey = counters.get(hit.policy)
         if (byKey === undefined) counters.set(hit.policy, (byKey = new Map()))
-        let counter = byKey.get(hit.key)
+        const key = storable(hit.key)
+        let counter = byKey.get(key)
         if (counter === undefined) {
           counter = { index: policies.length, hits: 0 }
-          byKey.set(hit.key, counter)
+          byKey.set(key, counter)
           policies.push(hit.policy)
-          keys.push(hit.key)
+          keys.push(key)
           windows.push(hit.windowMs)
           increments.push(0)
         }
