@@ -13,8 +13,8 @@ import type { PostgresScope } from '../scope'
 const MAX_LOOKUPS = 256
 
 /**
- * The session lookups of one event-loop turn in one statement: `WHERE id =
- * ANY($1)` over the distinct ids, its SQL built by Drizzle once, run as a
+ * The session lookups of one event-loop turn in one statement: `WHERE id IN
+ * (SELECT unnest($1))` over the distinct ids, its SQL built by Drizzle once, run as a
  * prepared statement (one round trip, planned once per connection; unnamed
  * when the pool prepares nothing, ARENA_DATABASE_PREPARE=false, which
  * postgres.js's own option decides over Drizzle's `.prepare`). Each
@@ -26,7 +26,11 @@ const MAX_LOOKUPS = 256
  */
 export function batchedSessionLookup(db: PgDb, t: Tables): (sessionId: string) => Promise<SessionWithUser | null> {
   const query = sessionWithUserQuery(db, t)
-    .where(sql`${t.authSessions.id} = ANY(${sql.placeholder('ids')}::text[])`)
+    // Not `= ANY($1)`: PostgreSQL plans that one again at every run (its
+    // custom plan for the array given looks cheaper than the generic one),
+    // measured 90 µs of the backend's CPU a run against 37 µs for this form,
+    // whose generic plan is kept (a nested loop over the pkey's index).
+    .where(sql`${t.authSessions.id} IN (SELECT unnest(${sql.placeholder('ids')}::text[]))`)
     .prepare('arena_sessions_with_users')
   return batchTurn(
     async (ids: readonly string[]) => {

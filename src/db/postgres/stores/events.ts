@@ -82,7 +82,7 @@ const MAX_PAGES = 256
 /**
  * The event pages of one event-loop turn (long polls, caught-up polls, event
  * sockets catching up) in one statement: each distinct request a row of
- * unnest, its page read by the same index scan as a page alone (user_id,
+ * json_to_recordset, its page read by the same index scan as a page alone (user_id,
  * seq) in a LATERAL subquery, one statement postgres.js prepares once per
  * connection. A page is what a statement of its own would have read at the
  * moment the batch's statement ran: nothing is kept after it. Topics are
@@ -93,36 +93,35 @@ export function batchedEventPages(sql: postgres.Sql): (request: PageRequest) => 
     async (requests: readonly PageRequest[]) => {
       // Identical requests (one client's polls in one turn) are read once, each answered with its own rows.
       const distinct = new Map<string, number>()
-      const users: string[] = []
-      const afters: number[] = []
-      const topics: string[] = []
-      const limits: number[] = []
+      const asked: { user_id: string; after_seq: number; topics: string; page_limit: number; slot: number }[] = []
       const slots = requests.map((request) => {
         const joined = request.topics.join(',')
         const key = `${request.userId} ${request.afterSeq} ${request.limit} ${joined}`
         let slot = distinct.get(key)
         if (slot === undefined) {
-          slot = users.length
+          slot = asked.length
           distinct.set(key, slot)
-          users.push(request.userId)
-          afters.push(request.afterSeq)
-          topics.push(joined)
-          limits.push(request.limit)
+          asked.push({ user_id: request.userId, after_seq: request.afterSeq, topics: joined, page_limit: request.limit, slot })
         }
         return slot
       })
+      // The pages as one JSON parameter, not as arrays: PostgreSQL plans a
+      // statement over unnest of array parameters again at every run (the
+      // arrays' lengths make its custom plan look cheaper), measured 100 µs of
+      // the backend's CPU for a page against 25 µs with the generic plan it
+      // keeps for json_to_recordset. The values are ours (user ids, catalogue
+      // topics, numbers): nothing JSON or PostgreSQL's json refuses.
       const rows = await sql<(RawEvent & { slot: number })[]>`
-        SELECT u.slot::int AS slot, e.seq, e.id, e.topic, e.type, e.data, e.created_at
-        FROM unnest(${users}::text[], ${afters}::bigint[], ${topics}::text[], ${limits}::int[]) WITH ORDINALITY AS u(user_id, after_seq, topics, page_limit, slot)
+        SELECT u.slot, e.seq, e.id, e.topic, e.type, e.data, e.created_at
+        FROM json_to_recordset(${JSON.stringify(asked)}::json) AS u(user_id text, after_seq bigint, topics text, page_limit int, slot int)
         CROSS JOIN LATERAL (
           SELECT o.seq, o.id, o.topic, o.type, o.data, o.created_at FROM outbox_events o
           WHERE o.user_id = u.user_id AND o.seq > u.after_seq AND o.topic = ANY(string_to_array(u.topics, ','))
           ORDER BY o.seq LIMIT u.page_limit
         ) AS e
         ORDER BY u.slot, e.seq`
-      const pages: RawEvent[][] = users.map(() => [])
-      // WITH ORDINALITY counts from 1.
-      for (const row of rows) pages[row.slot - 1]!.push(row)
+      const pages: RawEvent[][] = asked.map(() => [])
+      for (const row of rows) pages[row.slot]!.push(row)
       // A page asked for twice: the second caller gets its own copy of the events' data.
       const given = new Set<number>()
       return slots.map((slot) => {
