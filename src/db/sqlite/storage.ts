@@ -9,7 +9,7 @@
 // query_only: a write sent there by mistake fails instead of escaping the
 // committer.
 import { SqliteMatchmakingStore } from './stores/matchmaking'
-import { statSync } from 'node:fs'
+import { closeSync, existsSync, fsync, openSync, statSync } from 'node:fs'
 import type { Counted, Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
 import { StorageObservers } from '../observers'
 import { mapEngineError } from '../errors'
@@ -192,6 +192,19 @@ export interface SqliteStorageOptions {
   groupCommit?: GroupCommitOptions
   /** Sees the migrations about to be applied; throws to refuse them (see runMigrations). */
   beforeMigrations?: (pending: readonly number[]) => void
+  /**
+   * Told once when an fsync of the WAL failed after its batch committed: from
+   * then on every write is refused (503), and the process should stop (the
+   * server does: src/db/open.ts). docs/decisions.md, "The fsync off the event loop".
+   */
+  onSyncFailure?: (error: unknown) => void
+  /** How the WAL is synced (fsync on a thread); tests inject failures here. */
+  syncWal?: (fd: number) => Promise<void>
+}
+
+/** fsync(2) of `fd` on Bun's thread pool (node:fs's callback form): the event loop goes on meanwhile. */
+export function fsyncOnThread(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
 }
 
 export class SqliteStorage implements Storage {
@@ -211,6 +224,8 @@ export class SqliteStorage implements Storage {
   private readonly wakeups: EventWakeups
   private readonly observers = new StorageObservers()
   private closed = false
+  /** The WAL file, open for its fsync (see the constructor). */
+  private readonly walFd: number
 
   constructor(options: SqliteStorageOptions) {
     this.wakeups = options.wakeups
@@ -233,9 +248,41 @@ export class SqliteStorage implements Storage {
     // SQLITE_IOERR. docs/decisions.md, "One storage seam".
     this.reader.sqlite.run(`PRAGMA mmap_size = ${READ_MMAP_BYTES}`)
     this.read = new SqliteStores(sqliteScope(this.reader, this.wakeups))
+    // The fsync off the event loop (docs/decisions.md, "The fsync off the
+    // event loop"): the writer commits with synchronous=NORMAL (WAL frames
+    // written, not synced; checkpoints still sync the WAL before copying it
+    // and the database after) and the committer syncs the WAL file on a
+    // thread before it answers a batch: what synchronous=FULL does in WAL
+    // mode, minus the loop waiting. The descriptor stays valid: SQLite
+    // deletes the WAL only when the last connection to the database closes
+    // (ours is open), and a TRUNCATE checkpoint keeps its inode.
+    this.writer.sqlite.query('SELECT count(*) FROM sqlite_master').get()
+    const walPath = `${this.location}-wal`
+    if (!existsSync(walPath)) throw new Error(`SQLite in WAL mode but no WAL file at ${walPath}`)
+    this.walFd = openSync(walPath, 'r')
+    this.writer.sqlite.run('PRAGMA synchronous = NORMAL')
+    const reader = this.reader.sqlite
+    const pin = reader.prepare('SELECT 1 FROM sqlite_master LIMIT 1')
+    const syncWal = options.syncWal ?? fsyncOnThread
+    const walFd = this.walFd
     const onBatch = options.groupCommit?.onBatch
     this.commits = createGroupCommitter(this.writer.db, {
       ...options.groupCommit,
+      durability: {
+        sync: () => syncWal(walFd),
+        // The read connection sees a commit only once it is durable: its
+        // snapshot is held (a read transaction) from before each COMMIT until
+        // that commit's sync returned, and then moves on.
+        beforeCommit: () => {
+          if (reader.inTransaction) return
+          reader.run('BEGIN')
+          pin.get()
+        },
+        afterSync: () => {
+          if (reader.inTransaction) reader.run('COMMIT')
+        },
+        onSyncFailure: options.onSyncFailure,
+      },
       mapError: mapEngineError,
       onBatch: (report) => {
         onBatch?.(report)
@@ -277,7 +324,11 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    // The last batch's sync answers its items and releases the read snapshot.
+    await this.commits.settled()
+    if (this.reader.sqlite.inTransaction) this.reader.sqlite.run('COMMIT')
     this.reader.close()
     this.writer.close()
+    closeSync(this.walFd)
   }
 }
