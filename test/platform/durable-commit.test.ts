@@ -6,13 +6,16 @@
 //   does not see a batch, until that batch's fsync returned; the next batch runs
 //   its work meanwhile but COMMITs only after it;
 // - the fsync is of the WAL file itself, on a thread (the default), and answers;
+// - the committer checkpoints between batches (the read snapshot held at each
+//   COMMIT would keep SQLite's automatic checkpoint from ever finishing), so
+//   the WAL stays bounded under continuous writes;
 // - a failing fsync is never answered as a success: that batch, the one waiting
 //   behind it and every later write are refused with a 503 storage error, their
 //   effects never run, and onSyncFailure is told once.
 import { afterAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { fstatSync, statSync } from 'node:fs'
-import { SqliteStorage, fsyncOnThread } from '../../src/db/sqlite/storage'
+import { SqliteStorage, WAL_CHECKPOINT_FRAMES, fsyncOnThread } from '../../src/db/sqlite/storage'
 import { databasePath } from '../../src/db/sqlite/connection'
 import { DurabilityLost } from '../../src/db/sqlite/group-commit'
 import { StorageUnavailableError } from '../../src/db/errors'
@@ -115,6 +118,17 @@ describeOnEngine('sqlite', 'the fsync off the event loop', () => {
     expect(readerRows()).toEqual(['x', 'y'])
     expect(storage.writer.sqlite.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous).toBe(1) // NORMAL
     expect(storage.commits.stats().syncs).toBeGreaterThan(0)
+  })
+
+  test('under continuous writes the WAL is checkpointed and starts again from its beginning: it does not grow', async () => {
+    const { storage, path } = open()
+    // About five frames a batch: 800 batches would be some 16 MB of WAL if it never started again.
+    for (let i = 0; i < 800; i++) {
+      await Promise.all(Array.from({ length: 4 }, () => storage.commits.run((db) => db.$client.run('INSERT INTO durable_t (v) VALUES (?)', ['x'.repeat(3000)]))))
+    }
+    const frameBytes = 24 + 4096
+    expect(statSync(`${path}-wal`).size).toBeLessThan((WAL_CHECKPOINT_FRAMES + 100) * frameBytes)
+    expect(storage.commits.stats().commits).toBe(800)
   })
 
   test('a batch whose COMMIT fails releases the read snapshot it took: another process\'s commit is read', async () => {

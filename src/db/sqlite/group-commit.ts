@@ -89,6 +89,15 @@ export interface Durability {
   afterSync?(): void
   /** Told once, with the sync's error, when a sync failed (the process should stop). Must not throw. */
   onSyncFailure?(error: unknown): void
+  /**
+   * Whether the WAL should be checkpointed before the next batch begins. When
+   * it says so, that batch waits for the last sync (so no commit is pending
+   * and no write transaction open) and `checkpoint` runs first: only then can
+   * a checkpoint copy every frame, and the WAL start again from its beginning.
+   */
+  checkpointDue?(): boolean
+  /** Checkpoints the WAL (nothing is pending then). May throw: the batch then fails with its error. */
+  checkpoint?(): void
 }
 
 /**
@@ -281,6 +290,11 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     let committing = false
     try {
       if (lost) throw lost
+      if (durability?.checkpointDue?.()) {
+        await syncing
+        if (lost) throw lost
+        durability.checkpoint?.()
+      }
       // BEGIN IMMEDIATE ... COMMIT; anything thrown out of here means nothing committed (but see the catch).
       begin.run()
       await runItems(batch, outcomes, timeout.promise)

@@ -9,7 +9,7 @@
 // query_only: a write sent there by mistake fails instead of escaping the
 // committer.
 import { SqliteMatchmakingStore } from './stores/matchmaking'
-import { closeSync, existsSync, fsync, openSync, statSync } from 'node:fs'
+import { closeSync, existsSync, fsync, openSync, readSync, statSync } from 'node:fs'
 import type { Counted, Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
 import { StorageObservers } from '../observers'
 import { mapEngineError } from '../errors'
@@ -182,6 +182,9 @@ class SqliteTransaction extends SqliteStores implements Transaction {
   }
 }
 
+/** Frames waiting in the WAL past which the committer checkpoints between batches (SQLite's automatic checkpoint default). */
+export const WAL_CHECKPOINT_FRAMES = 1000
+
 /** How much of the database file the read connection maps (the whole file, up to this). */
 export const READ_MMAP_BYTES = 256 * 1024 * 1024
 
@@ -226,6 +229,8 @@ export class SqliteStorage implements Storage {
   private closed = false
   /** The WAL file, open for its fsync (see the constructor). */
   private readonly walFd: number
+  /** The WAL-index (-shm) file, read for how many frames wait for a checkpoint. */
+  private readonly shmFd: number
 
   constructor(options: SqliteStorageOptions) {
     this.wakeups = options.wakeups
@@ -260,7 +265,25 @@ export class SqliteStorage implements Storage {
     const walPath = `${this.location}-wal`
     if (!existsSync(walPath)) throw new Error(`SQLite in WAL mode but no WAL file at ${walPath}`)
     this.walFd = openSync(walPath, 'r')
+    this.shmFd = openSync(`${this.location}-shm`, 'r')
     this.writer.sqlite.run('PRAGMA synchronous = NORMAL')
+    // SQLite's automatic checkpoint runs inside COMMIT, while the read
+    // snapshot below is held at the state before that commit: it could never
+    // copy the newest frames, so the WAL would never start again from its
+    // beginning and would grow for as long as writes keep coming. The
+    // committer checkpoints instead, between batches, once nothing is pending
+    // (checkpointDue), at SQLite's default threshold.
+    this.writer.sqlite.run('PRAGMA wal_autocheckpoint = 0')
+    const shmFd = this.shmFd
+    const header = new Uint32Array(1)
+    const walFramesNotCheckpointed = () => {
+      // The WAL-index header (SQLite's file format, "WAL-index format"): mxFrame at byte 16, nBackfill at 96, native byte order.
+      readSync(shmFd, header, 0, 4, 16)
+      const mxFrame = header[0]!
+      readSync(shmFd, header, 0, 4, 96)
+      return mxFrame - header[0]!
+    }
+    const checkpointStatement = this.writer.sqlite.prepare('PRAGMA wal_checkpoint(PASSIVE)')
     const reader = this.reader.sqlite
     const pin = reader.prepare('SELECT 1 FROM sqlite_master LIMIT 1')
     const syncWal = options.syncWal ?? fsyncOnThread
@@ -282,6 +305,10 @@ export class SqliteStorage implements Storage {
           if (reader.inTransaction) reader.run('COMMIT')
         },
         onSyncFailure: options.onSyncFailure,
+        checkpointDue: () => walFramesNotCheckpointed() >= WAL_CHECKPOINT_FRAMES,
+        checkpoint: () => {
+          checkpointStatement.get()
+        },
       },
       mapError: mapEngineError,
       onBatch: (report) => {
@@ -330,5 +357,6 @@ export class SqliteStorage implements Storage {
     this.reader.close()
     this.writer.close()
     closeSync(this.walFd)
+    closeSync(this.shmFd)
   }
 }
