@@ -3,8 +3,9 @@
 // WAL is fsynced on a thread. On the real storage with the WAL's fsync
 // injectable:
 // - nothing is answered, no afterCommit effect runs, and the read connection
-//   does not see a batch, until that batch's fsync returned; the next batch runs
-//   its work meanwhile but COMMITs only after it;
+//   does not see a batch, until that batch's fsync returned; the next batch
+//   begins only after it (the write lock is not held across the wait: another
+//   connection of this process can write meanwhile);
 // - the fsync is of the WAL file itself, on a thread (the default), and answers;
 // - the committer checkpoints between batches (the read snapshot held at each
 //   COMMIT would keep SQLite's automatic checkpoint from ever finishing), so
@@ -76,9 +77,11 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describeOnEngine('sqlite', 'the fsync off the event loop', () => {
-  test('a batch is answered, its effects run and the read connection sees it only after its fsync; the next batch waits to commit', async () => {
+  test('a batch is answered, its effects run and the read connection sees it only after its fsync; the next batch waits for it, not holding the write lock', async () => {
     const fsync = heldSync()
-    const { put, readerRows, outsiderRows } = open({ syncWal: fsync.sync })
+    const { put, readerRows, outsiderRows, path } = open({ syncWal: fsync.sync })
+    const writerElsewhere = new Database(path)
+    writerElsewhere.run('PRAGMA busy_timeout = 2000')
     const effects: string[] = []
     const first = put('a', effects)
     await fsync.asked(1)
@@ -88,12 +91,16 @@ describeOnEngine('sqlite', 'the fsync off the event loop', () => {
     expect(effects).toEqual([])
     expect(readerRows()).toEqual([])
 
-    // The next batch runs its work meanwhile but does not commit.
+    // The next batch waits; the write lock is free meanwhile (another connection writes without waiting).
     let ranSecond = false
     const second = put('b', effects).finally(() => (ranSecond = true))
     await Bun.sleep(20)
     expect(outsiderRows()).toEqual(['a'])
     expect(fsync.calls.length).toBe(1)
+    const started = performance.now()
+    writerElsewhere.run('BEGIN IMMEDIATE')
+    writerElsewhere.run('ROLLBACK')
+    expect(performance.now() - started).toBeLessThan(100)
 
     fsync.pending[0]!.resolve()
     expect(await first).toBe('a')

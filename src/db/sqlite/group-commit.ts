@@ -42,9 +42,11 @@
 // synchronous=NORMAL (the WAL frames are written, not synced) and
 // `durability.sync` syncs the WAL file on a thread. A batch's items are
 // answered and its effects run only once that sync returned; meanwhile the
-// loop serves requests and the next batch runs its work, but it COMMITs only
-// after the previous batch's sync returned, so at most one commit at a time is
-// visible and not yet durable. `beforeCommit` runs just before each such
+// loop serves requests, and what arrives forms the next batch, which begins
+// once the sync returned: at most one commit at a time is visible and not yet
+// durable, and the write lock is never held across the wait (another
+// connection's BEGIN in this process would block the loop in SQLite's busy
+// handler, and the sync's callback could not run to release it). `beforeCommit` runs just before each such
 // COMMIT and `afterSync` just after its sync returned, before anything is
 // answered (the storage holds its read connection's snapshot between them:
 // docs/decisions.md, "The fsync off the event loop"). A sync that fails
@@ -90,10 +92,9 @@ export interface Durability {
   /** Told once, with the sync's error, when a sync failed (the process should stop). Must not throw. */
   onSyncFailure?(error: unknown): void
   /**
-   * Whether the WAL should be checkpointed before the next batch begins. When
-   * it says so, that batch waits for the last sync (so no commit is pending
-   * and no write transaction open) and `checkpoint` runs first: only then can
-   * a checkpoint copy every frame, and the WAL start again from its beginning.
+   * Whether the WAL should be checkpointed before the next batch begins (no
+   * commit is pending then and no write transaction open): only then can a
+   * checkpoint copy every frame, and the WAL start again from its beginning.
    */
   checkpointDue?(): boolean
   /** Checkpoints the WAL (nothing is pending then). May throw: the batch then fails with its error. */
@@ -218,6 +219,18 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
   function flush(): void {
     scheduled = false
     if (running || queue.length === 0) return
+    running = true
+    // With `durability` the next batch begins once the last one's sync
+    // returned, and takes everything that arrived meanwhile.
+    if (durability) void syncing.then(start)
+    else start()
+  }
+
+  function start(): void {
+    if (queue.length === 0) {
+      running = false
+      return
+    }
     let batch: Item[]
     if (queue.length <= maxBatch) {
       batch = queue
@@ -226,7 +239,6 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
       batch = queue.slice(0, maxBatch)
       queue = queue.slice(maxBatch)
     }
-    running = true
     void runBatch(batch).finally(() => {
       running = false
       // What arrived meanwhile (or did not fit) forms the next batch, after the pending I/O.
@@ -289,21 +301,13 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     const timeout = batchTimeout()
     let committing = false
     try {
+      // With `durability` the last batch's sync has returned (flush): nothing is pending.
       if (lost) throw lost
-      if (durability?.checkpointDue?.()) {
-        await syncing
-        if (lost) throw lost
-        durability.checkpoint?.()
-      }
+      if (durability?.checkpointDue?.()) durability.checkpoint?.()
       // BEGIN IMMEDIATE ... COMMIT; anything thrown out of here means nothing committed (but see the catch).
       begin.run()
       await runItems(batch, outcomes, timeout.promise)
-      if (durability) {
-        // At most one commit visible and not yet durable: wait for the last one's sync.
-        await syncing
-        if (lost) throw lost
-        durability.beforeCommit?.()
-      }
+      durability?.beforeCommit?.()
       committing = true
       commit.run()
     } catch (thrown) {
