@@ -32,7 +32,8 @@
 // behind them), but the batch's transaction stays open until it settles, so
 // it must await only storage work: anything slow (hashing, custody, the
 // network) belongs before or after the write. Items run strictly one after
-// another; the next batch begins only after this one's COMMIT.
+// another; the next batch begins only after this one's COMMIT (with
+// `durability`, after its sync).
 //
 // Side effects that must wait for the commit (waking long polls) are
 // registered with the item's `afterCommit`: they run after the batch
