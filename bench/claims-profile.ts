@@ -29,7 +29,9 @@
 // run on the writer after setting up: an experiment, such as DROP INDEX, to
 // see what an index costs), BENCH_FRAMES (1: automatic checkpoints off, and
 // per round the WAL frames the claims wrote, then, summed over the rounds,
-// by the b-tree each frame's page belongs to: where a commit's writes go).
+// by the b-tree each frame's page belongs to: where a commit's writes go),
+// BENCH_COMMITS (1: how long each COMMIT statement held the event loop).
+import { Database } from 'bun:sqlite'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createTestApp, postJson, type TestApp } from '../test/helpers/app'
 import { ADMIN_TOKEN, admin } from '../test/helpers/arena'
@@ -131,6 +133,35 @@ async function drive<T>(ctx: TestApp, requests: Request[], expected: number): Pr
   return { answers, cpuUs: used.user + used.system, wallMs: end - start, window: [start, end], batch: Math.round(batches.items / Math.max(1, batches.count)) }
 }
 
+// BENCH_COMMITS=1: time every COMMIT statement and the committer's own
+// checkpoints (the event loop is blocked for exactly that long: with
+// synchronous=FULL COMMIT includes the WAL's fsync and SQLite's automatic
+// checkpoint) and print, per round of claims, the commits, the mean and
+// longest time a commit held the loop, and the share of the round's wall time.
+const commitTimes = { count: 0, ms: 0, max: 0 }
+if (process.env.BENCH_COMMITS === '1') {
+  const prepare = Database.prototype.prepare
+  Database.prototype.prepare = function (this: Database, sql: string, ...rest: unknown[]) {
+    const statement = (prepare as (...a: unknown[]) => ReturnType<Database['prepare']>).call(this, sql, ...rest)
+    if (sql !== 'COMMIT' && sql !== 'PRAGMA wal_checkpoint(PASSIVE)') return statement
+    for (const method of ['run', 'get'] as const) {
+      const original = (statement[method] as (...a: unknown[]) => unknown).bind(statement)
+      ;(statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        const started = performance.now()
+        try {
+          return original(...args)
+        } finally {
+          const ms = performance.now() - started
+          if (sql === 'COMMIT') commitTimes.count++
+          commitTimes.ms += ms
+          commitTimes.max = Math.max(commitTimes.max, ms)
+        }
+      }
+    }
+    return statement
+  } as typeof prepare
+}
+
 const ctx = await createTestApp({ env: { ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ARENA_LOG_LEVEL: 'info' }, ...(process.env.BENCH_ENGINE ? { engine: process.env.BENCH_ENGINE as 'sqlite' | 'postgres' } : {}) })
 // BENCH_SYNC=NORMAL: the same without the fsync at each commit, to see what the flush costs (not a setting arena offers).
 if (process.env.BENCH_SYNC) ctx.sqlite.writer.sqlite.run(`PRAGMA synchronous = ${process.env.BENCH_SYNC === 'NORMAL' ? 'NORMAL' : 'FULL'}`)
@@ -183,6 +214,7 @@ for (let round = 0; round <= ROUNDS; round++) {
   )
   // BENCH_FRAMES=1: the WAL frames (pages) the claims wrote, counted from an emptied WAL with automatic checkpoints off.
   if (FRAMES) writer.run('PRAGMA wal_checkpoint(TRUNCATE)')
+  commitTimes.count = commitTimes.ms = commitTimes.max = 0
   const claimed = await drive<{ decision: string }>(ctx, claimRequests, 200)
   const frames = FRAMES ? (writer.query('PRAGMA wal_checkpoint(PASSIVE)').get() as { log: number }).log : 0
   if (FRAMES && round > 0) countFrames()
@@ -205,6 +237,8 @@ for (let round = 0; round <= ROUNDS; round++) {
     claimFrames: Math.round((frames / flat.length) * 100) / 100,
   }
   results.push(row)
+  if (process.env.BENCH_COMMITS === '1')
+    log(`round ${round} claims: ${commitTimes.count} COMMITs, ${(commitTimes.ms / Math.max(1, commitTimes.count)).toFixed(3)} ms each on the event loop (longest ${commitTimes.max.toFixed(3)}), ${((commitTimes.ms / claimed.wallMs) * 100).toFixed(1)} % of the round's wall time`)
   log(`round ${round}: session issue ${row.sessionUs} µs CPU each (${row.sessionRate}/s), claims ${row.claimUs} µs CPU each (${row.claimRate}/s, ${row.claimBatch} a commit${FRAMES ? `, ${row.claimFrames} WAL frames a claim` : ''})`)
 }
 

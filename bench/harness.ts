@@ -58,14 +58,19 @@ export interface Arena {
 }
 
 /** Starts the binary on the data dir, stdout to a log file (the harness must not spend the load core reading it), and waits for /readyz. */
-export async function startArena(dataDir: string, binary = BINARY, env: Record<string, string> = {}, cpu = SERVER_CPU): Promise<Arena> {
+/** Starts … (env: a variable set to undefined is left out, for a binary that does not know it). */
+export async function startArena(dataDir: string, binary = BINARY, env: Record<string, string | undefined> = {}, cpu = SERVER_CPU): Promise<Arena> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   mkdirSync(dataDir, { recursive: true })
   const out = openSync(join(dataDir, 'server.log'), 'a')
   const started = performance.now()
   const proc = Bun.spawn(onServerCpu([binary, 'serve'], cpu), {
-    env: { ARENA_RATE_LIMITS: BENCH_RATE_LIMITS, ...process.env, ARENA_DATA_DIR: dataDir, ARENA_PORT: String(port), ARENA_HOST: '127.0.0.1', ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    env: Object.fromEntries(
+      Object.entries({ ARENA_RATE_LIMITS: BENCH_RATE_LIMITS, ...process.env, ARENA_DATA_DIR: dataDir, ARENA_PORT: String(port), ARENA_HOST: '127.0.0.1', ARENA_ADMIN_TOKEN: ADMIN_TOKEN, ...env }).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    ),
     stdout: out,
     stderr: out,
     stdin: 'ignore',

@@ -7,6 +7,7 @@ import { ensureDataDir } from '../shared/data-dir'
 import { refuseBesideServer } from '../shared/data-dir-lock'
 import type { EventWakeups } from '../modules/events/wakeups'
 import type { Logger } from '../shared/logger'
+import { describeError } from '../shared/errors'
 import type { Storage } from './storage'
 import type { MigrationReport } from './sqlite/migrate'
 import { databasePath } from './sqlite/connection'
@@ -26,16 +27,30 @@ export async function openStorage(config: Pick<Config, 'dataDir' | 'databaseUrl'
   const storage: OpenedStorage =
     config.databaseUrl !== undefined
       ? await (await import('./postgres/storage')).PostgresStorage.open({ url: config.databaseUrl, pool: config.databasePool, prepare: config.databasePrepare, wakeups: deps.wakeups, logger: deps.logger })
-      : openSqlite(config.dataDir, deps.wakeups)
+      : openSqlite(config.dataDir, deps)
   deps.logger.info('migrations', { engine: storage.engine, applied: storage.migrations.applied.length, known: storage.migrations.known, database: storage.location })
   return storage
 }
 
-function openSqlite(dataDir: string, wakeups: EventWakeups): SqliteStorage {
+/** How long a process whose WAL fsync failed goes on answering (503) before it exits. */
+export const SYNC_FAILURE_EXIT_MS = 200
+/** The exit code then (EX_IOERR). */
+export const SYNC_FAILURE_EXIT_CODE = 74
+
+function openSqlite(dataDir: string, deps: { logger: Logger; wakeups: EventWakeups }): SqliteStorage {
   ensureDataDir(dataDir)
   return new SqliteStorage({
     path: databasePath(dataDir),
-    wakeups,
+    wakeups: deps.wakeups,
+    // After a failed fsync the page cache no longer says what is on disk, so
+    // going on could answer writes a restart would not find: every write is
+    // refused from now on (503), what is in flight is answered, then the
+    // process exits and its supervisor restarts it, and SQLite's recovery
+    // reads the WAL from the disk. docs/decisions.md, "The fsync off the event loop".
+    onSyncFailure: (error) => {
+      deps.logger.error('fsync of the SQLite WAL failed: refusing every write and stopping', { error: describeError(error), exitCode: SYNC_FAILURE_EXIT_CODE })
+      setTimeout(() => process.exit(SYNC_FAILURE_EXIT_CODE), SYNC_FAILURE_EXIT_MS)
+    },
     // An operator command beside a running server (`game create`, `wallet
     // credit`) works on the server's schema. One from another build, which
     // would change the schema under the running server's prepared statements,

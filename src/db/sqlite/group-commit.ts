@@ -9,8 +9,10 @@
 // next batch, so the batch grows with the load by itself.
 //
 // What holds for every item:
-// - Its promise settles only after the batch's COMMIT has returned: a value
-//   means the item's writes are durable; a rejection means none of them are.
+// - Its promise settles only after the batch's COMMIT has returned (with
+//   `durability`, after its sync too): a value means the item's writes are
+//   durable; a rejection means none of them are, except DurabilityLost (below),
+//   whose writes may or may not be on disk.
 // - It sees the writes of the items before it in the batch (same transaction),
 //   so running items in a batch decides exactly what running them one after
 //   another would.
@@ -30,11 +32,29 @@
 // behind them), but the batch's transaction stays open until it settles, so
 // it must await only storage work: anything slow (hashing, custody, the
 // network) belongs before or after the write. Items run strictly one after
-// another; the next batch begins only after this one's COMMIT.
+// another; the next batch begins only after this one's COMMIT (with
+// `durability`, after its sync).
 //
 // Side effects that must wait for the commit (waking long polls) are
 // registered with the item's `afterCommit`: they run after the batch
 // committed, only for items that did not roll back, never on failure.
+//
+// The fsync off the event loop (`durability`): the connection commits with
+// synchronous=NORMAL (the WAL frames are written, not synced) and
+// `durability.sync` syncs the WAL file on a thread. A batch's items are
+// answered and its effects run only once that sync returned; meanwhile the
+// loop serves requests, and what arrives forms the next batch, which begins
+// once the sync returned: at most one commit at a time is visible and not yet
+// durable, and the write lock is never held across the wait (another
+// connection's BEGIN in this process would block the loop in SQLite's busy
+// handler, and the sync's callback could not run to release it). `beforeCommit` runs just before each such
+// COMMIT and `afterSync` just after its sync returned, before anything is
+// answered (the storage holds its read connection's snapshot between them:
+// docs/decisions.md, "The fsync off the event loop"). A sync that fails
+// cannot be taken back (the batch is committed, and after a failed fsync the
+// page cache no longer says what is on disk): every item of that batch and
+// every later one rejects with DurabilityLost (an SQLITE_IOERR, answered 503),
+// the committer refuses all further work, and `onSyncFailure` is told once.
 //
 // An item is open while its work runs: once the work settled, `afterCommit`
 // (and the stores of a storage transaction) refuse to be used, so a store call
@@ -58,8 +78,41 @@ export interface BatchReport {
   committed: boolean
   /** The error that failed the whole batch, when not committed. */
   error?: unknown
-  /** Wall time of the batch, BEGIN to COMMIT. */
+  /** Wall time of the batch, BEGIN to COMMIT (with `durability`: to the end of its sync). */
   ms: number
+}
+
+/** Where a batch's COMMIT is made durable off the event loop (see the header). */
+export interface Durability {
+  /** Makes every commit so far durable (fsync of the WAL on a thread); rejects if it cannot. */
+  sync(): Promise<void>
+  /** Runs just before a COMMIT that will not be durable until its sync returns. Must not throw. */
+  beforeCommit?(): void
+  /** Runs once that sync returned, before the batch's items are answered. Must not throw. */
+  afterSync?(): void
+  /** Told once, with the sync's error, when a sync failed (the process should stop). Must not throw. */
+  onSyncFailure?(error: unknown): void
+  /**
+   * Whether the WAL should be checkpointed before the next batch begins (no
+   * commit is pending then and no write transaction open): only then can a
+   * checkpoint copy every frame, and the WAL start again from its beginning.
+   */
+  checkpointDue?(): boolean
+  /** Checkpoints the WAL (nothing is pending then). May throw: the batch then fails with its error. */
+  checkpoint?(): void
+}
+
+/**
+ * What every unit of work rejects with once a sync of a committed batch failed:
+ * its outcome on disk is unknown, and nothing is stored any more by this
+ * process. Its SQLite code maps to StorageUnavailableError (a 503).
+ */
+export class DurabilityLost extends Error {
+  override readonly name = 'DurabilityLost'
+  readonly code = 'SQLITE_IOERR_FSYNC'
+  constructor(cause: unknown) {
+    super('the fsync of a committed batch failed: what it wrote may not be on disk, and this process stores nothing more', { cause })
+  }
 }
 
 export interface GroupCommitOptions {
@@ -76,6 +129,11 @@ export interface GroupCommitOptions {
   mapError?: (error: unknown) => unknown
   /** Called after every batch, committed or not (metrics, tests). Must not throw. */
   onBatch?: (report: BatchReport) => void
+  /**
+   * Commit without waiting for the disk and sync on a thread (see the header).
+   * Without it COMMIT itself waits for the disk (synchronous=FULL).
+   */
+  durability?: Durability
 }
 
 /** What a work item is handed besides the connection. */
@@ -102,6 +160,8 @@ export type Work<T> = (db: Db, item: ItemContext) => T | Promise<T>
 
 export interface GroupCommitStats {
   batches: number
+  /** Syncs of `durability` that returned (each covers every commit before it). */
+  syncs: number
   commits: number
   failedBatches: number
   items: number
@@ -112,6 +172,8 @@ export interface GroupCommitter {
   /** Runs `work` in the next batch's transaction; settles once that transaction has committed (or failed). */
   run<T>(work: Work<T>): Promise<T>
   stats(): GroupCommitStats
+  /** Resolves once every batch committed so far is answered (its sync, if any, returned or failed). */
+  settled(): Promise<void>
 }
 
 interface Item extends ItemContext {
@@ -137,12 +199,17 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
   const sqlite = db.$client
   const maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH)
   const defer: (fn: () => void) => void = options.schedule === 'timeout' ? (fn) => setTimeout(fn, 0) : (fn) => setImmediate(fn)
-  const stats: GroupCommitStats = { batches: 0, commits: 0, failedBatches: 0, items: 0, largestBatch: 0 }
+  const stats: GroupCommitStats = { batches: 0, syncs: 0, commits: 0, failedBatches: 0, items: 0, largestBatch: 0 }
   const mapError = options.mapError ?? ((error: unknown) => error)
   let queue: Item[] = []
   let scheduled = false
   // A batch awaits its items; the next one waits for its COMMIT.
   let running = false
+  const durability = options.durability
+  /** The last committed batch's sync and answers (with `durability`); never rejects. */
+  let syncing: Promise<void> = Promise.resolve()
+  /** Set for good once a sync failed. */
+  let lost: DurabilityLost | undefined
 
   function schedule(): void {
     if (scheduled || running) return
@@ -153,6 +220,18 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
   function flush(): void {
     scheduled = false
     if (running || queue.length === 0) return
+    running = true
+    // With `durability` the next batch begins once the last one's sync
+    // returned, and takes everything that arrived meanwhile.
+    if (durability) void syncing.then(start)
+    else start()
+  }
+
+  function start(): void {
+    if (queue.length === 0) {
+      running = false
+      return
+    }
     let batch: Item[]
     if (queue.length <= maxBatch) {
       batch = queue
@@ -161,7 +240,6 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
       batch = queue.slice(0, maxBatch)
       queue = queue.slice(maxBatch)
     }
-    running = true
     void runBatch(batch).finally(() => {
       running = false
       // What arrived meanwhile (or did not fit) forms the next batch, after the pending I/O.
@@ -222,24 +300,40 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     stats.items += batch.length
     stats.largestBatch = Math.max(stats.largestBatch, batch.length)
     const timeout = batchTimeout()
+    let committing = false
     try {
-      // BEGIN IMMEDIATE ... COMMIT; anything thrown out of here means nothing committed.
+      // With `durability` the last batch's sync has returned (flush): nothing is pending.
+      if (lost) throw lost
+      if (durability?.checkpointDue?.()) durability.checkpoint?.()
+      // BEGIN IMMEDIATE ... COMMIT; anything thrown out of here means nothing committed (but see the catch).
       begin.run()
       await runItems(batch, outcomes, timeout.promise)
+      durability?.beforeCommit?.()
+      committing = true
       commit.run()
     } catch (thrown) {
       // A failed COMMIT can leave the transaction open: close it so the next batch can begin.
-      if (sqlite.inTransaction) {
+      const open = sqlite.inTransaction
+      if (open) {
         try {
           sqlite.run('ROLLBACK')
         } catch {
           // Nothing more to do; the next BEGIN will report what is wrong.
         }
       }
+      if (durability && committing) {
+        // A COMMIT that failed with its transaction closed may have committed
+        // (an automatic checkpoint after it failed, SQLITE_IOERR): its items
+        // are refused as before, and whatever it wrote is synced like any
+        // commit (or the committer stops), so no later commit can be answered
+        // on top of frames that never reached the disk.
+        if (open) durability.afterSync?.()
+        else syncing = syncAfterFailedCommit()
+      }
       timeout.clear()
       stats.failedBatches++
-      const lost = thrown instanceof TransactionLost ? thrown : null
-      const error = lost ? lost.reason : thrown
+      const rolledBackBySqlite = thrown instanceof TransactionLost ? thrown : null
+      const error = rolledBackBySqlite ? rolledBackBySqlite.reason : thrown
       // Items that failed on their own while the batch had written nothing yet
       // saw only committed state: their own error stands. From the first item
       // that wrote on, every item shares the batch's error.
@@ -254,6 +348,55 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
     }
     timeout.clear()
     stats.commits++
+    if (!durability) {
+      answer(batch, outcomes, started)
+      return
+    }
+    // Committed, not yet durable: the next batch may run its work meanwhile (see the header).
+    syncing = durability.sync().then(
+      () => {
+        stats.syncs++
+        durability.afterSync?.()
+        answer(batch, outcomes, started)
+      },
+      (error: unknown) => {
+        const failure = loseDurability(error)
+        stats.failedBatches++
+        for (const item of batch) item.reject(mapError(failure))
+        report({ size: batch.length, rolledBack: outcomes.filter((o) => !o.ok).length, committed: false, error: failure, ms: performance.now() - started })
+      },
+    )
+  }
+
+  /** The sync after a COMMIT that failed with its transaction closed (see runBatch). Never rejects. */
+  function syncAfterFailedCommit(): Promise<void> {
+    return durability!.sync().then(
+      () => {
+        stats.syncs++
+        durability!.afterSync?.()
+      },
+      (error: unknown) => {
+        loseDurability(error)
+      },
+    )
+  }
+
+  /** A sync failed: the committer stops for good (see the header). */
+  function loseDurability(error: unknown): DurabilityLost {
+    if (lost) return lost
+    lost = new DurabilityLost(error)
+    // What waits for the next batch will never be stored.
+    for (const item of queue.splice(0)) item.reject(mapError(lost))
+    try {
+      durability!.onSyncFailure?.(error)
+    } catch {
+      // The committer has stopped either way.
+    }
+    return lost
+  }
+
+  /** A committed (and, with `durability`, synced) batch: its answers, then its effects. */
+  function answer(batch: Item[], outcomes: Outcome[], started: number): void {
     for (const [index, item] of batch.entries()) {
       const outcome = outcomes[index]!
       if (outcome.ok) item.resolve(outcome.value)
@@ -282,6 +425,7 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
 
   return {
     run<T>(work: Work<T>): Promise<T> {
+      if (lost) return Promise.reject(mapError(lost))
       return new Promise<T>((resolve, reject) => {
         const item: Item = {
           work,
@@ -299,5 +443,6 @@ export function createGroupCommitter(db: Db, options: GroupCommitOptions = {}): 
       })
     },
     stats: () => ({ ...stats }),
+    settled: () => syncing,
   }
 }

@@ -9,7 +9,7 @@
 // query_only: a write sent there by mistake fails instead of escaping the
 // committer.
 import { SqliteMatchmakingStore } from './stores/matchmaking'
-import { statSync } from 'node:fs'
+import { closeSync, existsSync, fsync, openSync, readSync, statSync } from 'node:fs'
 import type { Counted, Storage, StorageObserver, Stores, Transaction, WriteOptions } from '../storage'
 import { StorageObservers } from '../observers'
 import { mapEngineError } from '../errors'
@@ -182,6 +182,9 @@ class SqliteTransaction extends SqliteStores implements Transaction {
   }
 }
 
+/** Frames waiting in the WAL past which the committer checkpoints between batches (SQLite's automatic checkpoint default). */
+export const WAL_CHECKPOINT_FRAMES = 1000
+
 /** How much of the database file the read connection maps (the whole file, up to this). */
 export const READ_MMAP_BYTES = 256 * 1024 * 1024
 
@@ -192,6 +195,19 @@ export interface SqliteStorageOptions {
   groupCommit?: GroupCommitOptions
   /** Sees the migrations about to be applied; throws to refuse them (see runMigrations). */
   beforeMigrations?: (pending: readonly number[]) => void
+  /**
+   * Told once when an fsync of the WAL failed after its batch committed: from
+   * then on every write is refused (503), and the process should stop (the
+   * server does: src/db/open.ts). docs/decisions.md, "The fsync off the event loop".
+   */
+  onSyncFailure?: (error: unknown) => void
+  /** How the WAL is synced (fsync on a thread); tests inject failures here. */
+  syncWal?: (fd: number) => Promise<void>
+}
+
+/** fsync(2) of `fd` on Bun's thread pool (node:fs's callback form): the event loop goes on meanwhile. */
+export function fsyncOnThread(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
 }
 
 export class SqliteStorage implements Storage {
@@ -211,6 +227,10 @@ export class SqliteStorage implements Storage {
   private readonly wakeups: EventWakeups
   private readonly observers = new StorageObservers()
   private closed = false
+  /** The WAL file, open for its fsync (see the constructor). */
+  private readonly walFd: number
+  /** The WAL-index (-shm) file, read for how many frames wait for a checkpoint. */
+  private readonly shmFd: number
 
   constructor(options: SqliteStorageOptions) {
     this.wakeups = options.wakeups
@@ -233,9 +253,63 @@ export class SqliteStorage implements Storage {
     // SQLITE_IOERR. docs/decisions.md, "One storage seam".
     this.reader.sqlite.run(`PRAGMA mmap_size = ${READ_MMAP_BYTES}`)
     this.read = new SqliteStores(sqliteScope(this.reader, this.wakeups))
+    // The fsync off the event loop (docs/decisions.md, "The fsync off the
+    // event loop"): the writer commits with synchronous=NORMAL (WAL frames
+    // written, not synced; checkpoints still sync the WAL before copying it
+    // and the database after) and the committer syncs the WAL file on a
+    // thread before it answers a batch: what synchronous=FULL does in WAL
+    // mode, minus the loop waiting. The descriptor stays valid: SQLite
+    // deletes the WAL only when the last connection to the database closes
+    // (ours is open), and a TRUNCATE checkpoint keeps its inode.
+    this.writer.sqlite.query('SELECT count(*) FROM sqlite_master').get()
+    const walPath = `${this.location}-wal`
+    if (!existsSync(walPath)) throw new Error(`SQLite in WAL mode but no WAL file at ${walPath}`)
+    this.walFd = openSync(walPath, 'r')
+    this.shmFd = openSync(`${this.location}-shm`, 'r')
+    this.writer.sqlite.run('PRAGMA synchronous = NORMAL')
+    // SQLite's automatic checkpoint runs inside COMMIT, while the read
+    // snapshot below is held at the state before that commit: it could never
+    // copy the newest frames, so the WAL would never start again from its
+    // beginning and would grow for as long as writes keep coming. The
+    // committer checkpoints instead, between batches, once nothing is pending
+    // (checkpointDue), at SQLite's default threshold.
+    this.writer.sqlite.run('PRAGMA wal_autocheckpoint = 0')
+    const shmFd = this.shmFd
+    const header = new Uint32Array(1)
+    const walFramesNotCheckpointed = () => {
+      // The WAL-index header (SQLite's file format, "WAL-index format"): mxFrame at byte 16, nBackfill at 96, native byte order.
+      readSync(shmFd, header, 0, 4, 16)
+      const mxFrame = header[0]!
+      readSync(shmFd, header, 0, 4, 96)
+      return mxFrame - header[0]!
+    }
+    const checkpointStatement = this.writer.sqlite.prepare('PRAGMA wal_checkpoint(PASSIVE)')
+    const reader = this.reader.sqlite
+    const pin = reader.prepare('SELECT 1 FROM sqlite_master LIMIT 1')
+    const syncWal = options.syncWal ?? fsyncOnThread
+    const walFd = this.walFd
     const onBatch = options.groupCommit?.onBatch
     this.commits = createGroupCommitter(this.writer.db, {
       ...options.groupCommit,
+      durability: {
+        sync: () => syncWal(walFd),
+        // The read connection sees a commit only once it is durable: its
+        // snapshot is held (a read transaction) from before each COMMIT until
+        // that commit's sync returned, and then moves on.
+        beforeCommit: () => {
+          if (reader.inTransaction) return
+          reader.run('BEGIN')
+          pin.get()
+        },
+        afterSync: () => {
+          if (reader.inTransaction) reader.run('COMMIT')
+        },
+        onSyncFailure: options.onSyncFailure,
+        checkpointDue: () => walFramesNotCheckpointed() >= WAL_CHECKPOINT_FRAMES,
+        checkpoint: () => {
+          checkpointStatement.get()
+        },
+      },
       mapError: mapEngineError,
       onBatch: (report) => {
         onBatch?.(report)
@@ -277,7 +351,12 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    // The last batch's sync answers its items and releases the read snapshot.
+    await this.commits.settled()
+    if (this.reader.sqlite.inTransaction) this.reader.sqlite.run('COMMIT')
     this.reader.close()
     this.writer.close()
+    closeSync(this.walFd)
+    closeSync(this.shmFd)
   }
 }

@@ -5,8 +5,9 @@
 // empty page without reading.
 //
 // What keeps it true:
-// - Every event this process appends wakes its user after the commit, in the
-//   same synchronous step as the commit (src/db/sqlite/group-commit.ts), and
+// - Every event this process appends wakes its user once the commit is
+//   durable, in the same synchronous step as the read connection starts to
+//   see it (src/db/sqlite/group-commit.ts, `durability`), and
 //   a wake-up forgets everything remembered for the user: no request can see
 //   the commit and still the remembered empty page. A read that was under way
 //   when a wake-up came is not remembered (begin/remember).
