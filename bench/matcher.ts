@@ -17,7 +17,7 @@
 //              every ticket refuses every younger one in reach (quadratic)
 // Prints one JSON line per scenario: { scenario, tickets, runs, medianMs,
 // maxMs, pairs, cooldownChecks } (cooldownChecks: calls of recentlyPlayed in
-// one tick). docs/performance.md, "Matchmaking (issue 39)", has the figures.
+// one tick), then one with them all and the load average. docs/performance.md, "Matchmaking (issue 39)", has the figures.
 //
 //   npx bun bench/matcher.ts
 //
@@ -77,18 +77,19 @@ function measure(scenario: string, list: WaitingTicket[], recent: (a: string, b:
   }
   times.sort((a, b) => a - b)
   const round = (ms: number) => Math.round(ms * 100) / 100
-  console.log(
-    JSON.stringify({
-      scenario,
-      tickets: list.length,
-      runs: RUNS,
-      medianMs: round(times[Math.floor(times.length / 2)]!),
-      maxMs: round(times[times.length - 1]!),
-      pairs,
-      cooldownChecks: checks,
-    }),
-  )
+  const figures = {
+    scenario,
+    tickets: list.length,
+    runs: RUNS,
+    medianMs: round(times[Math.floor(times.length / 2)]!),
+    maxMs: round(times[times.length - 1]!),
+    pairs,
+    cooldownChecks: checks,
+  }
+  summary.push(figures)
+  console.log(JSON.stringify(figures))
 }
+const summary: Record<string, unknown>[] = []
 
 const realistic = tickets(() => random() * 120)
 const cooldowns = neighbourCooldowns(realistic)
@@ -102,3 +103,5 @@ for (let p = 0; p < byDisplay.length; p++) {
 }
 measure('cooldowns', realistic, (a, b) => nearest.has(pairKey(a, b)))
 measure('blocked', tickets(() => 70 + random() * 50).slice(0, BLOCKED), () => true)
+// The run's figures in one line, with the load average (the machine may be shared).
+console.log(JSON.stringify({ bench: 'matcher', target: '10 000 tickets paired within 100 ms', realisticMedianMs: summary[0]!.medianMs, scenarios: summary, load: (await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ') }))
