@@ -176,7 +176,9 @@ const median = (values: number[]) => {
 export async function abBench(against: string, engine: 'sqlite' | 'postgres' = 'sqlite'): Promise<void> {
   const ratedVsUnrated = against === 'rated-vs-unrated'
   await ensureWrk()
-  const envs: Record<'A' | 'B', Record<string, string>> = { A: {}, B: {} }
+  // Access tokens that outlive the run (15 min by default; a run of 3 rounds on a loaded machine took 17).
+  const tokens = { ARENA_ACCESS_TTL_S: '86400' }
+  const envs: Record<'A' | 'B', Record<string, string>> = { A: { ...tokens }, B: { ...tokens } }
   let stopCluster = async () => {}
   if (engine === 'postgres') {
     const cluster = await startPostgres({ durable: true })
@@ -184,7 +186,7 @@ export async function abBench(against: string, engine: 'sqlite' | 'postgres' = '
     for (const side of ['A', 'B'] as const) {
       const database = `arena_ab_${side.toLowerCase()}`
       await cluster.createDatabase(database)
-      envs[side] = { ARENA_DATABASE_URL: cluster.url(database), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
+      envs[side] = { ...tokens, ARENA_DATABASE_URL: cluster.url(database), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
     }
     log(`PostgreSQL: throwaway cluster (fsync on), socket in ${cluster.socketDir}; a database per side`)
   }
@@ -206,6 +208,7 @@ export async function abBench(against: string, engine: 'sqlite' | 'postgres' = '
     for (const side of order) {
       log(`round ${i + 1}/${ROUNDS}: ${side.name}`)
       await round(side, i)
+      log(`round ${i + 1} ${side.name}: ${SCENARIOS.map((s) => `${s} ${side.results[s].at(-1)}`).join(', ')}`)
     }
   }
 

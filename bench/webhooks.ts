@@ -33,7 +33,8 @@
 // Settings (environment): BENCH_ENDPOINTS (10), BENCH_RATE (50), BENCH_SECONDS
 // (10), BENCH_BACKLOG (2000), BENCH_CONCURRENCY (16), BENCH_USERS (64),
 // BENCH_BINARY (dist/arena: a wrapper script running the source under
-// `bun --cpu-prof` profiles the server).
+// `bun --cpu-prof` profiles the server), BENCH_WINDOWS (a file: the drains'
+// windows, named drain-<endpoints>, for bench/cpuprofile-summary.ts).
 // Prints the tables, then one JSON line with the figures.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -239,6 +240,9 @@ interface Throughput extends Counts {
   load: string
 }
 
+/** Each drain, release → last delivery, for bench/cpuprofile-summary.ts (BENCH_WINDOWS). */
+const drainWindows: { name: string; start: number; end: number }[] = []
+
 async function throughput(prefix: string): Promise<Throughput> {
   log(`throughput: ${BACKLOG} facts queued behind held receivers, ${endpoints} endpoint(s)`)
   const load = loadAverage()
@@ -261,6 +265,7 @@ async function throughput(prefix: string): Promise<Throughput> {
   let last = releasedAt
   for (const f of facts) for (let e = 0; e < endpoints; e++) for (const at of arrivalsOf(f, e)) last = Math.max(last, at)
   const drainMs = last - releasedAt
+  drainWindows.push({ name: `drain-${endpoints}`, start: releasedAt, end: last })
   const c = counts(facts)
   return { endpoints, ...c, bansPerSecond: Math.round(facts.length / (made / 1000)), drainMs: Math.round(drainMs), deliveriesPerSecond: Math.round(c.deliveries / (drainMs / 1000)), load }
 }
@@ -273,6 +278,7 @@ const latencyMany = await latency(`l${ENDPOINTS}`)
 const throughputMany = await throughput(`t${ENDPOINTS}`)
 await arena.stop()
 await receiver.stop(true)
+if (process.env.BENCH_WINDOWS) await Bun.write(process.env.BENCH_WINDOWS, JSON.stringify({ timeOrigin: performance.timeOrigin, windows: drainWindows }))
 
 // ---------------------------------------------------------------- report
 
