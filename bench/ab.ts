@@ -12,6 +12,12 @@
 // a studio runs it): both sides meet the same server, so its drift, too,
 // falls on both alike.
 //
+// `--rated-vs-unrated [--engine postgres]` (no commit) runs one binary, this
+// source's, on both sides: A's tournaments unrated (`options.rated: false`),
+// B's rated (the default), every other step the same; so B/A of the claims is
+// what rating a decision costs over HTTP (issue 43: a rated claim within 10 %
+// of an unrated one), the other scenarios read the run's noise.
+//
 // Settings (environment): BENCH_ROUNDS (5), BENCH_SECONDS (5 per scenario and
 // round), BENCH_CONNECTIONS (32), BENCH_USERS (256).
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -64,13 +70,15 @@ interface Side {
   players: Player[]
   bearer: string
   cursor: string
+  /** Whether its tournaments are rated (false only for A of --rated-vs-unrated). */
+  rated: boolean
   /** The fastest session or claim rate seen, sizing the next round's supply. */
   fastest: number
   results: Record<Scenario, number[]>
 }
 
 /** A platform on a fresh data dir: a game, players logged in; the first player's events read to the end. */
-async function setUp(name: Side['name'], binary: string, root: string, env: Record<string, string | undefined>, engine: 'sqlite' | 'postgres'): Promise<Side> {
+async function setUp(name: Side['name'], binary: string, root: string, env: Record<string, string | undefined>, engine: 'sqlite' | 'postgres', rated = true): Promise<Side> {
   const dataDir = join(root, `data-${name}`)
   const arena = await startArena(dataDir, binary, env)
   try {
@@ -84,7 +92,7 @@ async function setUp(name: Side['name'], binary: string, root: string, env: Reco
     })
     await api(base, 'POST', `/api/v1/admin/wallets/${players[0]!.id}/credit`, { amount: '100', reference: 'bench' }, admin)
     const results = Object.fromEntries(SCENARIOS.map((s) => [s, [] as number[]])) as Record<Scenario, number[]>
-    return { name, binary, dataDir, env, players, bearer: players[0]!.bearer, cursor: '', fastest: FIRST_RATE[engine], results }
+    return { name, binary, dataDir, env, players, bearer: players[0]!.bearer, cursor: '', rated, fastest: FIRST_RATE[engine], results }
   } finally {
     await arena.stop()
   }
@@ -92,6 +100,23 @@ async function setUp(name: Side['name'], binary: string, root: string, env: Reco
 
 const run = (url: string, name: string, lines: Parameters<typeof requestFile>[1], extra: Record<string, string> = {}, seconds = SECONDS): Promise<WrkResult> =>
   wrk({ url, script: 'replay', seconds, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile(name, lines), ...extra } })
+
+/**
+ * The sessions wrk saved (one JSON line each). A line cut short (wrk stopped
+ * while writing it: seen once on a loaded machine, and the run stopped on it)
+ * is left out: its seat is neither reached nor claimed.
+ */
+function savedSessions(path: string): Issued[] {
+  const sessions: Issued[] = []
+  for (const line of readFileSync(path, 'utf8').trim().split('\n')) {
+    try {
+      sessions.push(JSON.parse(line) as Issued)
+    } catch {
+      log(`${path}: a saved session line cut short, left out`)
+    }
+  }
+  return sessions
+}
 
 /** One round of every scenario on one side's binary. */
 async function round(side: Side, index: number): Promise<void> {
@@ -115,7 +140,7 @@ async function round(side: Side, index: number): Promise<void> {
     // (one seat: one session, then one claim)
     const seatsNeeded = side.fastest * SECONDS * 1.5
     const perTournament = Math.floor(side.players.length / 2) * 2
-    const seats = await tournaments(base, side.players, Math.ceil(seatsNeeded / perTournament))
+    const seats = await tournaments(base, side.players, Math.ceil(seatsNeeded / perTournament), side.rated)
     const seatCount = seats.length * 2
     const saved = scratchFile(`sessions-${tag}.jsonl`)
     const issued = await run(base, `sessions-${tag}.tsv`, sessionRequests(seats.flat()), { BENCH_SAVE: saved, BENCH_MODE: 'once' })
@@ -127,10 +152,10 @@ async function round(side: Side, index: number): Promise<void> {
     // the measured run did not reach (issued now, not measured), so the
     // supply outlasts a claims run as fast as the fastest rate seen; each
     // session used once; the run ends when they are.
-    const reached = new Set(readFileSync(saved, 'utf8').trim().split('\n').map((l) => { const s = JSON.parse(l) as Issued; return `${s.context.matchId}/${s.context.participantId}` }))
+    const reached = new Set(savedSessions(saved).map((s) => `${s.context.matchId}/${s.context.participantId}`))
     const rest = seats.flat().filter((seat) => !reached.has(`${seat.matchId}/${seat.participantId}`))
     if (rest.length > 0) await run(base, `sessions-rest-${tag}.tsv`, sessionRequests(rest), { BENCH_SAVE: saved, BENCH_MODE: 'once' }, Math.ceil((rest.length / Math.max(1, issued.rps)) * 1.5) + 2)
-    const sessions = readFileSync(saved, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Issued)
+    const sessions = savedSessions(saved)
     const claimLines = claimRequests(sessions, seats)
     const claims = await run(base, `claims-${tag}.tsv`, claimLines, { BENCH_MODE: 'once' })
     if (claims.counted >= claimLines.length * 0.98) log(`${tag}: claims ran out of sessions (${claimLines.length}); its figure is a lower bound`)
@@ -147,9 +172,13 @@ const median = (values: number[]) => {
   return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2)
 }
 
+/** `against`: the commit A is built from; 'rated-vs-unrated': this source on both sides, A's tournaments unrated. */
 export async function abBench(against: string, engine: 'sqlite' | 'postgres' = 'sqlite'): Promise<void> {
+  const ratedVsUnrated = against === 'rated-vs-unrated'
   await ensureWrk()
-  const envs: Record<'A' | 'B', Record<string, string | undefined>> = { A: {}, B: {} }
+  // Access tokens that outlive the run (15 min by default; a run of 3 rounds on a loaded machine took 17).
+  const tokens = { ARENA_ACCESS_TTL_S: '86400' }
+  const envs: Record<'A' | 'B', Record<string, string | undefined>> = { A: { ...tokens }, B: { ...tokens } }
   let stopCluster = async () => {}
   if (engine === 'postgres') {
     const cluster = await startPostgres({ durable: true })
@@ -157,35 +186,37 @@ export async function abBench(against: string, engine: 'sqlite' | 'postgres' = '
     for (const side of ['A', 'B'] as const) {
       const database = `arena_ab_${side.toLowerCase()}`
       await cluster.createDatabase(database)
-      envs[side] = { ARENA_DATABASE_URL: cluster.url(database), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
+      envs[side] = { ...tokens, ARENA_DATABASE_URL: cluster.url(database), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
     }
     log(`PostgreSQL: throwaway cluster (fsync on), socket in ${cluster.socketDir}; a database per side`)
   }
-  const commitA = sh(['git', 'rev-parse', '--short', against])
   const commitB = sh(['git', 'rev-parse', '--short', 'HEAD'])
+  const commitA = ratedVsUnrated ? commitB : sh(['git', 'rev-parse', '--short', against])
   const dirty = sh(['git', 'status', '--porcelain', '--', 'src', 'package.json', 'package-lock.json']) !== ''
   const root = mkdtempSync(join(tmpdir(), 'arena-ab-'))
-  const binaryA = buildAt(commitA, root)
+  const binaryA = ratedVsUnrated ? join(root, 'arena-b') : buildAt(commitA, root)
   // A commit from before the rate limiter (issue 33) refuses a setting it does not know.
-  if (!sh(['git', 'show', `${commitA}:src/config.ts`]).includes('ARENA_RATE_LIMITS')) envs.A.ARENA_RATE_LIMITS = undefined
+  if (!ratedVsUnrated && !sh(['git', 'show', `${commitA}:src/config.ts`]).includes('ARENA_RATE_LIMITS')) envs.A.ARENA_RATE_LIMITS = undefined
   log('B: building dist/arena from the current source')
   await buildBinary()
   const binaryB = join(root, 'arena-b')
   copyFileSync(BINARY, binaryB)
 
   log(`setting up ${USERS} players on each side`)
-  const a = await setUp('A', binaryA, root, envs.A, engine)
+  const a = await setUp('A', binaryA, root, envs.A, engine, !ratedVsUnrated)
   const b = await setUp('B', binaryB, root, envs.B, engine)
   for (let i = 0; i < ROUNDS; i++) {
     const order = i % 2 === 0 ? [a, b] : [b, a]
     for (const side of order) {
       log(`round ${i + 1}/${ROUNDS}: ${side.name}`)
       await round(side, i)
+      log(`round ${i + 1} ${side.name}: ${SCENARIOS.map((s) => `${s} ${side.results[s].at(-1)}`).join(', ')}`)
     }
   }
 
   console.log(`\n${new Date().toISOString()}; ${cores} cores; Bun ${Bun.version}; wrk -t1, ${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s per scenario`)
-  console.log(`A = ${commitA}, B = ${commitB}${dirty ? ' + uncommitted changes' : ''}; ${engine === 'postgres' ? 'PostgreSQL (a database per side, one cluster)' : 'SQLite'}\n`)
+  const sides = ratedVsUnrated ? `one binary (${commitB}${dirty ? ' + uncommitted changes' : ''}): A = unrated tournaments, B = rated` : `A = ${commitA}, B = ${commitB}${dirty ? ' + uncommitted changes' : ''}`
+  console.log(`${sides}; ${engine === 'postgres' ? 'PostgreSQL (a database per side, one cluster)' : 'SQLite'}\n`)
   console.log('| scenario | A median /s | B median /s | B/A | A rounds | B rounds |')
   console.log('|---|---|---|---|---|---|')
   for (const s of SCENARIOS) {
@@ -194,6 +225,9 @@ export async function abBench(against: string, engine: 'sqlite' | 'postgres' = '
     console.log(`| ${s} | ${ma} | ${mb} | ${(mb / ma).toFixed(2)} | ${a.results[s].join(', ')} | ${b.results[s].join(', ')} |`)
   }
   console.log(`\n(claims: 2xx answers per second; the others: requests per second. Data: ${root})`)
-  rmSync(binaryA)
+  const json: Record<string, unknown> = { bench: ratedVsUnrated ? 'rated-vs-unrated' : 'ab', engine, a: commitA, b: commitB, rounds: ROUNDS }
+  for (const s of SCENARIOS) json[s] = { a: median(a.results[s]), b: median(b.results[s]), ratio: Math.round((median(b.results[s]) / median(a.results[s])) * 100) / 100, aRounds: a.results[s], bRounds: b.results[s] }
+  console.log(JSON.stringify(json))
+  if (!ratedVsUnrated) rmSync(binaryA)
   await stopCluster()
 }

@@ -219,14 +219,14 @@ export interface Seat {
 export const admin = { 'x-admin-token': ADMIN_TOKEN }
 
 /**
- * Tournaments of every player; returns both seats of every running
+ * Tournaments of every player (rated, the default, unless `rated` is false); returns both seats of every running
  * first-round match. A player may hold MAX_OPEN_GAME_SESSIONS open game
  * sessions per game (issuing one more supersedes the oldest), and every
  * tournament seats each player once, so the tournaments are spread over
  * games of their own, that many to a game: every session the scenarios issue
  * stays open until its claim uses it.
  */
-export async function tournaments(base: string, players: Player[], count: number): Promise<Seat[][]> {
+export async function tournaments(base: string, players: Player[], count: number, rated = true): Promise<Seat[][]> {
   const byUser = new Map(players.map((p) => [p.id, p]))
   const games = await inBatches(Array.from({ length: Math.ceil(count / MAX_OPEN_GAME_SESSIONS) }, (_, i) => i), 4, async (i) => {
     const { game, gameKey } = await api<{ game: { id: string }; gameKey: string }>(base, 'POST', '/api/v1/admin/games', { name: `Bench game ${i}` }, admin)
@@ -234,7 +234,7 @@ export async function tournaments(base: string, players: Player[], count: number
   })
   const created = await inBatches(Array.from({ length: count }, (_, i) => i), 4, async (i) => {
     const game = games[Math.floor(i / MAX_OPEN_GAME_SESSIONS)]!
-    const { tournament } = await api<{ tournament: TournamentView }>(base, 'POST', '/api/v1/admin/tournaments', { gameId: game.gameId, name: `Bench cup ${i}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)
+    const { tournament } = await api<{ tournament: TournamentView }>(base, 'POST', '/api/v1/admin/tournaments', { gameId: game.gameId, name: `Bench cup ${i}`, format: 'single_elimination', participants: players.map((p) => p.id), ...(rated ? {} : { options: { rated: false } }) }, admin)
     return { game, id: tournament.id }
   })
   // Started one at a time: on PostgreSQL, concurrent starts of 256-player

@@ -16,8 +16,10 @@
 //              tickets at max that have all played one another recently, so
 //              every ticket refuses every younger one in reach (quadratic)
 // Prints one JSON line per scenario: { scenario, tickets, runs, medianMs,
-// maxMs, pairs, cooldownChecks } (cooldownChecks: calls of recentlyPlayed in
-// one tick). docs/performance.md, "Matchmaking (issue 39)", has the figures.
+// maxMs, cpuMedianMs, pairs, cooldownChecks } (cpuMedianMs: the process's CPU
+// time of the median run, which waiting for a busy core does not inflate;
+// cooldownChecks: calls of recentlyPlayed in one tick), then one with them all
+// and the load average. docs/performance.md, "Matchmaking (issue 39)", has the figures.
 //
 //   npx bun bench/matcher.ts
 //
@@ -66,29 +68,38 @@ function measure(scenario: string, list: WaitingTicket[], recent: (a: string, b:
     return recent(a, b)
   }
   const times: number[] = []
+  const cpu: number[] = []
   let pairs = 0
   for (let run = -3; run < RUNS; run++) {
     const input = shuffleWith(random, list)
     checks = 0
     const started = performance.now()
+    const cpuStarted = process.cpuUsage()
     pairs = pairTickets({ now: NOW, window: WINDOW, tickets: input, recentlyPlayed }).length
+    const used = process.cpuUsage(cpuStarted)
     const ms = performance.now() - started
-    if (run >= 0) times.push(ms)
+    if (run >= 0) {
+      times.push(ms)
+      cpu.push((used.user + used.system) / 1000)
+    }
   }
   times.sort((a, b) => a - b)
+  cpu.sort((a, b) => a - b)
   const round = (ms: number) => Math.round(ms * 100) / 100
-  console.log(
-    JSON.stringify({
-      scenario,
-      tickets: list.length,
-      runs: RUNS,
-      medianMs: round(times[Math.floor(times.length / 2)]!),
-      maxMs: round(times[times.length - 1]!),
-      pairs,
-      cooldownChecks: checks,
-    }),
-  )
+  const figures = {
+    scenario,
+    tickets: list.length,
+    runs: RUNS,
+    medianMs: round(times[Math.floor(times.length / 2)]!),
+    maxMs: round(times[times.length - 1]!),
+    cpuMedianMs: round(cpu[Math.floor(cpu.length / 2)]!),
+    pairs,
+    cooldownChecks: checks,
+  }
+  summary.push(figures)
+  console.log(JSON.stringify(figures))
 }
+const summary: Record<string, unknown>[] = []
 
 const realistic = tickets(() => random() * 120)
 const cooldowns = neighbourCooldowns(realistic)
@@ -102,3 +113,5 @@ for (let p = 0; p < byDisplay.length; p++) {
 }
 measure('cooldowns', realistic, (a, b) => nearest.has(pairKey(a, b)))
 measure('blocked', tickets(() => 70 + random() * 50).slice(0, BLOCKED), () => true)
+// The run's figures in one line, with the load average (the machine may be shared).
+console.log(JSON.stringify({ bench: 'matcher', target: '10 000 tickets paired within 100 ms', realisticMedianMs: summary[0]!.medianMs, realisticCpuMedianMs: summary[0]!.cpuMedianMs, scenarios: summary, load: (await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ') }))

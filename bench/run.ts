@@ -19,7 +19,9 @@
 //
 // `npm run bench -- --against <commit>` instead compares this source with an
 // earlier commit, interleaved in one run (bench/ab.ts); add `--engine postgres`
-// for the same on PostgreSQL.
+// for the same on PostgreSQL. `npm run bench -- --rated-vs-unrated [--engine
+// postgres]`: the same interleaved run of this source against itself, A's
+// tournaments unrated, B's rated (what rating a decision costs).
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -29,9 +31,9 @@ import { admin, api, bucketQuantile, bucketsSince, canPin, claimRequests, cores,
 import { ensureWrk, requestFile, scratchFile, wrk, wrkAcross, type WrkResult } from './wrk'
 
 const against = process.argv.indexOf('--against')
-if (against !== -1) {
-  const commit = process.argv[against + 1]
-  if (!commit) throw new Error('usage: npm run bench -- --against <commit>')
+if (against !== -1 || process.argv.includes('--rated-vs-unrated')) {
+  const commit = against === -1 ? 'rated-vs-unrated' : process.argv[against + 1]
+  if (!commit) throw new Error('usage: npm run bench -- --against <commit> | --rated-vs-unrated')
   const at = process.argv.indexOf('--engine')
   const engine = at === -1 ? 'sqlite' : process.argv[at + 1]
   if (engine !== 'sqlite' && engine !== 'postgres') throw new Error('usage: npm run bench -- --against <commit> [--engine sqlite|postgres]')

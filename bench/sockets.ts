@@ -28,7 +28,14 @@
 //    fast as the server answers; events delivered across the sockets per
 //    second, writes answered per second, and how long the sockets took to
 //    catch up after the writes stopped.
-// 4. The long poll at the same rate: the sockets closed, one waiting
+// 4. One commit to every socket (BENCH_FANOUTS times): a tournament of all
+//    the players cancelled, one `tournament.cancelled` for each in one unit of
+//    work, so that one commit wakes every socket. Per fan-out: the server's
+//    arena_socket_fanout_seconds (the commit's wake-up → each frame handed to
+//    its socket), and the client's view: from the first socket's frame to
+//    each one's (the fan-out's spread), from the cancel's answer and from
+//    sending it.
+// 5. The long poll at the same rate: the sockets closed, one waiting
 //    GET /events?wait=25&topics=wallet per player, polled again on each
 //    answer; the same two client-side latencies, and the server's
 //    arena_event_wake_seconds. Also the RSS of the parked polls.
@@ -39,7 +46,11 @@
 // Settings (environment): BENCH_USERS (1000), BENCH_SOCKETS_PER_USER (1),
 // BENCH_RATE (200; 40 on PostgreSQL, where 200 credits a second is past what
 // the credit path serializes on this machine), BENCH_SECONDS (10),
-// BENCH_CONCURRENCY (16), BENCH_MEMORY_ROUNDS (5), BENCH_GC_LEVEL (2). The server
+// BENCH_CONCURRENCY (16), BENCH_MEMORY_ROUNDS (5), BENCH_GC_LEVEL (2),
+// BENCH_FANOUTS (20; 0 skips them), BENCH_BINARY (dist/arena: a wrapper script
+// running the source under `bun --cpu-prof` profiles the server),
+// BENCH_WINDOWS (a file: the fan-outs' windows for bench/cpuprofile-summary.ts).
+// The server
 // runs pinned to the last core, this client (its sockets, polls and writes)
 // to core 0 once the server (and PostgreSQL, unpinned) are started.
 import { mkdtempSync } from 'node:fs'
@@ -71,6 +82,7 @@ const RATE = Number(process.env.BENCH_RATE ?? (ENGINE === 'postgres' ? 40 : 200)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const MEMORY_ROUNDS = Number(process.env.BENCH_MEMORY_ROUNDS ?? 5)
+const FANOUTS = Number(process.env.BENCH_FANOUTS ?? 20)
 const GC_LEVEL = process.env.BENCH_GC_LEVEL ?? '2'
 if ((ENGINE !== 'sqlite' && ENGINE !== 'postgres') || ![USERS, PER_USER, RATE, SECONDS, CONCURRENCY, MEMORY_ROUNDS].every((n) => Number.isInteger(n) && n > 0) || PER_USER * MEMORY_ROUNDS > 100) {
   throw new Error('usage: npm run bench:sockets [-- --engine sqlite|postgres]; BENCH_USERS, BENCH_SOCKETS_PER_USER, BENCH_RATE, BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_MEMORY_ROUNDS: positive integers (sockets per user × rounds ≤ 100)')
@@ -105,7 +117,7 @@ function serving(started: Arena): void {
   wsBase = base.replace(/^http/, 'ws')
   pid = started.proc.pid!
 }
-serving(await startArena(dataDir, undefined, { ...engineEnv, BUN_GARBAGE_COLLECTOR_LEVEL: GC_LEVEL }))
+serving(await startArena(dataDir, process.env.BENCH_BINARY, { ...engineEnv, BUN_GARBAGE_COLLECTOR_LEVEL: GC_LEVEL }))
 // This client on the load core from here on (every thread: -a); the server is on its own, PostgreSQL where it started.
 if (canPin) await Bun.spawn(['taskset', '-a', '-cp', LOAD_CPU, String(process.pid)], { stdout: 'ignore' }).exited
 log(`arena on ${base} (engine ${ENGINE}), server on cpu ${canPin ? SERVER_CPU : 'any'}, this client on cpu ${canPin ? LOAD_CPU : 'any'}; setting up ${USERS} players through the API`)
@@ -138,6 +150,14 @@ function arrived(events: { data: { reference?: string } }[], at: number): void {
       seen.last = at
     } else arrivals.set(reference, { count: 1, last: at })
   }
+}
+
+/** Each fan-out's tournament → when its `tournament.cancelled` frame reached each socket. */
+const fanoutArrivals = new Map<string, number[]>()
+function fannedOut(tournamentId: string, at: number): void {
+  const list = fanoutArrivals.get(tournamentId)
+  if (list) list.push(at)
+  else fanoutArrivals.set(tournamentId, [at])
 }
 
 interface Write {
@@ -201,6 +221,13 @@ function quantiles(values: number[]): { p50: number; p99: number; max: number } 
   const at = (q: number) => round2(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN)
   return { p50: at(0.5), p99: at(0.99), max: round2(sorted.at(-1) ?? NaN) }
 }
+
+/** A quantile from a histogram, in ms: the bound of its bucket. */
+const upTo = (buckets: Buckets, q: number) => {
+  const seconds = bucketQuantile(buckets, q)
+  return seconds === undefined ? '–' : seconds === Infinity ? `> ${round2(buckets.at(-2)![0] * 1000)}` : `≤ ${round2(seconds * 1000)}`
+}
+const within = (buckets: Buckets, le: number) => `${buckets.find(([bound]) => bound === le)?.[1] ?? 0} of ${buckets.at(-1)?.[1] ?? 0}`
 
 interface Latency {
   writes: number
@@ -285,16 +312,17 @@ function connect(ticket: string): Held {
     failed = reject
   })
   let first = true
-  ws.addEventListener('open', () => ws.send(JSON.stringify({ type: 'subscribe', topics: ['wallet'] })))
+  ws.addEventListener('open', () => ws.send(JSON.stringify({ type: 'subscribe', topics: ['wallet', 'status'] })))
   ws.addEventListener('message', (message) => {
     const at = performance.now()
-    const frame = JSON.parse(String(message.data)) as { type: string; events?: { data: { reference?: string } }[] }
+    const frame = JSON.parse(String(message.data)) as { type: string; events?: { type: string; data: { reference?: string; tournamentId?: string } }[] }
     if (frame.type !== 'events') return
     if (first) {
       first = false
       answered()
     }
     arrived(frame.events!, at)
+    for (const event of frame.events!) if (event.type === 'tournament.cancelled') fannedOut(event.data.tournamentId!, at)
   })
   const held: Held = {
     ws,
@@ -385,7 +413,7 @@ function perSocket(readings: Reading[], from: number, to = readings.length - 1):
 const collected = await memoryRounds(`GC level ${GC_LEVEL}`)
 await leave(collected.rounds.flat())
 await arena!.stop()
-serving(await startArena(dataDir, undefined, engineEnv))
+serving(await startArena(dataDir, process.env.BENCH_BINARY, engineEnv))
 log(`arena restarted on ${base} with the default garbage collection`)
 const normal = await memoryRounds('default GC')
 // Only the first round's sockets stay for what follows.
@@ -439,6 +467,64 @@ const throughput = {
 }
 log(`sockets: ${throughput.writesPerSecond} writes/s, ${throughput.eventsPerSecond} events delivered/s; caught up ${caughtUp ? `${throughput.catchUpMs} ms after the writes stopped` : 'NOT within 60 s'}`)
 
+// ---------------------------------------------------------------- 4. sockets: one commit to every socket
+
+// One commit that appends an event for each of the USERS players: a
+// tournament of all of them, cancelled (`tournament.cancelled` to every
+// participant, in the cancel's one unit of work). Every socket is woken by the
+// same commit and reads its own page: the fan-out is as wide as the sockets.
+interface Fanout {
+  /** Sockets that got the frame, of SOCKETS. */
+  reached: number
+  /** Frames past one per socket. */
+  repeated: number
+  /** The cancel's answer → each socket's frame (negative: the frame came first). */
+  afterAnswer: ReturnType<typeof quantiles>
+  /** Sending the cancel → each socket's frame. */
+  afterSend: ReturnType<typeof quantiles>
+  /** The first socket's frame → each socket's frame: the fan-out's own spread. */
+  spread: ReturnType<typeof quantiles>
+  /** The cancel's own time, sent → answered. */
+  writeMs: number
+  server: Buckets
+}
+const fanouts: Fanout[] = []
+/** Each fan-out from sending the cancel to the last frame, for bench/cpuprofile-summary.ts (BENCH_WINDOWS). */
+const fanoutWindows: { name: string; start: number; end: number }[] = []
+const fanoutAll: Buckets[] = []
+const fanoutLoad = loadAverage()
+if (FANOUTS > 0) {
+  log(`sockets: ${FANOUTS} fan-outs, one commit with an event for each of ${USERS} players (${SOCKETS} sockets)`)
+  const { game } = await api<{ game: { id: string } }>(base, 'POST', '/api/v1/admin/games', { name: 'Fan-out game' }, admin)
+  for (let f = 0; f < FANOUTS; f++) {
+    const { tournament } = await api<{ tournament: { id: string } }>(base, 'POST', '/api/v1/admin/tournaments', { gameId: game.id, name: `Fan-out ${f}`, format: 'single_elimination', participants: players.map((p) => p.id) }, admin)
+    await Bun.sleep(500)
+    const before = await histogram([base], 'arena_socket_fanout_seconds')
+    const sentAt = performance.now()
+    await api(base, 'POST', `/api/v1/admin/tournaments/${tournament.id}/cancel`, { reason: 'bench fan-out' }, admin)
+    const answeredAt = performance.now()
+    for (const deadline = answeredAt + 30_000; (fanoutArrivals.get(tournament.id)?.length ?? 0) < SOCKETS && performance.now() < deadline; ) await Bun.sleep(5)
+    await Bun.sleep(200)
+    const server = bucketsSince(before, await histogram([base], 'arena_socket_fanout_seconds'))
+    const at = fanoutArrivals.get(tournament.id) ?? []
+    const first = Math.min(...at)
+    fanouts.push({
+      reached: Math.min(at.length, SOCKETS),
+      repeated: Math.max(0, at.length - SOCKETS),
+      afterAnswer: quantiles(at.map((t) => t - answeredAt)),
+      afterSend: quantiles(at.map((t) => t - sentAt)),
+      spread: quantiles(at.map((t) => t - first)),
+      writeMs: round2(answeredAt - sentAt),
+      server,
+    })
+    fanoutAll.push(server)
+    fanoutWindows.push({ name: 'fanout', start: sentAt, end: Math.max(...at, answeredAt) })
+    const last = fanouts.at(-1)!
+    log(`fan-out ${f + 1}: ${last.reached} of ${SOCKETS} sockets; server p99 ${upTo(server, 0.99)} ms; first → last frame ${last.spread.max} ms; cancel answered in ${last.writeMs} ms`)
+  }
+}
+
+if (process.env.BENCH_WINDOWS) await Bun.write(process.env.BENCH_WINDOWS, JSON.stringify({ timeOrigin: performance.timeOrigin, windows: fanoutWindows }))
 await leave(held)
 const unexpectedCloses = [...closes].map(([code, n]) => `${n} × ${code}`).join(', ') || 'none'
 
@@ -499,12 +585,6 @@ await arena!.stop()
 
 // ---------------------------------------------------------------- report
 
-/** A quantile from a histogram, in ms: the bound of its bucket. */
-const upTo = (buckets: Buckets, q: number) => {
-  const seconds = bucketQuantile(buckets, q)
-  return seconds === undefined ? '–' : seconds === Infinity ? `> ${round2(buckets.at(-2)![0] * 1000)}` : `≤ ${round2(seconds * 1000)}`
-}
-const within = (buckets: Buckets, le: number) => `${buckets.find(([bound]) => bound === le)?.[1] ?? 0} of ${buckets.at(-1)?.[1] ?? 0}`
 const row = (name: string, l: Latency, serverName: string) =>
   `| ${name} | ${l.writes - l.failed} (${l.failed} failed, ${l.retries} retried) | ${l.afterAnswer.p50} / ${l.afterAnswer.p99} / ${l.afterAnswer.max} (${l.beforeAnswer} before the answer) | ` +
   `${l.afterSend.p50} / ${l.afterSend.p99} / ${l.afterSend.max} | ${serverName}: p50 ${upTo(l.server, 0.5)}, p99 ${upTo(l.server, 0.99)}, ${within(l.server, 0.005)} within 5 ms | ` +
@@ -537,8 +617,53 @@ console.log(
   `| ${throughput.writesPerSecond} | ${throughput.eventsPerSecond} | ${throughput.failed} (${throughput.retries}) | ${throughput.missing} / ${throughput.repeated} | ${throughput.caughtUp ? `${throughput.catchUpMs} ms` : 'no (60 s)'} | ` +
     `p50 ${upTo(throughput.fanout, 0.5)}, p99 ${upTo(throughput.fanout, 0.99)} | ${throughput.load} |`,
 )
+const fanoutServer: Buckets = (fanoutAll[0] ?? []).map(([le], i) => [le, fanoutAll.reduce((sum, b) => sum + (b[i]?.[1] ?? 0), 0)] as const)
+const pooled = (pick: (f: Fanout) => ReturnType<typeof quantiles>, field: 'p50' | 'p99' | 'max') => quantiles(fanouts.map((f) => pick(f)[field]))
+if (FANOUTS > 0) {
+  console.log(`\n**One commit to every socket**: ${FANOUTS} fan-outs, each a tournament of the ${USERS} players cancelled (one \`tournament.cancelled\` each, one unit of work) with ${SOCKETS} sockets open, ms; load ${fanoutLoad} at the start\n`)
+  console.log('| fan-out | sockets reached (repeated) | server: arena_socket_fanout_seconds p50 / p99, within 5 ms | first → each frame: p50 / p99 / max | the cancel\'s answer → frame: p50 / p99 / max | cancel sent → frame: p50 / p99 / max | the cancel, sent → answered |')
+  console.log('|---|---|---|---|---|---|---|')
+  fanouts.forEach((f, i) =>
+    console.log(
+      `| ${i + 1} | ${f.reached} (${f.repeated}) | ${upTo(f.server, 0.5)} / ${upTo(f.server, 0.99)}, ${within(f.server, 0.005)} | ${f.spread.p50} / ${f.spread.p99} / ${f.spread.max} | ` +
+        `${f.afterAnswer.p50} / ${f.afterAnswer.p99} / ${f.afterAnswer.max} | ${f.afterSend.p50} / ${f.afterSend.p99} / ${f.afterSend.max} | ${f.writeMs} |`,
+    ),
+  )
+  console.log(
+    `\nAll ${FANOUTS} together, the server's histogram: p50 ${upTo(fanoutServer, 0.5)}, p99 ${upTo(fanoutServer, 0.99)}, ${within(fanoutServer, 0.005)} within 5 ms. ` +
+      `Per fan-out, the median (and worst) of its p99 first → frame: ${pooled((f) => f.spread, 'p99').p50} (${pooled((f) => f.spread, 'p99').max}) ms; of its max: ${pooled((f) => f.spread, 'max').p50} (${pooled((f) => f.spread, 'max').max}) ms.`,
+  )
+}
 console.log(`\n- sockets closed by the server while held: ${unexpectedCloses}; long-poll errors: ${pollErrors}; credits answered 503 and sent again: ${retried}`)
 console.log(`- load average at the end: ${loadAverage()}`)
 console.log(`- data and server log: ${dataDir}`)
+const ms = (buckets: Buckets, q: number) => {
+  const seconds = bucketQuantile(buckets, q)
+  return seconds === undefined || seconds === Infinity ? null : round2(seconds * 1000)
+}
+const inside = (buckets: Buckets, le: number) => ({ within: buckets.find(([bound]) => bound === le)?.[1] ?? 0, of: buckets.at(-1)?.[1] ?? 0 })
+console.log(
+  JSON.stringify({
+    bench: 'sockets',
+    engine: ENGINE,
+    sockets: SOCKETS,
+    kibPerSocket: MEMORY_ROUNDS > 1 ? round2(perSocket(normal.readings, 1).rss) : null,
+    latency: { rate: RATE, serverP99Ms: ms(socketLatency.server, 0.99), within5ms: inside(socketLatency.server, 0.005), afterSendP99Ms: socketLatency.afterSend.p99, missing: socketLatency.missing, repeated: socketLatency.repeated, load: socketLatency.load },
+    poll: { serverP99Ms: ms(pollLatency.server, 0.99), within5ms: inside(pollLatency.server, 0.005), afterSendP99Ms: pollLatency.afterSend.p99, missing: pollLatency.missing, repeated: pollLatency.repeated, load: pollLatency.load },
+    throughput: { writesPerSecond: throughput.writesPerSecond, eventsPerSecond: throughput.eventsPerSecond, catchUpMs: throughput.catchUpMs, missing: throughput.missing, load: throughput.load },
+    fanout: {
+      count: FANOUTS,
+      serverP50Ms: ms(fanoutServer, 0.5),
+      serverP99Ms: ms(fanoutServer, 0.99),
+      within5ms: inside(fanoutServer, 0.005),
+      spreadP99MsMedian: FANOUTS > 0 ? pooled((f) => f.spread, 'p99').p50 : null,
+      spreadMaxMsWorst: FANOUTS > 0 ? pooled((f) => f.spread, 'max').max : null,
+      reached: fanouts.reduce((sum, f) => sum + f.reached, 0),
+      repeated: fanouts.reduce((sum, f) => sum + f.repeated, 0),
+      load: fanoutLoad,
+    },
+    loadAtEnd: loadAverage(),
+  }),
+)
 // The PostgreSQL harness keeps a client (and the cluster's watcher) open: the run is over.
 process.exit(0)
