@@ -125,7 +125,8 @@ async function round(side: Side, index: number): Promise<void> {
   try {
     const base = arena.url
     const auth = { authorization: `Bearer ${side.bearer}` }
-    side.results['GET /me'].push((await run(base, `me-${tag}.tsv`, [{ method: 'GET', path: '/api/v1/me', headers: auth }])).rps)
+    // Every player's session in turn (one session on every connection would let PostgreSQL's batched lookup read one row for all).
+    side.results['GET /me'].push((await run(base, `me-${tag}.tsv`, side.players.map((p) => ({ method: 'GET', path: '/api/v1/me', headers: { authorization: `Bearer ${p.bearer}` } })))).rps)
 
     for (;;) {
       const page = await api<{ events: unknown[]; cursor: string }>(base, 'GET', `/api/v1/events?wait=0${side.cursor ? `&after=${side.cursor}` : ''}`, undefined, auth)

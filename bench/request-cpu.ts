@@ -10,7 +10,8 @@
 // turn; me: GET /api/v1/me, 32 connections; poll: a caught-up GET
 // /api/v1/events, 32 connections), BENCH_ENGINE (postgres or sqlite),
 // BENCH_INSTANCES (1; 2 on PostgreSQL, each on a core of its own),
-// BENCH_SECONDS (10), BENCH_USERS (64), BENCH_BINARY (dist/arena),
+// BENCH_SECONDS (10), BENCH_USERS (64: the players logging in, or whose
+// sessions the reads use in turn), BENCH_BINARY (dist/arena),
 // BENCH_CONNECTIONS (the scenario's: 8 or 32; 1 measures a lone request's latency),
 // BENCH_REFERENCE=1: each round also loads the bare Bun.serve GET
 // (bench/reference-server.ts, on the first instance's core, the same
@@ -105,7 +106,7 @@ async function setUp(binary: string, n: number): Promise<Side> {
   const instances: Side['instances'] = []
   for (let i = 0; i < INSTANCES; i++) instances.push(await startArena(dataDir, binary, env, instanceCpu(i)))
   const base = instances[0]!.url
-  const players = await inBatches(Array.from({ length: SCENARIO === 'login' ? USERS : 1 }, (_, i) => `cpu_${i}`), 4, async (username) => {
+  const players = await inBatches(Array.from({ length: USERS }, (_, i) => `cpu_${i}`), 4, async (username) => {
     await api(base, 'POST', '/api/v1/user/register', { email: `${username}@bench.test`, username, password: PASSWORD, country: 'DE', accept_terms: true })
     return username
   })
@@ -113,17 +114,23 @@ async function setUp(binary: string, n: number): Promise<Side> {
   if (SCENARIO === 'login') {
     lines = players.map((identifier) => ({ method: 'POST', path: '/api/v1/user/login', body: { identifier, password: PASSWORD } }))
   } else {
-    const { accessToken } = await api<{ accessToken: string }>(base, 'POST', '/api/v1/user/login', { identifier: players[0], password: PASSWORD })
-    const auth = { authorization: `Bearer ${accessToken}` }
-    if (SCENARIO === 'me') lines = [{ method: 'GET', path: '/api/v1/me', headers: auth }]
+    // Every player's session in turn: 32 connections on one session would let
+    // PostgreSQL's batched reads (one statement a turn) read one row for all.
+    const auths = await inBatches(players, 4, async (identifier) => {
+      const { accessToken } = await api<{ accessToken: string }>(base, 'POST', '/api/v1/user/login', { identifier, password: PASSWORD })
+      return { authorization: `Bearer ${accessToken}` }
+    })
+    if (SCENARIO === 'me') lines = auths.map((auth) => ({ method: 'GET', path: '/api/v1/me', headers: auth }))
     else {
-      let cursor = ''
-      for (;;) {
-        const page = await api<{ events: unknown[]; cursor: string }>(base, 'GET', `/api/v1/events?wait=0${cursor ? `&after=${cursor}` : ''}`, undefined, auth)
-        cursor = page.cursor
-        if (page.events.length === 0) break
-      }
-      lines = [{ method: 'GET', path: `/api/v1/events?after=${cursor}&wait=0&topics=session,wallet,status`, headers: auth }]
+      lines = await inBatches(auths, 4, async (auth) => {
+        let cursor = ''
+        for (;;) {
+          const page = await api<{ events: unknown[]; cursor: string }>(base, 'GET', `/api/v1/events?wait=0${cursor ? `&after=${cursor}` : ''}`, undefined, auth)
+          cursor = page.cursor
+          if (page.events.length === 0) break
+        }
+        return { method: 'GET', path: `/api/v1/events?after=${cursor}&wait=0&topics=session,wallet,status`, headers: auth }
+      })
     }
   }
   return { binary, instances, file: requestFile(`cpu-${SCENARIO}-${n}.tsv`, lines) }

@@ -173,11 +173,12 @@ const buyer = players[0]!
 await api(base, 'PUT', '/api/v1/security/pin', { pin: PIN, password: PASSWORD }, { authorization: `Bearer ${buyer.bearer}` })
 await api(base, 'POST', `/api/v1/admin/wallets/${buyer.id}/credit`, { amount: '1000000', reference: 'bench' }, admin)
 const destination = (await api<{ address: string }>(base, 'GET', '/api/v1/wallet', undefined, { authorization: `Bearer ${players[1]!.bearer}` })).address
-const auth0 = { authorization: `Bearer ${buyer.bearer}` }
 
 // (1) Authenticated read.
 log('scenario: authenticated read GET /api/v1/me')
-const meFile = requestFile('me.tsv', [{ method: 'GET', path: '/api/v1/me', headers: auth0 }])
+// Every player's token in turn: 32 connections reading one session would let
+// what reads a turn's requests together (PostgreSQL) read one row for all.
+const meFile = requestFile('me.tsv', players.map((p) => ({ method: 'GET', path: '/api/v1/me', headers: { authorization: `Bearer ${p.bearer}` } })))
 const me = await sampled(arena.proc.pid, () => wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: meFile } }))
 rows.push({ scenario: 'authenticated read GET /me', result: me.value, reference: { name: 'bare GET', perSecond: bareGet.rps }, target: '≥ 0.30', peakRssMiB: me.peakRssMiB, peakAnonMiB: me.peakAnonMiB })
 
@@ -269,17 +270,25 @@ rows.push({
 // events: let them drain first, or the "caught-up" poll reads those every time.
 await Bun.sleep(2000)
 log('scenario: event-plane poll')
-let cursor = ''
-for (;;) {
-  const page = await api<{ events: unknown[]; cursor: string }>(base, 'GET', `/api/v1/events?wait=0${cursor ? `&after=${cursor}` : ''}`, undefined, auth0)
-  cursor = page.cursor
-  if (page.events.length === 0) break
-}
+// 64 players in turn, each at its own end (one player's poll on every
+// connection would let PostgreSQL's batched page read serve them all at once).
+const pollTopics = 'topics=session,wallet,status'
+const pollers = await inBatches(players.slice(0, 64), 4, async (player) => {
+  const auth = { authorization: `Bearer ${player.bearer}` }
+  let cursor = ''
+  for (;;) {
+    const page = await api<{ events: unknown[]; cursor: string }>(base, 'GET', `/api/v1/events?wait=0&${pollTopics}${cursor ? `&after=${cursor}` : ''}`, undefined, auth)
+    cursor = page.cursor
+    if (page.events.length === 0) break
+  }
+  return { auth, cursor }
+})
 const poll = await sampled(arena.proc.pid, () =>
-  wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('poll.tsv', [{ method: 'GET', path: `/api/v1/events?after=${cursor}&wait=0&topics=session,wallet,status`, headers: auth0 }]) } }),
+  wrkAcross(urls, { script: 'replay', seconds: SECONDS, connections: CONNECTIONS, cpus: LOAD_CPU, env: { BENCH_REQUESTS: requestFile('poll.tsv', pollers.map(({ auth, cursor }) => ({ method: 'GET', path: `/api/v1/events?after=${cursor}&wait=0&${pollTopics}`, headers: auth }))) } }),
 )
-const late = await api<{ events: unknown[] }>(base, 'GET', `/api/v1/events?after=${cursor}&wait=0&topics=session,wallet,status`, undefined, auth0)
-if (late.events.length > 0) log(`event poll: ${late.events.length} events arrived during the run; it was not caught up all along`)
+let late = 0
+for (const { auth, cursor } of pollers) late += (await api<{ events: unknown[] }>(base, 'GET', `/api/v1/events?after=${cursor}&wait=0&${pollTopics}`, undefined, auth)).events.length
+if (late > 0) log(`event poll: ${late} events arrived during the run; it was not caught up all along`)
 rows.push({ scenario: 'event poll GET /events (caught up, wait=0)', result: poll.value, reference: { name: 'bare GET', perSecond: bareGet.rps }, target: '≥ 0.20, p99 ≤ 10 ms', peakRssMiB: poll.peakRssMiB, peakAnonMiB: poll.peakAnonMiB })
 
 // (7) A long poll woken by a write: a poll waits (wait=30) on a caught-up
