@@ -75,7 +75,7 @@ async function setUp(name: Side['name'], binary: string, root: string, env: Reco
   const arena = await startArena(dataDir, binary, env)
   try {
     const base = arena.url
-    // Tokens outlive the run: the rounds take longer than a default access token lives.
+    // Tokens outlive the run: the servers are started with LONG_TOKENS (abBench), as the rounds take longer than a default access token lives.
     const players = await inBatches(Array.from({ length: USERS }, (_, i) => i), 4, async (i) => {
       const username = `ab_${i}`
       const { user } = await api<{ user: { id: string } }>(base, 'POST', '/api/v1/user/register', { email: `${username}@bench.test`, username, password: PASSWORD, country: 'DE', accept_terms: true })
@@ -149,7 +149,9 @@ const median = (values: number[]) => {
 
 export async function abBench(against: string, engine: 'sqlite' | 'postgres' = 'sqlite'): Promise<void> {
   await ensureWrk()
-  const envs: Record<'A' | 'B', Record<string, string>> = { A: {}, B: {} }
+  // The players' access tokens are taken once, at set-up: they must outlive a run, which on a busy machine takes longer than the default 15 minutes.
+  const LONG_TOKENS = { ARENA_ACCESS_TTL_S: '86400' }
+  const envs: Record<'A' | 'B', Record<string, string>> = { A: { ...LONG_TOKENS }, B: { ...LONG_TOKENS } }
   let stopCluster = async () => {}
   if (engine === 'postgres') {
     const cluster = await startPostgres({ durable: true })
@@ -157,7 +159,7 @@ export async function abBench(against: string, engine: 'sqlite' | 'postgres' = '
     for (const side of ['A', 'B'] as const) {
       const database = `arena_ab_${side.toLowerCase()}`
       await cluster.createDatabase(database)
-      envs[side] = { ARENA_DATABASE_URL: cluster.url(database), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
+      envs[side] = { ...LONG_TOKENS, ARENA_DATABASE_URL: cluster.url(database), ARENA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex') }
     }
     log(`PostgreSQL: throwaway cluster (fsync on), socket in ${cluster.socketDir}; a database per side`)
   }
