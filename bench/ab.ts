@@ -83,7 +83,7 @@ async function setUp(name: Side['name'], binary: string, root: string, env: Reco
   const arena = await startArena(dataDir, binary, env)
   try {
     const base = arena.url
-    // Tokens outlive the run: the rounds take longer than a default access token lives.
+    // Tokens outlive the run: the servers are started with a day-long ARENA_ACCESS_TTL_S (abBench), as the rounds take longer than a default access token lives.
     const players = await inBatches(Array.from({ length: USERS }, (_, i) => i), 4, async (i) => {
       const username = `ab_${i}`
       const { user } = await api<{ user: { id: string } }>(base, 'POST', '/api/v1/user/register', { email: `${username}@bench.test`, username, password: PASSWORD, country: 'DE', accept_terms: true })
