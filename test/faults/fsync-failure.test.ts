@@ -13,24 +13,14 @@
 // Without fiu-run (Debian fiu-utils) the test skips and says why.
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { onEngine, tempDir } from '../helpers/app'
+import { tempDir } from '../helpers/app'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
-import { ADMIN_TOKEN, client, count, notCleanUnavailable, query, setUpPlayer, storeProblems, type Player, type Store } from './helpers'
+import { ADMIN_TOKEN, client, count, EIO, fiuSkipReason, notCleanUnavailable, query, setUpPlayer, storeProblems, type Player, type Store } from './helpers'
 
-/** errno of the injected failures (EIO): what a dying disk answers. */
-const EIO = 5
 const WORKERS = 8
 
-function skipReason(): string | null {
-  if (onEngine('postgres')) return 'a SQLite fault test, run by npm test, not npm run test:pg'
-  if (process.platform !== 'linux') return 'not Linux'
-  if (!Bun.which('fiu-run') || !Bun.which('fiu-ctrl')) return 'fiu-run/fiu-ctrl not on PATH (Debian package fiu-utils)'
-  const probe = Bun.spawnSync(['fiu-run', '-x', '-f', '', 'true'], { stderr: 'pipe' })
-  if (probe.exitCode !== 0) return `fiu-run -x does not work here: ${probe.stderr.toString().trim()}`
-  return null
-}
 
-const skip = skipReason()
+const skip = fiuSkipReason()
 if (skip) console.log(`fsync-failure test skipped: ${skip}`)
 
 const started: ServerProcess[] = []
@@ -73,9 +63,10 @@ test.skipIf(skip !== null)('a failing WAL fsync under load: no success after it,
   const load = Array.from({ length: WORKERS }, (_, w) => worker(w))
   // A healthy disk first: some credits acknowledged.
   while ([...credits.values()].filter((c) => c.status === 200).length < 50) await Bun.sleep(10)
-  failing = true
   const fiu = await run(['fiu-ctrl', '-f', ctrlBase, '-c', `enable name=posix/io/sync/fsync,failinfo=${EIO}`, String(server.proc.pid)])
   expect(fiu.code).toBe(0)
+  // In force from here (fiu-ctrl returns once the process has applied it); a credit sent while fiu-ctrl ran may be acknowledged by an fsync before it.
+  failing = true
   const code = await Promise.race([server.proc.exited, Bun.sleep(15_000).then(() => 'still running')])
   await Promise.all(load)
   expect(code).toBe(74)

@@ -7,7 +7,22 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import type { Static } from '@sinclair/typebox'
 import type { CreateGameResponse } from '../../src/modules/games/model'
 import { addressOf } from '../../src/modules/wallet/frost'
+import { onEngine } from '../helpers/app'
 import { BINARY, run } from '../helpers/process'
+
+/** errno of the injected failures that are not random (EIO): what a dying disk answers. */
+export const EIO = 5
+
+/** Why a libfiu disk-fault test of SQLite's data dir cannot run here, or null. */
+export function fiuSkipReason(): string | null {
+  // The disk faults of SQLite's data dir; the PostgreSQL run has its own (test/scale/postgres-faults.test.ts).
+  if (onEngine('postgres')) return 'a SQLite fault test, run by npm test, not npm run test:pg'
+  if (process.platform !== 'linux') return 'not Linux'
+  if (!Bun.which('fiu-run') || !Bun.which('fiu-ctrl')) return 'fiu-run/fiu-ctrl not on PATH (Debian package fiu-utils)'
+  const probe = Bun.spawnSync(['fiu-run', '-x', '-f', '', 'true'], { stderr: 'pipe' })
+  if (probe.exitCode !== 0) return `fiu-run -x does not work here: ${probe.stderr.toString().trim()}`
+  return null
+}
 
 export const ADMIN_TOKEN = 'faults-test-admin-token-0123456789abcdef'
 export const PASSWORD = 'faults password'

@@ -27,30 +27,19 @@
 import { afterAll, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { onEngine, tempDir } from '../helpers/app'
+import { tempDir } from '../helpers/app'
 import { BINARY, buildBinary, run, startServe, type ServerProcess } from '../helpers/process'
 import { chooseSeed } from '../helpers/seed'
-import { ADMIN_TOKEN, claimTickets, client, count, createGame, eventually, Outcomes, PASSWORD, pinTickets, query, register, sendClaim, sendVerify, setUpPlayer, startTournament, storeProblems, type Answer, type PinTicket, type Player, type Store } from './helpers'
+import { ADMIN_TOKEN, claimTickets, client, count, createGame, EIO, eventually, fiuSkipReason, Outcomes, PASSWORD, pinTickets, query, register, sendClaim, sendVerify, setUpPlayer, startTournament, storeProblems, type Answer, type PinTicket, type Player, type Store } from './helpers'
 
 const ROUNDS = Number(process.env.ARENA_IO_ROUNDS ?? 3)
 const WAVES = Number(process.env.ARENA_IO_WAVES ?? 6)
 /** Chance that one pwrite or fsync fails while injection is on. */
 const PROBABILITY = 0.04
 const FAILURE_POINTS = ['posix/io/rw/pwrite']
-/** errno of the failures that are not random (EIO): what a dying disk answers. */
-const EIO = 5
 
-function skipReason(): string | null {
-  // The disk faults of SQLite's data dir; the PostgreSQL run has its own (test/scale/postgres-faults.test.ts).
-  if (onEngine('postgres')) return 'a SQLite fault test, run by npm test, not npm run test:pg'
-  if (process.platform !== 'linux') return 'not Linux'
-  if (!Bun.which('fiu-run') || !Bun.which('fiu-ctrl')) return 'fiu-run/fiu-ctrl not on PATH (Debian package fiu-utils)'
-  const probe = Bun.spawnSync(['fiu-run', '-x', '-f', '', 'true'], { stderr: 'pipe' })
-  if (probe.exitCode !== 0) return `fiu-run -x does not work here: ${probe.stderr.toString().trim()}`
-  return null
-}
 
-const skip = skipReason()
+const skip = fiuSkipReason()
 if (skip) console.log(`I/O-error test skipped: ${skip}`)
 const SEED = skip ? 0 : chooseSeed('ARENA_TEST_SEED', 'I/O errors')
 
