@@ -11,11 +11,11 @@ const { one, two } = await twoInstances()
 const credited = (reference: string) => ({ topic: 'wallet', type: 'wallet.credited', data: { asset: 'USDC', amount: '1', reference, balance: '1' } }) as const
 
 /** Appends an event for `userId` on `app`, then holds its unit of work open until `release` resolves. */
-function appendAndHold(app: TestApp, userId: string, reference: string, release: Promise<void>, options: { rowLocks?: boolean } = {}) {
+function appendAndHold(app: TestApp, userId: string, reference: string, release: Promise<void>) {
   return app.services.storage.write(async (tx) => {
     await tx.events.append({ userId, ...credited(reference) }, app.clock.now())
     await release
-  }, options)
+  })
 }
 
 // PostgreSQL only: on SQLite one writer at a time gives this by itself, and
@@ -44,27 +44,6 @@ describeOnEngine('postgres', 'two instances on one database', () => {
     expect(seen.sort()).toEqual(['first', 'second'])
     // Commit order is seq order.
     expect(rest.map((e) => e.data.reference)).toEqual(['first', 'second'])
-  })
-
-  test('on row locks an append draws its seq at the end of its unit of work: one held open neither blocks another nor is skipped', async () => {
-    const [p] = await players(one, 1)
-    const userId = p!.userId
-    const start = (await one.services.storage.read.events.page(userId, 0, ['wallet'], 100)).at(-1)?.seq ?? 0
-    let release!: () => void
-    const first = appendAndHold(one, userId, 'first', new Promise((resolve) => (release = resolve)), { rowLocks: true })
-    await Bun.sleep(100)
-    // The second commits while the first is still open: the first holds no outbox lock until its work is done.
-    let secondDone = false
-    const second = appendAndHold(two, userId, 'second', Promise.resolve(), { rowLocks: true }).then(() => (secondDone = true))
-    for (let i = 0; i < 100 && !secondDone; i++) await Bun.sleep(20)
-    expect(secondDone).toBe(true)
-    const midway = await two.services.storage.read.events.page(userId, start, ['wallet'], 100)
-    expect(midway.map((e) => e.data.reference)).toEqual(['second'])
-    release()
-    await Promise.all([first, second])
-    // The first commits last with the higher seq: the cursor taken midway still finds it.
-    const rest = await one.services.storage.read.events.page(userId, midway.at(-1)!.seq, ['wallet'], 100)
-    expect(rest.map((e) => e.data.reference)).toEqual(['first'])
   })
 
   test('a poll waiting on one instance wakes within 100 ms of a commit on the other', async () => {

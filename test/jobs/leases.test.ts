@@ -164,7 +164,7 @@ describeOnEngine('postgres', 'two instances on one PostgreSQL database', () => {
     const taken = new Promise<Job | null>((resolve) => (leased = resolve))
     void pool.sql
       .begin('isolation level serializable', async (sql) => {
-        const scope = { db: pool.inTransaction(sql), t: postgresTables, sql, afterCommit: () => {}, wakeups: inProcessWakeups(), outbox: [] }
+        const scope = { db: pool.inTransaction(sql), t: postgresTables, sql, afterCommit: () => {}, wakeups: inProcessWakeups() }
         const now = a.clock.now()
         const job = await new PostgresJobsStore(scope).leaseDue(now, new Date(now.getTime() + LEASE_MS))
         await new PostgresEventsStore(scope).append({ userId: null, topic: 'status', type: 'test.job_ran', data: { marker: job?.payload.marker } } as unknown as OutboxEvent, now)

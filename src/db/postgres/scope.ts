@@ -24,24 +24,6 @@ export interface PostgresScope extends QueryScope {
   batches?: PoolBatches
   /** The unit of work runs READ COMMITTED on row locks (WriteOptions.rowLocks): a read it updates from must lock its row. */
   rowLocks?: boolean
-  /**
-   * Inside a unit of work: the events it appended, written by the engine in
-   * one statement as the work's last (PostgresEventsStore, storage.ts), so
-   * the outbox lock is held from then to the commit only.
-   */
-  outbox?: PendingEvent[]
-}
-
-/** An event appended in a unit of work, not written yet (PostgresScope.outbox). */
-export interface PendingEvent {
-  id: string
-  userId: string | null
-  topic: string
-  type: string
-  /** The event's data as JSON text. */
-  data: string
-  /** ISO text (see `sql` above). */
-  createdAt: string
 }
 
 /** Transaction-level advisory lock keys (pg_advisory_xact_lock), one per thing serialized by a lock rather than by a row. */

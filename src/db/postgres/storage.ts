@@ -28,10 +28,10 @@ import { postgresLeases, type PostgresLeases } from './leases'
 import { runMigrations } from './migrate'
 import type { MigrationReport } from '../sqlite/migrate'
 import { listenForWakeups, type WakeupListener } from './listener'
-import type { PendingEvent, PostgresScope } from './scope'
+import type { PostgresScope } from './scope'
 import * as tables from './schema'
 import { batchedSessionLookup, PostgresAuthStore } from './stores/auth'
-import { batchedEventPages, PostgresEventsStore, writeOutbox } from './stores/events'
+import { batchedEventPages, PostgresEventsStore } from './stores/events'
 import { PostgresGamesStore } from './stores/games'
 import { PostgresJobsStore } from './stores/jobs'
 import { PostgresMatchesStore } from './stores/matches'
@@ -273,16 +273,11 @@ export class PostgresStorage implements Storage {
       const begun = performance.now()
       try {
         const result = await this.pool.sql.begin(isolation, async (sql) => {
-          const outbox: PendingEvent[] = []
-          let result: T
           try {
-            result = await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), t: tables, sql, wakeups: this.wakeups, rowLocks: options.rowLocks === true, outbox }, current, this.observers))
+            return await work(new PostgresTransaction({ db: this.pool.inTransaction(sql), t: tables, sql, wakeups: this.wakeups, rowLocks: options.rowLocks === true }, current, this.observers))
           } finally {
             current.open = false
           }
-          // The events it appended, last: the outbox lock is held from here to the commit (stores/events.ts).
-          await writeOutbox(sql, outbox)
-          return result
         })
         this.observers.committed(1, (performance.now() - begun) / 1000)
         for (const effect of current.effects) {

@@ -11,7 +11,7 @@ import { toUserBan } from '../rows'
 import type { MatchRecord } from '../../modules/games/store'
 import type { ClaimContext, ClaimRecord, IssueContext, GameSession, MatchesStore, MatchResult, NewClaim, NewGameSession, OpenMatch, PlayedMatch } from '../../modules/matches/store'
 import { matchRecordColumns } from './games'
-import { Queries, sendTogether, type Tables } from './scope'
+import { Queries, type Tables } from './scope'
 import { pick } from '../../shared/pick'
 import type { AliasedTable } from '../postgres/schema/mirror'
 
@@ -36,77 +36,48 @@ export class MatchesQueries extends Queries implements MatchesStore {
     return query
   }
 
-  /** The read of byId, not sent yet. */
-  protected matchRead(matchId: string) {
-    const { matches } = this.t
-    return this.lockedInWrite(this.db.select(matchRecordColumns(matches)).from(matches).where(eq(matches.id, matchId)))
-  }
-
   async byId(matchId: string): Promise<MatchRecord | null> {
-    const [row] = await this.matchRead(matchId)
+    const { matches } = this.t
+    const [row] = await this.lockedInWrite(this.db.select(matchRecordColumns(matches)).from(matches).where(eq(matches.id, matchId)))
     return row ?? null
   }
 
   async claimContext(gameId: string, userId: string, tokenHash: string): Promise<ClaimContext> {
-    // Five statements sent together (sendTogether: on PostgreSQL one round
-    // trip), none built from another's answer, in the order the claim path
-    // always read them: the session (locked in a write), its match (found by
-    // the session's token, locked after it), the round's claims, the game's
-    // key and the claimant's standing. Each runs once the one before it is
-    // done, on its own snapshot (PostgreSQL's READ COMMITTED): the claims are
-    // read with the match's lock held, so they include those of a claim this
-    // one waited for, as when each statement was awaited in turn.
-    const { games, users, gameSessions, matches, matchClaims } = this.t
-    const matchOfToken = this.db.select({ id: gameSessions.matchId }).from(gameSessions).where(eq(gameSessions.tokenHash, tokenHash))
-    const [[session], [match], claims, [game], [user]] = await sendTogether(
-      this.sessionRead(tokenHash),
-      this.lockedInWrite(this.db.select(matchRecordColumns(matches)).from(matches).where(inArray(matches.id, matchOfToken))),
-      this.db
-        .select(pick(matchClaims, CLAIM_FIELDS))
-        .from(matchClaims)
-        .innerJoin(matches, and(eq(matches.id, matchClaims.matchId), eq(matches.claimRound, matchClaims.claimRound)))
-        .where(inArray(matches.id, matchOfToken)),
-      this.db.select({ keyHash: games.keyHash, results: games.results }).from(games).where(eq(games.id, gameId)),
-      this.db
-        .select({ bannedAt: users.bannedAt, bannedUntil: users.bannedUntil, banReason: users.banReason, deletedAt: users.deletedAt })
-        .from(users)
-        .where(eq(users.id, userId)),
-    )
+    // One statement after another, in the order the claim path always read
+    // them: the session before its match, and the round's claims once the
+    // match is read (on PostgreSQL, locked: they then include those of a
+    // claim this one waited for).
+    const { games, users } = this.t
+    const [game] = await this.db.select({ keyHash: games.keyHash, results: games.results }).from(games).where(eq(games.id, gameId))
+    const [user] = await this.db
+      .select({ bannedAt: users.bannedAt, bannedUntil: users.bannedUntil, banReason: users.banReason, deletedAt: users.deletedAt })
+      .from(users)
+      .where(eq(users.id, userId))
+    const session = await this.sessionByTokenHash(tokenHash)
+    const match = session ? await this.byId(session.matchId) : null
     return {
       keyHash: game?.keyHash ?? null,
       results: game?.results ?? 'claims',
       standing: user ? { ban: toUserBan(user), deletedAt: user.deletedAt } : null,
-      session: session ?? null,
-      match: session && match ? match : null,
-      claims: session && match ? claims : [],
+      session,
+      match,
+      claims: match ? await this.claimsOf(match.id, match.claimRound) : [],
     }
   }
 
   async issueContext(gameId: string, matchId: string, userId: string): Promise<IssueContext> {
-    // Four statements sent together (one round trip on PostgreSQL, see
-    // claimContext): the match (locked in a write, see byId), then, with its
-    // lock held, the user's seat in it, whether that seat claimed in the
-    // match's round, and the game's key.
-    const { games, matches, participants, matchClaims } = this.t
-    const seatOfUser = and(eq(participants.userId, userId), or(eq(participants.id, matches.slot1ParticipantId), eq(participants.id, matches.slot2ParticipantId)))
-    const [[match], [seat], [claim], [game]] = await sendTogether(
-      this.matchRead(matchId),
-      this.db.select({ id: participants.id }).from(participants).innerJoin(matches, seatOfUser).where(eq(matches.id, matchId)).limit(1),
-      this.db
-        .select({ participantId: matchClaims.participantId })
-        .from(matchClaims)
-        .innerJoin(matches, and(eq(matches.id, matchClaims.matchId), eq(matches.claimRound, matchClaims.claimRound)))
-        .innerJoin(participants, and(eq(participants.id, matchClaims.participantId), seatOfUser))
-        .where(eq(matches.id, matchId))
-        .limit(1),
-      this.db.select({ keyHash: games.keyHash }).from(games).where(eq(games.id, gameId)),
-    )
+    // As the session issue read them one by one: the key, the match (locked in a write, see byId), the seat, its claim.
+    const { games } = this.t
+    const [game] = await this.db.select({ keyHash: games.keyHash }).from(games).where(eq(games.id, gameId))
+    const match = await this.byId(matchId)
+    const ids = match ? [match.slot1ParticipantId, match.slot2ParticipantId].filter((id): id is string => id !== null) : []
+    const seat = await this.seatOf(ids, userId)
     return {
       keyHash: game?.keyHash ?? null,
-      match: match ?? null,
+      match,
       gameId: match?.gameId ?? null,
-      seat: match ? (seat?.id ?? null) : null,
-      claimed: match !== undefined && seat !== undefined && claim !== undefined,
+      seat,
+      claimed: match !== null && seat !== null && (await this.hasClaimed(match.id, match.claimRound, seat)),
     }
   }
 
@@ -126,15 +97,10 @@ export class MatchesQueries extends Queries implements MatchesStore {
     await this.db.insert(this.t.gameSessions).values({ id, tokenHash, gameId, matchId, participantId, userId, claimRound, expiresAt, createdAt })
   }
 
-  /** The read of sessionByTokenHash, not sent yet. */
-  protected sessionRead(tokenHash: string) {
+  async sessionByTokenHash(tokenHash: string): Promise<GameSession | null> {
     const { gameSessions } = this.t
     // Locked on PostgreSQL in a write, the claim about to spend it: two claims with one token take turns, the second finds it spent.
-    return this.lockedInWrite(this.db.select(pick(gameSessions, SESSION_FIELDS)).from(gameSessions).where(eq(gameSessions.tokenHash, tokenHash)))
-  }
-
-  async sessionByTokenHash(tokenHash: string): Promise<GameSession | null> {
-    const [row] = await this.sessionRead(tokenHash)
+    const [row] = await this.lockedInWrite(this.db.select(pick(gameSessions, SESSION_FIELDS)).from(gameSessions).where(eq(gameSessions.tokenHash, tokenHash)))
     return row ?? null
   }
 

@@ -4,13 +4,10 @@
 // every rated decision takes on its players' rows.
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, or, sql, type SQL } from 'drizzle-orm'
 import type { BoardCursor, RatingConfig, RatingHistoryRecord, RatingRecord, RatingsStore, RatingUpdate, SeasonRecord, SeasonStandingRecord, SeasonStatus } from '../../modules/ratings/store'
-import { Queries, sendTogether } from './scope'
+import { Queries } from './scope'
 
 /** Rows per INSERT: SQLite limits the bound variables of one statement (16 a history row). */
 const CHUNK = 50
-
-/** History rows inserted one statement each (sent together) rather than in one (recordUpdates). */
-const SEPARATE_ROWS = 2
 
 /** A row of a chain walk: enough to choose which rows to read whole. */
 export interface ChainStep {
@@ -77,31 +74,20 @@ export class RatingsQueries extends Queries implements RatingsStore {
 
   async saveRatings(rows: readonly RatingRecord[]): Promise<void> {
     const { ratings } = this.t
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      // A chunk's UPDATEs sent together (sendTogether: one round trip on PostgreSQL).
-      await sendTogether(
-        ...rows.slice(i, i + CHUNK).map((row) => {
-          const { gameId, userId, ...rest } = row
-          return this.db.update(ratings).set(rest).where(and(eq(ratings.gameId, gameId), eq(ratings.userId, userId)))
-        }),
-      )
+    for (const row of rows) {
+      const { gameId, userId, ...rest } = row
+      await this.db.update(ratings).set(rest).where(and(eq(ratings.gameId, gameId), eq(ratings.userId, userId)))
     }
   }
 
   async recordUpdates(updates: readonly RatingUpdate[]): Promise<void> {
     const { ratingHistory } = this.t
-    const returned = { id: ratingHistory.id, userId: ratingHistory.userId, gameId: ratingHistory.gameId }
     for (let i = 0; i < updates.length; i += CHUNK) {
       const chunk = updates.slice(i, i + CHUNK)
-      const rows = chunk.map(({ rating, change }) => ({ ...change, previousId: rating.historyId }))
-      // A decision's or a correction's rows (one or two) one INSERT each, sent
-      // together: PostgreSQL runs a statement of up to MAX_PREPARED_PARAMETERS
-      // (a history row's 16) prepared, in one round trip, where one INSERT of
-      // both would go unnamed, in two. A season's many rows, one INSERT a chunk.
-      const ids =
-        rows.length <= SEPARATE_ROWS
-          ? (await sendTogether(...rows.map((row) => this.db.insert(ratingHistory).values(row).returning(returned)))).flat()
-          : await this.db.insert(ratingHistory).values(rows).returning(returned)
+      const ids = await this.db
+        .insert(ratingHistory)
+        .values(chunk.map(({ rating, change }) => ({ ...change, previousId: rating.historyId })))
+        .returning({ id: ratingHistory.id, userId: ratingHistory.userId, gameId: ratingHistory.gameId })
       // RETURNING's order is the engine's: each id is matched to its update by player and game.
       const idOf = new Map(ids.map((r) => [`${r.gameId} ${r.userId}`, r.id]))
       await this.saveRatings(chunk.map(({ rating }) => ({ ...rating, historyId: idOf.get(`${rating.gameId} ${rating.userId}`)! })))

@@ -47,28 +47,3 @@ export abstract class Queries {
     return this.scope.t
   }
 }
-
-/**
- * Starts `queries` in the order given (each Drizzle query builder is sent when
- * its `then` is called: here, one after another) and waits for all of them.
- * On PostgreSQL postgres.js pipelines one connection's statements: they leave
- * together and cost one round trip, and PostgreSQL still runs them one after
- * another, each on its own snapshot under READ COMMITTED once the one before
- * it is done (so a read sent after a locking read sees what the transaction
- * it waited for committed). On SQLite each runs as it is started. Pass query
- * builders, not calls of async functions: those start when called, before
- * this sees them. If one fails, this rejects with the first failure in the
- * order sent (the others fail after it, inside an aborted transaction).
- */
-export async function sendTogether<T extends unknown[]>(...queries: { [K in keyof T]: PromiseLike<T[K]> }): Promise<T> {
-  const started = queries.map((query) => Promise.resolve(query.then((value) => value)))
-  // Awaited in order, so the first failure in the order sent is the one thrown.
-  const results: unknown[] = []
-  let failure: { error: unknown } | null = null
-  for (const result of await Promise.allSettled(started)) {
-    if (result.status === 'rejected') failure ??= { error: result.reason }
-    else results.push(result.value)
-  }
-  if (failure) throw failure.error
-  return results as T
-}

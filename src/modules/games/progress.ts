@@ -103,21 +103,16 @@ export function standingsOf(state: TournamentState): StandingRow[] {
  */
 export async function advanceAfter(tx: Transaction, match: MatchRecord, now: Date): Promise<{ step: Step; tournament: TournamentRecord }> {
   if (match.tournamentId === null) throw new Error(`match ${match.id} has no tournament to advance`)
-  // The tournament (locked in a write) and, read with its lock held, what a
-  // bracket format moves on from, sent together (one round trip on
-  // PostgreSQL); a format that needs every match decided reads its own after
-  // (the two reads for nothing, once a match).
-  const around = [match.id, match.nextMatchId, match.loserNextMatchId].filter((id): id is string => id !== null)
-  const [found, disqualified, aroundRows] = await Promise.all([tx.games.tournament(match.tournamentId), tx.games.hasDisqualified(match.tournamentId), tx.games.matchesAround(match.tournamentId, around)])
-  const tournament = found!
+  const tournament = (await tx.games.tournament(match.tournamentId))!
   const key = keyOf(match)
   let state: TournamentState
   const engine = engineOf(tournament.format)
   if (engine.afterDecisionNeeds === 'all-decided') {
     if ((await tx.games.countUndecided(tournament.id)) > 0) return { step: emptyStep(), tournament }
     state = await loadState(tx.games, tournament)
-  } else if (!disqualified) {
-    const rows = new Map(aroundRows.map((row) => [keyOf(row), row]))
+  } else if (!(await tx.games.hasDisqualified(tournament.id))) {
+    const around = [match.id, match.nextMatchId, match.loserNextMatchId].filter((id): id is string => id !== null)
+    const rows = new Map((await tx.games.matchesAround(tournament.id, around)).map((row) => [keyOf(row), row]))
     state = { tournament, engine, ctx: contextOf(tournament, []), participants: [], rows, partial: true }
   } else {
     state = await loadState(tx.games, tournament)

@@ -95,10 +95,10 @@ export class TournamentOperations {
       }
       await notifyMatchPlayers(tx, now, match, 'match.corrected', { winnerParticipantId, previousWinnerParticipantId: previous, reason })
       // The ratings the corrected result moved are moved again (nothing for an
-      // unrated match). After the event above, as in a decision. (On
-      // PostgreSQL a unit of work on row locks, this one or a decision, takes
-      // the outbox lock last, when its events are written at its end: after
-      // the players' rows in both, so the two cannot deadlock on them.)
+      // unrated match). After the event above, as in a decision: on PostgreSQL
+      // an event append takes the outbox lock (held to the commit) and every
+      // rated decision takes it before its players' rows, so a correction
+      // locking the rows first would deadlock with a decision of one of them.
       // The integrity signals are not evaluated again (docs/integrity.md): a flag against the old winner stays on record, and
       // holds no prize of theirs once the match is not theirs any more (integrity/holds.ts prizeFlagOf).
       await rateCorrection(tx, now, { gameId: match.gameId, match, outcome: 'WIN', winnerParticipantId })
@@ -259,8 +259,9 @@ export async function applyDecision(tx: Transaction, now: Date, match: MatchReco
     case 'game_advance': {
       const winner = decision.outcome === 'WIN' ? decision.winnerParticipantId : null
       const result = { winnerParticipantId: winner, outcome: decision.outcome, decidedBy: decision.reason === 'no_show' ? ('walkover' as const) : ('played' as const) }
-      // The two seats, read once (with the decision's write: one round trip on PostgreSQL): the event goes to their accounts, the webhook names them, and the rating moves theirs.
-      const [, seats] = await Promise.all([tx.matches.markDecided(match.id, result, now), seatsOf(tx, match)])
+      await tx.matches.markDecided(match.id, result, now)
+      // The two seats, read once: the event goes to their accounts, the webhook names them, and the rating moves theirs.
+      const seats = await seatsOf(tx, match)
       await announceDecided(tx, now, match, { winnerParticipantId: winner, outcome: decision.outcome, reason: decision.reason }, seats)
       const answer = { ...base, outcome: decision.outcome, ...(winner === null ? {} : { winnerParticipantId: winner }) }
       if (match.tournamentId === null) {

@@ -87,11 +87,8 @@ export class MatchesService {
   async issueSession(input: { userId: string; gameId: string; gameKey: string | null; matchId: string }) {
     // Answered once the session row is durable; a refusal writes nothing.
     return this.deps.storage.write(async (tx) => {
-      const now = this.deps.clock.now()
-      // Every read the checks below need, at once (one statement on SQLite, one
-      // round trip on PostgreSQL), and the account's open sessions of the game
-      // (sent with them: read for nothing when the issue is refused).
-      const [context, open] = await Promise.all([tx.matches.issueContext(input.gameId, input.matchId, input.userId), tx.matches.openSessionIds(input.userId, input.gameId, now)])
+      // Every read the checks below need, at once (one statement on SQLite).
+      const context = await tx.matches.issueContext(input.gameId, input.matchId, input.userId)
       this.deps.gameKeys.check(input.gameId, input.gameKey, context.keyHash)
       const { match } = context
       if (!match) throw new AppError('not_found', 'No such match')
@@ -103,25 +100,23 @@ export class MatchesService {
       if (context.claimed) throw alreadyClaimed()
 
       const token = randomToken(32)
+      const now = this.deps.clock.now()
       const expiresAt = new Date(now.getTime() + this.deps.gameSessionTtlS * 1000)
       const sessionId = newId('gameSession')
-      // The account's bound for this game: the oldest open sessions beyond it
-      // are superseded. The delete and the insert are sent together (one
-      // round trip on PostgreSQL).
-      await Promise.all([
-        tx.matches.deleteSessions(open.slice(0, Math.max(0, open.length - (MAX_OPEN_GAME_SESSIONS - 1)))),
-        tx.matches.insertSession({
-          id: sessionId,
-          tokenHash: sha256Hex(token),
-          gameId: input.gameId,
-          matchId: match.id,
-          participantId: seat.participantId,
-          userId: input.userId,
-          claimRound: match.claimRound,
-          expiresAt,
-          createdAt: now,
-        }),
-      ])
+      // The account's bound for this game: the oldest open sessions beyond it are superseded.
+      const open = await tx.matches.openSessionIds(input.userId, input.gameId, now)
+      await tx.matches.deleteSessions(open.slice(0, Math.max(0, open.length - (MAX_OPEN_GAME_SESSIONS - 1))))
+      await tx.matches.insertSession({
+        id: sessionId,
+        tokenHash: sha256Hex(token),
+        gameId: input.gameId,
+        matchId: match.id,
+        participantId: seat.participantId,
+        userId: input.userId,
+        claimRound: match.claimRound,
+        expiresAt,
+        createdAt: now,
+      })
       return {
         sessionId,
         token,
@@ -158,6 +153,8 @@ export class MatchesService {
       // Issued before a replay: the players must fetch new sessions (contract §2).
       if (session.claimRound !== match.claimRound) throw sessionTokenInvalid()
 
+      // The token is spent by this call whatever the decision.
+      await tx.matches.consumeSession(session.id, now)
       const mine: NewClaim = {
         matchId: match.id,
         claimRound: match.claimRound,
@@ -168,8 +165,7 @@ export class MatchesService {
         gameSessionId: session.id,
         createdAt: now,
       }
-      // The token is spent by this call whatever the decision; the two writes are sent together (one round trip on PostgreSQL).
-      await Promise.all([tx.matches.consumeSession(session.id, now), insertClaim(tx, mine)])
+      await insertClaim(tx, mine)
 
       // The round's claims as read (the match was read after its lock on PostgreSQL) and this one.
       const claims: Claim[] = [...context.claims, mine].map((c) =>

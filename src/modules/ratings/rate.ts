@@ -51,25 +51,9 @@ async function contextOf(tx: Transaction, gameId: string) {
   return context
 }
 
-/**
- * The game's rating settings and current season, and the two players' rows,
- * locked, each created at the start values first if it was missing. The
- * settings and the locking read are sent together (one round trip on
- * PostgreSQL).
- */
-async function contextAndPair(tx: Transaction, gameId: string, a: string, b: string, now: Date) {
-  const [context, rows] = await Promise.all([contextOf(tx, gameId), tx.ratings.lockRatings(gameId, [a, b])])
-  return { ...context, rows: await pairOf(tx, gameId, context.seasonId, a, b, now, rows) }
-}
-
 /** The two players' rows, locked, each created at the start values first if it was missing. */
 async function lockedPair(tx: Transaction, gameId: string, seasonId: string, a: string, b: string, now: Date): Promise<[RatingRecord, RatingRecord]> {
-  return pairOf(tx, gameId, seasonId, a, b, now, await tx.ratings.lockRatings(gameId, [a, b]))
-}
-
-/** lockedPair from the rows its locking read gave. */
-async function pairOf(tx: Transaction, gameId: string, seasonId: string, a: string, b: string, now: Date, locked: RatingRecord[]): Promise<[RatingRecord, RatingRecord]> {
-  let rows = locked
+  let rows = await tx.ratings.lockRatings(gameId, [a, b])
   if (rows.length < 2) {
     // In user id order, as the locks are taken: two first matches sharing two new players never deadlock on the inserts.
     const missing = [a, b].filter((userId) => !rows.some((row) => row.userId === userId)).sort()
@@ -123,25 +107,20 @@ async function tell(tx: Transaction, now: Date, row: RatingRecord, matchId: stri
 export async function rateDecision(tx: Transaction, now: Date, decision: RatedDecision): Promise<void> {
   const { gameId } = decision
   const { a, b, scoreA } = await playersOf(tx, decision)
-  const {
-    config,
-    rows: [rowA, rowB],
-  } = await contextAndPair(tx, gameId, a, b, now)
+  const { config, seasonId } = await contextOf(tx, gameId)
+  const [rowA, rowB] = await lockedPair(tx, gameId, seasonId, a, b, now)
   const beforeA = effectiveGlicko(rowA, config, now)
   const beforeB = effectiveGlicko(rowB, config, now)
   const [afterA, afterB] = rateMatch(beforeA, beforeB, scoreA, config.tau)
   // A rated match restarts the inactivity count: stored as computed.
   const nextA = moved(rowA, afterA, config, now, { matches: rowA.matches + 1, lastRatedAt: now })
   const nextB = moved(rowB, afterB, config, now, { matches: rowB.matches + 1, lastRatedAt: now })
-  const facts = [await tell(tx, now, nextA, decision.match.id, 'match', beforeA, afterA), await tell(tx, now, nextB, decision.match.id, 'match', beforeB, afterB)]
-  // The update and the webhook deliveries, sent together: neither reads what the other writes.
-  await Promise.all([
-    tx.ratings.recordUpdates([
-      { rating: nextA, change: historyRow(rowA, 'match', decision.match.id, b, outcomeOf(scoreA), beforeA, afterA, now) },
-      { rating: nextB, change: historyRow(rowB, 'match', decision.match.id, a, outcomeOf((1 - scoreA) as Score), beforeB, afterB, now) },
-    ]),
-    publishWebhooks(tx, facts, now),
+  await tx.ratings.recordUpdates([
+    { rating: nextA, change: historyRow(rowA, 'match', decision.match.id, b, outcomeOf(scoreA), beforeA, afterA, now) },
+    { rating: nextB, change: historyRow(rowB, 'match', decision.match.id, a, outcomeOf((1 - scoreA) as Score), beforeB, afterB, now) },
   ])
+  const facts = [await tell(tx, now, nextA, decision.match.id, 'match', beforeA, afterA), await tell(tx, now, nextB, decision.match.id, 'match', beforeB, afterB)]
+  await publishWebhooks(tx, facts, now)
   tx.count('ratingUpdates', 'match', 2)
 }
 

@@ -1,10 +1,9 @@
 // The outbox on PostgreSQL (src/db/stores/events.ts). `seq` is an identity
 // column: never reused, but with concurrent writers a sequence hands out
 // numbers in the order transactions ask, not the order they commit; a poll that saw seq 8 commit
-// before seq 7 would move its cursor past 7 for good. So an append
-// (writeOutbox; in a unit of work on row locks, all its appends at its end)
-// first takes a transaction-level advisory lock (ADVISORY_LOCKS.outbox) and
-// draws seq under it: the lock is held to the commit, so event-appending
+// before seq 7 would move its cursor past 7 for good. So an append first
+// takes a transaction-level advisory lock (ADVISORY_LOCKS.outbox) and draws
+// its seq under it: the lock is held to the commit, so event-appending
 // transactions draw and commit one after another, seq order is commit order,
 // and a cursor never skips an event committed later with a lower seq (the
 // per-user ordering the plane promises, as one writer gives it on SQLite).
@@ -13,7 +12,7 @@ import type { EventTopic } from '../../../modules/events/catalogue'
 import { batchTurn } from '../../../shared/batch'
 import type { OutboxEvent, StoredEvent } from '../../../modules/events/store'
 import { EventsQueries } from '../../stores/events'
-import { ADVISORY_LOCKS, EVENTS_CHANNEL, type PendingEvent, type PostgresScope } from '../scope'
+import { ADVISORY_LOCKS, EVENTS_CHANNEL, type PostgresScope } from '../scope'
 
 /** The lock key as text: postgres.js's parameter types do not include bigint. */
 const OUTBOX_LOCK = ADVISORY_LOCKS.outbox.toString()
@@ -28,58 +27,29 @@ interface RawEvent {
   created_at: string
 }
 
-/**
- * Writes the events a unit of work appended (PostgresScope.outbox), in the
- * order they were appended, as one statement: the outbox lock (in a
- * subquery PostgreSQL does not flatten, a volatile function in its select
- * list) is taken before any row's seq is drawn, and the rows draw theirs in
- * order (ORDER BY the position, before the INSERT numbers them). pg_notify
- * queues each user's wake-up for other instances, delivered by PostgreSQL on
- * commit, dropped on rollback (NOTIFY is transactional). Run at each
- * append, or, in a unit of work on row locks, once as its last statement
- * (PostgresEventsStore.insert says which and why).
- */
-export async function writeOutbox(sql: PostgresScope['sql'], events: readonly PendingEvent[]): Promise<void> {
-  if (events.length === 0) return
-  const column = <K extends keyof PendingEvent>(key: K) => events.map((event) => event[key]) as string[]
-  await sql`
-    WITH appended AS (
-      INSERT INTO outbox_events (id, user_id, topic, type, data, created_at)
-      SELECT e.id, e.user_id, e.topic, e.type, e.data::json, e.created_at::timestamptz
-      FROM (SELECT pg_advisory_xact_lock(${OUTBOX_LOCK}::bigint)) AS outbox_lock,
-        unnest(${column('id')}::text[], ${column('userId')}::text[], ${column('topic')}::text[], ${column('type')}::text[], ${column('data')}::text[], ${column('createdAt')}::text[])
-          WITH ORDINALITY AS e(id, user_id, topic, type, data, created_at, position)
-      ORDER BY e.position
-      RETURNING user_id
-    )
-    SELECT pg_notify(${EVENTS_CHANNEL}, user_id) FROM (SELECT DISTINCT user_id FROM appended WHERE user_id IS NOT NULL) AS users`
-}
-
 export class PostgresEventsStore extends EventsQueries {
   constructor(protected override readonly scope: PostgresScope) {
     super(scope)
   }
 
   // This instance's polls wake after the commit (EventsQueries.append);
-  // other instances' through writeOutbox's NOTIFY.
-  //
-  // A unit of work on row locks (WriteOptions.rowLocks: claims, session
-  // issues, decisions) has its events written with the others it appended,
-  // as its last statement (storage.ts): it holds the outbox lock for its
-  // commit only, not from its first append, so deciding claims do not take
-  // turns for the rest of their work. A SERIALIZABLE one writes each event
-  // at once, taking the lock at its first append as before: units of work
-  // that append and race on the same rows (withdrawals from one balance, on
-  // two instances) then take turns from there instead of failing each other
-  // with 40001 at commit until their retry budget runs out (measured:
-  // test/scale/multi-instance.test.ts's withdrawals did, the lock taken last).
+  // other instances' through the NOTIFY below.
   protected async insert(id: string, event: OutboxEvent, now: Date): Promise<void> {
-    const { outbox } = this.scope
-    if (!outbox) throw new Error('events.append runs inside a unit of work (storage.write)')
-    // Timestamps go over as ISO text: Drizzle has made postgres.js pass Date parameters through unserialized (scope.ts).
-    const pending: PendingEvent = { id, userId: event.userId, topic: event.topic, type: event.type, data: JSON.stringify(event.data), createdAt: now.toISOString() }
-    if (this.scope.rowLocks) outbox.push(pending)
-    else await writeOutbox(this.scope.sql, [pending])
+    const { userId } = event
+    // One round trip: the lock (in a subquery PostgreSQL does not flatten, a
+    // volatile function in its select list) is taken before the row's seq is
+    // drawn; pg_notify queues the wake-up for other instances, delivered by
+    // PostgreSQL on commit, dropped on rollback (NOTIFY is transactional).
+    // Timestamps go over as ISO text: Drizzle has made postgres.js pass Date
+    // parameters through unserialized (scope.ts).
+    await this.scope.sql`
+      WITH appended AS (
+        INSERT INTO outbox_events (id, user_id, topic, type, data, created_at)
+        SELECT ${id}::text, ${userId}::text, ${event.topic}::text, ${event.type}::text, ${JSON.stringify(event.data)}::json, ${now.toISOString()}::timestamptz
+        FROM (SELECT pg_advisory_xact_lock(${OUTBOX_LOCK}::bigint)) AS outbox_lock
+        RETURNING user_id
+      )
+      SELECT pg_notify(${EVENTS_CHANNEL}, user_id) FROM appended WHERE user_id IS NOT NULL`
   }
 
   // On the pool, batched with the turn's other pages; in a unit of work, its own statement on the transaction.
